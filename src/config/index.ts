@@ -1,0 +1,3 @@
+export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, loadConfig, validateConfig } from './load.ts';
+export * from './schema.ts';
+export { parseDuration } from './duration.ts';

@@ -1,0 +1,147 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import { type AggmockConfig, configSchema } from './schema.ts';
+
+export const DEFAULT_CONFIG_FILE = 'aggmock.config.json';
+export const ENV_PREFIX = 'AGGMOCK_';
+
+/** A configuration that cannot be used. The message names the key, the value and what was expected. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Layer = Record<string, unknown>;
+
+/** Short env names for the settings people set most; every key also has a generic name. */
+const ENV_ALIASES: Record<string, (value: string) => Layer> = {
+  WEBHOOK_URL: (v) => ({ callbacks: { webhookUrl: v } }),
+  WEBHOOK: (v) => ({ callbacks: { webhookUrl: v } }),
+  API_KEY: (v) => ({ auth: { apiKeys: splitList(v) } }),
+  SECRET: (v) => ({ auth: { signing: { secrets: splitList(v) } }, callbacks: { signing: { secrets: splitList(v) } } }),
+  ADMIN_TOKEN: (v) => ({ admin: { token: v } }),
+};
+
+export interface LoadOptions {
+  /** Path given with --config; when absent, ./aggmock.config.json is read if it exists. */
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values from command-line flags, already shaped like the config. */
+  flags?: Layer;
+  cwd?: string;
+}
+
+/**
+ * Resolves the configuration: flags > env (`AGGMOCK_*`) > file > defaults, validated by one schema.
+ *
+ * Env names: `AGGMOCK_PORT`, and nested keys with `__`: `AGGMOCK_CALLBACKS__TIME_SCALE=0.01`.
+ * Values are JSON when they parse as JSON (`4000`, `true`, `["a","b"]`), otherwise strings.
+ *
+ * @example loadConfig({ flags: { port: 0 } }).port // 0
+ */
+export function loadConfig(options: LoadOptions = {}): AggmockConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const file = readConfigFile(options.configPath, cwd);
+  const env = envLayer(options.env ?? process.env);
+  const merged = [file.layer, env, options.flags ?? {}].reduce(deepMerge, {});
+  return validateConfig(merged, file.path);
+}
+
+/** Validates a raw object against the schema, turning zod issues into one readable ConfigError. */
+export function validateConfig(raw: unknown, source?: string): AggmockConfig {
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  throw new ConfigError(describeIssues(result.error.issues, raw, source));
+}
+
+export function describeIssues(issues: readonly z.core.$ZodIssue[], raw: unknown, source?: string): string {
+  const lines = issues.map((issue) => {
+    const key = issue.path.join('.') || '(root)';
+    const value = valueAt(raw, issue.path);
+    const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    return `  ${key}: ${issue.message} (got ${got})`;
+  });
+  const where = source ? ` (file: ${source}, plus env and flags)` : '';
+  return `Invalid configuration${where}:\n${lines.join('\n')}`;
+}
+
+function readConfigFile(configPath: string | undefined, cwd: string): { layer: Layer; path?: string } {
+  const path = resolve(cwd, configPath ?? DEFAULT_CONFIG_FILE);
+  if (!existsSync(path)) {
+    if (configPath) throw new ConfigError(`Config file not found: ${path} (from --config ${configPath}).`);
+    return { layer: {} };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(parsed)) throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
+  const { $schema: _ignored, ...layer } = parsed;
+  return { layer, path };
+}
+
+/** Reads `AGGMOCK_*` variables into a config-shaped layer. */
+export function envLayer(env: NodeJS.ProcessEnv): Layer {
+  let layer: Layer = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '') continue;
+    const rest = name.slice(ENV_PREFIX.length);
+    const alias = ENV_ALIASES[rest];
+    if (alias) {
+      layer = deepMerge(layer, alias(value));
+      continue;
+    }
+    const path = rest.split('__').map(camelCase);
+    layer = deepMerge(layer, nest(path, parseEnvValue(value)));
+  }
+  return layer;
+}
+
+function parseEnvValue(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function camelCase(segment: string): string {
+  return segment.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function nest(path: string[], value: unknown): Layer {
+  return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Layer;
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Objects merge key by key; arrays and scalars from the later layer replace the earlier. */
+export function deepMerge(base: Layer, over: Layer): Layer {
+  const out: Layer = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Layer {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = raw;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

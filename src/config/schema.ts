@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
+import { parseDuration } from './duration.ts';
+
+/** Out-of-the-box credentials (SPEC §2), the same in both directions. Printed at start. */
+export const DEV_API_KEY = 'aggmock-dev-key';
+export const DEV_SECRET = 'aggmock-dev-secret';
+
+/** A duration as "2s", "5m", "1h" or milliseconds; parsed to milliseconds. */
+export const durationMs = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration such as "250ms", "2s", "5m" or "1h", got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const signingSchema = z.object({
+  scheme: z.enum(SIGNING_SCHEMES).default('timestamped'),
+  secrets: z.array(z.string().min(1)).min(1).default([DEV_SECRET]),
+  headers: z
+    .object({
+      signature: z.string().min(1).default('X-Signature'),
+      webhookId: z.string().min(1).default('webhook-id'),
+      webhookTimestamp: z.string().min(1).default('webhook-timestamp'),
+      webhookSignature: z.string().min(1).default('webhook-signature'),
+    })
+    .prefault({}),
+  toleranceSeconds: z.coerce.number().int().min(1).default(DEFAULT_TOLERANCE_SECONDS),
+});
+export type SigningConfig = z.infer<typeof signingSchema>;
+
+/** The signing module's options from a config section (`headers` in config = `headerNames` in code). */
+export function signingKeys(config: SigningConfig): SigningKeys & { toleranceSeconds: number } {
+  return { scheme: config.scheme, secrets: config.secrets, headerNames: config.headers, toleranceSeconds: config.toleranceSeconds };
+}
+
+export const AUTH_MODES = ['either', 'hmac', 'api-key', 'none'] as const;
+
+export const authSchema = z.object({
+  mode: z.enum(AUTH_MODES).default('either'),
+  apiKeys: z.array(z.string().min(1)).min(1).default([DEV_API_KEY]),
+  apiKeyHeaders: z.array(z.string().min(1)).min(1).default(['x-betnex-key', 'x-turnkeyxgaming-key', 'x-rapidapi-key']),
+  signing: signingSchema.prefault({}),
+  /** Show the exact string that should have been signed in a 401. */
+  explain: z.boolean().default(false),
+});
+
+export const catalogSchema = z.object({
+  providers: z.coerce.number().int().min(1).max(1000).default(30),
+  games: z.coerce.number().int().min(0).max(1_000_000).default(1500),
+  /** A JSON fixture that extends or replaces the generated catalog. */
+  fixture: z.string().min(1).optional(),
+});
+
+export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp'] as const;
+
+export const callbacksSchema = z.object({
+  webhookUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4001/callback/webhook'),
+  signing: signingSchema.prefault({}),
+  types: z
+    .object({
+      debit: z.string().min(1).default('DEBIT'),
+      credit: z.string().min(1).default('CREDIT'),
+      rollback: z.string().min(1).default('ROLLBACK'),
+    })
+    .prefault({}),
+  rollbackStyle: z.enum(['original', 'reference']).default('original'),
+  amountFormat: z.enum(['decimal', 'minor']).default('decimal'),
+  extraFields: z.array(z.enum(EXTRA_FIELDS)).default([]),
+  timeout: durationMs.default(10_000),
+  /** Delay before each attempt; the first is usually 0. */
+  retrySchedule: z.array(durationMs).min(1).default([0, 1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000]),
+  /** ± fraction of each delay added at random, e.g. 0.2 = ±20 %. */
+  jitter: z.coerce.number().min(0).max(1).default(0.2),
+  /** Multiplies every delay; 0.001 turns an hour into 3.6 s for CI. */
+  timeScale: z.coerce.number().positive().default(1),
+  concurrency: z.coerce.number().int().min(1).max(1024).default(32),
+  rollbackFailedDebits: z.boolean().default(true),
+  retention: z
+    .object({
+      maxEvents: z.coerce.number().int().min(100).default(100_000),
+      maxAge: durationMs.default(7 * 86_400_000),
+    })
+    .prefault({}),
+  currency: z.string().min(3).max(8).default('EUR'),
+});
+
+const amountRange = z
+  .object({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
+  .refine((r) => r.min <= r.max, { message: 'amount.min must not exceed amount.max' });
+
+export const SCENARIOS = [
+  'bet-win',
+  'bet-lose',
+  'bet-rollback',
+  'duplicate-debit',
+  'duplicate-credit',
+  'rollback-unknown',
+  'insufficient-funds',
+  'burst',
+  'session',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export const scheduleEntrySchema = z
+  .object({
+    scenario: z.enum(SCENARIOS),
+    every: z.string().min(1).optional(),
+    cron: z.string().min(1).optional(),
+    players: z.array(z.string().min(1)).min(1).default(['p1', 'p2', 'p3']),
+    amount: amountRange.default({ min: 1, max: 20 }),
+    /** How many times the entry fires before it stops; unbounded when absent. */
+    count: z.coerce.number().int().positive().optional(),
+    /** `burst`: parallel bets; `session`: spins. */
+    size: z.coerce.number().int().positive().optional(),
+  })
+  .refine((e) => Boolean(e.every) !== Boolean(e.cron), { message: 'give exactly one of "every" (e.g. "2s") or "cron"' });
+export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
+
+export const walletSchema = z.object({
+  port: port.default(4001),
+  /** Player id → balance in major units. */
+  players: z
+    .record(z.string().min(1), z.number().nonnegative())
+    .default(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i + 1}`, 1000]))),
+  currency: z.string().min(3).max(8).default('EUR'),
+  /** Exposes POST /__state and GET /__players/:id (never on a real wallet). */
+  testEndpoints: z.boolean().default(false),
+});
+
+export const configSchema = z.object({
+  port: port.default(4000),
+  host: z.string().min(1).default('127.0.0.1'),
+  seed: z.union([z.number().int(), z.string().min(1)]).default(42),
+  /** Base URL of launch links and image URLs; defaults to http://<host>:<port>. */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** SQLite file for the outbox and wallet state; ":memory:" for throwaway runs. */
+  db: z.string().min(1).default('.aggmock/aggmock.db'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  catalog: catalogSchema.prefault({}),
+  auth: authSchema.prefault({}),
+  limits: z
+    .object({
+      bodyBytes: z.coerce.number().int().min(1).default(1_048_576),
+      /** Requests per window per client; off when absent. */
+      rateLimit: z.object({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
+    })
+    .prefault({}),
+  launch: z.object({ expiresIn: z.coerce.number().int().positive().default(3600) }).prefault({}),
+  callbacks: callbacksSchema.prefault({}),
+  schedule: z.array(scheduleEntrySchema).default([]),
+  admin: z.object({ token: z.string().min(1).optional() }).prefault({}),
+  wallet: walletSchema.prefault({}),
+});
+
+export type AggmockConfig = z.infer<typeof configSchema>;
+export type AggmockConfigInput = z.input<typeof configSchema>;
+
+/** The full default configuration, as `aggmock` runs with no file, env or flags. */
+export function defaultConfig(): AggmockConfig {
+  return configSchema.parse({});
+}

@@ -1,0 +1,101 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+
+/** One thing wrong with the input: which field, what was expected, what came. */
+export interface FieldError {
+  field: string;
+  message: string;
+  expected?: string;
+  received?: unknown;
+}
+
+/**
+ * Every aggregator API error, as JSON (never HTML): `{success:false, code, msg, message, errors?}`.
+ * `code` repeats the HTTP status so clients that only read the body still see it; clients read
+ * `message || msg`, so both carry the same sentence.
+ */
+export interface ApiErrorBody {
+  success: false;
+  code: number;
+  msg: string;
+  message: string;
+  error: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+const ERROR_NAMES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  410: 'GONE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_ERROR',
+  503: 'UNAVAILABLE',
+};
+
+/** A failure that leaves the route as a real JSON response. Throw it anywhere in a handler. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly errors?: FieldError[],
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): ApiErrorBody {
+    return {
+      success: false,
+      code: this.status,
+      msg: this.message,
+      message: this.message,
+      error: ERROR_NAMES[this.status] ?? 'ERROR',
+      ...(this.errors?.length ? { errors: this.errors } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export function errorResponse(c: Context, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(error.toBody(), error.status);
+}
+
+/** zod issues → field errors that name the field, what was expected and what came. */
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], input?: unknown): FieldError[] {
+  return issues.map((issue) => {
+    const field = issue.path.map(String).join('.') || '(body)';
+    const received = valueAt(input, issue.path);
+    const expected = 'expected' in issue && typeof issue.expected === 'string' ? issue.expected : undefined;
+    return {
+      field,
+      message: issue.message,
+      ...(expected ? { expected } : {}),
+      ...(received !== undefined ? { received } : {}),
+    };
+  });
+}
+
+/** One sentence that names every bad field, for `message`. */
+export function describeFieldErrors(errors: readonly FieldError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
