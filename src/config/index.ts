@@ -1,3 +1,3 @@
+export { parseDuration } from './duration.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, loadConfig, validateConfig } from './load.ts';
 export * from './schema.ts';
-export { parseDuration } from './duration.ts';

@@ -77,7 +77,8 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
   } catch (error) {
     throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (!isPlainObject(parsed)) throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
+  if (!isPlainObject(parsed))
+    throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
   const { $schema: _ignored, ...layer } = parsed;
   return { layer, path };
 }

@@ -7,16 +7,17 @@ export const DEV_API_KEY = 'aggmock-dev-key';
 export const DEV_SECRET = 'aggmock-dev-secret';
 
 /** A duration as "2s", "5m", "1h" or milliseconds; parsed to milliseconds. */
-export const durationMs = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `expected a duration such as "250ms", "2s", "5m" or "1h", got ${JSON.stringify(value)}` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+export const durationMs = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a duration such as "250ms", "2s", "5m" or "1h", got ${JSON.stringify(value)}`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -37,7 +38,12 @@ export type SigningConfig = z.infer<typeof signingSchema>;
 
 /** The signing module's options from a config section (`headers` in config = `headerNames` in code). */
 export function signingKeys(config: SigningConfig): SigningKeys & { toleranceSeconds: number } {
-  return { scheme: config.scheme, secrets: config.secrets, headerNames: config.headers, toleranceSeconds: config.toleranceSeconds };
+  return {
+    scheme: config.scheme,
+    secrets: config.secrets,
+    headerNames: config.headers,
+    toleranceSeconds: config.toleranceSeconds,
+  };
 }
 
 export const AUTH_MODES = ['either', 'hmac', 'api-key', 'none'] as const;
@@ -82,6 +88,8 @@ export const callbacksSchema = z.object({
   timeScale: z.coerce.number().positive().default(1),
   concurrency: z.coerce.number().int().min(1).max(1024).default(32),
   rollbackFailedDebits: z.boolean().default(true),
+  /** Longest wait a 429/503 `Retry-After` can impose on one retry (it is honoured unscaled by timeScale). */
+  retryAfterMax: durationMs.default(300_000),
   retention: z
     .object({
       maxEvents: z.coerce.number().int().min(100).default(100_000),

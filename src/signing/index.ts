@@ -84,7 +84,12 @@ export function requestPayload(method: string, pathWithQuery: string, rawBody: P
  * The exact string that is HMAC'd, for error messages and `--explain-auth`.
  * Binary payloads are shown as UTF-8, which is what every JSON body is.
  */
-export function signedString(scheme: SigningScheme, payload: Payload, timestamp?: number, id?: string): string {
+export function signedString(
+  scheme: SigningScheme,
+  payload: Payload,
+  timestamp: number | string = '<t>',
+  id = '<webhook-id>',
+): string {
   const text = typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8');
   if (scheme === 'timestamped') return `${timestamp}.${text}`;
   if (scheme === 'standard-webhooks') return `${id}.${timestamp}.${text}`;

@@ -61,21 +61,44 @@ describe('signing vectors', () => {
     const headers = signPayload({ scheme: 'hmac-hex', secrets: [v.secret], payload: v.body });
     expect(headers['X-Signature']).toBe(headerValue(v.header));
     expect(() =>
-      verifySignature({ scheme: 'hmac-hex', secrets: [v.secret], payload: v.body, headers: { 'X-Signature': headerValue(v.header) } }),
+      verifySignature({
+        scheme: 'hmac-hex',
+        secrets: [v.secret],
+        payload: v.body,
+        headers: { 'X-Signature': headerValue(v.header) },
+      }),
     ).not.toThrow();
   });
 
   it.each(vectors.standardWebhooks)('signs standard-webhooks exactly like the standardwebhooks library ($id)', (v) => {
-    const headers = signPayload({ scheme: 'standard-webhooks', secrets: [v.secret], payload: v.body, timestamp: v.timestamp, id: v.id });
+    const headers = signPayload({
+      scheme: 'standard-webhooks',
+      secrets: [v.secret],
+      payload: v.body,
+      timestamp: v.timestamp,
+      id: v.id,
+    });
     expect(headers).toEqual(v.headers);
-    const ok = verifySignature({ scheme: 'standard-webhooks', secrets: [v.secret], payload: v.body, headers: v.headers, now: v.timestamp });
+    const ok = verifySignature({
+      scheme: 'standard-webhooks',
+      secrets: [v.secret],
+      payload: v.body,
+      headers: v.headers,
+      now: v.timestamp,
+    });
     expect(ok).toMatchObject({ id: v.id, timestamp: v.timestamp, secretIndex: 0 });
   });
 
   it('treats a plain secret and its whsec_ form as the same key', () => {
     const v = vectors.standardWebhooks[0]!;
     expect(toWhsec('aggmock-dev-secret')).toBe(v.secret);
-    const headers = signPayload({ scheme: 'standard-webhooks', secrets: ['aggmock-dev-secret'], payload: v.body, timestamp: v.timestamp, id: v.id });
+    const headers = signPayload({
+      scheme: 'standard-webhooks',
+      secrets: ['aggmock-dev-secret'],
+      payload: v.body,
+      timestamp: v.timestamp,
+      id: v.id,
+    });
     expect(headers).toEqual(v.headers);
   });
 
@@ -92,7 +115,8 @@ const body = '{"type":"DEBIT","transactionId":"tx-1","amount":10.5,"playerId":"p
 const now = 1_763_800_000;
 
 describe.each(schemes)('%s', (scheme) => {
-  const sign = (secrets: string[], payload = body, timestamp = now) => signPayload({ scheme, secrets, payload, timestamp, id: 'msg_1' });
+  const sign = (secrets: string[], payload = body, timestamp = now) =>
+    signPayload({ scheme, secrets, payload, timestamp, id: 'msg_1' });
 
   it('round-trips over string and byte payloads', () => {
     expect(verifySignature({ scheme, secrets: ['s1'], payload: body, headers: sign(['s1']), now }).secretIndex).toBe(0);
@@ -101,7 +125,9 @@ describe.each(schemes)('%s', (scheme) => {
   });
 
   it('refuses a tampered body with NO_MATCHING_SIGNATURE and shows the string to sign', () => {
-    const error = refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body.replace('10.5', '1050'), headers: sign(['s1']), now }));
+    const error = refusal(() =>
+      verifySignature({ scheme, secrets: ['s1'], payload: body.replace('10.5', '1050'), headers: sign(['s1']), now }),
+    );
     expect(error.reason).toBe('NO_MATCHING_SIGNATURE');
     expect(error.message).toMatch(/raw request body/);
     expect(error.signedString).toContain('1050');
@@ -118,21 +144,29 @@ describe.each(schemes)('%s', (scheme) => {
     expect(verifySignature({ scheme, secrets: ['old-secret'], payload: body, headers, now }).secretIndex).toBe(0);
     expect(verifySignature({ scheme, secrets: ['x', 'new-secret'], payload: body, headers, now }).secretIndex).toBe(1);
     const oldOnly = sign(['old-secret']);
-    expect(verifySignature({ scheme, secrets: ['new-secret', 'old-secret'], payload: body, headers: oldOnly, now }).secretIndex).toBe(1);
+    expect(
+      verifySignature({ scheme, secrets: ['new-secret', 'old-secret'], payload: body, headers: oldOnly, now }).secretIndex,
+    ).toBe(1);
   });
 
   it('refuses missing headers naming them', () => {
     const error = refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body, headers: {}, now }));
     expect(error.reason).toBe('MISSING_HEADER');
-    expect(error.message).toMatch(scheme === 'standard-webhooks' ? /webhook-id, webhook-timestamp, webhook-signature/ : /X-Signature/);
+    expect(error.message).toMatch(
+      scheme === 'standard-webhooks' ? /webhook-id, webhook-timestamp, webhook-signature/ : /X-Signature/,
+    );
   });
 
   it('uses configured header names', () => {
     const headerNames = { signature: 'X-Casino-Sig', webhookId: 'x-id', webhookTimestamp: 'x-ts', webhookSignature: 'x-sig' };
     const headers = signPayload({ scheme, secrets: ['s1'], payload: body, timestamp: now, id: 'm', headerNames });
     expect(Object.keys(headers).every((h) => Object.values(headerNames).includes(h))).toBe(true);
-    expect(verifySignature({ scheme, secrets: ['s1'], payload: body, headers: new Headers(headers), headerNames, now }).secretIndex).toBe(0);
-    expect(refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body, headers, now })).reason).toBe('MISSING_HEADER');
+    expect(
+      verifySignature({ scheme, secrets: ['s1'], payload: body, headers: new Headers(headers), headerNames, now }).secretIndex,
+    ).toBe(0);
+    expect(refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body, headers, now })).reason).toBe(
+      'MISSING_HEADER',
+    );
   });
 });
 
@@ -146,7 +180,9 @@ describe('timestamp tolerance', () => {
       const old = refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body, headers: headersAt(now - 301), now }));
       expect(old.reason).toBe('TIMESTAMP_TOO_OLD');
       expect(old.message).toMatch(/301s old/);
-      const future = refusal(() => verifySignature({ scheme, secrets: ['s1'], payload: body, headers: headersAt(now + 301), now }));
+      const future = refusal(() =>
+        verifySignature({ scheme, secrets: ['s1'], payload: body, headers: headersAt(now + 301), now }),
+      );
       expect(future.reason).toBe('TIMESTAMP_TOO_NEW');
     });
 
@@ -159,7 +195,9 @@ describe('timestamp tolerance', () => {
 
   it('hmac-hex has no timestamp, so an old signature still verifies', () => {
     const headers = signPayload({ scheme: 'hmac-hex', secrets: ['s1'], payload: body });
-    expect(() => verifySignature({ scheme: 'hmac-hex', secrets: ['s1'], payload: body, headers, now: now + 10_000 })).not.toThrow();
+    expect(() =>
+      verifySignature({ scheme: 'hmac-hex', secrets: ['s1'], payload: body, headers, now: now + 10_000 }),
+    ).not.toThrow();
   });
 });
 
@@ -174,9 +212,9 @@ describe('malformed headers', () => {
 
   it('refuses a non-numeric webhook-timestamp', () => {
     const headers = { 'webhook-id': 'm', 'webhook-timestamp': 'yesterday', 'webhook-signature': 'v1,abc' };
-    expect(refusal(() => verifySignature({ scheme: 'standard-webhooks', secrets: ['s1'], payload: body, headers, now })).reason).toBe(
-      'MALFORMED_HEADER',
-    );
+    expect(
+      refusal(() => verifySignature({ scheme: 'standard-webhooks', secrets: ['s1'], payload: body, headers, now })).reason,
+    ).toBe('MALFORMED_HEADER');
   });
 
   it('accepts a GitHub-style sha256= prefix on hmac-hex', () => {
@@ -214,11 +252,15 @@ describe('published Standard Webhooks vector', () => {
         expected,
       ].join(' '),
     };
-    expect(() => verifySignature({ scheme: 'standard-webhooks', secrets: [key], payload, headers, now: timestamp })).not.toThrow();
+    expect(() =>
+      verifySignature({ scheme: 'standard-webhooks', secrets: [key], payload, headers, now: timestamp }),
+    ).not.toThrow();
   });
 
   it('refuses a partial signature', () => {
     const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': expected.slice(0, 8) };
-    expect(() => verifySignature({ scheme: 'standard-webhooks', secrets: [key], payload, headers, now: timestamp })).toThrow(SignatureError);
+    expect(() => verifySignature({ scheme: 'standard-webhooks', secrets: [key], payload, headers, now: timestamp })).toThrow(
+      SignatureError,
+    );
   });
 });

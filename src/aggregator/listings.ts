@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { type Catalog, type CatalogGame, type CatalogProvider, gameImageUrl, providerLogoUrl } from '../catalog/index.ts';
+import { toMajor } from '../money/index.ts';
+
+/** A listing body serialised once, with its validator. */
+export interface CachedListing {
+  body: string;
+  etag: string;
+}
+
+/**
+ * Listings are the hot path, so each is serialised once per catalog and base URL and then served
+ * from memory. The base URL is part of the key because `img` must be absolute.
+ */
+export class ListingCache {
+  private readonly cache = new Map<string, CachedListing>();
+
+  constructor(private readonly catalog: Catalog) {}
+
+  providers(baseUrl: string): CachedListing {
+    return this.memo(`providers|${baseUrl}`, () => {
+      const codes = this.catalog.providers.map((p) => p.code);
+      return {
+        success: true,
+        message: `${codes.length} providers`,
+        games: codes,
+        providers: codes,
+        data: this.catalog.providers.map((p) => providerJson(p, baseUrl)),
+      };
+    });
+  }
+
+  providerGames(provider: CatalogProvider, baseUrl: string): CachedListing {
+    return this.memo(`provider|${provider.code}|${baseUrl}`, () => {
+      const games = this.catalog.gamesByProvider.get(provider.code) ?? [];
+      return { success: true, provider: provider.code, totalGames: games.length, games: games.map((g) => gameJson(g, baseUrl)) };
+    });
+  }
+
+  allGames(baseUrl: string): CachedListing {
+    return this.memo(`all|${baseUrl}`, () => ({
+      success: true,
+      totalGames: this.catalog.games.length,
+      providers: this.catalog.providers.map((p) => {
+        const games = this.catalog.gamesByProvider.get(p.code) ?? [];
+        return { provider: p.code, totalGames: games.length, games: games.map((g) => gameJson(g, baseUrl)) };
+      }),
+    }));
+  }
+
+  private memo(key: string, build: () => unknown): CachedListing {
+    let hit = this.cache.get(key);
+    if (!hit) {
+      const body = JSON.stringify(build());
+      hit = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      // A handful of base URLs at most (configured URL or the Host a client used); cap it anyway.
+      if (this.cache.size > 256) this.cache.clear();
+      this.cache.set(key, hit);
+    }
+    return hit;
+  }
+}
+
+export function providerJson(p: CatalogProvider, baseUrl: string) {
+  return { code: p.code, name: p.name, status: p.status, totalGames: p.totalGames, logo: providerLogoUrl(p, baseUrl) };
+}
+
+export function gameJson(g: CatalogGame, baseUrl: string) {
+  return {
+    id: g.id,
+    name: g.name,
+    img: gameImageUrl(g, baseUrl),
+    type: g.type,
+    provider: g.provider,
+    rtp: g.rtp,
+    volatility: g.volatility,
+    demo: g.demo,
+    platforms: g.platforms,
+    ...(g.lines !== undefined ? { lines: g.lines } : {}),
+    minBet: toMajor(g.minBetMinor),
+    maxBet: toMajor(g.maxBetMinor),
+    releaseDate: g.releaseDate,
+  };
+}
+
+/** Does an `If-None-Match` header name this ETag (or `*`)? */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}

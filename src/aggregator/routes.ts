@@ -1,0 +1,220 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AuthVariables } from '../auth/index.ts';
+import { inboundAuth } from '../auth/index.ts';
+import { type Catalog, findGame, findProvider } from '../catalog/index.ts';
+import type { AggmockConfig } from '../config/index.ts';
+import { parseJsonBody, readRawBody } from '../http/body.ts';
+import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { rateLimit } from '../http/rate-limit.ts';
+import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
+import { toMinor } from '../money/index.ts';
+import { type CachedListing, ListingCache, matchesEtag } from './listings.ts';
+import {
+  allGamesResponseSchema,
+  apiErrorSchema,
+  gamesQuerySchema,
+  launchRequestSchema,
+  launchResponseSchema,
+  providerGamesResponseSchema,
+  providersResponseSchema,
+} from './schemas.ts';
+
+export interface AggregatorDeps {
+  config: AggmockConfig;
+  catalog: Catalog;
+  sessions: LaunchSessions;
+  /** The public base URL for absolute links (configured, or the origin the client used). */
+  baseUrl: (c: Context) => string;
+  now?: () => number;
+  /** Called after a launch, e.g. to log it or show it in the UI. */
+  onLaunch?: (session: LaunchSession) => void;
+}
+
+type Env = { Variables: AuthVariables };
+
+const errorResponses = {
+  401: { description: 'Missing or invalid API key or signature', content: { 'application/json': { schema: apiErrorSchema } } },
+  429: { description: 'Rate limit hit (config limits.rateLimit)', content: { 'application/json': { schema: apiErrorSchema } } },
+} as const;
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { hmac: [] }];
+
+const providersRoute = createRoute({
+  method: 'get',
+  path: '/getallproviders',
+  summary: 'List all aggregated providers',
+  security,
+  responses: {
+    200: { description: 'Providers', content: { 'application/json': { schema: providersResponseSchema } } },
+    304: { description: 'Not modified (If-None-Match matched the ETag)' },
+    ...errorResponses,
+  },
+});
+
+const gamesRoute = createRoute({
+  method: 'get',
+  path: '/getallgamesandprovider',
+  summary: 'List games, for one provider or grouped by provider',
+  security,
+  request: { query: gamesQuerySchema },
+  responses: {
+    200: {
+      description: 'With `provider`: that provider’s games. Without: all games grouped by provider.',
+      content: { 'application/json': { schema: providerGamesResponseSchema.or(allGamesResponseSchema) } },
+    },
+    304: { description: 'Not modified (If-None-Match matched the ETag)' },
+    404: { description: 'Unknown provider', content: { 'application/json': { schema: apiErrorSchema } } },
+    ...errorResponses,
+  },
+});
+
+const launchRoute = createRoute({
+  method: 'post',
+  path: '/getgameurl',
+  summary: 'Request a playable game URL (launch)',
+  security,
+  request: { body: { required: true, content: { 'application/json': { schema: launchRequestSchema } } } },
+  responses: {
+    200: { description: 'Launch URL', content: { 'application/json': { schema: launchResponseSchema } } },
+    400: { description: 'Bad input; `errors` names each field', content: { 'application/json': { schema: apiErrorSchema } } },
+    404: { description: 'Unknown game', content: { 'application/json': { schema: apiErrorSchema } } },
+    413: { description: 'Body too large (config limits.bodyBytes)', content: { 'application/json': { schema: apiErrorSchema } } },
+    415: { description: 'Not application/json', content: { 'application/json': { schema: apiErrorSchema } } },
+    ...errorResponses,
+  },
+});
+
+/**
+ * The aggregator REST API of SPEC §2, as a sub-app the caller mounts at `/` and at `/casino`.
+ *
+ * @example app.route('/', aggregatorRoutes(deps)); app.route('/casino', aggregatorRoutes(deps));
+ */
+export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
+  const { config, catalog, sessions } = deps;
+  const listings = new ListingCache(catalog);
+  const app = new OpenAPIHono<Env>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const errors = fieldErrors(result.error.issues, result.target === 'json' ? c.get('jsonBody') : c.req.query());
+      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+    },
+  });
+
+  // Only the API's own paths: this sub-app is mounted at `/`, where `*` would cover every route.
+  const apiPaths = ['/getallproviders', '/getallgamesandprovider', '/getgameurl'];
+  const guards = [
+    ...(config.limits.rateLimit
+      ? [
+          rateLimit({
+            requests: config.limits.rateLimit.requests,
+            windowMs: config.limits.rateLimit.window,
+            now: deps.now,
+            clientKey: (c) => config.auth.apiKeyHeaders.map((h) => c.req.header(h)).find(Boolean) ?? clientAddress(c),
+          }),
+        ]
+      : []),
+    readRawBody(config.limits.bodyBytes),
+    inboundAuth(config.auth, deps.now),
+  ];
+  for (const path of apiPaths) app.use(path, ...(guards as [MiddlewareHandler<Env>]));
+  const jsonBody = parseJsonBody();
+  app.use('/getgameurl', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    await jsonBody(c as never, async () => {});
+    // Hand the parsed body to the route's zod validator instead of re-reading the stream.
+    (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache.json = Promise.resolve(c.get('jsonBody'));
+    return next();
+  });
+
+  app.openapi(providersRoute, (c) => sendListing(c, listings.providers(deps.baseUrl(c))) as never);
+
+  app.openapi(gamesRoute, (c) => {
+    const { provider: query } = c.req.valid('query');
+    if (query === undefined || query.trim() === '') return sendListing(c, listings.allGames(deps.baseUrl(c))) as never;
+    const provider = findProvider(catalog, query);
+    if (!provider) {
+      throw new ApiError(
+        404,
+        `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`,
+        [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }],
+      );
+    }
+    return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
+  });
+
+  app.openapi(launchRoute, (c) => {
+    const request = c.req.valid('json');
+    const game = findGame(catalog, request.gameId.toLowerCase());
+    if (!game) {
+      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, [
+        { field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId },
+      ]);
+    }
+    const balance = toMinor(request.money);
+    if (balance === undefined) {
+      throw new ApiError(400, 'money: expected a balance with at most two decimals.', [
+        { field: 'money', message: 'expected at most two decimals', received: request.money },
+      ]);
+    }
+    const session = sessions.create(
+      {
+        playerId: request.username,
+        gameId: game.id,
+        gameName: game.name,
+        provider: game.provider,
+        currency: (request.currency ?? config.callbacks.currency).toUpperCase(),
+        lang: request.lang ?? 'en',
+        platform: request.platform,
+        homeUrl: request.home_url,
+        ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
+        balanceAtLaunchMinor: balance,
+      },
+      config.launch.expiresIn,
+    );
+    deps.onLaunch?.(session);
+    return c.json(
+      {
+        code: 0 as const,
+        msg: 'Success' as const,
+        success: true as const,
+        payload: {
+          game_launch_url: `${deps.baseUrl(c)}/play/${session.id}`,
+          game_name: game.name,
+          provider: game.provider,
+          expires_in: config.launch.expiresIn,
+          session_id: session.id,
+        },
+      },
+      200,
+    );
+  });
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: config.auth.apiKeyHeaders[0] ?? 'x-betnex-key',
+    description: `Also accepted: ${config.auth.apiKeyHeaders.slice(1).join(', ')}. Default key: aggmock-dev-key.`,
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'hmac', {
+    type: 'apiKey',
+    in: 'header',
+    name: config.auth.signing.headers.signature,
+    description:
+      'HMAC-SHA256: X-Signature: t=<unix s>,v1=<hex of HMAC("<t>.<METHOD>.<path?query>.<raw body>")>. Default secret: aggmock-dev-secret.',
+  });
+  return app;
+}
+
+function sendListing(c: Context, listing: CachedListing): Response {
+  c.header('ETag', listing.etag);
+  c.header('Cache-Control', 'no-cache');
+  if (matchesEtag(c.req.header('if-none-match'), listing.etag)) return c.body(null, 304);
+  c.header('Content-Type', 'application/json; charset=UTF-8');
+  return c.body(listing.body, 200);
+}
+
+function clientAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'local';
+}

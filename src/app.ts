@@ -1,0 +1,100 @@
+import { swaggerUI } from '@hono/swagger-ui';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { aggregatorRoutes } from './aggregator/routes.ts';
+import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
+import type { AggmockConfig } from './config/index.ts';
+import { ApiError, errorResponse } from './http/errors.ts';
+import { playRoutes } from './launch/routes.ts';
+import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
+import { VERSION } from './version.ts';
+
+export interface AppDeps {
+  config: AggmockConfig;
+  catalog: Catalog;
+  sessions?: LaunchSessions;
+  now?: () => number;
+  /** The base URL the server listens on, once known; `config.publicUrl` wins over it. */
+  listenUrl?: () => string | undefined;
+  onLaunch?: (session: LaunchSession) => void;
+  /** Extra sub-apps mounted by the caller (admin API, UI), path → app. */
+  mounts?: Record<string, Hono>;
+  /** Renders the play page behind launch URLs. */
+  renderPlayPage?: (session: LaunchSession) => string;
+  /** Called for errors that are aggmock's own fault (answered as a JSON 500). */
+  onInternalError?: (error: unknown, c: Context) => void;
+}
+
+export const OPENAPI_INFO = {
+  title: 'aggmock — game aggregator API',
+  version: VERSION,
+  description:
+    'A local, offline game-aggregator mock. Every route is served at the root and under /casino. ' +
+    'Authenticate with an API key (x-betnex-key) or an HMAC-SHA256 signature; callbacks to your wallet are in `webhooks`.',
+};
+
+/**
+ * Builds the aggmock HTTP app: the aggregator API (at `/` and `/casino`), the play pages behind
+ * launch links, generated images, health, the OpenAPI document and Swagger UI. `server.ts` only listens,
+ * so tests call `app.request()` without a port.
+ */
+export function createApp(deps: AppDeps): OpenAPIHono {
+  const { config, catalog } = deps;
+  const sessions = deps.sessions ?? new LaunchSessions(deps.now);
+  const baseUrl = (c: Context) => config.publicUrl?.replace(/\/+$/, '') ?? deps.listenUrl?.() ?? new URL(c.req.url).origin;
+  const app = new OpenAPIHono();
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return errorResponse(c, error);
+    if (error instanceof HTTPException) {
+      const status = error.status as ContentfulStatusCode;
+      return errorResponse(c, new ApiError(status, error.message || 'Request refused.'));
+    }
+    deps.onInternalError?.(error, c);
+    return errorResponse(c, new ApiError(500, 'aggmock hit an internal error; the details are in its log.'));
+  });
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, `No route ${c.req.method} ${new URL(c.req.url).pathname}. GET /docs lists the API.`)),
+  );
+
+  app.get('/health', (c) =>
+    c.json({ status: 'ok', version: VERSION, catalog: { providers: catalog.providers.length, games: catalog.games.length } }),
+  );
+
+  app.get('/assets/games/:file', (c) => {
+    const id = c.req.param('file').replace(/\.svg$/, '');
+    const game = catalog.gameById.get(id);
+    const provider = game && catalog.providerByCode.get(game.provider);
+    if (!game || !provider) throw new ApiError(404, `No image for game ${JSON.stringify(id)}.`);
+    return svg(c, renderGameImage(game, provider));
+  });
+  app.get('/assets/providers/:file', (c) => {
+    const code = c.req.param('file').replace(/\.svg$/, '');
+    const provider = catalog.providerByCode.get(code);
+    if (!provider) throw new ApiError(404, `No logo for provider ${JSON.stringify(code)}.`);
+    return svg(c, renderProviderLogo(provider));
+  });
+
+  const api = () => aggregatorRoutes({ config, catalog, sessions, baseUrl, now: deps.now, onLaunch: deps.onLaunch });
+  app.route('/', api());
+  app.route('/casino', api());
+  app.route('/', playRoutes({ catalog, sessions, renderPlayPage: deps.renderPlayPage }));
+  for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
+
+  app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
+  app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'aggmock API' }));
+  return app;
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
+export function openApiDocument(app: OpenAPIHono): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
+  return app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
+}
+
+function svg(c: Context, body: string): Response {
+  c.header('Content-Type', 'image/svg+xml; charset=utf-8');
+  c.header('Cache-Control', 'public, max-age=86400');
+  return c.body(body);
+}

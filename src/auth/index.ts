@@ -1,0 +1,128 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AggmockConfig } from '../config/index.ts';
+import { signingKeys } from '../config/index.ts';
+import type { RawBodyVariables } from '../http/body.ts';
+import { ApiError } from '../http/errors.ts';
+import { constantTimeEqual, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
+
+export type AuthConfig = AggmockConfig['auth'];
+
+/** How the request proved who it is, for logs and tests. */
+export type AuthResult = { method: 'none' } | { method: 'api-key'; header: string } | { method: 'hmac'; secretIndex: number };
+
+export interface AuthVariables extends RawBodyVariables {
+  auth: AuthResult;
+}
+
+/**
+ * Inbound authentication of the aggregator API (SPEC §2): an API key, an HMAC signature over
+ * `<METHOD>.<path?query>.<rawBody>` in the configured scheme, either of them, or none.
+ * Needs `readRawBody` before it. A refusal is a 401 whose body says what was missing or wrong.
+ *
+ * @example app.use('/getgameurl', readRawBody(1 << 20), inboundAuth(config.auth))
+ */
+export function inboundAuth(
+  config: AuthConfig,
+  now: () => number = () => Date.now(),
+): MiddlewareHandler<{ Variables: AuthVariables }> {
+  const keys = signingKeys(config.signing);
+  const signatureHeaders =
+    keys.scheme === 'standard-webhooks'
+      ? [config.signing.headers.webhookSignature, config.signing.headers.webhookId, config.signing.headers.webhookTimestamp]
+      : [config.signing.headers.signature];
+
+  const checkApiKey = (read: (name: string) => string | undefined): AuthResult | ApiError | undefined => {
+    for (const header of config.apiKeyHeaders) {
+      const value = read(header);
+      if (value === undefined) continue;
+      // Check every configured key so timing does not reveal which one is close.
+      let matched = false;
+      for (const key of config.apiKeys) matched = constantTimeEqual(value.trim(), key) || matched;
+      if (matched) return { method: 'api-key', header };
+      return unauthorized(`The API key in header ${header} is not recognised.`, 'INVALID_API_KEY');
+    }
+    return undefined;
+  };
+
+  const checkSignature = (
+    method: string,
+    pathQuery: string,
+    raw: Uint8Array,
+    headers: Headers,
+  ): AuthResult | ApiError | undefined => {
+    if (!signatureHeaders.some((h) => headers.has(h))) return undefined;
+    const payload = requestPayload(method, pathQuery, raw);
+    try {
+      const verified = verifySignature({ ...keys, payload, headers, now: Math.floor(now() / 1000) });
+      return { method: 'hmac', secretIndex: verified.secretIndex };
+    } catch (error) {
+      if (!(error instanceof SignatureError)) throw error;
+      const extra: Record<string, unknown> = { reason: error.reason };
+      if (config.explain) {
+        extra.explain = {
+          scheme: keys.scheme,
+          signedString: error.signedString ?? stringToSign(config, payload, headers),
+          hint: describeScheme(keys.scheme),
+        };
+      }
+      return unauthorized(error.message, 'INVALID_SIGNATURE', extra);
+    }
+  };
+
+  return async (c, next) => {
+    if (config.mode === 'none') {
+      c.set('auth', { method: 'none' });
+      return next();
+    }
+    const url = new URL(c.req.url);
+    const pathQuery = url.pathname + url.search;
+    const raw = c.get('rawBody') ?? new Uint8Array();
+    const read = (name: string) => c.req.header(name);
+
+    const apiKey = config.mode === 'hmac' ? undefined : checkApiKey(read);
+    const signature = config.mode === 'api-key' ? undefined : checkSignature(c.req.method, pathQuery, raw, c.req.raw.headers);
+
+    const accepted = [apiKey, signature].find((r): r is AuthResult => r !== undefined && !(r instanceof ApiError));
+    if (accepted) {
+      c.set('auth', accepted);
+      return next();
+    }
+    const refused = [signature, apiKey].find((r): r is ApiError => r instanceof ApiError);
+    if (refused) throw refused;
+    throw unauthorized(missingMessage(config), 'MISSING_CREDENTIALS');
+  };
+}
+
+/** The string the sender should have signed, with the timestamp and id it sent (or placeholders). */
+function stringToSign(config: AuthConfig, payload: Uint8Array | string, headers: Headers): string {
+  const names = config.signing.headers;
+  const timestamp = headers.get(names.webhookTimestamp) ?? /(?:^|,)\s*t=(\d+)/.exec(headers.get(names.signature) ?? '')?.[1];
+  return signedString(config.signing.scheme, payload, timestamp ?? undefined, headers.get(names.webhookId) ?? undefined);
+}
+
+function missingMessage(config: AuthConfig): string {
+  const keyHeaders = config.apiKeyHeaders.join(' or ');
+  const sig =
+    config.signing.scheme === 'standard-webhooks'
+      ? 'webhook-id, webhook-timestamp and webhook-signature headers'
+      : `an ${config.signing.headers.signature} header`;
+  if (config.mode === 'api-key') return `Missing API key: send it in header ${keyHeaders}.`;
+  if (config.mode === 'hmac')
+    return `Missing signature: sign the request (${describeScheme(config.signing.scheme)}) and send ${sig}.`;
+  return `Missing credentials: send an API key in header ${keyHeaders}, or sign the request (${describeScheme(config.signing.scheme)}) and send ${sig}.`;
+}
+
+function describeScheme(scheme: AuthConfig['signing']['scheme']): string {
+  switch (scheme) {
+    case 'timestamped':
+      return 'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<METHOD>.<path?query>.<raw body>">';
+    case 'hmac-hex':
+      return 'X-Signature: <hex HMAC-SHA256 of "<METHOD>.<path?query>.<raw body>">';
+    case 'standard-webhooks':
+      return 'webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<METHOD>.<path?query>.<raw body>">';
+  }
+}
+
+function unauthorized(message: string, error: string, extra: Record<string, unknown> = {}): ApiError {
+  return new ApiError(401, message, undefined, { error, ...extra }, { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' });
+}

@@ -1,0 +1,547 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { AggmockConfig } from '../config/index.ts';
+import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { signPayload } from '../signing/index.ts';
+import { type Clock, systemClock, type TimerHandle } from './clock.ts';
+import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
+import {
+  type Attempt,
+  buildCallbackBody,
+  type CallbacksConfig,
+  type EnqueueRequest,
+  enqueueRequestSchema,
+  type StoredEvent,
+} from './events.ts';
+import { TransactionIdSequence } from './ids.ts';
+import { Outbox } from './outbox.ts';
+import { type Random, seededRandom } from './random.ts';
+import { createTransport, InterruptedError, type Transport } from './transport.ts';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** `User-Agent` of every callback. */
+export const USER_AGENT = `aggmock/${version}`;
+
+/** How long stop() waits for attempts in flight when no deadline is given. */
+export const DEFAULT_STOP_DEADLINE_MS = 5_000;
+
+export interface Enqueued {
+  /** The event as stored (committed) before this returned. */
+  event: StoredEvent;
+  /** Resolves when the event ends delivered, rejected or failed. Stays pending if the engine stops first. */
+  settled: Promise<StoredEvent>;
+}
+
+export interface CallbackEngine {
+  /** Stores the event in the outbox (committed) and queues it; returns before the first attempt. */
+  enqueue(req: EnqueueRequest): Enqueued;
+  /** Sends the same body again as a NEW outbox event (source 'replay:<id>'). */
+  replay(eventId: number): Enqueued;
+  /** Called once per event when it ends delivered|rejected|failed, in settle order. */
+  onSettled(listener: (event: StoredEvent) => void): () => void;
+  onAttempt(listener: (attempt: Attempt, event: StoredEvent) => void): () => void;
+  outbox: Outbox;
+  /** Resumes the undelivered events in the outbox and starts delivering. */
+  start(): void;
+  /** Waits for attempts in flight up to the deadline, then aborts them; everything unsettled stays in the outbox. */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
+  /** The next id of the seeded, reproducible sequence (persisted, so a restart continues it). */
+  nextTransactionId(): string;
+  /** Attempts on the wire right now (tests use it to know when only timers are left). */
+  inFlight(): number;
+}
+
+export interface CallbackEngineOptions {
+  config: AggmockConfig;
+  db: Database;
+  clock?: Clock;
+  /** Jitter; default seeded from config.seed. */
+  random?: Random;
+  /** Default config.callbacks.webhookUrl. */
+  webhookUrl?: string;
+  logger?: Logger;
+}
+
+/** An enqueue request that names a wrong field. */
+export class CallbackRequestError extends Error {
+  override readonly name = 'CallbackRequestError';
+  constructor(readonly errors: FieldError[]) {
+    super(`Invalid callback event: ${describeFieldErrors(errors)}`);
+  }
+}
+
+/**
+ * The callback engine of SPEC §3: a durable outbox in SQLite, a dispatcher that signs each
+ * attempt afresh over the same body bytes, retries on the configured schedule, keeps strict order
+ * per ordering key (the player by default) while different keys go out concurrently, and rolls
+ * back DEBITs whose delivery finally failed.
+ *
+ * @example
+ * const engine = createCallbackEngine({ config, db: openDatabase(config.db) });
+ * engine.start();
+ * const { settled } = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 500 });
+ * console.log((await settled).status); // 'delivered'
+ */
+export function createCallbackEngine(options: CallbackEngineOptions): CallbackEngine {
+  return new Engine(options);
+}
+
+class Engine implements CallbackEngine {
+  readonly outbox: Outbox;
+  private readonly cfg: CallbacksConfig;
+  private readonly clock: Clock;
+  private readonly random: Random;
+  private readonly url: string;
+  private readonly logger: Logger | undefined;
+  private readonly ids: TransactionIdSequence;
+  private readonly pruneEvery: number;
+
+  private running = false;
+  private transport: Transport | undefined;
+  /** Unsettled events per ordering key, in send order; the head is the only one that may be on the wire. */
+  private readonly queues = new Map<string, StoredEvent[]>();
+  /** Keys whose head is due now, first come first served. */
+  private ready: string[] = [];
+  private readyHead = 0;
+  private readonly readyKeys = new Set<string>();
+  private readonly timers = new Map<string, TimerHandle>();
+  private inFlightCount = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+  private readonly resolvers = new Map<number, (event: StoredEvent) => void>();
+  private readonly settledListeners = new Set<(event: StoredEvent) => void>();
+  private readonly attemptListeners = new Set<(attempt: Attempt, event: StoredEvent) => void>();
+  /** Work that must wait until the batched journal writes are committed. */
+  private afterCommit: (() => void)[] = [];
+  private tickScheduled = false;
+  private settledSincePrune = 0;
+  /** Bumped by an outbox reset, so answers to attempts started before it are ignored. */
+  private generation = 0;
+
+  constructor(options: CallbackEngineOptions) {
+    this.cfg = options.config.callbacks;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? seededRandom(`${options.config.seed}:callbacks`);
+    this.url = options.webhookUrl ?? this.cfg.webhookUrl;
+    this.logger = options.logger;
+    this.outbox = new Outbox(options.db);
+    this.ids = new TransactionIdSequence(options.db, options.config.seed);
+    // Retention runs every so many settlements: often enough that the excess stays small, rarely
+    // enough that its index scan is noise next to the deliveries.
+    this.pruneEvery = Math.max(100, Math.floor(this.cfg.retention.maxEvents / 10));
+    this.outbox.onReset(() => this.forgetEverything());
+  }
+
+  nextTransactionId(): string {
+    return this.ids.next();
+  }
+
+  inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  enqueue(req: EnqueueRequest): Enqueued {
+    const parsed = enqueueRequestSchema.safeParse(req);
+    if (!parsed.success) throw new CallbackRequestError(fieldErrors(parsed.error.issues, req));
+    const r = parsed.data;
+    const createdAt = this.clock.now();
+    const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
+    const needsId = r.transactionId === undefined && (r.kind !== 'rollback' || byReference);
+    const store = (): StoredEvent => {
+      // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
+      const transactionId =
+        r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.ids.next());
+      const fields = { ...r, transactionId, createdAt };
+      return this.outbox.insert({
+        kind: r.kind,
+        transactionId,
+        ...(r.referenceTransactionId === undefined ? {} : { referenceTransactionId: r.referenceTransactionId }),
+        playerId: r.playerId,
+        amountMinor: r.amountMinor,
+        ...(r.roundId === undefined ? {} : { roundId: r.roundId }),
+        ...(r.gameId === undefined ? {} : { gameId: r.gameId }),
+        ...(r.currency === undefined ? {} : { currency: r.currency }),
+        source: r.source ?? 'manual',
+        ...(r.group === undefined ? {} : { group: r.group }),
+        orderingKey: r.orderingKey ?? r.playerId,
+        url: this.url,
+        body: buildCallbackBody(fields, this.cfg),
+        ...this.firstAttemptAt(createdAt),
+        status: 'pending',
+        attemptCount: 0,
+        createdAt,
+      });
+    };
+    // The id's position and the event that uses it commit together.
+    const event = needsId ? this.outbox.transaction(store) : store();
+    return this.track(event, false);
+  }
+
+  replay(eventId: number): Enqueued {
+    const original = this.outbox.get(eventId);
+    if (!original) throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
+    const createdAt = this.clock.now();
+    const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
+    const event = this.outbox.insert({
+      ...copy,
+      source: `replay:${eventId}`,
+      url: this.url,
+      ...this.firstAttemptAt(createdAt),
+      status: 'pending',
+      attemptCount: 0,
+      createdAt,
+    });
+    return this.track(event, false);
+  }
+
+  onSettled(listener: (event: StoredEvent) => void): () => void {
+    this.settledListeners.add(listener);
+    return () => this.settledListeners.delete(listener);
+  }
+
+  onAttempt(listener: (attempt: Attempt, event: StoredEvent) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.transport ??= createTransport({ maxSockets: this.cfg.concurrency, timeoutMs: this.cfg.timeout });
+    this.queues.clear();
+    this.ready = [];
+    this.readyHead = 0;
+    this.readyKeys.clear();
+    // The outbox is the truth: pending events of an earlier run (or enqueued while stopped), and
+    // any left 'delivering' by a crash, go out again in their original order.
+    for (const event of this.outbox.takeUnsettled()) this.append(event);
+    for (const key of this.queues.keys()) this.activate(key);
+    this.prune();
+    this.pump();
+  }
+
+  async stop(options: { deadlineMs?: number } = {}): Promise<void> {
+    const deadlineMs = options.deadlineMs ?? DEFAULT_STOP_DEADLINE_MS;
+    this.running = false;
+    for (const timer of this.timers.values()) this.clock.clearTimer(timer);
+    this.timers.clear();
+    if (this.inFlightCount > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.whenIdle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, deadlineMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    if (this.inFlightCount > 0) {
+      // Past the deadline: cut the rest off. Each is journaled as interrupted and stays pending.
+      this.transport?.abortAll('aborted: the callback engine stopped before the answer came');
+      await this.whenIdle();
+    }
+    this.tick();
+    this.transport?.close();
+    this.transport = undefined;
+  }
+
+  // ---- queueing ----
+
+  private firstAttemptAt(createdAt: number): { nextAttemptAt?: number } {
+    const delay = retryDelayMs(0, this.cfg, this.random) ?? 0;
+    return delay > 0 ? { nextAttemptAt: createdAt + delay } : {};
+  }
+
+  private track(event: StoredEvent, atFront: boolean): Enqueued {
+    const settled = new Promise<StoredEvent>((resolve) => this.resolvers.set(event.id, resolve));
+    const snapshot = { ...event };
+    if (this.running) {
+      const queue = this.queues.get(event.orderingKey);
+      if (!queue) {
+        this.queues.set(event.orderingKey, [event]);
+        this.activate(event.orderingKey);
+        this.pump();
+      } else if (atFront) {
+        queue.unshift(event);
+      } else {
+        queue.push(event);
+      }
+    }
+    return { event: snapshot, settled };
+  }
+
+  private append(event: StoredEvent): void {
+    const queue = this.queues.get(event.orderingKey);
+    if (queue) queue.push(event);
+    else this.queues.set(event.orderingKey, [event]);
+  }
+
+  /** The key's head becomes ready now, or when its retry falls due. */
+  private activate(key: string): void {
+    if (!this.running) return;
+    const head = this.queues.get(key)?.[0];
+    if (!head || head.status !== 'pending' || this.timers.has(key) || this.readyKeys.has(key)) return;
+    const wait = head.nextAttemptAt === undefined ? 0 : head.nextAttemptAt - this.clock.now();
+    if (wait <= 0) {
+      this.markReady(key);
+      return;
+    }
+    this.timers.set(
+      key,
+      this.clock.setTimer(() => {
+        this.timers.delete(key);
+        if (!this.running) return;
+        this.markReady(key);
+        this.pump();
+      }, wait),
+    );
+  }
+
+  private markReady(key: string): void {
+    this.readyKeys.add(key);
+    this.ready.push(key);
+  }
+
+  private pump(): void {
+    while (this.running && this.inFlightCount < this.cfg.concurrency && this.readyHead < this.ready.length) {
+      const key = this.ready[this.readyHead++] as string;
+      this.readyKeys.delete(key);
+      const head = this.queues.get(key)?.[0];
+      if (head && head.status === 'pending') this.deliverCallback(head);
+    }
+    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    }
+  }
+
+  // ---- delivery ----
+
+  private deliverCallback(event: StoredEvent): void {
+    const transport = this.transport;
+    if (!transport) return;
+    this.inFlightCount++;
+    const generation = this.generation;
+    event.status = 'delivering';
+    event.attemptCount += 1;
+    event.nextAttemptAt = undefined;
+    this.outbox.markDirty(event);
+    this.scheduleTick();
+
+    const startedAt = this.clock.now();
+    const signing = this.cfg.signing;
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      ...signPayload({
+        scheme: signing.scheme,
+        secrets: signing.secrets,
+        headerNames: signing.headers,
+        payload: event.body,
+        timestamp: Math.floor(startedAt / 1000),
+        ...(signing.scheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
+      }),
+    };
+    const t0 = performance.now();
+    transport.post(event.url, headers, event.body).then(
+      (answer) => {
+        const verdict = classifyAnswer(answer, this.clock.now());
+        this.finishAttempt(event, generation, startedAt, t0, headers, verdict, answer.status, answer.body);
+      },
+      (error: unknown) => {
+        const verdict = classifyFailure(error);
+        this.finishAttempt(event, generation, startedAt, t0, headers, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
+      },
+    );
+  }
+
+  private finishAttempt(
+    event: StoredEvent,
+    generation: number,
+    startedAt: number,
+    t0: number,
+    requestHeaders: Record<string, string>,
+    verdict: Verdict,
+    responseStatus?: number,
+    responseBody?: string,
+  ): void {
+    this.inFlightCount--;
+    if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    if (generation !== this.generation) return; // the outbox was reset meanwhile
+    const now = this.clock.now();
+    const attempt: Attempt = {
+      eventId: event.id,
+      n: event.attemptCount,
+      startedAt,
+      latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
+      requestHeaders,
+      requestBody: event.body,
+      outcome: verdict.outcome,
+    };
+    if (responseStatus !== undefined) attempt.responseStatus = responseStatus;
+    if (responseBody !== undefined) attempt.responseBody = responseBody;
+    if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
+    if (verdict.reply) event.reply = verdict.reply;
+
+    let settled = false;
+    if (verdict.outcome === 'delivered' || verdict.outcome === 'rejected') {
+      event.status = verdict.outcome;
+      event.settledAt = now;
+      if (verdict.outcome === 'rejected') event.error = verdict.error;
+      else event.error = undefined;
+      settled = true;
+    } else {
+      // Cut off by stop(): not the receiver's fault, so it goes again as soon as an engine runs.
+      const delay = verdict.interrupted ? 0 : retryDelayMs(event.attemptCount, this.cfg, this.random, verdict.retryAfterMs);
+      event.error = verdict.error;
+      if (delay === undefined) {
+        attempt.outcome = 'failed';
+        event.status = 'failed';
+        event.settledAt = now;
+        event.error = `${verdict.error} — gave up after ${event.attemptCount} attempt(s) (callbacks.retrySchedule)`;
+        settled = true;
+      } else {
+        event.status = 'pending';
+        if (delay > 0) event.nextAttemptAt = now + delay;
+      }
+    }
+    this.outbox.journal(attempt);
+    this.outbox.markDirty(event);
+    this.afterCommit.push(() => this.afterAttemptCommitted(attempt, event, settled));
+    this.scheduleTick();
+  }
+
+  /** Runs once the attempt and the event's new state are committed. */
+  private afterAttemptCommitted(attempt: Attempt, event: StoredEvent, settled: boolean): void {
+    if (this.attemptListeners.size > 0) {
+      const snapshot = { ...event };
+      for (const listener of this.attemptListeners) this.safely(() => listener(attempt, snapshot));
+    }
+    const key = event.orderingKey;
+    if (!settled) {
+      this.activate(key);
+      return;
+    }
+    const queue = this.queues.get(key);
+    if (queue && queue[0] === event) queue.shift();
+    if (queue && queue.length === 0) this.queues.delete(key);
+    this.settledSincePrune++;
+    const snapshot = { ...event };
+    const resolve = this.resolvers.get(event.id);
+    if (resolve) {
+      this.resolvers.delete(event.id);
+      resolve(snapshot);
+    }
+    for (const listener of this.settledListeners) this.safely(() => listener(snapshot));
+    if (event.kind === 'debit' && event.status === 'failed' && this.cfg.rollbackFailedDebits) {
+      this.rollbackFailedDebit(event);
+    }
+    if (this.queues.has(key)) this.activate(key);
+  }
+
+  /** A DEBIT nobody confirmed may still have moved money: reverse it, next in its player's line. */
+  private rollbackFailedDebit(debit: StoredEvent): void {
+    try {
+      const createdAt = this.clock.now();
+      const byReference = this.cfg.rollbackStyle === 'reference';
+      const store = () => {
+        const transactionId = byReference ? this.ids.next() : debit.transactionId;
+        const fields = {
+          kind: 'rollback' as const,
+          transactionId,
+          referenceTransactionId: debit.transactionId,
+          playerId: debit.playerId,
+          amountMinor: debit.amountMinor,
+          ...(debit.roundId === undefined ? {} : { roundId: debit.roundId }),
+          ...(debit.gameId === undefined ? {} : { gameId: debit.gameId }),
+          ...(debit.currency === undefined ? {} : { currency: debit.currency }),
+        };
+        return this.outbox.insert({
+          ...fields,
+          source: 'rollback-of-failed-debit',
+          ...(debit.group === undefined ? {} : { group: debit.group }),
+          orderingKey: debit.orderingKey,
+          url: debit.url,
+          body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
+          ...this.firstAttemptAt(createdAt),
+          status: 'pending',
+          attemptCount: 0,
+          createdAt,
+        });
+      };
+      const rollback = byReference ? this.outbox.transaction(store) : store();
+      this.track(rollback, true);
+    } catch (error) {
+      this.logger?.error({ err: error, eventId: debit.id }, 'could not store the rollback of a failed DEBIT');
+    }
+  }
+
+  // ---- batching ----
+
+  private scheduleTick(): void {
+    if (this.tickScheduled) return;
+    this.tickScheduled = true;
+    setImmediate(() => this.tick());
+  }
+
+  /** Commits the buffered journal writes in one transaction, then runs what waited for them. */
+  private tick(): void {
+    this.tickScheduled = false;
+    try {
+      this.outbox.flush();
+    } catch (error) {
+      // Nothing is acknowledged before it is committed: keep the work and try again shortly.
+      this.logger?.error({ err: error }, 'could not write the callback journal; retrying');
+      setTimeout(() => this.scheduleTick(), 100).unref();
+      return;
+    }
+    const work = this.afterCommit;
+    this.afterCommit = [];
+    for (const fn of work) fn();
+    if (this.settledSincePrune >= this.pruneEvery) this.prune();
+    this.pump();
+    if (this.afterCommit.length > 0) this.scheduleTick();
+  }
+
+  private prune(): void {
+    this.settledSincePrune = 0;
+    try {
+      this.outbox.prune(this.clock.now(), this.cfg.retention);
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'could not prune old callback events');
+    }
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.inFlightCount === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private forgetEverything(): void {
+    this.generation++;
+    for (const timer of this.timers.values()) this.clock.clearTimer(timer);
+    this.timers.clear();
+    this.queues.clear();
+    this.ready = [];
+    this.readyHead = 0;
+    this.readyKeys.clear();
+    this.afterCommit = [];
+    this.resolvers.clear();
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.logger?.error({ err: error }, 'a callback engine listener threw');
+    }
+  }
+}
+
+/** The Standard Webhooks message id: stable for an event across retries and restarts. */
+function webhookMessageId(event: StoredEvent): string {
+  return `msg_${createHash('sha256').update(`${event.id}:${event.createdAt}:${event.transactionId}`).digest('hex').slice(0, 24)}`;
+}

@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import type { AggmockConfig } from '../config/index.ts';
+import { EXTRA_FIELDS } from '../config/index.ts';
+import { encodeAmount } from '../money/index.ts';
+
+/** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
+
+export type CallbacksConfig = AggmockConfig['callbacks'];
+
+export const EVENT_KINDS = ['debit', 'credit', 'rollback'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export const EVENT_STATUSES = ['pending', 'delivering', 'delivered', 'rejected', 'failed'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** The end states: every event reaches exactly one of them. */
+export const SETTLED_STATUSES = ['delivered', 'rejected', 'failed'] as const satisfies readonly EventStatus[];
+
+const nonEmpty = (what: string) => z.string({ error: `expected ${what} as a non-empty string` }).min(1, `expected ${what} as a non-empty string`);
+
+/** What a caller (scenario, admin, CLI, play page) asks the engine to send. */
+export const enqueueRequestSchema = z
+  .object({
+    kind: z.enum(EVENT_KINDS, { error: 'expected one of "debit", "credit", "rollback"' }),
+    playerId: nonEmpty('the player id'),
+    /** Integer minor units: 1050 is 10.50. Zero and negative amounts are allowed so the harness can send them. */
+    amountMinor: z
+      .number({ error: 'expected an integer number of minor units, e.g. 1050 for 10.50' })
+      .refine(Number.isSafeInteger, { message: 'expected an integer number of minor units, e.g. 1050 for 10.50' }),
+    /** Default: the next id of the seeded sequence. */
+    transactionId: nonEmpty('the transaction id').optional(),
+    /** ROLLBACK: the DEBIT being reversed. */
+    referenceTransactionId: nonEmpty('the reversed DEBIT transaction id').optional(),
+    roundId: nonEmpty('the round id').optional(),
+    gameId: nonEmpty('the game id').optional(),
+    currency: nonEmpty('the currency code').optional(),
+    /** 'manual' | 'scenario:bet-win' | 'play' | 'rollback-of-failed-debit' | 'replay:<id>' … */
+    source: nonEmpty('the source').optional(),
+    /** Events with the same key go out strictly one after another; default the player id. */
+    orderingKey: nonEmpty('the ordering key').optional(),
+    /** A scenario run id, to find a run's events later. */
+    group: nonEmpty('the group').optional(),
+  })
+  .refine((r) => r.kind !== 'rollback' || r.referenceTransactionId !== undefined, {
+    path: ['referenceTransactionId'],
+    message: 'a rollback needs referenceTransactionId: the transactionId of the DEBIT it reverses',
+  });
+export type EnqueueRequest = z.input<typeof enqueueRequestSchema>;
+
+export interface StoredEvent {
+  id: number;
+  kind: EventKind;
+  /** The wire transactionId. For an 'original'-style ROLLBACK it is the reversed DEBIT's id. */
+  transactionId: string;
+  referenceTransactionId?: string;
+  playerId: string;
+  amountMinor: number;
+  roundId?: string;
+  gameId?: string;
+  currency?: string;
+  source: string;
+  group?: string;
+  orderingKey: string;
+  url: string;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  status: EventStatus;
+  attemptCount: number;
+  /** When the next attempt is due (ms epoch), while the event waits for a retry. */
+  nextAttemptAt?: number;
+  createdAt: number;
+  settledAt?: number;
+  /** The last HTTP answer: status and JSON body (or the raw text when it is not JSON). */
+  reply?: { status: number; body: unknown };
+  error?: string;
+}
+
+export type AttemptOutcome = 'delivered' | 'rejected' | 'retry' | 'failed';
+
+/** One HTTP attempt as journaled. */
+export interface Attempt {
+  eventId: number;
+  /** 1 for the first attempt. */
+  n: number;
+  startedAt: number;
+  latencyMs: number;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  responseStatus?: number;
+  /** Truncated to {@link MAX_JOURNALED_BODY} characters. */
+  responseBody?: string;
+  error?: string;
+  outcome: AttemptOutcome;
+}
+
+/** The wire fields of one callback, before serialisation. */
+export interface CallbackFields {
+  kind: EventKind;
+  transactionId: string;
+  referenceTransactionId?: string;
+  playerId: string;
+  amountMinor: number;
+  roundId?: string;
+  gameId?: string;
+  currency?: string;
+  /** ms epoch; sent as ISO 8601 when `timestamp` is an extra field. */
+  createdAt?: number;
+}
+
+/**
+ * The exact JSON bytes of a callback. By default exactly `{"type","transactionId","amount","playerId"}`
+ * in that order; a 'reference'-style ROLLBACK adds `referenceTransactionId`; extra fields follow in
+ * the fixed order roundId, gameId, currency, timestamp, and only when configured and known.
+ * Amounts are integer minor units until {@link encodeAmount} turns them into the wire number.
+ *
+ * @example
+ * buildCallbackBody({ kind: 'debit', transactionId: 'tx_1', amountMinor: 1050, playerId: 'p1' }, config.callbacks)
+ * // '{"type":"DEBIT","transactionId":"tx_1","amount":10.5,"playerId":"p1"}'
+ */
+export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfig): string {
+  const rollbackByReference = fields.kind === 'rollback' && config.rollbackStyle === 'reference';
+  const body: Record<string, string | number> = {
+    type: config.types[fields.kind],
+    transactionId:
+      fields.kind === 'rollback' && !rollbackByReference
+        ? (fields.referenceTransactionId ?? fields.transactionId)
+        : fields.transactionId,
+    amount: encodeAmount(fields.amountMinor, config.amountFormat),
+    playerId: fields.playerId,
+  };
+  if (rollbackByReference && fields.referenceTransactionId !== undefined) {
+    body.referenceTransactionId = fields.referenceTransactionId;
+  }
+  if (config.extraFields.length > 0) {
+    const wanted = new Set(config.extraFields);
+    for (const name of EXTRA_FIELDS) {
+      if (!wanted.has(name)) continue;
+      const value = name === 'timestamp' ? isoTime(fields.createdAt) : name === 'currency' ? (fields.currency ?? config.currency) : fields[name];
+      if (value !== undefined) body[name] = value;
+    }
+  }
+  return JSON.stringify(body);
+}
+
+function isoTime(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * zod schemas of the three bodies as this configuration sends them: exact type strings, the
+ * amount format, the rollback style and the configured extra fields. Unknown keys are refused,
+ * so a test or a contract notices any field that should not be there.
+ */
+export function callbackBodySchemas(config: CallbacksConfig) {
+  const amount =
+    config.amountFormat === 'minor'
+      ? z.number().int().describe('amount in minor units (1050 = 10.50)')
+      : z.number().describe('amount in major units with at most 2 decimals (10.5 = 10.50)');
+  const extras = Object.fromEntries(
+    config.extraFields.map((name) => [
+      name,
+      (name === 'timestamp' ? z.iso.datetime() : z.string().min(1)).optional().describe(`extra field ${name}, when known`),
+    ]),
+  );
+  const core = (type: string) => ({
+    type: z.literal(type),
+    transactionId: z.string().min(1),
+    amount,
+    playerId: z.string().min(1),
+  });
+  const debit = z.strictObject({ ...core(config.types.debit), ...extras });
+  const credit = z.strictObject({ ...core(config.types.credit), ...extras });
+  const rollback =
+    config.rollbackStyle === 'reference'
+      ? z.strictObject({ ...core(config.types.rollback), referenceTransactionId: z.string().min(1), ...extras })
+      : z.strictObject({ ...core(config.types.rollback), ...extras });
+  return { debit, credit, rollback };
+}
+
+/** The business codes of SPEC §3 a wallet puts in `{error}`. */
+export const WALLET_REPLY_ERRORS = [
+  'INVALID_SIGNATURE',
+  'PLAYER_NOT_FOUND',
+  'INSUFFICIENT_FUNDS',
+  'TRANSACTION_NOT_FOUND',
+  'INVALID_REQUEST',
+] as const;
+export type WalletReplyError = (typeof WALLET_REPLY_ERRORS)[number];
+
+export const walletRejectionSchema = z.object({
+  error: z.enum(WALLET_REPLY_ERRORS),
+  message: z.string().optional(),
+  balance: z.number().optional(),
+});
+export const walletBalanceSchema = z.object({ balance: z.number() });
+
+/** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
+export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
+export type WalletReply = z.infer<typeof walletReplySchema>;

@@ -1,0 +1,16 @@
+/** The callback engine (SPEC §3): durable outbox, signed delivery with retries, strict per-player order. */
+export { type Clock, FakeClock, systemClock, type TimerHandle } from './clock.ts';
+export { openDatabase } from './db.ts';
+export { classifyAnswer, parseRetryAfter, retryDelayMs } from './dispatcher.ts';
+export {
+  type CallbackEngine,
+  type CallbackEngineOptions,
+  CallbackRequestError,
+  createCallbackEngine,
+  type Enqueued,
+  USER_AGENT,
+} from './engine.ts';
+export * from './events.ts';
+export { TransactionIdSequence, transactionIdAt } from './ids.ts';
+export { MAX_JOURNALED_BODY, Outbox, type OutboxFilter, type RetentionPolicy } from './outbox.ts';
+export { type Random, seededRandom } from './random.ts';

@@ -1,0 +1,422 @@
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  type Attempt,
+  type AttemptOutcome,
+  EVENT_STATUSES,
+  type EventKind,
+  type EventStatus,
+  SETTLED_STATUSES,
+  type StoredEvent,
+} from './events.ts';
+import { ensureMetaTable } from './meta.ts';
+
+/** The schema this code writes. A newer database is refused rather than misread. */
+export const OUTBOX_SCHEMA_VERSION = 1;
+
+/** Reply bodies longer than this are cut in the journal (a wallet answering with a HTML page, say). */
+export const MAX_JOURNALED_BODY = 64 * 1024;
+
+const MIGRATIONS: Record<number, string> = {
+  1: `
+    CREATE TABLE callback_events (
+      id INTEGER PRIMARY KEY,
+      kind TEXT NOT NULL,
+      transaction_id TEXT NOT NULL,
+      reference_transaction_id TEXT,
+      player_id TEXT NOT NULL,
+      amount_minor INTEGER NOT NULL,
+      round_id TEXT,
+      game_id TEXT,
+      currency TEXT,
+      source TEXT NOT NULL,
+      grp TEXT,
+      ordering_key TEXT NOT NULL,
+      url TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER,
+      created_at INTEGER NOT NULL,
+      settled_at INTEGER,
+      reply_status INTEGER,
+      reply_body TEXT,
+      error TEXT
+    );
+    -- Resume reads only unsettled rows; the partial index stays as small as the backlog.
+    CREATE INDEX callback_events_unsettled ON callback_events(id) WHERE status IN ('pending', 'delivering');
+    CREATE INDEX callback_events_player ON callback_events(player_id, id);
+    CREATE INDEX callback_events_group ON callback_events(grp, id) WHERE grp IS NOT NULL;
+    CREATE INDEX callback_events_transaction ON callback_events(transaction_id);
+    CREATE INDEX callback_events_created ON callback_events(created_at);
+    CREATE TABLE callback_attempts (
+      event_id INTEGER NOT NULL,
+      n INTEGER NOT NULL,
+      started_at INTEGER NOT NULL,
+      latency_ms REAL NOT NULL,
+      request_headers TEXT NOT NULL,
+      -- NULL when the body is the event's body (it always is today): the journal does not store it twice.
+      request_body TEXT,
+      response_status INTEGER,
+      response_body TEXT,
+      error TEXT,
+      outcome TEXT NOT NULL,
+      PRIMARY KEY (event_id, n)
+    ) WITHOUT ROWID;
+  `,
+};
+
+export interface OutboxFilter {
+  playerId?: string;
+  kind?: EventKind;
+  status?: EventStatus;
+  group?: string;
+  transactionId?: string;
+  /** Default 100. */
+  limit?: number;
+  /** Only events with a smaller id: the next page of a newest-first listing. */
+  beforeId?: number;
+}
+
+export interface RetentionPolicy {
+  /** Settled events kept at most; the newest are kept. */
+  maxEvents: number;
+  /** Settled events created longer ago than this (ms) are removed. */
+  maxAge: number;
+}
+
+type NewEvent = Omit<StoredEvent, 'id'>;
+
+interface EventRow {
+  id: number;
+  kind: EventKind;
+  transaction_id: string;
+  reference_transaction_id: string | null;
+  player_id: string;
+  amount_minor: number;
+  round_id: string | null;
+  game_id: string | null;
+  currency: string | null;
+  source: string;
+  grp: string | null;
+  ordering_key: string;
+  url: string;
+  body: string;
+  status: EventStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  settled_at: number | null;
+  reply_status: number | null;
+  reply_body: string | null;
+  error: string | null;
+}
+
+interface AttemptRow {
+  event_id: number;
+  n: number;
+  started_at: number;
+  latency_ms: number;
+  request_headers: string;
+  request_body: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  event_body: string;
+}
+
+/**
+ * The durable outbox and attempt journal in SQLite. Events are inserted and committed before the
+ * engine makes their first attempt; state changes and attempts are batched by the engine
+ * ({@link Outbox.flush} commits them in one transaction), and every read commits what is
+ * buffered first, so a reader never sees the outbox behind the engine.
+ */
+export class Outbox {
+  private readonly stmts: {
+    insert: Statement;
+    update: Statement;
+    journal: Statement;
+    get: Statement;
+    attempts: Statement;
+    counts: Statement;
+    unsettled: Statement;
+    resumeDelivering: Statement;
+    settledThreshold: Statement;
+    newestOlderThan: Statement;
+    pruneById: Statement;
+    pruneByAge: Statement;
+    pruneAttempts: Statement;
+  };
+  private dirty = new Map<number, StoredEvent>();
+  private journalBuffer: Attempt[] = [];
+  private readonly commitBatch: () => void;
+  private readonly resetListeners = new Set<() => void>();
+
+  constructor(readonly db: Database) {
+    migrate(db);
+    this.stmts = {
+      insert: db.prepare(`INSERT INTO callback_events
+        (kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
+         ordering_key, url, body, status, attempt_count, next_attempt_at, created_at)
+        VALUES (@kind, @transactionId, @referenceTransactionId, @playerId, @amountMinor, @roundId, @gameId, @currency, @source, @group,
+         @orderingKey, @url, @body, @status, @attemptCount, @nextAttemptAt, @createdAt)`),
+      update: db.prepare(`UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
+        reply_status = ?, reply_body = ?, error = ? WHERE id = ?`),
+      journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
+        (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      get: db.prepare('SELECT * FROM callback_events WHERE id = ?'),
+      attempts: db.prepare(`SELECT a.*, e.body AS event_body FROM callback_attempts a
+        JOIN callback_events e ON e.id = a.event_id WHERE a.event_id = ? ORDER BY a.n`),
+      counts: db.prepare('SELECT status, count(*) AS n FROM callback_events GROUP BY status'),
+      unsettled: db.prepare("SELECT * FROM callback_events WHERE status IN ('pending', 'delivering') ORDER BY id"),
+      resumeDelivering: db.prepare("UPDATE callback_events SET status = 'pending' WHERE status = 'delivering'"),
+      settledThreshold: db.prepare(
+        "SELECT id FROM callback_events WHERE status IN ('delivered', 'rejected', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?",
+      ),
+      newestOlderThan: db.prepare('SELECT max(id) AS id FROM callback_events WHERE created_at < ?'),
+      pruneById: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
+      pruneByAge: db.prepare(
+        "DELETE FROM callback_events WHERE created_at < ? AND status IN ('delivered', 'rejected', 'failed')",
+      ),
+      pruneAttempts: db.prepare(`DELETE FROM callback_attempts WHERE event_id <= ?
+        AND NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.id = callback_attempts.event_id)`),
+    };
+    this.commitBatch = db.transaction(() => {
+      const dirty = this.dirty;
+      const journal = this.journalBuffer;
+      this.dirty = new Map();
+      this.journalBuffer = [];
+      for (const a of journal) {
+        this.stmts.journal.run(
+          a.eventId,
+          a.n,
+          a.startedAt,
+          a.latencyMs,
+          JSON.stringify(a.requestHeaders),
+          a.requestBody === dirty.get(a.eventId)?.body ? null : a.requestBody,
+          a.responseStatus ?? null,
+          a.responseBody ?? null,
+          a.error ?? null,
+          a.outcome,
+        );
+      }
+      for (const e of dirty.values()) {
+        this.stmts.update.run(
+          e.status,
+          e.attemptCount,
+          e.nextAttemptAt ?? null,
+          e.settledAt ?? null,
+          e.reply?.status ?? null,
+          e.reply === undefined ? null : replyText(e.reply.body),
+          e.error ?? null,
+          e.id,
+        );
+      }
+    });
+  }
+
+  // ---- reads (admin, UI, scenarios, tests) ----
+
+  get(id: number): StoredEvent | undefined {
+    this.flush();
+    const row = this.stmts.get.get(id) as EventRow | undefined;
+    return row && toEvent(row);
+  }
+
+  /** Newest first. */
+  list(filter: OutboxFilter = {}): StoredEvent[] {
+    this.flush();
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      where.push(sql);
+      params.push(value);
+    };
+    if (filter.playerId !== undefined) add('player_id = ?', filter.playerId);
+    if (filter.kind !== undefined) add('kind = ?', filter.kind);
+    if (filter.status !== undefined) add('status = ?', filter.status);
+    if (filter.group !== undefined) add('grp = ?', filter.group);
+    if (filter.transactionId !== undefined) add('transaction_id = ?', filter.transactionId);
+    if (filter.beforeId !== undefined) add('id < ?', filter.beforeId);
+    const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
+    const sql = `SELECT * FROM callback_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
+    return (this.db.prepare(sql).all(...params) as EventRow[]).map(toEvent);
+  }
+
+  /** Every journaled attempt of an event, first to last. */
+  attempts(eventId: number): Attempt[] {
+    this.flush();
+    return (this.stmts.attempts.all(eventId) as AttemptRow[]).map(toAttempt);
+  }
+
+  counts(): Record<EventStatus, number> {
+    this.flush();
+    const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
+    for (const row of this.stmts.counts.all() as { status: EventStatus; n: number }[]) counts[row.status] = row.n;
+    return counts;
+  }
+
+  /** Deletes every event and attempt; a running engine forgets what it had queued. */
+  reset(): void {
+    this.dirty.clear();
+    this.journalBuffer = [];
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM callback_attempts; DELETE FROM callback_events;');
+    })();
+    for (const listener of this.resetListeners) listener();
+  }
+
+  onReset(listener: () => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  // ---- writes (the engine) ----
+
+  /** Inserts and (unless the caller holds a transaction) commits a new event. */
+  insert(event: NewEvent): StoredEvent {
+    const info = this.stmts.insert.run({
+      ...event,
+      referenceTransactionId: event.referenceTransactionId ?? null,
+      roundId: event.roundId ?? null,
+      gameId: event.gameId ?? null,
+      currency: event.currency ?? null,
+      group: event.group ?? null,
+      nextAttemptAt: event.nextAttemptAt ?? null,
+    });
+    return { ...event, id: Number(info.lastInsertRowid) };
+  }
+
+  /** Runs `fn` in one transaction (e.g. an id from the sequence and the event that uses it). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /** Buffers the event's current state; written at the next {@link flush}. */
+  markDirty(event: StoredEvent): void {
+    this.dirty.set(event.id, event);
+  }
+
+  /** Buffers an attempt for the journal; written at the next {@link flush}. */
+  journal(attempt: Attempt): void {
+    this.journalBuffer.push(attempt);
+  }
+
+  /** Commits everything buffered in one transaction. */
+  flush(): void {
+    if (this.dirty.size === 0 && this.journalBuffer.length === 0) return;
+    this.commitBatch();
+  }
+
+  /** Events that are not settled, oldest first; 'delivering' ones (a crash mid-attempt) become pending again. */
+  takeUnsettled(): StoredEvent[] {
+    this.flush();
+    this.stmts.resumeDelivering.run();
+    return (this.stmts.unsettled.all() as EventRow[]).map(toEvent);
+  }
+
+  /**
+   * Deletes settled events beyond the newest `maxEvents` and those created more than `maxAge`
+   * ago, with their attempts. Pending events are never touched. Creation time follows id order,
+   * which keeps both deletes on an index range.
+   */
+  prune(now: number, policy: RetentionPolicy): number {
+    this.flush();
+    return this.db.transaction(() => {
+      const threshold = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
+      const cutoff = now - policy.maxAge;
+      const oldest = (this.stmts.newestOlderThan.get(cutoff) as { id: number | null }).id ?? 0;
+      let removed = 0;
+      if (threshold > 0) removed += this.stmts.pruneById.run(threshold).changes;
+      if (oldest > 0) removed += this.stmts.pruneByAge.run(cutoff).changes;
+      const upTo = Math.max(threshold, oldest);
+      if (removed > 0) this.stmts.pruneAttempts.run(upTo);
+      return removed;
+    })();
+  }
+}
+
+function migrate(db: Database): void {
+  ensureMetaTable(db);
+  const row = db.prepare("SELECT value FROM callback_meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  const current = row ? Number(row.value) : 0;
+  if (current > OUTBOX_SCHEMA_VERSION) {
+    throw new Error(
+      `The callback outbox in this database has schema version ${current}, newer than ${OUTBOX_SCHEMA_VERSION} which this ` +
+        'aggmock understands. Upgrade aggmock or point --db at another file.',
+    );
+  }
+  db.transaction(() => {
+    for (let v = current + 1; v <= OUTBOX_SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v] as string);
+    }
+    db.prepare(
+      "INSERT INTO callback_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(String(OUTBOX_SCHEMA_VERSION));
+  })();
+}
+
+function toEvent(row: EventRow): StoredEvent {
+  const event: StoredEvent = {
+    id: row.id,
+    kind: row.kind,
+    transactionId: row.transaction_id,
+    playerId: row.player_id,
+    amountMinor: row.amount_minor,
+    source: row.source,
+    orderingKey: row.ordering_key,
+    url: row.url,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    createdAt: row.created_at,
+  };
+  if (row.reference_transaction_id !== null) event.referenceTransactionId = row.reference_transaction_id;
+  if (row.round_id !== null) event.roundId = row.round_id;
+  if (row.game_id !== null) event.gameId = row.game_id;
+  if (row.currency !== null) event.currency = row.currency;
+  if (row.grp !== null) event.group = row.grp;
+  if (row.next_attempt_at !== null) event.nextAttemptAt = row.next_attempt_at;
+  if (row.settled_at !== null) event.settledAt = row.settled_at;
+  if (row.reply_status !== null) event.reply = { status: row.reply_status, body: parseReplyBody(row.reply_body ?? '') };
+  if (row.error !== null) event.error = row.error;
+  return event;
+}
+
+function toAttempt(row: AttemptRow): Attempt {
+  const attempt: Attempt = {
+    eventId: row.event_id,
+    n: row.n,
+    startedAt: row.started_at,
+    latencyMs: row.latency_ms,
+    requestHeaders: JSON.parse(row.request_headers) as Record<string, string>,
+    requestBody: row.request_body ?? row.event_body,
+    outcome: row.outcome,
+  };
+  if (row.response_status !== null) attempt.responseStatus = row.response_status;
+  if (row.response_body !== null) attempt.responseBody = row.response_body;
+  if (row.error !== null) attempt.error = row.error;
+  return attempt;
+}
+
+/** A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. */
+export function parseReplyBody(text: string): unknown {
+  if (text.length === 0) return '';
+  const first = text.charCodeAt(0);
+  // Only try JSON for what can start a JSON value; an HTML error page is kept as text.
+  if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 || (first >= 0x30 && first <= 0x39) || first === 0x2d) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
+}
+
+function replyText(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+export { SETTLED_STATUSES };

@@ -1,0 +1,87 @@
+import { type Command, Option } from 'commander';
+import type { AggmockConfig } from '../../config/index.ts';
+import { DEV_API_KEY } from '../../config/index.ts';
+import { createLogger } from '../../log/index.ts';
+import { startAggmock } from '../../runtime.ts';
+import { toWhsec } from '../../signing/index.ts';
+import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
+
+interface ServeFlags extends ServerFlags {
+  webhook?: string;
+  publicUrl?: string;
+  explainAuth?: boolean;
+  auth?: string;
+}
+
+export function registerServeCommand(program: Command): void {
+  const command = program
+    .command('serve')
+    .description('Run the aggregator: REST API (at / and /casino), play pages, admin API, OpenAPI and docs.');
+  addServerOptions(command, { port: 4000 })
+    .option('--webhook <url>', 'the integrator webhook callbacks go to (default: http://127.0.0.1:4001/callback/webhook)')
+    .option('--public-url <url>', 'public base URL of launch links and images, e.g. https://games.example.test')
+    .addOption(new Option('--auth <mode>', 'inbound auth mode').choices(['either', 'hmac', 'api-key', 'none']))
+    .option('--explain-auth', 'show the exact string that should have been signed in 401 replies')
+    .action(async (flags: ServeFlags) => {
+      let config: AggmockConfig;
+      try {
+        config = resolveConfig(flags, serveLayer(flags));
+      } catch (error) {
+        exitWithUsageError(error);
+      }
+      const logger = createLogger(config.logLevel);
+      const aggmock = await startAggmock(config, { logger });
+      process.stdout.write(readyMessage(config, aggmock.url));
+      onShutdown(async () => {
+        await aggmock.close();
+      });
+    });
+}
+
+/** Command-specific flags shaped like the config. */
+export function serveLayer(flags: ServeFlags): Record<string, unknown> {
+  return {
+    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+    ...(flags.webhook ? { callbacks: { webhookUrl: flags.webhook } } : {}),
+    ...(flags.auth || flags.explainAuth
+      ? { auth: { ...(flags.auth ? { mode: flags.auth } : {}), ...(flags.explainAuth ? { explain: true } : {}) } }
+      : {}),
+  };
+}
+
+export function readyMessage(config: AggmockConfig, url: string): string {
+  const base = config.publicUrl ?? url;
+  const secret = config.auth.signing.secrets[0] ?? '';
+  const shownSecret = config.auth.signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;
+  const key = config.auth.apiKeys[0] ?? DEV_API_KEY;
+  return [
+    `aggmock is listening on ${url}`,
+    `  providers   ${base}/getallproviders        (also under ${base}/casino/…)`,
+    `  games       ${base}/getallgamesandprovider?provider=PGSOFT`,
+    `  launch      POST ${base}/getgameurl`,
+    `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+    `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${key}  or  ${config.auth.signing.scheme} HMAC with secret ${shownSecret}`,
+    `  callbacks   → ${config.callbacks.webhookUrl}`,
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}
+
+/** Runs `stop` once on Ctrl-C or SIGTERM, then exits; a second Ctrl-C exits at once. */
+export function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stdout.write(`\n${signal}: shutting down…\n`);
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`aggmock: error while shutting down: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}

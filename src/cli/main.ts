@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { ConfigError } from '../config/index.ts';
+import { VERSION } from '../version.ts';
+import { registerCommands } from './commands/index.ts';
+
+const program = new Command('aggmock')
+  .description('A local, offline game-aggregator mock and a contract-testing harness for casino wallet webhooks.')
+  .version(VERSION, '-v, --version')
+  .showHelpAfterError('(run with --help for usage)');
+
+registerCommands(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`aggmock: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`aggmock: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type AggmockConfig, ConfigError, loadConfig } from '../config/index.ts';
+
+/** Flags every command that runs a server understands (SPEC §6). */
+export interface ServerFlags {
+  port?: number;
+  host?: string;
+  seed?: string;
+  config?: string;
+  db?: string;
+  logLevel?: string;
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError(`expected a port from 0 to 65535, got ${JSON.stringify(value)}.`);
+  return port;
+}
+
+export function addServerOptions(command: Command, defaults: { port: number }): Command {
+  return command
+    .addOption(
+      new Option('-p, --port <port>', `port to listen on (0 = any free port) (default: ${defaults.port})`).argParser(parsePort),
+    )
+    .option('--host <host>', 'interface to bind (default: 127.0.0.1)')
+    .option('--seed <seed>', 'seed for the catalog, ids and scenarios (default: 42)')
+    .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
+    .option('--db <file>', 'SQLite state file, or :memory: (default: .aggmock/aggmock.db)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent');
+}
+
+/** A numeric seed stays a number so `--seed 42` and `"seed": 42` are the same run. */
+export function seedValue(seed: string): number | string {
+  return /^-?\d+$/.test(seed) && Number.isSafeInteger(Number(seed)) ? Number(seed) : seed;
+}
+
+/**
+ * Resolves the config for a command: flags > env > file > defaults.
+ * `layer` holds command-specific flags already shaped like the config.
+ */
+export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown> = {}): AggmockConfig {
+  const base: Record<string, unknown> = {
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.seed !== undefined ? { seed: seedValue(flags.seed) } : {}),
+    ...(flags.db !== undefined ? { db: flags.db } : {}),
+    ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
+  };
+  return loadConfig({ configPath: flags.config, flags: { ...base, ...layer } });
+}
+
+/** Prints a configuration or usage error the way a person can act on it, and exits 2. */
+export function exitWithUsageError(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof InvalidArgumentError) {
+    process.stderr.write(`aggmock: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}

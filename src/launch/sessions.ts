@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+
+/** A launched game session: who plays what, with which balance, until when. */
+export interface LaunchSession {
+  id: string;
+  playerId: string;
+  gameId: string;
+  gameName: string;
+  provider: string;
+  currency: string;
+  lang: string;
+  platform: 1 | 2;
+  homeUrl: string;
+  /** Where this session's wallet callbacks go, when the launch named one; else the configured webhook. */
+  callbackUrl?: string;
+  balanceAtLaunchMinor: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type SessionLookup =
+  | { status: 'active'; session: LaunchSession }
+  | { status: 'expired'; session: LaunchSession }
+  | { status: 'unknown' };
+
+/** How long an expired session is still recognised as "expired" (410) rather than "unknown" (404). */
+const EXPIRED_MEMORY_MS = 24 * 3_600_000;
+
+/**
+ * Launch sessions, in memory. Expired ones are kept a day so a stale link answers 410 Gone
+ * with an explanation instead of a bare 404, then pruned.
+ */
+export class LaunchSessions {
+  private readonly sessions = new Map<string, LaunchSession>();
+  private created = 0;
+
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, expiresInSeconds: number): LaunchSession {
+    const createdAt = this.now();
+    const session: LaunchSession = {
+      ...input,
+      id: randomBytes(16).toString('hex'),
+      createdAt,
+      expiresAt: createdAt + expiresInSeconds * 1000,
+    };
+    this.sessions.set(session.id, session);
+    if (++this.created % 1000 === 0) this.prune();
+    return session;
+  }
+
+  lookup(id: string): SessionLookup {
+    const session = this.sessions.get(id);
+    if (!session) return { status: 'unknown' };
+    return this.now() >= session.expiresAt ? { status: 'expired', session } : { status: 'active', session };
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  prune(): void {
+    const cutoff = this.now() - EXPIRED_MEMORY_MS;
+    for (const [id, session] of this.sessions) if (session.expiresAt < cutoff) this.sessions.delete(id);
+  }
+}

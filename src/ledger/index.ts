@@ -1,0 +1,181 @@
+import type { Database } from 'better-sqlite3';
+import type { CallbackEngine } from '../callbacks/engine.ts';
+import type { StoredEvent } from '../callbacks/events.ts';
+import type { AmountFormat } from '../money/index.ts';
+import { toMajor } from '../money/index.ts';
+import {
+  type Discrepancy,
+  evaluateConcurrentGroup,
+  evaluateSettlement,
+  type LedgerTx,
+  type LedgerView,
+  type PlayerLedger,
+  type SettlementOutcome,
+} from './reducer.ts';
+import { type DiscrepancyFilter, DiscrepancyStore } from './store.ts';
+
+export * from './reducer.ts';
+export { isAccepted, type ReplyOutcome, replyBalance, replyOutcome } from './reply.ts';
+export { type DiscrepancyFilter, isDiscrepancyKind } from './store.ts';
+
+/** Transactions remembered for duplicate and rollback checks; the oldest are forgotten past this. */
+export const REMEMBERED_TRANSACTIONS = 200_000;
+/** Parallel groups remembered as already judged, so a late replay of one member is judged alone. */
+const REMEMBERED_GROUPS = 10_000;
+
+export interface PlayerBalance {
+  playerId: string;
+  balanceMinor: number | null;
+  /** Major units, as the wire shows it. */
+  balance: number | null;
+  uncertain: boolean;
+  note?: string;
+  lastEventId?: number;
+  updatedAt?: number;
+}
+
+export interface ShadowLedger {
+  /** Last known balance per player, sorted by player id. */
+  balances(): PlayerBalance[];
+  balance(playerId: string): PlayerBalance | undefined;
+  /** Known balances in minor units, e.g. for the `insufficient-funds` scenario. */
+  knownBalances(): Record<string, number>;
+  /** Newest first. */
+  discrepancies(filter?: DiscrepancyFilter): Discrepancy[];
+  discrepancyCount(filter?: Omit<DiscrepancyFilter, 'limit' | 'beforeId'>): number;
+  onDiscrepancy(listener: (discrepancy: Discrepancy) => void): () => void;
+  /** Judges one settled event (the engine subscription calls this; tests and tools may too). */
+  record(event: StoredEvent): Discrepancy[];
+  /** Forgets balances and transactions and deletes the stored discrepancies. */
+  reset(): void;
+  /** Stops listening to the engine. */
+  close(): void;
+}
+
+export interface ShadowLedgerOptions {
+  /** Settled events arrive through `engine.onSettled`; parallel groups are completed from `engine.outbox`. */
+  engine: Pick<CallbackEngine, 'onSettled' | 'outbox'>;
+  /** The same database as the outbox. */
+  db: Database;
+  /** How `balance` is encoded in replies; default 'decimal' (config.callbacks.amountFormat). */
+  amountFormat?: AmountFormat;
+}
+
+/**
+ * The shadow ledger of SPEC §5: it watches every settled callback, checks the balance each reply
+ * reports against the previous balance and the event, and records every mismatch as a
+ * discrepancy in SQLite. Events sent in parallel for one player (a burst: same group, their own
+ * ordering keys) are held until the whole group has settled and judged as a set.
+ *
+ * @example
+ * const ledger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+ * ledger.discrepancies({ kind: 'double-debit' });
+ */
+export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
+  const { engine, db } = options;
+  const reducer = { amountFormat: options.amountFormat ?? 'decimal' };
+  const store = new DiscrepancyStore(db);
+  const players = new Map<string, PlayerLedger>();
+  const transactions = new Map<string, LedgerTx>();
+  const openGroups = new Map<string, StoredEvent[]>();
+  const judgedGroups = new Set<string>();
+  const listeners = new Set<(d: Discrepancy) => void>();
+
+  const view: LedgerView = { player: (id) => players.get(id), transaction: (key) => transactions.get(key) };
+
+  const commit = (outcome: SettlementOutcome): Discrepancy[] => {
+    players.set(outcome.player.playerId, outcome.player);
+    for (const tx of outcome.transactions) {
+      transactions.delete(tx.key); // re-insert: the most recently touched are forgotten last
+      transactions.set(tx.key, tx);
+    }
+    while (transactions.size > REMEMBERED_TRANSACTIONS) {
+      const oldest = transactions.keys().next().value as string;
+      transactions.delete(oldest);
+    }
+    const stored = store.insert(outcome.discrepancies);
+    for (const d of stored) for (const listener of listeners) safely(() => listener(d));
+    return stored;
+  };
+
+  const record = (event: StoredEvent): Discrepancy[] => {
+    const groupKey = parallelGroupKey(event);
+    if (groupKey === undefined || judgedGroups.has(groupKey)) return commit(evaluateSettlement(view, event, reducer));
+    const buffered = openGroups.get(groupKey) ?? [];
+    if (!buffered.some((e) => e.id === event.id)) buffered.push(event);
+    openGroups.set(groupKey, buffered);
+    const members = engine.outbox
+      .list({ group: event.group as string, playerId: event.playerId, limit: 100_000 })
+      .filter((e) => parallelGroupKey(e) === groupKey);
+    const complete = members.every((m) => buffered.some((b) => b.id === m.id));
+    if (!complete) return [];
+    openGroups.delete(groupKey);
+    judgedGroups.add(groupKey);
+    if (judgedGroups.size > REMEMBERED_GROUPS) judgedGroups.delete(judgedGroups.values().next().value as string);
+    return commit(evaluateConcurrentGroup(view, [...buffered].sort((a, b) => a.id - b.id), reducer));
+  };
+
+  const reset = () => {
+    players.clear();
+    transactions.clear();
+    openGroups.clear();
+    judgedGroups.clear();
+    store.clear();
+  };
+
+  const unsubscribe = engine.onSettled((event) => {
+    record(event);
+  });
+  const unsubscribeReset = engine.outbox.onReset?.(reset);
+
+  return {
+    balances: () => [...players.values()].sort((a, b) => a.playerId.localeCompare(b.playerId)).map(toBalance),
+    balance: (playerId) => {
+      const p = players.get(playerId);
+      return p ? toBalance(p) : undefined;
+    },
+    knownBalances: () =>
+      Object.fromEntries([...players.values()].flatMap((p) => (p.balanceMinor !== undefined && !p.uncertain ? [[p.playerId, p.balanceMinor]] : []))),
+    discrepancies: (filter) => store.list(filter),
+    discrepancyCount: (filter) => store.count(filter),
+    onDiscrepancy(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    record,
+    reset,
+    close() {
+      unsubscribe();
+      unsubscribeReset?.();
+    },
+  };
+}
+
+/**
+ * Events of one group sent in parallel for one player carry their own ordering key (not the
+ * player id); they form one set to judge.
+ */
+function parallelGroupKey(event: StoredEvent): string | undefined {
+  if (event.group === undefined || event.orderingKey === event.playerId) return undefined;
+  return `${event.group}\u0000${event.playerId}`;
+}
+
+function toBalance(p: PlayerLedger): PlayerBalance {
+  return {
+    playerId: p.playerId,
+    balanceMinor: p.balanceMinor ?? null,
+    balance: p.balanceMinor === undefined ? null : toMajor(p.balanceMinor),
+    uncertain: p.uncertain,
+    ...(p.note ? { note: p.note } : {}),
+    ...(p.lastEventId === undefined ? {} : { lastEventId: p.lastEventId }),
+    ...(p.updatedAt === undefined ? {} : { updatedAt: p.updatedAt }),
+  };
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A listener (UI push, log) must never break the ledger.
+  }
+}

@@ -1,0 +1,124 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { DISCREPANCY_KINDS, type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
+
+/** Discrepancies in SQLite, next to the outbox: a thin table and the queries the admin API and UI need. */
+
+export interface DiscrepancyFilter {
+  playerId?: string;
+  kind?: DiscrepancyKind;
+  group?: string;
+  /** Default 100, at most 1000. */
+  limit?: number;
+  /** Only older ones (smaller id): the next page of a newest-first listing. */
+  beforeId?: number;
+}
+
+interface Row {
+  id: number;
+  player_id: string;
+  kind: DiscrepancyKind;
+  expected_minor: number | null;
+  actual_minor: number | null;
+  event_ids: string;
+  message: string;
+  grp: string | null;
+  created_at: number;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS ledger_discrepancies (
+    id INTEGER PRIMARY KEY,
+    player_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    expected_minor INTEGER,
+    actual_minor INTEGER,
+    event_ids TEXT NOT NULL,
+    message TEXT NOT NULL,
+    grp TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS ledger_discrepancies_player ON ledger_discrepancies(player_id, id);
+`;
+
+export class DiscrepancyStore {
+  private readonly insertStmt: Statement;
+  private readonly clearStmt: Statement;
+
+  constructor(private readonly db: Database) {
+    db.exec(SCHEMA);
+    this.insertStmt = db.prepare(
+      `INSERT INTO ledger_discrepancies (player_id, kind, expected_minor, actual_minor, event_ids, message, grp, created_at)
+       VALUES (@playerId, @kind, @expectedMinor, @actualMinor, @eventIds, @message, @group, @createdAt)`,
+    );
+    this.clearStmt = db.prepare('DELETE FROM ledger_discrepancies');
+  }
+
+  insert(drafts: readonly DiscrepancyDraft[]): Discrepancy[] {
+    if (drafts.length === 0) return [];
+    return this.db.transaction(() =>
+      drafts.map((d) => {
+        const info = this.insertStmt.run({ ...d, eventIds: JSON.stringify(d.eventIds), group: d.group ?? null });
+        return { id: Number(info.lastInsertRowid), ...d };
+      }),
+    )();
+  }
+
+  list(filter: DiscrepancyFilter = {}): Discrepancy[] {
+    const { where, params } = whereClause(filter);
+    const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? 100)), 1000);
+    const rows = this.db
+      .prepare(`SELECT * FROM ledger_discrepancies ${where} ORDER BY id DESC LIMIT ${limit}`)
+      .all(...params) as Row[];
+    return rows.map(fromRow);
+  }
+
+  count(filter: Omit<DiscrepancyFilter, 'limit' | 'beforeId'> = {}): number {
+    const { where, params } = whereClause(filter);
+    const row = this.db.prepare(`SELECT COUNT(*) AS n FROM ledger_discrepancies ${where}`).get(...params) as { n: number };
+    return row.n;
+  }
+
+  clear(): void {
+    this.clearStmt.run();
+  }
+}
+
+export function isDiscrepancyKind(value: string): value is DiscrepancyKind {
+  return (DISCREPANCY_KINDS as readonly string[]).includes(value);
+}
+
+function whereClause(filter: DiscrepancyFilter): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.playerId !== undefined) {
+    clauses.push('player_id = ?');
+    params.push(filter.playerId);
+  }
+  if (filter.kind !== undefined) {
+    clauses.push('kind = ?');
+    params.push(filter.kind);
+  }
+  if (filter.group !== undefined) {
+    clauses.push('grp = ?');
+    params.push(filter.group);
+  }
+  if (filter.beforeId !== undefined) {
+    clauses.push('id < ?');
+    params.push(filter.beforeId);
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+function fromRow(row: Row): Discrepancy {
+  return {
+    id: row.id,
+    playerId: row.player_id,
+    kind: row.kind,
+    expectedMinor: row.expected_minor,
+    actualMinor: row.actual_minor,
+    eventIds: JSON.parse(row.event_ids) as number[],
+    message: row.message,
+    createdAt: row.created_at,
+    ...(row.grp === null ? {} : { group: row.grp }),
+  };
+}

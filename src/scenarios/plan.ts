@@ -1,0 +1,268 @@
+import type { EnqueueRequest, EventKind } from '../callbacks/events.ts';
+import type { Random } from '../callbacks/random.ts';
+import { SCENARIOS, type ScenarioName } from '../config/index.ts';
+import { formatMinor } from '../money/index.ts';
+
+/**
+ * Scenario expansion is pure: a name, parameters, a seeded Random and an id source go in; a list
+ * of steps with their dependencies comes out. Every id and amount is drawn here, at plan time,
+ * so a run's events do not depend on how fast the wallet answers.
+ */
+
+export { SCENARIOS, type ScenarioName };
+
+export const SCENARIO_DESCRIPTIONS: Record<ScenarioName, string> = {
+  'bet-win': 'DEBIT a bet, then CREDIT a win once the bet is accepted.',
+  'bet-lose': 'DEBIT a bet and nothing else: the round is lost.',
+  'bet-rollback': 'DEBIT a bet, then ROLLBACK it: the balance must be restored.',
+  'duplicate-debit': 'DEBIT the same transactionId twice: the second must get the first reply and move no money.',
+  'duplicate-credit': 'DEBIT, CREDIT, then the same CREDIT again: the second CREDIT must move no money.',
+  'rollback-unknown': 'ROLLBACK a transactionId that was never sent: the balance must not move.',
+  'insufficient-funds': 'DEBIT more than the player has: the bet must be rejected and the balance unchanged.',
+  burst: 'N DEBITs for one player in parallel: the final balance must be start minus the accepted bets.',
+  session: 'A run of spins (DEBIT, then CREDIT on a win) whose wins follow a seeded RTP.',
+};
+
+/** A bet this size is more than any realistic test balance (1,000,000.00). */
+export const UNAFFORDABLE_MINOR = 100_000_000;
+export const DEFAULT_BURST_SIZE = 5;
+export const DEFAULT_SESSION_SPINS = 10;
+export const DEFAULT_RTP = 0.96;
+/** Share of session spins that win; the win size is scaled so the mean return is the RTP. */
+export const SESSION_HIT_RATE = 0.25;
+
+export interface ScenarioParams {
+  /** The run picks one of them with the Random. */
+  players: readonly string[];
+  /** Bet range in major units, e.g. `{min: 1, max: 20}`; bets are whole cents. */
+  amount: { min: number; max: number };
+  /** `burst`: parallel bets (default 5); `session`: spins (default 10). */
+  size?: number;
+  /** `session`: return to player as a fraction, e.g. 0.96. */
+  rtp?: number;
+  /** Known balances (minor units) per player, e.g. from the shadow ledger; `insufficient-funds` bets one cent more. */
+  balances?: Readonly<Record<string, number | undefined>>;
+  gameId?: string;
+}
+
+/**
+ * When a step may go: `accepted` = the step it waits for was delivered and the wallet accepted it
+ * (a rejected bet gets no win); `settled` = it got any end state (a skipped step skips this one);
+ * `finished` = settled or skipped (a session's next spin).
+ */
+export type StepCondition = 'accepted' | 'settled' | 'finished';
+
+export interface StepDependency {
+  step: string;
+  when: StepCondition;
+}
+
+export interface ScenarioStep {
+  /** Unique within the plan, e.g. `bet`, `win`, `spin-3-bet`. */
+  key: string;
+  /** The event to enqueue; `transactionId` is always set. */
+  request: EnqueueRequest & { kind: EventKind; transactionId: string };
+  after: StepDependency[];
+  /** A sentence for people: what this step checks. */
+  purpose: string;
+}
+
+export interface ScenarioPlan {
+  scenario: ScenarioName;
+  playerId: string;
+  steps: ScenarioStep[];
+  /** Steps deliberately sent in parallel for one player (burst); the ledger checks them as a set. */
+  concurrent: boolean;
+}
+
+export class ScenarioError extends Error {
+  override readonly name = 'ScenarioError';
+}
+
+export function isScenarioName(name: string): name is ScenarioName {
+  return (SCENARIOS as readonly string[]).includes(name);
+}
+
+/**
+ * Expands a scenario into steps. Pure: the same Random state and ids give the same plan.
+ *
+ * @example
+ * const plan = planScenario('bet-win', { players: ['p1'], amount: { min: 1, max: 5 } }, seededRandom(42), () => `tx_${n++}`);
+ * plan.steps.map((s) => s.request.kind) // ['debit', 'credit']
+ */
+export function planScenario(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
+  if (!isScenarioName(name)) {
+    throw new ScenarioError(`Unknown scenario ${JSON.stringify(name)}: expected one of ${SCENARIOS.join(', ')}.`);
+  }
+  const range = amountRangeMinor(params.amount);
+  if (params.players.length === 0) throw new ScenarioError('players: expected at least one player id, got an empty list.');
+  const playerId = params.players[Math.floor(rng.next() * params.players.length)] as string;
+  const source = `scenario:${name}`;
+  const base = { playerId, source, ...(params.gameId ? { gameId: params.gameId } : {}) };
+  const bet = () => drawMinor(rng, range.min, range.max);
+
+  const debit = (key: string, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => {
+    const transactionId = ids();
+    return {
+      key,
+      request: { ...base, kind: 'debit', transactionId, amountMinor, roundId: roundOf(transactionId) },
+      after,
+      purpose,
+    };
+  };
+  const credit = (key: string, of: ScenarioStep, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => ({
+    key,
+    request: { ...base, kind: 'credit', transactionId: ids(), amountMinor, roundId: of.request.roundId as string },
+    after,
+    purpose,
+  });
+  const plan = (steps: ScenarioStep[], concurrent = false): ScenarioPlan => ({ scenario: name, playerId, steps, concurrent });
+
+  switch (name) {
+    case 'bet-win': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      const win = winFor(rng, d.request.amountMinor);
+      return plan([d, credit('win', d, win, [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up by its amount')]);
+    }
+    case 'bet-lose':
+      return plan([debit('bet', bet(), [], 'a lost bet moves the balance down by its amount')]);
+    case 'bet-rollback': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      return plan([d, rollbackOf('rollback', d, ids, [{ step: 'bet', when: 'settled' }], 'a rollback restores the bet')]);
+    }
+    case 'duplicate-debit': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      const again: ScenarioStep = {
+        key: 'bet-again',
+        request: { ...d.request },
+        after: [{ step: 'bet', when: 'settled' }],
+        purpose: 'the same DEBIT again gets the first reply and moves no money',
+      };
+      return plan([d, again]);
+    }
+    case 'duplicate-credit': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      const c = credit('win', d, winFor(rng, d.request.amountMinor), [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up');
+      const again: ScenarioStep = {
+        key: 'win-again',
+        request: { ...c.request },
+        after: [{ step: 'win', when: 'settled' }],
+        purpose: 'the same CREDIT again gets the first reply and moves no money',
+      };
+      return plan([d, c, again]);
+    }
+    case 'rollback-unknown': {
+      const neverSent = ids();
+      const step: ScenarioStep = {
+        key: 'rollback',
+        request: {
+          ...base,
+          kind: 'rollback',
+          transactionId: ids(),
+          referenceTransactionId: neverSent,
+          amountMinor: bet(),
+          roundId: roundOf(neverSent),
+        },
+        after: [],
+        purpose: 'a ROLLBACK of a transaction never sent moves no money',
+      };
+      return plan([step]);
+    }
+    case 'insufficient-funds': {
+      const known = params.balances?.[playerId];
+      const amount = known !== undefined && known >= 0 ? known + 1 : UNAFFORDABLE_MINOR;
+      return plan([debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`)]);
+    }
+    case 'burst': {
+      const size = positiveInt(params.size ?? DEFAULT_BURST_SIZE, 'size');
+      const steps = Array.from({ length: size }, (_, i) => {
+        const d = debit(`bet-${i + 1}`, bet(), [], 'parallel bets: the final balance is start minus the accepted bets');
+        // A distinct ordering key per bet lets the engine send them at the same time for one player.
+        d.request.orderingKey = `${playerId}~${d.request.transactionId}`;
+        return d;
+      });
+      return plan(steps, true);
+    }
+    case 'session': {
+      const spins = positiveInt(params.size ?? DEFAULT_SESSION_SPINS, 'size');
+      const rtp = params.rtp ?? DEFAULT_RTP;
+      if (!(rtp >= 0 && rtp <= 100)) throw new ScenarioError(`rtp: expected a fraction such as 0.96, got ${rtp}.`);
+      const steps: ScenarioStep[] = [];
+      let previous: string[] = [];
+      for (let i = 1; i <= spins; i++) {
+        const after = previous.map((step) => ({ step, when: 'finished' as const }));
+        const d = debit(`spin-${i}-bet`, bet(), after, `spin ${i}: the bet moves the balance down`);
+        steps.push(d);
+        previous = [d.key];
+        const win = sessionWin(rng, d.request.amountMinor, rtp);
+        if (win > 0) {
+          const c = credit(`spin-${i}-win`, d, win, [{ step: d.key, when: 'accepted' }], `spin ${i}: the win moves the balance up`);
+          steps.push(c);
+          previous = [d.key, c.key];
+        }
+      }
+      return plan(steps);
+    }
+  }
+}
+
+/** The ROLLBACK of a planned DEBIT: same amount, referencing its transactionId. */
+function rollbackOf(key: string, d: ScenarioStep, ids: () => string, after: StepDependency[], purpose: string): ScenarioStep {
+  const { orderingKey: _o, ...rest } = d.request;
+  return {
+    key,
+    request: {
+      ...rest,
+      kind: 'rollback',
+      transactionId: ids(),
+      referenceTransactionId: d.request.transactionId,
+    },
+    after,
+    purpose,
+  };
+}
+
+function roundOf(transactionId: string): string {
+  return `round-${transactionId}`;
+}
+
+/** A bet range in major units → whole cents; refuses a range with no whole cent in it. */
+export function amountRangeMinor(amount: { min: number; max: number }): { min: number; max: number } {
+  const min = Math.ceil(amount.min * 100 - 1e-6);
+  const max = Math.floor(amount.max * 100 + 1e-6);
+  if (!Number.isFinite(min) || !Number.isFinite(max) || min < 1 || max < min) {
+    throw new ScenarioError(
+      `amount: expected {min, max} in major units with 0.01 <= min <= max, e.g. {"min": 1, "max": 20}, got ${JSON.stringify(amount)}.`,
+    );
+  }
+  return { min, max };
+}
+
+/** An integer in [min, max] from the Random's next(), so any Random works. */
+export function drawMinor(rng: Random, min: number, max: number): number {
+  return min + Math.floor(rng.next() * (max - min + 1));
+}
+
+/** A bet-win win: 1.1× to 5× the bet, in whole cents. */
+function winFor(rng: Random, betMinor: number): number {
+  const tenths = drawMinor(rng, 11, 50);
+  return Math.max(1, Math.round((betMinor * tenths) / 10));
+}
+
+/**
+ * A session spin's win: it hits with {@link SESSION_HIT_RATE}, and a hit pays bet × rtp / hitRate ×
+ * u with u uniform in [0.5, 1.5), so the mean return per unit bet is the RTP.
+ */
+export function sessionWin(rng: Random, betMinor: number, rtp: number): number {
+  const hit = rng.next() < SESSION_HIT_RATE;
+  const u = 0.5 + rng.next();
+  if (!hit) return 0;
+  return Math.round((betMinor * rtp * u) / SESSION_HIT_RATE);
+}
+
+function positiveInt(value: number, field: string): number {
+  if (!Number.isInteger(value) || value < 1 || value > 10_000) {
+    throw new ScenarioError(`${field}: expected a whole number from 1 to 10000, got ${value}.`);
+  }
+  return value;
+}

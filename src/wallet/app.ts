@@ -1,0 +1,178 @@
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AggmockConfig } from '../config/index.ts';
+import { encodeAmount } from '../money/index.ts';
+import { SignatureError, verifySignature } from '../signing/index.ts';
+import { type CallbackBodySchema, callbackBodySchema, parseCallbackBody } from './events.ts';
+import type { WalletBehaviour } from './faults.ts';
+import type { WalletReply } from './replies.ts';
+import { applyProviderState, parseProviderState, stateRequestSchema } from './state.ts';
+import type { WalletStore } from './store.ts';
+
+export const WEBHOOK_PATH = '/callback/webhook';
+
+export interface WalletAppOptions {
+  config: AggmockConfig;
+  store: WalletStore;
+  behaviour: WalletBehaviour;
+  /** Exposes POST /__state and GET /__players/:id. Never on a real-money wallet. */
+  testEndpoints: boolean;
+  /** Unix seconds, for signature timestamps; injected by tests. */
+  nowSeconds?: () => number;
+}
+
+/**
+ * The wallet's HTTP surface: the webhook, a health check and, when enabled, the test endpoints.
+ * Every answer is JSON, including 404, 413, 415 and unexpected errors.
+ */
+export function createWalletApp(options: WalletAppOptions): Hono {
+  const { config, store, behaviour } = options;
+  const schema = callbackBodySchema(config.callbacks);
+  const app = new Hono();
+
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+
+  app.post(
+    WEBHOOK_PATH,
+    bodyLimit({
+      maxSize: config.limits.bodyBytes,
+      onError: (c) =>
+        send(c, store.replies.reject('INVALID_REQUEST', `Body larger than ${config.limits.bodyBytes} bytes.`, { status: 413 })),
+    }),
+    async (c) => send(c, await receiveCallback(c, { config, schema, behaviour, store, nowSeconds: options.nowSeconds })),
+  );
+
+  if (options.testEndpoints) mountTestEndpoints(app, store, config);
+
+  app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
+  app.onError((error, c) =>
+    c.json(
+      { error: 'INTERNAL_ERROR', message: `The wallet failed: ${error instanceof Error ? error.message : String(error)}` },
+      500,
+    ),
+  );
+  return app;
+}
+
+interface CallbackContext {
+  config: AggmockConfig;
+  schema: CallbackBodySchema;
+  behaviour: WalletBehaviour;
+  store: WalletStore;
+  nowSeconds: (() => number) | undefined;
+}
+
+/**
+ * One callback, in the order a wallet must check things: content type, then the signature over
+ * the raw bytes (before parsing: re-serialised JSON would not match), then the fields, and only
+ * then money.
+ */
+async function receiveCallback(c: Context, context: CallbackContext): Promise<WalletReply> {
+  const { replies } = context.store;
+  const contentType = c.req.header('content-type') ?? '';
+  if (!isJsonContentType(contentType)) {
+    return replies.reject(
+      'INVALID_REQUEST',
+      `Content-Type must be application/json, got ${JSON.stringify(contentType || '(none)')}.`,
+      { status: 415 },
+    );
+  }
+
+  const rawBody = new Uint8Array(await c.req.arrayBuffer());
+
+  if (context.behaviour.verifiesSignatures) {
+    const refused = verifyCallbackSignature(rawBody, c.req.raw.headers, context.config.callbacks.signing, context.nowSeconds);
+    if (refused) return refused;
+  }
+
+  const parsed = parseCallbackBody(rawBody, context.schema);
+  if (!parsed.ok) return replies.reject('INVALID_REQUEST', parsed.message, { errors: parsed.errors });
+
+  return context.behaviour.applyCallback(parsed.event);
+}
+
+/** `undefined` when the signature is good; otherwise the 401 that explains what is wrong. */
+function verifyCallbackSignature(
+  rawBody: Uint8Array,
+  headers: Headers,
+  signing: AggmockConfig['callbacks']['signing'],
+  nowSeconds: (() => number) | undefined,
+): WalletReply | undefined {
+  try {
+    verifySignature({
+      scheme: signing.scheme,
+      secrets: signing.secrets, // several while a secret is rotated: any one may match
+      payload: rawBody,
+      headerNames: signing.headers,
+      headers,
+      toleranceSeconds: signing.toleranceSeconds,
+      ...(nowSeconds ? { now: nowSeconds() } : {}),
+    });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SignatureError)) throw error;
+    return {
+      status: 401,
+      body: { error: 'INVALID_SIGNATURE', message: error.message },
+    };
+  }
+}
+
+function isJsonContentType(value: string): boolean {
+  const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
+}
+
+function send(c: Context, reply: WalletReply): Response {
+  return c.json(reply.body, reply.status);
+}
+
+/** Provider states for Pact and a balance probe for `aggmock verify`. */
+function mountTestEndpoints(app: Hono, store: WalletStore, config: AggmockConfig): void {
+  const format = config.callbacks.amountFormat;
+
+  app.post('/__state', async (c) => {
+    let json: unknown;
+    try {
+      json = await c.req.json();
+    } catch {
+      return c.json({ error: 'INVALID_REQUEST', message: 'Provider-state body must be JSON: {state, params?, action?}.' }, 400);
+    }
+    const request = stateRequestSchema.safeParse(json);
+    if (!request.success) {
+      return c.json(
+        { error: 'INVALID_REQUEST', message: `Provider-state body must be {state, params?, action?}: ${request.error.message}` },
+        400,
+      );
+    }
+    const { state, states = [], action = 'setup', params = {} } = request.data;
+    // Each test sets its whole state up front, so there is nothing to undo.
+    if (action === 'teardown') return c.json({ ok: true, action });
+
+    const results = [];
+    for (const name of state ? [state, ...states] : states) {
+      const parsed = parseProviderState(name, params);
+      if (!parsed.ok) return c.json({ error: 'INVALID_REQUEST', message: parsed.message }, 400);
+      const outcome = applyProviderState(store, parsed.state);
+      if (!outcome.ok) return c.json({ error: 'INVALID_REQUEST', message: outcome.message }, 400);
+      results.push({
+        state: name,
+        playerId: outcome.playerId,
+        balance: outcome.balanceMinor === undefined ? null : encodeAmount(outcome.balanceMinor, format),
+      });
+    }
+    return c.json({ ok: true, action, results });
+  });
+
+  app.get('/__players/:id', (c) => {
+    const playerId = c.req.param('id');
+    const balance = store.balanceOf(playerId);
+    if (balance === undefined) {
+      return c.json(
+        { error: 'PLAYER_NOT_FOUND', message: `Player ${JSON.stringify(playerId)} does not exist in this wallet.` },
+        404,
+      );
+    }
+    return c.json({ playerId, balance: encodeAmount(balance, format) });
+  });
+}

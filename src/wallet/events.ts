@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { AggmockConfig } from '../config/index.ts';
+import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { type AmountFormat, decodeAmount } from '../money/index.ts';
+
+/** What an event does to a wallet, whatever type strings the aggregator is configured to send. */
+export const EVENT_KINDS = ['DEBIT', 'CREDIT', 'ROLLBACK'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** A callback as the wallet understands it: wire strings mapped to kinds, the amount in minor units. */
+export interface WalletEvent {
+  kind: EventKind;
+  playerId: string;
+  /** The event's own id: the idempotency key, together with the kind and the player. */
+  transactionId: string;
+  /** Always positive. */
+  amountMinor: number;
+  /**
+   * ROLLBACK only: the DEBIT it reverses. It is `referenceTransactionId` when the aggregator sends
+   * one (rollbackStyle "reference"), otherwise the rollback's own `transactionId` (the default).
+   */
+  debitTransactionId?: string;
+}
+
+export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'amountFormat'>;
+
+/**
+ * The webhook body of SPEC §3: `{type, transactionId, amount, playerId}`, plus
+ * `referenceTransactionId` on a reference-style ROLLBACK. Extra fields (roundId, gameId, currency,
+ * timestamp) are allowed and ignored, so an aggregator that adds fields never breaks the wallet.
+ */
+export function callbackBodySchema(options: CallbackWireOptions) {
+  const kindOfType = new Map<string, EventKind>([
+    [options.types.debit, 'DEBIT'],
+    [options.types.credit, 'CREDIT'],
+    [options.types.rollback, 'ROLLBACK'],
+  ]);
+  const typeNames = [...kindOfType.keys()] as [string, ...string[]];
+  return z
+    .object({
+      type: z.enum(typeNames),
+      transactionId: z.string().min(1, 'expected a non-empty string'),
+      amount: amountSchema(options.amountFormat),
+      playerId: z.string().min(1, 'expected a non-empty string'),
+      referenceTransactionId: z.string().min(1, 'expected a non-empty string').optional(),
+    })
+    .transform(({ type, transactionId, amount, playerId, referenceTransactionId }): WalletEvent => {
+      const kind = kindOfType.get(type) as EventKind;
+      return {
+        kind,
+        playerId,
+        transactionId,
+        amountMinor: amount,
+        ...(kind === 'ROLLBACK' ? { debitTransactionId: referenceTransactionId ?? transactionId } : {}),
+      };
+    });
+}
+
+/** A wire amount → positive minor units, refusing a third decimal instead of rounding someone's money. */
+function amountSchema(format: AmountFormat) {
+  const expected =
+    format === 'minor'
+      ? 'a positive whole number of minor units, e.g. 1050 for 10.50'
+      : 'a positive JSON number in major units with at most 2 decimals, e.g. 10.5';
+  return z.number({ error: `expected ${expected}` }).transform((value, ctx) => {
+    const minor = decodeAmount(value, format);
+    if (minor === undefined || minor <= 0) {
+      ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return minor;
+  });
+}
+
+export type CallbackBodySchema = ReturnType<typeof callbackBodySchema>;
+
+export type ParsedCallback = { ok: true; event: WalletEvent } | { ok: false; message: string; errors: FieldError[] };
+
+/**
+ * Parses the raw body bytes into an event, or says which field is wrong. Parsing happens only
+ * after the signature was verified over these same bytes.
+ */
+export function parseCallbackBody(rawBody: Uint8Array, schema: CallbackBodySchema): ParsedCallback {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const errors = [{ field: '(body)', message: `expected a JSON object, but the body is not valid JSON: ${reason}` }];
+    return { ok: false, message: describeFieldErrors(errors), errors };
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return { ok: true, event: result.data };
+  const errors = fieldErrors(result.error.issues, json);
+  return { ok: false, message: describeFieldErrors(errors), errors };
+}

@@ -1,0 +1,194 @@
+/**
+ * # The reference integrator wallet
+ *
+ * The webhook a casino writes to receive aggmock's (and the real aggregator's) bet, win and
+ * rollback callbacks, done the way it should be done — copy it. `aggmock wallet` runs it on
+ * `http://127.0.0.1:4001/callback/webhook` with players p1…p10 holding 1000.00 each.
+ *
+ * ## The contract it implements (SPEC §3)
+ *
+ * `POST /callback/webhook`, `Content-Type: application/json`, signed (SPEC §4):
+ *
+ * | type (configurable) | body                                                          | effect                      |
+ * |---------------------|---------------------------------------------------------------|-----------------------------|
+ * | `DEBIT`             | `{type, transactionId, amount, playerId}`                     | balance −= amount           |
+ * | `CREDIT`            | `{type, transactionId, amount, playerId}`                     | balance += amount           |
+ * | `ROLLBACK`          | `{type, transactionId: <debit id>, amount, playerId}`         | gives the DEBIT's money back |
+ * |                     | or `{…, transactionId: <new id>, referenceTransactionId: <debit id>}` |                     |
+ *
+ * `amount` is a JSON number in major units with at most 2 decimals (`amountFormat: "minor"`:
+ * an integer of cents). Extra fields (roundId, gameId, currency, timestamp) are ignored.
+ *
+ * Replies: `200 {balance}` — the balance after the event. Rejections are `{error, message, balance?}`
+ * with a 4xx, so the aggregator does not retry them:
+ * - `401 INVALID_SIGNATURE` — missing, wrong or stale signature (checked over the RAW body, first);
+ * - `400 INVALID_REQUEST` — bad JSON or field (named), amount ≤ 0 or with 3 decimals, unknown type,
+ *   or a ROLLBACK whose amount differs from its DEBIT; `415` for a non-JSON content type, `413` over 1 MiB;
+ * - `402 INSUFFICIENT_FUNDS` — the bet is larger than the balance (nothing changes);
+ * - `404 PLAYER_NOT_FOUND` — unknown player;
+ * - `409 INVALID_REQUEST` — a DEBIT whose ROLLBACK arrived before it (see below).
+ *
+ * ## The rules that matter
+ * - **Idempotency**: the key is (player, type, transactionId). A repeat gets the first reply, byte
+ *   for byte, and moves no money — including a repeat of a refused bet. The same id for two
+ *   players is two transactions.
+ * - **Rollback**: restores the DEBIT's amount once. A repeat, or a rollback of a refused DEBIT, is
+ *   acknowledged with the balance and changes nothing. A rollback of an unknown DEBIT is
+ *   acknowledged (200, balance unchanged) and remembered as a *tombstone*: if that DEBIT arrives
+ *   late it is refused with 409, so a bet the aggregator cancelled is never charged.
+ * - **Atomicity**: each callback's read, check, write and idempotency record run in one IMMEDIATE
+ *   SQLite transaction, so 50 parallel bets can neither overdraw nor lose an update.
+ *
+ * Money is integer minor units inside; the wire format converts (src/money).
+ *
+ * @example
+ * const wallet = await startWallet({ config: defaultConfig(), dbPath: '.aggmock/wallet.db', port: 4001 });
+ * console.log(wallet.webhookUrl); // http://127.0.0.1:4001/callback/webhook
+ * await wallet.close();
+ */
+import type { Hono } from 'hono';
+import { type AggmockConfig, ConfigError } from '../config/index.ts';
+import { toMinor } from '../money/index.ts';
+import { createWalletApp, WEBHOOK_PATH } from './app.ts';
+import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
+import { listen } from './server.ts';
+import { openWalletStore, type WalletStore } from './store.ts';
+
+export { createWalletApp, WEBHOOK_PATH } from './app.ts';
+export {
+  type CallbackWireOptions,
+  callbackBodySchema,
+  EVENT_KINDS,
+  type EventKind,
+  parseCallbackBody,
+  type WalletEvent,
+} from './events.ts';
+export { type FaultOptions, seededRandom, WALLET_FAULTS, type WalletFault } from './faults.ts';
+export {
+  REJECTION_STATUS,
+  WALLET_ERROR_CODES,
+  type WalletErrorCode,
+  type WalletReply,
+  type WalletReplyBody,
+} from './replies.ts';
+export { applyProviderState, type ProviderState, parseProviderState, SUPPORTED_STATES } from './state.ts';
+export {
+  openWalletStore,
+  type StoredTransaction,
+  type TransactionStatus,
+  type WalletStore,
+  type WalletStoreOptions,
+} from './store.ts';
+
+export interface CreateWalletOptions {
+  config: AggmockConfig;
+  /** SQLite file (e.g. `.aggmock/wallet.db`; its folder must exist) or `:memory:`. */
+  dbPath: string;
+  /** Switches on one deliberate bug; absent for the reference wallet. */
+  fault?: WalletFault;
+  /** Overrides `config.wallet.testEndpoints`: POST /__state and GET /__players/:id. */
+  testEndpoints?: boolean;
+  faultOptions?: FaultOptions;
+  /** Clock for signature timestamps and `created_at`; injected by tests. */
+  now?: () => Date;
+}
+
+export interface Wallet {
+  app: Hono;
+  store: WalletStore;
+  close(): void;
+}
+
+/**
+ * Builds the wallet without listening: `app.request()` works in tests, `startWallet` serves it.
+ *
+ * @example
+ * const { app, close } = createWallet({ config: defaultConfig(), dbPath: ':memory:', testEndpoints: true });
+ * await app.request('/__players/p1'); // {playerId:'p1', balance:1000}
+ */
+export function createWallet(options: CreateWalletOptions): Wallet {
+  const { config } = options;
+  const now = options.now ?? (() => new Date());
+  const store = openWalletStore({
+    path: options.dbPath,
+    amountFormat: config.callbacks.amountFormat,
+    players: openingBalances(config.wallet.players),
+    overdraftLimitMinor: overdraftLimitFor(options.fault),
+    now,
+  });
+  const behaviour = faultyBehaviour(options.fault, store, {
+    ...options.faultOptions,
+    seed: options.faultOptions?.seed ?? numericSeed(config.seed),
+  });
+  const app = createWalletApp({
+    config,
+    store,
+    behaviour,
+    testEndpoints: options.testEndpoints ?? config.wallet.testEndpoints,
+    nowSeconds: () => Math.floor(now().getTime() / 1000),
+  });
+  return { app, store, close: () => store.close() };
+}
+
+export interface StartWalletOptions extends CreateWalletOptions {
+  /** 0 picks a free port; the real one is reported. */
+  port: number;
+  /** Default 127.0.0.1: a test wallet has no business listening on the network. */
+  host?: string;
+}
+
+export interface RunningWallet {
+  /** Base URL, e.g. `http://127.0.0.1:4001`. */
+  url: string;
+  /** `url` + `/callback/webhook`: what to give the aggregator. */
+  webhookUrl: string;
+  port: number;
+  store: WalletStore;
+  /** Stops listening, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** Creates the wallet and listens. */
+export async function startWallet(options: StartWalletOptions): Promise<RunningWallet> {
+  const wallet = createWallet(options);
+  const host = options.host ?? '127.0.0.1';
+  let server: Awaited<ReturnType<typeof listen>>;
+  try {
+    server = await listen(wallet.app, options.port, host);
+  } catch (error) {
+    wallet.close();
+    throw error;
+  }
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  return {
+    url,
+    webhookUrl: url + WEBHOOK_PATH,
+    port: server.port,
+    store: wallet.store,
+    close: async () => {
+      await server.close();
+      wallet.close();
+    },
+  };
+}
+
+/** `wallet.players` (major units) → minor units, refusing a third decimal with the key that has it. */
+function openingBalances(players: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(players).map(([id, major]) => {
+      const minor = toMinor(major);
+      if (minor === undefined) {
+        throw new ConfigError(`wallet.players.${id}: expected a balance with at most 2 decimals, got ${major}.`);
+      }
+      return [id, minor];
+    }),
+  );
+}
+
+/** `config.seed` may be a word; the flaky RNG needs a 32-bit number. */
+function numericSeed(seed: number | string): number {
+  if (typeof seed === 'number') return seed;
+  let hash = 2_166_136_261;
+  for (const char of seed) hash = Math.imul(hash ^ char.charCodeAt(0), 16_777_619);
+  return hash >>> 0;
+}

@@ -1,0 +1,298 @@
+import Database from 'better-sqlite3';
+import { type AmountFormat, formatMinor } from '../money/index.ts';
+import type { EventKind, WalletEvent } from './events.ts';
+import { type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
+
+/**
+ * Where a stored transaction ended up:
+ * - DEBIT: `accepted`, `rejected` (not charged) or `rolled_back` (charged, then restored);
+ * - CREDIT: `accepted`;
+ * - ROLLBACK: `restored` (money given back), `noop` (nothing to give back: the DEBIT was rejected
+ *   or already rolled back) or `tombstone` (the DEBIT was never seen; it will be refused if it comes).
+ */
+export type TransactionStatus = 'accepted' | 'rejected' | 'rolled_back' | 'restored' | 'noop' | 'tombstone';
+
+export interface StoredTransaction {
+  playerId: string;
+  kind: EventKind;
+  transactionId: string;
+  /** ROLLBACK: the DEBIT it reverses. */
+  debitTransactionId: string | null;
+  amountMinor: number;
+  status: TransactionStatus;
+  reply: WalletReply;
+  createdAt: string;
+}
+
+export interface WalletStoreOptions {
+  /** SQLite file path, or `:memory:`. Tables are created on open. */
+  path: string;
+  /** How balances are written in replies: the aggregator's `callbacks.amountFormat`. */
+  amountFormat: AmountFormat;
+  /** Player id → opening balance in minor units. Missing players are inserted; existing balances are never reset. */
+  players?: Record<string, number>;
+  /**
+   * How far below zero a DEBIT may take a balance, in minor units. 0 for a real-money wallet; only
+   * the `negative-balance` faulty variant raises it (to Infinity).
+   */
+  overdraftLimitMinor?: number;
+  /** Injected clock for `created_at`. */
+  now?: () => Date;
+}
+
+/** The wallet's money and memory, usable without HTTP. Every amount is in minor units. */
+export interface WalletStore {
+  readonly db: Database.Database;
+  readonly replies: ReplyWriter;
+  /** The balance in minor units, or `undefined` for an unknown player. */
+  balanceOf(playerId: string): number | undefined;
+  /** Sets (or creates) a player's balance. */
+  setBalance(playerId: string, balanceMinor: number): void;
+  /** Deletes a player and everything the wallet remembers about them. */
+  removePlayer(playerId: string): void;
+  findTransaction(playerId: string, kind: EventKind, transactionId: string): StoredTransaction | undefined;
+  /** Drops the idempotency record of one transaction (used by the `double-debit` faulty variant). */
+  forgetTransaction(playerId: string, kind: EventKind, transactionId: string): void;
+  /** The first reply to this transaction, if it was seen before. */
+  replayIfDuplicate(event: WalletEvent): WalletReply | undefined;
+  /** Stores a transaction and its reply so a duplicate gets the same answer. */
+  recordTransaction(event: WalletEvent, status: TransactionStatus, reply: WalletReply): void;
+  /**
+   * Applies one callback atomically: duplicate check, rule checks, balance change and idempotency
+   * record happen in one IMMEDIATE SQLite transaction, so no two requests can interleave.
+   */
+  applyEvent(event: WalletEvent): WalletReply;
+  close(): void;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS players (
+  id            TEXT PRIMARY KEY,
+  balance_minor INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS transactions (
+  player_id    TEXT NOT NULL,
+  type         TEXT NOT NULL CHECK (type IN ('DEBIT', 'CREDIT', 'ROLLBACK')),
+  tx_id        TEXT NOT NULL,
+  ref_tx_id    TEXT,               -- ROLLBACK: the DEBIT it reverses
+  amount_minor INTEGER NOT NULL,
+  status       TEXT NOT NULL,
+  reply_status INTEGER NOT NULL,   -- the first reply, replayed verbatim to duplicates
+  reply_body   TEXT NOT NULL,
+  created_at   TEXT NOT NULL,
+  -- The idempotency key: the same id for two players, or for a DEBIT and its ROLLBACK, is not a duplicate.
+  PRIMARY KEY (player_id, type, tx_id)
+);
+CREATE INDEX IF NOT EXISTS transactions_by_reversed_debit ON transactions (player_id, ref_tx_id) WHERE type = 'ROLLBACK';
+`;
+
+interface TransactionRow {
+  player_id: string;
+  type: EventKind;
+  tx_id: string;
+  ref_tx_id: string | null;
+  amount_minor: number;
+  status: TransactionStatus;
+  reply_status: number;
+  reply_body: string;
+  created_at: string;
+}
+
+/**
+ * Opens (or creates) the wallet database and seeds the configured players.
+ *
+ * @example
+ * const store = openWalletStore({ path: ':memory:', amountFormat: 'decimal', players: { p1: 100_000 } });
+ * store.applyEvent({ kind: 'DEBIT', playerId: 'p1', transactionId: 'tx-1', amountMinor: 1_000 }); // {status:200, body:{balance:990}}
+ */
+export function openWalletStore(options: WalletStoreOptions): WalletStore {
+  const db = new Database(options.path);
+  // WAL lets readers (GET /__players, a second process) run while a callback writes; the busy
+  // timeout makes a second writer wait for the lock instead of failing.
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+
+  const replies = replyWriter(options.amountFormat);
+  const overdraftLimit = options.overdraftLimitMinor ?? 0;
+  const now = options.now ?? (() => new Date());
+
+  const sql = {
+    balance: db.prepare<[string], { balance_minor: number }>('SELECT balance_minor FROM players WHERE id = ?'),
+    seedPlayer: db.prepare('INSERT OR IGNORE INTO players (id, balance_minor) VALUES (?, ?)'),
+    upsertBalance: db.prepare(
+      'INSERT INTO players (id, balance_minor) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET balance_minor = excluded.balance_minor',
+    ),
+    deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
+    deletePlayerTransactions: db.prepare('DELETE FROM transactions WHERE player_id = ?'),
+    findTransaction: db.prepare<[string, EventKind, string], TransactionRow>(
+      'SELECT * FROM transactions WHERE player_id = ? AND type = ? AND tx_id = ?',
+    ),
+    findRollbackOf: db.prepare<[string, string], TransactionRow>(
+      "SELECT * FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? LIMIT 1",
+    ),
+    insertTransaction: db.prepare(
+      `INSERT INTO transactions (player_id, type, tx_id, ref_tx_id, amount_minor, status, reply_status, reply_body, created_at)
+       VALUES (@player_id, @type, @tx_id, @ref_tx_id, @amount_minor, @status, @reply_status, @reply_body, @created_at)`,
+    ),
+    setStatus: db.prepare('UPDATE transactions SET status = ? WHERE player_id = ? AND type = ? AND tx_id = ?'),
+    deleteTransaction: db.prepare('DELETE FROM transactions WHERE player_id = ? AND type = ? AND tx_id = ?'),
+  };
+
+  const seed = db.transaction((players: Record<string, number>) => {
+    for (const [id, balanceMinor] of Object.entries(players)) sql.seedPlayer.run(id, balanceMinor);
+  });
+  seed(options.players ?? {});
+
+  const balanceOf = (playerId: string) => sql.balance.get(playerId)?.balance_minor;
+
+  const findTransaction = (playerId: string, kind: EventKind, transactionId: string) => {
+    const row = sql.findTransaction.get(playerId, kind, transactionId);
+    return row && toStoredTransaction(row);
+  };
+
+  const recordTransaction = (event: WalletEvent, status: TransactionStatus, reply: WalletReply) => {
+    sql.insertTransaction.run({
+      player_id: event.playerId,
+      type: event.kind,
+      tx_id: event.transactionId,
+      ref_tx_id: event.debitTransactionId ?? null,
+      amount_minor: event.amountMinor,
+      status,
+      reply_status: reply.status,
+      reply_body: JSON.stringify(reply.body),
+      created_at: now().toISOString(),
+    });
+  };
+
+  /** Records the outcome and returns it: every decision below ends here, so none can forget the record. */
+  const decide = (event: WalletEvent, status: TransactionStatus, reply: WalletReply) => {
+    recordTransaction(event, status, reply);
+    return reply;
+  };
+
+  // ---- The rules, one function per event kind. Each runs inside the transaction of applyEvent. ----
+
+  /** A retry of something already answered gets the first answer and moves no money. */
+  const replayIfDuplicate = (event: WalletEvent): WalletReply | undefined =>
+    findTransaction(event.playerId, event.kind, event.transactionId)?.reply;
+
+  const applyDebit = (event: WalletEvent, balance: number): WalletReply => {
+    // A ROLLBACK for this bet arrived first (it was sent because the aggregator gave up on the
+    // DEBIT). Charging now would take money for a bet the aggregator already cancelled, so the
+    // late DEBIT is refused. 409: it conflicts with what the wallet already knows.
+    const earlierRollback = sql.findRollbackOf.get(event.playerId, event.transactionId);
+    if (earlierRollback) {
+      const reply = replies.reject(
+        'INVALID_REQUEST',
+        `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received ` +
+          'before it; it is refused so a cancelled bet is never charged.',
+        { balanceMinor: balance, status: 409 },
+      );
+      return decide(event, 'rejected', reply);
+    }
+    const after = balance - event.amountMinor;
+    if (after < -overdraftLimit) {
+      const reply = replies.reject(
+        'INSUFFICIENT_FUNDS',
+        `Player ${event.playerId} has ${formatMinor(balance)}, less than the bet of ${formatMinor(event.amountMinor)}.`,
+        { balanceMinor: balance },
+      );
+      // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
+      return decide(event, 'rejected', reply);
+    }
+    sql.upsertBalance.run(event.playerId, after);
+    return decide(event, 'accepted', replies.balance(after));
+  };
+
+  const applyCredit = (event: WalletEvent, balance: number): WalletReply => {
+    const after = balance + event.amountMinor;
+    sql.upsertBalance.run(event.playerId, after);
+    return decide(event, 'accepted', replies.balance(after));
+  };
+
+  const applyRollback = (event: WalletEvent, balance: number): WalletReply => {
+    const debitId = event.debitTransactionId ?? event.transactionId;
+    const debit = findTransaction(event.playerId, 'DEBIT', debitId);
+    if (!debit) {
+      // Unknown DEBIT: acknowledge (the aggregator only wants the bet gone, and it is) and leave a
+      // tombstone so the DEBIT, should it arrive late, is refused instead of charged.
+      return decide(event, 'tombstone', replies.balance(balance));
+    }
+    if (debit.amountMinor !== event.amountMinor) {
+      // Not recorded: like any malformed request, a corrected retry must be able to succeed.
+      return replies.reject(
+        'INVALID_REQUEST',
+        `amount: ROLLBACK ${event.transactionId} reverses DEBIT ${debitId} of ${formatMinor(debit.amountMinor)}, ` +
+          `but its amount is ${formatMinor(event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`,
+        { balanceMinor: balance },
+      );
+    }
+    if (debit.status !== 'accepted') {
+      // The DEBIT was refused (no money was taken) or already reversed by another ROLLBACK id.
+      return decide(event, 'noop', replies.balance(balance));
+    }
+    const after = balance + debit.amountMinor;
+    sql.upsertBalance.run(event.playerId, after);
+    sql.setStatus.run('rolled_back', event.playerId, 'DEBIT', debitId);
+    return decide(event, 'restored', replies.balance(after));
+  };
+
+  const applyOnce = (event: WalletEvent): WalletReply => {
+    const previous = replayIfDuplicate(event);
+    if (previous) return previous;
+    const balance = balanceOf(event.playerId);
+    if (balance === undefined) {
+      // Not recorded: there is no player to attach it to, and once the player exists the same
+      // transaction should go through.
+      return replies.reject('PLAYER_NOT_FOUND', `Player ${JSON.stringify(event.playerId)} does not exist in this wallet.`);
+    }
+    switch (event.kind) {
+      case 'DEBIT':
+        return applyDebit(event, balance);
+      case 'CREDIT':
+        return applyCredit(event, balance);
+      case 'ROLLBACK':
+        return applyRollback(event, balance);
+    }
+  };
+  const applyAtomically = db.transaction(applyOnce);
+
+  return {
+    db,
+    replies,
+    balanceOf,
+    setBalance: (playerId, balanceMinor) => {
+      sql.upsertBalance.run(playerId, balanceMinor);
+    },
+    removePlayer: db.transaction((playerId: string) => {
+      sql.deletePlayerTransactions.run(playerId);
+      sql.deletePlayer.run(playerId);
+    }),
+    findTransaction,
+    forgetTransaction: (playerId, kind, transactionId) => {
+      sql.deleteTransaction.run(playerId, kind, transactionId);
+    },
+    replayIfDuplicate,
+    recordTransaction,
+    // IMMEDIATE takes the write lock before the first read, so even another process sharing the
+    // file cannot read the same balance and write a stale one.
+    applyEvent: (event) => applyAtomically.immediate(event),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function toStoredTransaction(row: TransactionRow): StoredTransaction {
+  return {
+    playerId: row.player_id,
+    kind: row.type,
+    transactionId: row.tx_id,
+    debitTransactionId: row.ref_tx_id,
+    amountMinor: row.amount_minor,
+    status: row.status,
+    reply: { status: row.reply_status as WalletReply['status'], body: JSON.parse(row.reply_body) },
+    createdAt: row.created_at,
+  };
+}
