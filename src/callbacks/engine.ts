@@ -149,7 +149,6 @@ class Engine implements CallbackEngine {
     const r = parsed.data;
     const createdAt = this.clock.now();
     const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
-    const needsId = r.transactionId === undefined && (r.kind !== 'rollback' || byReference);
     const store = (): StoredEvent => {
       // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
       const transactionId =
@@ -175,9 +174,7 @@ class Engine implements CallbackEngine {
         createdAt,
       });
     };
-    // The id's position and the event that uses it commit together.
-    const event = needsId ? this.outbox.transaction(store) : store();
-    return this.track(event, false);
+    return this.track(store(), false);
   }
 
   replay(eventId: number): Enqueued {
@@ -244,6 +241,7 @@ class Engine implements CallbackEngine {
       await this.whenIdle();
     }
     this.tick();
+    this.ids.checkpoint();
     this.transport?.close();
     this.transport = undefined;
   }
@@ -327,7 +325,7 @@ class Engine implements CallbackEngine {
     const generation = this.generation;
     event.status = 'delivering';
     event.attemptCount += 1;
-    event.nextAttemptAt = undefined;
+    delete event.nextAttemptAt;
     this.outbox.markDirty(event);
     this.scheduleTick();
 
@@ -391,7 +389,7 @@ class Engine implements CallbackEngine {
       event.status = verdict.outcome;
       event.settledAt = now;
       if (verdict.outcome === 'rejected') event.error = verdict.error;
-      else event.error = undefined;
+      else delete event.error;
       settled = true;
     } else {
       // Cut off by stop(): not the receiver's fault, so it goes again as soon as an engine runs.
@@ -472,8 +470,7 @@ class Engine implements CallbackEngine {
           createdAt,
         });
       };
-      const rollback = byReference ? this.outbox.transaction(store) : store();
-      this.track(rollback, true);
+      this.track(store(), true);
     } catch (error) {
       this.logger?.error({ err: error, eventId: debit.id }, 'could not store the rollback of a failed DEBIT');
     }

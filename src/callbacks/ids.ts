@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { ensureMetaTable } from './meta.ts';
 
+/** Ids handed out per write of the sequence position (see {@link TransactionIdSequence}). */
+export const ID_BLOCK = 1024;
+
 /**
  * The n-th transaction id of a seed: `tx_` + 24 hex digits of sha256("<seed>:<n>").
  * Pure, so the same seed always gives the same sequence.
@@ -13,37 +16,55 @@ export function transactionIdAt(seed: number | string, n: number): string {
 }
 
 /**
- * The seeded id sequence with its position persisted in SQLite, so a restart continues where the
- * last run stopped instead of handing out the same ids again. Same seed on a fresh database →
- * the same ids in the same order.
+ * The seeded id sequence with its position persisted in SQLite, so a restart continues the
+ * sequence instead of handing out the same ids again (a wallet would take them for duplicates).
+ * Same seed on a fresh database → the same ids in the same order.
+ *
+ * Writing the position on every id would cost a commit per id, so the sequence reserves blocks
+ * of {@link ID_BLOCK} (the hi/lo pattern): the reservation is written before any id of the block
+ * is used, and {@link checkpoint} (called on a clean stop) writes the exact position. A clean
+ * restart therefore continues with the very next id; after a crash the sequence resumes past
+ * the last reserved block, skipping ids rather than repeating them.
  */
 export class TransactionIdSequence {
   private counter: number;
-  private readonly save: (counter: number) => void;
+  private reservedUpTo: number;
+  private readonly save: (position: number) => void;
 
   constructor(
     db: Database,
     readonly seed: number | string,
   ) {
     ensureMetaTable(db);
-    const key = `txid-counter:${seed}`;
+    const key = `txid-position:${seed}`;
     const row = db.prepare('SELECT value FROM callback_meta WHERE key = ?').get(key) as { value: string } | undefined;
     this.counter = row ? Number(row.value) : 0;
+    this.reservedUpTo = this.counter;
     const upsert = db.prepare(
       'INSERT INTO callback_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     );
-    this.save = (counter) => upsert.run(key, String(counter));
+    this.save = (position) => upsert.run(key, String(position));
   }
 
-  /** The next id; its position is written before it is returned (inside the caller's transaction, if any). */
+  /** The next id. Its block is reserved on disk before it is returned. */
   next(): string {
     const n = this.counter;
-    this.save(n + 1);
+    if (n >= this.reservedUpTo) {
+      this.save(n + ID_BLOCK);
+      this.reservedUpTo = n + ID_BLOCK;
+    }
     this.counter = n + 1;
     return transactionIdAt(this.seed, n);
   }
 
-  /** How many ids this seed has handed out on this database. */
+  /** Writes the exact position, so the next run continues without a gap. */
+  checkpoint(): void {
+    if (this.counter === this.reservedUpTo) return;
+    this.save(this.counter);
+    this.reservedUpTo = this.counter;
+  }
+
+  /** How many ids of this seed have been handed out on this database. */
   get position(): number {
     return this.counter;
   }

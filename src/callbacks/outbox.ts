@@ -42,12 +42,8 @@ const MIGRATIONS: Record<number, string> = {
       reply_body TEXT,
       error TEXT
     );
-    -- Resume reads only unsettled rows; the partial index stays as small as the backlog.
-    CREATE INDEX callback_events_unsettled ON callback_events(id) WHERE status IN ('pending', 'delivering');
-    CREATE INDEX callback_events_player ON callback_events(player_id, id);
-    CREATE INDEX callback_events_group ON callback_events(grp, id) WHERE grp IS NOT NULL;
-    CREATE INDEX callback_events_transaction ON callback_events(transaction_id);
-    CREATE INDEX callback_events_created ON callback_events(created_at);
+    -- No secondary indexes on purpose: each one adds a page to every commit, and an enqueue is a
+    -- commit of its own. Resume, retention and the admin listings scan by id (newest first) instead.
     CREATE TABLE callback_attempts (
       event_id INTEGER NOT NULL,
       n INTEGER NOT NULL,
@@ -142,9 +138,9 @@ export class Outbox {
     unsettled: Statement;
     resumeDelivering: Statement;
     settledThreshold: Statement;
-    newestOlderThan: Statement;
-    pruneById: Statement;
-    pruneByAge: Statement;
+    idRange: Statement;
+    firstFrom: Statement;
+    pruneUpTo: Statement;
     pruneAttempts: Statement;
   };
   private dirty = new Map<number, StoredEvent>();
@@ -174,11 +170,9 @@ export class Outbox {
       settledThreshold: db.prepare(
         "SELECT id FROM callback_events WHERE status IN ('delivered', 'rejected', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?",
       ),
-      newestOlderThan: db.prepare('SELECT max(id) AS id FROM callback_events WHERE created_at < ?'),
-      pruneById: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
-      pruneByAge: db.prepare(
-        "DELETE FROM callback_events WHERE created_at < ? AND status IN ('delivered', 'rejected', 'failed')",
-      ),
+      idRange: db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM callback_events'),
+      firstFrom: db.prepare('SELECT id, created_at FROM callback_events WHERE id >= ? ORDER BY id LIMIT 1'),
+      pruneUpTo: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
       pruneAttempts: db.prepare(`DELETE FROM callback_attempts WHERE event_id <= ?
         AND NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.id = callback_attempts.event_id)`),
     };
@@ -318,22 +312,41 @@ export class Outbox {
 
   /**
    * Deletes settled events beyond the newest `maxEvents` and those created more than `maxAge`
-   * ago, with their attempts. Pending events are never touched. Creation time follows id order,
-   * which keeps both deletes on an index range.
+   * ago, with their attempts; returns how many events went. Pending events are never touched.
    */
   prune(now: number, policy: RetentionPolicy): number {
     this.flush();
     return this.db.transaction(() => {
-      const threshold = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
-      const cutoff = now - policy.maxAge;
-      const oldest = (this.stmts.newestOlderThan.get(cutoff) as { id: number | null }).id ?? 0;
-      let removed = 0;
-      if (threshold > 0) removed += this.stmts.pruneById.run(threshold).changes;
-      if (oldest > 0) removed += this.stmts.pruneByAge.run(cutoff).changes;
-      const upTo = Math.max(threshold, oldest);
+      const beyondCount = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
+      const upTo = Math.max(beyondCount, this.lastIdCreatedBefore(now - policy.maxAge));
+      if (upTo === 0) return 0;
+      const removed = this.stmts.pruneUpTo.run(upTo).changes;
       if (removed > 0) this.stmts.pruneAttempts.run(upTo);
       return removed;
     })();
+  }
+
+  /**
+   * The newest id created before `cutoff`, by binary search over ids: events are created in id
+   * order, so created_at never decreases with id and no index on it is needed.
+   */
+  private lastIdCreatedBefore(cutoff: number): number {
+    const range = this.stmts.idRange.get() as { lo: number | null; hi: number | null };
+    if (range.lo === null || range.hi === null) return 0;
+    let lo = range.lo;
+    let hi = range.hi;
+    let best = 0;
+    while (lo <= hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = this.stmts.firstFrom.get(mid) as { id: number; created_at: number };
+      if (row.created_at < cutoff) {
+        best = row.id;
+        lo = row.id + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return best;
   }
 }
 

@@ -82,11 +82,12 @@ export const gameImagePath = (id: string): string => `/assets/games/${id}.svg`;
 export const providerLogoPath = (code: string): string => `/assets/providers/${code}.svg`;
 
 /**
- * How a provider query is compared: trimmed, case-insensitive, ignoring spaces, underscores,
- * hyphens and dots, so `PRAGMATIC PLAY`, `pragmatic_play` and `Pragmatic Play` are one key.
+ * How a provider query is compared: case-insensitive, letters and digits only (spaces,
+ * underscores, hyphens and other punctuation are ignored), so `PRAGMATIC PLAY`, `pragmatic_play`
+ * and ` Pragmatic Play ` are one key, and so are `Play'n GO` and `PLAYNGO`.
  */
 export function providerKey(text: string): string {
-  return text.trim().toUpperCase().replace(/[\s_.\-]+/g, '');
+  return text.toUpperCase().replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /**
@@ -117,20 +118,22 @@ export function buildCatalog(seed: string, drafts: readonly ProviderDraft[], gam
 
   const providerByCode = new Map(providers.map((p) => [p.code, p]));
   const providerIndex = new Map<string, CatalogProvider>();
-  for (const p of providers) if (!providerIndex.has(providerKey(p.code))) providerIndex.set(providerKey(p.code), p);
-  for (const p of providers) if (!providerIndex.has(providerKey(p.name))) providerIndex.set(providerKey(p.name), p);
+  for (const key of [(p: CatalogProvider) => providerKey(p.code), (p: CatalogProvider) => providerKey(p.name)]) {
+    for (const p of providers) if (key(p) && !providerIndex.has(key(p))) providerIndex.set(key(p), p);
+  }
 
   return { seed, providers, games: ordered, gameById, gamesByProvider: grouped, providerByCode, providerIndex };
 }
 
 /**
- * Finds a provider by code or display name, trimmed, case-insensitively, ignoring spaces,
- * underscores and hyphens. An exact code wins over a name that normalises the same way.
+ * Finds a provider by code or display name, case-insensitively, ignoring spaces, underscores,
+ * hyphens and other punctuation. An exact code wins over a name that normalises the same way.
  *
  * @example findProvider(catalog, ' Pragmatic Play ')?.code // 'PRAGMATICPLAY'
  */
 export function findProvider(catalog: Catalog, query: string): CatalogProvider | undefined {
-  return catalog.providerByCode.get(query.trim().toUpperCase()) ?? catalog.providerIndex.get(providerKey(query));
+  const key = providerKey(query);
+  return catalog.providerByCode.get(query.trim().toUpperCase()) ?? (key ? catalog.providerIndex.get(key) : undefined);
 }
 
 /** Finds a game by its id (trimmed; hex is compared lower-case). */

@@ -23,7 +23,9 @@ export function renderGameImage(game: Pick<CatalogGame, 'id' | 'name' | 'type'>,
   const palette = paletteFrom(hex);
   const gradientId = `bg-${hex.slice(0, 8)}`;
   const lines = wrapText(game.name, NAME_LINE_CHARS, NAME_MAX_LINES);
-  const fontSize = lines.length === 1 ? 34 : lines.length === 2 ? 30 : 26;
+  // Bold sans glyphs average ~0.62 em: size the longest line to ~270 of the 320 units.
+  const longest = Math.max(...lines.map((line) => [...line].length), 1);
+  const fontSize = Math.max(18, Math.min(lines.length === 3 ? 28 : 36, Math.floor(270 / (longest * 0.62))));
   const lineHeight = fontSize * 1.15;
   const firstBaseline = 222 - ((lines.length - 1) * lineHeight) / 2;
   const nameText = lines

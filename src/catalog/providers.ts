@@ -113,6 +113,10 @@ type Archetype = keyof typeof SYNTHETIC_ARCHETYPES;
 const ARCHETYPE_SHARES = Object.fromEntries(Object.entries(SYNTHETIC_ARCHETYPES).map(([k, a]) => [k, a.share])) as Record<Archetype, number>;
 
 const STUDIO_SUFFIXES = ['Gaming', 'Games', 'Studios', 'Interactive', 'Entertainment', 'Play', 'Labs', 'Digital', 'Slots', 'Works'];
+const STUDIO_ADJECTIVES = [
+  'Lucky', 'Wild', 'Golden', 'Brave', 'Clever', 'Happy', 'Mighty', 'Royal', 'Silent', 'Swift', 'Jolly', 'Bold', 'Red', 'Black',
+  'Iron', 'Silver', 'Little', 'Big', 'Flying', 'Dancing', 'Sleepy', 'Hungry', 'Cosmic', 'Electric', 'Northern', 'Wise',
+];
 const CODE_MAX_LENGTH = 20;
 
 /**
@@ -169,12 +173,16 @@ function syntheticProvider(seed: Seed, n: number, faker: Faker, taken: Set<strin
 }
 
 /**
- * A code from a studio name: its letters and digits, upper-case. A long name keeps its head plus
- * three hex characters of its hash, so shortened codes of different names stay apart.
+ * A code from a studio name: its letters and digits, upper-case ("Kessler Games" → KESSLERGAMES).
+ * A long name drops its last word ("Violet Gorilla Entertainment" → VIOLETGORILLA), or else keeps
+ * its head plus three hex characters of its hash, so shortened codes of different names stay apart.
  */
 function codeFor(name: string): string {
-  const full = providerKey(name).replace(/[^A-Z0-9]/g, '') || 'STUDIO';
+  const letters = (text: string) => providerKey(text).replace(/[^A-Z0-9]/g, '');
+  const full = letters(name) || 'STUDIO';
   if (full.length <= CODE_MAX_LENGTH) return full;
+  const withoutLastWord = letters(name.replace(/\s+\S+$/, ''));
+  if (withoutLastWord.length >= 4 && withoutLastWord.length <= CODE_MAX_LENGTH) return withoutLastWord;
   return full.slice(0, CODE_MAX_LENGTH - 3) + md5Hex(full).slice(0, 3).toUpperCase();
 }
 
@@ -189,7 +197,7 @@ function studioName(faker: Faker): string {
     case 1:
       return `${title(faker.color.human())} ${title(faker.animal.type())} ${suffix}`;
     case 2:
-      return `${title(faker.word.adjective())} ${title(faker.animal.type())}`;
+      return `${faker.helpers.arrayElement(STUDIO_ADJECTIVES)} ${title(faker.animal.type())}`;
     default:
       return `${title(faker.location.city())} ${suffix}`;
   }

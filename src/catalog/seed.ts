@@ -16,7 +16,12 @@ export function hashToInt(seed: Seed, key: string): number {
 
 /** Lower-case hex MD5 of a string: the 32-character game id format of SPEC §2. */
 export function md5Hex(text: string): string {
-  return createHash('md5').update(text).digest('hex');
+  return md5(text).toString('hex');
+}
+
+/** The 16 raw bytes of the MD5 of a string. */
+export function md5(text: string): Buffer {
+  return createHash('md5').update(text).digest();
 }
 
 /**

@@ -98,7 +98,7 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
   const minBetMinor = rng.pick(profile.minBetMinor);
   const maxBetMinor = rng.pick(profile.maxBetMinor);
   const releaseDay = rng.int(0, (LAST_RELEASE - FIRST_RELEASE) / DAY_MS);
-  const releaseDate = new Date(FIRST_RELEASE + releaseDay * DAY_MS).toISOString().slice(0, 10);
+  const releaseDate = isoDay(releaseDay);
   return {
     rtp: rtpHundredths / 100,
     volatility,
@@ -109,4 +109,16 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
     maxBetMinor,
     releaseDate,
   };
+}
+
+const isoDays = new Map<number, string>();
+
+/** `YYYY-MM-DD` of the day `offset` days after FIRST_RELEASE (memoised: a few thousand distinct days). */
+function isoDay(offset: number): string {
+  let day = isoDays.get(offset);
+  if (day === undefined) {
+    day = new Date(FIRST_RELEASE + offset * DAY_MS).toISOString().slice(0, 10);
+    isoDays.set(offset, day);
+  }
+  return day;
 }

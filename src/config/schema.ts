@@ -127,6 +127,8 @@ export const scheduleEntrySchema = z
     count: z.coerce.number().int().positive().optional(),
     /** `burst`: parallel bets; `session`: spins. */
     size: z.coerce.number().int().positive().optional(),
+    /** `session`: return to player as a fraction (default 0.96). */
+    rtp: z.coerce.number().min(0).max(1).optional(),
   })
   .refine((e) => Boolean(e.every) !== Boolean(e.cron), { message: 'give exactly one of "every" (e.g. "2s") or "cron"' });
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { callbackBodySchema, parseCallbackBody } from './events.ts';
+import { type CallbackWireOptions, callbackBodySchema, parseCallbackBody } from './events.ts';
 
-const DEFAULTS = { types: { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' }, amountFormat: 'decimal' } as const;
+const DEFAULTS: CallbackWireOptions = {
+  types: { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' },
+  amountFormat: 'decimal',
+};
 const parse = (body: unknown, options = DEFAULTS) =>
   parseCallbackBody(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), callbackBodySchema(options));
 
@@ -14,7 +17,16 @@ describe('parseCallbackBody', () => {
   });
 
   it('ignores extra fields such as roundId, gameId, currency and timestamp', () => {
-    const parsed = parse({ type: 'CREDIT', transactionId: 'tx-1', amount: 1, playerId: 'p1', roundId: 'r', gameId: 'g', currency: 'EUR', timestamp: 1 });
+    const parsed = parse({
+      type: 'CREDIT',
+      transactionId: 'tx-1',
+      amount: 1,
+      playerId: 'p1',
+      roundId: 'r',
+      gameId: 'g',
+      currency: 'EUR',
+      timestamp: 1,
+    });
     expect(parsed).toEqual({ ok: true, event: { kind: 'CREDIT', playerId: 'p1', transactionId: 'tx-1', amountMinor: 100 } });
   });
 
@@ -30,7 +42,10 @@ describe('parseCallbackBody', () => {
 
   it('maps configured type strings (BET/WIN/REFUND) to kinds and refuses the defaults then', () => {
     const custom = { ...DEFAULTS, types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } };
-    expect(parse({ type: 'WIN', transactionId: 't', amount: 1, playerId: 'p1' }, custom)).toMatchObject({ ok: true, event: { kind: 'CREDIT' } });
+    expect(parse({ type: 'WIN', transactionId: 't', amount: 1, playerId: 'p1' }, custom)).toMatchObject({
+      ok: true,
+      event: { kind: 'CREDIT' },
+    });
     const refused = parse({ type: 'CREDIT', transactionId: 't', amount: 1, playerId: 'p1' }, custom);
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.message).toMatch(/^type: .*"BET".*"WIN".*"REFUND"/);
@@ -49,8 +64,11 @@ describe('parseCallbackBody', () => {
   });
 
   it('reads integer minor units when amountFormat is "minor", and refuses fractions then', () => {
-    const minor = { ...DEFAULTS, amountFormat: 'minor' } as const;
-    expect(parse({ type: 'DEBIT', transactionId: 't', amount: 1050, playerId: 'p1' }, minor)).toMatchObject({ ok: true, event: { amountMinor: 1_050 } });
+    const minor: CallbackWireOptions = { ...DEFAULTS, amountFormat: 'minor' };
+    expect(parse({ type: 'DEBIT', transactionId: 't', amount: 1050, playerId: 'p1' }, minor)).toMatchObject({
+      ok: true,
+      event: { amountMinor: 1_050 },
+    });
     const refused = parse({ type: 'DEBIT', transactionId: 't', amount: 10.5, playerId: 'p1' }, minor);
     expect(!refused.ok && refused.message).toMatch(/amount: expected a positive whole number of minor units/);
   });

@@ -5,7 +5,10 @@ import { nowSeconds, startTestWallet } from './test-support.ts';
 
 const bet = { type: 'DEBIT', transactionId: 'tx-1', amount: 10, playerId: 'p1' };
 
-async function withWallet(configInput: AggmockConfigInput, run: (t: Awaited<ReturnType<typeof startTestWallet>>) => Promise<void>) {
+async function withWallet(
+  configInput: AggmockConfigInput,
+  run: (t: Awaited<ReturnType<typeof startTestWallet>>) => Promise<void>,
+) {
   const started = await startTestWallet({ configInput });
   try {
     await run(started);
@@ -71,9 +74,12 @@ describe.each(SIGNING_SCHEMES)('signature scheme %s', (scheme) => {
 
 describe('signature configuration', () => {
   it('accepts a standard-webhooks whsec_ secret that is the same key as the plain one', () =>
-    withWallet({ callbacks: { signing: { scheme: 'standard-webhooks', secrets: [toWhsec('aggmock-dev-secret')] } } }, async ({ client }) => {
-      expect((await client.post(bet, { secrets: ['aggmock-dev-secret'] })).status).toBe(200);
-    }));
+    withWallet(
+      { callbacks: { signing: { scheme: 'standard-webhooks', secrets: [toWhsec('aggmock-dev-secret')] } } },
+      async ({ client }) => {
+        expect((await client.post(bet, { secrets: ['aggmock-dev-secret'] })).status).toBe(200);
+      },
+    ));
 
   it('honours a configured signature header name', () =>
     withWallet({ callbacks: { signing: { headers: { signature: 'X-Casino-Signature' } } } }, async ({ client, wallet }) => {
@@ -83,7 +89,10 @@ describe('signature configuration', () => {
       const body = JSON.stringify({ ...bet, transactionId: 'tx-2' });
       const response = await fetch(wallet.webhookUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signPayload({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body }) },
+        headers: {
+          'content-type': 'application/json',
+          ...signPayload({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body }),
+        },
         body,
       });
       expect(response.status).toBe(401);

@@ -14,7 +14,12 @@ const credit = (transactionId: string, amountMinor: number, playerId = 'p1'): Wa
   transactionId,
   amountMinor,
 });
-const rollback = (transactionId: string, amountMinor: number, debitTransactionId = transactionId, playerId = 'p1'): WalletEvent => ({
+const rollback = (
+  transactionId: string,
+  amountMinor: number,
+  debitTransactionId = transactionId,
+  playerId = 'p1',
+): WalletEvent => ({
   kind: 'ROLLBACK',
   playerId,
   transactionId,
@@ -176,7 +181,12 @@ describe('WalletStore (the rules, without HTTP)', () => {
   });
 
   it('allows an overdraft only up to overdraftLimitMinor', () => {
-    const overdraft = openWalletStore({ path: ':memory:', amountFormat: 'decimal', players: { p1: 100 }, overdraftLimitMinor: 50 });
+    const overdraft = openWalletStore({
+      path: ':memory:',
+      amountFormat: 'decimal',
+      players: { p1: 100 },
+      overdraftLimitMinor: 50,
+    });
     expect(overdraft.applyEvent(debit('tx-1', 150)).body).toEqual({ balance: -0.5 });
     expect(overdraft.applyEvent(debit('tx-2', 1)).status).toBe(402);
     overdraft.close();

@@ -74,7 +74,13 @@ export function walletClient(wallet: Pick<RunningWallet, 'url' | 'webhookUrl'>, 
     debit: (playerId, transactionId, amount) => post({ type: types.debit, transactionId, amount, playerId }),
     credit: (playerId, transactionId, amount) => post({ type: types.credit, transactionId, amount, playerId }),
     rollback: (playerId, transactionId, amount, referenceTransactionId) =>
-      post({ type: types.rollback, transactionId, amount, playerId, ...(referenceTransactionId ? { referenceTransactionId } : {}) }),
+      post({
+        type: types.rollback,
+        transactionId,
+        amount,
+        playerId,
+        ...(referenceTransactionId ? { referenceTransactionId } : {}),
+      }),
     balance: async (playerId) => {
       const response = await fetch(`${wallet.url}/__players/${encodeURIComponent(playerId)}`);
       if (response.status === 404) return undefined;

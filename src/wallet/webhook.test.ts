@@ -154,7 +154,10 @@ describe('POST /callback/webhook over HTTP, signed (default contract)', () => {
   });
 
   it('refuses a non-JSON content type with 415 INVALID_REQUEST', async () => {
-    const reply = await client.post({ type: 'DEBIT', transactionId: 't', amount: 1, playerId: 'p1' }, { contentType: 'text/plain' });
+    const reply = await client.post(
+      { type: 'DEBIT', transactionId: 't', amount: 1, playerId: 'p1' },
+      { contentType: 'text/plain' },
+    );
     expect(reply.status).toBe(415);
     expect(reply.body).toMatchObject({ error: 'INVALID_REQUEST' });
     expect(await client.balance('p1')).toBe(1000);

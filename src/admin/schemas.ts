@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
+import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
+
+/** Wire shapes of the admin API (SPEC §6), defined once for the routes, the tests and docs. */
+
+const text = (what: string) => z.string({ error: `expected ${what} as a non-empty string` }).trim().min(1, `expected ${what} as a non-empty string`);
+
+/**
+ * An amount in major units: a JSON number (10.5) or a string ("10.50"), at most 2 decimals.
+ * Left as given here; the route turns it into minor units and names the field when it cannot.
+ */
+export const majorAmount = z.union([z.number(), z.string()], { error: 'expected an amount in major units, e.g. 10.5 or "10.50"' });
+
+export const triggerEventSchema = z.object({
+  /** debit | credit | rollback (any case) or the configured type strings (e.g. BET). */
+  type: text('the event type ("debit", "credit" or "rollback")'),
+  playerId: text('the player id'),
+  amount: majorAmount.optional(),
+  transactionId: text('the transaction id').optional(),
+  referenceTransactionId: text('the transactionId of the DEBIT to reverse').optional(),
+  roundId: text('the round id').optional(),
+  gameId: text('the game id').optional(),
+  currency: text('the currency code').optional(),
+});
+export type TriggerEventBody = z.infer<typeof triggerEventSchema>;
+
+const amountRange = z
+  .object({ min: z.number().positive(), max: z.number().positive() })
+  .refine((r) => r.min <= r.max, { message: 'amount.min must not exceed amount.max' });
+
+export const runScenarioSchema = z.object({
+  players: z.array(text('a player id')).min(1, 'expected at least one player id').optional(),
+  /** A fixed bet (major units) or a range `{min, max}`. */
+  amount: z.union([z.number().positive(), amountRange], { error: 'expected a positive amount such as 5 or a range {"min": 1, "max": 20}' }).optional(),
+  size: z.number().int().min(1).max(10_000).optional(),
+  rtp: z.number().min(0).max(1).optional(),
+});
+export type RunScenarioBody = z.infer<typeof runScenarioSchema>;
+
+const limit = z.coerce.number().int().min(1).max(1000).default(100);
+const before = z.coerce.number().int().positive().optional();
+
+export const deliveriesQuerySchema = z.object({
+  player: z.string().min(1).optional(),
+  /** debit | credit | rollback or a configured type string; checked by the route. */
+  type: z.string().min(1).optional(),
+  status: z.enum(EVENT_STATUSES, { error: `expected one of ${EVENT_STATUSES.join(', ')}` }).optional(),
+  group: z.string().min(1).optional(),
+  limit,
+  before,
+});
+
+export const discrepanciesQuerySchema = z.object({
+  player: z.string().min(1).optional(),
+  kind: z.enum(DISCREPANCY_KINDS, { error: `expected one of ${DISCREPANCY_KINDS.join(', ')}` }).optional(),
+  group: z.string().min(1).optional(),
+  limit,
+  before,
+});
+
+export const waitQuerySchema = z.object({
+  wait: z
+    .enum(['true', 'false', '1', '0', ''], { error: 'expected true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1' || v === ''),
+  /** How long `wait=true` waits for settlement before answering 202 with the event as it stands (ms). */
+  timeout: z.coerce.number().int().min(0).max(600_000).default(30_000),
+});
+
+export const eventIdSchema = z.coerce.number({ error: 'expected a delivery id (a positive integer)' }).int().positive();
+
+export { EVENT_KINDS };

@@ -1,0 +1,110 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultConfig, envLayer, loadConfig } from './index.ts';
+
+function tempDir(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-config-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function configError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('runs out of the box with the documented defaults', () => {
+    const config = defaultConfig();
+    expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', seed: 42, db: '.aggmock/aggmock.db' });
+    expect(config.auth).toMatchObject({ mode: 'either', apiKeys: ['aggmock-dev-key'] });
+    expect(config.auth.signing).toMatchObject({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], toleranceSeconds: 300 });
+    expect(config.callbacks.retrySchedule).toEqual([0, 1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000]);
+    expect(config.callbacks.webhookUrl).toBe('http://127.0.0.1:4001/callback/webhook');
+    expect(Object.keys(config.wallet.players)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'p10']);
+  });
+
+  it('takes flags over env over file over defaults', () => {
+    const cwd = tempDir({
+      'aggmock.config.json': JSON.stringify({ port: 1111, host: '127.0.0.2', seed: 'file', catalog: { games: 10 } }),
+    });
+    const env = { AGGMOCK_PORT: '2222', AGGMOCK_SEED: 'env', AGGMOCK_CATALOG__PROVIDERS: '5' };
+    const config = loadConfig({ cwd, env, flags: { port: 3333 } });
+    expect(config.port).toBe(3333);
+    expect(config.seed).toBe('env');
+    expect(config.host).toBe('127.0.0.2');
+    expect(config.catalog).toMatchObject({ games: 10, providers: 5 });
+    expect(loadConfig({ cwd, env: {} }).port).toBe(1111);
+    expect(loadConfig({ cwd: tempDir(), env: {} }).port).toBe(4000);
+  });
+
+  it('reads nested env names with __ and JSON values, and the short aliases', () => {
+    expect(
+      envLayer({ AGGMOCK_CALLBACKS__TIME_SCALE: '0.01', AGGMOCK_CALLBACKS__EXTRA_FIELDS: '["roundId"]', OTHER: 'x' }),
+    ).toEqual({
+      callbacks: { timeScale: 0.01, extraFields: ['roundId'] },
+    });
+    const config = loadConfig({
+      cwd: tempDir(),
+      env: { AGGMOCK_WEBHOOK_URL: 'http://127.0.0.1:9/hook', AGGMOCK_SECRET: 'a,b', AGGMOCK_API_KEY: 'k1' },
+    });
+    expect(config.callbacks.webhookUrl).toBe('http://127.0.0.1:9/hook');
+    expect(config.callbacks.signing.secrets).toEqual(['a', 'b']);
+    expect(config.auth.signing.secrets).toEqual(['a', 'b']);
+    expect(config.auth.apiKeys).toEqual(['k1']);
+  });
+
+  it('reads --config from the given path and says when it is missing', () => {
+    const cwd = tempDir({ 'custom.json': JSON.stringify({ port: 5555 }) });
+    expect(loadConfig({ cwd, env: {}, configPath: 'custom.json' }).port).toBe(5555);
+    expect(configError(() => loadConfig({ cwd, env: {}, configPath: 'nope.json' }))).toMatch(
+      /Config file not found: .*nope\.json/,
+    );
+  });
+
+  it('names the key, the value and what was expected for a bad value', () => {
+    const cwd = tempDir({
+      'aggmock.config.json': JSON.stringify({ port: 'eighty', callbacks: { timeout: 'soon', rollbackStyle: 'sideways' } }),
+    });
+    const message = configError(() => loadConfig({ cwd, env: {} }));
+    expect(message).toMatch(/port: .*number.*\(got "eighty"\)/);
+    expect(message).toMatch(/callbacks\.timeout: expected a duration .*\(got "soon"\)/);
+    expect(message).toMatch(/callbacks\.rollbackStyle: .*"original".*"reference".*\(got "sideways"\)/);
+  });
+
+  it('names the env variable’s key when the env holds the bad value', () => {
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: { AGGMOCK_AUTH__MODE: 'maybe' } }))).toMatch(
+      /auth\.mode: .*\(got "maybe"\)/,
+    );
+  });
+
+  it('refuses invalid JSON and non-object files clearly', () => {
+    expect(configError(() => loadConfig({ cwd: tempDir({ 'aggmock.config.json': '{ port: 1' }), env: {} }))).toMatch(
+      /not valid JSON/,
+    );
+    expect(configError(() => loadConfig({ cwd: tempDir({ 'aggmock.config.json': '[1]' }), env: {} }))).toMatch(
+      /must hold a JSON object/,
+    );
+  });
+
+  it('refuses a schedule entry with both or neither of every and cron', () => {
+    const both = { schedule: [{ scenario: 'bet-win', every: '2s', cron: '* * * * * *' }] };
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: {}, flags: both }))).toMatch(
+      /schedule\.0: give exactly one of "every"/,
+    );
+  });
+
+  it('loads the example config in fixtures/', () => {
+    const config = loadConfig({ cwd: process.cwd(), env: {}, configPath: 'fixtures/aggmock.config.example.json' });
+    expect(config.schedule[0]).toMatchObject({ scenario: 'bet-win', every: '5s' });
+    expect(config.callbacks.timeout).toBe(10_000);
+    expect(config.wallet.players.p3).toBe(250.5);
+  });
+});

@@ -1,0 +1,25 @@
+import { writeFileSync } from 'node:fs';
+import { createApp, openApiDocument } from '../app.ts';
+import { generateCatalog } from '../catalog/index.ts';
+import { type AggmockConfig, defaultConfig } from '../config/index.ts';
+
+/** Where the committed copy of the document lives. */
+export const OPENAPI_PATH = new URL('../../contracts/openapi.json', import.meta.url);
+
+/**
+ * The OpenAPI 3.1 document for a configuration (header names and auth depend on it), generated
+ * from the zod schemas the routes validate with. The catalog does not change the document.
+ */
+export function buildOpenApiDocument(config: AggmockConfig = defaultConfig()) {
+  const catalog = generateCatalog({ seed: config.seed, providers: 1, games: 0 });
+  return openApiDocument(createApp({ config, catalog }));
+}
+
+/** The document as committed: stable key order, two-space indent, trailing newline. */
+export function renderOpenApiDocument(config?: AggmockConfig): string {
+  return `${JSON.stringify(buildOpenApiDocument(config), null, 2)}\n`;
+}
+
+export function writeOpenApiDocument(path: URL | string = OPENAPI_PATH): void {
+  writeFileSync(path, renderOpenApiDocument());
+}

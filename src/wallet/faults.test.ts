@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { type FaultOptions, seededRandom, WALLET_FAULTS, type WalletFault } from './faults.ts';
+import { type RunningWallet, startWallet } from './index.ts';
+import { startTestWallet, type WalletClient, walletClient, walletConfig } from './test-support.ts';
+
+/** Faults tuned for tests: a short "slow", a fixed seed. */
+const TEST_FAULT_OPTIONS: FaultOptions = { slowMs: 400, seed: 7 };
+
+async function withWallet<T>(
+  fault: WalletFault | undefined,
+  run: (client: WalletClient, wallet: RunningWallet) => Promise<T>,
+): Promise<T> {
+  const { wallet, client } = await startTestWallet({ ...(fault ? { fault } : {}), faultOptions: TEST_FAULT_OPTIONS });
+  try {
+    return await run(client, wallet);
+  } finally {
+    await wallet.close();
+  }
+}
+
+/**
+ * One probe per fault: it runs the same requests against a wallet and returns what a verifier
+ * would see. Each fault must make its probe show the bug; the reference wallet must not.
+ */
+const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, wallet: RunningWallet) => Promise<boolean> }> = {
+  'double-debit': {
+    bug: 'a duplicate DEBIT is charged twice',
+    probe: async (client) => {
+      await client.debit('p1', 'tx-1', 10);
+      await client.debit('p1', 'tx-1', 10);
+      return (await client.balance('p1')) !== 990;
+    },
+  },
+  'no-signature-check': {
+    bug: 'an unsigned DEBIT moves money',
+    probe: async (client) => {
+      const reply = await client.post({ type: 'DEBIT', transactionId: 'tx-1', amount: 10, playerId: 'p1' }, { sign: false });
+      return reply.status === 200 && (await client.balance('p1')) === 990;
+    },
+  },
+  'rollback-ignored': {
+    bug: 'a ROLLBACK is acknowledged but the money is not restored',
+    probe: async (client) => {
+      await client.debit('p1', 'tx-1', 10);
+      const reply = await client.rollback('p1', 'tx-1', 10);
+      return reply.status === 200 && (await client.balance('p1')) !== 1000;
+    },
+  },
+  'negative-balance': {
+    bug: 'a DEBIT above the balance is accepted and the balance goes below zero',
+    probe: async (client) => {
+      const reply = await client.debit('p1', 'big', 1500);
+      return reply.status === 200 && ((await client.balance('p1')) ?? 0) < 0;
+    },
+  },
+  slow: {
+    bug: 'the reply does not arrive within the caller timeout',
+    probe: async (client) => {
+      try {
+        // The aggregator would wait 10 s for a 12 s wallet; here 200 ms for a 400 ms one.
+        await client.post(
+          { type: 'DEBIT', transactionId: 'tx-1', amount: 10, playerId: 'p1' },
+          { signal: AbortSignal.timeout(200) },
+        );
+        return false;
+      } catch (error) {
+        return (error as Error).name === 'TimeoutError';
+      }
+    },
+  },
+  flaky: {
+    bug: 'some of 50 valid callbacks are answered with 500',
+    probe: async (client) => {
+      const replies = [];
+      for (let i = 0; i < 50; i++) replies.push(await client.credit('p1', `win-${i}`, 1));
+      return replies.some((r) => r.status === 500);
+    },
+  },
+  race: {
+    bug: '50 concurrent DEBITs of 50.00 on 1000.00 overdraw or lose updates',
+    probe: async (client) => {
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.debit('p1', `burst-${i}`, 50)));
+      const accepted = replies.filter((r) => r.status === 200).length;
+      const balance = await client.balance('p1');
+      return accepted > 20 || balance !== 1000 - 50 * accepted;
+    },
+  },
+};
+
+describe('faulty wallet variants', () => {
+  it('offers every fault in WALLET_FAULTS and a probe for each', () => {
+    expect(Object.keys(PROBES).sort()).toEqual([...WALLET_FAULTS].sort());
+  });
+
+  describe.each(WALLET_FAULTS)('fault %s', (fault) => {
+    const { bug, probe } = PROBES[fault];
+
+    it(`really has its bug over HTTP: ${bug}`, async () => {
+      expect(await withWallet(fault, probe)).toBe(true);
+    });
+
+    it('the reference wallet passes the same probe', async () => {
+      expect(await withWallet(undefined, probe)).toBe(false);
+    });
+  });
+});
+
+describe('details of the faults', () => {
+  it('race: more than 20 of 50 concurrent 50.00 bets are accepted and the final balance is not what they imply', async () => {
+    await withWallet('race', async (client) => {
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.debit('p1', `burst-${i}`, 50)));
+      const accepted = replies.filter((r) => r.status === 200).length;
+      expect(accepted).toBeGreaterThan(20);
+      expect(await client.balance('p1')).not.toBe(1000 - 50 * accepted);
+    });
+  });
+
+  it('slow: the reply takes longer than the configured delay, and the money has moved meanwhile', async () => {
+    await withWallet('slow', async (client, wallet) => {
+      const started = performance.now();
+      const reply = await client.debit('p1', 'tx-1', 10);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(TEST_FAULT_OPTIONS.slowMs! - 5);
+      expect(reply.body).toEqual({ balance: 990 });
+      expect(wallet.store.balanceOf('p1')).toBe(99_000);
+    });
+  });
+
+  it('flaky: the same seed fails the same requests, and a 500 moves no money', async () => {
+    const run = () =>
+      withWallet('flaky', async (client) => {
+        const statuses = [];
+        for (let i = 0; i < 50; i++) statuses.push((await client.credit('p1', `win-${i}`, 1)).status);
+        const ok = statuses.filter((s) => s === 200).length;
+        expect(await client.balance('p1')).toBe(1000 + ok);
+        return statuses;
+      });
+    const first = await run();
+    expect(await run()).toEqual(first);
+    const failures = first.filter((s) => s === 500).length;
+    expect(failures).toBeGreaterThan(5);
+    expect(failures).toBeLessThan(25);
+  });
+
+  it('flaky: the failure rate is configurable', async () => {
+    const config = walletConfig();
+    const wallet = await startWallet({ config, dbPath: ':memory:', port: 0, fault: 'flaky', faultOptions: { flakyRate: 1 } });
+    try {
+      const reply = await walletClient(wallet, config).credit('p1', 'w', 1);
+      expect(reply).toMatchObject({ status: 500, body: { error: 'INTERNAL_ERROR' } });
+    } finally {
+      await wallet.close();
+    }
+  });
+
+  it.each(['no-signature-check', 'negative-balance', 'race', 'rollback-ignored'] as const)(
+    '%s keeps every other rule: a duplicate DEBIT still replays the first reply',
+    async (fault) => {
+      await withWallet(fault, async (client) => {
+        const first = await client.debit('p1', 'tx-1', 10);
+        expect((await client.debit('p1', 'tx-1', 10)).text).toBe(first.text);
+        expect(await client.balance('p1')).toBe(990);
+      });
+    },
+  );
+
+  it('no-signature-check still refuses nothing that is signed correctly', async () => {
+    await withWallet('no-signature-check', async (client) => {
+      expect((await client.debit('p1', 'tx-1', 10)).status).toBe(200);
+    });
+  });
+
+  it('seededRandom is reproducible and spread over [0, 1)', () => {
+    const a = seededRandom(1);
+    const b = seededRandom(1);
+    const values = Array.from({ length: 1000 }, () => a());
+    expect(Array.from({ length: 1000 }, () => b())).toEqual(values);
+    expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...values)).toBeLessThan(1);
+    expect(values.filter((v) => v < 0.3).length).toBeGreaterThan(250);
+    expect(values.filter((v) => v < 0.3).length).toBeLessThan(350);
+  });
+});

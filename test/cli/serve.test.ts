@@ -1,0 +1,41 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './process.ts';
+
+describe('aggmock serve (a real process)', () => {
+  it('prints the URLs and dev credentials, serves the API, and shuts down cleanly on Ctrl-C', async () => {
+    const cli = runCli(['serve', '--port', '0', '--db', ':memory:', '--seed', '7']);
+    try {
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      expect(cli.stdout()).toContain('aggmock-dev-key');
+      expect(cli.stdout()).toContain('aggmock-dev-secret');
+      const res = await fetch(`${url}/getallproviders`, { headers: { 'x-betnex-key': 'aggmock-dev-key' } });
+      expect(res.status).toBe(200);
+    } finally {
+      expect(await cli.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('exits 2 naming the key, value and expectation for a bad config value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aggmock-cli-'));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ callbacks: { concurrency: 0 } }));
+    const cli = runCli(['serve', '--config', join(dir, 'bad.json'), '--port', '0']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toMatch(/callbacks\.concurrency: .*>=1.*\(got 0\)/);
+  });
+
+  it('rejects a bad --port before starting', async () => {
+    const cli = runCli(['serve', '--port', 'eighty']);
+    expect(await cli.exited).not.toBe(0);
+    expect(cli.stderr()).toMatch(/--port.*expected a port from 0 to 65535, got "eighty"/);
+  });
+
+  it('prints help for every option', async () => {
+    const cli = runCli(['serve', '--help']);
+    expect(await cli.exited).toBe(0);
+    for (const flag of ['--port', '--host', '--seed', '--config', '--db', '--webhook', '--public-url'])
+      expect(cli.stdout()).toContain(flag);
+  });
+});
