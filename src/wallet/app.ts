@@ -81,8 +81,8 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
   const rawBody = new Uint8Array(await c.req.arrayBuffer());
 
   if (context.behaviour.verifiesSignatures) {
-    const refused = verifyCallbackSignature(rawBody, c.req.raw.headers, context.config.callbacks.signing, context.nowSeconds);
-    if (refused) return refused;
+    const refusal = signatureRefusal(rawBody, c.req.raw.headers, context.config.callbacks.signing, context.nowSeconds);
+    if (refusal) return replies.reject('INVALID_SIGNATURE', refusal);
   }
 
   const parsed = parseCallbackBody(rawBody, context.schema);
@@ -91,13 +91,16 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
   return context.behaviour.applyCallback(parsed.event);
 }
 
-/** `undefined` when the signature is good; otherwise the 401 that explains what is wrong. */
-function verifyCallbackSignature(
+/**
+ * `undefined` when the signature is good; otherwise why not, in the words of the signing module
+ * ("Missing signature header…", "…is 600s old…", "No signature matches…"), for the 401.
+ */
+function signatureRefusal(
   rawBody: Uint8Array,
   headers: Headers,
   signing: AggmockConfig['callbacks']['signing'],
   nowSeconds: (() => number) | undefined,
-): WalletReply | undefined {
+): string | undefined {
   try {
     verifySignature({
       scheme: signing.scheme,
@@ -111,10 +114,7 @@ function verifyCallbackSignature(
     return undefined;
   } catch (error) {
     if (!(error instanceof SignatureError)) throw error;
-    return {
-      status: 401,
-      body: { error: 'INVALID_SIGNATURE', message: error.message },
-    };
+    return error.message;
   }
 }
 

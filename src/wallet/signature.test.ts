@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AggmockConfigInput } from '../config/index.ts';
-import { SIGNING_SCHEMES, toWhsec } from '../signing/index.ts';
-import { nowSeconds, startTestWallet } from './test-support.ts';
+import { SIGNING_SCHEMES, signPayload, toWhsec } from '../signing/index.ts';
+import { createWallet } from './index.ts';
+import { nowSeconds, startTestWallet, walletConfig } from './test-support.ts';
 
 const bet = { type: 'DEBIT', transactionId: 'tx-1', amount: 10, playerId: 'p1' };
 
@@ -85,7 +86,6 @@ describe('signature configuration', () => {
     withWallet({ callbacks: { signing: { headers: { signature: 'X-Casino-Signature' } } } }, async ({ client, wallet }) => {
       expect((await client.post(bet)).status).toBe(200);
       // The default header name alone is not enough once another one is configured.
-      const { signPayload } = await import('../signing/index.ts');
       const body = JSON.stringify({ ...bet, transactionId: 'tx-2' });
       const response = await fetch(wallet.webhookUrl, {
         method: 'POST',
@@ -107,4 +107,37 @@ describe('signature configuration', () => {
     withWallet({}, async ({ client }) => {
       expect((await client.post('{oops', { sign: false })).status).toBe(401);
     }));
+
+  it('checks timestamps against the injected clock', async () => {
+    const config = walletConfig();
+    const { app, close } = createWallet({ config, dbPath: ':memory:', now: () => new Date('2030-01-01T00:00:00Z') });
+    try {
+      const body = JSON.stringify(bet);
+      const signedNow = signPayload({ scheme: 'timestamped', secrets: config.callbacks.signing.secrets, payload: body });
+      const response = await app.request('/callback/webhook', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signedNow },
+        body,
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({
+        error: 'INVALID_SIGNATURE',
+        message: expect.stringMatching(/old; at most 300s/),
+      });
+      const signedThen = signPayload({
+        scheme: 'timestamped',
+        secrets: config.callbacks.signing.secrets,
+        payload: body,
+        timestamp: 1_893_456_000,
+      });
+      const accepted = await app.request('/callback/webhook', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signedThen },
+        body,
+      });
+      expect(await accepted.json()).toEqual({ balance: 990 });
+    } finally {
+      close();
+    }
+  });
 });

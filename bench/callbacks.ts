@@ -1,0 +1,178 @@
+/**
+ * Callback delivery throughput: the engine (signed, journaled, durable outbox in a WAL SQLite
+ * file) against a bare keep-alive POST loop, both hitting the same local sink that runs in a
+ * child process (its own core). Rounds alternate bare/engine per concurrency level so drift of
+ * the machine hits both alike; we report medians and the median of per-round ratios.
+ *
+ * Run alone with `npm run bench -- callbacks`; the sink is this same file started with `--sink`.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCallbackEngine, openDatabase } from '../src/callbacks/index.ts';
+import { createTransport } from '../src/callbacks/transport.ts';
+import { configSchema } from '../src/config/index.ts';
+import type { Benchmark } from './run.ts';
+
+const LEVELS = [8, 32, 128];
+const ROUNDS = 5;
+/** Callbacks per measurement: long enough to be steady (~1 s at the target rate), short enough for the time budget. */
+const EVENTS = 6_000;
+const PLAYERS = 1_000;
+const WARMUP_EVENTS = 3_000;
+
+// ---- the sink (child process) ----
+
+function runSink(): void {
+  const reply = Buffer.from('{"balance":100}');
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': reply.length });
+      res.end(reply);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ port: (server.address() as AddressInfo).port });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+export async function startSink(): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--sink'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`the sink exited with code ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/callback/webhook`, child };
+}
+
+// ---- the two contestants ----
+
+const sampleBody = '{"type":"DEBIT","transactionId":"tx_0123456789abcdef01234567","amount":10.5,"playerId":"p1"}';
+
+/** C workers each POSTing back to back over the same keep-alive client the engine uses. */
+export async function bareLoop(url: string, concurrency: number, total: number): Promise<number> {
+  const transport = createTransport({ maxSockets: concurrency, timeoutMs: 10_000 });
+  const headers = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
+  let sent = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent < total) {
+        sent++;
+        const answer = await transport.post(url, headers, sampleBody);
+        if (answer.status !== 200) throw new Error(`sink answered ${answer.status}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  transport.close();
+  return total / seconds;
+}
+
+/** The engine with a fresh durable outbox file: enqueue `total` events across many players, wait until all settle. */
+export async function engineRun(url: string, concurrency: number, total: number, dir: string, round: string): Promise<number> {
+  const config = configSchema.parse({ seed: round, callbacks: { webhookUrl: url, concurrency } });
+  const path = join(dir, `outbox-${round}.db`);
+  const db = openDatabase(path);
+  const engine = createCallbackEngine({ config, db });
+  engine.start();
+  let delivered = 0;
+  let other = 0;
+  const done = new Promise<void>((resolve) => {
+    engine.onSettled((e) => {
+      if (e.status === 'delivered') delivered++;
+      else other++;
+      if (delivered + other === total) resolve();
+    });
+  });
+  const t0 = performance.now();
+  // Enqueue in slices so deliveries start while the rest is still being stored, as under a steady load.
+  let enqueued = 0;
+  await new Promise<void>((resolve) => {
+    const produce = () => {
+      const until = Math.min(total, enqueued + 500);
+      for (; enqueued < until; enqueued++) {
+        engine.enqueue({ kind: 'debit', playerId: `p${enqueued % PLAYERS}`, amountMinor: 100 + (enqueued % 5000) });
+      }
+      if (enqueued < total) setImmediate(produce);
+      else resolve();
+    };
+    produce();
+  });
+  await done;
+  const seconds = (performance.now() - t0) / 1000;
+  await engine.stop();
+  db.close();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  if (other > 0) throw new Error(`${other} callbacks were not delivered`);
+  return delivered / seconds;
+}
+
+// ---- the benchmark ----
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+const benchmark: Benchmark = {
+  name: 'callbacks',
+  description: `engine (signed, journaled, durable WAL outbox) vs a bare keep-alive POST loop, ${ROUNDS} alternating rounds`,
+  async run() {
+    const { url, child } = await startSink();
+    const dir = mkdtempSync(join(tmpdir(), 'aggmock-bench-'));
+    try {
+      await bareLoop(url, 32, WARMUP_EVENTS);
+      await engineRun(url, 32, WARMUP_EVENTS, dir, 'warmup');
+      const levels = [];
+      for (const concurrency of LEVELS) {
+        const bare: number[] = [];
+        const engine: number[] = [];
+        const ratios: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          const b = await bareLoop(url, concurrency, EVENTS);
+          const e = await engineRun(url, concurrency, EVENTS, dir, `c${concurrency}-r${round}`);
+          bare.push(Math.round(b));
+          engine.push(Math.round(e));
+          ratios.push(e / b);
+        }
+        levels.push({
+          concurrency,
+          bareMedian: Math.round(median(bare)),
+          engineMedian: Math.round(median(engine)),
+          ratioMedian: Number(median(ratios).toFixed(3)),
+          bare,
+          engine,
+        });
+      }
+      const rows = levels.map(
+        (l) =>
+          `| ${l.concurrency} | ${l.bareMedian.toLocaleString('en')} | ${l.engineMedian.toLocaleString('en')} | ${l.ratioMedian.toFixed(2)} |`,
+      );
+      const markdown = [
+        `${EVENTS.toLocaleString('en')} callbacks per measurement, ${PLAYERS} players, sink in a child process.`,
+        '',
+        '| concurrency | bare loop (req/s, median) | engine (callbacks/s, median) | engine/bare (median of rounds) |',
+        '|---:|---:|---:|---:|',
+        ...rows,
+        '',
+        'Target: engine ≥ 5,000 callbacks/s and ≥ 0.5 × bare.',
+      ].join('\n');
+      return { markdown, data: { events: EVENTS, players: PLAYERS, rounds: ROUNDS, levels } };
+    } finally {
+      child.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default benchmark;
+
+if (process.argv.includes('--sink')) runSink();

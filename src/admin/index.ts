@@ -1,0 +1,342 @@
+import { type Context, Hono } from 'hono';
+import type { z } from 'zod';
+import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
+import type { EventKind, StoredEvent } from '../callbacks/events.ts';
+import { type Random, seededRandom } from '../callbacks/random.ts';
+import type { AggmockConfig } from '../config/index.ts';
+import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
+import type { ShadowLedger } from '../ledger/index.ts';
+import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
+import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
+import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
+import type { Scheduler } from '../schedule/index.ts';
+import { constantTimeEqual } from '../signing/index.ts';
+import {
+  deliveriesQuerySchema,
+  discrepanciesQuerySchema,
+  EVENT_KINDS,
+  eventIdSchema,
+  runScenarioSchema,
+  triggerEventSchema,
+  waitQuerySchema,
+} from './schemas.ts';
+
+export * from './schemas.ts';
+
+/** Players a scenario run picks from when the request names none. */
+export const DEFAULT_SCENARIO_PLAYERS = ['p1', 'p2', 'p3'];
+export const DEFAULT_SCENARIO_AMOUNT = { min: 1, max: 20 };
+
+export interface AdminDeps {
+  engine: CallbackEngine;
+  ledger: ShadowLedger;
+  scheduler?: Scheduler;
+  /** When given, scenario runs carry a game id from it. */
+  catalog?: { games: readonly { id: string }[] };
+  config: AggmockConfig;
+  /** Draws scenario players and amounts; default seeded from `config.seed`. */
+  random?: Random;
+  /** Called for errors that are aggmock's own fault (answered as a JSON 500). */
+  onInternalError?: (error: unknown) => void;
+}
+
+/**
+ * The admin API (SPEC §6), JSON only, mounted by the app at `/__admin`: trigger events and
+ * scenarios, inspect and replay deliveries, read the shadow ledger and its discrepancies, reset.
+ * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`.
+ *
+ * @example
+ * app.route('/__admin', createAdminRoutes({ engine, ledger, scheduler, catalog, config }));
+ * // POST /__admin/events {"type":"debit","playerId":"p1","amount":5}  → 202 {event}
+ */
+export function createAdminRoutes(deps: AdminDeps): Hono {
+  const { engine, ledger, config } = deps;
+  const random = deps.random ?? seededRandom(`${config.seed}:admin`);
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return errorResponse(c, error);
+    if (error instanceof CallbackRequestError) return errorResponse(c, new ApiError(400, error.message, error.errors));
+    if (error instanceof ScenarioError) return errorResponse(c, new ApiError(400, error.message));
+    deps.onInternalError?.(error);
+    return errorResponse(c, new ApiError(500, 'aggmock hit an internal error in the admin API; the details are in its log.'));
+  });
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, `No admin route ${c.req.method} ${new URL(c.req.url).pathname}. GET /__admin/scenarios lists scenarios.`)),
+  );
+
+  const token = config.admin.token;
+  if (token) {
+    app.use('*', async (c, next) => {
+      const header = c.req.header('authorization') ?? '';
+      const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+      if (!match) {
+        throw new ApiError(401, 'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).', undefined, {}, {
+          'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+        });
+      }
+      if (!constantTimeEqual(match[1] as string, token)) {
+        throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', undefined, {}, {
+          'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
+        });
+      }
+      await next();
+    });
+  }
+
+  app.post('/events', async (c) => {
+    const body = parse(triggerEventSchema, await readJson(c, config.limits.bodyBytes));
+    const kind = kindOf(body.type, config, 'type');
+    let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount');
+    if (kind === 'rollback' && body.referenceTransactionId === undefined) {
+      throw fieldError('referenceTransactionId', 'a rollback needs the transactionId of the DEBIT it reverses', undefined);
+    }
+    if (amountMinor === undefined && kind === 'rollback') {
+      amountMinor = findDebit(engine, body.playerId, body.referenceTransactionId as string)?.amountMinor;
+      if (amountMinor === undefined) {
+        throw fieldError('amount', `no DEBIT ${body.referenceTransactionId} for player ${body.playerId} in the outbox: give the amount to reverse`, undefined);
+      }
+    }
+    if (amountMinor === undefined) throw fieldError('amount', 'expected an amount in major units, e.g. 10.5', undefined);
+    const enqueued = engine.enqueue({
+      kind,
+      playerId: body.playerId,
+      amountMinor,
+      source: 'manual',
+      ...(body.transactionId ? { transactionId: body.transactionId } : {}),
+      ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
+      ...(body.roundId ? { roundId: body.roundId } : {}),
+      ...(body.gameId ? { gameId: body.gameId } : {}),
+      ...(body.currency ? { currency: body.currency } : {}),
+    });
+    return answerEnqueued(c, enqueued);
+  });
+
+  app.get('/scenarios', (c) =>
+    c.json({ scenarios: SCENARIOS.map((name) => ({ name, description: SCENARIO_DESCRIPTIONS[name] })) }),
+  );
+
+  app.post('/scenarios/:name/run', async (c) => {
+    const name = c.req.param('name');
+    if (!isScenarioName(name)) throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
+    const body = parse(runScenarioSchema, await readJson(c, config.limits.bodyBytes, { optional: true }));
+    const { wait, timeout } = parse(waitQuerySchema, c.req.query());
+    const amount = typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
+    const games = deps.catalog?.games ?? [];
+    const gameId = games.length > 0 ? games[Math.floor(random.next() * games.length)]?.id : undefined;
+    const plan = planScenario(
+      name,
+      {
+        players: body.players ?? DEFAULT_SCENARIO_PLAYERS,
+        amount,
+        ...(body.size === undefined ? {} : { size: body.size }),
+        ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
+        balances: ledger.knownBalances(),
+        ...(gameId ? { gameId } : {}),
+      },
+      random,
+      () => engine.nextTransactionId(),
+    );
+    const started = startScenario(engine, plan);
+    const head = { scenario: name, group: started.group, playerId: plan.playerId, description: SCENARIO_DESCRIPTIONS[name] };
+    if (wait) {
+      const summary = await withTimeout(started.done, timeout);
+      if (summary) return c.json({ ...head, ...describeSummary(summary) }, 200);
+    }
+    return c.json(
+      {
+        ...head,
+        steps: plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after })),
+        events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map(toDelivery),
+      },
+      202,
+    );
+  });
+
+  app.get('/deliveries', (c) => {
+    const q = parse(deliveriesQuerySchema, c.req.query());
+    const deliveries = engine.outbox.list({
+      ...(q.player ? { playerId: q.player } : {}),
+      ...(q.type ? { kind: kindOf(q.type, config, 'type') } : {}),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.group ? { group: q.group } : {}),
+      limit: q.limit,
+      ...(q.before ? { beforeId: q.before } : {}),
+    });
+    const last = deliveries.at(-1);
+    return c.json({ deliveries: deliveries.map(toDelivery), nextBefore: deliveries.length === q.limit && last ? last.id : null });
+  });
+
+  app.get('/deliveries/:id', (c) => {
+    const event = delivery(engine, c.req.param('id'));
+    return c.json({ delivery: toDelivery(event), attempts: engine.outbox.attempts(event.id) });
+  });
+
+  app.post('/deliveries/:id/replay', async (c) => {
+    const event = delivery(engine, c.req.param('id'));
+    return answerEnqueued(c, engine.replay(event.id));
+  });
+
+  app.post('/deliveries/:id/rollback', async (c) => {
+    const debit = delivery(engine, c.req.param('id'));
+    if (debit.kind !== 'debit') {
+      throw new ApiError(409, `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`, undefined, {
+        kind: debit.kind,
+      });
+    }
+    const enqueued = engine.enqueue({
+      kind: 'rollback',
+      playerId: debit.playerId,
+      amountMinor: debit.amountMinor,
+      referenceTransactionId: debit.transactionId,
+      source: `manual-rollback:${debit.id}`,
+      ...(debit.roundId ? { roundId: debit.roundId } : {}),
+      ...(debit.gameId ? { gameId: debit.gameId } : {}),
+      ...(debit.currency ? { currency: debit.currency } : {}),
+    });
+    return answerEnqueued(c, enqueued);
+  });
+
+  app.get('/discrepancies', (c) => {
+    const q = parse(discrepanciesQuerySchema, c.req.query());
+    const filter = {
+      ...(q.player ? { playerId: q.player } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+      ...(q.group ? { group: q.group } : {}),
+    };
+    const discrepancies = ledger.discrepancies({ ...filter, limit: q.limit, ...(q.before ? { beforeId: q.before } : {}) });
+    const last = discrepancies.at(-1);
+    return c.json({
+      discrepancies: discrepancies.map((d) => ({
+        ...d,
+        expected: d.expectedMinor === null ? null : toMajor(d.expectedMinor),
+        actual: d.actualMinor === null ? null : toMajor(d.actualMinor),
+      })),
+      total: ledger.discrepancyCount(filter),
+      nextBefore: discrepancies.length === q.limit && last ? last.id : null,
+    });
+  });
+
+  app.get('/ledger', (c) => c.json({ balances: ledger.balances(), discrepancies: ledger.discrepancyCount() }));
+
+  app.get('/schedule', (c) => c.json({ entries: deps.scheduler?.status() ?? [] }));
+
+  app.post('/reset', (c) => {
+    const before = engine.outbox.counts();
+    engine.outbox.reset();
+    ledger.reset();
+    const removed = Object.values(before).reduce((a, b) => a + b, 0);
+    return c.json({ reset: true, removedDeliveries: removed });
+  });
+
+  /** 202 with the event as stored, or with `?wait=true` 200 with the settled event. */
+  async function answerEnqueued(c: Context, enqueued: Enqueued): Promise<Response> {
+    const { wait, timeout } = parse(waitQuerySchema, c.req.query());
+    if (wait) {
+      const settled = await withTimeout(enqueued.settled, timeout);
+      if (settled) return c.json({ event: toDelivery(settled) }, 200);
+      const current = engine.outbox.get(enqueued.event.id) ?? enqueued.event;
+      return c.json({ event: toDelivery(current), waited: timeout, message: 'not settled yet; GET /__admin/deliveries/:id to follow it' }, 202);
+    }
+    return c.json({ event: toDelivery(enqueued.event) }, 202);
+  }
+
+  return app;
+}
+
+/** A delivery as the admin API shows it: the stored event plus its amount in major units. */
+export function toDelivery(event: StoredEvent): StoredEvent & { amount: number } {
+  return { ...event, amount: toMajor(event.amountMinor) };
+}
+
+function describeSummary(summary: ScenarioRunSummary) {
+  return {
+    ok: summary.ok,
+    events: summary.events.map(toDelivery),
+    steps: summary.steps.map((s) =>
+      s.status === 'sent'
+        ? { key: s.key, status: s.event.status, eventId: s.event.id }
+        : s.status === 'skipped'
+          ? { key: s.key, status: 'skipped', reason: s.reason }
+          : { key: s.key, status: 'error', error: s.error },
+    ),
+  };
+}
+
+/** Maps "debit" (any case) or a configured type string ("BET") to the event kind. */
+export function kindOf(type: string, config: AggmockConfig, field: string): EventKind {
+  const wanted = type.trim().toLowerCase();
+  for (const kind of EVENT_KINDS) {
+    if (kind === wanted || config.callbacks.types[kind].toLowerCase() === wanted) return kind;
+  }
+  const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
+  throw fieldError(field, `expected one of debit, credit, rollback (or the configured types ${configured})`, type);
+}
+
+function minorOf(amount: number | string, field: string): number {
+  const minor = typeof amount === 'number' ? toMinor(amount) : parseMajorString(amount);
+  if (minor === undefined) throw fieldError(field, 'expected an amount in major units with at most 2 decimals, e.g. 10.5 or "10.50"', amount);
+  return minor;
+}
+
+function findDebit(engine: CallbackEngine, playerId: string, transactionId: string): StoredEvent | undefined {
+  return engine.outbox.list({ playerId, kind: 'debit', transactionId, limit: 1 })[0];
+}
+
+function delivery(engine: CallbackEngine, rawId: string): StoredEvent {
+  const id = eventIdSchema.safeParse(rawId);
+  if (!id.success) throw fieldError('id', 'expected a delivery id (a positive integer)', rawId);
+  const event = engine.outbox.get(id.data);
+  if (!event) throw new ApiError(404, `No delivery with id ${id.data}.`);
+  return event;
+}
+
+function fieldError(field: string, message: string, received: unknown): ApiError {
+  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, [
+    { field, message, ...(received === undefined ? {} : { received }) },
+  ]);
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = fieldErrors(result.error.issues, input);
+  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+}
+
+/** The JSON body, refusing oversize and unparseable bodies with a 4xx that says what was wrong. */
+async function readJson(c: Context, maxBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
+  const declared = Number(c.req.header('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
+  if (text.trim() === '') {
+    if (options.optional) return {};
+    throw new ApiError(400, 'The request body is empty; expected a JSON object.', [{ field: '(body)', message: 'expected a JSON object' }]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `The body is not valid JSON (${(error as Error).message}); expected a JSON object.`, [
+      { field: '(body)', message: 'expected a JSON object' },
+    ]);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError(400, 'Expected a JSON object as the body.', [{ field: '(body)', message: 'expected a JSON object', received: value }]);
+  }
+  return value;
+}
+
+/** The promise's value, or undefined when it takes longer than `ms` (real time: this is an HTTP wait). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * aggmock's public API for integrators: the same signing code the harness signs callbacks with,
+ * so a wallet webhook can verify with it, plus the pieces to embed aggmock in a test suite.
+ *
+ * @example
+ * import { verifySignature } from 'aggmock';
+ * verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: rawBody, headers: req.headers });
+ */
+export {
+  constantTimeEqual,
+  DEFAULT_HEADER_NAMES,
+  DEFAULT_TOLERANCE_SECONDS,
+  type HeaderNames,
+  type HeaderSource,
+  keyBytes,
+  type Payload,
+  requestPayload,
+  SIGNING_SCHEMES,
+  SignatureError,
+  type SignatureFailure,
+  type SigningKeys,
+  type SigningScheme,
+  type SignOptions,
+  signedString,
+  signPayload,
+  toWhsec,
+  type VerifiedSignature,
+  type VerifyOptions,
+  verifySignature,
+} from './signing/index.ts';
+export { type AggmockConfig, type AggmockConfigInput, ConfigError, configSchema, defaultConfig, loadConfig, validateConfig } from './config/index.ts';
+export { createApp } from './app.ts';
+export { type Aggmock, loadCatalog, startAggmock } from './runtime.ts';
+export { VERSION } from './version.ts';
