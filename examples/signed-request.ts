@@ -18,7 +18,15 @@ async function signedFetch(method: 'GET' | 'POST', pathQuery: string, body = '')
   return json;
 }
 
-const games = (await signedFetch('GET', '/casino/getallgamesandprovider?provider=PRAGMATIC+PLAY')) as { games: Array<{ id: string }> };
-const body = JSON.stringify({ username: 'p1', gameId: games.games[0]?.id, money: 1000, platform: 1, home_url: 'https://example.com' });
+const games = (await signedFetch('GET', '/casino/getallgamesandprovider?provider=PRAGMATIC+PLAY')) as {
+  games: Array<{ id: string }>;
+};
+const body = JSON.stringify({
+  username: 'p1',
+  gameId: games.games[0]?.id,
+  money: 1000,
+  platform: 1,
+  home_url: 'https://example.com',
+});
 const launch = (await signedFetch('POST', '/getgameurl', body)) as { payload: { game_launch_url: string } };
 console.log(launch.payload.game_launch_url);

@@ -19,7 +19,10 @@ describe('README signing examples', () => {
   });
 
   it('curl + openssl (examples/signed-request.sh) launches a game', async () => {
-    const { stdout } = await run('bash', ['examples/signed-request.sh'], { cwd: root, env: { ...process.env, AGGMOCK_URL: aggmock.url } });
+    const { stdout } = await run('bash', ['examples/signed-request.sh'], {
+      cwd: root,
+      env: { ...process.env, AGGMOCK_URL: aggmock.url },
+    });
     const body = JSON.parse(stdout);
     expect(body).toMatchObject({ code: 0, success: true });
     expect(body.payload.game_launch_url).toMatch(new RegExp(`^${aggmock.url}/play/`));
@@ -35,7 +38,10 @@ describe('README signing examples', () => {
 
   it('the curl example fails loudly with the wrong secret', async () => {
     await expect(
-      run('bash', ['examples/signed-request.sh'], { cwd: root, env: { ...process.env, AGGMOCK_URL: aggmock.url, AGGMOCK_SECRET: 'wrong' } }),
+      run('bash', ['examples/signed-request.sh'], {
+        cwd: root,
+        env: { ...process.env, AGGMOCK_URL: aggmock.url, AGGMOCK_SECRET: 'wrong' },
+      }),
     ).rejects.toMatchObject({ stderr: expect.stringContaining('INVALID_SIGNATURE') });
   });
 });

@@ -112,7 +112,10 @@ export function buildCatalog(seed: string, drafts: readonly ProviderDraft[], gam
   const gameById = new Map<string, CatalogGame>();
   for (const game of ordered) {
     const previous = gameById.get(game.id);
-    if (previous) throw new Error(`game id ${game.id} is used twice: "${previous.name}" (${previous.provider}) and "${game.name}" (${game.provider})`);
+    if (previous)
+      throw new Error(
+        `game id ${game.id} is used twice: "${previous.name}" (${previous.provider}) and "${game.name}" (${game.provider})`,
+      );
     gameById.set(game.id, game);
   }
 

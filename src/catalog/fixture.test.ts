@@ -41,7 +41,14 @@ describe('the example fixture', () => {
     expect(findProvider(catalog, 'acme gaming')?.totalGames).toBe(3);
     expect(findProvider(catalog, 'QASTUDIO')?.status).toBe('MAINTENANCE');
     const pinned = findGame(catalog, '0123456789abcdef0123456789abcdef');
-    expect(pinned).toMatchObject({ name: 'Acme Fortune', provider: 'ACMEGAMING', rtp: 96.5, volatility: 'high', lines: 20, origin: 'fixture' });
+    expect(pinned).toMatchObject({
+      name: 'Acme Fortune',
+      provider: 'ACMEGAMING',
+      rtp: 96.5,
+      volatility: 'high',
+      lines: 20,
+      origin: 'fixture',
+    });
     expect(catalog.gamesByProvider.get('PRAGMATICPLAY')?.some((g) => g.name === 'Sweet Bonanza' && g.rtp === 96.48)).toBe(true);
   });
 
@@ -80,7 +87,12 @@ describe('applyFixture in extend mode', () => {
       parseCatalogFixture({ providers: [{ code: 'PGSOFT', name: 'Pocket Games Soft', status: 'MAINTENANCE' }] }),
     );
     expect(catalog.providers).toHaveLength(30);
-    expect(catalog.providers[0]).toMatchObject({ code: 'PGSOFT', name: 'Pocket Games Soft', status: 'MAINTENANCE', origin: 'fixture' });
+    expect(catalog.providers[0]).toMatchObject({
+      code: 'PGSOFT',
+      name: 'Pocket Games Soft',
+      status: 'MAINTENANCE',
+      origin: 'fixture',
+    });
     expect(catalog.gamesByProvider.get('PGSOFT')).toEqual(generated.gamesByProvider.get('PGSOFT'));
     expect(findProvider(catalog, 'pocket games soft')?.code).toBe('PGSOFT');
   });
@@ -152,7 +164,14 @@ describe('applyFixture in replace mode', () => {
     const error = thrown(() =>
       applyFixture(
         base(),
-        parseCatalogFixture({ mode: 'replace', providers: [{ code: 'ONLY', name: 'Only' }], games: [{ name: 'X', type: 'slot', provider: 'PGSOFT' }] }, 'r.json'),
+        parseCatalogFixture(
+          {
+            mode: 'replace',
+            providers: [{ code: 'ONLY', name: 'Only' }],
+            games: [{ name: 'X', type: 'slot', provider: 'PGSOFT' }],
+          },
+          'r.json',
+        ),
       ),
     );
     expect(error.message).toContain('r.json');
@@ -207,9 +226,13 @@ describe('fixture errors', () => {
   });
 
   it('rejects a game naming an unknown provider', () => {
-    const error = thrown(() => applyFixture(base(), parseCatalogFixture({ games: [{ name: 'X', type: 'slot', provider: 'NOPE' }] }, 'u.json')));
+    const error = thrown(() =>
+      applyFixture(base(), parseCatalogFixture({ games: [{ name: 'X', type: 'slot', provider: 'NOPE' }] }, 'u.json')),
+    );
     expect(error.message).toContain('u.json');
-    expect(error.message).toMatch(/games\[0\]\.provider: "NOPE" is not a provider here; expected a generated or fixture provider code: PGSOFT, PRAGMATICPLAY/);
+    expect(error.message).toMatch(
+      /games\[0\]\.provider: "NOPE" is not a provider here; expected a generated or fixture provider code: PGSOFT, PRAGMATICPLAY/,
+    );
   });
 
   it('rejects a duplicate id, naming both games', () => {
@@ -231,8 +254,15 @@ describe('fixture errors', () => {
   it('rejects an id already used by a generated game, naming that game', () => {
     const generated = base();
     const taken = generated.games[10]!;
-    const error = thrown(() => applyFixture(generated, parseCatalogFixture({ games: [{ id: taken.id, name: 'Usurper', type: 'slot', provider: 'JILI' }] })));
-    expect(error.message).toContain(`games[0].id: "${taken.id}" is already the id of generated game "${taken.name}" of ${taken.provider}`);
+    const error = thrown(() =>
+      applyFixture(
+        generated,
+        parseCatalogFixture({ games: [{ id: taken.id, name: 'Usurper', type: 'slot', provider: 'JILI' }] }),
+      ),
+    );
+    expect(error.message).toContain(
+      `games[0].id: "${taken.id}" is already the id of generated game "${taken.name}" of ${taken.provider}`,
+    );
   });
 
   it('rejects the same name twice in one provider and the same code twice', () => {

@@ -49,7 +49,9 @@ export const fixtureGameSchema = z.strictObject({
   lines: z.number().int().positive().optional(),
   releaseDate: z.iso.date('expected an ISO date such as "2024-05-01"').optional(),
   /** An absolute image URL used as-is; without it aggmock serves a generated SVG. */
-  img: z.url({ protocol: /^https?$/, message: 'expected an absolute http(s) URL such as "https://cdn.example.com/cover.png"' }).optional(),
+  img: z
+    .url({ protocol: /^https?$/, message: 'expected an absolute http(s) URL such as "https://cdn.example.com/cover.png"' })
+    .optional(),
 });
 
 export const FIXTURE_MODES = ['extend', 'replace'] as const;
@@ -142,7 +144,13 @@ export function applyFixture(catalog: Catalog, fixture: CatalogFixture): Catalog
       continue;
     }
     fixtureIndexByCode.set(p.code, i);
-    const draft: ProviderDraft = { code: p.code, name: p.name, status: p.status, logoPath: providerLogoPath(p.code), origin: 'fixture' };
+    const draft: ProviderDraft = {
+      code: p.code,
+      name: p.name,
+      status: p.status,
+      logoPath: providerLogoPath(p.code),
+      origin: 'fixture',
+    };
     const position = positionByCode.get(p.code);
     if (position === undefined) {
       positionByCode.set(p.code, drafts.length);
@@ -168,7 +176,8 @@ export function applyFixture(catalog: Catalog, fixture: CatalogFixture): Catalog
     positionByCode.has(query.toUpperCase()) ? query.toUpperCase() : codeByKey.get(providerKey(query));
 
   const generatedByName = new Map<string, CatalogGame>();
-  if (extend && fixture.games.length > 0) for (const game of catalog.games) generatedByName.set(nameKey(game.provider, game.name), game);
+  if (extend && fixture.games.length > 0)
+    for (const game of catalog.games) generatedByName.set(nameKey(game.provider, game.name), game);
 
   const fixtureGames: CatalogGame[] = [];
   const replacedIds = new Set<string>();
@@ -177,13 +186,17 @@ export function applyFixture(catalog: Catalog, fixture: CatalogFixture): Catalog
   for (const [i, entry] of fixture.games.entries()) {
     const code = resolveProvider(entry.provider);
     if (code === undefined) {
-      problems.push(`games[${i}].provider: "${entry.provider}" is not a provider here; expected ${knownProviders(drafts, extend)}`);
+      problems.push(
+        `games[${i}].provider: "${entry.provider}" is not a provider here; expected ${knownProviders(drafts, extend)}`,
+      );
       continue;
     }
     const key = nameKey(code, entry.name);
     const sameName = fixtureIndexByName.get(key);
     if (sameName !== undefined) {
-      problems.push(`games[${i}].name: "${entry.name}" is already a game of ${code} at games[${sameName}]; names are unique within a provider`);
+      problems.push(
+        `games[${i}].name: "${entry.name}" is already a game of ${code} at games[${sameName}]; names are unique within a provider`,
+      );
       continue;
     }
     fixtureIndexByName.set(key, i);
@@ -241,7 +254,7 @@ function knownProviders(drafts: readonly ProviderDraft[], extend: boolean): stri
   if (drafts.length === 0) return 'a provider listed under "providers" (there are none)';
   const shown = drafts.slice(0, 8).map((d) => d.code);
   const more = drafts.length > shown.length ? `, … (${drafts.length} in all)` : '';
-  return `${extend ? 'a generated or fixture provider code' : 'one of the fixture\'s providers'}: ${shown.join(', ')}${more}`;
+  return `${extend ? 'a generated or fixture provider code' : "one of the fixture's providers"}: ${shown.join(', ')}${more}`;
 }
 
 /** `games[3].type` from a zod path. */

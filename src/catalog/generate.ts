@@ -80,7 +80,9 @@ export function shareOut(total: number, weights: readonly number[]): number[] {
   const exact = weights.map((w) => (rest * w) / sum);
   const counts = exact.map((x) => floor + Math.floor(x));
   let left = total - counts.reduce((a, b) => a + b, 0);
-  const byRemainder = exact.map((x, i) => ({ i, remainder: x - Math.floor(x) })).sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  const byRemainder = exact
+    .map((x, i) => ({ i, remainder: x - Math.floor(x) }))
+    .sort((a, b) => b.remainder - a.remainder || a.i - b.i);
   for (const { i } of byRemainder) {
     if (left <= 0) break;
     counts[i] = (counts[i] ?? 0) + 1;

@@ -65,7 +65,10 @@ describe('renderGameImage', () => {
     const name = `Tom & Jerry's <Big> "Quoted" Win`;
     const withFixture = applyFixture(
       catalog,
-      parseCatalogFixture({ providers: [{ code: 'QA', name: `Q&A <Studio> "Ltd" 'X'` }], games: [{ name, type: 'slot', provider: 'QA' }] }),
+      parseCatalogFixture({
+        providers: [{ code: 'QA', name: `Q&A <Studio> "Ltd" 'X'` }],
+        games: [{ name, type: 'slot', provider: 'QA' }],
+      }),
     );
     const game = withFixture.gamesByProvider.get('QA')![0]!;
     const svg = renderGameImage(game, withFixture.providerByCode.get('QA')!);

@@ -17,7 +17,10 @@ const NAME_MAX_LINES = 3;
  *
  * @example renderGameImage(game, provider).startsWith('<svg') // true
  */
-export function renderGameImage(game: Pick<CatalogGame, 'id' | 'name' | 'type'>, provider: Pick<CatalogProvider, 'name'>): string {
+export function renderGameImage(
+  game: Pick<CatalogGame, 'id' | 'name' | 'type'>,
+  provider: Pick<CatalogProvider, 'name'>,
+): string {
   // Fixture ids are validated hex, but a caller may pass anything: colours then come from its hash.
   const hex = /^[0-9a-f]{32}$/.test(game.id) ? game.id : md5Hex(game.id);
   const palette = paletteFrom(hex);
@@ -79,7 +82,10 @@ export function renderProviderLogo(provider: Pick<CatalogProvider, 'code' | 'nam
 /** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      '',
+    )
     .replace(/[&<>"']/g, (c) => XML_ENTITIES[c] ?? c);
 }
 
@@ -136,7 +142,9 @@ function decorations(id: string): string {
   const circles: string[] = [];
   for (let i = 0; i < 4; i++) {
     const byte = (offset: number) => parseInt(id.slice(8 + i * 6 + offset, 10 + i * 6 + offset), 16) || 0;
-    circles.push(`<circle cx="${byte(0) + 32}" cy="${byte(2) + 32}" r="${20 + (byte(4) % 60)}" fill="#ffffff" fill-opacity="0.08"/>`);
+    circles.push(
+      `<circle cx="${byte(0) + 32}" cy="${byte(2) + 32}" r="${20 + (byte(4) % 60)}" fill="#ffffff" fill-opacity="0.08"/>`,
+    );
   }
   return circles.join('');
 }

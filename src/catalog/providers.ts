@@ -110,12 +110,50 @@ const SYNTHETIC_ARCHETYPES = {
   virtualSports: { mix: VIRTUAL, share: 3, weight: [0.2, 0.5] },
 } as const satisfies Record<string, { mix: TypeMix; share: number; weight: readonly [number, number] }>;
 type Archetype = keyof typeof SYNTHETIC_ARCHETYPES;
-const ARCHETYPE_SHARES = Object.fromEntries(Object.entries(SYNTHETIC_ARCHETYPES).map(([k, a]) => [k, a.share])) as Record<Archetype, number>;
+const ARCHETYPE_SHARES = Object.fromEntries(Object.entries(SYNTHETIC_ARCHETYPES).map(([k, a]) => [k, a.share])) as Record<
+  Archetype,
+  number
+>;
 
-const STUDIO_SUFFIXES = ['Gaming', 'Games', 'Studios', 'Interactive', 'Entertainment', 'Play', 'Labs', 'Digital', 'Slots', 'Works'];
+const STUDIO_SUFFIXES = [
+  'Gaming',
+  'Games',
+  'Studios',
+  'Interactive',
+  'Entertainment',
+  'Play',
+  'Labs',
+  'Digital',
+  'Slots',
+  'Works',
+];
 const STUDIO_ADJECTIVES = [
-  'Lucky', 'Wild', 'Golden', 'Brave', 'Clever', 'Happy', 'Mighty', 'Royal', 'Silent', 'Swift', 'Jolly', 'Bold', 'Red', 'Black',
-  'Iron', 'Silver', 'Little', 'Big', 'Flying', 'Dancing', 'Sleepy', 'Hungry', 'Cosmic', 'Electric', 'Northern', 'Wise',
+  'Lucky',
+  'Wild',
+  'Golden',
+  'Brave',
+  'Clever',
+  'Happy',
+  'Mighty',
+  'Royal',
+  'Silent',
+  'Swift',
+  'Jolly',
+  'Bold',
+  'Red',
+  'Black',
+  'Iron',
+  'Silver',
+  'Little',
+  'Big',
+  'Flying',
+  'Dancing',
+  'Sleepy',
+  'Hungry',
+  'Cosmic',
+  'Electric',
+  'Northern',
+  'Wise',
 ];
 const CODE_MAX_LENGTH = 20;
 
@@ -190,7 +228,8 @@ function codeFor(name: string): string {
 function studioName(faker: Faker): string {
   const suffix = faker.helpers.arrayElement(STUDIO_SUFFIXES);
   const pattern = faker.number.int({ min: 0, max: 3 });
-  const title = (word: string) => word.replace(/(^|[\s-])(\p{L})/gu, (_, sep: string, letter: string) => sep + letter.toUpperCase());
+  const title = (word: string) =>
+    word.replace(/(^|[\s-])(\p{L})/gu, (_, sep: string, letter: string) => sep + letter.toUpperCase());
   switch (pattern) {
     case 0:
       return `${title(faker.person.lastName())} ${suffix}`;

@@ -98,5 +98,7 @@ export function createRng(seed: Seed, key: string): Rng {
 
 function digest(seed: Seed, key: string): Buffer {
   // The unit separator keeps ("4", "2x") and ("42", "x") apart.
-  return createHash('sha256').update(`${String(seed)}\u001f${key}`).digest();
+  return createHash('sha256')
+    .update(`${String(seed)}\u001f${key}`)
+    .digest();
 }

@@ -2,7 +2,10 @@ import type { CatalogGame, GameType, Platform, Volatility } from './catalog.ts';
 import type { Rng } from './seed.ts';
 
 /** The facts about a game besides who made it and what it is called. */
-export type GameTraits = Pick<CatalogGame, 'rtp' | 'volatility' | 'demo' | 'platforms' | 'lines' | 'minBetMinor' | 'maxBetMinor' | 'releaseDate'>;
+export type GameTraits = Pick<
+  CatalogGame,
+  'rtp' | 'volatility' | 'demo' | 'platforms' | 'lines' | 'minBetMinor' | 'maxBetMinor' | 'releaseDate'
+>;
 
 interface TypeProfile {
   /** RTP range in hundredths of a percent, inside 92.00–98.50. */

@@ -4,7 +4,7 @@ import { type RunningWallet, startWallet } from './index.ts';
 import { startTestWallet, type WalletClient, walletClient, walletConfig } from './test-support.ts';
 
 /** Faults tuned for tests: a short "slow", a fixed seed. */
-const TEST_FAULT_OPTIONS: FaultOptions = { slowMs: 400, seed: 7 };
+const TEST_FAULT_OPTIONS: FaultOptions = { slowMs: 1_000, seed: 7 };
 
 async function withWallet<T>(
   fault: WalletFault | undefined,
@@ -57,10 +57,10 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
     bug: 'the reply does not arrive within the caller timeout',
     probe: async (client) => {
       try {
-        // The aggregator would wait 10 s for a 12 s wallet; here 200 ms for a 400 ms one.
+        // The aggregator would wait 10 s for a 12 s wallet; here 500 ms for a 1 s one.
         await client.post(
           { type: 'DEBIT', transactionId: 'tx-1', amount: 10, playerId: 'p1' },
-          { signal: AbortSignal.timeout(200) },
+          { signal: AbortSignal.timeout(500) },
         );
         return false;
       } catch (error) {

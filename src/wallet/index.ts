@@ -82,7 +82,7 @@ export {
 
 export interface CreateWalletOptions {
   config: AggmockConfig;
-  /** SQLite file (e.g. `.aggmock/wallet.db`; its folder must exist) or `:memory:`. */
+  /** SQLite file (e.g. `.aggmock/wallet.db`; its folder is created if missing) or `:memory:`. */
   dbPath: string;
   /** Switches on one deliberate bug; absent for the reference wallet. */
   fault?: WalletFault;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,12 @@ describe('persistence in a SQLite file', () => {
     } finally {
       await wallet.close();
     }
+  });
+
+  it('creates the folder of the database file when it is missing', async () => {
+    const { wallet } = await startTestWallet({ dbPath: join(dir, 'nested', '.aggmock', 'wallet.db') });
+    await wallet.close();
+    expect(existsSync(join(dir, 'nested', '.aggmock', 'wallet.db'))).toBe(true);
   });
 
   it('refuses a configured balance with a third decimal, naming the key', async () => {

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type AmountFormat, formatMinor } from '../money/index.ts';
 import type { EventKind, WalletEvent } from './events.ts';
@@ -25,7 +27,7 @@ export interface StoredTransaction {
 }
 
 export interface WalletStoreOptions {
-  /** SQLite file path, or `:memory:`. Tables are created on open. */
+  /** SQLite file path (its folder is created if missing), or `:memory:`. Tables are created on open. */
   path: string;
   /** How balances are written in replies: the aggregator's `callbacks.amountFormat`. */
   amountFormat: AmountFormat;
@@ -106,6 +108,7 @@ interface TransactionRow {
  * store.applyEvent({ kind: 'DEBIT', playerId: 'p1', transactionId: 'tx-1', amountMinor: 1_000 }); // {status:200, body:{balance:990}}
  */
 export function openWalletStore(options: WalletStoreOptions): WalletStore {
+  if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
   // WAL lets readers (GET /__players, a second process) run while a callback writes; the busy
   // timeout makes a second writer wait for the lock instead of failing.

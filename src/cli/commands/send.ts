@@ -1,0 +1,242 @@
+import { type Command, type CommanderError, Option } from 'commander';
+import { openDatabase } from '../../callbacks/db.ts';
+import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engine.ts';
+import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
+import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
+import { formatMinor, parseMajorString } from '../../money/index.ts';
+import { SIGNING_SCHEMES } from '../../signing/index.ts';
+import { seedValue } from '../options.ts';
+
+/** `aggmock send`: one callback through the real engine, and everything about it printed. */
+
+/** Delays before each attempt of a one-off send: quick, so a person at a terminal is not kept waiting. */
+export const SEND_RETRY_SCHEDULE = [0, 500, 2_000];
+
+export const EXIT_DELIVERED = 0;
+export const EXIT_NOT_DELIVERED = 1;
+export const EXIT_USAGE = 2;
+
+export interface SendFlags {
+  player?: string;
+  amount?: string;
+  tx?: string;
+  ref?: string;
+  to?: string;
+  secret?: string[];
+  scheme?: string;
+  config?: string;
+  seed?: string;
+  db?: string;
+  json?: boolean;
+}
+
+export interface SendIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Tests shorten the retries further. */
+  retrySchedule?: number[];
+}
+
+const processIo: SendIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+class UsageError extends Error {}
+
+/**
+ * Registers `aggmock send <debit|credit|rollback>`.
+ *
+ * @example
+ * aggmock send debit --player p1 --amount 5
+ * aggmock send rollback --player p1 --ref tx_… --amount 5 --to http://127.0.0.1:4001/callback/webhook
+ */
+export function registerSendCommand(program: Command, io: SendIo = processIo): Command {
+  return program
+    .command('send')
+    .description('Send ONE signed callback (DEBIT, CREDIT or ROLLBACK) to a webhook and print the request and the reply.')
+    .argument('<type>', 'debit, credit or rollback (or a configured type string such as BET)')
+    .option('--player <id>', 'player id (required)')
+    .option('--amount <major>', 'amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT\'s amount)')
+    .option('--tx <id>', 'transactionId (default: the next id of the seeded sequence)')
+    .option('--ref <debitTx>', 'rollback: transactionId of the DEBIT to reverse (required for a rollback)')
+    .option('--to <url>', 'webhook URL (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)')
+    .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [...previous, value])
+    .addOption(new Option('--scheme <scheme>', 'signature scheme').choices([...SIGNING_SCHEMES]))
+    .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
+    .option('--seed <seed>', 'seed of the transaction id sequence (default: 42)')
+    .option('--db <file>', 'SQLite outbox to record the delivery in (default: in memory, forgotten on exit)')
+    .option('--json', 'print one JSON object instead of text')
+    .exitOverride(usageExit)
+    .action(async (type: string, flags: SendFlags) => {
+      process.exitCode = await runSend(type, flags, io);
+    });
+}
+
+/** Commander's own usage errors (unknown option, missing argument) exit 2 like ours; help exits 0. */
+function usageExit(error: CommanderError): never {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') process.exit(0);
+  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+}
+
+/**
+ * The whole command, testable without a process: returns the exit code (0 delivered, 1 rejected
+ * or failed, 2 usage error) and writes to `io`.
+ */
+export async function runSend(type: string, flags: SendFlags, io: SendIo = processIo): Promise<number> {
+  let prepared: Prepared;
+  try {
+    prepared = prepare(type, flags, io);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      io.stderr(`aggmock send: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  return deliver(prepared, flags, io);
+}
+
+interface Prepared {
+  config: AggmockConfig;
+  kind: EventKind;
+  playerId: string;
+  amountMinor: number;
+  dbPath: string;
+}
+
+function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
+  const callbacks: Record<string, unknown> = {
+    ...(flags.to ? { webhookUrl: flags.to } : {}),
+    ...(flags.secret?.length || flags.scheme
+      ? { signing: { ...(flags.secret?.length ? { secrets: flags.secret } : {}), ...(flags.scheme ? { scheme: flags.scheme } : {}) } }
+      : {}),
+  };
+  const loaded = loadConfig({
+    configPath: flags.config,
+    env: io.env ?? process.env,
+    cwd: io.cwd ?? process.cwd(),
+    flags: {
+      ...(flags.seed !== undefined ? { seed: seedValue(flags.seed) } : {}),
+      ...(Object.keys(callbacks).length ? { callbacks } : {}),
+    },
+  });
+  const config: AggmockConfig = {
+    ...loaded,
+    callbacks: {
+      ...loaded.callbacks,
+      retrySchedule: io.retrySchedule ?? SEND_RETRY_SCHEDULE,
+      jitter: 0,
+      timeScale: 1,
+      // One delivery means one: a failed DEBIT is reported, not followed by a ROLLBACK.
+      rollbackFailedDebits: false,
+    },
+  };
+  const kind = kindOf(type, config);
+  if (!flags.player?.trim()) throw new UsageError('--player: expected the player id, e.g. --player p1.');
+  if (flags.amount === undefined) throw new UsageError(`--amount: expected an amount in major units, e.g. --amount 5 or --amount 10.50.`);
+  const amountMinor = parseMajorString(flags.amount);
+  if (amountMinor === undefined) {
+    throw new UsageError(
+      `--amount: expected an amount in major units with at most 2 decimals, e.g. 5 or 10.50, got ${JSON.stringify(flags.amount)}.`,
+    );
+  }
+  if (kind === 'rollback' && !flags.ref) throw new UsageError('--ref: a rollback needs the transactionId of the DEBIT it reverses, e.g. --ref tx_….');
+  if (kind !== 'rollback' && flags.ref) throw new UsageError(`--ref: only a rollback references a DEBIT; drop --ref or send "rollback".`);
+  return { config, kind, playerId: flags.player.trim(), amountMinor, dbPath: flags.db ?? ':memory:' };
+}
+
+function kindOf(type: string, config: AggmockConfig): EventKind {
+  const wanted = type.trim().toLowerCase();
+  const kind = EVENT_KINDS.find((k) => k === wanted || config.callbacks.types[k].toLowerCase() === wanted);
+  if (!kind) {
+    const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
+    throw new UsageError(`<type>: expected debit, credit or rollback (or the configured types ${configured}), got ${JSON.stringify(type)}.`);
+  }
+  return kind;
+}
+
+async function deliver(p: Prepared, flags: SendFlags, io: SendIo): Promise<number> {
+  const db = openDatabase(p.dbPath);
+  const engine = createCallbackEngine({ config: p.config, db });
+  const attempts: Attempt[] = [];
+  engine.onAttempt((attempt) => attempts.push(attempt));
+  let event: StoredEvent;
+  try {
+    engine.start();
+    const enqueued = engine.enqueue({
+      kind: p.kind,
+      playerId: p.playerId,
+      amountMinor: p.amountMinor,
+      source: 'cli:send',
+      ...(flags.tx ? { transactionId: flags.tx } : {}),
+      ...(flags.ref ? { referenceTransactionId: flags.ref } : {}),
+    });
+    event = await enqueued.settled;
+  } catch (error) {
+    await engine.stop({ deadlineMs: 0 });
+    db.close();
+    if (error instanceof CallbackRequestError) {
+      io.stderr(`aggmock send: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  await engine.stop();
+  db.close();
+
+  const code = event.status === 'delivered' ? EXIT_DELIVERED : EXIT_NOT_DELIVERED;
+  if (flags.json) {
+    io.stdout(`${JSON.stringify({ ok: code === EXIT_DELIVERED, event, attempts: attempts.map(describeAttempt(event)) }, null, 2)}\n`);
+  } else {
+    io.stdout(renderText(event, attempts));
+  }
+  return code;
+}
+
+function describeAttempt(event: StoredEvent) {
+  return (a: Attempt) => ({
+    n: a.n,
+    request: { method: 'POST', url: event.url, headers: a.requestHeaders, body: a.requestBody },
+    reply:
+      a.responseStatus === undefined
+        ? null
+        : { status: a.responseStatus, body: parseMaybeJson(a.responseBody ?? ''), latencyMs: a.latencyMs },
+    ...(a.error ? { error: a.error } : {}),
+    outcome: a.outcome,
+  });
+}
+
+/** The request and reply of every attempt, then one line that says how it ended. */
+export function renderText(event: StoredEvent, attempts: readonly Attempt[]): string {
+  const lines: string[] = [];
+  for (const a of attempts) {
+    if (attempts.length > 1) lines.push(`# attempt ${a.n} of ${attempts.length}`);
+    lines.push(`→ POST ${event.url}`);
+    for (const [name, value] of Object.entries(a.requestHeaders)) lines.push(`  ${name}: ${value}`);
+    lines.push(`  ${a.requestBody}`);
+    if (a.responseStatus === undefined) {
+      lines.push(`← no reply after ${a.latencyMs.toFixed(1)} ms: ${a.error ?? 'unknown error'}`);
+    } else {
+      lines.push(`← ${a.responseStatus} (${a.latencyMs.toFixed(1)} ms)`);
+      lines.push(`  ${a.responseBody ?? ''}`);
+    }
+    lines.push('');
+  }
+  const what = `${event.kind.toUpperCase()} ${event.transactionId} for ${event.playerId}, amount ${formatMinor(event.amountMinor)}`;
+  const tries = `${event.attemptCount} attempt${event.attemptCount === 1 ? '' : 's'}`;
+  if (event.status === 'delivered') lines.push(`delivered: ${what} (${tries})`);
+  else if (event.status === 'rejected') lines.push(`rejected: ${what} (${tries}): ${event.error ?? 'the wallet refused it'}`);
+  else lines.push(`failed: ${what} (${tries}): ${event.error ?? 'no reply'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
