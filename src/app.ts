@@ -7,7 +7,8 @@ import { aggregatorRoutes } from './aggregator/routes.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
-import { playRoutes } from './launch/routes.ts';
+import { playRoutes } from './play/routes.ts';
+import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { VERSION } from './version.ts';
 
@@ -21,8 +22,10 @@ export interface AppDeps {
   onLaunch?: (session: LaunchSession) => void;
   /** Extra sub-apps mounted by the caller (admin API, UI), path → app. */
   mounts?: Record<string, Hono>;
-  /** Renders the play page behind launch URLs. */
-  renderPlayPage?: (session: LaunchSession) => string;
+  /** Sends the play page's spins; without it the page shows but cannot spin. */
+  engine?: Pick<CallbackEngine, 'enqueue'>;
+  /** Draws spin outcomes. */
+  random?: Random;
   /** Called for errors that are aggmock's own fault (answered as a JSON 500). */
   onInternalError?: (error: unknown, c: Context) => void;
 }
@@ -80,7 +83,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const api = () => aggregatorRoutes({ config, catalog, sessions, baseUrl, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
   app.route('/casino', api());
-  app.route('/', playRoutes({ catalog, sessions, renderPlayPage: deps.renderPlayPage }));
+  app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));

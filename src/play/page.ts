@@ -1,0 +1,84 @@
+import type { CatalogGame } from '../catalog/index.ts';
+import type { LaunchSession } from '../launch/sessions.ts';
+import { formatMinor, toMajor } from '../money/index.ts';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
+}
+
+/**
+ * The page behind a launch URL: the game's art, the player's balance, a bet and a Spin button.
+ * Spin posts to `/play/<session>/spin`; aggmock sends the wallet a DEBIT and, on a win, a CREDIT,
+ * and the page shows each reply. Plain HTML and a little inline script: no build step.
+ */
+export function playPage(session: LaunchSession, game: CatalogGame | undefined, spinEnabled: boolean): string {
+  const img = game ? (game.imgUrl ?? game.imgPath) : '';
+  const minBet = game ? toMajor(game.minBetMinor) : 0.1;
+  const maxBet = game ? toMajor(game.maxBetMinor) : 100;
+  const defaultBet = Math.min(Math.max(1, minBet), maxBet);
+  const data = JSON.stringify({ session: session.id, currency: session.currency, minBet, maxBet }).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="${escapeHtml(session.lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(session.gameName)} — aggmock</title>
+<style>
+body{font-family:system-ui,sans-serif;background:#0f172a;color:#f1f5f9;margin:0;min-height:100vh;display:grid;place-items:center}
+main{width:min(560px,94vw);text-align:center;padding:24px 0}
+img{width:260px;height:260px;border-radius:18px;box-shadow:0 10px 40px #0008}
+h1{margin:16px 0 4px}.sub{color:#94a3b8;margin:0 0 16px}
+.balance{font-size:2rem;font-weight:700;margin:8px 0}
+form{display:flex;gap:8px;justify-content:center;align-items:center;margin:12px 0}
+input{width:7rem;font-size:1.1rem;padding:8px;border-radius:8px;border:1px solid #334155;background:#1e293b;color:#f1f5f9}
+button{font-size:1.1rem;padding:10px 28px;border-radius:999px;border:0;background:#f59e0b;color:#111;font-weight:700;cursor:pointer}
+button:disabled{opacity:.5;cursor:wait}
+#result{min-height:1.5em;font-weight:600}
+ol{list-style:none;padding:0;text-align:left;font:13px ui-monospace,monospace}
+li{background:#1e293b;border-radius:8px;padding:8px 10px;margin:6px 0;overflow-wrap:anywhere}
+.ok{border-left:4px solid #22c55e}.bad{border-left:4px solid #ef4444}
+a{color:#93c5fd}
+</style></head>
+<body><main>
+<img src="${escapeHtml(img)}" alt="">
+<h1 data-testid="game-name">${escapeHtml(session.gameName)}</h1>
+<p class="sub"><span data-testid="player">${escapeHtml(session.playerId)}</span> · ${escapeHtml(session.provider)}</p>
+<div class="balance"><span data-testid="balance">${formatMinor(session.balanceAtLaunchMinor)}</span> ${escapeHtml(session.currency)}</div>
+<form id="spin">
+<label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="0.01" value="${defaultBet.toFixed(2)}"></label>
+<button id="spin-button" data-testid="spin" ${spinEnabled ? '' : 'disabled title="callbacks are not configured"'}>Spin</button>
+</form>
+<div id="result" data-testid="result" aria-live="polite"></div>
+<ol id="log" data-testid="log"></ol>
+<p><a href="${escapeHtml(session.homeUrl)}">Back to the casino</a></p>
+</main>
+<script>
+const ctx = ${data};
+const form = document.getElementById('spin'), button = document.getElementById('spin-button');
+const result = document.getElementById('result'), log = document.getElementById('log'), balance = document.querySelector('[data-testid=balance]');
+const money = (n) => Number(n).toFixed(2);
+function show(step) {
+  const li = document.createElement('li');
+  li.className = step.accepted ? 'ok' : 'bad';
+  li.dataset.testid = 'reply';
+  li.textContent = step.type + ' ' + money(step.amount) + ' → ' + step.status + (step.httpStatus ? ' ' + step.httpStatus : '') + ' ' + JSON.stringify(step.reply ?? step.error ?? null);
+  log.prepend(li);
+}
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  button.disabled = true; result.textContent = 'Spinning…';
+  try {
+    const res = await fetch('/play/' + ctx.session + '/spin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bet: Number(document.getElementById('bet').value) }) });
+    const body = await res.json();
+    if (!res.ok) { result.textContent = body.message || ('Error ' + res.status); return; }
+    for (const step of body.steps) show(step);
+    if (typeof body.balance === 'number') balance.textContent = money(body.balance);
+    result.textContent = body.outcome === 'win' ? 'You won ' + money(body.win) + ' ' + ctx.currency + '!' : body.outcome === 'lose' ? 'No win this time.' : (body.message || 'The wallet refused the bet.');
+  } catch (err) { result.textContent = 'Network error: ' + err; }
+  finally { button.disabled = false; }
+});
+</script>
+</body></html>`;
+}
+
+export function errorPage(title: string, message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} — aggmock</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+}

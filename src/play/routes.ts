@@ -1,0 +1,168 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { CallbackEngine, Random, StoredEvent } from '../callbacks/index.ts';
+import type { Catalog } from '../catalog/index.ts';
+import type { AggmockConfig } from '../config/index.ts';
+import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
+import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
+import { isAccepted, replyBalance } from '../ledger/index.ts';
+import { formatMinor, toMajor, toMinor } from '../money/index.ts';
+import { sessionWin } from '../scenarios/plan.ts';
+import { errorPage, playPage } from './page.ts';
+
+export interface PlayDeps {
+  config: AggmockConfig;
+  catalog: Catalog;
+  sessions: LaunchSessions;
+  /** Sends the spins' DEBIT and CREDIT; without it the page shows but cannot spin. */
+  engine?: Pick<CallbackEngine, 'enqueue'>;
+  /** Draws spin outcomes; seed it for reproducible rounds. */
+  random?: Random;
+  /** How long a spin waits for the wallet before answering "pending" (the engine keeps retrying). */
+  waitMs?: number;
+}
+
+/** One callback of a spin, as the page shows it. */
+export interface SpinStep {
+  kind: StoredEvent['kind'];
+  type: string;
+  amount: number;
+  eventId: number;
+  transactionId: string;
+  status: StoredEvent['status'];
+  httpStatus?: number;
+  reply?: unknown;
+  error?: string;
+  accepted: boolean;
+}
+
+const spinSchema = z.object({
+  bet: z
+    .number({ error: 'expected the bet as a number in major units, e.g. 1.5' })
+    .positive({ error: 'expected a bet above 0' })
+    .refine((n) => toMinor(n) !== undefined, { error: 'expected at most two decimals' }),
+});
+
+/**
+ * `GET /play/:session` (the page behind every launch URL) and `POST /play/:session/spin`.
+ * A spin sends the wallet a DEBIT for the bet; only when the wallet accepts it does a win follow
+ * as a CREDIT, drawn from the game's RTP. An unknown session is a 404 and an expired one a 410,
+ * as HTML for a browser and JSON for anything else.
+ */
+export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }> {
+  const app = new Hono<{ Variables: RawBodyVariables }>();
+  const waitMs = deps.waitMs ?? 15_000;
+  let rounds = 0;
+
+  const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
+    const found = deps.sessions.lookup(id);
+    if (found.status === 'active') return found.session;
+    const status = found.status === 'expired' ? 410 : 404;
+    const message =
+      found.status === 'expired'
+        ? `This launch link expired at ${new Date(found.session.expiresAt).toISOString()}. Request a new one with POST /getgameurl.`
+        : `No game session ${JSON.stringify(id)}: the link is wrong, or the server restarted since it was made. Request a new one with POST /getgameurl.`;
+    if (wantsHtml) {
+      return new Response(errorPage(status === 410 ? 'Launch link expired' : 'Unknown game session', message), {
+        status,
+        headers: { 'content-type': 'text/html; charset=UTF-8' },
+      });
+    }
+    throw new ApiError(status, message, [{ field: 'sessionId', message: status === 410 ? 'expired' : 'unknown', received: id }]);
+  };
+
+  app.get('/play/:sessionId', (c) => {
+    const session = activeSession(c.req.param('sessionId'), (c.req.header('accept') ?? '').includes('text/html'));
+    if (session instanceof Response) return session;
+    return c.html(playPage(session, deps.catalog.gameById.get(session.gameId), deps.engine !== undefined));
+  });
+
+  app.post('/play/:sessionId/spin', readRawBody(16 * 1024), parseJsonBody(), async (c) => {
+    const session = activeSession(c.req.param('sessionId'), false) as LaunchSession;
+    const engine = deps.engine;
+    if (!engine || !deps.random) throw new ApiError(503, 'Spins need the callback engine; start aggmock with `aggmock serve` or `aggmock demo`.');
+    const parsed = spinSchema.safeParse(c.get('jsonBody'));
+    if (!parsed.success) {
+      const errors = fieldErrors(parsed.error.issues, c.get('jsonBody'));
+      throw new ApiError(400, `Invalid spin: ${describeFieldErrors(errors)}.`, errors);
+    }
+    const betMinor = toMinor(parsed.data.bet) as number;
+    const game = deps.catalog.gameById.get(session.gameId);
+    if (game && (betMinor < game.minBetMinor || betMinor > game.maxBetMinor)) {
+      throw new ApiError(400, `bet: expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} for ${game.name}.`, [
+        { field: 'bet', message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`, received: parsed.data.bet },
+      ]);
+    }
+
+    const roundId = `${session.id.slice(0, 12)}-${++rounds}`;
+    const common = { playerId: session.playerId, gameId: session.gameId, roundId, currency: session.currency, source: 'play' };
+    const steps: SpinStep[] = [];
+    const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...common }), waitMs);
+    if (!debit.settled) return c.json(pending(debit.event), 202);
+    steps.push(step(debit.event, deps.config));
+    if (!isAccepted(debit.event)) {
+      return c.json({ outcome: 'refused', roundId, bet: toMajor(betMinor), win: 0, steps, balance: balanceOf(debit.event, deps.config), message: refusalMessage(debit.event) });
+    }
+    const winMinor = sessionWin(deps.random, betMinor, (game?.rtp ?? 96) / 100);
+    let last = debit.event;
+    if (winMinor > 0) {
+      const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common }), waitMs);
+      if (!credit.settled) return c.json({ ...pending(credit.event), steps }, 202);
+      steps.push(step(credit.event, deps.config));
+      last = credit.event;
+    }
+    return c.json({
+      outcome: winMinor > 0 ? 'win' : 'lose',
+      roundId,
+      bet: toMajor(betMinor),
+      win: toMajor(winMinor),
+      steps,
+      balance: balanceOf(last, deps.config),
+    });
+  });
+  return app;
+}
+
+async function settleWithin(queued: { event: StoredEvent; settled: Promise<StoredEvent> }, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  const settled = await Promise.race([queued.settled, timeout]);
+  clearTimeout(timer);
+  return settled ? { settled: true as const, event: settled } : { settled: false as const, event: queued.event };
+}
+
+function step(event: StoredEvent, config: AggmockConfig): SpinStep {
+  return {
+    kind: event.kind,
+    type: config.callbacks.types[event.kind],
+    amount: toMajor(event.amountMinor),
+    eventId: event.id,
+    transactionId: event.transactionId,
+    status: event.status,
+    ...(event.reply ? { httpStatus: event.reply.status, reply: event.reply.body } : {}),
+    ...(event.error ? { error: event.error } : {}),
+    accepted: isAccepted(event),
+  };
+}
+
+function balanceOf(event: StoredEvent, config: AggmockConfig): number | undefined {
+  const balance = replyBalance(event, config.callbacks.amountFormat);
+  return balance.kind === 'ok' ? toMajor(balance.minor) : undefined;
+}
+
+function refusalMessage(event: StoredEvent): string {
+  const body = event.reply?.body as { error?: string; message?: string } | undefined;
+  if (body?.error) return `The wallet refused the bet: ${body.error}${body.message ? ` (${body.message})` : ''}.`;
+  return event.status === 'failed' ? `The wallet did not answer: ${event.error ?? 'delivery failed'}.` : 'The wallet refused the bet.';
+}
+
+function pending(event: StoredEvent) {
+  return {
+    outcome: 'pending',
+    message: `The wallet has not answered yet; aggmock keeps retrying. See /__admin/deliveries/${event.id}.`,
+    eventId: event.id,
+  };
+}
