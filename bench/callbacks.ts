@@ -24,6 +24,8 @@ const ROUNDS = 5;
 const EVENTS = 6_000;
 const PLAYERS = 1_000;
 const WARMUP_EVENTS = 3_000;
+/** Events the producer hands over per event-loop turn. */
+const SLICE = 250;
 
 // ---- the sink (child process) ----
 
@@ -56,10 +58,17 @@ export async function startSink(): Promise<{ url: string; child: ChildProcess }>
 const sampleBody = '{"type":"DEBIT","transactionId":"tx_0123456789abcdef01234567","amount":10.5,"playerId":"p1"}';
 
 /** C workers each POSTing back to back over the same keep-alive client the engine uses. */
-export async function bareLoop(url: string, concurrency: number, total: number): Promise<number> {
+/** One measurement: wall-clock rate and this process's CPU time per callback (steadier on a shared machine). */
+export interface Measurement {
+  perSecond: number;
+  cpuMicros: number;
+}
+
+export async function bareLoop(url: string, concurrency: number, total: number): Promise<Measurement> {
   const transport = createTransport({ maxSockets: concurrency, timeoutMs: 10_000 });
   const headers = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
   let sent = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -71,12 +80,26 @@ export async function bareLoop(url: string, concurrency: number, total: number):
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
   transport.close();
-  return total / seconds;
+  return { perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
 }
 
 /** The engine with a fresh durable outbox file: enqueue `total` events across many players, wait until all settle. */
-export async function engineRun(url: string, concurrency: number, total: number, dir: string, round: string): Promise<number> {
+/**
+ * How the producer hands events over: `batched` stores each slice with enqueueMany (one commit
+ * per slice, as a burst or a scenario step does); `single` calls enqueue per event (a commit each).
+ */
+export type EnqueueStyle = 'batched' | 'single';
+
+export async function engineRun(
+  url: string,
+  concurrency: number,
+  total: number,
+  dir: string,
+  round: string,
+  style: EnqueueStyle,
+): Promise<Measurement> {
   const config = configSchema.parse({ seed: round, callbacks: { webhookUrl: url, concurrency } });
   const path = join(dir, `outbox-${round}.db`);
   const db = openDatabase(path);
@@ -91,15 +114,19 @@ export async function engineRun(url: string, concurrency: number, total: number,
       if (delivered + other === total) resolve();
     });
   });
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   // Enqueue in slices so deliveries start while the rest is still being stored, as under a steady load.
   let enqueued = 0;
   await new Promise<void>((resolve) => {
     const produce = () => {
-      const until = Math.min(total, enqueued + 500);
+      const until = Math.min(total, enqueued + SLICE);
+      const slice = [];
       for (; enqueued < until; enqueued++) {
-        engine.enqueue({ kind: 'debit', playerId: `p${enqueued % PLAYERS}`, amountMinor: 100 + (enqueued % 5000) });
+        slice.push({ kind: 'debit' as const, playerId: `p${enqueued % PLAYERS}`, amountMinor: 100 + (enqueued % 5000) });
       }
+      if (style === 'batched') engine.enqueueMany(slice);
+      else for (const req of slice) engine.enqueue(req);
       if (enqueued < total) setImmediate(produce);
       else resolve();
     };
@@ -107,11 +134,12 @@ export async function engineRun(url: string, concurrency: number, total: number,
   });
   await done;
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
   await engine.stop();
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   if (other > 0) throw new Error(`${other} callbacks were not delivered`);
-  return delivered / seconds;
+  return { perSecond: delivered / seconds, cpuMicros: (cpu.user + cpu.system) / delivered };
 }
 
 // ---- the benchmark ----
@@ -130,42 +158,48 @@ const benchmark: Benchmark = {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-bench-'));
     try {
       await bareLoop(url, 32, WARMUP_EVENTS);
-      await engineRun(url, 32, WARMUP_EVENTS, dir, 'warmup');
+      await engineRun(url, 32, WARMUP_EVENTS, dir, 'warmup', 'batched');
       const levels = [];
       for (const concurrency of LEVELS) {
-        const bare: number[] = [];
-        const engine: number[] = [];
-        const ratios: number[] = [];
+        const runs = { bare: [] as Measurement[], batched: [] as Measurement[], single: [] as Measurement[] };
         for (let round = 0; round < ROUNDS; round++) {
-          const b = await bareLoop(url, concurrency, EVENTS);
-          const e = await engineRun(url, concurrency, EVENTS, dir, `c${concurrency}-r${round}`);
-          bare.push(Math.round(b));
-          engine.push(Math.round(e));
-          ratios.push(e / b);
+          runs.bare.push(await bareLoop(url, concurrency, EVENTS));
+          runs.batched.push(await engineRun(url, concurrency, EVENTS, dir, `c${concurrency}-r${round}-b`, 'batched'));
+          runs.single.push(await engineRun(url, concurrency, EVENTS, dir, `c${concurrency}-r${round}-s`, 'single'));
         }
+        const summary = (ms: Measurement[]) => ({
+          perSecondMedian: Math.round(median(ms.map((m) => m.perSecond))),
+          cpuMicrosMedian: Math.round(median(ms.map((m) => m.cpuMicros))),
+          perSecond: ms.map((m) => Math.round(m.perSecond)),
+          cpuMicros: ms.map((m) => Math.round(m.cpuMicros)),
+        });
+        const ratio = (ms: Measurement[]) =>
+          Number(median(ms.map((m, i) => m.perSecond / (runs.bare[i] as Measurement).perSecond)).toFixed(3));
         levels.push({
           concurrency,
-          bareMedian: Math.round(median(bare)),
-          engineMedian: Math.round(median(engine)),
-          ratioMedian: Number(median(ratios).toFixed(3)),
-          bare,
-          engine,
+          bare: summary(runs.bare),
+          engineBatched: { ...summary(runs.batched), ratioToBareMedian: ratio(runs.batched) },
+          engineSingle: { ...summary(runs.single), ratioToBareMedian: ratio(runs.single) },
         });
       }
+      const n = (x: number) => x.toLocaleString('en');
       const rows = levels.map(
         (l) =>
-          `| ${l.concurrency} | ${l.bareMedian.toLocaleString('en')} | ${l.engineMedian.toLocaleString('en')} | ${l.ratioMedian.toFixed(2)} |`,
+          `| ${l.concurrency} | ${n(l.bare.perSecondMedian)} (${l.bare.cpuMicrosMedian} µs) ` +
+          `| ${n(l.engineBatched.perSecondMedian)} (${l.engineBatched.cpuMicrosMedian} µs) | ${l.engineBatched.ratioToBareMedian.toFixed(2)} ` +
+          `| ${n(l.engineSingle.perSecondMedian)} (${l.engineSingle.cpuMicrosMedian} µs) | ${l.engineSingle.ratioToBareMedian.toFixed(2)} |`,
       );
       const markdown = [
-        `${EVENTS.toLocaleString('en')} callbacks per measurement, ${PLAYERS} players, sink in a child process.`,
+        `${n(EVENTS)} callbacks per measurement, ${PLAYERS} players, sink in a child process; medians of ${ROUNDS} alternating rounds.`,
+        'Rates in callbacks/s; in brackets the CPU time this process spent per callback.',
         '',
-        '| concurrency | bare loop (req/s, median) | engine (callbacks/s, median) | engine/bare (median of rounds) |',
-        '|---:|---:|---:|---:|',
+        '| concurrency | bare loop | engine, enqueueMany | engine/bare | engine, enqueue one by one | engine/bare |',
+        '|---:|---:|---:|---:|---:|---:|',
         ...rows,
         '',
         'Target: engine ≥ 5,000 callbacks/s and ≥ 0.5 × bare.',
       ].join('\n');
-      return { markdown, data: { events: EVENTS, players: PLAYERS, rounds: ROUNDS, levels } };
+      return { markdown, data: { events: EVENTS, players: PLAYERS, rounds: ROUNDS, slice: SLICE, levels } };
     } finally {
       child.disconnect();
       rmSync(dir, { recursive: true, force: true });

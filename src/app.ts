@@ -4,12 +4,12 @@ import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
+import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
-import { playRoutes } from './play/routes.ts';
-import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
+import { playRoutes } from './play/routes.ts';
 import { VERSION } from './version.ts';
 
 export interface AppDeps {

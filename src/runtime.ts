@@ -1,8 +1,15 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { createAdminRoutes } from './admin/index.ts';
 import { createApp } from './app.ts';
+import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import { type Catalog, loadCatalog as loadCatalogFrom } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { LaunchSessions } from './launch/sessions.ts';
+import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
+import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
 
 /** Builds the catalog the config describes: generated from the seed, then the fixture applied. */
@@ -11,25 +18,89 @@ export function loadCatalog(config: AggmockConfig): Catalog {
 }
 
 export interface Aggmock extends RunningServer {
+  config: AggmockConfig;
   catalog: Catalog;
   sessions: LaunchSessions;
+  engine: CallbackEngine;
+  ledger: ShadowLedger;
+  scheduler: Scheduler;
+  db: Database;
 }
 
-/** Starts the aggregator: catalog, API, play pages, docs; resolves once it listens. */
-export async function startAggmock(config: AggmockConfig, options: { logger?: Logger } = {}): Promise<Aggmock> {
+export interface StartOptions {
+  logger?: Logger;
+  /** Every callback once it ends delivered, rejected or failed (the demo prints a line per callback). */
+  onSettled?: (event: StoredEvent) => void;
+  onDiscrepancy?: (discrepancy: Discrepancy) => void;
+  onScheduledRun?: (run: ScheduledRun) => void;
+  /** How long shutdown waits for callbacks in flight before leaving them in the outbox. */
+  stopDeadlineMs?: number;
+}
+
+/**
+ * Starts the aggregator: catalog, REST API, play pages, admin API, the callback engine over the
+ * SQLite outbox (resuming what an earlier run left undelivered), the shadow ledger and the
+ * schedule. Resolves once it listens; `close()` stops everything in the reverse order.
+ */
+export async function startAggmock(config: AggmockConfig, options: StartOptions = {}): Promise<Aggmock> {
   const logger = options.logger ?? silentLogger;
   const catalog = loadCatalog(config);
+  if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
+  const db = openDatabase(config.db);
+  const engine = createCallbackEngine({ config, db, logger });
+  const ledger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+  const scheduler = createScheduler({
+    entries: config.schedule,
+    engine,
+    random: seededRandom(`${config.seed}:schedule`),
+    balances: () => ledger.knownBalances(),
+    onRun: (run) => {
+      if (run.error) logger.warn({ entry: run.entry, scenario: run.scenario, error: run.error }, 'scheduled run did not finish');
+      options.onScheduledRun?.(run);
+    },
+  });
+  if (options.onSettled) engine.onSettled(options.onSettled);
+  if (options.onDiscrepancy) ledger.onDiscrepancy(options.onDiscrepancy);
+  ledger.onDiscrepancy((d) => logger.warn({ discrepancy: d }, 'shadow ledger discrepancy'));
+
   const sessions = new LaunchSessions();
   let listenUrl: string | undefined;
+  const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
+  const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError });
   const app = createApp({
     config,
     catalog,
     sessions,
+    engine,
+    random: seededRandom(`${config.seed}:play`),
     listenUrl: () => listenUrl,
+    mounts: { '/__admin': admin },
     onLaunch: (s) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched'),
-    onInternalError: (error, c) => logger.error({ err: error, path: c.req.path }, 'internal error'),
+    onInternalError,
   });
-  const server = await listen(app, { port: config.port, host: config.host });
+
+  let server: RunningServer;
+  try {
+    server = await listen(app, { port: config.port, host: config.host });
+  } catch (error) {
+    ledger.close();
+    db.close();
+    throw error;
+  }
   listenUrl = server.url;
-  return { ...server, catalog, sessions };
+  engine.start();
+  scheduler.start();
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      scheduler.stop();
+      await engine.stop({ deadlineMs: options.stopDeadlineMs ?? 5_000 });
+      await server.close();
+      ledger.close();
+      db.close();
+    })();
+    return closing;
+  };
+  return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db };
 }

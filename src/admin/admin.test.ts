@@ -1,5 +1,5 @@
-import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
@@ -18,7 +18,15 @@ async function setup(options: { bugs?: WalletBug[]; config?: AggmockConfigInput 
   const wallet = await startTestWallet({ bugs: options.bugs ?? [], types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } });
   const config = validateConfig(
     deepMerge(
-      { seed: 11, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0, types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } } },
+      {
+        seed: 11,
+        callbacks: {
+          webhookUrl: wallet.url,
+          retrySchedule: [0],
+          jitter: 0,
+          types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' },
+        },
+      },
       (options.config ?? {}) as Record<string, unknown>,
     ),
   );
@@ -47,6 +55,7 @@ async function setup(options: { bugs?: WalletBug[]; config?: AggmockConfigInput 
       headers: { 'content-type': 'application/json', ...headers },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary JSON replies
     return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
   };
   return { app, call, engine, ledger, wallet, internal };
@@ -58,9 +67,18 @@ describe('admin API', () => {
     const queued = await call('POST', '/events', { type: 'Debit', playerId: 'p1', amount: 5 });
     expect(queued.status).toBe(202);
     expect(queued.body.event).toMatchObject({ kind: 'debit', playerId: 'p1', amountMinor: 500, amount: 5, status: 'pending' });
-    const settled = await call('POST', '/events?wait=true', { type: 'bet', playerId: 'p1', amount: '2.50', transactionId: 'manual-1' });
+    const settled = await call('POST', '/events?wait=true', {
+      type: 'bet',
+      playerId: 'p1',
+      amount: '2.50',
+      transactionId: 'manual-1',
+    });
     expect(settled.status).toBe(200);
-    expect(settled.body.event).toMatchObject({ status: 'delivered', transactionId: 'manual-1', reply: { status: 200, body: { balance: 992.5 } } });
+    expect(settled.body.event).toMatchObject({
+      status: 'delivered',
+      transactionId: 'manual-1',
+      reply: { status: 200, body: { balance: 992.5 } },
+    });
     expect(wallet.received.at(-1)).toEqual({ type: 'BET', transactionId: 'manual-1', amount: 2.5, playerId: 'p1' });
   });
 
@@ -149,7 +167,11 @@ describe('admin API', () => {
     expect(replay.status).toBe(200);
     expect(replay.body.event).toMatchObject({ body: debit.body, source: `replay:${debit.id}`, reply: debit.reply });
     const rollback = await call('POST', `/deliveries/${debit.id}/rollback?wait=true`);
-    expect(rollback.body.event).toMatchObject({ kind: 'rollback', referenceTransactionId: debit.transactionId, amountMinor: 400 });
+    expect(rollback.body.event).toMatchObject({
+      kind: 'rollback',
+      referenceTransactionId: debit.transactionId,
+      amountMinor: 400,
+    });
     expect(ledger.balance('p3')?.balance).toBe(1000);
     const notDebit = await call('POST', `/deliveries/${rollback.body.event.id}/rollback`);
     expect(notDebit.status).toBe(409);

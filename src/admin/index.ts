@@ -62,7 +62,10 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     return errorResponse(c, new ApiError(500, 'aggmock hit an internal error in the admin API; the details are in its log.'));
   });
   app.notFound((c) =>
-    errorResponse(c, new ApiError(404, `No admin route ${c.req.method} ${new URL(c.req.url).pathname}. GET /__admin/scenarios lists scenarios.`)),
+    errorResponse(
+      c,
+      new ApiError(404, `No admin route ${c.req.method} ${new URL(c.req.url).pathname}. GET /__admin/scenarios lists scenarios.`),
+    ),
   );
 
   const token = config.admin.token;
@@ -71,14 +74,26 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       const header = c.req.header('authorization') ?? '';
       const match = /^Bearer\s+(.+)$/i.exec(header.trim());
       if (!match) {
-        throw new ApiError(401, 'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).', undefined, {}, {
-          'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
-        });
+        throw new ApiError(
+          401,
+          'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).',
+          undefined,
+          {},
+          {
+            'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+          },
+        );
       }
       if (!constantTimeEqual(match[1] as string, token)) {
-        throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', undefined, {}, {
-          'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
-        });
+        throw new ApiError(
+          401,
+          'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).',
+          undefined,
+          {},
+          {
+            'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
+          },
+        );
       }
       await next();
     });
@@ -94,7 +109,11 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     if (amountMinor === undefined && kind === 'rollback') {
       amountMinor = findDebit(engine, body.playerId, body.referenceTransactionId as string)?.amountMinor;
       if (amountMinor === undefined) {
-        throw fieldError('amount', `no DEBIT ${body.referenceTransactionId} for player ${body.playerId} in the outbox: give the amount to reverse`, undefined);
+        throw fieldError(
+          'amount',
+          `no DEBIT ${body.referenceTransactionId} for player ${body.playerId} in the outbox: give the amount to reverse`,
+          undefined,
+        );
       }
     }
     if (amountMinor === undefined) throw fieldError('amount', 'expected an amount in major units, e.g. 10.5', undefined);
@@ -118,10 +137,12 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.post('/scenarios/:name/run', async (c) => {
     const name = c.req.param('name');
-    if (!isScenarioName(name)) throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
+    if (!isScenarioName(name))
+      throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
     const body = parse(runScenarioSchema, await readJson(c, config.limits.bodyBytes, { optional: true }));
     const { wait, timeout } = parse(waitQuerySchema, c.req.query());
-    const amount = typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
+    const amount =
+      typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
     const games = deps.catalog?.games ?? [];
     const gameId = games.length > 0 ? games[Math.floor(random.next() * games.length)]?.id : undefined;
     const plan = planScenario(
@@ -180,9 +201,14 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   app.post('/deliveries/:id/rollback', async (c) => {
     const debit = delivery(engine, c.req.param('id'));
     if (debit.kind !== 'debit') {
-      throw new ApiError(409, `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`, undefined, {
-        kind: debit.kind,
-      });
+      throw new ApiError(
+        409,
+        `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`,
+        undefined,
+        {
+          kind: debit.kind,
+        },
+      );
     }
     const enqueued = engine.enqueue({
       kind: 'rollback',
@@ -236,7 +262,10 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       const settled = await withTimeout(enqueued.settled, timeout);
       if (settled) return c.json({ event: toDelivery(settled) }, 200);
       const current = engine.outbox.get(enqueued.event.id) ?? enqueued.event;
-      return c.json({ event: toDelivery(current), waited: timeout, message: 'not settled yet; GET /__admin/deliveries/:id to follow it' }, 202);
+      return c.json(
+        { event: toDelivery(current), waited: timeout, message: 'not settled yet; GET /__admin/deliveries/:id to follow it' },
+        202,
+      );
     }
     return c.json({ event: toDelivery(enqueued.event) }, 202);
   }
@@ -275,7 +304,8 @@ export function kindOf(type: string, config: AggmockConfig, field: string): Even
 
 function minorOf(amount: number | string, field: string): number {
   const minor = typeof amount === 'number' ? toMinor(amount) : parseMajorString(amount);
-  if (minor === undefined) throw fieldError(field, 'expected an amount in major units with at most 2 decimals, e.g. 10.5 or "10.50"', amount);
+  if (minor === undefined)
+    throw fieldError(field, 'expected an amount in major units with at most 2 decimals, e.g. 10.5 or "10.50"', amount);
   return minor;
 }
 
@@ -307,12 +337,15 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
 /** The JSON body, refusing oversize and unparseable bodies with a 4xx that says what was wrong. */
 async function readJson(c: Context, maxBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
+  if (Number.isFinite(declared) && declared > maxBytes)
+    throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
   const text = await c.req.text();
   if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
   if (text.trim() === '') {
     if (options.optional) return {};
-    throw new ApiError(400, 'The request body is empty; expected a JSON object.', [{ field: '(body)', message: 'expected a JSON object' }]);
+    throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
+      { field: '(body)', message: 'expected a JSON object' },
+    ]);
   }
   let value: unknown;
   try {
@@ -323,7 +356,9 @@ async function readJson(c: Context, maxBytes: number, options: { optional?: bool
     ]);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError(400, 'Expected a JSON object as the body.', [{ field: '(body)', message: 'expected a JSON object', received: value }]);
+    throw new ApiError(400, 'Expected a JSON object as the body.', [
+      { field: '(body)', message: 'expected a JSON object', received: value },
+    ]);
   }
   return value;
 }

@@ -4,13 +4,19 @@ import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 
 /** Wire shapes of the admin API (SPEC §6), defined once for the routes, the tests and docs. */
 
-const text = (what: string) => z.string({ error: `expected ${what} as a non-empty string` }).trim().min(1, `expected ${what} as a non-empty string`);
+const text = (what: string) =>
+  z
+    .string({ error: `expected ${what} as a non-empty string` })
+    .trim()
+    .min(1, `expected ${what} as a non-empty string`);
 
 /**
  * An amount in major units: a JSON number (10.5) or a string ("10.50"), at most 2 decimals.
  * Left as given here; the route turns it into minor units and names the field when it cannot.
  */
-export const majorAmount = z.union([z.number(), z.string()], { error: 'expected an amount in major units, e.g. 10.5 or "10.50"' });
+export const majorAmount = z.union([z.number(), z.string()], {
+  error: 'expected an amount in major units, e.g. 10.5 or "10.50"',
+});
 
 export const triggerEventSchema = z.object({
   /** debit | credit | rollback (any case) or the configured type strings (e.g. BET). */
@@ -32,7 +38,11 @@ const amountRange = z
 export const runScenarioSchema = z.object({
   players: z.array(text('a player id')).min(1, 'expected at least one player id').optional(),
   /** A fixed bet (major units) or a range `{min, max}`. */
-  amount: z.union([z.number().positive(), amountRange], { error: 'expected a positive amount such as 5 or a range {"min": 1, "max": 20}' }).optional(),
+  amount: z
+    .union([z.number().positive(), amountRange], {
+      error: 'expected a positive amount such as 5 or a range {"min": 1, "max": 20}',
+    })
+    .optional(),
   size: z.number().int().min(1).max(10_000).optional(),
   rtp: z.number().min(0).max(1).optional(),
 });

@@ -26,6 +26,9 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 /** `User-Agent` of every callback. */
 export const USER_AGENT = `aggmock/${version}`;
 
+/** How long journal writes may gather before they are committed together, while attempts are in flight. */
+export const GROUP_COMMIT_MS = 2;
+
 /** How long stop() waits for attempts in flight when no deadline is given. */
 export const DEFAULT_STOP_DEADLINE_MS = 5_000;
 
@@ -39,6 +42,8 @@ export interface Enqueued {
 export interface CallbackEngine {
   /** Stores the event in the outbox (committed) and queues it; returns before the first attempt. */
   enqueue(req: EnqueueRequest): Enqueued;
+  /** Like enqueue for several events, stored in one transaction (one commit): for bursts and scenario steps. */
+  enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[];
   /** Sends the same body again as a NEW outbox event (source 'replay:<id>'). */
   replay(eventId: number): Enqueued;
   /** Called once per event when it ends delivered|rejected|failed, in settle order. */
@@ -144,37 +149,46 @@ class Engine implements CallbackEngine {
   }
 
   enqueue(req: EnqueueRequest): Enqueued {
+    return this.track(this.outbox.insert(this.newEvent(req)), false);
+  }
+
+  enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[] {
+    // Every request is checked before any is stored: a bad one stores none.
+    const events = reqs.map((req) => this.newEvent(req));
+    return this.outbox.insertMany(events).map((event) => this.track(event, false));
+  }
+
+  /** Validates a request and builds its row, body bytes included. */
+  private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
     const parsed = enqueueRequestSchema.safeParse(req);
     if (!parsed.success) throw new CallbackRequestError(fieldErrors(parsed.error.issues, req));
     const r = parsed.data;
     const createdAt = this.clock.now();
     const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
-    const store = (): StoredEvent => {
-      // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
-      const transactionId =
-        r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.ids.next());
-      const fields = { ...r, transactionId, createdAt };
-      return this.outbox.insert({
-        kind: r.kind,
-        transactionId,
-        ...(r.referenceTransactionId === undefined ? {} : { referenceTransactionId: r.referenceTransactionId }),
-        playerId: r.playerId,
-        amountMinor: r.amountMinor,
-        ...(r.roundId === undefined ? {} : { roundId: r.roundId }),
-        ...(r.gameId === undefined ? {} : { gameId: r.gameId }),
-        ...(r.currency === undefined ? {} : { currency: r.currency }),
-        source: r.source ?? 'manual',
-        ...(r.group === undefined ? {} : { group: r.group }),
-        orderingKey: r.orderingKey ?? r.playerId,
-        url: this.url,
-        body: buildCallbackBody(fields, this.cfg),
-        ...this.firstAttemptAt(createdAt),
-        status: 'pending',
-        attemptCount: 0,
-        createdAt,
-      });
+    // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
+    const transactionId =
+      r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.ids.next());
+    const event: Omit<StoredEvent, 'id'> = {
+      kind: r.kind,
+      transactionId,
+      playerId: r.playerId,
+      amountMinor: r.amountMinor,
+      source: r.source ?? 'manual',
+      orderingKey: r.orderingKey ?? r.playerId,
+      url: this.url,
+      body: buildCallbackBody({ ...r, transactionId, createdAt }, this.cfg),
+      status: 'pending',
+      attemptCount: 0,
+      createdAt,
     };
-    return this.track(store(), false);
+    if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
+    if (r.roundId !== undefined) event.roundId = r.roundId;
+    if (r.gameId !== undefined) event.gameId = r.gameId;
+    if (r.currency !== undefined) event.currency = r.currency;
+    if (r.group !== undefined) event.group = r.group;
+    const firstAt = this.firstAttemptAt(createdAt);
+    if (firstAt !== undefined) event.nextAttemptAt = firstAt;
+    return event;
   }
 
   replay(eventId: number): Enqueued {
@@ -182,11 +196,12 @@ class Engine implements CallbackEngine {
     if (!original) throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
     const createdAt = this.clock.now();
     const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
+    const nextAttemptAt = this.firstAttemptAt(createdAt);
     const event = this.outbox.insert({
       ...copy,
       source: `replay:${eventId}`,
       url: this.url,
-      ...this.firstAttemptAt(createdAt),
+      ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
       status: 'pending',
       attemptCount: 0,
       createdAt,
@@ -248,9 +263,10 @@ class Engine implements CallbackEngine {
 
   // ---- queueing ----
 
-  private firstAttemptAt(createdAt: number): { nextAttemptAt?: number } {
+  /** When the first attempt is due, if the schedule's first delay is not 0. */
+  private firstAttemptAt(createdAt: number): number | undefined {
     const delay = retryDelayMs(0, this.cfg, this.random) ?? 0;
-    return delay > 0 ? { nextAttemptAt: createdAt + delay } : {};
+    return delay > 0 ? createdAt + delay : undefined;
   }
 
   private track(event: StoredEvent, atFront: boolean): Enqueued {
@@ -410,6 +426,8 @@ class Engine implements CallbackEngine {
     this.outbox.markDirty(event);
     this.afterCommit.push(() => this.afterAttemptCommitted(attempt, event, settled));
     this.scheduleTick();
+    // The freed slot goes to another key at once; this key's next event waits for the commit.
+    this.pump();
   }
 
   /** Runs once the attempt and the event's new state are committed. */
@@ -445,6 +463,7 @@ class Engine implements CallbackEngine {
     try {
       const createdAt = this.clock.now();
       const byReference = this.cfg.rollbackStyle === 'reference';
+      const nextAttemptAt = this.firstAttemptAt(createdAt);
       const store = () => {
         const transactionId = byReference ? this.ids.next() : debit.transactionId;
         const fields = {
@@ -464,7 +483,7 @@ class Engine implements CallbackEngine {
           orderingKey: debit.orderingKey,
           url: debit.url,
           body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
-          ...this.firstAttemptAt(createdAt),
+          ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
           status: 'pending',
           attemptCount: 0,
           createdAt,
@@ -478,11 +497,21 @@ class Engine implements CallbackEngine {
 
   // ---- batching ----
 
+  /**
+   * Group commit: while attempts are in flight, journal writes gather for GROUP_COMMIT_MS so one
+   * transaction carries many of them (a commit costs as much as a dozen row writes). When the
+   * engine is idle there is nothing to gather and the commit happens on the next turn.
+   */
   private scheduleTick(): void {
     if (this.tickScheduled) return;
     this.tickScheduled = true;
-    setImmediate(() => this.tick());
+    if (this.inFlightCount === 0) setImmediate(this.runTick);
+    else setTimeout(this.runTick, GROUP_COMMIT_MS);
   }
+
+  private readonly runTick = (): void => {
+    if (this.tickScheduled) this.tick();
+  };
 
   /** Commits the buffered journal writes in one transaction, then runs what waited for them. */
   private tick(): void {

@@ -154,8 +154,7 @@ export class Outbox {
       insert: db.prepare(`INSERT INTO callback_events
         (kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
          ordering_key, url, body, status, attempt_count, next_attempt_at, created_at)
-        VALUES (@kind, @transactionId, @referenceTransactionId, @playerId, @amountMinor, @roundId, @gameId, @currency, @source, @group,
-         @orderingKey, @url, @body, @status, @attemptCount, @nextAttemptAt, @createdAt)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       update: db.prepare(`UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
         reply_status = ?, reply_body = ?, error = ? WHERE id = ?`),
       journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
@@ -270,16 +269,33 @@ export class Outbox {
 
   /** Inserts and (unless the caller holds a transaction) commits a new event. */
   insert(event: NewEvent): StoredEvent {
-    const info = this.stmts.insert.run({
-      ...event,
-      referenceTransactionId: event.referenceTransactionId ?? null,
-      roundId: event.roundId ?? null,
-      gameId: event.gameId ?? null,
-      currency: event.currency ?? null,
-      group: event.group ?? null,
-      nextAttemptAt: event.nextAttemptAt ?? null,
-    });
-    return { ...event, id: Number(info.lastInsertRowid) };
+    const info = this.stmts.insert.run(
+      event.kind,
+      event.transactionId,
+      event.referenceTransactionId ?? null,
+      event.playerId,
+      event.amountMinor,
+      event.roundId ?? null,
+      event.gameId ?? null,
+      event.currency ?? null,
+      event.source,
+      event.group ?? null,
+      event.orderingKey,
+      event.url,
+      event.body,
+      event.status,
+      event.attemptCount,
+      event.nextAttemptAt ?? null,
+      event.createdAt,
+    );
+    const stored = event as StoredEvent;
+    stored.id = Number(info.lastInsertRowid);
+    return stored;
+  }
+
+  /** Inserts several events in one transaction: one commit for the lot. */
+  insertMany(events: NewEvent[]): StoredEvent[] {
+    return this.transaction(() => events.map((e) => this.insert(e)));
   }
 
   /** Runs `fn` in one transaction (e.g. an id from the sequence and the event that uses it). */

@@ -211,11 +211,23 @@ describe('fixture errors', () => {
     expect(text).toContain('Invalid catalog fixture bad.json');
     expect(text).toMatch(/mode: .*"extend".*"replace".*\(got "merge"\)/);
     expect(text).toMatch(/providers\[0\]\.code: expected an upper-case code.*\(got "lower"\)/);
-    expect(text).toMatch(/games\[0\]\.name: .*\(got nothing\)/);
+    expect(text).toContain('games[0].name: missing; expected string');
     expect(text).toMatch(/games\[0\]\.rtp: expected at most two decimals.*\(got 96\.555\)/);
-    expect(text).toMatch(/games\[0\]: .*volatilty/);
+    expect(text).toMatch(/games\[0\]\.volatilty: unknown field; expected one of id, name, type, provider, rtp, volatility/);
     expect(text).toMatch(/games\[0\]\.id: expected 32 lower-case hex characters.*\(got "ABC"\)/);
     expect(text).toMatch(/games\[0\]\.img: expected an absolute http\(s\) URL.*\(got "ftp:\/\/x\/y\.png"\)/);
+  });
+
+  it('says what the root should be when the file holds something else', () => {
+    const error = thrown(() =>
+      parseCatalogFixture(
+        Array.from({ length: 100 }, () => 'game'),
+        'list.json',
+      ),
+    );
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(/^\(root\): .*expected object.*\(got \["game","game",.*…\)$/);
+    expect(error.problems[0]!.length).toBeLessThan(200);
   });
 
   it('names the file when it is not JSON or cannot be read', () => {

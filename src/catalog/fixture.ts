@@ -105,15 +105,11 @@ export function loadCatalogFixture(path: string): CatalogFixture {
 /** Validates an already-parsed fixture; `source` names it in errors. */
 export function parseCatalogFixture(raw: unknown, source = '(inline fixture)'): CatalogFixture {
   const result = catalogFixtureSchema.safeParse(raw);
-  if (!result.success) {
+  if (!result.success)
     throw new CatalogFixtureError(
       source,
-      result.error.issues.map((issue) => {
-        const value = valueAt(raw, issue.path);
-        return `${jsonPath(issue.path)}: ${issue.message} (got ${value === undefined ? 'nothing' : JSON.stringify(value)})`;
-      }),
+      result.error.issues.flatMap((issue) => describeIssue(issue, raw)),
     );
-  }
   return { ...result.data, source };
 }
 
@@ -255,6 +251,29 @@ function knownProviders(drafts: readonly ProviderDraft[], extend: boolean): stri
   const shown = drafts.slice(0, 8).map((d) => d.code);
   const more = drafts.length > shown.length ? `, … (${drafts.length} in all)` : '';
   return `${extend ? 'a generated or fixture provider code' : "one of the fixture's providers"}: ${shown.join(', ')}${more}`;
+}
+
+/** One line per problem: the JSON path, what was expected and what came. */
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string[] {
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = Object.keys(objectSchemaAt(issue.path).shape).filter((k) => k !== '$schema');
+    return issue.keys.map((key) => `${jsonPath([...issue.path, key])}: unknown field; expected one of ${allowed.join(', ')}`);
+  }
+  const value = valueAt(raw, issue.path);
+  if (value === undefined && issue.code === 'invalid_type')
+    return [`${jsonPath(issue.path)}: missing; expected ${issue.expected}`];
+  return [`${jsonPath(issue.path)}: ${issue.message} (got ${shown(value)})`];
+}
+
+/** A value as JSON, cut short so a whole array never floods the message. */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'nothing';
+  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+}
+
+function objectSchemaAt(path: readonly PropertyKey[]) {
+  if (path.length === 0) return catalogFixtureSchema;
+  return path[0] === 'providers' ? fixtureProviderSchema : fixtureGameSchema;
 }
 
 /** `games[3].type` from a zod path. */

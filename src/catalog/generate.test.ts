@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GAME_TYPES, PLATFORMS, VOLATILITIES } from './catalog.ts';
@@ -14,6 +15,17 @@ describe('generateCatalog', () => {
     expect(second).toBe(first);
     expect(sha256(second)).toBe(sha256(first));
     expect(first.length).toBeGreaterThan(100_000);
+  });
+
+  it('gives the same sha256 in a separate Node process (no state carried between generations)', () => {
+    const script = [
+      "import { createHash } from 'node:crypto';",
+      `import { generateCatalog } from ${JSON.stringify(new URL('./generate.ts', import.meta.url).href)};`,
+      'const json = JSON.stringify(generateCatalog({ seed: 42, providers: 70, games: 1500 }));',
+      "process.stdout.write(createHash('sha256').update(json).digest('hex'));",
+    ].join('\n');
+    const child = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child).toBe(sha256(JSON.stringify(generateCatalog({ seed: 42, providers: 70, games: 1500 }))));
   });
 
   it('treats the seed 42 and "42" as the same seed', () => {

@@ -8,565 +8,114 @@ import type { Rng } from './seed.ts';
  * "Ocean King 3". Changing a list changes every catalog, so append rather than reorder.
  */
 
-const SLOT_ADJECTIVES = [
-  'Sweet',
-  'Wild',
-  'Golden',
-  'Lucky',
-  'Big',
-  'Mega',
-  'Fire',
-  'Hot',
-  'Royal',
-  'Magic',
-  'Mystic',
-  'Ancient',
-  'Sugar',
-  'Diamond',
-  'Crystal',
-  'Dragon',
-  'Jungle',
-  'Aztec',
-  'Viking',
-  'Pirate',
-  'Neon',
-  'Cosmic',
-  'Frozen',
-  'Blazing',
-  'Fruity',
-  'Juicy',
-  'Starlight',
-  'Midnight',
-  'Thunder',
-  'Buffalo',
-  'Wolf',
-  'Tiger',
-  'Phoenix',
-  'Emerald',
-  'Ruby',
-  'Jade',
-  'Sakura',
-  'Samurai',
-  'Cash',
-  'Money',
-  'Shining',
-  'Super',
-  'Hyper',
-  'Crazy',
-  'Happy',
-  'Spooky',
-  'Wild West',
-  'Silver',
-  'Candy',
-  'Lava',
-];
-const SLOT_NOUNS = [
-  'Bonanza',
-  'Fortune',
-  'Rush',
-  'Riches',
-  'Gems',
-  'Gold',
-  'Treasure',
-  'Jackpot',
-  'Spins',
-  'Reels',
-  'Fruits',
-  'Stars',
-  'Nights',
-  'Empire',
-  'Kingdom',
-  'Quest',
-  'Legends',
-  'Wilds',
-  'Wins',
-  'Blast',
-  'Party',
-  'Fiesta',
-  'Hunt',
-  'Heist',
-  'Temple',
-  'Tales',
-  'Dreams',
-  'Coins',
-  'Crown',
-  'Bells',
-  'Sevens',
-  'Bandits',
-  'Warriors',
-  'Goddess',
-  'Pharaoh',
-  'Safari',
-  'Express',
-  'Mania',
-  'Frenzy',
-  'Storm',
-  'Power',
-  'Queen',
-  'King',
-  'Land',
-  'Mine',
-  'Village',
-  'Carnival',
-  'Reactor',
-  'Farm',
-  'Circus',
-];
-const SLOT_OBJECTS = [
-  'Gates',
-  'Book',
-  'Temple',
-  'Rise',
-  'Legacy',
-  'Eye',
-  'Gems',
-  'Tome',
-  'Wrath',
-  'Curse',
-  'Crown',
-  'Shield',
-  'Sword',
-  'Hall',
-  'Tower',
-  'Secrets',
-  'Reign',
-  'Treasures',
-  'Wolves',
-  'Pillars',
-  'Riches',
-  'Return',
-  'Age',
-  'Power',
-  'Hand',
-  'Mask',
-  'Ship',
-];
-const SLOT_PLACES = [
-  'Olympus',
-  'Egypt',
-  'Ra',
-  'the Dead',
-  'Atlantis',
-  'Asgard',
-  'Valhalla',
-  'Anubis',
-  'Zeus',
-  'Athena',
-  'Poseidon',
-  'Cleopatra',
-  'Persia',
-  'Babylon',
-  'Troy',
-  'Avalon',
-  'Camelot',
-  'Shangri-La',
-  'El Dorado',
-  'the Gods',
-  'the Nile',
-  'the Dragon',
-  'the Amazon',
-  'Fortune',
-  'Luck',
-  'Gold',
-  'Midas',
-  'Madness',
-  'Merlin',
-  'Sparta',
-  'Rome',
-  'Rio',
-  'the Kraken',
-  'the Pharaohs',
-  'Horus',
-];
-const SLOT_OWNERS = [
-  'Dragon',
-  'Pirate',
-  'Wizard',
-  'Leprechaun',
-  'Pharaoh',
-  'Gnome',
-  'King',
-  'Queen',
-  'Viking',
-  'Joker',
-  'Fisherman',
-  'Miner',
-  'Sultan',
-  'Mermaid',
-  'Genie',
-  'Buffalo',
-  'Panda',
-  'Samurai',
-  'Ninja',
-  'Witch',
-  'Zeus',
-  'Cowboy',
-  'Gambler',
-  'Santa',
-  'Dwarf',
-  'Robin',
-  'Captain',
-  'Monkey',
-  'Emperor',
-  'Sheriff',
-];
-const SLOT_POSSESSIONS = [
-  'Fortune',
-  'Gold',
-  'Treasure',
-  'Luck',
-  'Riches',
-  'Gems',
-  'Loot',
-  'Magic',
-  'Wish',
-  'Jackpot',
-  'Quest',
-  'Revenge',
-  'Secret',
-  'Palace',
-  'Lair',
-  'Bounty',
-  'Hoard',
-  'Feast',
-  'Party',
-  'Vault',
-  'Gold Rush',
-  'Cauldron',
-];
-const SLOT_SUFFIXES = [
-  'Megaways',
-  'Deluxe',
-  'Hold & Win',
-  '1000',
-  'Xmas',
-  'Dice',
-  'Power Reels',
-  'Ultra',
-  'Rising',
-  'Scatter',
-  'Bonus Buy',
-  'Dream Drop',
-  'Extreme',
-  'Gigablox',
-  'Cluster Pays',
-  'Reloaded',
-  'Returns',
-  '2',
-  'II',
-  'Unleashed',
-  'Infinity Reels',
-  'Xtreme',
-  'Hot 20',
-  '40 Lines',
-  '100',
-  'Super Scatter',
-  'Respin',
-];
+/** A word list written as `a | b | c` (one string keeps it compact and readable). */
+function words(list: string): readonly string[] {
+  return list
+    .split('|')
+    .map((word) => word.trim())
+    .filter(Boolean);
+}
 
-const LIVE_PREFIXES = [
-  'Lightning',
-  'Speed',
-  'VIP',
-  'Immersive',
-  'Auto',
-  'Grand',
-  'Infinite',
-  'Power',
-  'Quantum',
-  'Gold Vault',
-  'First Person',
-  'Mega',
-  'XXXtreme Lightning',
-  'Salon Privé',
-  'Prestige',
-  'Golden Wealth',
-  'Fortune',
-  'Super',
-  'Mini',
-  'Royal',
-  'Instant',
-  'Double Ball',
-  'Peek',
-  'Squeeze',
-  'No Commission',
-  'Free Bet',
-  'One',
-  'Classic',
-  'Turbo',
-  'Platinum',
-];
-const LIVE_GAMES = [
-  'Roulette',
-  'Baccarat',
-  'Blackjack',
-  'Sic Bo',
-  'Dragon Tiger',
-  'Andar Bahar',
-  'Teen Patti',
-  "Casino Hold'em",
-  'Three Card Poker',
-  'Fan Tan',
-  'Craps',
-  'Bac Bo',
-  'Side Bet City',
-  'Football Studio',
-  "Texas Hold'em Bonus Poker",
-];
-const LIVE_TABLE_TAGS = [
-  'A',
-  'B',
-  'C',
-  'D',
-  'E',
-  'F',
-  'G',
-  'H',
-  '1',
-  '2',
-  '3',
-  '5',
-  '7',
-  'Italiana',
-  'Deutsch',
-  'Français',
-  'Español',
-  'Português',
-  'Svenska',
-  'Türkçe',
-  'Arabic',
-  'Hindi',
-  'Ruby',
-  'Emerald',
-  'Live',
-  'Lobby',
-];
-const SHOW_ADJECTIVES = [
-  'Crazy',
-  'Funky',
-  'Mega',
-  'Lucky',
-  'Golden',
-  'Monster',
-  'Super',
-  'Wild',
-  'Cash',
-  'Big',
-  'Jackpot',
-  'Fortune',
-  'Dream',
-  'Sweet',
-  'Boom',
-  'Magic',
-];
-const SHOW_NOUNS = [
-  'Time',
-  'Wheel',
-  'Ball',
-  'Coin Flip',
-  'Catcher',
-  'Bonanza',
-  'Balloon',
-  'Drop',
-  'Dice',
-  'Show',
-  'Spin',
-  'Party',
-  'Pachinko',
-  'Plinko',
-  'City',
-  'Fever',
-  'Deal',
-  'Treasure Map',
-];
+const SLOT_ADJECTIVES = words(`
+  Sweet | Wild | Golden | Lucky | Big | Mega | Fire | Hot | Royal | Magic | Mystic | Ancient | Sugar | Diamond |
+  Crystal | Dragon | Jungle | Aztec | Viking | Pirate | Neon | Cosmic | Frozen | Blazing | Fruity | Juicy |
+  Starlight | Midnight | Thunder | Buffalo | Wolf | Tiger | Phoenix | Emerald | Ruby | Jade | Sakura | Samurai |
+  Cash | Money | Shining | Super | Hyper | Crazy | Happy | Spooky | Wild West | Silver | Candy | Lava
+`);
+const SLOT_NOUNS = words(`
+  Bonanza | Fortune | Rush | Riches | Gems | Gold | Treasure | Jackpot | Spins | Reels | Fruits | Stars | Nights |
+  Empire | Kingdom | Quest | Legends | Wilds | Wins | Blast | Party | Fiesta | Hunt | Heist | Temple | Tales |
+  Dreams | Coins | Crown | Bells | Sevens | Bandits | Warriors | Goddess | Pharaoh | Safari | Express | Mania |
+  Frenzy | Storm | Power | Queen | King | Land | Mine | Village | Carnival | Reactor | Farm | Circus
+`);
+const SLOT_OBJECTS = words(`
+  Gates | Book | Temple | Rise | Legacy | Eye | Gems | Tome | Wrath | Curse | Crown | Shield | Sword | Hall |
+  Tower | Secrets | Reign | Treasures | Wolves | Pillars | Riches | Return | Age | Power | Hand | Mask | Ship
+`);
+const SLOT_PLACES = words(`
+  Olympus | Egypt | Ra | the Dead | Atlantis | Asgard | Valhalla | Anubis | Zeus | Athena | Poseidon | Cleopatra |
+  Persia | Babylon | Troy | Avalon | Camelot | Shangri-La | El Dorado | the Gods | the Nile | the Dragon |
+  the Amazon | Fortune | Luck | Gold | Midas | Madness | Merlin | Sparta | Rome | Rio | the Kraken |
+  the Pharaohs | Horus
+`);
+const SLOT_OWNERS = words(`
+  Dragon | Pirate | Wizard | Leprechaun | Pharaoh | Gnome | King | Queen | Viking | Joker | Fisherman | Miner |
+  Sultan | Mermaid | Genie | Buffalo | Panda | Samurai | Ninja | Witch | Zeus | Cowboy | Gambler | Santa | Dwarf |
+  Robin | Captain | Monkey | Emperor | Sheriff
+`);
+const SLOT_POSSESSIONS = words(`
+  Fortune | Gold | Treasure | Luck | Riches | Gems | Loot | Magic | Wish | Jackpot | Quest | Revenge | Secret |
+  Palace | Lair | Bounty | Hoard | Feast | Party | Vault | Gold Rush | Cauldron
+`);
+const SLOT_SUFFIXES = words(`
+  Megaways | Deluxe | Hold & Win | 1000 | Xmas | Dice | Power Reels | Ultra | Rising | Scatter | Bonus Buy |
+  Dream Drop | Extreme | Gigablox | Cluster Pays | Reloaded | Returns | 2 | II | Unleashed | Infinity Reels |
+  Xtreme | Hot 20 | 40 Lines | 100 | Super Scatter | Respin
+`);
 
-const CRASH_BASES = [
-  'Aviator',
-  'JetX',
-  'Spaceman',
-  'Rocket',
-  'Balloon',
-  'Crash',
-  'Limbo',
-  'Plinko',
-  'Mines',
-  'Dice',
-  'Hi-Lo',
-  'Keno',
-  'Goal',
-  'Mini Roulette',
-  'Hotline',
-  'Tower',
-  'Zeppelin',
-  'Comet',
-  'Astronaut',
-  'Pilot',
-  'Lucky Jet',
-  'Space XY',
-  'Moon',
-  'Meteor',
-  'Chicken Road',
-  'Penalty',
-  'Jet',
-  'Cappadocia',
-  'Hamster Run',
-  'Big Bass Crash',
-];
+const LIVE_PREFIXES = words(`
+  Lightning | Speed | VIP | Immersive | Auto | Grand | Infinite | Power | Quantum | Gold Vault | First Person |
+  Mega | XXXtreme Lightning | Salon Privé | Prestige | Golden Wealth | Fortune | Super | Mini | Royal | Instant |
+  Double Ball | Peek | Squeeze | No Commission | Free Bet | One | Classic | Turbo | Platinum
+`);
+const LIVE_GAMES = words(`
+  Roulette | Baccarat | Blackjack | Sic Bo | Dragon Tiger | Andar Bahar | Teen Patti | Casino Hold'em |
+  Three Card Poker | Fan Tan | Craps | Bac Bo | Side Bet City | Football Studio | Texas Hold'em Bonus Poker
+`);
+const LIVE_TABLE_TAGS = words(`
+  A | B | C | D | E | F | G | H | 1 | 2 | 3 | 5 | 7 | Italiana | Deutsch | Français | Español | Português |
+  Svenska | Türkçe | Arabic | Hindi | Ruby | Emerald | Live | Lobby
+`);
+const SHOW_ADJECTIVES = words(`
+  Crazy | Funky | Mega | Lucky | Golden | Monster | Super | Wild | Cash | Big | Jackpot | Fortune | Dream |
+  Sweet | Boom | Magic
+`);
+const SHOW_NOUNS = words(`
+  Time | Wheel | Ball | Coin Flip | Catcher | Bonanza | Balloon | Drop | Dice | Show | Spin | Party | Pachinko |
+  Plinko | City | Fever | Deal | Treasure Map
+`);
+
+const CRASH_BASES = words(`
+  Aviator | JetX | Spaceman | Rocket | Balloon | Crash | Limbo | Plinko | Mines | Dice | Hi-Lo | Keno | Goal |
+  Mini Roulette | Hotline | Tower | Zeppelin | Comet | Astronaut | Pilot | Lucky Jet | Space XY | Moon | Meteor |
+  Chicken Road | Penalty | Jet | Cappadocia | Hamster Run | Big Bass Crash
+`);
 const CRASH_ADJECTIVES = ['Wild', 'Turbo', 'Star', 'Sky', 'Neon', 'Mega', 'Golden', 'Blue', 'Hyper', 'Cyber', 'Retro', 'Royal'];
 const CRASH_SUFFIXES = ['X', '2', 'Pro', 'Turbo', '3D', 'Max', 'Deluxe', 'XY', 'Rush', 'Go'];
 
-const TABLE_VARIANTS = [
-  'European',
-  'American',
-  'French',
-  'Classic',
-  'Multihand',
-  'Premium',
-  'Double Exposure',
-  'Vegas',
-  'Atlantic City',
-  'Single Deck',
-  'Zoom',
-  'Mini',
-  'Pro',
-  'Gold',
-  'Perfect Pairs',
-  'Super 7',
-  '3D',
-  'Multi-Wheel',
-  'Lucky Ladies',
-  'Royal',
-];
-const TABLE_GAMES = [
-  'Roulette',
-  'Blackjack',
-  'Baccarat',
-  "Casino Hold'em",
-  'Three Card Poker',
-  'Caribbean Stud',
-  'Pai Gow',
-  'Red Dog',
-  'Sic Bo',
-  'Craps',
-  'Oasis Poker',
-  'Let It Ride',
-  "Texas Hold'em",
-  'Video Poker',
-  'Jacks or Better',
-  'Deuces Wild',
-  'Joker Poker',
-  'Keno',
-  'Scratch Card',
-  'War',
-];
+const TABLE_VARIANTS = words(`
+  European | American | French | Classic | Multihand | Premium | Double Exposure | Vegas | Atlantic City |
+  Single Deck | Zoom | Mini | Pro | Gold | Perfect Pairs | Super 7 | 3D | Multi-Wheel | Lucky Ladies | Royal
+`);
+const TABLE_GAMES = words(`
+  Roulette | Blackjack | Baccarat | Casino Hold'em | Three Card Poker | Caribbean Stud | Pai Gow | Red Dog |
+  Sic Bo | Craps | Oasis Poker | Let It Ride | Texas Hold'em | Video Poker | Jacks or Better | Deuces Wild |
+  Joker Poker | Keno | Scratch Card | War
+`);
 
-const FISHING_ADJECTIVES = [
-  'Ocean',
-  'Royal',
-  'Dragon',
-  'Golden',
-  'Mega',
-  'Jackpot',
-  'Happy',
-  'Bombing',
-  'All-Star',
-  'Deep Sea',
-  'Fortune',
-  'Boom',
-  'Lucky',
-  'Crazy',
-  'Super',
-  'Monster',
-  'Treasure',
-  'Thunder',
-  'Mermaid',
-  'Shark',
-];
-const FISHING_NOUNS = [
-  'King',
-  'Fishing',
-  'Hunter',
-  'Legend',
-  'Blaster',
-  'Fish',
-  'Catch',
-  'Bounty',
-  'War',
-  'Party',
-  'Reef',
-  'Kingdom',
-  'Fury',
-  'Master',
-  'God',
-  'Frenzy',
-];
+const FISHING_ADJECTIVES = words(`
+  Ocean | Royal | Dragon | Golden | Mega | Jackpot | Happy | Bombing | All-Star | Deep Sea | Fortune | Boom |
+  Lucky | Crazy | Super | Monster | Treasure | Thunder | Mermaid | Shark
+`);
+const FISHING_NOUNS = words(`
+  King | Fishing | Hunter | Legend | Blaster | Fish | Catch | Bounty | War | Party | Reef | Kingdom | Fury |
+  Master | God | Frenzy
+`);
 
-const BINGO_THEMES = [
-  'Pirate',
-  'Rio',
-  'Samba',
-  'Lucky',
-  'Bonanza',
-  'Candy',
-  'Jungle',
-  'Pop',
-  'Disco',
-  'Gold',
-  'Party',
-  'Cash',
-  'Mega',
-  'Super',
-  'Viking',
-  'Aztec',
-  'Egypt',
-  'Halloween',
-  'Xmas',
-  'Tribal',
-  'Fruit',
-  'Neon',
-  'Cosmic',
-  'Ocean',
-  'Carnival',
-  'Fiesta',
-];
+const BINGO_THEMES = words(`
+  Pirate | Rio | Samba | Lucky | Bonanza | Candy | Jungle | Pop | Disco | Gold | Party | Cash | Mega | Super |
+  Viking | Aztec | Egypt | Halloween | Xmas | Tribal | Fruit | Neon | Cosmic | Ocean | Carnival | Fiesta
+`);
 const BINGO_SUFFIXES = ['90', '75', '30', 'Deluxe', 'Blast', 'Rush', 'Party', 'Gold'];
 
-const VIRTUAL_SPORTS = [
-  'Football',
-  'Horse Racing',
-  'Greyhounds',
-  'Tennis',
-  'Basketball',
-  'Cricket',
-  'Motor Racing',
-  'Cycling',
-  'Speedway',
-  'Darts',
-  'Penalty Kicks',
-  'Boxing',
-  'Table Tennis',
-  'Ice Hockey',
-  'Baseball',
-  'Harness Racing',
-];
-const VIRTUAL_EVENTS = [
-  'League',
-  'Cup',
-  'World Cup',
-  'Champions',
-  'Derby',
-  'Grand Prix',
-  'Dash',
-  'Sprint',
-  'Masters',
-  'Open',
-  'Pro',
-  'Nations',
-  'Kings',
-  'Express',
-  'Live',
-  'Series',
-];
+const VIRTUAL_SPORTS = words(`
+  Football | Horse Racing | Greyhounds | Tennis | Basketball | Cricket | Motor Racing | Cycling | Speedway |
+  Darts | Penalty Kicks | Boxing | Table Tennis | Ice Hockey | Baseball | Harness Racing
+`);
+const VIRTUAL_EVENTS = words(`
+  League | Cup | World Cup | Champions | Derby | Grand Prix | Dash | Sprint | Masters | Open | Pro | Nations |
+  Kings | Express | Live | Series
+`);
 
 const FISHING_NUMBERS = ['2', '3', '4', '5', 'Plus', 'Deluxe', '2 Online'];
 

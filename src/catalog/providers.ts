@@ -115,46 +115,11 @@ const ARCHETYPE_SHARES = Object.fromEntries(Object.entries(SYNTHETIC_ARCHETYPES)
   number
 >;
 
-const STUDIO_SUFFIXES = [
-  'Gaming',
-  'Games',
-  'Studios',
-  'Interactive',
-  'Entertainment',
-  'Play',
-  'Labs',
-  'Digital',
-  'Slots',
-  'Works',
-];
-const STUDIO_ADJECTIVES = [
-  'Lucky',
-  'Wild',
-  'Golden',
-  'Brave',
-  'Clever',
-  'Happy',
-  'Mighty',
-  'Royal',
-  'Silent',
-  'Swift',
-  'Jolly',
-  'Bold',
-  'Red',
-  'Black',
-  'Iron',
-  'Silver',
-  'Little',
-  'Big',
-  'Flying',
-  'Dancing',
-  'Sleepy',
-  'Hungry',
-  'Cosmic',
-  'Electric',
-  'Northern',
-  'Wise',
-];
+const STUDIO_SUFFIXES = 'Gaming|Games|Studios|Interactive|Entertainment|Play|Labs|Digital|Slots|Works'.split('|');
+const STUDIO_ADJECTIVES =
+  'Lucky|Wild|Golden|Brave|Clever|Happy|Mighty|Royal|Silent|Swift|Jolly|Bold|Red|Black|Iron|Silver|Little|Big|Flying|Dancing|Sleepy|Hungry|Cosmic|Electric|Northern|Wise'.split(
+    '|',
+  );
 const CODE_MAX_LENGTH = 20;
 
 /**

@@ -77,7 +77,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const store = new DiscrepancyStore(db);
   const players = new Map<string, PlayerLedger>();
   const transactions = new Map<string, LedgerTx>();
-  const openGroups = new Map<string, StoredEvent[]>();
+  const openGroups = new Map<string, { events: Map<number, StoredEvent>; expected: number }>();
   const judgedGroups = new Set<string>();
   const listeners = new Set<(d: Discrepancy) => void>();
 
@@ -101,18 +101,21 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const record = (event: StoredEvent): Discrepancy[] => {
     const groupKey = parallelGroupKey(event);
     if (groupKey === undefined || judgedGroups.has(groupKey)) return commit(evaluateSettlement(view, event, reducer));
-    const buffered = openGroups.get(groupKey) ?? [];
-    if (!buffered.some((e) => e.id === event.id)) buffered.push(event);
-    openGroups.set(groupKey, buffered);
+    const open = openGroups.get(groupKey) ?? { events: new Map<number, StoredEvent>(), expected: 0 };
+    open.events.set(event.id, event);
+    openGroups.set(groupKey, open);
+    // The outbox says who belongs to the group; asked again only once as many have settled as it named last time.
+    if (open.events.size < open.expected) return [];
     const members = engine.outbox
       .list({ group: event.group as string, playerId: event.playerId, limit: 100_000 })
       .filter((e) => parallelGroupKey(e) === groupKey);
-    const complete = members.every((m) => buffered.some((b) => b.id === m.id));
-    if (!complete) return [];
+    open.expected = members.length;
+    if (!members.every((m) => open.events.has(m.id))) return [];
+    const buffered = [...open.events.values()].sort((a, b) => a.id - b.id);
     openGroups.delete(groupKey);
     judgedGroups.add(groupKey);
     if (judgedGroups.size > REMEMBERED_GROUPS) judgedGroups.delete(judgedGroups.values().next().value as string);
-    return commit(evaluateConcurrentGroup(view, [...buffered].sort((a, b) => a.id - b.id), reducer));
+    return commit(evaluateConcurrentGroup(view, buffered, reducer));
   };
 
   const reset = () => {
@@ -135,7 +138,11 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
       return p ? toBalance(p) : undefined;
     },
     knownBalances: () =>
-      Object.fromEntries([...players.values()].flatMap((p) => (p.balanceMinor !== undefined && !p.uncertain ? [[p.playerId, p.balanceMinor]] : []))),
+      Object.fromEntries(
+        [...players.values()].flatMap((p) =>
+          p.balanceMinor !== undefined && !p.uncertain ? [[p.playerId, p.balanceMinor]] : [],
+        ),
+      ),
     discrepancies: (filter) => store.list(filter),
     discrepancyCount: (filter) => store.count(filter),
     onDiscrepancy(listener) {

@@ -30,7 +30,12 @@ async function setup(bugs: WalletBug[] = [], walletOptions: { delayMs?: number; 
   const play = (name: ScenarioName, extra: { size?: number; players?: string[] } = {}) =>
     runScenario(
       engine,
-      planScenario(name, { players: extra.players ?? ['p1'], amount: { min: 1, max: 20 }, ...extra, balances: ledger.knownBalances() }, rng, ids),
+      planScenario(
+        name,
+        { players: extra.players ?? ['p1'], amount: { min: 1, max: 20 }, ...extra, balances: ledger.knownBalances() },
+        rng,
+        ids,
+      ),
     );
   return { wallet, engine, ledger, db, play };
 }
@@ -81,6 +86,19 @@ describe('shadow ledger against a real wallet over HTTP', () => {
     const found = ledger.discrepancies();
     expect(found.map((d) => d.kind)).toEqual(['balance-drift']);
     expect(found[0]?.eventIds).toHaveLength(4);
+  });
+
+  it('accepts a burst that a correct wallet partly refuses for lack of funds', async () => {
+    const { ledger, wallet, engine } = await setup([], { delayMs: 5, players: { p1: 30 } });
+    await engine.enqueue({ kind: 'credit', playerId: 'p1', amountMinor: 0, source: 'test' }).settled; // baseline 30.00
+    const plan = planScenario('burst', { players: ['p1'], amount: { min: 10, max: 10 }, size: 5 }, seededRandom(1), () =>
+      engine.nextTransactionId(),
+    );
+    const summary = await runScenario(engine, plan);
+    expect(summary.events.map((e) => e.status).sort()).toEqual(['delivered', 'delivered', 'delivered', 'rejected', 'rejected']);
+    expect(ledger.discrepancies()).toEqual([]);
+    expect(ledger.balance('p1')?.balanceMinor).toBe(0);
+    expect(wallet.balanceMinor('p1')).toBe(0);
   });
 
   it('stores discrepancies in the same SQLite database and forgets everything on reset', async () => {

@@ -31,7 +31,10 @@ function settled(
   };
 }
 const ok = (balance: number) => ({ status: 200, body: { balance } });
-const reject = (error: string, balance?: number) => ({ status: 400, body: { error, ...(balance === undefined ? {} : { balance }) } });
+const reject = (error: string, balance?: number) => ({
+  status: 400,
+  body: { error, ...(balance === undefined ? {} : { balance }) },
+});
 
 /** Runs events through the reducer and collects every discrepancy. */
 function run(events: StoredEvent[], state: LedgerState = emptyLedgerState()) {
@@ -58,14 +61,22 @@ describe('applySettlement', () => {
   });
 
   it('flags balance drift when a bet takes the wrong amount, then follows the wallet so the error is reported once', () => {
-    const { found } = run([settled('debit', 't1', 500, ok(995)), settled('debit', 't2', 500, ok(989)), settled('debit', 't3', 100, ok(988))]);
+    const { found } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('debit', 't2', 500, ok(989)),
+      settled('debit', 't3', 100, ok(988)),
+    ]);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ kind: 'balance-drift', expectedMinor: 99_000, actualMinor: 98_900 });
     expect(found[0]?.message).toContain('990.00');
   });
 
   it('answers a duplicate DEBIT with the first reply and moves no money: no discrepancy', () => {
-    const { found, state } = run([settled('debit', 't1', 500, ok(995)), settled('credit', 't2', 100, ok(996)), settled('debit', 't1', 500, ok(995))]);
+    const { found, state } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('credit', 't2', 100, ok(996)),
+      settled('debit', 't1', 500, ok(995)),
+    ]);
     expect(found).toEqual([]);
     expect(state.players.p1?.balanceMinor).toBe(99_600);
   });
@@ -76,7 +87,11 @@ describe('applySettlement', () => {
   });
 
   it('flags a duplicate CREDIT that pays twice as a double credit', () => {
-    const { found } = run([settled('debit', 't1', 500, ok(995)), settled('credit', 't2', 700, ok(1002)), settled('credit', 't2', 700, ok(1009))]);
+    const { found } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('credit', 't2', 700, ok(1002)),
+      settled('credit', 't2', 700, ok(1009)),
+    ]);
     expect(found.map((d) => d.kind)).toEqual(['double-credit']);
   });
 
@@ -87,26 +102,39 @@ describe('applySettlement', () => {
   });
 
   it('accepts a rollback that gives the bet back', () => {
-    const { found, state } = run([settled('debit', 't1', 500, ok(995)), settled('rollback', 't1', 500, ok(1000), { referenceTransactionId: 't1' })]);
+    const { found, state } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('rollback', 't1', 500, ok(1000), { referenceTransactionId: 't1' }),
+    ]);
     expect(found).toEqual([]);
     expect(state.transactions[`debit\u0000p1\u0000t1`]?.rolledBack).toBe(true);
   });
 
   it('flags a rollback that was accepted but did not restore the bet', () => {
     const { found } = run([settled('debit', 't1', 500, ok(995)), settled('rollback', 't1', 500, ok(995))]);
-    expect(found).toEqual([expect.objectContaining({ kind: 'rollback-not-restored', expectedMinor: 100_000, actualMinor: 99_500 })]);
+    expect(found).toEqual([
+      expect.objectContaining({ kind: 'rollback-not-restored', expectedMinor: 100_000, actualMinor: 99_500 }),
+    ]);
   });
 
   it('flags a rejected rollback of an accepted bet as not restored', () => {
-    const { found } = run([settled('debit', 't1', 500, ok(995)), settled('rollback', 't1', 500, reject('TRANSACTION_NOT_FOUND', 995))]);
+    const { found } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('rollback', 't1', 500, reject('TRANSACTION_NOT_FOUND', 995)),
+    ]);
     expect(found.map((d) => d.kind)).toEqual(['rollback-not-restored']);
   });
 
   it('expects a rollback of an unknown transaction to move no money', () => {
-    const good = run([settled('debit', 't1', 500, ok(995)), settled('rollback', 'ghost', 300, reject('TRANSACTION_NOT_FOUND', 995))]);
+    const good = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('rollback', 'ghost', 300, reject('TRANSACTION_NOT_FOUND', 995)),
+    ]);
     expect(good.found).toEqual([]);
     const bad = run([settled('debit', 't1', 500, ok(995)), settled('rollback', 'ghost', 300, ok(998))]);
-    expect(bad.found).toEqual([expect.objectContaining({ kind: 'rollback-moved-money', expectedMinor: 99_500, actualMinor: 99_800 })]);
+    expect(bad.found).toEqual([
+      expect.objectContaining({ kind: 'rollback-moved-money', expectedMinor: 99_500, actualMinor: 99_800 }),
+    ]);
   });
 
   it('expects a second rollback of the same bet (reference style, fresh id) to move no money', () => {
@@ -138,7 +166,11 @@ describe('applySettlement', () => {
   });
 
   it('makes the balance uncertain after a failed event and re-baselines on the next reply, with a note', () => {
-    const { found, state } = run([settled('debit', 't1', 500, ok(995)), settled('debit', 't2', 500, undefined), settled('credit', 't3', 100, ok(991))]);
+    const { found, state } = run([
+      settled('debit', 't1', 500, ok(995)),
+      settled('debit', 't2', 500, undefined),
+      settled('credit', 't3', 100, ok(991)),
+    ]);
     expect(found).toEqual([]);
     expect(state.players.p1).toMatchObject({ balanceMinor: 99_100, uncertain: false });
     expect(state.players.p1?.note).toContain('re-baselined');
@@ -155,14 +187,20 @@ describe('applySettlement', () => {
   });
 
   it('flags an accepted reply without a balance and one with an unusable balance', () => {
-    const { found } = run([settled('debit', 't1', 100, ok(10)), settled('debit', 't2', 100, { status: 200, body: { ok: true } })]);
+    const { found } = run([
+      settled('debit', 't1', 100, ok(10)),
+      settled('debit', 't2', 100, { status: 200, body: { ok: true } }),
+    ]);
     expect(found.map((d) => d.kind)).toEqual(['missing-balance']);
     const invalid = run([settled('debit', 't1', 100, ok(10.123))]);
     expect(invalid.found.map((d) => d.kind)).toEqual(['invalid-balance']);
   });
 
   it('reads a 2xx reply with {error} as a rejection', () => {
-    const { found } = run([settled('debit', 't1', 100, ok(10)), settled('debit', 't2', 5_000, { status: 200, body: { error: 'INSUFFICIENT_FUNDS', balance: 10 } })]);
+    const { found } = run([
+      settled('debit', 't1', 100, ok(10)),
+      settled('debit', 't2', 5_000, { status: 200, body: { error: 'INSUFFICIENT_FUNDS', balance: 10 } }),
+    ]);
     expect(found).toEqual([]);
   });
 
@@ -194,7 +232,9 @@ describe('applyConcurrentGroup', () => {
 
   it('flags a lost update: every bet accepted but only one taken', () => {
     const { discrepancies } = applyConcurrentGroup(base(), burst([ok(90), ok(90), ok(90)]));
-    expect(discrepancies).toEqual([expect.objectContaining({ kind: 'balance-drift', expectedMinor: 7_000, actualMinor: 9_000, eventIds: expect.any(Array) })]);
+    expect(discrepancies).toEqual([
+      expect.objectContaining({ kind: 'balance-drift', expectedMinor: 7_000, actualMinor: 9_000, eventIds: expect.any(Array) }),
+    ]);
     expect(discrepancies[0]?.eventIds).toHaveLength(3);
   });
 
@@ -211,7 +251,9 @@ describe('applyConcurrentGroup', () => {
   it('derives the start from the replies when no baseline is known', () => {
     const events = burst([ok(80), ok(90), ok(70)]);
     expect(applyConcurrentGroup(emptyLedgerState(), events).discrepancies).toEqual([]);
-    expect(applyConcurrentGroup(emptyLedgerState(), burst([ok(90), ok(90)])).discrepancies.map((d) => d.kind)).toEqual(['balance-drift']);
+    expect(applyConcurrentGroup(emptyLedgerState(), burst([ok(90), ok(90)])).discrepancies.map((d) => d.kind)).toEqual([
+      'balance-drift',
+    ]);
   });
 
   it('makes the balance uncertain instead of judging when a member failed', () => {

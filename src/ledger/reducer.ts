@@ -105,7 +105,11 @@ export function transactionKey(kind: EventKind, playerId: string, transactionId:
  * @example
  * const { player, discrepancies } = evaluateSettlement(view, settledDebit, { amountFormat: 'decimal' });
  */
-export function evaluateSettlement(view: LedgerView, event: StoredEvent, options: ReducerOptions = DEFAULT_OPTIONS): SettlementOutcome {
+export function evaluateSettlement(
+  view: LedgerView,
+  event: StoredEvent,
+  options: ReducerOptions = DEFAULT_OPTIONS,
+): SettlementOutcome {
   const at = event.settledAt ?? event.createdAt;
   const before: PlayerLedger = view.player(event.playerId) ?? { playerId: event.playerId, uncertain: false };
   const prev = before.uncertain ? undefined : before.balanceMinor;
@@ -158,12 +162,21 @@ export function evaluateSettlement(view: LedgerView, event: StoredEvent, options
   const transactions: LedgerTx[] = [self];
   if (balance.kind === 'invalid') {
     flag('invalid-balance', null, null, `${label}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`);
-    return { player: moved({ uncertain: true, note: `balance uncertain: ${label} replied with an unusable balance` }), transactions, discrepancies };
+    return {
+      player: moved({ uncertain: true, note: `balance uncertain: ${label} replied with an unusable balance` }),
+      transactions,
+      discrepancies,
+    };
   }
 
   // Which DEBIT a ROLLBACK reverses, and whether it can still be given back.
   const reversed = event.kind === 'rollback' ? reversedDebit(view, event) : undefined;
-  if (reversed && outcome === 'accepted' && (reversed.outcome === 'accepted' || reversed.outcome === 'failed') && !reversed.rolledBack) {
+  if (
+    reversed &&
+    outcome === 'accepted' &&
+    (reversed.outcome === 'accepted' || reversed.outcome === 'failed') &&
+    !reversed.rolledBack
+  ) {
     transactions.push({ ...reversed, rolledBack: true });
   }
 
@@ -173,7 +186,8 @@ export function evaluateSettlement(view: LedgerView, event: StoredEvent, options
       if (outcome === 'accepted') flag('missing-balance', null, null, `${label} was accepted but the reply carries no balance`);
       return { player: moved({}), transactions, discrepancies };
     }
-    if (balance.minor < 0) flag('overdraft', 0, balance.minor, `${label}: the wallet reports a negative balance ${formatMinor(balance.minor)}`);
+    if (balance.minor < 0)
+      flag('overdraft', 0, balance.minor, `${label}: the wallet reports a negative balance ${formatMinor(balance.minor)}`);
     const note =
       before.balanceMinor === undefined
         ? `baseline ${formatMinor(balance.minor)} from the first reply (${label})`
@@ -189,7 +203,12 @@ export function evaluateSettlement(view: LedgerView, event: StoredEvent, options
   if (event.kind === 'debit' && outcome === 'accepted') {
     expected = prev - amount;
     if (amount > prev) {
-      flag('overdraft', prev, actual ?? null, `${label}: a bet of ${formatMinor(amount)} was accepted with a balance of only ${formatMinor(prev)}`);
+      flag(
+        'overdraft',
+        prev,
+        actual ?? null,
+        `${label}: a bet of ${formatMinor(amount)} was accepted with a balance of only ${formatMinor(prev)}`,
+      );
       explained = true;
     }
   } else if (event.kind === 'credit' && outcome === 'accepted') {
@@ -229,14 +248,28 @@ export function evaluateSettlement(view: LedgerView, event: StoredEvent, options
   }
 
   if (outcome === 'rejected' && event.kind !== 'rollback' && actual !== undefined && actual !== prev) {
-    flag('rejected-moved-money', prev, actual, `${label} was rejected but the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}`);
+    flag(
+      'rejected-moved-money',
+      prev,
+      actual,
+      `${label} was rejected but the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}`,
+    );
     explained = true;
   }
 
   if (actual === undefined) {
     if (outcome === 'accepted') {
-      flag('missing-balance', expected, null, `${label} was accepted but the reply carries no balance (expected ${formatMinor(expected)})`);
-      return { player: moved({ uncertain: true, note: `balance uncertain: ${label} replied without a balance` }), transactions, discrepancies };
+      flag(
+        'missing-balance',
+        expected,
+        null,
+        `${label} was accepted but the reply carries no balance (expected ${formatMinor(expected)})`,
+      );
+      return {
+        player: moved({ uncertain: true, note: `balance uncertain: ${label} replied without a balance` }),
+        transactions,
+        discrepancies,
+      };
     }
     // A rejection without a balance: nothing moved, as far as the ledger can tell.
     return { player: moved({ balanceMinor: expected, uncertain: false }), transactions, discrepancies };
@@ -275,7 +308,11 @@ interface DuplicateContext {
 /** A transactionId seen before (same type, same player): the first reply again, and no money moved. */
 function judgeDuplicate(first: LedgerTx, event: StoredEvent, ctx: DuplicateContext): SettlementOutcome {
   const { balance, prev, before, moved, flag, label, discrepancies } = ctx;
-  const sameReply = first.reply !== undefined && event.reply !== undefined && first.reply.status === event.reply.status && deepEqual(first.reply.body, event.reply.body);
+  const sameReply =
+    first.reply !== undefined &&
+    event.reply !== undefined &&
+    first.reply.status === event.reply.status &&
+    deepEqual(first.reply.body, event.reply.body);
   if (sameReply) return { player: moved({}), transactions: [], discrepancies };
 
   const actual = balance.kind === 'ok' ? balance.minor : undefined;
@@ -340,9 +377,22 @@ export function evaluateConcurrentGroup(
   const group = firstEvent.group;
   const discrepancies: DiscrepancyDraft[] = [];
   const flag = (kind: DiscrepancyKind, expectedMinor: number | null, actualMinor: number | null, message: string) =>
-    discrepancies.push({ playerId, kind, expectedMinor, actualMinor, eventIds: ids, message, createdAt: at, ...(group ? { group } : {}) });
+    discrepancies.push({
+      playerId,
+      kind,
+      expectedMinor,
+      actualMinor,
+      eventIds: ids,
+      message,
+      createdAt: at,
+      ...(group ? { group } : {}),
+    });
   const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId, updatedAt: at });
-  const judged = events.map((event) => ({ event, outcome: replyOutcome(event), balance: replyBalance(event, options.amountFormat) }));
+  const judged = events.map((event) => ({
+    event,
+    outcome: replyOutcome(event),
+    balance: replyBalance(event, options.amountFormat),
+  }));
   const transactions: LedgerTx[] = judged.map(({ event, outcome }) => ({
     key: transactionKey(event.kind, event.playerId, event.transactionId),
     eventId: event.id,
@@ -357,13 +407,21 @@ export function evaluateConcurrentGroup(
   const what = `${events.length} parallel events (#${ids.join(', #')})`;
 
   if (judged.some((j) => j.outcome === 'failed')) {
-    return { player: moved({ uncertain: true, note: `balance uncertain: some of ${what} failed without a reply` }), transactions, discrepancies };
+    return {
+      player: moved({ uncertain: true, note: `balance uncertain: some of ${what} failed without a reply` }),
+      transactions,
+      discrepancies,
+    };
   }
   const unusable = judged.filter((j) => j.balance.kind === 'invalid' || (j.balance.kind === 'none' && j.outcome === 'accepted'));
   if (unusable.length > 0) {
     const kind = unusable.some((j) => j.balance.kind === 'invalid') ? 'invalid-balance' : 'missing-balance';
     flag(kind, null, null, `${what}: ${unusable.length} accepted replies carry no usable balance`);
-    return { player: moved({ uncertain: true, note: `balance uncertain: ${what} replied without usable balances` }), transactions, discrepancies };
+    return {
+      player: moved({ uncertain: true, note: `balance uncertain: ${what} replied without usable balances` }),
+      transactions,
+      discrepancies,
+    };
   }
 
   const signed = (e: StoredEvent) => (e.kind === 'debit' ? -e.amountMinor : e.kind === 'credit' ? e.amountMinor : 0);
@@ -400,7 +458,11 @@ export function evaluateConcurrentGroup(
     flag('overdraft', 0, actualFinal, `${what}: the wallet reports a negative balance ${formatMinor(actualFinal)}`);
   }
   const note = prev === undefined ? `baseline ${formatMinor(start)} derived from ${what}` : before.note;
-  return { player: moved({ balanceMinor: actualFinal, uncertain: false, ...(note ? { note } : {}) }), transactions, discrepancies };
+  return {
+    player: moved({ balanceMinor: actualFinal, uncertain: false, ...(note ? { note } : {}) }),
+    transactions,
+    discrepancies,
+  };
 }
 
 /** The whole ledger as a plain value, for the pure reducer. */

@@ -19,10 +19,7 @@ export function isAccepted(event: Pick<StoredEvent, 'status' | 'reply'>): boolea
   return replyOutcome(event) === 'accepted';
 }
 
-export type ReplyBalance =
-  | { kind: 'none' }
-  | { kind: 'invalid'; raw: unknown }
-  | { kind: 'ok'; minor: number };
+export type ReplyBalance = { kind: 'none' } | { kind: 'invalid'; raw: unknown } | { kind: 'ok'; minor: number };
 
 /** The `balance` a reply reports, in minor units, decoded in the wire's amount format. */
 export function replyBalance(event: Pick<StoredEvent, 'reply'>, format: AmountFormat): ReplyBalance {

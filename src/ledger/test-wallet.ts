@@ -60,8 +60,16 @@ export async function startTestWallet(options: TestWalletOptions = {}): Promise<
     if (options.answer) return options.answer;
     const { type, transactionId, playerId } = body;
     const amountMinor = typeof body.amount === 'number' ? toMinor(body.amount) : undefined;
-    if (typeof type !== 'string' || typeof transactionId !== 'string' || typeof playerId !== 'string' || amountMinor === undefined) {
-      return { status: 400, body: { error: 'INVALID_REQUEST', message: 'type, transactionId, amount and playerId are required' } };
+    if (
+      typeof type !== 'string' ||
+      typeof transactionId !== 'string' ||
+      typeof playerId !== 'string' ||
+      amountMinor === undefined
+    ) {
+      return {
+        status: 400,
+        body: { error: 'INVALID_REQUEST', message: 'type, transactionId, amount and playerId are required' },
+      };
     }
     const start = balances.get(playerId);
     if (start === undefined) return { status: 404, body: { error: 'PLAYER_NOT_FOUND' } };

@@ -81,7 +81,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   app.post('/play/:sessionId/spin', readRawBody(16 * 1024), parseJsonBody(), async (c) => {
     const session = activeSession(c.req.param('sessionId'), false) as LaunchSession;
     const engine = deps.engine;
-    if (!engine || !deps.random) throw new ApiError(503, 'Spins need the callback engine; start aggmock with `aggmock serve` or `aggmock demo`.');
+    if (!engine || !deps.random)
+      throw new ApiError(503, 'Spins need the callback engine; start aggmock with `aggmock serve` or `aggmock demo`.');
     const parsed = spinSchema.safeParse(c.get('jsonBody'));
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error.issues, c.get('jsonBody'));
@@ -90,9 +91,17 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const betMinor = toMinor(parsed.data.bet) as number;
     const game = deps.catalog.gameById.get(session.gameId);
     if (game && (betMinor < game.minBetMinor || betMinor > game.maxBetMinor)) {
-      throw new ApiError(400, `bet: expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} for ${game.name}.`, [
-        { field: 'bet', message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`, received: parsed.data.bet },
-      ]);
+      throw new ApiError(
+        400,
+        `bet: expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} for ${game.name}.`,
+        [
+          {
+            field: 'bet',
+            message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`,
+            received: parsed.data.bet,
+          },
+        ],
+      );
     }
 
     const roundId = `${session.id.slice(0, 12)}-${++rounds}`;
@@ -102,7 +111,15 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     if (!debit.settled) return c.json(pending(debit.event), 202);
     steps.push(step(debit.event, deps.config));
     if (!isAccepted(debit.event)) {
-      return c.json({ outcome: 'refused', roundId, bet: toMajor(betMinor), win: 0, steps, balance: balanceOf(debit.event, deps.config), message: refusalMessage(debit.event) });
+      return c.json({
+        outcome: 'refused',
+        roundId,
+        bet: toMajor(betMinor),
+        win: 0,
+        steps,
+        balance: balanceOf(debit.event, deps.config),
+        message: refusalMessage(debit.event),
+      });
     }
     const winMinor = sessionWin(deps.random, betMinor, (game?.rtp ?? 96) / 100);
     let last = debit.event;
@@ -156,7 +173,9 @@ function balanceOf(event: StoredEvent, config: AggmockConfig): number | undefine
 function refusalMessage(event: StoredEvent): string {
   const body = event.reply?.body as { error?: string; message?: string } | undefined;
   if (body?.error) return `The wallet refused the bet: ${body.error}${body.message ? ` (${body.message})` : ''}.`;
-  return event.status === 'failed' ? `The wallet did not answer: ${event.error ?? 'delivery failed'}.` : 'The wallet refused the bet.';
+  return event.status === 'failed'
+    ? `The wallet did not answer: ${event.error ?? 'delivery failed'}.`
+    : 'The wallet refused the bet.';
 }
 
 function pending(event: StoredEvent) {

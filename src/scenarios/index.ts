@@ -16,4 +16,12 @@ export {
   type StepDependency,
   UNAFFORDABLE_MINOR,
 } from './plan.ts';
-export { groupOf, runScenario, type ScenarioEngine, type ScenarioRunSummary, type StartedScenario, type StepResult, startScenario } from './run.ts';
+export {
+  groupOf,
+  runScenario,
+  type ScenarioEngine,
+  type ScenarioRunSummary,
+  type StartedScenario,
+  type StepResult,
+  startScenario,
+} from './run.ts';

@@ -7,7 +7,8 @@ function counter() {
   let n = 0;
   return () => `tx_${++n}`;
 }
-const plan = (name: string, p: Partial<ScenarioParams> = {}, seed = 42) => planScenario(name, { ...params, ...p }, seededRandom(seed), counter());
+const plan = (name: string, p: Partial<ScenarioParams> = {}, seed = 42) =>
+  planScenario(name, { ...params, ...p }, seededRandom(seed), counter());
 
 describe('planScenario', () => {
   it('is pure: the same seed and ids give the same plan, another seed a different one', () => {
@@ -41,7 +42,11 @@ describe('planScenario', () => {
 
   it('bet-rollback: the ROLLBACK references the DEBIT and carries its amount', () => {
     const [bet, rollback] = plan('bet-rollback').steps;
-    expect(rollback?.request).toMatchObject({ kind: 'rollback', referenceTransactionId: bet?.request.transactionId, amountMinor: bet?.request.amountMinor });
+    expect(rollback?.request).toMatchObject({
+      kind: 'rollback',
+      referenceTransactionId: bet?.request.transactionId,
+      amountMinor: bet?.request.amountMinor,
+    });
     expect(rollback?.after).toEqual([{ step: 'bet', when: 'settled' }]);
   });
 
@@ -89,7 +94,9 @@ describe('planScenario', () => {
     const paid = wins.reduce((s, w) => s + w.request.amountMinor, 0);
     expect(paid / staked).toBeGreaterThan(0.9);
     expect(paid / staked).toBeLessThan(1.02);
-    const lowRtp = plan('session', { size: 10_000, rtp: 0.5, amount: { min: 1, max: 1 } }).steps.filter((s) => s.request.kind === 'credit');
+    const lowRtp = plan('session', { size: 10_000, rtp: 0.5, amount: { min: 1, max: 1 } }).steps.filter(
+      (s) => s.request.kind === 'credit',
+    );
     expect(lowRtp.reduce((s, w) => s + w.request.amountMinor, 0) / staked).toBeLessThan(0.55);
   });
 

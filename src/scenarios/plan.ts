@@ -110,7 +110,13 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
       purpose,
     };
   };
-  const credit = (key: string, of: ScenarioStep, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => ({
+  const credit = (
+    key: string,
+    of: ScenarioStep,
+    amountMinor: number,
+    after: StepDependency[],
+    purpose: string,
+  ): ScenarioStep => ({
     key,
     request: { ...base, kind: 'credit', transactionId: ids(), amountMinor, roundId: of.request.roundId as string },
     after,
@@ -142,7 +148,13 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
     }
     case 'duplicate-credit': {
       const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const c = credit('win', d, winFor(rng, d.request.amountMinor), [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up');
+      const c = credit(
+        'win',
+        d,
+        winFor(rng, d.request.amountMinor),
+        [{ step: 'bet', when: 'accepted' }],
+        'a win moves the balance up',
+      );
       const again: ScenarioStep = {
         key: 'win-again',
         request: { ...c.request },
@@ -171,7 +183,9 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
     case 'insufficient-funds': {
       const known = params.balances?.[playerId];
       const amount = known !== undefined && known >= 0 ? known + 1 : UNAFFORDABLE_MINOR;
-      return plan([debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`)]);
+      return plan([
+        debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`),
+      ]);
     }
     case 'burst': {
       const size = positiveInt(params.size ?? DEFAULT_BURST_SIZE, 'size');
@@ -196,7 +210,13 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
         previous = [d.key];
         const win = sessionWin(rng, d.request.amountMinor, rtp);
         if (win > 0) {
-          const c = credit(`spin-${i}-win`, d, win, [{ step: d.key, when: 'accepted' }], `spin ${i}: the win moves the balance up`);
+          const c = credit(
+            `spin-${i}-win`,
+            d,
+            win,
+            [{ step: d.key, when: 'accepted' }],
+            `spin ${i}: the win moves the balance up`,
+          );
           steps.push(c);
           previous = [d.key, c.key];
         }

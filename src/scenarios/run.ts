@@ -92,7 +92,11 @@ export function startScenario(engine: ScenarioEngine, plan: ScenarioPlan, option
 }
 
 /** Runs a plan to the end and returns what happened. */
-export function runScenario(engine: ScenarioEngine, plan: ScenarioPlan, options: { group?: string } = {}): Promise<ScenarioRunSummary> {
+export function runScenario(
+  engine: ScenarioEngine,
+  plan: ScenarioPlan,
+  options: { group?: string } = {},
+): Promise<ScenarioRunSummary> {
   return startScenario(engine, plan, options).done;
 }
 

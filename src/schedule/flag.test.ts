@@ -16,7 +16,14 @@ describe('parseScheduleFlag', () => {
 
   it('reads options after semicolons: players, amount range, count, size, rtp', () => {
     const [e] = parseScheduleFlag('burst@30s;players=p1+p7;amount=0.5-2.25;count=3;size=8');
-    expect(e).toEqual({ scenario: 'burst', every: '30s', players: ['p1', 'p7'], amount: { min: 0.5, max: 2.25 }, count: 3, size: 8 });
+    expect(e).toEqual({
+      scenario: 'burst',
+      every: '30s',
+      players: ['p1', 'p7'],
+      amount: { min: 0.5, max: 2.25 },
+      count: 3,
+      size: 8,
+    });
     const [s] = parseScheduleFlag('session@1m;amount=5;rtp=0.9');
     expect(s).toMatchObject({ amount: { min: 5, max: 5 }, rtp: 0.9 });
   });

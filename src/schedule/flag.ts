@@ -21,7 +21,8 @@ const ENTRY_START = /,(?=\s*[a-z][a-z0-9-]*\s*@)/i;
 
 export function parseScheduleFlag(text: string): ScheduleEntry[] {
   const trimmed = text.trim();
-  if (trimmed === '') throw new ScheduleFlagError('--schedule: expected entries such as "bet-win@2s,session@*/10 * * * * *", got an empty value.');
+  if (trimmed === '')
+    throw new ScheduleFlagError('--schedule: expected entries such as "bet-win@2s,session@*/10 * * * * *", got an empty value.');
   return trimmed.split(ENTRY_START).map((part, i) => parseEntry(part.trim(), i));
 }
 
@@ -35,7 +36,9 @@ function parseEntry(part: string, index: number): ScheduleEntry {
     .split(';')
     .map((s) => s.trim());
   if (!(SCENARIOS as readonly string[]).includes(scenario)) {
-    throw new ScheduleFlagError(`${where}: unknown scenario ${JSON.stringify(scenario)}; expected one of ${SCENARIOS.join(', ')}.`);
+    throw new ScheduleFlagError(
+      `${where}: unknown scenario ${JSON.stringify(scenario)}; expected one of ${SCENARIOS.join(', ')}.`,
+    );
   }
   const raw: Record<string, unknown> = { scenario, ...timing(when, where) };
   for (const option of options) {
@@ -45,11 +48,17 @@ function parseEntry(part: string, index: number): ScheduleEntry {
     const value = eq < 0 ? '' : option.slice(eq + 1).trim();
     switch (key) {
       case 'players':
-        raw.players = value.split(/[+|]/).map((p) => p.trim()).filter(Boolean);
+        raw.players = value
+          .split(/[+|]/)
+          .map((p) => p.trim())
+          .filter(Boolean);
         break;
       case 'amount': {
         const m = /^(\d+(?:\.\d{1,2})?)(?:\s*(?:-|\.\.)\s*(\d+(?:\.\d{1,2})?))?$/.exec(value);
-        if (!m) throw new ScheduleFlagError(`${where}: amount: expected major units such as "5" or a range "1-20", got ${JSON.stringify(value)}.`);
+        if (!m)
+          throw new ScheduleFlagError(
+            `${where}: amount: expected major units such as "5" or a range "1-20", got ${JSON.stringify(value)}.`,
+          );
         raw.amount = { min: Number(m[1]), max: Number(m[2] ?? m[1]) };
         break;
       }
@@ -59,7 +68,9 @@ function parseEntry(part: string, index: number): ScheduleEntry {
         raw[key] = value;
         break;
       default:
-        throw new ScheduleFlagError(`${where}: unknown option ${JSON.stringify(key)}; expected players, amount, count, size or rtp.`);
+        throw new ScheduleFlagError(
+          `${where}: unknown option ${JSON.stringify(key)}; expected players, amount, count, size or rtp.`,
+        );
     }
   }
   const parsed = scheduleEntrySchema.safeParse(raw);

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
-import type { CallbackEngine } from '../callbacks/engine.ts';
 import { type Clock, systemClock, type TimerHandle } from '../callbacks/clock.ts';
+import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { Random } from '../callbacks/random.ts';
 import { parseDuration, type ScheduleEntry } from '../config/index.ts';
 import { planScenario } from '../scenarios/plan.ts';

@@ -23,7 +23,13 @@ async function runSchedule(entries: ScheduleEntry[], seed: number | string = 42)
   const engine = createCallbackEngine({ config, db, clock });
   engine.start();
   const runs: ScheduledRun[] = [];
-  const scheduler = createScheduler({ entries, engine, clock, random: seededRandom(`${seed}:schedule`), onRun: (r) => runs.push(r) });
+  const scheduler = createScheduler({
+    entries,
+    engine,
+    clock,
+    random: seededRandom(`${seed}:schedule`),
+    onRun: (r) => runs.push(r),
+  });
   cleanups.push(async () => {
     scheduler.stop();
     await engine.stop();
@@ -71,7 +77,7 @@ describe('createScheduler', () => {
     expect(scheduler.status()).toEqual([{ entry: 0, scenario: 'bet-lose', when: 'every 2s', fired: 3, count: 3 }]);
   });
 
-  it('fires a cron entry at the pattern\'s matches', async () => {
+  it("fires a cron entry at the pattern's matches", async () => {
     const { runs } = await runSchedule([entry({ scenario: 'bet-lose', cron: '*/5 * * * * *', count: 3 })]);
     expect(runs).toHaveLength(3);
     for (const r of runs) expect(new Date(r.at).getUTCSeconds() % 5).toBe(0);
@@ -84,14 +90,22 @@ describe('createScheduler', () => {
     const engine = {
       enqueue: (req: { kind: string }) => {
         enqueued.push(req.kind);
-        return { event: {} as never, settled: Promise.resolve({ status: 'delivered', reply: { status: 200, body: { balance: 1 } } } as never) };
+        return {
+          event: {} as never,
+          settled: Promise.resolve({ status: 'delivered', reply: { status: 200, body: { balance: 1 } } } as never),
+        };
       },
       nextTransactionId: (() => {
         let n = 0;
         return () => `tx_${n++}`;
       })(),
     };
-    const scheduler = createScheduler({ entries: [entry({ scenario: 'bet-lose', every: '1s' })], engine, clock, random: seededRandom(1) });
+    const scheduler = createScheduler({
+      entries: [entry({ scenario: 'bet-lose', every: '1s' })],
+      engine,
+      clock,
+      random: seededRandom(1),
+    });
     scheduler.start();
     expect(scheduler.status()[0]?.nextAt).toBe(clock.now() + 1_000);
     await clock.advance(3_000);
@@ -107,7 +121,11 @@ describe('createScheduler', () => {
   it('refuses an interval or cron pattern it cannot use, naming the entry', () => {
     const engine = { enqueue: () => ({}) as never, nextTransactionId: () => 'x' };
     const bad = (e: Partial<ScheduleEntry>) => () =>
-      createScheduler({ entries: [{ ...entry({ scenario: 'bet-win', every: '1s' }), every: undefined, ...e }], engine, random: seededRandom(1) });
+      createScheduler({
+        entries: [{ ...entry({ scenario: 'bet-win', every: '1s' }), every: undefined, ...e }],
+        engine,
+        random: seededRandom(1),
+      });
     expect(bad({ every: 'soon' })).toThrow(ScheduleError);
     expect(bad({ every: 'soon' })).toThrow(/schedule\[0\]\.every.*"2s"/);
     expect(bad({ every: '0s' })).toThrow(/positive duration/);

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
+import { registerDemoCommand } from './demo.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerWalletCommand } from './wallet.ts';
 
 /** Every `aggmock` sub-command, in the order `--help` lists them. */
 export function registerCommands(program: Command): void {
   registerServeCommand(program);
+  registerWalletCommand(program);
+  registerDemoCommand(program);
 }

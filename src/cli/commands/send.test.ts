@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import Database from 'better-sqlite3';
+import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { transactionIdAt } from '../../callbacks/ids.ts';
 import { startTestWallet } from '../../ledger/test-wallet.ts';
@@ -49,18 +49,32 @@ describe('aggmock send', () => {
     expect(out).toContain(`delivered: DEBIT ${transactionIdAt(42, 0)} for p1, amount 5.00 (1 attempt)`);
     // The signature the wallet got verifies with the default dev secret.
     const headers = w.headers[0] as Record<string, string>;
-    expect(() => verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body, headers })).not.toThrow();
+    expect(() =>
+      verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body, headers }),
+    ).not.toThrow();
   });
 
   it('signs with the given secrets and scheme, uses --tx, and prints JSON with --json', async () => {
     const w = await wallet();
     const t = io();
-    const flags: SendFlags = { player: 'p2', amount: '10.50', tx: 'cli-1', to: w.url, secret: ['one', 'two'], scheme: 'hmac-hex', json: true };
+    const flags: SendFlags = {
+      player: 'p2',
+      amount: '10.50',
+      tx: 'cli-1',
+      to: w.url,
+      secret: ['one', 'two'],
+      scheme: 'hmac-hex',
+      json: true,
+    };
     expect(await runSend('CREDIT', flags, t.io)).toBe(0);
     const printed = JSON.parse(t.out());
     expect(printed.ok).toBe(true);
     expect(printed.event).toMatchObject({ kind: 'credit', transactionId: 'cli-1', status: 'delivered' });
-    expect(printed.attempts[0].request).toMatchObject({ method: 'POST', url: w.url, body: '{"type":"CREDIT","transactionId":"cli-1","amount":10.5,"playerId":"p2"}' });
+    expect(printed.attempts[0].request).toMatchObject({
+      method: 'POST',
+      url: w.url,
+      body: '{"type":"CREDIT","transactionId":"cli-1","amount":10.5,"playerId":"p2"}',
+    });
     expect(printed.attempts[0].reply).toMatchObject({ status: 200, body: { balance: 1010.5 } });
     const headers = w.headers[0] as Record<string, string>;
     expect(() => verifySignature({ scheme: 'hmac-hex', secrets: ['two'], payload: printed.event.body, headers })).not.toThrow();
@@ -114,7 +128,10 @@ describe('aggmock send', () => {
   it('reads the config file and records the delivery in --db when given', async () => {
     const w = await wallet({ types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } });
     const dir = mkdtempSync(join(tmp, 'project-'));
-    writeFileSync(join(dir, 'aggmock.config.json'), JSON.stringify({ callbacks: { webhookUrl: w.url, types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } } }));
+    writeFileSync(
+      join(dir, 'aggmock.config.json'),
+      JSON.stringify({ callbacks: { webhookUrl: w.url, types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } } }),
+    );
     const dbPath = join(dir, 'state', 'send.db');
     expect(await runSend('bet', { player: 'p1', amount: '2', db: dbPath }, io(dir).io)).toBe(0);
     expect(w.received[0]).toMatchObject({ type: 'BET', amount: 2 });
@@ -133,7 +150,9 @@ describe('aggmock send', () => {
     expect(send?.description()).toContain('ONE signed callback');
     expect(send?.helpInformation()).toContain('--amount <major>');
     const previous = process.exitCode;
-    await program.parseAsync(['send', 'debit', '--player', 'p3', '--amount', '1.25', '--to', w.url, '--json'], { from: 'user' }).catch(() => {});
+    await program
+      .parseAsync(['send', 'debit', '--player', 'p3', '--amount', '1.25', '--to', w.url, '--json'], { from: 'user' })
+      .catch(() => {});
     const code = process.exitCode;
     process.exitCode = previous;
     expect(code).toBe(0);

@@ -59,11 +59,14 @@ export function registerSendCommand(program: Command, io: SendIo = processIo): C
     .description('Send ONE signed callback (DEBIT, CREDIT or ROLLBACK) to a webhook and print the request and the reply.')
     .argument('<type>', 'debit, credit or rollback (or a configured type string such as BET)')
     .option('--player <id>', 'player id (required)')
-    .option('--amount <major>', 'amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT\'s amount)')
+    .option('--amount <major>', "amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT's amount)")
     .option('--tx <id>', 'transactionId (default: the next id of the seeded sequence)')
     .option('--ref <debitTx>', 'rollback: transactionId of the DEBIT to reverse (required for a rollback)')
     .option('--to <url>', 'webhook URL (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)')
-    .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
     .addOption(new Option('--scheme <scheme>', 'signature scheme').choices([...SIGNING_SCHEMES]))
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
     .option('--seed <seed>', 'seed of the transaction id sequence (default: 42)')
@@ -77,7 +80,8 @@ export function registerSendCommand(program: Command, io: SendIo = processIo): C
 
 /** Commander's own usage errors (unknown option, missing argument) exit 2 like ours; help exits 0. */
 function usageExit(error: CommanderError): never {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') process.exit(0);
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
+    process.exit(0);
   process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
 }
 
@@ -111,7 +115,12 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const callbacks: Record<string, unknown> = {
     ...(flags.to ? { webhookUrl: flags.to } : {}),
     ...(flags.secret?.length || flags.scheme
-      ? { signing: { ...(flags.secret?.length ? { secrets: flags.secret } : {}), ...(flags.scheme ? { scheme: flags.scheme } : {}) } }
+      ? {
+          signing: {
+            ...(flags.secret?.length ? { secrets: flags.secret } : {}),
+            ...(flags.scheme ? { scheme: flags.scheme } : {}),
+          },
+        }
       : {}),
   };
   const loaded = loadConfig({
@@ -136,15 +145,18 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   };
   const kind = kindOf(type, config);
   if (!flags.player?.trim()) throw new UsageError('--player: expected the player id, e.g. --player p1.');
-  if (flags.amount === undefined) throw new UsageError(`--amount: expected an amount in major units, e.g. --amount 5 or --amount 10.50.`);
+  if (flags.amount === undefined)
+    throw new UsageError(`--amount: expected an amount in major units, e.g. --amount 5 or --amount 10.50.`);
   const amountMinor = parseMajorString(flags.amount);
   if (amountMinor === undefined) {
     throw new UsageError(
       `--amount: expected an amount in major units with at most 2 decimals, e.g. 5 or 10.50, got ${JSON.stringify(flags.amount)}.`,
     );
   }
-  if (kind === 'rollback' && !flags.ref) throw new UsageError('--ref: a rollback needs the transactionId of the DEBIT it reverses, e.g. --ref tx_….');
-  if (kind !== 'rollback' && flags.ref) throw new UsageError(`--ref: only a rollback references a DEBIT; drop --ref or send "rollback".`);
+  if (kind === 'rollback' && !flags.ref)
+    throw new UsageError('--ref: a rollback needs the transactionId of the DEBIT it reverses, e.g. --ref tx_….');
+  if (kind !== 'rollback' && flags.ref)
+    throw new UsageError(`--ref: only a rollback references a DEBIT; drop --ref or send "rollback".`);
   return { config, kind, playerId: flags.player.trim(), amountMinor, dbPath: flags.db ?? ':memory:' };
 }
 
@@ -153,7 +165,9 @@ function kindOf(type: string, config: AggmockConfig): EventKind {
   const kind = EVENT_KINDS.find((k) => k === wanted || config.callbacks.types[k].toLowerCase() === wanted);
   if (!kind) {
     const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
-    throw new UsageError(`<type>: expected debit, credit or rollback (or the configured types ${configured}), got ${JSON.stringify(type)}.`);
+    throw new UsageError(
+      `<type>: expected debit, credit or rollback (or the configured types ${configured}), got ${JSON.stringify(type)}.`,
+    );
   }
   return kind;
 }
@@ -189,7 +203,9 @@ async function deliver(p: Prepared, flags: SendFlags, io: SendIo): Promise<numbe
 
   const code = event.status === 'delivered' ? EXIT_DELIVERED : EXIT_NOT_DELIVERED;
   if (flags.json) {
-    io.stdout(`${JSON.stringify({ ok: code === EXIT_DELIVERED, event, attempts: attempts.map(describeAttempt(event)) }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ ok: code === EXIT_DELIVERED, event, attempts: attempts.map(describeAttempt(event)) }, null, 2)}\n`,
+    );
   } else {
     io.stdout(renderText(event, attempts));
   }

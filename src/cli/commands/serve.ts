@@ -6,7 +6,7 @@ import { startAggmock } from '../../runtime.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
 
-interface ServeFlags extends ServerFlags {
+export interface ServeFlags extends ServerFlags {
   webhook?: string;
   publicUrl?: string;
   explainAuth?: boolean;

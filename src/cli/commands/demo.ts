@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import type { StoredEvent } from '../../callbacks/index.ts';
+import type { AggmockConfig, ScheduleEntry } from '../../config/index.ts';
+import type { Discrepancy } from '../../ledger/index.ts';
+import { replyBalance, replyOutcome } from '../../ledger/index.ts';
+import { createLogger } from '../../log/index.ts';
+import { formatMinor } from '../../money/index.ts';
+import { startAggmock } from '../../runtime.ts';
+import { startWallet } from '../../wallet/index.ts';
+import { addServerOptions, exitWithUsageError, parsePort, resolveConfig } from '../options.ts';
+import { onShutdown, readyMessage, type ServeFlags, serveLayer } from './serve.ts';
+import { walletDbPath } from './wallet.ts';
+
+interface DemoFlags extends ServeFlags {
+  walletPort?: number;
+  quiet?: boolean;
+}
+
+/** What the demo runs when the config has no schedule of its own: a mix of every kind of round. */
+export const DEMO_SCHEDULE: ScheduleEntry[] = [
+  { scenario: 'bet-win', every: '2s', players: ['p1', 'p2', 'p3', 'p4', 'p5'], amount: { min: 1, max: 25 } },
+  { scenario: 'bet-lose', every: '3s', players: ['p2', 'p6', 'p7'], amount: { min: 0.5, max: 10 } },
+  { scenario: 'session', every: '9s', players: ['p8', 'p9'], amount: { min: 0.2, max: 2 }, size: 5 },
+  { scenario: 'bet-rollback', every: '7s', players: ['p3', 'p10'], amount: { min: 1, max: 15 } },
+  { scenario: 'duplicate-debit', every: '11s', players: ['p4', 'p5'], amount: { min: 1, max: 5 } },
+  { scenario: 'insufficient-funds', every: '13s', players: ['p6'], amount: { min: 1, max: 5 } },
+  { scenario: 'burst', every: '17s', players: ['p7'], amount: { min: 1, max: 3 }, size: 5 },
+];
+
+export function registerDemoCommand(program: Command): void {
+  const command = program
+    .command('demo')
+    .description(
+      'The whole loop in one command: the aggregator (API, UI, admin), the reference wallet, and a schedule of rounds.',
+    );
+  addServerOptions(command, { port: 4000 })
+    .option('--wallet-port <port>', 'port of the reference wallet (default: 4001)', parsePort)
+    .option('--webhook <url>', 'send callbacks to your own webhook instead of starting the reference wallet')
+    .option('--public-url <url>', 'public base URL of launch links and images')
+    .option('--quiet', 'do not print a line per callback')
+    .action(async (flags: DemoFlags) => {
+      let config: AggmockConfig;
+      try {
+        config = resolveConfig(flags, {
+          ...serveLayer(flags),
+          auth: { explain: true, ...(serveLayer(flags).auth as object | undefined) },
+          ...(flags.walletPort !== undefined ? { wallet: { port: flags.walletPort } } : {}),
+        });
+      } catch (error) {
+        exitWithUsageError(error);
+      }
+      if (config.schedule.length === 0) config = { ...config, schedule: DEMO_SCHEDULE };
+      const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+
+      const wallet = flags.webhook
+        ? undefined
+        : await startWallet({ config, dbPath: walletDbPath(config.db), port: config.wallet.port, host: config.host });
+      if (wallet) config = { ...config, callbacks: { ...config.callbacks, webhookUrl: wallet.webhookUrl } };
+
+      const print = (line: string) => process.stdout.write(`${line}\n`);
+      const aggmock = await startAggmock(config, {
+        logger,
+        onSettled: flags.quiet ? undefined : (event) => print(callbackLine(event, config)),
+        onDiscrepancy: (d) => print(discrepancyLine(d)),
+      });
+      process.stdout.write(readyMessage(config, aggmock.url).replace('Press Ctrl-C to stop.\n', ''));
+      if (wallet)
+        print(`  wallet      ${wallet.webhookUrl}  (reference wallet, players ${Object.keys(config.wallet.players).join(', ')})`);
+      print(`  admin       ${aggmock.url}/__admin/deliveries   ${aggmock.url}/__admin/discrepancies`);
+      print(`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`);
+      print('Press Ctrl-C to stop.\n');
+      onShutdown(async () => {
+        await aggmock.close();
+        await wallet?.close();
+      });
+    });
+}
+
+/** One line per callback: time, type, player, amount, status, the balance the wallet replied. */
+export function callbackLine(event: StoredEvent, config: AggmockConfig): string {
+  const time = new Date(event.settledAt ?? Date.now()).toISOString().slice(11, 19);
+  const type = config.callbacks.types[event.kind].padEnd(8);
+  const outcome = replyOutcome(event);
+  const balance = replyBalance(event, config.callbacks.amountFormat);
+  const body = event.reply?.body as { error?: string } | undefined;
+  const detail =
+    balance.kind === 'ok'
+      ? `balance ${formatMinor(balance.minor)}`
+      : (body?.error ?? event.error ?? (event.reply ? `HTTP ${event.reply.status}` : ''));
+  const status = outcome === 'accepted' ? event.status : `${event.status}${body?.error ? ` ${body.error}` : ''}`;
+  return `${time}  ${type} ${event.playerId.padEnd(4)} ${formatMinor(event.amountMinor).padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`;
+}
+
+export function discrepancyLine(d: Discrepancy): string {
+  return `!! discrepancy ${d.kind} for ${d.playerId}: ${d.message}`;
+}

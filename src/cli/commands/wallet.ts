@@ -1,0 +1,86 @@
+import { dirname, join } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { AggmockConfig } from '../../config/index.ts';
+import { toWhsec } from '../../signing/index.ts';
+import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
+import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
+import { onShutdown } from './serve.ts';
+
+interface WalletFlags extends ServerFlags {
+  fault?: WalletFault;
+  testEndpoints?: boolean;
+  slowMs?: number;
+  flakyRate?: number;
+}
+
+/** The wallet keeps its own SQLite file beside aggmock's state (`.aggmock/wallet.db` by default). */
+export function walletDbPath(aggmockDb: string): string {
+  return aggmockDb === ':memory:' ? ':memory:' : join(dirname(aggmockDb), 'wallet.db');
+}
+
+export function registerWalletCommand(program: Command): void {
+  const command = program
+    .command('wallet')
+    .description('Run the reference integrator wallet: POST /callback/webhook, done right (or with one --fault, done wrong).');
+  addServerOptions(command, { port: 4001 })
+    .addOption(new Option('--fault <name>', 'switch on one realistic bug, to test a harness').choices(WALLET_FAULTS))
+    .option('--test-endpoints', 'expose POST /__state (Pact provider states) and GET /__players/:id; never on a real wallet')
+    .option('--slow-ms <ms>', 'with --fault slow: reply delay (default 12000)', (v) => positiveNumber('--slow-ms', v))
+    .option('--flaky-rate <r>', 'with --fault flaky: share of requests answered 500 (default 0.3)', (v) =>
+      positiveNumber('--flaky-rate', v),
+    )
+    .addHelpText(
+      'after',
+      `\nPlayers come from config wallet.players (default p1…p10 with 1000.00 each). It verifies signatures with\ncallbacks.signing (default scheme timestamped, secret aggmock-dev-secret). The database file is wallet.db\nbeside --db (default .aggmock/wallet.db).`,
+    )
+    .action(async (flags: WalletFlags) => {
+      let config: AggmockConfig;
+      try {
+        const { port, ...rest } = flags;
+        config = resolveConfig(rest, port !== undefined ? { wallet: { port } } : {});
+      } catch (error) {
+        exitWithUsageError(error);
+      }
+      const wallet = await startWallet({
+        config,
+        dbPath: walletDbPath(config.db),
+        port: config.wallet.port,
+        host: config.host,
+        ...(flags.fault ? { fault: flags.fault } : {}),
+        testEndpoints: flags.testEndpoints ?? config.wallet.testEndpoints,
+        faultOptions: {
+          ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
+          ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
+        },
+      });
+      process.stdout.write(walletReadyMessage(config, wallet.webhookUrl, flags));
+      onShutdown(() => wallet.close());
+    });
+}
+
+function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: WalletFlags): string {
+  const secret = config.callbacks.signing.secrets[0] ?? '';
+  const players = Object.entries(config.wallet.players);
+  const shown = players
+    .slice(0, 4)
+    .map(([id, balance]) => `${id}=${balance.toFixed(2)}`)
+    .join(', ');
+  return [
+    `reference wallet listening on ${webhookUrl}`,
+    `  players     ${shown}${players.length > 4 ? `, … (${players.length} in all)` : ''}`,
+    `  signatures  ${config.callbacks.signing.scheme} with secret ${config.callbacks.signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret}`,
+    ...(flags.testEndpoints || config.wallet.testEndpoints
+      ? [`  test        POST ${new URL('/__state', webhookUrl)}  GET ${new URL('/__players/p1', webhookUrl)}`]
+      : []),
+    ...(flags.fault ? [`  FAULT       ${flags.fault}: this wallet is deliberately broken`] : []),
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}
+
+function positiveNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`${flag}: expected a non-negative number, got ${JSON.stringify(value)}.`);
+  return n;
+}

@@ -1,0 +1,133 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PactV4 } from '@pact-foundation/pact';
+import { FakeClock } from '../callbacks/clock.ts';
+import { openDatabase } from '../callbacks/db.ts';
+import { createCallbackEngine } from '../callbacks/engine.ts';
+import type { StoredEvent } from '../callbacks/events.ts';
+import type { AggmockConfig } from '../config/index.ts';
+import { decodeAmount } from '../money/index.ts';
+import {
+  CONSUMER,
+  CONTRACT_INTERACTIONS,
+  CONTRACT_WEBHOOK_PATH,
+  type ContractInteraction,
+  PACT_FILE_NAME,
+  PROVIDER,
+  WRONG_SECRET,
+} from './interactions.ts';
+import { CONTRACT_EPOCH_MS, describeInteraction, enqueueRequestOf } from './pact.ts';
+
+process.env.PACT_DO_NOT_TRACK ??= 'true';
+
+/** What the engine saw when it delivered one contract interaction to the Pact mock. */
+export interface DeliveredInteraction {
+  interaction: ContractInteraction;
+  event: StoredEvent;
+}
+
+/**
+ * Sends one interaction's callback with aggmock's REAL callback engine (in-memory outbox, fake
+ * clock at the contract epoch, one attempt) to `webhookUrl`, and returns the settled event.
+ * Throws when the engine did not end the way the rule says it must (delivered for a 2xx reply,
+ * rejected for a 4xx), so a consumer test fails if aggmock misreads the reply.
+ */
+export async function deliverInteraction(interaction: ContractInteraction, config: AggmockConfig, webhookUrl: string): Promise<StoredEvent> {
+  const signing = config.callbacks.signing;
+  const engineConfig: AggmockConfig = {
+    ...config,
+    callbacks: {
+      ...config.callbacks,
+      retrySchedule: [0],
+      jitter: 0,
+      rollbackFailedDebits: false,
+      timeout: 5_000,
+      signing: interaction.signature === 'wrong-secret' ? { ...signing, secrets: [WRONG_SECRET] } : signing,
+    },
+  };
+  const db = openDatabase(':memory:');
+  const engine = createCallbackEngine({ config: engineConfig, db, clock: new FakeClock(CONTRACT_EPOCH_MS), webhookUrl });
+  try {
+    engine.start();
+    const event = await engine.enqueue(enqueueRequestOf(interaction)).settled;
+    const reply = interaction.reply;
+    const body = event.reply?.body as Record<string, unknown> | undefined;
+    if (reply.accepted) {
+      if (event.status !== 'delivered') throw new Error(`${interaction.id}: expected the engine to deliver it, but it ended ${event.status}: ${event.error}`);
+      if (decodeAmount(body?.balance, config.callbacks.amountFormat) === undefined) {
+        throw new Error(`${interaction.id}: the engine did not read a balance from ${JSON.stringify(body)}`);
+      }
+    } else if (event.status !== 'rejected' || body?.error !== reply.error) {
+      throw new Error(`${interaction.id}: expected a rejection ${reply.error}, but the engine ended ${event.status} with ${JSON.stringify(body)}`);
+    }
+    return event;
+  } finally {
+    await engine.stop({ deadlineMs: 1_000 });
+    db.close();
+  }
+}
+
+/**
+ * Runs every contract interaction (or `only` some) through the Pact mock server with the real
+ * engine, writing `<outDir>/aggmock-integrator-webhook.json`. `onDelivered` sees each settled event
+ * (consumer tests assert on it).
+ */
+export async function runConsumerInteractions(options: {
+  config: AggmockConfig;
+  outDir: string;
+  interactions?: readonly ContractInteraction[];
+  onDelivered?: (delivered: DeliveredInteraction) => void;
+}): Promise<void> {
+  const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: options.outDir, logLevel: 'error' });
+  for (const interaction of options.interactions ?? CONTRACT_INTERACTIONS) {
+    await describeInteraction(pact.addInteraction(), interaction, options.config.callbacks).executeTest(async (mock) => {
+      const event = await deliverInteraction(interaction, options.config, `${mock.url}${CONTRACT_WEBHOOK_PATH}`);
+      options.onDelivered?.({ interaction, event });
+    });
+  }
+}
+
+/**
+ * Writes the Pact file for ANY configuration (signing scheme, rollback style, type strings, amount
+ * format, extra fields) from the same interaction definitions, by running the same engine against
+ * the Pact mock. Replaces an existing file; its content is normalised (stable key order), so the
+ * same config always gives the same bytes. Returns the path written.
+ *
+ * @example
+ * const path = await generateContracts({ config: defaultConfig(), outDir: 'contracts' });
+ */
+export async function generateContracts(options: { config: AggmockConfig; outDir: string }): Promise<string> {
+  const file = join(options.outDir, PACT_FILE_NAME);
+  mkdirSync(options.outDir, { recursive: true });
+  // Pact merges into an existing file; start clean so a removed interaction disappears.
+  rmSync(file, { force: true });
+  await runConsumerInteractions(options);
+  writeFileSync(file, `${JSON.stringify(normalisePact(JSON.parse(readFileSync(file, 'utf8'))), null, 2)}\n`);
+  return file;
+}
+
+/**
+ * A pact with everything volatile removed and keys sorted, for writing and comparing: the
+ * versions of the Pact libraries in `metadata` are kept out (an upgrade alone must not make the
+ * committed contracts "differ").
+ */
+export function normalisePact(pact: unknown): unknown {
+  const copy = structuredClone(pact) as { metadata?: Record<string, unknown> };
+  if (copy.metadata) {
+    delete copy.metadata.pactRust;
+    delete copy.metadata['pact-js'];
+  }
+  return sortKeys(copy);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}

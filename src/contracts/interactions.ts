@@ -1,0 +1,166 @@
+import type { EventKind } from '../callbacks/events.ts';
+
+/**
+ * The rules aggmock (consumer) expects of an integrator's webhook (provider), defined ONCE.
+ * `generate.ts` turns each one into a Pact interaction by driving the real callback engine
+ * against the Pact mock server; `aggmock verify` replays them against a real webhook. Amounts
+ * are minor units here; the wire format (decimal or minor) is applied by the engine's body builder.
+ */
+
+export const CONSUMER = 'aggmock';
+export const PROVIDER = 'integrator-webhook';
+/** The path the contracts use; `aggmock verify` rewrites it when the webhook lives elsewhere. */
+export const CONTRACT_WEBHOOK_PATH = '/callback/webhook';
+/** Pact names the file `<consumer>-<provider>.json`. */
+export const PACT_FILE_NAME = `${CONSUMER}-${PROVIDER}.json`;
+
+/** A provider state as the integrator's state URL receives it: `{state, params}`. */
+export interface ContractState {
+  name: string;
+  /** Amounts in major units, as in the state name. */
+  params: Record<string, string | number>;
+}
+
+export interface ContractEvent {
+  kind: EventKind;
+  playerId: string;
+  /** DEBIT/CREDIT: its id. ROLLBACK: the id of the DEBIT it reverses (`referenceTransactionId`). */
+  transactionId: string;
+  /** ROLLBACK in 'reference' style: the rollback's own fresh id. */
+  rollbackTransactionId?: string;
+  amountMinor: number;
+}
+
+export type ContractReply =
+  /** 2xx with `{balance}`: the example balance after the event, minor units (matched by type). */
+  | { accepted: true; balanceMinor: number }
+  /** 4xx with `{error: code}` (message and balance may come too). */
+  | { accepted: false; status: number; error: 'INSUFFICIENT_FUNDS' | 'PLAYER_NOT_FOUND' | 'INVALID_SIGNATURE' };
+
+export interface ContractInteraction {
+  /** Stable id: `pact:<id>` in verify reports, `--only`/`--skip`. */
+  id: string;
+  /** The rule, one line. */
+  rule: string;
+  /** The Pact interaction description. */
+  description: string;
+  states: ContractState[];
+  event: ContractEvent;
+  /** 'wrong-secret': the engine signs with a secret the provider does not know. */
+  signature: 'valid' | 'wrong-secret';
+  reply: ContractReply;
+}
+
+/** A secret no integrator uses: the bad-signature interaction is signed with it. */
+export const WRONG_SECRET = 'aggmock-contract-wrong-secret';
+
+export function balanceState(playerId: string, balanceMinor: number): ContractState {
+  const balance = balanceMinor / 100;
+  return { name: `player ${playerId} has balance ${balance.toFixed(2)}`, params: { playerId, balance } };
+}
+
+export function absentState(playerId: string): ContractState {
+  return { name: `player ${playerId} does not exist`, params: { playerId } };
+}
+
+export function debitedState(transactionId: string, playerId: string, amountMinor: number): ContractState {
+  const amount = amountMinor / 100;
+  return {
+    name: `transaction ${transactionId} was debited from player ${playerId} for ${amount.toFixed(2)}`,
+    params: { transactionId, playerId, amount },
+  };
+}
+
+const P = 'p1';
+
+/** One interaction per rule of SPEC §3, in the order the pact file and the reports list them. */
+export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
+  {
+    id: 'debit-accepted',
+    rule: 'A DEBIT the balance covers is accepted with 2xx {balance} = the balance after the bet.',
+    description: 'a DEBIT the balance covers',
+    states: [balanceState(P, 10_000)],
+    event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-debit', amountMinor: 1_000 },
+    signature: 'valid',
+    reply: { accepted: true, balanceMinor: 9_000 },
+  },
+  {
+    id: 'credit-accepted',
+    rule: 'A CREDIT is accepted with 2xx {balance} = the balance after the win.',
+    description: 'a CREDIT',
+    states: [balanceState(P, 10_000)],
+    event: { kind: 'credit', playerId: P, transactionId: 'tx-contract-credit', amountMinor: 2_550 },
+    signature: 'valid',
+    reply: { accepted: true, balanceMinor: 12_550 },
+  },
+  {
+    id: 'rollback-restores',
+    rule: 'A ROLLBACK of an accepted DEBIT gives its amount back: 2xx {balance}.',
+    description: 'a ROLLBACK of an accepted DEBIT',
+    states: [balanceState(P, 10_000), debitedState('tx-contract-rollback', P, 1_000)],
+    event: {
+      kind: 'rollback',
+      playerId: P,
+      transactionId: 'tx-contract-rollback',
+      rollbackTransactionId: 'tx-contract-rollback-reversal',
+      amountMinor: 1_000,
+    },
+    signature: 'valid',
+    reply: { accepted: true, balanceMinor: 10_000 },
+  },
+  {
+    id: 'duplicate-debit',
+    rule: 'A DEBIT whose transactionId was already applied gets the first reply again and moves no money.',
+    description: 'a DEBIT whose transactionId was already applied',
+    states: [balanceState(P, 10_000), debitedState('tx-contract-duplicate', P, 1_000)],
+    event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-duplicate', amountMinor: 1_000 },
+    signature: 'valid',
+    reply: { accepted: true, balanceMinor: 9_000 },
+  },
+  {
+    id: 'insufficient-funds',
+    rule: 'A DEBIT larger than the balance is refused with 4xx {error:"INSUFFICIENT_FUNDS"}.',
+    description: 'a DEBIT larger than the balance',
+    states: [balanceState(P, 500)],
+    event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-insufficient', amountMinor: 1_000 },
+    signature: 'valid',
+    reply: { accepted: false, status: 402, error: 'INSUFFICIENT_FUNDS' },
+  },
+  {
+    id: 'unknown-player',
+    rule: 'A callback for a player the wallet does not know is refused with 4xx {error:"PLAYER_NOT_FOUND"}.',
+    description: 'a DEBIT for an unknown player',
+    states: [absentState('p404')],
+    event: { kind: 'debit', playerId: 'p404', transactionId: 'tx-contract-unknown-player', amountMinor: 1_000 },
+    signature: 'valid',
+    reply: { accepted: false, status: 404, error: 'PLAYER_NOT_FOUND' },
+  },
+  {
+    id: 'bad-signature',
+    rule: 'A callback signed with the wrong secret is refused with 401 {error:"INVALID_SIGNATURE"}.',
+    description: 'a DEBIT signed with a secret the wallet does not know',
+    states: [],
+    event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-bad-signature', amountMinor: 1_000 },
+    signature: 'wrong-secret',
+    reply: { accepted: false, status: 401, error: 'INVALID_SIGNATURE' },
+  },
+  {
+    id: 'rollback-unknown',
+    rule: 'A ROLLBACK of a transaction the wallet never saw is acknowledged with 2xx {balance}, unchanged.',
+    description: 'a ROLLBACK of a transaction the wallet never saw',
+    states: [balanceState(P, 10_000)],
+    event: {
+      kind: 'rollback',
+      playerId: P,
+      transactionId: 'tx-contract-never-seen',
+      rollbackTransactionId: 'tx-contract-never-seen-reversal',
+      amountMinor: 1_000,
+    },
+    signature: 'valid',
+    reply: { accepted: true, balanceMinor: 10_000 },
+  },
+];
+
+export function findInteraction(id: string): ContractInteraction | undefined {
+  return CONTRACT_INTERACTIONS.find((i) => i.id === id);
+}

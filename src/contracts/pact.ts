@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { HTTPResponseStatusClass, MatchersV3, type V4UnconfiguredInteraction } from '@pact-foundation/pact';
+import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest } from '../callbacks/events.ts';
+import { encodeAmount } from '../money/index.ts';
+import { DEFAULT_HEADER_NAMES, type SigningScheme, signPayload } from '../signing/index.ts';
+import { CONTRACT_WEBHOOK_PATH, type ContractInteraction, WRONG_SECRET } from './interactions.ts';
+
+const { like, regex, matchStatus } = MatchersV3;
+
+/**
+ * The moment every contract example is stamped with (2025-01-01T00:00:00Z): the engine runs on a
+ * fake clock set to it, so the pact file is the same bytes on every run.
+ */
+export const CONTRACT_EPOCH_MS = Date.parse('2025-01-01T00:00:00.000Z');
+
+/** What each scheme's signature header values look like, whatever the secret (any number of them: rotation). */
+export function signatureHeaderPatterns(scheme: SigningScheme): Record<'signature' | 'webhookId' | 'webhookTimestamp' | 'webhookSignature', string | undefined> {
+  switch (scheme) {
+    case 'timestamped':
+      return { signature: String.raw`^t=\d+(,v1=[0-9a-f]{64})+$`, webhookId: undefined, webhookTimestamp: undefined, webhookSignature: undefined };
+    case 'hmac-hex':
+      return { signature: '^[0-9a-f]{64}(,[0-9a-f]{64})*$', webhookId: undefined, webhookTimestamp: undefined, webhookSignature: undefined };
+    case 'standard-webhooks':
+      return {
+        signature: undefined,
+        webhookId: String.raw`^\S+$`,
+        webhookTimestamp: String.raw`^\d+$`,
+        webhookSignature: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$',
+      };
+  }
+}
+
+/** The engine request that produces this interaction's callback. */
+export function enqueueRequestOf(interaction: ContractInteraction): EnqueueRequest {
+  const e = interaction.event;
+  if (e.kind === 'rollback') {
+    return {
+      kind: 'rollback',
+      playerId: e.playerId,
+      amountMinor: e.amountMinor,
+      referenceTransactionId: e.transactionId,
+      ...(e.rollbackTransactionId === undefined ? {} : { transactionId: e.rollbackTransactionId }),
+    };
+  }
+  return { kind: e.kind, playerId: e.playerId, amountMinor: e.amountMinor, transactionId: e.transactionId };
+}
+
+/** The exact body bytes the engine sends for this interaction under `config` (same builder as the engine). */
+export function contractBody(interaction: ContractInteraction, config: CallbacksConfig): string {
+  const e = interaction.event;
+  const byReference = e.kind === 'rollback' && config.rollbackStyle === 'reference';
+  return buildCallbackBody(
+    {
+      kind: e.kind,
+      transactionId: byReference ? (e.rollbackTransactionId ?? `${e.transactionId}-reversal`) : e.transactionId,
+      ...(e.kind === 'rollback' ? { referenceTransactionId: e.transactionId } : {}),
+      playerId: e.playerId,
+      amountMinor: e.amountMinor,
+      createdAt: CONTRACT_EPOCH_MS,
+    },
+    config,
+  );
+}
+
+/** Fields whose value is aggmock's choice and varies per event: matched by type only. */
+const BY_TYPE = new Set(['transactionId', 'referenceTransactionId', 'roundId', 'gameId', 'timestamp']);
+
+/** The signature headers of the example request: a real signature at the contract epoch. */
+function exampleSignatureHeaders(interaction: ContractInteraction, config: CallbacksConfig, body: string): Record<string, unknown> {
+  const signing = config.signing;
+  const names = { ...DEFAULT_HEADER_NAMES, ...signing.headers };
+  const headers = signPayload({
+    scheme: signing.scheme,
+    secrets: interaction.signature === 'wrong-secret' ? [WRONG_SECRET] : signing.secrets,
+    headerNames: names,
+    payload: body,
+    timestamp: Math.floor(CONTRACT_EPOCH_MS / 1000),
+    id: `msg_${createHash('sha256').update(interaction.event.transactionId).digest('hex').slice(0, 24)}`,
+  });
+  const patterns = signatureHeaderPatterns(signing.scheme);
+  const out: Record<string, unknown> = {};
+  for (const key of ['signature', 'webhookId', 'webhookTimestamp', 'webhookSignature'] as const) {
+    const pattern = patterns[key];
+    const name = names[key];
+    const example = headers[name];
+    if (pattern && example !== undefined) out[name] = regex(pattern, example);
+  }
+  return out;
+}
+
+/**
+ * Adds one interaction to a Pact: states with params, the request exactly as the engine builds it
+ * (signature headers and ids by pattern/type), the reply the rule requires.
+ */
+export function describeInteraction(builder: V4UnconfiguredInteraction, interaction: ContractInteraction, config: CallbacksConfig) {
+  let b = builder;
+  for (const state of interaction.states) b = b.given(state.name, state.params);
+  const body = contractBody(interaction, config);
+  const template: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(JSON.parse(body) as Record<string, unknown>)) {
+    template[key] = BY_TYPE.has(key) ? like(value) : value;
+  }
+  const reply = interaction.reply;
+  return b
+    .uponReceiving(interaction.description)
+    .withRequest('POST', CONTRACT_WEBHOOK_PATH, (req) => {
+      req.headers({ 'Content-Type': 'application/json', ...exampleSignatureHeaders(interaction, config, body) } as never);
+      req.jsonBody(template);
+    })
+    .willRespondWith(
+      reply.accepted ? matchStatus(200, HTTPResponseStatusClass.Success) : reply.status === 401 ? 401 : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
+      (res) => {
+        res.headers({ 'Content-Type': regex('^application/json', 'application/json') } as never);
+        res.jsonBody(reply.accepted ? { balance: like(encodeAmount(reply.balanceMinor, config.amountFormat)) } : { error: reply.error });
+      },
+    );
+}

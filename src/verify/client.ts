@@ -1,0 +1,161 @@
+import { performance } from 'node:perf_hooks';
+import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
+import { decodeAmount } from '../money/index.ts';
+import { signPayload } from '../signing/index.ts';
+import { VERSION } from '../version.ts';
+
+/** One HTTP request the harness sent and what came back, kept for the HTML report. */
+export interface Exchange {
+  /** What the step was for, e.g. "DEBIT 1.00 (first time)". */
+  label: string;
+  request: { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+  /** Absent when no answer came (timeout, refused). */
+  response?: { status: number; headers: Record<string, string>; body: string; json: unknown };
+  error?: string;
+  latencyMs: number;
+}
+
+export interface CallbackSpec {
+  kind: EventKind;
+  playerId: string;
+  amountMinor: number;
+  /** DEBIT/CREDIT: its id. ROLLBACK: its own id in 'reference' style (the DEBIT's id in 'original' style). */
+  transactionId: string;
+  /** ROLLBACK: the DEBIT it reverses. */
+  referenceTransactionId?: string;
+}
+
+export interface SendOptions {
+  /** false: no signature headers at all. */
+  sign?: boolean;
+  /** Sign with these secrets instead of the configured ones. */
+  secrets?: string[];
+  /** Unix seconds of the signature (a stale one, say). */
+  timestamp?: number;
+  /** Sends these bytes instead of the signed body (a tampered request). */
+  sentBody?: string;
+}
+
+/**
+ * Sends signed callbacks to the webhook under test, built and signed exactly as aggmock's engine
+ * builds and signs them (same body builder, same signing module), and records every exchange.
+ */
+export class WebhookClient {
+  readonly exchanges: Exchange[] = [];
+
+  constructor(
+    readonly webhookUrl: string,
+    readonly callbacks: CallbacksConfig,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The body bytes aggmock would send for this callback. */
+  body(spec: CallbackSpec): string {
+    return buildCallbackBody(
+      {
+        kind: spec.kind,
+        transactionId: spec.transactionId,
+        ...(spec.referenceTransactionId === undefined ? {} : { referenceTransactionId: spec.referenceTransactionId }),
+        playerId: spec.playerId,
+        amountMinor: spec.amountMinor,
+        createdAt: Date.now(),
+      },
+      this.callbacks,
+    );
+  }
+
+  /** Sends one callback, signed unless told otherwise. */
+  callback(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Exchange> {
+    return this.post(label, this.body(spec), options);
+  }
+
+  /** Sends raw body bytes (malformed JSON, say), signed over those bytes unless told otherwise. */
+  async post(label: string, body: string, options: SendOptions = {}): Promise<Exchange> {
+    const signing = this.callbacks.signing;
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': `aggmock/${VERSION} (verify)`,
+      ...(options.sign === false
+        ? {}
+        : signPayload({
+            scheme: signing.scheme,
+            secrets: options.secrets ?? signing.secrets,
+            headerNames: signing.headers,
+            payload: body,
+            ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+          })),
+    };
+    const sent = options.sentBody ?? body;
+    const exchange: Exchange = { label, request: { method: 'POST', url: this.webhookUrl, headers, body: sent }, latencyMs: 0 };
+    const t0 = performance.now();
+    try {
+      const res = await fetch(this.webhookUrl, {
+        method: 'POST',
+        headers,
+        body: sent,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'manual',
+      });
+      const text = await res.text();
+      exchange.response = { status: res.status, headers: Object.fromEntries(res.headers), body: text, json: parseJson(text) };
+    } catch (error) {
+      exchange.error = describeFetchError(error, this.timeoutMs);
+    }
+    exchange.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
+    this.exchanges.push(exchange);
+    return exchange;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeFetchError(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms (--timeout)`;
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code) return `${cause.code}: ${cause.message ?? error.message}`;
+    return error.message;
+  }
+  return String(error);
+}
+
+/** How a wallet's answer reads, whatever went wrong with it. */
+export interface ReadReply {
+  status?: number;
+  /** The `error` code of a business rejection. */
+  error?: string;
+  /** `balance`, decoded to minor units; undefined when absent or not a 2-decimal amount. */
+  balanceMinor?: number;
+  /** The raw `balance` value, to show in messages. */
+  rawBalance?: unknown;
+  /** 2xx without an `error` field. */
+  accepted: boolean;
+}
+
+export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadReply {
+  const res = exchange.response;
+  if (!res) return { accepted: false };
+  const json = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? (res.json as Record<string, unknown>) : {};
+  const error = typeof json.error === 'string' ? json.error : undefined;
+  const balanceMinor = decodeAmount(json.balance, callbacks.amountFormat);
+  return {
+    status: res.status,
+    ...(error === undefined ? {} : { error }),
+    ...(balanceMinor === undefined ? {} : { balanceMinor }),
+    ...('balance' in json ? { rawBalance: json.balance } : {}),
+    accepted: res.status >= 200 && res.status < 300 && error === undefined,
+  };
+}
+
+/** One line about an exchange's outcome, for failure messages. */
+export function describeOutcome(exchange: Exchange): string {
+  if (!exchange.response) return `no answer (${exchange.error ?? 'unknown error'})`;
+  const body = exchange.response.body.length > 300 ? `${exchange.response.body.slice(0, 300)}…` : exchange.response.body;
+  return `HTTP ${exchange.response.status} ${body || '(empty body)'}`;
+}

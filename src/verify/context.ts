@@ -1,0 +1,228 @@
+import type { CallbacksConfig } from '../callbacks/events.ts';
+import { formatMinor } from '../money/index.ts';
+import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, readReply, type SendOptions, WebhookClient } from './client.ts';
+
+/** A check found the webhook breaking its rule. */
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+}
+
+/** A check cannot run with what it was given (one player only, a scheme without timestamps…). */
+export class CheckSkipped extends Error {
+  override readonly name = 'CheckSkipped';
+}
+
+export function fail(message: string): never {
+  throw new CheckFailure(message);
+}
+
+export function skip(reason: string): never {
+  throw new CheckSkipped(reason);
+}
+
+/** The balance a check starts a player at when a state URL lets it choose: 100.00. */
+export const STATE_START_BALANCE_MINOR = 10_000;
+
+export interface CheckSettings {
+  webhookUrl: string;
+  callbacks: CallbacksConfig;
+  /** Known player ids; the first is the main one. */
+  players: string[];
+  /** Provider-state endpoint; when present, checks set exact balances. */
+  stateUrl?: string;
+  timeoutMs: number;
+  /** p95 reply time the reply-latency check allows. */
+  maxLatencyMs: number;
+  /** Parallel DEBITs in concurrent-debits. */
+  concurrency: number;
+  /** Prefix of every transactionId this run sends: `verify-<runId>-<n>`. */
+  runId: string;
+}
+
+export interface Step {
+  exchange: Exchange;
+  reply: ReadReply;
+}
+
+let sequence = 0;
+
+/**
+ * What a check works with: a signing client that records every exchange, fresh transaction ids,
+ * balance set-up and read-back, and a cleanup list run after the check whatever its outcome.
+ */
+export class CheckContext {
+  readonly client: WebhookClient;
+  readonly notes: string[] = [];
+  private readonly cleanups: { label: string; fn: () => Promise<void> }[] = [];
+
+  constructor(
+    readonly settings: CheckSettings,
+    readonly checkId: string,
+  ) {
+    this.client = new WebhookClient(settings.webhookUrl, settings.callbacks, settings.timeoutMs);
+  }
+
+  get players(): string[] {
+    return this.settings.players;
+  }
+
+  get player(): string {
+    return this.settings.players[0] as string;
+  }
+
+  get hasState(): boolean {
+    return this.settings.stateUrl !== undefined;
+  }
+
+  /** A transaction id no webhook has seen: `verify-<runId>-<n>`. */
+  tx(): string {
+    sequence += 1;
+    return `verify-${this.settings.runId}-${sequence}`;
+  }
+
+  money(minor: number): string {
+    return formatMinor(minor);
+  }
+
+  onCleanup(label: string, fn: () => Promise<void>): void {
+    this.cleanups.push({ label, fn });
+  }
+
+  /** Runs the cleanups, newest first; a failing cleanup is noted, never a failure of the check. */
+  async cleanUp(): Promise<void> {
+    for (const { label, fn } of this.cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        this.notes.push(`cleanup "${label}" did not complete: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  // ---- sending ----
+
+  async send(label: string, spec: CallbackSpec, options?: SendOptions): Promise<Step> {
+    const exchange = await this.client.callback(label, spec, options);
+    return { exchange, reply: readReply(exchange, this.settings.callbacks) };
+  }
+
+  debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options).then((s) => ({ ...s, transactionId }));
+  }
+
+  credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options).then((s) => ({ ...s, transactionId }));
+  }
+
+  /**
+   * A ROLLBACK of `debitTx` in the configured style ('original': its transactionId is the DEBIT's;
+   * 'reference': `rollbackTx` plus referenceTransactionId). Pass the same `rollbackTx` to repeat it.
+   */
+  rollback(label: string, playerId: string, debitTx: string, amountMinor: number, rollbackTx = this.tx()) {
+    return this.send(label, {
+      kind: 'rollback',
+      playerId,
+      amountMinor,
+      transactionId: rollbackTx,
+      referenceTransactionId: debitTx,
+    }).then((s) => ({ ...s, rollbackTx }));
+  }
+
+  /** Gives an accepted DEBIT back after the check. */
+  undoDebit(playerId: string, debitTx: string, amountMinor: number): void {
+    this.onCleanup(`roll back DEBIT ${debitTx}`, async () => {
+      const step = await this.rollback(`cleanup: ROLLBACK ${debitTx}`, playerId, debitTx, amountMinor);
+      if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+    });
+  }
+
+  /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */
+  undoCredit(playerId: string, amountMinor: number): void {
+    this.onCleanup(`take back CREDIT of ${formatMinor(amountMinor)}`, async () => {
+      const step = await this.debit(`cleanup: DEBIT ${formatMinor(amountMinor)} (takes the test CREDIT back)`, playerId, amountMinor);
+      if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+    });
+  }
+
+  // ---- balances ----
+
+  /**
+   * The balance the check starts from. With a state URL the player is set to `wantMinor` (100.00
+   * by default); otherwise the current balance is read from the webhook's own replies.
+   */
+  async startBalance(playerId: string, wantMinor = STATE_START_BALANCE_MINOR): Promise<number> {
+    if (this.settings.stateUrl === undefined) return this.readBalance(playerId);
+    await this.setState(`player ${playerId} has balance ${formatMinor(wantMinor)}`, { playerId, balance: wantMinor / 100 });
+    return wantMinor;
+  }
+
+  async setState(state: string, params: Record<string, unknown>): Promise<void> {
+    const url = this.settings.stateUrl;
+    if (url === undefined) return;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ state, params, action: 'setup' }),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+    } catch (error) {
+      fail(`the state URL ${url} did not answer for state "${state}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!res.ok) fail(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    await res.arrayBuffer().catch(() => undefined);
+  }
+
+  /**
+   * Reads a player's balance through the webhook itself, moving no money: a ROLLBACK of a
+   * transaction the wallet never saw must be acknowledged with the balance, unchanged (SPEC §3).
+   * When the wallet answers that without a balance, falls back to DEBIT 0.01 then its ROLLBACK.
+   */
+  async readBalance(playerId: string): Promise<number> {
+    const probe = await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1);
+    if (probe.reply.accepted && probe.reply.balanceMinor !== undefined) return probe.reply.balanceMinor;
+    const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
+    if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
+      fail(
+        `could not read the balance of player ${playerId}: a ROLLBACK of an unknown transaction got ${describeOutcome(probe.exchange)} ` +
+          `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}. Is ${playerId} a player this wallet knows (--players)?`,
+      );
+    }
+    const back = await this.rollback('balance read: ROLLBACK of that DEBIT 0.01', playerId, debit.transactionId, 1);
+    if (!back.reply.accepted) this.notes.push(`the balance-read DEBIT of 0.01 (${debit.transactionId}) could not be rolled back`);
+    return debit.reply.balanceMinor + 1;
+  }
+
+  // ---- expectations ----
+
+  /** A 2xx `{balance}` equal to `expectedMinor`. */
+  expectBalance(step: Step, expectedMinor: number, what: string): void {
+    const { reply, exchange } = step;
+    if (!reply.accepted) fail(`${what}: expected 2xx {balance: ${this.money(expectedMinor)}}, got ${describeOutcome(exchange)}`);
+    if (reply.balanceMinor === undefined) {
+      fail(`${what}: expected {balance} as a number with at most 2 decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`);
+    }
+    if (reply.balanceMinor !== expectedMinor) {
+      fail(`${what}: expected balance ${this.money(expectedMinor)}, got ${this.money(reply.balanceMinor)} (${describeOutcome(exchange)})`);
+    }
+  }
+
+  /** A business rejection: 4xx (or 2xx) `{error: code}`, never a 5xx. */
+  expectRejection(step: Step, code: string, what: string, status?: number): void {
+    const { reply, exchange } = step;
+    if (!exchange.response) fail(`${what}: expected {error:"${code}"}, got ${describeOutcome(exchange)}`);
+    if (reply.error !== code) fail(`${what}: expected ${status ?? '4xx'} {error:"${code}"}, got ${describeOutcome(exchange)}`);
+    const s = reply.status ?? 0;
+    if (status !== undefined && s !== status) fail(`${what}: expected HTTP ${status} with {error:"${code}"}, got ${describeOutcome(exchange)}`);
+    if (s >= 500 || s === 429 || s === 408) fail(`${what}: a rejection must not be a ${s} (aggmock retries those); got ${describeOutcome(exchange)}`);
+  }
+
+  /** The balance read back now equals `expectedMinor`. */
+  async expectBalanceNow(playerId: string, expectedMinor: number, why: string): Promise<void> {
+    const now = await this.readBalance(playerId);
+    if (now !== expectedMinor) {
+      fail(`${why}: player ${playerId}'s balance should be ${this.money(expectedMinor)} but is ${this.money(now)} (moved by ${this.money(now - expectedMinor)})`);
+    }
+  }
+}
