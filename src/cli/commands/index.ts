@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerDemoCommand } from './demo.ts';
+import { registerSendCommand } from './send.ts';
 import { registerServeCommand } from './serve.ts';
 import { registerWalletCommand } from './wallet.ts';
 
@@ -8,4 +9,5 @@ export function registerCommands(program: Command): void {
   registerServeCommand(program);
   registerWalletCommand(program);
   registerDemoCommand(program);
+  registerSendCommand(program);
 }
