@@ -312,24 +312,26 @@ class Connection {
   }
 
   private parseHead(head: string): void {
-    const lines = head.split('\r\n');
-    const statusLine = lines[0] ?? '';
-    const match = /^HTTP\/1\.([01]) (\d{3})/.exec(statusLine);
-    if (!match) throw new ConnectionError(`not an HTTP/1.x answer: ${JSON.stringify(statusLine.slice(0, 80))}`, 'EPROTO');
-    const status = Number(match[2]);
+    // "HTTP/1.1 200 OK"
+    const status = head.startsWith('HTTP/1.') && head.charCodeAt(8) === 0x20 ? Number(head.slice(9, 12)) : Number.NaN;
+    if (!(status >= 100 && status <= 999)) {
+      throw new ConnectionError(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 80))}`, 'EPROTO');
+    }
     let contentLength: number | undefined;
     let chunked = false;
-    let connection = match[1] === '0' ? 'close' : 'keep-alive';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
+    let connection = head.charCodeAt(7) === 0x30 /* HTTP/1.0 */ ? 'close' : 'keep-alive';
+    let start = head.indexOf('\r\n');
+    while (start >= 0) {
+      const end = head.indexOf('\r\n', start + 2);
+      const line = end < 0 ? head.slice(start + 2) : head.slice(start + 2, end);
+      start = end;
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === 'content-length') contentLength = Number(value);
-      else if (name === 'transfer-encoding') chunked = value.toLowerCase().includes('chunked');
-      else if (name === 'connection') connection = value.toLowerCase();
-      else if (name === 'retry-after') this.retryAfter = value;
+      if (name === 'content-length') contentLength = Number(line.slice(colon + 1).trim());
+      else if (name === 'transfer-encoding') chunked = line.slice(colon + 1).toLowerCase().includes('chunked');
+      else if (name === 'connection') connection = line.slice(colon + 1).trim().toLowerCase();
+      else if (name === 'retry-after') this.retryAfter = line.slice(colon + 1).trim();
     }
     if (status >= 100 && status < 200) {
       this.retryAfter = undefined;

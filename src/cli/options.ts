@@ -52,7 +52,11 @@ export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown>
 
 /** Prints a configuration or usage error the way a person can act on it, and exits 2. */
 export function exitWithUsageError(error: unknown): never {
-  if (error instanceof ConfigError || error instanceof InvalidArgumentError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof InvalidArgumentError ||
+    (error instanceof Error && error.name === 'ScheduleFlagError')
+  ) {
     process.stderr.write(`aggmock: ${error.message}\n`);
     process.exit(2);
   }

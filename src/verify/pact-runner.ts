@@ -4,7 +4,6 @@
  * and test logs clean. Reads a {@link PactRunnerInput} as JSON on stdin and writes the Verifier's
  * JSON results to `resultFile`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import { CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
@@ -103,12 +102,4 @@ function parseReport(text: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-// Entry point when spawned.
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0')) {
-  const input = JSON.parse(readFileSync(0, 'utf8')) as PactRunnerInput;
-  const output = await runPactVerifier(input).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-  writeFileSync(input.resultFile, JSON.stringify(output));
-  process.exit(0);
 }

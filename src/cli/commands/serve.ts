@@ -3,6 +3,7 @@ import type { AggmockConfig } from '../../config/index.ts';
 import { DEV_API_KEY } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
+import { formatScheduleFlag, parseScheduleFlag } from '../../schedule/index.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
 
@@ -11,6 +12,7 @@ export interface ServeFlags extends ServerFlags {
   publicUrl?: string;
   explainAuth?: boolean;
   auth?: string;
+  schedule?: string;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -22,6 +24,7 @@ export function registerServeCommand(program: Command): void {
     .option('--public-url <url>', 'public base URL of launch links and images, e.g. https://games.example.test')
     .addOption(new Option('--auth <mode>', 'inbound auth mode').choices(['either', 'hmac', 'api-key', 'none']))
     .option('--explain-auth', 'show the exact string that should have been signed in 401 replies')
+    .option('--schedule <entries>', 'run scenarios in the background, e.g. "bet-win@2s,session@*/10 * * * * *;size=20"')
     .action(async (flags: ServeFlags) => {
       let config: AggmockConfig;
       try {
@@ -41,6 +44,7 @@ export function registerServeCommand(program: Command): void {
 /** Command-specific flags shaped like the config. */
 export function serveLayer(flags: ServeFlags): Record<string, unknown> {
   return {
+    ...(flags.schedule ? { schedule: parseScheduleFlag(flags.schedule) } : {}),
     ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
     ...(flags.webhook ? { callbacks: { webhookUrl: flags.webhook } } : {}),
     ...(flags.auth || flags.explainAuth
@@ -49,7 +53,7 @@ export function serveLayer(flags: ServeFlags): Record<string, unknown> {
   };
 }
 
-export function readyMessage(config: AggmockConfig, url: string): string {
+export function readyMessage(config: AggmockConfig, url: string, extra: string[] = []): string {
   const base = config.publicUrl ?? url;
   const secret = config.auth.signing.secrets[0] ?? '';
   const shownSecret = config.auth.signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;
@@ -62,6 +66,9 @@ export function readyMessage(config: AggmockConfig, url: string): string {
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${key}  or  ${config.auth.signing.scheme} HMAC with secret ${shownSecret}`,
     `  callbacks   → ${config.callbacks.webhookUrl}`,
+    `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies`,
+    ...extra,
+    ...(config.schedule.length > 0 ? [`  schedule    ${formatScheduleFlag(config.schedule)}`] : []),
     'Press Ctrl-C to stop.',
     '',
   ].join('\n');

@@ -1,0 +1,10 @@
+import { startWallet } from '../src/wallet/index.ts';
+import { defaultConfig } from '../src/config/index.ts';
+import { runVerify } from '../src/verify/index.ts';
+const config = defaultConfig();
+const fault = process.argv[2] === '-' ? undefined : process.argv[2] as any;
+const w = await startWallet({ config, dbPath: ':memory:', port: 0, testEndpoints: true, fault, faultOptions: { slowMs: 150 } });
+const t = Date.now();
+const out = await runVerify({ webhookUrl: w.webhookUrl, stateUrl: process.argv[3] === 'nostate' ? undefined : w.url + '/__state', reportDir: '/tmp/spike/rep', write: (s) => process.stdout.write(s), maxLatencyMs: 100 });
+console.log('exit', out.exitCode, out.error, Date.now() - t, 'ms');
+await w.close();

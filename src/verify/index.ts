@@ -1,0 +1,18 @@
+/** `aggmock verify`: contracts through the Pact Verifier plus stateful checks against a live webhook. */
+export { CHECK_IDS, CHECKS, type Check, findCheck } from './checks.ts';
+export { type CallbackSpec, type Exchange, WebhookClient } from './client.ts';
+export { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
+export { PACT_ID_PREFIX, type PactInteractionResult, pactInteractionIds, verifyPacts } from './pact.ts';
+export { htmlReport, junitXml, type ReportFiles, type ResultEntry, type VerifyReport, writeReports } from './report.ts';
+export {
+  DEFAULT_PACT_FILE,
+  DEFAULT_REPORT_DIR,
+  EXIT_FAILED,
+  EXIT_PASSED,
+  EXIT_USAGE,
+  runCheck,
+  runVerify,
+  type VerifyOptions,
+  type VerifyOutcome,
+  VerifyUsageError,
+} from './run.ts';

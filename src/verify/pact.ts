@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CallbacksConfig } from '../callbacks/events.ts';
+import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
+import type { PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
+
+/** The outcome of one contract interaction replayed against the webhook. */
+export interface PactInteractionResult {
+  /** `pact:<interaction id>`. */
+  id: string;
+  description: string;
+  rule: string;
+  status: 'pass' | 'fail' | 'skip';
+  reason?: string;
+  durationMs: number;
+  /** The provider states it needed. */
+  states: string[];
+  /** The interaction as the pact file has it (request and expected response), for the HTML report. */
+  interaction: unknown;
+}
+
+interface PactFile {
+  interactions: { description: string; providerStates?: { name: string }[]; request?: { body?: { content?: { transactionId?: string } } } }[];
+  [key: string]: unknown;
+}
+
+export const PACT_ID_PREFIX = 'pact:';
+
+export function pactIdOf(description: string): string {
+  const known = CONTRACT_INTERACTIONS.find((i) => i.description === description);
+  return PACT_ID_PREFIX + (known ? known.id : description.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''));
+}
+
+/** Ids of the interactions in a pact file, in file order. */
+export function pactInteractionIds(pactFile: string): string[] {
+  return readPact(pactFile).interactions.map((i) => pactIdOf(i.description));
+}
+
+function readPact(pactFile: string): PactFile {
+  return JSON.parse(readFileSync(pactFile, 'utf8')) as PactFile;
+}
+
+export interface VerifyPactsOptions {
+  pactFile: string;
+  webhookUrl: string;
+  stateUrl?: string;
+  callbacks: CallbacksConfig;
+  timeoutMs: number;
+  /** Interaction ids to run (`pact:<id>`); the rest are reported as skipped. */
+  selected: (id: string) => boolean;
+}
+
+/**
+ * Replays the contracts against the webhook with the real Pact Verifier (in a child process, see
+ * pact-runner.ts). Interactions that need provider states are skipped, and reported so, when there
+ * is no state URL.
+ */
+export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInteractionResult[]> {
+  const pact = readPact(options.pactFile);
+  const results = new Map<string, PactInteractionResult>();
+  const runnable: PactFile['interactions'] = [];
+  for (const interaction of pact.interactions) {
+    const id = pactIdOf(interaction.description);
+    const known = CONTRACT_INTERACTIONS.find((i) => i.description === interaction.description);
+    const states = (interaction.providerStates ?? []).map((s) => s.name);
+    const result: PactInteractionResult = {
+      id,
+      description: interaction.description,
+      rule: known?.rule ?? interaction.description,
+      status: 'skip',
+      durationMs: 0,
+      states,
+      interaction,
+    };
+    results.set(interaction.description, result);
+    if (!options.selected(id)) {
+      result.reason = 'not selected (--only/--skip)';
+    } else if (states.length > 0 && options.stateUrl === undefined) {
+      result.reason = `needs provider state${states.length > 1 ? 's' : ''} ${states.map((s) => `"${s}"`).join(', ')}: pass --state-url to run it`;
+    } else {
+      runnable.push(interaction);
+    }
+  }
+  if (runnable.length === 0) return [...results.values()];
+
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-pact-'));
+  try {
+    const pactFile = join(dir, 'pact.json');
+    writeFileSync(pactFile, JSON.stringify({ ...pact, interactions: runnable }));
+    const url = new URL(options.webhookUrl);
+    const input: PactRunnerInput = {
+      pactFile,
+      providerBaseUrl: url.origin,
+      webhookPath: `${url.pathname}${url.search}`,
+      ...(options.stateUrl === undefined ? {} : { stateUrl: options.stateUrl }),
+      signing: {
+        scheme: options.callbacks.signing.scheme,
+        secrets: options.callbacks.signing.secrets,
+        headers: options.callbacks.signing.headers,
+      },
+      wrongSecretTransactionIds: wrongSecretIds(runnable),
+      timeoutMs: options.timeoutMs,
+      resultFile: join(dir, 'result.json'),
+    };
+    const output = await runChild(input);
+    applyReport(results, runnable, output);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return [...results.values()];
+}
+
+/** Transaction ids of the bad-signature interactions: the request filter signs those with a wrong secret. */
+function wrongSecretIds(interactions: PactFile['interactions']): string[] {
+  const wrong = new Set(CONTRACT_INTERACTIONS.filter((i: ContractInteraction) => i.signature === 'wrong-secret').map((i) => i.description));
+  return interactions
+    .filter((i) => wrong.has(i.description))
+    .map((i) => i.request?.body?.content?.transactionId)
+    .filter((t): t is string => typeof t === 'string');
+}
+
+interface VerifierReport {
+  errors?: { interaction?: string; mismatch?: { mismatches?: { mismatch?: string; type?: string }[]; message?: string; type?: string } }[];
+  interactionResults?: { description: string; duration?: string; result?: string }[];
+}
+
+function applyReport(results: Map<string, PactInteractionResult>, runnable: PactFile['interactions'], output: PactRunnerOutput): void {
+  const report = output.report as VerifierReport | undefined;
+  if (!report) {
+    for (const i of runnable) {
+      const r = results.get(i.description) as PactInteractionResult;
+      r.status = 'fail';
+      r.reason = `the Pact Verifier did not run: ${output.error ?? 'no report'}`;
+    }
+    return;
+  }
+  const errors = new Map<string, string[]>();
+  for (const e of report.errors ?? []) {
+    const description = runnable.find((i) => e.interaction?.endsWith(` - ${i.description}`))?.description;
+    if (!description) continue;
+    const m = e.mismatch;
+    const lines = m?.mismatches?.map((x) => x.mismatch ?? JSON.stringify(x)) ?? [m?.message ?? JSON.stringify(m)];
+    errors.set(description, [...(errors.get(description) ?? []), ...lines]);
+  }
+  for (const i of runnable) {
+    const r = results.get(i.description) as PactInteractionResult;
+    const outcome = report.interactionResults?.find((x) => x.description === i.description);
+    r.durationMs = parseDuration(outcome?.duration);
+    const problems = errors.get(i.description);
+    if (outcome?.result === 'OK' && !problems) {
+      r.status = 'pass';
+    } else {
+      r.status = 'fail';
+      r.reason = problems?.join('; ') ?? `the Verifier reported ${outcome?.result ?? 'no result'}`;
+    }
+  }
+}
+
+function parseDuration(text: string | undefined): number {
+  const m = /^([\d.]+)(ms|s)$/.exec(text ?? '');
+  if (!m) return 0;
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', tsx, join(here, 'pact-child.ts')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.once('error', (error) => resolve({ error: `could not start the Pact Verifier: ${error.message}` }));
+    child.once('exit', (code) => {
+      try {
+        resolve(JSON.parse(readFileSync(input.resultFile, 'utf8')) as PactRunnerOutput);
+      } catch {
+        resolve({ error: `the Pact Verifier exited with code ${code} without a report. Its output:\n${output.slice(-2000)}` });
+      }
+    });
+    child.stdin.end(JSON.stringify(input));
+  });
+}

@@ -1,0 +1,243 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Exchange } from './client.ts';
+
+export type ResultStatus = 'pass' | 'fail' | 'skip';
+
+/** One line of the report: a pact interaction or a stateful check. */
+export interface ResultEntry {
+  kind: 'pact' | 'check';
+  id: string;
+  rule: string;
+  /** How to fix it (checks). */
+  hint?: string;
+  status: ResultStatus;
+  durationMs: number;
+  /** Why it failed or was skipped. */
+  reason?: string;
+  notes: string[];
+  /** Every request and reply of a check, in order. */
+  exchanges: Exchange[];
+  /** Pact: the provider states and the interaction as written in the contract. */
+  states?: string[];
+  interaction?: unknown;
+}
+
+export interface VerifyReport {
+  tool: 'aggmock verify';
+  version: string;
+  webhookUrl: string;
+  stateUrl?: string;
+  /** 'state': exact balances set through the state URL; 'players': relative to the balances read from replies. */
+  mode: 'state' | 'players';
+  players: string[];
+  scheme: string;
+  runId: string;
+  startedAt: string;
+  durationMs: number;
+  summary: { total: number; passed: number; failed: number; skipped: number };
+  notices: string[];
+  results: ResultEntry[];
+}
+
+export interface ReportFiles {
+  junit: string;
+  json: string;
+  html: string;
+}
+
+export function summarise(results: readonly ResultEntry[]): VerifyReport['summary'] {
+  return {
+    total: results.length,
+    passed: results.filter((r) => r.status === 'pass').length,
+    failed: results.filter((r) => r.status === 'fail').length,
+    skipped: results.filter((r) => r.status === 'skip').length,
+  };
+}
+
+/** Writes junit.xml, report.json and report.html into `dir` (created if missing). */
+export function writeReports(report: VerifyReport, dir: string): ReportFiles {
+  const abs = resolve(dir);
+  mkdirSync(abs, { recursive: true });
+  const files = { junit: join(abs, 'junit.xml'), json: join(abs, 'report.json'), html: join(abs, 'report.html') };
+  writeFileSync(files.junit, junitXml(report));
+  writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(files.html, htmlReport(report));
+  return files;
+}
+
+// ---- console ----
+
+const COLUMNS = { id: 28, result: 6, time: 9 };
+
+export function tableHeader(): string {
+  return `${'CHECK'.padEnd(COLUMNS.id)} ${'RESULT'.padEnd(COLUMNS.result)} ${'TIME'.padStart(COLUMNS.time)}  REASON\n`;
+}
+
+/** One row of the live console table. */
+export function tableRow(entry: ResultEntry, color = false): string {
+  const label = entry.status.toUpperCase();
+  const painted = color ? `\u001b[${entry.status === 'pass' ? 32 : entry.status === 'fail' ? 31 : 33}m${label.padEnd(COLUMNS.result)}\u001b[0m` : label.padEnd(COLUMNS.result);
+  const time = `${entry.durationMs < 10 ? entry.durationMs.toFixed(1) : Math.round(entry.durationMs)} ms`;
+  const reason = entry.reason ? oneLine(entry.reason, 160) : '';
+  return `${entry.id.padEnd(COLUMNS.id)} ${painted} ${time.padStart(COLUMNS.time)}  ${reason}\n`;
+}
+
+export function summaryLine(report: VerifyReport): string {
+  const s = report.summary;
+  const verdict = s.failed > 0 ? 'FAILED' : 'PASSED';
+  return `\n${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ---- JUnit ----
+
+function xml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 forbids these characters
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+}
+
+/** JUnit XML: one testsuite per kind, one testcase per interaction and check. */
+export function junitXml(report: VerifyReport): string {
+  const suites = (['pact', 'check'] as const).map((kind) => {
+    const entries = report.results.filter((r) => r.kind === kind);
+    const s = summarise(entries);
+    const name = kind === 'pact' ? 'aggmock verify: contracts (Pact)' : 'aggmock verify: stateful checks';
+    const seconds = (entries.reduce((t, e) => t + e.durationMs, 0) / 1000).toFixed(3);
+    const cases = entries.map((e) => {
+      const open = `    <testcase classname="aggmock.verify.${kind}" name="${xml(e.id)}" time="${(e.durationMs / 1000).toFixed(3)}">`;
+      const body =
+        e.status === 'fail'
+          ? `\n      <failure message="${xml(oneLine(e.reason ?? 'failed', 500))}" type="${kind === 'pact' ? 'ContractMismatch' : 'RuleBroken'}">${xml(failureText(e))}</failure>\n    `
+          : e.status === 'skip'
+            ? `\n      <skipped message="${xml(e.reason ?? 'skipped')}"/>\n    `
+            : '';
+      return `${open}${body}</testcase>`;
+    });
+    return (
+      `  <testsuite name="${xml(name)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped}" time="${seconds}" timestamp="${xml(report.startedAt)}">\n` +
+      `${cases.join('\n')}\n  </testsuite>`
+    );
+  });
+  const s = report.summary;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<testsuites name="aggmock verify ${xml(report.webhookUrl)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n` +
+    `${suites.join('\n')}\n</testsuites>\n`
+  );
+}
+
+function failureText(e: ResultEntry): string {
+  const lines = [`Rule: ${e.rule}`, `Failure: ${e.reason ?? ''}`];
+  if (e.hint) lines.push(`How to fix: ${e.hint}`);
+  for (const note of e.notes) lines.push(`Note: ${note}`);
+  for (const x of e.exchanges) {
+    lines.push('', `> ${x.label}`, `> POST ${x.request.url}`, `> ${x.request.body}`);
+    lines.push(x.response ? `< HTTP ${x.response.status} ${x.response.body}` : `< ${x.error ?? 'no answer'}`);
+  }
+  return lines.join('\n');
+}
+
+// ---- HTML ----
+
+function html(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const CSS = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+header{background:#1d2330;color:#fff;padding:20px 28px}header h1{margin:0 0 4px;font-size:20px}header p{margin:2px 0;color:#c9d1e0}
+main{padding:20px 28px;max-width:1200px}
+.summary{display:flex;gap:12px;margin:0 0 20px}.pill{padding:8px 14px;border-radius:8px;background:#fff;border:1px solid #dde2ea;font-weight:600}
+.pill.fail{color:#b42318;border-color:#f4c7c3}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde2ea;border-radius:8px;overflow:hidden;margin-bottom:24px}
+th,td{padding:7px 10px;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}th{background:#f0f2f6;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#0f1420;color:#e6edf3;padding:10px 12px;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all;margin:6px 0}
+section.failure{background:#fff;border:1px solid #f4c7c3;border-left:5px solid #b42318;border-radius:8px;padding:14px 18px;margin:0 0 18px}
+section.failure h3{margin:0 0 6px;font-size:16px}.rule{color:#475467}.hint{background:#fffaeb;border:1px solid #fedf89;border-radius:6px;padding:8px 10px;margin:8px 0}
+.reason{color:#b42318;font-weight:600;margin:8px 0}.x{border-top:1px dashed #dde2ea;padding-top:8px;margin-top:8px}.x h4{margin:0;font-size:13px}
+.lat{color:#667085;font-weight:400}details summary{cursor:pointer;color:#344054;margin:6px 0}.notice{background:#eef4ff;border:1px solid #c7d7fe;padding:8px 12px;border-radius:6px;margin:0 0 8px}
+`;
+
+/** One self-contained HTML page (inline CSS, no scripts, no external assets). */
+export function htmlReport(report: VerifyReport): string {
+  const s = report.summary;
+  const rows = report.results
+    .map(
+      (r) =>
+        `<tr><td><a href="#${html(anchor(r.id))}"><code>${html(r.id)}</code></a></td><td class="st ${r.status}">${r.status.toUpperCase()}</td>` +
+        `<td>${html(r.rule)}</td><td>${Math.round(r.durationMs)} ms</td><td>${html(r.reason ?? '')}</td></tr>`,
+    )
+    .join('\n');
+  const failures = report.results.filter((r) => r.status === 'fail').map(failureSection).join('\n');
+  const others = report.results
+    .filter((r) => r.status !== 'fail' && r.exchanges.length > 0)
+    .map(
+      (r) =>
+        `<details id="${html(anchor(r.id))}"><summary><code>${html(r.id)}</code> — ${r.status.toUpperCase()}, ${r.exchanges.length} request(s)</summary>${r.exchanges.map(exchangeBlock).join('')}</details>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>aggmock verify — ${s.failed > 0 ? 'FAILED' : 'PASSED'} — ${html(report.webhookUrl)}</title><style>${CSS}</style></head>
+<body><header><h1>aggmock verify: ${s.failed > 0 ? 'FAILED' : 'PASSED'}</h1>
+<p>Webhook <code>${html(report.webhookUrl)}</code> · scheme <code>${html(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${html(report.stateUrl ?? '')}</code>` : `players ${html(report.players.join(', '))} (relative balances)`}</p>
+<p>Run ${html(report.runId)} started ${html(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${html(report.version)}</p></header>
+<main>
+<div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span></div>
+${report.notices.map((n) => `<div class="notice">${html(n)}</div>`).join('\n')}
+<h2>Results</h2>
+<table><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+${failures ? `<h2>Failures: every request and reply</h2>\n${failures}` : '<p>Every selected check passed.</p>'}
+${others ? `<h2>Passed and skipped checks</h2>\n${others}` : ''}
+</main></body></html>
+`;
+}
+
+function anchor(id: string): string {
+  return `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+}
+
+function failureSection(r: ResultEntry): string {
+  const parts = [
+    `<section class="failure" id="${html(anchor(r.id))}"><h3><code>${html(r.id)}</code></h3>`,
+    `<div class="rule">Rule: ${html(r.rule)}</div>`,
+    `<div class="reason">${html(r.reason ?? 'failed')}</div>`,
+  ];
+  if (r.hint) parts.push(`<div class="hint"><strong>How to fix:</strong> ${html(r.hint)}</div>`);
+  for (const n of r.notes) parts.push(`<div class="rule">Note: ${html(n)}</div>`);
+  if (r.states?.length) parts.push(`<div class="rule">Provider states: ${r.states.map((s) => `<code>${html(s)}</code>`).join(', ')}</div>`);
+  if (r.interaction !== undefined) parts.push(`<details open><summary>The contract interaction</summary><pre>${html(JSON.stringify(r.interaction, null, 2))}</pre></details>`);
+  parts.push(r.exchanges.map(exchangeBlock).join(''));
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+function exchangeBlock(x: Exchange): string {
+  const headers = Object.entries(x.request.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+  const response = x.response
+    ? `HTTP ${x.response.status}\n${Object.entries(x.response.headers)
+        .filter(([k]) => k === 'content-type')
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${x.response.body}`
+    : `(no answer) ${x.error ?? ''}`;
+  return (
+    `<div class="x"><h4>${html(x.label)} <span class="lat">${x.latencyMs.toFixed(1)} ms</span></h4>` +
+    `<pre>POST ${html(x.request.url)}\n${html(headers)}\n\n${html(x.request.body)}</pre><pre>${html(response)}</pre></div>`
+  );
+}
