@@ -1,10 +1,10 @@
 import { swaggerUI } from '@hono/swagger-ui';
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
-import type { CallbackEngine, Random } from './callbacks/index.ts';
+import { type CallbackEngine, callbackBodySchemas, type Random, walletReplySchema } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
@@ -86,6 +86,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
+  registerCallbackWebhooks(app, config);
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'aggmock API' }));
   return app;
@@ -94,6 +95,52 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 /** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
 export function openApiDocument(app: OpenAPIHono): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
   return app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
+}
+
+/** The callbacks aggmock POSTs to the integrator's webhook, as OpenAPI 3.1 `webhooks`, from the same schemas the engine uses. */
+function registerCallbackWebhooks(app: OpenAPIHono, config: AggmockConfig): void {
+  const bodies = callbackBodySchemas(config.callbacks);
+  const signing = config.callbacks.signing;
+  const signatureHeaders =
+    signing.scheme === 'standard-webhooks'
+      ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature]
+      : [signing.headers.signature];
+  const descriptions = {
+    debit:
+      'A bet: take `amount` from the player. Reply `{balance}` after the event, or `{error:"INSUFFICIENT_FUNDS"}` with a 4xx.',
+    credit: 'A win: add `amount` to the player. Reply `{balance}` after the event.',
+    rollback:
+      config.callbacks.rollbackStyle === 'reference'
+        ? 'Reverses the DEBIT named by `referenceTransactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.'
+        : 'Reverses the DEBIT with the same `transactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.',
+  } as const;
+  for (const kind of ['debit', 'credit', 'rollback'] as const) {
+    app.openAPIRegistry.registerWebhook({
+      method: 'post',
+      path: config.callbacks.types[kind],
+      summary: `${config.callbacks.types[kind]} callback to ${config.callbacks.webhookUrl}`,
+      description: `${descriptions[kind]} A duplicate transactionId (same type, same player) must get the first reply again and move no money. Signed with ${signing.scheme} (HMAC-SHA256 over the raw body).`,
+      request: {
+        headers: z.object(Object.fromEntries(signatureHeaders.map((h) => [h, z.string()]))),
+        body: { required: true, content: { 'application/json': { schema: bodies[kind] } } },
+      },
+      responses: {
+        200: {
+          description: 'Applied (or a duplicate, answered as the first time)',
+          content: { 'application/json': { schema: walletReplySchema } },
+        },
+        400: {
+          description: 'Business rejection, e.g. {"error":"INSUFFICIENT_FUNDS"}; never retried',
+          content: { 'application/json': { schema: walletReplySchema } },
+        },
+        401: {
+          description: '{"error":"INVALID_SIGNATURE"}; never retried',
+          content: { 'application/json': { schema: walletReplySchema } },
+        },
+        500: { description: 'Retried on the retry schedule (also on timeouts, network errors and 429)' },
+      },
+    });
+  }
 }
 
 function svg(c: Context, body: string): Response {

@@ -27,7 +27,7 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 export const USER_AGENT = `aggmock/${version}`;
 
 /** How long journal writes may gather before they are committed together, while attempts are in flight. */
-export const GROUP_COMMIT_MS = 10;
+export const GROUP_COMMIT_MS = 5;
 
 /** How long stop() waits for attempts in flight when no deadline is given. */
 export const DEFAULT_STOP_DEADLINE_MS = 5_000;

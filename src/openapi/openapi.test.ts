@@ -20,6 +20,17 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('documents the callbacks in `webhooks` with exactly {type, transactionId, amount, playerId}', () => {
+    const doc = JSON.parse(renderOpenApiDocument());
+    expect(Object.keys(doc.webhooks)).toEqual(['DEBIT', 'CREDIT', 'ROLLBACK']);
+    for (const type of ['DEBIT', 'CREDIT', 'ROLLBACK']) {
+      const schema = doc.webhooks[type].post.requestBody.content['application/json'].schema;
+      expect(schema.required).toEqual(['type', 'transactionId', 'amount', 'playerId']);
+      expect(Object.keys(schema.properties)).toEqual(['type', 'transactionId', 'amount', 'playerId']);
+      expect(schema.additionalProperties).toBe(false);
+    }
+  });
+
   it('is served at /openapi.json and Swagger UI at /docs', async () => {
     const { app } = testApp();
     const doc = await (await app.request('/openapi.json')).json();

@@ -1,15 +1,10 @@
+import type { WalletReplyError } from '../callbacks/events.ts';
 import type { FieldError } from '../http/errors.ts';
 import { type AmountFormat, encodeAmount } from '../money/index.ts';
 
-/** The business codes of SPEC §3 that a wallet puts in `{error}`. */
-export const WALLET_ERROR_CODES = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-] as const;
-export type WalletErrorCode = (typeof WALLET_ERROR_CODES)[number];
+/** The business codes of SPEC §3 that a wallet puts in `{error}`, from the wire shapes. */
+export { WALLET_REPLY_ERRORS as WALLET_ERROR_CODES } from '../callbacks/events.ts';
+export type WalletErrorCode = WalletReplyError;
 
 export interface BalanceBody {
   /** The player's balance after the event, in the configured amount format. */
