@@ -24,6 +24,8 @@ const ROUNDS = 5;
 const EVENTS = 6_000;
 const PLAYERS = 1_000;
 const WARMUP_EVENTS = 3_000;
+/** Requests per run of the HTTP client comparison (fetch is slow: keep it short). */
+const CLIENT_EVENTS = 2_000;
 /** Events the producer hands over per event-loop turn. */
 const SLICE = 250;
 
@@ -142,6 +144,51 @@ export async function engineRun(
   return { perSecond: delivered / seconds, cpuMicros: (cpu.user + cpu.system) / delivered };
 }
 
+/**
+ * Why the engine has its own HTTP client: the same bare loop through node:http with a keep-alive
+ * Agent and through global fetch, for comparison with {@link bareLoop}.
+ */
+async function clientLoop(url: string, concurrency: number, total: number, client: 'node:http' | 'fetch'): Promise<Measurement> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const headers = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
+  const viaHttp = () =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'Content-Length': String(sampleBody.length) },
+      });
+      req.on('response', (res) => {
+        res.setEncoding('utf8');
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(sampleBody);
+    });
+  const viaFetch = async () => {
+    const res = await fetch(url, { method: 'POST', headers, body: sampleBody });
+    await res.text();
+    return res.status;
+  };
+  const post = client === 'fetch' ? viaFetch : viaHttp;
+  let sent = 0;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent < total) {
+        sent++;
+        if ((await post()) !== 200) throw new Error('the sink did not answer 200');
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  agent.destroy();
+  return { perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
+}
+
 // ---- the benchmark ----
 
 const median = (xs: number[]): number => {
@@ -182,6 +229,22 @@ const benchmark: Benchmark = {
           engineSingle: { ...summary(runs.single), ratioToBareMedian: ratio(runs.single) },
         });
       }
+      const clients = [];
+      for (const client of ['aggmock transport', 'node:http', 'fetch'] as const) {
+        const ms: Measurement[] = [];
+        for (let round = 0; round < 2; round++) {
+          ms.push(
+            client === 'aggmock transport'
+              ? await bareLoop(url, 32, CLIENT_EVENTS)
+              : await clientLoop(url, 32, CLIENT_EVENTS, client),
+          );
+        }
+        clients.push({
+          client,
+          perSecondMedian: Math.round(median(ms.map((m) => m.perSecond))),
+          cpuMicrosMedian: Math.round(median(ms.map((m) => m.cpuMicros))),
+        });
+      }
       const n = (x: number) => x.toLocaleString('en');
       const rows = levels.map(
         (l) =>
@@ -198,8 +261,14 @@ const benchmark: Benchmark = {
         ...rows,
         '',
         'Target: engine ≥ 5,000 callbacks/s and ≥ 0.5 × bare.',
+        '',
+        `HTTP clients, bare loop at concurrency 32, ${n(CLIENT_EVENTS)} requests, median of 2:`,
+        '',
+        '| client | req/s | CPU µs/request |',
+        '|---|---:|---:|',
+        ...clients.map((c) => `| ${c.client} | ${n(c.perSecondMedian)} | ${c.cpuMicrosMedian} |`),
       ].join('\n');
-      return { markdown, data: { events: EVENTS, players: PLAYERS, rounds: ROUNDS, slice: SLICE, levels } };
+      return { markdown, data: { events: EVENTS, players: PLAYERS, rounds: ROUNDS, slice: SLICE, levels, clients } };
     } finally {
       child.disconnect();
       rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
  * {@link Benchmark} and add one line to the list.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +24,7 @@ export interface Benchmark {
 
 const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[] = [
   { name: 'callbacks', load: () => import('./callbacks.ts') },
+  { name: 'verify', load: () => import('./verify.ts') },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,13 +46,17 @@ async function main(): Promise<void> {
     console.log(result.markdown);
     const file = join(here, 'results', `${bench.name}.json`);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify({ benchmark: bench.name, at: new Date().toISOString(), ...environment(), data: result.data }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ benchmark: bench.name, at: new Date().toISOString(), ...environment(), data: result.data }, null, 2)}\n`,
+    );
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s; figures in ${file})`);
   }
 }
 
 function environment() {
-  return { node: process.version, platform: `${process.platform}-${process.arch}` };
+  // The load average says how much other work shared the machine while it ran.
+  return { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, loadAverage: loadavg() };
 }
 
 await main();

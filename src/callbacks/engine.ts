@@ -191,7 +191,8 @@ class Engine implements CallbackEngine {
 
   replay(eventId: number): Enqueued {
     const original = this.outbox.get(eventId);
-    if (!original) throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
+    if (!original)
+      throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
     const createdAt = this.clock.now();
     const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
     const nextAttemptAt = this.firstAttemptAt(createdAt);
@@ -295,7 +296,7 @@ class Engine implements CallbackEngine {
   private activate(key: string): void {
     if (!this.running) return;
     const head = this.queues.get(key)?.[0];
-    if (!head || head.status !== 'pending' || this.timers.has(key) || this.readyKeys.has(key)) return;
+    if (head?.status !== 'pending' || this.timers.has(key) || this.readyKeys.has(key)) return;
     const wait = head.nextAttemptAt === undefined ? 0 : head.nextAttemptAt - this.clock.now();
     if (wait <= 0) {
       this.markReady(key);
@@ -365,7 +366,14 @@ class Engine implements CallbackEngine {
       },
       (error: unknown) => {
         const verdict = classifyFailure(error);
-        this.finishAttempt(event, generation, startedAt, t0, headers, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
+        this.finishAttempt(
+          event,
+          generation,
+          startedAt,
+          t0,
+          headers,
+          error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict,
+        );
       },
     );
   }

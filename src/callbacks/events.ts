@@ -16,7 +16,8 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 /** The end states: every event reaches exactly one of them. */
 export const SETTLED_STATUSES = ['delivered', 'rejected', 'failed'] as const satisfies readonly EventStatus[];
 
-const nonEmpty = (what: string) => z.string({ error: `expected ${what} as a non-empty string` }).min(1, `expected ${what} as a non-empty string`);
+const nonEmpty = (what: string) =>
+  z.string({ error: `expected ${what} as a non-empty string` }).min(1, `expected ${what} as a non-empty string`);
 
 /** What a caller (scenario, admin, CLI, play page) asks the engine to send. */
 export const enqueueRequestSchema = z
@@ -135,7 +136,12 @@ export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfi
     const wanted = new Set(config.extraFields);
     for (const name of EXTRA_FIELDS) {
       if (!wanted.has(name)) continue;
-      const value = name === 'timestamp' ? isoTime(fields.createdAt) : name === 'currency' ? (fields.currency ?? config.currency) : fields[name];
+      const value =
+        name === 'timestamp'
+          ? isoTime(fields.createdAt)
+          : name === 'currency'
+            ? (fields.currency ?? config.currency)
+            : fields[name];
       if (value !== undefined) body[name] = value;
     }
   }

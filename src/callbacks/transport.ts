@@ -74,13 +74,12 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     post(url, headers, body) {
-      let target: { origin: Origin; path: string };
       try {
-        target = targetOf(url);
+        const target = targetOf(url);
+        return target.origin.request(serialise(target.origin.hostHeader, target.path, headers, body));
       } catch (error) {
         return Promise.reject(error);
       }
-      return target.origin.request(serialise(target.origin.hostHeader, target.path, headers, body));
     },
     abortAll(reason) {
       for (const origin of origins.values()) origin.abortAll(reason);
@@ -139,8 +138,9 @@ class Origin {
   }
 
   abortAll(reason: string): void {
-    for (const conn of [...this.busy]) conn.fail(new InterruptedError(reason));
+    // Waiting jobs first: a failing connection would otherwise hand them a fresh one.
     for (const job of this.waiting.splice(0)) job.reject(new InterruptedError(reason));
+    for (const conn of [...this.busy]) conn.fail(new InterruptedError(reason));
   }
 
   closeIdle(): void {
@@ -247,7 +247,8 @@ class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    if (!this.job) {
+    const job = this.job;
+    if (!job) {
       // Bytes nobody asked for: the connection is out of step, never reuse it.
       this.destroy();
       return;
@@ -256,8 +257,9 @@ class Connection {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
     try {
-      // Each step consumes from buf; `return` when it needs more bytes or the answer is complete.
-      while (this.job) {
+      // Each step consumes from buf until it needs more bytes or this job's answer is complete
+      // (complete() may already have handed the connection to the next job).
+      while (this.job === job) {
         switch (this.state) {
           case 'head': {
             const end = buf.indexOf(CRLFCRLF);
@@ -299,7 +301,8 @@ class Connection {
               if (line === '') this.complete();
             } else {
               const size = Number.parseInt(line.split(';', 1)[0] as string, 16);
-              if (!Number.isFinite(size) || size < 0) throw new ConnectionError(`bad chunk size ${JSON.stringify(line)}`, 'EPROTO');
+              if (!Number.isFinite(size) || size < 0)
+                throw new ConnectionError(`bad chunk size ${JSON.stringify(line)}`, 'EPROTO');
               this.remaining = size;
               this.state = size === 0 ? 'trailers' : 'chunk-data';
             }
@@ -329,8 +332,16 @@ class Connection {
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
       if (name === 'content-length') contentLength = Number(line.slice(colon + 1).trim());
-      else if (name === 'transfer-encoding') chunked = line.slice(colon + 1).toLowerCase().includes('chunked');
-      else if (name === 'connection') connection = line.slice(colon + 1).trim().toLowerCase();
+      else if (name === 'transfer-encoding')
+        chunked = line
+          .slice(colon + 1)
+          .toLowerCase()
+          .includes('chunked');
+      else if (name === 'connection')
+        connection = line
+          .slice(colon + 1)
+          .trim()
+          .toLowerCase();
       else if (name === 'retry-after') this.retryAfter = line.slice(colon + 1).trim();
     }
     if (status >= 100 && status < 200) {
@@ -400,7 +411,13 @@ class Connection {
     // A kept-alive connection the server closed while it was idle: the request never reached a
     // handler (not a byte came back), so it goes again on a fresh connection, once. This is the
     // race every keep-alive client has; it is not counted as an attempt.
-    if (this.served > 0 && !this.gotBytes && !job.retried && !(error instanceof InterruptedError) && !(error instanceof TimeoutError)) {
+    if (
+      this.served > 0 &&
+      !this.gotBytes &&
+      !job.retried &&
+      !(error instanceof InterruptedError) &&
+      !(error instanceof TimeoutError)
+    ) {
       job.retried = true;
       this.origin.dropped(this, job);
       return;

@@ -82,8 +82,24 @@ export async function runConsumerInteractions(options: {
   for (const interaction of options.interactions ?? CONTRACT_INTERACTIONS) {
     await describeInteraction(pact.addInteraction(), interaction, options.config.callbacks).executeTest(async (mock) => {
       const event = await deliverInteraction(interaction, options.config, `${mock.url}${CONTRACT_WEBHOOK_PATH}`);
+      await matchRecorded(pact, mock.port);
       options.onDelivered?.({ interaction, event });
     });
+  }
+}
+
+/**
+ * Waits (up to 1 s) until the Pact mock server has booked the request it already answered.
+ * Since pact 16.3 the mock server records matches on an async channel, so under CPU load
+ * executeTest can read "expected but not received" for a request that was answered
+ * (pact-foundation/pact-core-mock-server#13). A real mismatch never books a match: after the wait
+ * executeTest reports it as usual.
+ */
+async function matchRecorded(pact: PactV4, port: number): Promise<void> {
+  const core = (pact as unknown as { pact?: { mockServerMatchedSuccessfully?: (port: number) => boolean } }).pact;
+  if (typeof core?.mockServerMatchedSuccessfully !== 'function') return;
+  for (let waited = 0; waited < 1_000 && !core.mockServerMatchedSuccessfully(port); waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

@@ -332,7 +332,7 @@ function sameReply(first: { exchange: import('./client.ts').Exchange }, again: {
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
   if (!a || a.status !== b.status || JSON.stringify(a.json ?? a.body) !== JSON.stringify(b.json ?? b.body)) {
-    fail(`${what} must get the first reply again (${a ? `HTTP ${a.status} ${a.body}` : 'none'}), got HTTP ${b.status} ${b.body}`);
+    fail(`${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`);
   }
 }
 

@@ -85,7 +85,7 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       runnable.push(interaction);
     }
   }
-  if (runnable.length === 0) return [...results.values()];
+  if (runnable.length === 0) return ordered(results);
 
   const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-pact-'));
   try {
@@ -111,7 +111,16 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return [...results.values()];
+  return ordered(results);
+}
+
+/** In the order the interactions are defined (the pact file sorts them by description). */
+function ordered(results: Map<string, PactInteractionResult>): PactInteractionResult[] {
+  const rank = (r: PactInteractionResult) => {
+    const i = CONTRACT_INTERACTIONS.findIndex((c) => c.description === r.description);
+    return i < 0 ? CONTRACT_INTERACTIONS.length : i;
+  };
+  return [...results.values()].sort((a, b) => rank(a) - rank(b));
 }
 
 /** Transaction ids of the bad-signature interactions: the request filter signs those with a wrong secret. */

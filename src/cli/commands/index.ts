@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { registerContractsCommand } from './contracts.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerSendCommand } from './send.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerVerifyCommand } from './verify.ts';
 import { registerWalletCommand } from './wallet.ts';
 
 /** Every `aggmock` sub-command, in the order `--help` lists them. */
@@ -9,5 +11,7 @@ export function registerCommands(program: Command): void {
   registerServeCommand(program);
   registerWalletCommand(program);
   registerDemoCommand(program);
+  registerVerifyCommand(program);
   registerSendCommand(program);
+  registerContractsCommand(program);
 }

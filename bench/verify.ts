@@ -1,0 +1,116 @@
+/**
+ * Wall time of a full `aggmock verify` (8 contract interactions through the Pact Verifier + 18
+ * stateful checks) against the reference wallet on loopback. The wallet runs as its own process
+ * (`aggmock wallet --test-endpoints`), as it would for a user. Three series:
+ * - in-process `runVerify` with --state-url (exact balances) and with --players only;
+ * - the whole CLI as a user runs it (`node bin/aggmock.js verify …`, process start included).
+ * The target is under 15 s; run alone with `npm run bench -- verify`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runVerify } from '../src/verify/index.ts';
+import type { Benchmark } from './run.ts';
+
+const ROUNDS = 5;
+const CLI_ROUNDS = 3;
+const TARGET_MS = 15_000;
+const BIN = fileURLToPath(new URL('../bin/aggmock.js', import.meta.url));
+
+interface Stats {
+  median: number;
+  min: number;
+  max: number;
+  runs: number[];
+}
+
+function stats(runs: number[]): Stats {
+  const sorted = [...runs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return { median, min: sorted[0] as number, max: sorted.at(-1) as number, runs };
+}
+
+async function startWalletProcess(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the wallet did not start: ${out}`)), 20_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)\/callback\/webhook/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the wallet exited with ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+function runCliVerify(url: string, reportDir: string): Promise<{ ms: number; code: number | null }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir], {
+      stdio: 'ignore',
+    });
+    child.once('exit', (code) => resolve({ ms: performance.now() - t0, code }));
+  });
+}
+
+const bench: Benchmark = {
+  name: 'verify',
+  description: `full aggmock verify against the reference wallet on loopback (target < ${TARGET_MS / 1000} s)`,
+  async run() {
+    const wallet = await startWalletProcess();
+    const reportDir = mkdtempSync(join(tmpdir(), 'aggmock-bench-verify-'));
+    try {
+      const series: Record<string, number[]> = { 'in-process, --state-url': [], 'in-process, --players': [], 'CLI process, --state-url': [] };
+      const counts: Record<string, string> = {};
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const mode of ['state', 'players'] as const) {
+          const t0 = performance.now();
+          const outcome = await runVerify({
+            webhookUrl: `${wallet.url}/callback/webhook`,
+            ...(mode === 'state' ? { stateUrl: `${wallet.url}/__state` } : { players: ['p1', 'p2'] }),
+            reportDir,
+          });
+          const ms = performance.now() - t0;
+          if (outcome.exitCode !== 0) throw new Error(`verify failed against the reference wallet (${mode}): ${JSON.stringify(outcome.report?.summary ?? outcome.error)}`);
+          const s = outcome.report?.summary;
+          counts[mode] = `${s?.passed} passed, ${s?.skipped} skipped`;
+          series[mode === 'state' ? 'in-process, --state-url' : 'in-process, --players']?.push(ms);
+        }
+      }
+      for (let round = 0; round < CLI_ROUNDS; round++) {
+        const { ms, code } = await runCliVerify(wallet.url, reportDir);
+        if (code !== 0) throw new Error(`the CLI verify exited ${code}`);
+        series['CLI process, --state-url']?.push(ms);
+      }
+      const data = Object.fromEntries(Object.entries(series).map(([k, v]) => [k, stats(v)]));
+      const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+      const rows = Object.entries(data).map(
+        ([k, v]) => `| ${k} | ${v.runs.length} | ${s(v.median)} | ${s(v.min)} | ${s(v.max)} | ${v.max < TARGET_MS ? 'yes' : 'NO'} |`,
+      );
+      const markdown = [
+        '| series | rounds | median | min | max | < 15 s |',
+        '|---|---:|---:|---:|---:|:-:|',
+        ...rows,
+        '',
+        `Checks: --state-url ${counts.state}; --players ${counts.players} (state-dependent contract interactions skip without a state URL).`,
+        'The wallet is `aggmock wallet --test-endpoints` in its own process; the Pact Verifier runs in a child process of verify.',
+      ].join('\n');
+      return { markdown, data: { targetMs: TARGET_MS, counts, series: data } };
+    } finally {
+      wallet.child.kill('SIGTERM');
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default bench;

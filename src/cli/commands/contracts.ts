@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Command, type CommanderError, Option } from 'commander';
+import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
+import { CONTRACT_INTERACTIONS, generateContracts, PACT_FILE_NAME } from '../../contracts/index.ts';
+import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
+
+/** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
+
+/** The committed contracts folder of this package. */
+export const CONTRACTS_DIR = fileURLToPath(new URL('../../../contracts/', import.meta.url));
+
+export interface ContractsFlags {
+  regenerate?: boolean;
+  out?: string;
+  scheme?: SigningScheme;
+  rollbackStyle?: 'original' | 'reference';
+  config?: string;
+}
+
+export interface ContractsIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+const processIo: ContractsIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/**
+ * Registers `aggmock contracts`.
+ *
+ * @example
+ * aggmock contracts                                   # where they are and what they cover
+ * aggmock contracts --regenerate                      # rewrite contracts/ (default config)
+ * aggmock contracts --out pacts --scheme hmac-hex --rollback-style reference
+ */
+export function registerContractsCommand(program: Command, io: ContractsIo = processIo): Command {
+  return program
+    .command('contracts')
+    .description('Print where the Pact contracts are and what they cover, or (re)generate them with the real callback engine.')
+    .option('--regenerate', `rewrite ${PACT_FILE_NAME} in the package's contracts/ from the default config`)
+    .option('--out <dir>', 'write contracts for the configuration given by --config/--scheme/--rollback-style into <dir>')
+    .addOption(new Option('--scheme <scheme>', 'signature scheme of the contracts written with --out').choices([...SIGNING_SCHEMES]))
+    .addOption(new Option('--rollback-style <style>', 'ROLLBACK shape of the contracts written with --out').choices(['original', 'reference']))
+    .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
+    .exitOverride((error: CommanderError) => {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') process.exit(0);
+      process.exit(error.exitCode === 0 ? 0 : 2);
+    })
+    .action(async (flags: ContractsFlags) => {
+      process.exitCode = await runContractsCommand(flags, io);
+    });
+}
+
+/** The command without a process: returns the exit code (0 ok, 2 usage error). */
+export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo = processIo): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  if (flags.regenerate && flags.out) {
+    io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');
+    return 2;
+  }
+  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config)) {
+    io.stderr('aggmock contracts: --scheme, --rollback-style and --config shape contracts written with --out <dir>.\n');
+    return 2;
+  }
+  if (flags.regenerate) {
+    const path = await generateContracts({ config: defaultConfig(), outDir: CONTRACTS_DIR });
+    io.stdout(`Wrote ${relative(cwd, path) || path} (${CONTRACT_INTERACTIONS.length} interactions, default configuration).\n`);
+    return 0;
+  }
+  if (flags.out) {
+    let config: AggmockConfig;
+    try {
+      const loaded = loadConfig({ configPath: flags.config, env: io.env ?? process.env, cwd });
+      config = {
+        ...loaded,
+        callbacks: {
+          ...loaded.callbacks,
+          ...(flags.rollbackStyle ? { rollbackStyle: flags.rollbackStyle } : {}),
+          signing: { ...loaded.callbacks.signing, ...(flags.scheme ? { scheme: flags.scheme } : {}) },
+        },
+      };
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        io.stderr(`aggmock contracts: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
+    }
+    const path = await generateContracts({ config, outDir: resolve(cwd, flags.out) });
+    const c = config.callbacks;
+    io.stdout(
+      `Wrote ${path}: ${CONTRACT_INTERACTIONS.length} interactions, scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, ` +
+        `types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}.\n` +
+        `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
+    );
+    return 0;
+  }
+  io.stdout(describeContracts(cwd));
+  return 0;
+}
+
+/** What `aggmock contracts` prints: the files and one line per interaction. */
+export function describeContracts(cwd: string): string {
+  const pact = resolve(CONTRACTS_DIR, PACT_FILE_NAME);
+  const openapi = resolve(CONTRACTS_DIR, 'openapi.json');
+  const show = (p: string) => `${relative(cwd, p).startsWith('..') ? p : relative(cwd, p)}${existsSync(p) ? '' : '  (missing: run `aggmock contracts --regenerate`)'}`;
+  const lines = [
+    `Contracts (Pact V4, consumer aggmock, provider integrator-webhook):`,
+    `  ${show(pact)}`,
+    `  ${show(openapi)}  (the aggregator API and the callback bodies, OpenAPI 3.1)`,
+    '',
+    'Interactions, one per rule (POST /callback/webhook):',
+    ...CONTRACT_INTERACTIONS.flatMap((i) => [
+      `  pact:${i.id.padEnd(20)} ${i.rule}`,
+      ...(i.states.length ? [`  ${''.padEnd(25)} given ${i.states.map((s) => `"${s.name}"`).join(' and ')}`] : []),
+    ]),
+    '',
+    `Verify a webhook against them: aggmock verify http://127.0.0.1:4001/callback/webhook --state-url http://127.0.0.1:4001/__state`,
+    `Regenerate after changing the engine or the interactions: aggmock contracts --regenerate (or npm run contracts)`,
+    '',
+  ];
+  return lines.join('\n');
+}

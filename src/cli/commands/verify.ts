@@ -1,0 +1,153 @@
+import { resolve } from 'node:path';
+import { type Command, type CommanderError, Option } from 'commander';
+import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
+import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
+import {
+  CHECKS,
+  DEFAULT_REPORT_DIR,
+  EXIT_USAGE,
+  runVerify,
+  type VerifyOptions,
+  type VerifyOutcome,
+} from '../../verify/index.ts';
+
+/** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
+
+export interface VerifyFlags {
+  secret?: string[];
+  scheme?: SigningScheme;
+  players?: string;
+  stateUrl?: string;
+  timeout?: string;
+  maxLatency?: string;
+  only?: string;
+  skip?: string;
+  reportDir?: string;
+  reports?: boolean;
+  config?: string;
+  concurrency?: string;
+  json?: boolean;
+}
+
+export interface VerifyIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  color?: boolean;
+}
+
+const processIo: VerifyIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/**
+ * Registers `aggmock verify`.
+ *
+ * @example
+ * aggmock verify http://127.0.0.1:4001/callback/webhook --state-url http://127.0.0.1:4001/__state
+ * aggmock verify https://staging.example.com/callback/webhook --players 1001,1002 --secret "$AGGMOCK_SECRET"
+ */
+export function registerVerifyCommand(program: Command, io: VerifyIo = processIo): Command {
+  return program
+    .command('verify')
+    .description('Check a wallet webhook against the contracts (Pact) and the stateful rules; JUnit, JSON and HTML reports.')
+    .argument('<webhookUrl>', 'the webhook to check, e.g. http://127.0.0.1:4001/callback/webhook')
+    .option('--secret <s>', 'HMAC secret the webhook verifies with; repeat for several (default: aggmock-dev-secret)', collect)
+    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: timestamped)').choices([...SIGNING_SCHEMES]))
+    .option('--players <ids>', 'comma-separated player ids the webhook knows (default: p1,p2)')
+    .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
+    .option('--timeout <ms>', 'per-request timeout, ms or "10s" (default: callbacks.timeout, 10 s)')
+    .option('--max-latency <ms>', 'p95 reply-time budget of the reply-latency check (default: 2000)')
+    .option('--only <ids>', 'comma-separated check ids to run (also pact:<id>, "pact", "checks")')
+    .option('--skip <ids>', 'comma-separated check ids to leave out')
+    .option('--report-dir <dir>', `where junit.xml, report.json and report.html go (default: ${DEFAULT_REPORT_DIR})`)
+    .option('--no-reports', 'write no report files')
+    .option('-c, --config <file>', 'config file: type strings, rollback style, amount format, header names (default: ./aggmock.config.json)')
+    .option('--concurrency <n>', 'parallel DEBITs in the concurrent-debits check (default: 10)')
+    .option('--json', 'print the report as JSON on stdout instead of the table')
+    .addHelpText('after', `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed, 2 usage error (bad flag, unknown check id, unreachable URL).\n`)
+    .exitOverride(usageExit)
+    .action(async (webhookUrl: string, flags: VerifyFlags) => {
+      process.exitCode = (await runVerifyCommand(webhookUrl, flags, io)).exitCode;
+    });
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function usageExit(error: CommanderError): never {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') process.exit(0);
+  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+}
+
+/** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
+export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, io: VerifyIo = processIo): Promise<VerifyOutcome> {
+  let options: VerifyOptions;
+  try {
+    options = toOptions(webhookUrl, flags, io);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof FlagError) {
+      io.stderr(`aggmock verify: ${error.message}\n`);
+      return { exitCode: EXIT_USAGE, error: error.message };
+    }
+    throw error;
+  }
+  const outcome = await runVerify(options);
+  if (outcome.exitCode === EXIT_USAGE) {
+    io.stderr(`aggmock verify: ${outcome.error}\n`);
+    return outcome;
+  }
+  if (flags.json && outcome.report) io.stdout(`${JSON.stringify({ exitCode: outcome.exitCode, files: outcome.files, ...outcome.report })}\n`);
+  return outcome;
+}
+
+class FlagError extends Error {}
+
+function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): VerifyOptions {
+  const config: AggmockConfig = loadConfig({ configPath: flags.config, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd() });
+  const list = (value: string | undefined) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  const ms = (value: string | undefined, flag: string) => {
+    if (value === undefined) return undefined;
+    const parsed = parseDuration(value);
+    if (parsed === undefined || parsed <= 0) throw new FlagError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(value)}.`);
+    return parsed;
+  };
+  const count = (value: string | undefined, flag: string) => {
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value)) throw new FlagError(`${flag}: expected a whole number, got ${JSON.stringify(value)}.`);
+    return Number(value);
+  };
+  const players = list(flags.players);
+  if (flags.players !== undefined && players?.length === 0) throw new FlagError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
+  const timeoutMs = ms(flags.timeout, '--timeout');
+  const maxLatencyMs = ms(flags.maxLatency, '--max-latency');
+  const concurrency = count(flags.concurrency, '--concurrency');
+  const write = flags.json ? (text: string) => text.startsWith('note:') && io.stderr(text) : io.stdout;
+  return {
+    webhookUrl,
+    config,
+    ...(flags.secret?.length ? { secrets: flags.secret } : {}),
+    ...(flags.scheme ? { scheme: flags.scheme } : {}),
+    ...(players ? { players } : {}),
+    ...(flags.stateUrl ? { stateUrl: flags.stateUrl } : {}),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxLatencyMs === undefined ? {} : { maxLatencyMs }),
+    ...(flags.only ? { only: list(flags.only) } : {}),
+    ...(flags.skip ? { skip: list(flags.skip) } : {}),
+    reportDir: flags.reports === false ? false : resolve(io.cwd ?? process.cwd(), flags.reportDir ?? DEFAULT_REPORT_DIR),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    write: (text) => {
+      write(text);
+    },
+    color: io.color ?? (!flags.json && process.stdout.isTTY === true && !process.env.NO_COLOR),
+  };
+}

@@ -1,0 +1,53 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningWallet } from '../../src/wallet/index.ts';
+import { runCli } from '../cli/process.ts';
+import { startTestWallet } from './helpers.ts';
+
+describe('aggmock verify as a real process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-cli-'));
+  let good: RunningWallet;
+  let broken: RunningWallet;
+  beforeAll(async () => {
+    good = await startTestWallet();
+    broken = await startTestWallet({ fault: 'rollback-ignored' });
+  });
+  afterAll(async () => {
+    await good.close();
+    await broken.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exits 0 against the reference wallet and writes junit.xml, report.json and report.html', async () => {
+    const reportDir = join(dir, 'good');
+    const cli = runCli(['verify', good.webhookUrl, '--state-url', `${good.url}/__state`, '--report-dir', reportDir], { NO_COLOR: '1' });
+    const code = await cli.exited;
+    expect(cli.stderr()).toBe('');
+    expect(code).toBe(0);
+    expect(cli.stdout()).toMatch(/^CHECK\s+RESULT\s+TIME\s+REASON$/m);
+    expect(cli.stdout()).toMatch(/^idempotent-debit\s+PASS\s/m);
+    expect(cli.stdout()).toMatch(/PASSED: 26 passed, 0 failed, 0 skipped of 26/);
+    for (const file of ['junit.xml', 'report.json', 'report.html']) expect(existsSync(join(reportDir, file))).toBe(true);
+  });
+
+  it('exits 1 against a broken wallet, and --json prints the machine-readable report alone on stdout', async () => {
+    const reportDir = join(dir, 'broken');
+    const cli = runCli(['verify', broken.webhookUrl, '--players', 'p1,p2', '--json', '--skip', 'pact', '--report-dir', reportDir]);
+    expect(await cli.exited).toBe(1);
+    const report = JSON.parse(cli.stdout());
+    expect(report.exitCode).toBe(1);
+    expect(report.results.filter((r: { status: string }) => r.status === 'fail').map((r: { id: string }) => r.id)).toEqual([
+      'rollback-restores',
+      'duplicate-rollback',
+    ]);
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toContain('name="rollback-restores"');
+  });
+
+  it('exits 2 with a message for an unknown check id', async () => {
+    const cli = runCli(['verify', good.webhookUrl, '--only', 'nope', '--no-reports']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toMatch(/aggmock verify: --only: unknown check id "nope"/);
+  });
+});

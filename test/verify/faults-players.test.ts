@@ -1,0 +1,3 @@
+import { describeFaults } from './faults.ts';
+
+describeFaults('players');

@@ -1,0 +1,40 @@
+import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
+import { type VerifyOptions, type VerifyOutcome, runVerify } from '../../src/verify/index.ts';
+import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
+
+export type Mode = 'state' | 'players';
+
+export function config(input: AggmockConfigInput = {}): AggmockConfig {
+  return configSchema.parse(input);
+}
+
+/** The reference wallet (or one with a fault) on 127.0.0.1:0, in memory, with the test endpoints on. */
+export function startTestWallet(options: { fault?: WalletFault; faultOptions?: FaultOptions; config?: AggmockConfig } = {}): Promise<RunningWallet> {
+  return startWallet({
+    config: options.config ?? config(),
+    dbPath: ':memory:',
+    port: 0,
+    testEndpoints: true,
+    ...(options.fault ? { fault: options.fault } : {}),
+    ...(options.faultOptions ? { faultOptions: options.faultOptions } : {}),
+  });
+}
+
+/** Runs verify against the wallet the way the CLI does, without writing report files. */
+export function verifyWallet(wallet: RunningWallet, mode: Mode, extra: Partial<VerifyOptions> = {}): Promise<VerifyOutcome> {
+  return runVerify({
+    webhookUrl: wallet.webhookUrl,
+    ...(mode === 'state' ? { stateUrl: `${wallet.url}/__state` } : { players: ['p1', 'p2'] }),
+    reportDir: false,
+    ...extra,
+  });
+}
+
+export function idsWith(outcome: VerifyOutcome, status: 'pass' | 'fail' | 'skip'): string[] {
+  return (outcome.report?.results ?? []).filter((r) => r.status === status).map((r) => r.id);
+}
+
+/** Every failure with its reason, so a failing assertion shows why. */
+export function failures(outcome: VerifyOutcome): Record<string, string> {
+  return Object.fromEntries((outcome.report?.results ?? []).filter((r) => r.status === 'fail').map((r) => [r.id, r.reason ?? '']));
+}

@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVerifyCommand } from '../../src/cli/commands/verify.ts';
+import { runVerify } from '../../src/verify/index.ts';
+import { createWallet, type RunningWallet } from '../../src/wallet/index.ts';
+import { config, failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
+
+/** A port nothing listens on. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('usage errors exit 2 with a message that says what to fix', () => {
+  let wallet: RunningWallet;
+  beforeAll(async () => {
+    wallet = await startTestWallet();
+  });
+  afterAll(() => wallet.close());
+
+  it('refuses an unknown check id and lists the known ones', async () => {
+    const outcome = await verifyWallet(wallet, 'state', { only: ['idempotent-debti'] });
+    expect(outcome.exitCode).toBe(2);
+    expect(outcome.error).toMatch(/--only: unknown check id "idempotent-debti"\. Known ids: .*idempotent-debit/);
+  });
+
+  it('refuses an unreachable webhook before running anything', async () => {
+    const port = await deadPort();
+    const outcome = await runVerify({ webhookUrl: `http://127.0.0.1:${port}/callback/webhook`, reportDir: false });
+    expect(outcome.exitCode).toBe(2);
+    expect(outcome.error).toMatch(/the webhook http:\/\/127\.0\.0\.1:\d+\/callback\/webhook is not reachable: ECONNREFUSED/);
+    expect(outcome.report).toBeUndefined();
+  });
+
+  it('refuses an unreachable state URL', async () => {
+    const port = await deadPort();
+    const outcome = await verifyWallet(wallet, 'players', { stateUrl: `http://127.0.0.1:${port}/__state` });
+    expect(outcome.exitCode).toBe(2);
+    expect(outcome.error).toMatch(/the state URL .* is not reachable/);
+  });
+
+  it('refuses a URL that is not http(s), and bad numbers, naming the flag', async () => {
+    const lines: string[] = [];
+    const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t), env: {} };
+    expect((await runVerifyCommand('ftp://example.com/hook', {}, io)).exitCode).toBe(2);
+    expect((await runVerifyCommand(wallet.webhookUrl, { timeout: 'soon' }, io)).exitCode).toBe(2);
+    expect((await runVerifyCommand(wallet.webhookUrl, { concurrency: '1', reports: false }, io)).exitCode).toBe(2);
+    expect(lines.join('')).toMatch(/expected an http or https URL, got "ftp:\/\/example.com\/hook"/);
+    expect(lines.join('')).toMatch(/--timeout: expected milliseconds or a duration such as "2s", got "soon"/);
+    expect(lines.join('')).toMatch(/--concurrency: expected at least 2 parallel DEBITs, got 1/);
+  });
+});
+
+describe('webhook shapes other than the default', () => {
+  it('verifies a wallet configured for BET/WIN/REFUND, reference rollbacks, minor amounts and standard-webhooks signatures', async () => {
+    const custom = config({
+      callbacks: {
+        types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' },
+        rollbackStyle: 'reference',
+        amountFormat: 'minor',
+        signing: { scheme: 'standard-webhooks', secrets: ['whsec_c2VjcmV0LWZvci10aGUtdGVzdA=='] },
+      },
+    });
+    const wallet = await startTestWallet({ config: custom });
+    try {
+      const outcome = await verifyWallet(wallet, 'state', { config: custom });
+      expect(failures(outcome)).toEqual({});
+      expect(idsWith(outcome, 'pass')).toHaveLength(outcome.report?.results.length ?? -1);
+      // The contracts were generated for that wire: the bodies carry the configured type strings.
+      const sent = outcome.report?.results.flatMap((r) => r.exchanges.map((x) => x.request.body)) ?? [];
+      expect(sent.some((b) => b.includes('"type":"REFUND"') && b.includes('referenceTransactionId'))).toBe(true);
+    } finally {
+      await wallet.close();
+    }
+  });
+
+  it('catches a secret mismatch: every signed callback is refused, so verify fails', async () => {
+    const wallet = await startTestWallet();
+    try {
+      const outcome = await verifyWallet(wallet, 'players', { secrets: ['not-the-wallet-secret'], only: ['debit-applies', 'missing-signature'] });
+      expect(outcome.exitCode).toBe(1);
+      expect(failures(outcome)['debit-applies']).toMatch(/INVALID_SIGNATURE/);
+    } finally {
+      await wallet.close();
+    }
+  });
+
+  it('rewrites the contracts’ path when the webhook lives elsewhere (/api/wallet/callback/webhook)', async () => {
+    const wallet = createWallet({ config: config(), dbPath: ':memory:', testEndpoints: true });
+    const app = new Hono().route('/api/wallet', wallet.app);
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    const { port } = server.address() as AddressInfo;
+    try {
+      const base = `http://127.0.0.1:${port}/api/wallet`;
+      const outcome = await runVerify({ webhookUrl: `${base}/callback/webhook`, stateUrl: `${base}/__state`, reportDir: false, only: ['pact', 'debit-applies'] });
+      expect(failures(outcome)).toEqual({});
+      expect(idsWith(outcome, 'pass')).toHaveLength(9);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      wallet.close();
+    }
+  });
+});
+
+describe('reports', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-reports-'));
+  let wallet: RunningWallet;
+  beforeAll(async () => {
+    wallet = await startTestWallet({ fault: 'double-debit' });
+    await verifyWallet(wallet, 'state', { reportDir: dir, only: ['pact:debit-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'], skip: [] });
+  });
+  afterAll(async () => {
+    await wallet.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes JUnit XML with one testcase per check and per pact interaction, the failure carrying the rule, the reason and the hint', () => {
+    const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(xml.match(/<testcase /g)).toHaveLength(4);
+    expect(xml).toContain('<testcase classname="aggmock.verify.pact" name="pact:debit-accepted"');
+    expect(xml).toMatch(/<testsuite name="aggmock verify: stateful checks" tests="3" failures="1"/);
+    expect(xml).toMatch(/<testcase classname="aggmock.verify.check" name="idempotent-debit" time="[\d.]+">\s*<failure message="the repeated DEBIT must get the first reply again/);
+    expect(xml).toContain('How to fix: Store every transaction under (playerId, type, transactionId)');
+    expect(xml).toContain('{&quot;balance&quot;:99}');
+  });
+
+  it('writes report.json with the summary and every exchange of each check', () => {
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
+    expect(report.summary).toEqual({ total: 4, passed: 3, failed: 1, skipped: 0 });
+    const check = report.results.find((r: { id: string }) => r.id === 'idempotent-debit');
+    expect(check.exchanges.map((x: { label: string }) => x.label)).toContain('DEBIT 1.00 (first time)');
+    expect(check.exchanges[1].response.status).toBe(200);
+  });
+
+  it('writes one self-contained HTML page showing every request and reply of the failing check', () => {
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/);
+    expect(html).toContain('<section class="failure" id="r-idempotent-debit">');
+    const section = html.slice(html.indexOf('id="r-idempotent-debit"'), html.indexOf('</section>', html.indexOf('id="r-idempotent-debit"')));
+    expect(section).toContain('the same DEBIT again (same transactionId');
+    expect(section).toContain('X-Signature: t=');
+    expect(section).toContain('{&quot;balance&quot;:98}');
+    expect(section).toContain('How to fix:');
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { CHECK_IDS } from '../../src/verify/index.ts';
+import type { RunningWallet } from '../../src/wallet/index.ts';
+import { failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
+
+const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
+
+describe('aggmock verify against the reference wallet', () => {
+  let wallet: RunningWallet;
+  beforeAll(async () => {
+    wallet = await startTestWallet();
+  });
+  afterAll(() => wallet.close());
+
+  it('passes every pact interaction and every stateful check with a state URL (exit 0)', async () => {
+    const outcome = await verifyWallet(wallet, 'state');
+    expect(failures(outcome)).toEqual({});
+    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...CHECK_IDS]);
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.report?.mode).toBe('state');
+  });
+
+  it('passes every check from player ids alone, and reports the state-dependent interactions as skipped, not passed', async () => {
+    const outcome = await verifyWallet(wallet, 'players');
+    expect(failures(outcome)).toEqual({});
+    expect(outcome.exitCode).toBe(0);
+    expect(idsWith(outcome, 'pass')).toEqual(['pact:bad-signature', ...CHECK_IDS]);
+    const skipped = (outcome.report?.results ?? []).filter((r) => r.status === 'skip');
+    expect(skipped.map((r) => r.id)).toEqual(PACT_IDS.filter((id) => id !== 'pact:bad-signature'));
+    for (const r of skipped) expect(r.reason).toMatch(/needs provider state.*--state-url/);
+    expect(outcome.report?.notices.join(' ')).toMatch(/No --state-url/);
+  });
+
+  it('leaves the players where it found them (every check cleans up after itself)', async () => {
+    const before = { p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') };
+    const outcome = await verifyWallet(wallet, 'players', { skip: ['pact'] });
+    expect(outcome.exitCode).toBe(0);
+    expect({ p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') }).toEqual(before);
+  });
+
+  it('sends fresh transaction ids on every run, so a second run against the same wallet passes too', async () => {
+    const first = await verifyWallet(wallet, 'players', { only: ['idempotent-debit', 'same-tx-two-players'] });
+    const second = await verifyWallet(wallet, 'players', { only: ['idempotent-debit', 'same-tx-two-players'] });
+    expect([first.exitCode, second.exitCode]).toEqual([0, 0]);
+    const ids = (o: typeof first) =>
+      (o.report?.results ?? []).flatMap((r) => r.exchanges.map((x) => (JSON.parse(x.request.body) as { transactionId: string }).transactionId));
+    const overlap = ids(first).filter((id) => ids(second).includes(id));
+    expect(overlap).toEqual([]);
+  });
+
+  it('runs only the checks named by --only and leaves out those named by --skip', async () => {
+    const outcome = await verifyWallet(wallet, 'state', { only: ['pact', 'debit-applies', 'malformed-json'], skip: ['pact:credit-accepted'] });
+    expect(outcome.report?.results.map((r) => r.id)).toEqual([...PACT_IDS.filter((id) => id !== 'pact:credit-accepted'), 'debit-applies', 'malformed-json']);
+  });
+
+  it('skips same-tx-two-players, with the reason, when it knows a single player', async () => {
+    const outcome = await verifyWallet(wallet, 'players', { players: ['p3'], only: ['same-tx-two-players', 'debit-applies'] });
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.report?.results.find((r) => r.id === 'same-tx-two-players')).toMatchObject({ status: 'skip', reason: expect.stringMatching(/--players/) });
+  });
+});
