@@ -34,9 +34,13 @@ function stats(runs: number[]): Stats {
 }
 
 async function startWalletProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the wallet did not start: ${out}`)), 20_000);
@@ -56,9 +60,13 @@ async function startWalletProcess(): Promise<{ child: ChildProcess; url: string 
 function runCliVerify(url: string, reportDir: string): Promise<{ ms: number; code: number | null }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir],
+      {
+        stdio: 'ignore',
+      },
+    );
     child.once('exit', (code) => resolve({ ms: performance.now() - t0, code }));
   });
 }
@@ -70,7 +78,11 @@ const bench: Benchmark = {
     const wallet = await startWalletProcess();
     const reportDir = mkdtempSync(join(tmpdir(), 'aggmock-bench-verify-'));
     try {
-      const series: Record<string, number[]> = { 'in-process, --state-url': [], 'in-process, --players': [], 'CLI process, --state-url': [] };
+      const series: Record<string, number[]> = {
+        'in-process, --state-url': [],
+        'in-process, --players': [],
+        'CLI process, --state-url': [],
+      };
       const counts: Record<string, string> = {};
       for (let round = 0; round < ROUNDS; round++) {
         for (const mode of ['state', 'players'] as const) {
@@ -81,7 +93,10 @@ const bench: Benchmark = {
             reportDir,
           });
           const ms = performance.now() - t0;
-          if (outcome.exitCode !== 0) throw new Error(`verify failed against the reference wallet (${mode}): ${JSON.stringify(outcome.report?.summary ?? outcome.error)}`);
+          if (outcome.exitCode !== 0)
+            throw new Error(
+              `verify failed against the reference wallet (${mode}): ${JSON.stringify(outcome.report?.summary ?? outcome.error)}`,
+            );
           const s = outcome.report?.summary;
           counts[mode] = `${s?.passed} passed, ${s?.skipped} skipped`;
           series[mode === 'state' ? 'in-process, --state-url' : 'in-process, --players']?.push(ms);
@@ -95,7 +110,8 @@ const bench: Benchmark = {
       const data = Object.fromEntries(Object.entries(series).map(([k, v]) => [k, stats(v)]));
       const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
       const rows = Object.entries(data).map(
-        ([k, v]) => `| ${k} | ${v.runs.length} | ${s(v.median)} | ${s(v.min)} | ${s(v.max)} | ${v.max < TARGET_MS ? 'yes' : 'NO'} |`,
+        ([k, v]) =>
+          `| ${k} | ${v.runs.length} | ${s(v.median)} | ${s(v.min)} | ${s(v.max)} | ${v.max < TARGET_MS ? 'yes' : 'NO'} |`,
       );
       const markdown = [
         '| series | rounds | median | min | max | < 15 s |',

@@ -173,7 +173,7 @@ class Engine implements CallbackEngine {
       amountMinor: r.amountMinor,
       source: r.source ?? 'manual',
       orderingKey: r.orderingKey ?? r.playerId,
-      url: this.url,
+      url: r.url ?? this.url,
       body: buildCallbackBody({ ...r, transactionId, createdAt }, this.cfg),
       status: 'pending',
       attemptCount: 0,
@@ -582,6 +582,8 @@ function isWellFormed(r: EnqueueRequest): boolean {
   if (r.kind !== 'debit' && r.kind !== 'credit' && r.kind !== 'rollback') return false;
   if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
   if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
+  // A per-event URL is rare; let the schema check it is an http(s) URL.
+  if (r.url !== undefined) return false;
   for (const key of OPTIONAL_STRINGS) {
     const value = r[key];
     if (value !== undefined && (typeof value !== 'string' || value === '')) return false;

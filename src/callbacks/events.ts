@@ -41,6 +41,8 @@ export const enqueueRequestSchema = z
     orderingKey: nonEmpty('the ordering key').optional(),
     /** A scenario run id, to find a run's events later. */
     group: nonEmpty('the group').optional(),
+    /** Where this event goes when not the configured webhook, e.g. a launch's `callback_url`. */
+    url: z.url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL' }).optional(),
   })
   .refine((r) => r.kind !== 'rollback' || r.referenceTransactionId !== undefined, {
     path: ['referenceTransactionId'],

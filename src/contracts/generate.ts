@@ -32,7 +32,11 @@ export interface DeliveredInteraction {
  * Throws when the engine did not end the way the rule says it must (delivered for a 2xx reply,
  * rejected for a 4xx), so a consumer test fails if aggmock misreads the reply.
  */
-export async function deliverInteraction(interaction: ContractInteraction, config: AggmockConfig, webhookUrl: string): Promise<StoredEvent> {
+export async function deliverInteraction(
+  interaction: ContractInteraction,
+  config: AggmockConfig,
+  webhookUrl: string,
+): Promise<StoredEvent> {
   const signing = config.callbacks.signing;
   const engineConfig: AggmockConfig = {
     ...config,
@@ -53,12 +57,15 @@ export async function deliverInteraction(interaction: ContractInteraction, confi
     const reply = interaction.reply;
     const body = event.reply?.body as Record<string, unknown> | undefined;
     if (reply.accepted) {
-      if (event.status !== 'delivered') throw new Error(`${interaction.id}: expected the engine to deliver it, but it ended ${event.status}: ${event.error}`);
+      if (event.status !== 'delivered')
+        throw new Error(`${interaction.id}: expected the engine to deliver it, but it ended ${event.status}: ${event.error}`);
       if (decodeAmount(body?.balance, config.callbacks.amountFormat) === undefined) {
         throw new Error(`${interaction.id}: the engine did not read a balance from ${JSON.stringify(body)}`);
       }
     } else if (event.status !== 'rejected' || body?.error !== reply.error) {
-      throw new Error(`${interaction.id}: expected a rejection ${reply.error}, but the engine ended ${event.status} with ${JSON.stringify(body)}`);
+      throw new Error(
+        `${interaction.id}: expected a rejection ${reply.error}, but the engine ended ${event.status} with ${JSON.stringify(body)}`,
+      );
     }
     return event;
   } finally {

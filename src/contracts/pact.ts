@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
-import { HTTPResponseStatusClass, MatchersV3, type V4UnconfiguredInteraction } from '@pact-foundation/pact';
+import { HTTPResponseStatusClass, MatchersV3, type PactV4 } from '@pact-foundation/pact';
 import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest } from '../callbacks/events.ts';
 import { encodeAmount } from '../money/index.ts';
 import { DEFAULT_HEADER_NAMES, type SigningScheme, signPayload } from '../signing/index.ts';
 import { CONTRACT_WEBHOOK_PATH, type ContractInteraction, WRONG_SECRET } from './interactions.ts';
 
 const { like, regex, matchStatus } = MatchersV3;
+
+/** What `PactV4.addInteraction()` hands back (the type is not exported by name). */
+export type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
 
 /**
  * The moment every contract example is stamped with (2025-01-01T00:00:00Z): the engine runs on a
@@ -14,12 +17,24 @@ const { like, regex, matchStatus } = MatchersV3;
 export const CONTRACT_EPOCH_MS = Date.parse('2025-01-01T00:00:00.000Z');
 
 /** What each scheme's signature header values look like, whatever the secret (any number of them: rotation). */
-export function signatureHeaderPatterns(scheme: SigningScheme): Record<'signature' | 'webhookId' | 'webhookTimestamp' | 'webhookSignature', string | undefined> {
+export function signatureHeaderPatterns(
+  scheme: SigningScheme,
+): Record<'signature' | 'webhookId' | 'webhookTimestamp' | 'webhookSignature', string | undefined> {
   switch (scheme) {
     case 'timestamped':
-      return { signature: String.raw`^t=\d+(,v1=[0-9a-f]{64})+$`, webhookId: undefined, webhookTimestamp: undefined, webhookSignature: undefined };
+      return {
+        signature: String.raw`^t=\d+(,v1=[0-9a-f]{64})+$`,
+        webhookId: undefined,
+        webhookTimestamp: undefined,
+        webhookSignature: undefined,
+      };
     case 'hmac-hex':
-      return { signature: '^[0-9a-f]{64}(,[0-9a-f]{64})*$', webhookId: undefined, webhookTimestamp: undefined, webhookSignature: undefined };
+      return {
+        signature: '^[0-9a-f]{64}(,[0-9a-f]{64})*$',
+        webhookId: undefined,
+        webhookTimestamp: undefined,
+        webhookSignature: undefined,
+      };
     case 'standard-webhooks':
       return {
         signature: undefined,
@@ -66,7 +81,11 @@ export function contractBody(interaction: ContractInteraction, config: Callbacks
 const BY_TYPE = new Set(['transactionId', 'referenceTransactionId', 'roundId', 'gameId', 'timestamp']);
 
 /** The signature headers of the example request: a real signature at the contract epoch. */
-function exampleSignatureHeaders(interaction: ContractInteraction, config: CallbacksConfig, body: string): Record<string, unknown> {
+function exampleSignatureHeaders(
+  interaction: ContractInteraction,
+  config: CallbacksConfig,
+  body: string,
+): Record<string, unknown> {
   const signing = config.signing;
   const names = { ...DEFAULT_HEADER_NAMES, ...signing.headers };
   const headers = signPayload({
@@ -92,7 +111,7 @@ function exampleSignatureHeaders(interaction: ContractInteraction, config: Callb
  * Adds one interaction to a Pact: states with params, the request exactly as the engine builds it
  * (signature headers and ids by pattern/type), the reply the rule requires.
  */
-export function describeInteraction(builder: V4UnconfiguredInteraction, interaction: ContractInteraction, config: CallbacksConfig) {
+export function describeInteraction(builder: UnconfiguredInteraction, interaction: ContractInteraction, config: CallbacksConfig) {
   let b = builder;
   for (const state of interaction.states) b = b.given(state.name, state.params);
   const body = contractBody(interaction, config);
@@ -108,10 +127,16 @@ export function describeInteraction(builder: V4UnconfiguredInteraction, interact
       req.jsonBody(template);
     })
     .willRespondWith(
-      reply.accepted ? matchStatus(200, HTTPResponseStatusClass.Success) : reply.status === 401 ? 401 : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
+      reply.accepted
+        ? matchStatus(200, HTTPResponseStatusClass.Success)
+        : reply.status === 401
+          ? 401
+          : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
       (res) => {
         res.headers({ 'Content-Type': regex('^application/json', 'application/json') } as never);
-        res.jsonBody(reply.accepted ? { balance: like(encodeAmount(reply.balanceMinor, config.amountFormat)) } : { error: reply.error });
+        res.jsonBody(
+          reply.accepted ? { balance: like(encodeAmount(reply.balanceMinor, config.amountFormat)) } : { error: reply.error },
+        );
       },
     );
 }

@@ -105,7 +105,14 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     }
 
     const roundId = `${session.id.slice(0, 12)}-${++rounds}`;
-    const common = { playerId: session.playerId, gameId: session.gameId, roundId, currency: session.currency, source: 'play' };
+    const common = {
+      playerId: session.playerId,
+      gameId: session.gameId,
+      roundId,
+      currency: session.currency,
+      source: 'play',
+      ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
+    };
     const steps: SpinStep[] = [];
     const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...common }), waitMs);
     if (!debit.settled) return c.json(pending(debit.event), 202);

@@ -16,7 +16,8 @@ const BET = 100;
 
 /** A bet the player can afford: 1.00, or everything when the balance is lower (skips a player with nothing). */
 function affordable(ctx: CheckContext, balance: number, playerId: string, wanted = BET): number {
-  if (balance <= 0) skip(`player ${playerId} has ${ctx.money(balance)}; give it some funds (or use --state-url) so a DEBIT can be accepted`);
+  if (balance <= 0)
+    skip(`player ${playerId} has ${ctx.money(balance)}; give it some funds (or use --state-url) so a DEBIT can be accepted`);
   return Math.min(wanted, balance);
 }
 
@@ -59,7 +60,12 @@ export const CHECKS: readonly Check[] = [
       const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
       if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
-      const again = await ctx.debit(`the same DEBIT again (same transactionId ${first.transactionId})`, p, amount, first.transactionId);
+      const again = await ctx.debit(
+        `the same DEBIT again (same transactionId ${first.transactionId})`,
+        p,
+        amount,
+        first.transactionId,
+      );
       sameReply(first, again, 'the repeated DEBIT');
       await ctx.expectBalanceNow(p, before - amount, 'after the same DEBIT twice, money must have moved once');
     },
@@ -74,7 +80,12 @@ export const CHECKS: readonly Check[] = [
       const first = await ctx.credit(`CREDIT ${ctx.money(BET)} (first time)`, p, BET);
       if (first.reply.accepted) ctx.undoCredit(p, BET);
       ctx.expectBalance(first, before + BET, 'the first CREDIT');
-      const again = await ctx.credit(`the same CREDIT again (same transactionId ${first.transactionId})`, p, BET, first.transactionId);
+      const again = await ctx.credit(
+        `the same CREDIT again (same transactionId ${first.transactionId})`,
+        p,
+        BET,
+        first.transactionId,
+      );
       if (again.reply.accepted && again.reply.balanceMinor !== before + BET) ctx.undoCredit(p, BET);
       sameReply(first, again, 'the repeated CREDIT');
       await ctx.expectBalanceNow(p, before + BET, 'after the same CREDIT twice, it must have been paid once');
@@ -132,7 +143,11 @@ export const CHECKS: readonly Check[] = [
       }
       const balance = marker.reply.balanceMinor;
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
-      ctx.expectBalance(unknown, balance, 'the ROLLBACK of an unknown transaction must be acknowledged with the unchanged balance');
+      ctx.expectBalance(
+        unknown,
+        balance,
+        'the ROLLBACK of an unknown transaction must be acknowledged with the unchanged balance',
+      );
       const after = await ctx.debit('DEBIT 0.01 (reads the balance again)', p, 1);
       if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
       ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');
@@ -179,7 +194,8 @@ export const CHECKS: readonly Check[] = [
         if (step.reply.accepted && step.reply.balanceMinor !== undefined) {
           const moved = step.reply.balanceMinor - before;
           if (moved > 0) ctx.undoCredit(p, moved);
-          else if (moved < 0) ctx.onCleanup('give back a negative CREDIT', async () => void (await ctx.credit('cleanup: CREDIT', p, -moved)));
+          else if (moved < 0)
+            ctx.onCleanup('give back a negative CREDIT', async () => void (await ctx.credit('cleanup: CREDIT', p, -moved)));
         }
         ctx.expectRejection(step, 'INVALID_REQUEST', `a ${kind.toUpperCase()} of -${ctx.money(BET)}`);
       }
@@ -226,11 +242,15 @@ export const CHECKS: readonly Check[] = [
       for (const s of accepted) ctx.undoDebit(p, s.transactionId, amount);
       const broken = steps.filter((s) => !s.exchange.response || (s.reply.status ?? 0) >= 500);
       if (broken.length > 0) {
-        fail(`${broken.length} of ${n} parallel DEBITs got no proper answer, e.g. ${describeOutcome((broken[0] as (typeof steps)[number]).exchange)}`);
+        fail(
+          `${broken.length} of ${n} parallel DEBITs got no proper answer, e.g. ${describeOutcome((broken[0] as (typeof steps)[number]).exchange)}`,
+        );
       }
       const wrong = steps.filter((s) => !s.reply.accepted && s.reply.error !== 'INSUFFICIENT_FUNDS');
       if (wrong.length > 0) {
-        fail(`${wrong.length} parallel DEBIT(s) were refused for another reason than INSUFFICIENT_FUNDS, e.g. ${describeOutcome((wrong[0] as (typeof steps)[number]).exchange)}`);
+        fail(
+          `${wrong.length} parallel DEBIT(s) were refused for another reason than INSUFFICIENT_FUNDS, e.g. ${describeOutcome((wrong[0] as (typeof steps)[number]).exchange)}`,
+        );
       }
       if (accepted.length > covered) {
         fail(
@@ -250,7 +270,10 @@ export const CHECKS: readonly Check[] = [
     rule: 'A signed body that is not valid JSON is refused with 4xx {error:"INVALID_REQUEST"}, never a 5xx.',
     hint: 'Wrap JSON.parse (after verifying the signature over the raw bytes) and answer 400 {"error":"INVALID_REQUEST"}; a 5xx makes aggmock retry forever.',
     async run(ctx) {
-      const step = await ctx.client.post('a signed body that is not JSON', `{"type":"${ctx.settings.callbacks.types.debit}","transactionId":`);
+      const step = await ctx.client.post(
+        'a signed body that is not JSON',
+        `{"type":"${ctx.settings.callbacks.types.debit}","transactionId":`,
+      );
       const reply = readReply(step, ctx.settings.callbacks);
       ctx.expectRejection({ exchange: step, reply }, 'INVALID_REQUEST', 'a body that is not JSON');
     },
@@ -276,7 +299,8 @@ export const CHECKS: readonly Check[] = [
     rule: 'A callback signed an hour ago is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money (replay protection).',
     hint: 'Refuse signature timestamps more than 300 s from your clock, in both directions, before comparing signatures.',
     async run(ctx) {
-      if (ctx.settings.callbacks.signing.scheme === 'hmac-hex') skip('the hmac-hex scheme signs no timestamp, so there is nothing to be stale');
+      if (ctx.settings.callbacks.signing.scheme === 'hmac-hex')
+        skip('the hmac-hex scheme signs no timestamp, so there is nothing to be stale');
       await signatureRefused(ctx, 'signed one hour ago', { timestamp: Math.floor(Date.now() / 1000) - 3_600 });
     },
   },
@@ -327,17 +351,27 @@ export const CHECKS: readonly Check[] = [
 
 export const CHECK_IDS: readonly string[] = CHECKS.map((c) => c.id);
 
-function sameReply(first: { exchange: import('./client.ts').Exchange }, again: { exchange: import('./client.ts').Exchange }, what: string): void {
+function sameReply(
+  first: { exchange: import('./client.ts').Exchange },
+  again: { exchange: import('./client.ts').Exchange },
+  what: string,
+): void {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
   if (!a || a.status !== b.status || JSON.stringify(a.json ?? a.body) !== JSON.stringify(b.json ?? b.body)) {
-    fail(`${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`);
+    fail(
+      `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
+    );
   }
 }
 
 /** Sends a DEBIT with a bad signature; it must be refused with 401 INVALID_SIGNATURE and move nothing. */
-async function signatureRefused(ctx: CheckContext, how: string, variant: { sign?: false; timestamp?: number; tamper?: true }): Promise<void> {
+async function signatureRefused(
+  ctx: CheckContext,
+  how: string,
+  variant: { sign?: false; timestamp?: number; tamper?: true },
+): Promise<void> {
   const p = ctx.player;
   const before = await ctx.startBalance(p);
   const amount = affordable(ctx, before, p, 1);
@@ -345,7 +379,10 @@ async function signatureRefused(ctx: CheckContext, how: string, variant: { sign?
   const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: tx };
   const options = variant.tamper
     ? { sentBody: ctx.client.body({ ...spec, amountMinor: amount + 1 }) }
-    : { ...(variant.sign === false ? { sign: false } : {}), ...(variant.timestamp === undefined ? {} : { timestamp: variant.timestamp }) };
+    : {
+        ...(variant.sign === false ? { sign: false } : {}),
+        ...(variant.timestamp === undefined ? {} : { timestamp: variant.timestamp }),
+      };
   const step = await ctx.send(`DEBIT ${how}`, spec, options);
   if (step.reply.accepted) {
     const moved = step.reply.balanceMinor === undefined ? amount : before - step.reply.balanceMinor;

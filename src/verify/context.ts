@@ -1,6 +1,14 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { formatMinor } from '../money/index.ts';
-import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, readReply, type SendOptions, WebhookClient } from './client.ts';
+import {
+  type CallbackSpec,
+  describeOutcome,
+  type Exchange,
+  type ReadReply,
+  readReply,
+  type SendOptions,
+  WebhookClient,
+} from './client.ts';
 
 /** A check found the webhook breaking its rule. */
 export class CheckFailure extends Error {
@@ -107,11 +115,17 @@ export class CheckContext {
   }
 
   debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options).then((s) => ({ ...s, transactionId }));
+    return this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options).then((s) => ({
+      ...s,
+      transactionId,
+    }));
   }
 
   credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options).then((s) => ({ ...s, transactionId }));
+    return this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options).then((s) => ({
+      ...s,
+      transactionId,
+    }));
   }
 
   /**
@@ -139,7 +153,11 @@ export class CheckContext {
   /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */
   undoCredit(playerId: string, amountMinor: number): void {
     this.onCleanup(`take back CREDIT of ${formatMinor(amountMinor)}`, async () => {
-      const step = await this.debit(`cleanup: DEBIT ${formatMinor(amountMinor)} (takes the test CREDIT back)`, playerId, amountMinor);
+      const step = await this.debit(
+        `cleanup: DEBIT ${formatMinor(amountMinor)} (takes the test CREDIT back)`,
+        playerId,
+        amountMinor,
+      );
       if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
     });
   }
@@ -170,7 +188,8 @@ export class CheckContext {
     } catch (error) {
       fail(`the state URL ${url} did not answer for state "${state}": ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (!res.ok) fail(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    if (!res.ok)
+      fail(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
     await res.arrayBuffer().catch(() => undefined);
   }
 
@@ -180,7 +199,12 @@ export class CheckContext {
    * When the wallet answers that without a balance, falls back to DEBIT 0.01 then its ROLLBACK.
    */
   async readBalance(playerId: string): Promise<number> {
-    const probe = await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1);
+    const probe = await this.rollback(
+      'balance read: ROLLBACK of a never-seen transaction (moves no money)',
+      playerId,
+      this.tx(),
+      1,
+    );
     if (probe.reply.accepted && probe.reply.balanceMinor !== undefined) return probe.reply.balanceMinor;
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
     if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
@@ -201,10 +225,14 @@ export class CheckContext {
     const { reply, exchange } = step;
     if (!reply.accepted) fail(`${what}: expected 2xx {balance: ${this.money(expectedMinor)}}, got ${describeOutcome(exchange)}`);
     if (reply.balanceMinor === undefined) {
-      fail(`${what}: expected {balance} as a number with at most 2 decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`);
+      fail(
+        `${what}: expected {balance} as a number with at most 2 decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`,
+      );
     }
     if (reply.balanceMinor !== expectedMinor) {
-      fail(`${what}: expected balance ${this.money(expectedMinor)}, got ${this.money(reply.balanceMinor)} (${describeOutcome(exchange)})`);
+      fail(
+        `${what}: expected balance ${this.money(expectedMinor)}, got ${this.money(reply.balanceMinor)} (${describeOutcome(exchange)})`,
+      );
     }
   }
 
@@ -214,15 +242,19 @@ export class CheckContext {
     if (!exchange.response) fail(`${what}: expected {error:"${code}"}, got ${describeOutcome(exchange)}`);
     if (reply.error !== code) fail(`${what}: expected ${status ?? '4xx'} {error:"${code}"}, got ${describeOutcome(exchange)}`);
     const s = reply.status ?? 0;
-    if (status !== undefined && s !== status) fail(`${what}: expected HTTP ${status} with {error:"${code}"}, got ${describeOutcome(exchange)}`);
-    if (s >= 500 || s === 429 || s === 408) fail(`${what}: a rejection must not be a ${s} (aggmock retries those); got ${describeOutcome(exchange)}`);
+    if (status !== undefined && s !== status)
+      fail(`${what}: expected HTTP ${status} with {error:"${code}"}, got ${describeOutcome(exchange)}`);
+    if (s >= 500 || s === 429 || s === 408)
+      fail(`${what}: a rejection must not be a ${s} (aggmock retries those); got ${describeOutcome(exchange)}`);
   }
 
   /** The balance read back now equals `expectedMinor`. */
   async expectBalanceNow(playerId: string, expectedMinor: number, why: string): Promise<void> {
     const now = await this.readBalance(playerId);
     if (now !== expectedMinor) {
-      fail(`${why}: player ${playerId}'s balance should be ${this.money(expectedMinor)} but is ${this.money(now)} (moved by ${this.money(now - expectedMinor)})`);
+      fail(
+        `${why}: player ${playerId}'s balance should be ${this.money(expectedMinor)} but is ${this.money(now)} (moved by ${this.money(now - expectedMinor)})`,
+      );
     }
   }
 }

@@ -45,7 +45,9 @@ interface FilterRequest {
  */
 export function resigningFilter(input: Pick<PactRunnerInput, 'signing' | 'wrongSecretTransactionIds' | 'webhookPath'>) {
   const names = { ...DEFAULT_HEADER_NAMES, ...input.signing.headers };
-  const signatureHeaders = [names.signature, names.webhookId, names.webhookTimestamp, names.webhookSignature].map((n) => n.toLowerCase());
+  const signatureHeaders = [names.signature, names.webhookId, names.webhookTimestamp, names.webhookSignature].map((n) =>
+    n.toLowerCase(),
+  );
   return (req: FilterRequest, _res: unknown, next: () => void) => {
     if (req.path !== CONTRACT_WEBHOOK_PATH) {
       next();

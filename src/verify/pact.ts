@@ -24,7 +24,11 @@ export interface PactInteractionResult {
 }
 
 interface PactFile {
-  interactions: { description: string; providerStates?: { name: string }[]; request?: { body?: { content?: { transactionId?: string } } } }[];
+  interactions: {
+    description: string;
+    providerStates?: { name: string }[];
+    request?: { body?: { content?: { transactionId?: string } } };
+  }[];
   [key: string]: unknown;
 }
 
@@ -32,7 +36,15 @@ export const PACT_ID_PREFIX = 'pact:';
 
 export function pactIdOf(description: string): string {
   const known = CONTRACT_INTERACTIONS.find((i) => i.description === description);
-  return PACT_ID_PREFIX + (known ? known.id : description.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''));
+  return (
+    PACT_ID_PREFIX +
+    (known
+      ? known.id
+      : description
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, ''))
+  );
 }
 
 /** Ids of the interactions in a pact file, in file order. */
@@ -125,7 +137,9 @@ function ordered(results: Map<string, PactInteractionResult>): PactInteractionRe
 
 /** Transaction ids of the bad-signature interactions: the request filter signs those with a wrong secret. */
 function wrongSecretIds(interactions: PactFile['interactions']): string[] {
-  const wrong = new Set(CONTRACT_INTERACTIONS.filter((i: ContractInteraction) => i.signature === 'wrong-secret').map((i) => i.description));
+  const wrong = new Set(
+    CONTRACT_INTERACTIONS.filter((i: ContractInteraction) => i.signature === 'wrong-secret').map((i) => i.description),
+  );
   return interactions
     .filter((i) => wrong.has(i.description))
     .map((i) => i.request?.body?.content?.transactionId)
@@ -133,11 +147,18 @@ function wrongSecretIds(interactions: PactFile['interactions']): string[] {
 }
 
 interface VerifierReport {
-  errors?: { interaction?: string; mismatch?: { mismatches?: { mismatch?: string; type?: string }[]; message?: string; type?: string } }[];
+  errors?: {
+    interaction?: string;
+    mismatch?: { mismatches?: { mismatch?: string; type?: string }[]; message?: string; type?: string };
+  }[];
   interactionResults?: { description: string; duration?: string; result?: string }[];
 }
 
-function applyReport(results: Map<string, PactInteractionResult>, runnable: PactFile['interactions'], output: PactRunnerOutput): void {
+function applyReport(
+  results: Map<string, PactInteractionResult>,
+  runnable: PactFile['interactions'],
+  output: PactRunnerOutput,
+): void {
   const report = output.report as VerifierReport | undefined;
   if (!report) {
     for (const i of runnable) {

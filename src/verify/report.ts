@@ -77,7 +77,9 @@ export function tableHeader(): string {
 /** One row of the live console table. */
 export function tableRow(entry: ResultEntry, color = false): string {
   const label = entry.status.toUpperCase();
-  const painted = color ? `\u001b[${entry.status === 'pass' ? 32 : entry.status === 'fail' ? 31 : 33}m${label.padEnd(COLUMNS.result)}\u001b[0m` : label.padEnd(COLUMNS.result);
+  const painted = color
+    ? `\u001b[${entry.status === 'pass' ? 32 : entry.status === 'fail' ? 31 : 33}m${label.padEnd(COLUMNS.result)}\u001b[0m`
+    : label.padEnd(COLUMNS.result);
   const time = `${entry.durationMs < 10 ? entry.durationMs.toFixed(1) : Math.round(entry.durationMs)} ms`;
   const reason = entry.reason ? oneLine(entry.reason, 160) : '';
   return `${entry.id.padEnd(COLUMNS.id)} ${painted} ${time.padStart(COLUMNS.time)}  ${reason}\n`;
@@ -97,13 +99,15 @@ function oneLine(text: string, max: number): string {
 // ---- JUnit ----
 
 function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 forbids these characters
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return (
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      // XML 1.0 forbids these control characters.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
 }
 
 /** JUnit XML: one testsuite per kind, one testcase per interaction and check. */
@@ -180,7 +184,10 @@ export function htmlReport(report: VerifyReport): string {
         `<td>${html(r.rule)}</td><td>${Math.round(r.durationMs)} ms</td><td>${html(r.reason ?? '')}</td></tr>`,
     )
     .join('\n');
-  const failures = report.results.filter((r) => r.status === 'fail').map(failureSection).join('\n');
+  const failures = report.results
+    .filter((r) => r.status === 'fail')
+    .map(failureSection)
+    .join('\n');
   const others = report.results
     .filter((r) => r.status !== 'fail' && r.exchanges.length > 0)
     .map(
@@ -219,8 +226,12 @@ function failureSection(r: ResultEntry): string {
   ];
   if (r.hint) parts.push(`<div class="hint"><strong>How to fix:</strong> ${html(r.hint)}</div>`);
   for (const n of r.notes) parts.push(`<div class="rule">Note: ${html(n)}</div>`);
-  if (r.states?.length) parts.push(`<div class="rule">Provider states: ${r.states.map((s) => `<code>${html(s)}</code>`).join(', ')}</div>`);
-  if (r.interaction !== undefined) parts.push(`<details open><summary>The contract interaction</summary><pre>${html(JSON.stringify(r.interaction, null, 2))}</pre></details>`);
+  if (r.states?.length)
+    parts.push(`<div class="rule">Provider states: ${r.states.map((s) => `<code>${html(s)}</code>`).join(', ')}</div>`);
+  if (r.interaction !== undefined)
+    parts.push(
+      `<details open><summary>The contract interaction</summary><pre>${html(JSON.stringify(r.interaction, null, 2))}</pre></details>`,
+    );
   parts.push(r.exchanges.map(exchangeBlock).join(''));
   parts.push('</section>');
   return parts.join('\n');

@@ -186,7 +186,10 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
       reason = error.message;
     } else {
       status = 'fail';
-      reason = error instanceof CheckFailure ? error.message : `the check crashed: ${error instanceof Error ? error.message : String(error)}`;
+      reason =
+        error instanceof CheckFailure
+          ? error.message
+          : `the check crashed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
   const durationMs = performance.now() - t0;
@@ -223,7 +226,9 @@ async function prepare(options: VerifyOptions): Promise<Plan> {
   }
   const players = options.players ?? DEFAULT_PLAYERS;
   if (players.length === 0 || players.some((p) => p.trim() === '')) {
-    throw new VerifyUsageError(`--players: expected comma-separated player ids such as p1,p2, got ${JSON.stringify(players.join(','))}.`);
+    throw new VerifyUsageError(
+      `--players: expected comma-separated player ids such as p1,p2, got ${JSON.stringify(players.join(','))}.`,
+    );
   }
   const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout');
   const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency');
@@ -257,7 +262,16 @@ async function prepare(options: VerifyOptions): Promise<Plan> {
 
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   return {
-    settings: { webhookUrl, callbacks, players, ...(stateUrl === undefined ? {} : { stateUrl }), timeoutMs, maxLatencyMs, concurrency, runId },
+    settings: {
+      webhookUrl,
+      callbacks,
+      players,
+      ...(stateUrl === undefined ? {} : { stateUrl }),
+      timeoutMs,
+      maxLatencyMs,
+      concurrency,
+      runId,
+    },
     pactIds,
     selected,
     pactFile: async () => {
@@ -277,7 +291,12 @@ function sameWire(a: AggmockConfig['callbacks'], b: AggmockConfig['callbacks']):
   return wire(a) === wire(b);
 }
 
-function selection(only: string[] | undefined, skipIds: string[] | undefined, pactIds: string[], checkIds: string[]): (id: string) => boolean {
+function selection(
+  only: string[] | undefined,
+  skipIds: string[] | undefined,
+  pactIds: string[],
+  checkIds: string[],
+): (id: string) => boolean {
   const all = [...pactIds, ...checkIds];
   const expand = (ids: string[], flag: string): Set<string> => {
     const out = new Set<string>();
@@ -306,7 +325,9 @@ function httpUrl(value: string, what: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new VerifyUsageError(`${what}: expected an http(s) URL such as http://127.0.0.1:4001/callback/webhook, got ${JSON.stringify(value)}.`);
+    throw new VerifyUsageError(
+      `${what}: expected an http(s) URL such as http://127.0.0.1:4001/callback/webhook, got ${JSON.stringify(value)}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new VerifyUsageError(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
@@ -315,7 +336,8 @@ function httpUrl(value: string, what: string): string {
 }
 
 function positiveInt(value: number, flag: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new VerifyUsageError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}.`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new VerifyUsageError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}.`);
   return value;
 }
 
@@ -325,6 +347,8 @@ async function reachable(url: string, timeoutMs: number, what: string): Promise<
     const res = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(Math.min(timeoutMs, 5_000)), redirect: 'manual' });
     await res.arrayBuffer().catch(() => undefined);
   } catch (error) {
-    throw new VerifyUsageError(`${what} ${url} is not reachable: ${describeFetchError(error, Math.min(timeoutMs, 5_000))}. Is it running?`);
+    throw new VerifyUsageError(
+      `${what} ${url} is not reachable: ${describeFetchError(error, Math.min(timeoutMs, 5_000))}. Is it running?`,
+    );
   }
 }

@@ -53,7 +53,7 @@ describe('contracts: aggmock (consumer) → integrator-webhook (provider), defau
       if (interaction.reply.accepted) {
         expect(event.status).toBe('delivered');
         expect(event.reply?.status).toBe(200);
-        expect(typeof (event.reply?.body as { balance?: unknown }).balance).toBe('number');
+        expect(typeof (event.reply?.body as { balance?: unknown } | undefined)?.balance).toBe('number');
       } else {
         expect(event.status).toBe('rejected');
         expect(event.reply).toMatchObject({ status: interaction.reply.status, body: { error: interaction.reply.error } });
@@ -93,14 +93,27 @@ describe('the committed pact file', () => {
 
   it('documents the exact default body and a real signature (pattern-matched) in every request', () => {
     const debit = byDescription('a DEBIT the balance covers');
-    expect(debit?.request.body.content).toEqual({ type: 'DEBIT', transactionId: 'tx-contract-debit', amount: 10, playerId: 'p1' });
+    expect(debit?.request.body.content).toEqual({
+      type: 'DEBIT',
+      transactionId: 'tx-contract-debit',
+      amount: 10,
+      playerId: 'p1',
+    });
     const header = debit?.request.headers['X-Signature']?.[0] as string;
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     // Signed over the wire bytes (the engine's key order); the pact file lists keys sorted.
     const body = contractBody(findInteraction('debit-accepted') as ContractInteraction, defaultConfig().callbacks);
     expect(JSON.parse(body)).toEqual(debit?.request.body.content);
     const now = Number(/t=(\d+)/.exec(header)?.[1]);
-    expect(verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body, headers: { 'x-signature': header }, now })).toMatchObject({ secretIndex: 0 });
+    expect(
+      verifySignature({
+        scheme: 'timestamped',
+        secrets: ['aggmock-dev-secret'],
+        payload: body,
+        headers: { 'x-signature': header },
+        now,
+      }),
+    ).toMatchObject({ secretIndex: 0 });
   });
 
   it('signs the bad-signature interaction with a secret the wallet does not know', () => {
@@ -108,8 +121,18 @@ describe('the committed pact file', () => {
     const header = bad?.request.headers['X-Signature']?.[0] as string;
     const payload = contractBody(findInteraction('bad-signature') as ContractInteraction, defaultConfig().callbacks);
     const now = Number(/t=(\d+)/.exec(header)?.[1]);
-    expect(() => verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload, headers: { 'x-signature': header }, now })).toThrow(/No signature matches/);
-    expect(verifySignature({ scheme: 'timestamped', secrets: [WRONG_SECRET], payload, headers: { 'x-signature': header }, now })).toBeTruthy();
+    expect(() =>
+      verifySignature({
+        scheme: 'timestamped',
+        secrets: ['aggmock-dev-secret'],
+        payload,
+        headers: { 'x-signature': header },
+        now,
+      }),
+    ).toThrow(/No signature matches/);
+    expect(
+      verifySignature({ scheme: 'timestamped', secrets: [WRONG_SECRET], payload, headers: { 'x-signature': header }, now }),
+    ).toBeTruthy();
     expect(bad?.response.status).toBe(401);
     expect(bad?.response.body.content).toEqual({ error: 'INVALID_SIGNATURE' });
   });

@@ -22,7 +22,9 @@ describe('aggmock verify as a real process', () => {
 
   it('exits 0 against the reference wallet and writes junit.xml, report.json and report.html', async () => {
     const reportDir = join(dir, 'good');
-    const cli = runCli(['verify', good.webhookUrl, '--state-url', `${good.url}/__state`, '--report-dir', reportDir], { NO_COLOR: '1' });
+    const cli = runCli(['verify', good.webhookUrl, '--state-url', `${good.url}/__state`, '--report-dir', reportDir], {
+      NO_COLOR: '1',
+    });
     const code = await cli.exited;
     expect(cli.stderr()).toBe('');
     expect(code).toBe(0);
@@ -34,7 +36,17 @@ describe('aggmock verify as a real process', () => {
 
   it('exits 1 against a broken wallet, and --json prints the machine-readable report alone on stdout', async () => {
     const reportDir = join(dir, 'broken');
-    const cli = runCli(['verify', broken.webhookUrl, '--players', 'p1,p2', '--json', '--skip', 'pact', '--report-dir', reportDir]);
+    const cli = runCli([
+      'verify',
+      broken.webhookUrl,
+      '--players',
+      'p1,p2',
+      '--json',
+      '--skip',
+      'pact',
+      '--report-dir',
+      reportDir,
+    ]);
     expect(await cli.exited).toBe(1);
     const report = JSON.parse(cli.stdout());
     expect(report.exitCode).toBe(1);

@@ -18,7 +18,9 @@ describe('--fault slow', () => {
 
   it('fails reply-latency, and only that, naming the p95 and the budget', () => {
     expect(outcome.exitCode).toBe(1);
-    expect(failures(outcome)).toEqual({ 'reply-latency': expect.stringMatching(/p95 reply time is \d+ ms, over the budget of 60 ms/) });
+    expect(failures(outcome)).toEqual({
+      'reply-latency': expect.stringMatching(/p95 reply time is \d+ ms, over the budget of 60 ms/),
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { type VerifyOptions, type VerifyOutcome, runVerify } from '../../src/verify/index.ts';
+import { runVerify, type VerifyOptions, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -9,7 +9,9 @@ export function config(input: AggmockConfigInput = {}): AggmockConfig {
 }
 
 /** The reference wallet (or one with a fault) on 127.0.0.1:0, in memory, with the test endpoints on. */
-export function startTestWallet(options: { fault?: WalletFault; faultOptions?: FaultOptions; config?: AggmockConfig } = {}): Promise<RunningWallet> {
+export function startTestWallet(
+  options: { fault?: WalletFault; faultOptions?: FaultOptions; config?: AggmockConfig } = {},
+): Promise<RunningWallet> {
   return startWallet({
     config: options.config ?? config(),
     dbPath: ':memory:',
@@ -36,5 +38,7 @@ export function idsWith(outcome: VerifyOutcome, status: 'pass' | 'fail' | 'skip'
 
 /** Every failure with its reason, so a failing assertion shows why. */
 export function failures(outcome: VerifyOutcome): Record<string, string> {
-  return Object.fromEntries((outcome.report?.results ?? []).filter((r) => r.status === 'fail').map((r) => [r.id, r.reason ?? '']));
+  return Object.fromEntries(
+    (outcome.report?.results ?? []).filter((r) => r.status === 'fail').map((r) => [r.id, r.reason ?? '']),
+  );
 }

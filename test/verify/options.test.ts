@@ -86,7 +86,10 @@ describe('webhook shapes other than the default', () => {
   it('catches a secret mismatch: every signed callback is refused, so verify fails', async () => {
     const wallet = await startTestWallet();
     try {
-      const outcome = await verifyWallet(wallet, 'players', { secrets: ['not-the-wallet-secret'], only: ['debit-applies', 'missing-signature'] });
+      const outcome = await verifyWallet(wallet, 'players', {
+        secrets: ['not-the-wallet-secret'],
+        only: ['debit-applies', 'missing-signature'],
+      });
       expect(outcome.exitCode).toBe(1);
       expect(failures(outcome)['debit-applies']).toMatch(/INVALID_SIGNATURE/);
     } finally {
@@ -103,7 +106,12 @@ describe('webhook shapes other than the default', () => {
     const { port } = server.address() as AddressInfo;
     try {
       const base = `http://127.0.0.1:${port}/api/wallet`;
-      const outcome = await runVerify({ webhookUrl: `${base}/callback/webhook`, stateUrl: `${base}/__state`, reportDir: false, only: ['pact', 'debit-applies'] });
+      const outcome = await runVerify({
+        webhookUrl: `${base}/callback/webhook`,
+        stateUrl: `${base}/__state`,
+        reportDir: false,
+        only: ['pact', 'debit-applies'],
+      });
       expect(failures(outcome)).toEqual({});
       expect(idsWith(outcome, 'pass')).toHaveLength(9);
     } finally {
@@ -118,7 +126,11 @@ describe('reports', () => {
   let wallet: RunningWallet;
   beforeAll(async () => {
     wallet = await startTestWallet({ fault: 'double-debit' });
-    await verifyWallet(wallet, 'state', { reportDir: dir, only: ['pact:debit-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'], skip: [] });
+    await verifyWallet(wallet, 'state', {
+      reportDir: dir,
+      only: ['pact:debit-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'],
+      skip: [],
+    });
   });
   afterAll(async () => {
     await wallet.close();
@@ -131,7 +143,9 @@ describe('reports', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(4);
     expect(xml).toContain('<testcase classname="aggmock.verify.pact" name="pact:debit-accepted"');
     expect(xml).toMatch(/<testsuite name="aggmock verify: stateful checks" tests="3" failures="1"/);
-    expect(xml).toMatch(/<testcase classname="aggmock.verify.check" name="idempotent-debit" time="[\d.]+">\s*<failure message="the repeated DEBIT must get the first reply again/);
+    expect(xml).toMatch(
+      /<testcase classname="aggmock.verify.check" name="idempotent-debit" time="[\d.]+">\s*<failure message="the repeated DEBIT must get the first reply again/,
+    );
     expect(xml).toContain('How to fix: Store every transaction under (playerId, type, transactionId)');
     expect(xml).toContain('{&quot;balance&quot;:99}');
   });
@@ -149,7 +163,10 @@ describe('reports', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/);
     expect(html).toContain('<section class="failure" id="r-idempotent-debit">');
-    const section = html.slice(html.indexOf('id="r-idempotent-debit"'), html.indexOf('</section>', html.indexOf('id="r-idempotent-debit"')));
+    const section = html.slice(
+      html.indexOf('id="r-idempotent-debit"'),
+      html.indexOf('</section>', html.indexOf('id="r-idempotent-debit"')),
+    );
     expect(section).toContain('the same DEBIT again (same transactionId');
     expect(section).toContain('X-Signature: t=');
     expect(section).toContain('{&quot;balance&quot;:98}');

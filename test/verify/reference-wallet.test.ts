@@ -44,19 +44,31 @@ describe('aggmock verify against the reference wallet', () => {
     const second = await verifyWallet(wallet, 'players', { only: ['idempotent-debit', 'same-tx-two-players'] });
     expect([first.exitCode, second.exitCode]).toEqual([0, 0]);
     const ids = (o: typeof first) =>
-      (o.report?.results ?? []).flatMap((r) => r.exchanges.map((x) => (JSON.parse(x.request.body) as { transactionId: string }).transactionId));
+      (o.report?.results ?? []).flatMap((r) =>
+        r.exchanges.map((x) => (JSON.parse(x.request.body) as { transactionId: string }).transactionId),
+      );
     const overlap = ids(first).filter((id) => ids(second).includes(id));
     expect(overlap).toEqual([]);
   });
 
   it('runs only the checks named by --only and leaves out those named by --skip', async () => {
-    const outcome = await verifyWallet(wallet, 'state', { only: ['pact', 'debit-applies', 'malformed-json'], skip: ['pact:credit-accepted'] });
-    expect(outcome.report?.results.map((r) => r.id)).toEqual([...PACT_IDS.filter((id) => id !== 'pact:credit-accepted'), 'debit-applies', 'malformed-json']);
+    const outcome = await verifyWallet(wallet, 'state', {
+      only: ['pact', 'debit-applies', 'malformed-json'],
+      skip: ['pact:credit-accepted'],
+    });
+    expect(outcome.report?.results.map((r) => r.id)).toEqual([
+      ...PACT_IDS.filter((id) => id !== 'pact:credit-accepted'),
+      'debit-applies',
+      'malformed-json',
+    ]);
   });
 
   it('skips same-tx-two-players, with the reason, when it knows a single player', async () => {
     const outcome = await verifyWallet(wallet, 'players', { players: ['p3'], only: ['same-tx-two-players', 'debit-applies'] });
     expect(outcome.exitCode).toBe(0);
-    expect(outcome.report?.results.find((r) => r.id === 'same-tx-two-players')).toMatchObject({ status: 'skip', reason: expect.stringMatching(/--players/) });
+    expect(outcome.report?.results.find((r) => r.id === 'same-tx-two-players')).toMatchObject({
+      status: 'skip',
+      reason: expect.stringMatching(/--players/),
+    });
   });
 });

@@ -45,8 +45,15 @@ export function registerContractsCommand(program: Command, io: ContractsIo = pro
     .description('Print where the Pact contracts are and what they cover, or (re)generate them with the real callback engine.')
     .option('--regenerate', `rewrite ${PACT_FILE_NAME} in the package's contracts/ from the default config`)
     .option('--out <dir>', 'write contracts for the configuration given by --config/--scheme/--rollback-style into <dir>')
-    .addOption(new Option('--scheme <scheme>', 'signature scheme of the contracts written with --out').choices([...SIGNING_SCHEMES]))
-    .addOption(new Option('--rollback-style <style>', 'ROLLBACK shape of the contracts written with --out').choices(['original', 'reference']))
+    .addOption(
+      new Option('--scheme <scheme>', 'signature scheme of the contracts written with --out').choices([...SIGNING_SCHEMES]),
+    )
+    .addOption(
+      new Option('--rollback-style <style>', 'ROLLBACK shape of the contracts written with --out').choices([
+        'original',
+        'reference',
+      ]),
+    )
     .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
     .exitOverride((error: CommanderError) => {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') process.exit(0);
@@ -109,7 +116,8 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
 export function describeContracts(cwd: string): string {
   const pact = resolve(CONTRACTS_DIR, PACT_FILE_NAME);
   const openapi = resolve(CONTRACTS_DIR, 'openapi.json');
-  const show = (p: string) => `${relative(cwd, p).startsWith('..') ? p : relative(cwd, p)}${existsSync(p) ? '' : '  (missing: run `aggmock contracts --regenerate`)'}`;
+  const show = (p: string) =>
+    `${relative(cwd, p).startsWith('..') ? p : relative(cwd, p)}${existsSync(p) ? '' : '  (missing: run `aggmock contracts --regenerate`)'}`;
   const lines = [
     `Contracts (Pact V4, consumer aggmock, provider integrator-webhook):`,
     `  ${show(pact)}`,

@@ -2,14 +2,7 @@ import { resolve } from 'node:path';
 import { type Command, type CommanderError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import {
-  CHECKS,
-  DEFAULT_REPORT_DIR,
-  EXIT_USAGE,
-  runVerify,
-  type VerifyOptions,
-  type VerifyOutcome,
-} from '../../verify/index.ts';
+import { CHECKS, DEFAULT_REPORT_DIR, EXIT_USAGE, runVerify, type VerifyOptions, type VerifyOutcome } from '../../verify/index.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -64,10 +57,16 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = processIo
     .option('--skip <ids>', 'comma-separated check ids to leave out')
     .option('--report-dir <dir>', `where junit.xml, report.json and report.html go (default: ${DEFAULT_REPORT_DIR})`)
     .option('--no-reports', 'write no report files')
-    .option('-c, --config <file>', 'config file: type strings, rollback style, amount format, header names (default: ./aggmock.config.json)')
+    .option(
+      '-c, --config <file>',
+      'config file: type strings, rollback style, amount format, header names (default: ./aggmock.config.json)',
+    )
     .option('--concurrency <n>', 'parallel DEBITs in the concurrent-debits check (default: 10)')
     .option('--json', 'print the report as JSON on stdout instead of the table')
-    .addHelpText('after', `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed, 2 usage error (bad flag, unknown check id, unreachable URL).\n`)
+    .addHelpText(
+      'after',
+      `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed, 2 usage error (bad flag, unknown check id, unreachable URL).\n`,
+    )
     .exitOverride(usageExit)
     .action(async (webhookUrl: string, flags: VerifyFlags) => {
       process.exitCode = (await runVerifyCommand(webhookUrl, flags, io)).exitCode;
@@ -79,7 +78,8 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 function usageExit(error: CommanderError): never {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') process.exit(0);
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
+    process.exit(0);
   process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
 }
 
@@ -100,14 +100,19 @@ export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, i
     io.stderr(`aggmock verify: ${outcome.error}\n`);
     return outcome;
   }
-  if (flags.json && outcome.report) io.stdout(`${JSON.stringify({ exitCode: outcome.exitCode, files: outcome.files, ...outcome.report })}\n`);
+  if (flags.json && outcome.report)
+    io.stdout(`${JSON.stringify({ exitCode: outcome.exitCode, files: outcome.files, ...outcome.report })}\n`);
   return outcome;
 }
 
 class FlagError extends Error {}
 
 function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): VerifyOptions {
-  const config: AggmockConfig = loadConfig({ configPath: flags.config, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd() });
+  const config: AggmockConfig = loadConfig({
+    configPath: flags.config,
+    env: io.env ?? process.env,
+    cwd: io.cwd ?? process.cwd(),
+  });
   const list = (value: string | undefined) =>
     value === undefined
       ? undefined
@@ -118,7 +123,8 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): Verify
   const ms = (value: string | undefined, flag: string) => {
     if (value === undefined) return undefined;
     const parsed = parseDuration(value);
-    if (parsed === undefined || parsed <= 0) throw new FlagError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(value)}.`);
+    if (parsed === undefined || parsed <= 0)
+      throw new FlagError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(value)}.`);
     return parsed;
   };
   const count = (value: string | undefined, flag: string) => {
@@ -127,7 +133,8 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): Verify
     return Number(value);
   };
   const players = list(flags.players);
-  if (flags.players !== undefined && players?.length === 0) throw new FlagError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
+  if (flags.players !== undefined && players?.length === 0)
+    throw new FlagError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
   const timeoutMs = ms(flags.timeout, '--timeout');
   const maxLatencyMs = ms(flags.maxLatency, '--max-latency');
   const concurrency = count(flags.concurrency, '--concurrency');

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/index.ts';
+import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
+import { expectApiError, testApp } from '../api/helpers.ts';
+
+describe('POST /play/:session/spin', () => {
+  let main: RunningWallet;
+  let other: RunningWallet;
+  let aggmock: Aggmock;
+  beforeAll(async () => {
+    const base = validateConfig({ port: 0, db: ':memory:' });
+    main = await startWallet({ config: base, dbPath: ':memory:', port: 0 });
+    other = await startWallet({ config: base, dbPath: ':memory:', port: 0 });
+    aggmock = await startAggmock(validateConfig({ ...base, callbacks: { webhookUrl: main.webhookUrl } }));
+  });
+  afterAll(async () => {
+    await aggmock?.close();
+    await main?.close();
+    await other?.close();
+  });
+
+  const game = () => aggmock.catalog.games.find((g) => g.minBetMinor <= 200 && g.maxBetMinor >= 200)!;
+
+  async function launch(extra: Record<string, unknown> = {}): Promise<string> {
+    const res = await fetch(`${aggmock.url}/getgameurl`, {
+      method: 'POST',
+      headers: { 'x-betnex-key': 'aggmock-dev-key', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: 'p2',
+        gameId: game().id,
+        money: 1000,
+        platform: 1,
+        home_url: 'https://casino.example',
+        ...extra,
+      }),
+    });
+    return ((await res.json()) as { payload: { session_id: string } }).payload.session_id;
+  }
+
+  const spin = (session: string, body: unknown) =>
+    fetch(`${aggmock.url}/play/${session}/spin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('debits the bet from the session’s player and answers with each reply and the balance', async () => {
+    const res = await spin(await launch(), { bet: 2 });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      outcome: string;
+      steps: Array<{ type: string; amount: number; status: string }>;
+      balance: number;
+      win: number;
+    };
+    expect(['win', 'lose']).toContain(body.outcome);
+    expect(body.steps[0]).toMatchObject({ type: 'DEBIT', amount: 2, status: 'delivered' });
+    expect(body.steps).toHaveLength(body.outcome === 'win' ? 2 : 1);
+    expect(Math.round(body.balance * 100)).toBe(main.store.balanceOf('p2'));
+    expect(main.store.balanceOf('p2')).toBe(100_000 - 200 + Math.round(body.win * 100));
+  });
+
+  it('sends the callbacks of a session launched with callback_url to that URL, not the configured webhook', async () => {
+    const before = main.store.balanceOf('p2');
+    const res = await spin(await launch({ callback_url: other.webhookUrl }), { bet: 2 });
+    expect(res.status).toBe(200);
+    expect(main.store.balanceOf('p2')).toBe(before);
+    expect(other.store.balanceOf('p2')).not.toBe(100_000);
+  });
+
+  it.each([
+    [{ bet: 0 }, 'bet'],
+    [{ bet: -1 }, 'bet'],
+    [{ bet: 1.005 }, 'bet'],
+    [{ bet: '2' }, 'bet'],
+    [{}, 'bet'],
+    [{ bet: 1_000_000 }, 'bet'],
+  ])('answers %j with 400 naming the field and sends nothing', async (body, field) => {
+    const delivered = aggmock.engine.outbox.counts().delivered;
+    const res = await spin(await launch(), body);
+    expect(res.status).toBe(400);
+    const error = (await res.json()) as Record<string, unknown>;
+    expectApiError(error, 400);
+    expect((error.errors as Array<{ field: string }>)[0]!.field).toBe(field);
+    expect(aggmock.engine.outbox.counts().delivered).toBe(delivered);
+  });
+
+  it('answers an unknown session with a JSON 404', async () => {
+    const res = await spin('nope', { bet: 1 });
+    expect(res.status).toBe(404);
+    expectApiError((await res.json()) as Record<string, unknown>, 404);
+  });
+
+  it('answers 503 when no callback engine runs (the API alone)', async () => {
+    const { app, catalog, sessions } = testApp();
+    const session = sessions.create(
+      {
+        playerId: 'p1',
+        gameId: catalog.games[0]!.id,
+        gameName: 'x',
+        provider: 'PGSOFT',
+        currency: 'EUR',
+        lang: 'en',
+        platform: 1,
+        homeUrl: 'https://x.test',
+        balanceAtLaunchMinor: 0,
+      },
+      60,
+    );
+    const res = await app.request(`/play/${session.id}/spin`, {
+      method: 'POST',
+      body: '{"bet":1}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(503);
+    expectApiError((await res.json()) as Record<string, unknown>, 503);
+  });
+});
