@@ -118,8 +118,12 @@ function parseJson(text: string): unknown {
 export function describeFetchError(error: unknown, timeoutMs: number): string {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms (--timeout)`;
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code) return `${cause.code}: ${cause.message ?? error.message}`;
+    type Cause = { code?: string; message?: string; errors?: Cause[] };
+    const outer = (error as { cause?: Cause }).cause;
+    // undici wraps the socket error; happy-eyeballs wraps several in an AggregateError.
+    const cause = outer?.code ? outer : (outer?.errors?.find((e) => e.code) ?? outer);
+    if (cause?.code) return `${cause.code}: ${cause.message || error.message}`;
+    if (cause?.message) return `${error.message}: ${cause.message}`;
     return error.message;
   }
   return String(error);
