@@ -1,3 +1,4 @@
+import './no-tracking.ts';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PactV4 } from '@pact-foundation/pact';
@@ -17,8 +18,6 @@ import {
   WRONG_SECRET,
 } from './interactions.ts';
 import { CONTRACT_EPOCH_MS, describeInteraction, enqueueRequestOf } from './pact.ts';
-
-process.env.PACT_DO_NOT_TRACK ??= 'true';
 
 /** What the engine saw when it delivered one contract interaction to the Pact mock. */
 export interface DeliveredInteraction {

@@ -1,3 +1,4 @@
+import './no-tracking.ts';
 import { createHash } from 'node:crypto';
 import { HTTPResponseStatusClass, MatchersV3, type PactV4 } from '@pact-foundation/pact';
 import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest } from '../callbacks/events.ts';

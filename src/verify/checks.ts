@@ -268,7 +268,7 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'malformed-json',
     rule: 'A signed body that is not valid JSON is refused with 4xx {error:"INVALID_REQUEST"}, never a 5xx.',
-    hint: 'Wrap JSON.parse (after verifying the signature over the raw bytes) and answer 400 {"error":"INVALID_REQUEST"}; a 5xx makes aggmock retry forever.',
+    hint: 'Wrap JSON.parse (after verifying the signature over the raw bytes) and answer 400 {"error":"INVALID_REQUEST"}; a 5xx makes aggmock retry the same broken body through its whole retry schedule.',
     async run(ctx) {
       const step = await ctx.client.post(
         'a signed body that is not JSON',

@@ -1,9 +1,9 @@
 /**
- * Child process that runs the Pact Verifier (`aggmock verify` spawns it). The Pact core prints its
- * report straight to the process's stdout from native code; running it here keeps `--json` output
- * and test logs clean. Reads a {@link PactRunnerInput} as JSON on stdin and writes the Verifier's
- * JSON results to `resultFile`.
+ * The Pact Verifier side of `aggmock verify`, run in a child process (pact-child.ts): the Pact
+ * core prints its report straight to the process's stdout from native code, so running it apart
+ * keeps `--json` output and test logs clean. The parent reads the Verifier's JSON results.
  */
+import '../contracts/no-tracking.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import { CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
@@ -77,7 +77,6 @@ export function resigningFilter(input: Pick<PactRunnerInput, 'signing' | 'wrongS
 }
 
 export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunnerOutput> {
-  process.env.PACT_DO_NOT_TRACK = 'true';
   const verifier = new Verifier({
     provider: 'integrator-webhook',
     providerBaseUrl: input.providerBaseUrl,

@@ -165,7 +165,7 @@ main{padding:20px 28px;max-width:1200px}
 .pill.fail{color:#b42318;border-color:#f4c7c3}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde2ea;border-radius:8px;overflow:hidden;margin-bottom:24px}
 th,td{padding:7px 10px;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}th{background:#f0f2f6;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
-.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}
+td:first-child,td:nth-child(4){white-space:nowrap}.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}
 code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#0f1420;color:#e6edf3;padding:10px 12px;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all;margin:6px 0}
 section.failure{background:#fff;border:1px solid #f4c7c3;border-left:5px solid #b42318;border-radius:8px;padding:14px 18px;margin:0 0 18px}

@@ -19,17 +19,26 @@ describe('aggmock contracts', () => {
     expect(text).toContain(`contracts/${PACT_FILE_NAME}`);
     expect(text).toContain('contracts/openapi.json');
     for (const i of CONTRACT_INTERACTIONS) expect(text).toContain(`pact:${i.id}`);
-    expect(text).toContain('given "player p1 has balance 100.00" and "transaction tx-contract-rollback was debited from player p1 for 10.00"');
+    expect(text).toContain(
+      'given "player p1 has balance 100.00" and "transaction tx-contract-rollback was debited from player p1 for 10.00"',
+    );
   });
 
   it('--out writes contracts for the given scheme and rollback style', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-cli-'));
     try {
       const { out, io: streams } = io();
-      expect(await runContractsCommand({ out: dir, scheme: 'hmac-hex', rollbackStyle: 'reference' }, { ...streams, cwd: process.cwd() })).toBe(0);
+      expect(
+        await runContractsCommand(
+          { out: dir, scheme: 'hmac-hex', rollbackStyle: 'reference' },
+          { ...streams, cwd: process.cwd() },
+        ),
+      ).toBe(0);
       expect(out.join('')).toMatch(/scheme hmac-hex, rollback style reference/);
       const pact = JSON.parse(readFileSync(join(dir, PACT_FILE_NAME), 'utf8'));
-      const rollback = pact.interactions.find((i: { description: string }) => i.description === 'a ROLLBACK of an accepted DEBIT');
+      const rollback = pact.interactions.find(
+        (i: { description: string }) => i.description === 'a ROLLBACK of an accepted DEBIT',
+      );
       expect(rollback.request.body.content.referenceTransactionId).toBe('tx-contract-rollback');
       expect(rollback.request.matchingRules.header['X-Signature'].matchers[0].regex).toBe('^[0-9a-f]{64}(,[0-9a-f]{64})*$');
     } finally {
