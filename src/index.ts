@@ -6,6 +6,18 @@
  * import { verifySignature } from 'aggmock';
  * verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: rawBody, headers: req.headers });
  */
+
+export { createApp } from './app.ts';
+export {
+  type AggmockConfig,
+  type AggmockConfigInput,
+  ConfigError,
+  configSchema,
+  defaultConfig,
+  loadConfig,
+  validateConfig,
+} from './config/index.ts';
+export { type Aggmock, loadCatalog, startAggmock } from './runtime.ts';
 export {
   constantTimeEqual,
   DEFAULT_HEADER_NAMES,
@@ -28,7 +40,4 @@ export {
   type VerifyOptions,
   verifySignature,
 } from './signing/index.ts';
-export { type AggmockConfig, type AggmockConfigInput, ConfigError, configSchema, defaultConfig, loadConfig, validateConfig } from './config/index.ts';
-export { createApp } from './app.ts';
-export { type Aggmock, loadCatalog, startAggmock } from './runtime.ts';
 export { VERSION } from './version.ts';

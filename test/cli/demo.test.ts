@@ -9,10 +9,10 @@ describe('aggmock demo (a real process)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-demo-'));
     const cli = runCli(['demo', '--port', '0', '--wallet-port', '0', '--db', join(dir, 'aggmock.db')]);
     try {
-      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[^]*Press Ctrl-C to stop/);
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Press Ctrl-C to stop/);
       expect(cli.stdout()).toMatch(/reference wallet, players p1, p2/);
       // A line per callback: time, type, player, amount, status, the balance the wallet replied.
-      await cli.waitFor(/(\d\d:\d\d:\d\d {2}DEBIT +p\d+ +\d+\.\d\d {2}delivered +balance \d+\.\d\d[^\n]*\n[^]*){3}/, 20_000);
+      await cli.waitFor(/(\d\d:\d\d:\d\d {2}DEBIT +p\d+ +\d+\.\d\d {2}delivered +balance \d+\.\d\d[^\n]*\n[\s\S]*){3}/, 20_000);
       await cli.waitFor(/CREDIT +p\d+ +\d+\.\d\d {2}delivered +balance/, 20_000);
 
       const deliveries = (await (await fetch(`${url}/__admin/deliveries?status=delivered`)).json()) as { deliveries: unknown[] };

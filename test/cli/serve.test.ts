@@ -8,7 +8,7 @@ describe('aggmock serve (a real process)', () => {
   it('prints the URLs and dev credentials, serves the API, and shuts down cleanly on Ctrl-C', async () => {
     const cli = runCli(['serve', '--port', '0', '--db', ':memory:', '--seed', '7']);
     try {
-      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[^]*Press Ctrl-C to stop/);
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Press Ctrl-C to stop/);
       expect(cli.stdout()).toContain('aggmock-dev-key');
       expect(cli.stdout()).toContain('aggmock-dev-secret');
       const res = await fetch(`${url}/getallproviders`, { headers: { 'x-betnex-key': 'aggmock-dev-key' } });

@@ -13,7 +13,7 @@ describe('aggmock wallet (a real process)', () => {
   it('serves the reference webhook with p1…p10 at 1000.00 and stops on Ctrl-C', async () => {
     const cli = runCli(['wallet', '--port', '0', '--db', ':memory:', '--test-endpoints']);
     try {
-      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[^]*Press Ctrl-C to stop/);
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[\s\S]*Press Ctrl-C to stop/);
       expect(await debit(url!, 'tx-1', 10.5)).toEqual({ status: 200, body: { balance: 989.5 } });
       expect(await debit(url!, 'tx-1', 10.5)).toEqual({ status: 200, body: { balance: 989.5 } });
       const player = await (await fetch(new URL('/__players/p1', url))).json();
@@ -26,7 +26,7 @@ describe('aggmock wallet (a real process)', () => {
   it('runs a deliberately broken wallet with --fault and says so', async () => {
     const cli = runCli(['wallet', '--port', '0', '--db', ':memory:', '--fault', 'double-debit']);
     try {
-      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[^]*Press Ctrl-C to stop/);
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[\s\S]*Press Ctrl-C to stop/);
       expect(cli.stdout()).toContain('FAULT       double-debit');
       await debit(url!, 'tx-1', 10);
       expect((await debit(url!, 'tx-1', 10)).body.balance).toBe(980);
