@@ -15,6 +15,7 @@ export function listen(
 ): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
+      server.off('error', reject);
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${host}:${info.port}`,

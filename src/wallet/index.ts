@@ -49,9 +49,9 @@
 import type { Hono } from 'hono';
 import { type AggmockConfig, ConfigError } from '../config/index.ts';
 import { toMinor } from '../money/index.ts';
+import { listen } from '../server.ts';
 import { createWalletApp, WEBHOOK_PATH } from './app.ts';
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
-import { listen } from './server.ts';
 import { openWalletStore, type WalletStore } from './store.ts';
 
 export { createWalletApp, WEBHOOK_PATH } from './app.ts';
@@ -154,12 +154,12 @@ export async function startWallet(options: StartWalletOptions): Promise<RunningW
   const host = options.host ?? '127.0.0.1';
   let server: Awaited<ReturnType<typeof listen>>;
   try {
-    server = await listen(wallet.app, options.port, host);
+    server = await listen(wallet.app, { port: options.port, host });
   } catch (error) {
     wallet.close();
     throw error;
   }
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  const { url } = server;
   return {
     url,
     webhookUrl: url + WEBHOOK_PATH,
