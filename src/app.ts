@@ -10,6 +10,7 @@ import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { playRoutes } from './play/routes.ts';
+import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
 
 export interface AppDeps {
@@ -20,7 +21,7 @@ export interface AppDeps {
   /** The base URL the server listens on, once known; `config.publicUrl` wins over it. */
   listenUrl?: () => string | undefined;
   onLaunch?: (session: LaunchSession) => void;
-  /** Extra sub-apps mounted by the caller (admin API, UI), path → app. */
+  /** Extra sub-apps mounted by the caller (the admin API), path → app. */
   mounts?: Record<string, Hono>;
   /** Sends the play page's spins; without it the page shows but cannot spin. */
   engine?: Pick<CallbackEngine, 'enqueue'>;
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/', api());
   app.route('/casino', api());
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));
+  // The web UI; its launch form calls POST /getgameurl through this same app.
+  app.route('/', uiRoutes({ config, catalog, baseUrl, now: deps.now, api: (request, env) => app.fetch(request, env) }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
   registerCallbackWebhooks(app, config);

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
 // Imported by package name, the way an integrator's TypeScript webhook imports it.
 import { signPayload, verifySignature } from 'aggmock';
+import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -11,7 +11,9 @@ describe("import { verifySignature } from 'aggmock'", () => {
   it('verifies what aggmock signs', () => {
     const body = '{"type":"DEBIT","transactionId":"tx-1","amount":1,"playerId":"p1"}';
     const headers = signPayload({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body });
-    expect(verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body, headers }).secretIndex).toBe(0);
+    expect(verifySignature({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: body, headers }).secretIndex).toBe(
+      0,
+    );
   });
 
   it('works from plain JavaScript on Node 20, with no TypeScript loader', async () => {
