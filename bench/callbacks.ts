@@ -89,8 +89,9 @@ export async function bareLoop(url: string, concurrency: number, total: number):
 
 /** The engine with a fresh durable outbox file: enqueue `total` events across many players, wait until all settle. */
 /**
- * How the producer hands events over: `batched` stores each slice with enqueueMany (one commit
- * per slice, as a burst or a scenario step does); `single` calls enqueue per event (a commit each).
+ * How the producer hands events over: `batched` stores each slice with enqueueMany (as a burst or
+ * a scenario step does); `single` calls enqueue per event, as the scheduler, the admin API and the
+ * play page do. Either way the engine commits the events of one turn together, at its end.
  */
 export type EnqueueStyle = 'batched' | 'single';
 

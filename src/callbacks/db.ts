@@ -19,7 +19,7 @@ export function openDatabase(path: string): Database.Database {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   // Checkpoint (the only fsync under NORMAL) every ~32 MB of WAL rather than every 4 MB: with a
-  // commit per enqueue, the default made checkpoints a third of the cost of a commit.
+  // commit every few ms under load, the default made checkpoints a third of the cost of a commit.
   db.pragma('wal_autocheckpoint = 8000');
   db.pragma('journal_size_limit = 67108864');
   db.pragma('foreign_keys = ON');

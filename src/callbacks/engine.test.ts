@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AggmockConfig, configSchema } from '../config/index.ts';
 import { type SigningScheme, toWhsec, verifySignature } from '../signing/index.ts';
@@ -404,6 +405,7 @@ describe('durability', () => {
     const db = openDatabase(dbPath);
     const crashed = createCallbackEngine({ config, db });
     const { event } = crashed.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 }); // stored, never started
+    await Promise.resolve(); // the end of the turn: the enqueue's commit has run
     db.prepare("UPDATE callback_events SET status = 'delivering', attempt_count = 1 WHERE id = ?").run(event.id);
     db.close();
 
@@ -567,5 +569,114 @@ describe('the outbox', () => {
     engine.start();
     const e = await engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 }).settled;
     expect(seen).toEqual([e.id]);
+  });
+});
+
+// ---- group commit: one transaction per synchronous turn ----
+
+describe('storing the events of one turn in one commit', () => {
+  /** A second connection to the same file (opened once the engine created it): sees only what is committed. */
+  function reader(dbPath: string) {
+    let db: Database.Database | undefined;
+    cleanups.push(() => {
+      db?.close();
+    });
+    return {
+      ids: () => {
+        db ??= new Database(dbPath, { readonly: true });
+        return (db.prepare('SELECT id FROM callback_events ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+      },
+    };
+  }
+
+  it('commits a burst of enqueues at the end of the turn, before the first attempt reaches the receiver', async () => {
+    const dbPath = tempDbPath();
+    const other = reader(dbPath);
+    let seenAtFirstRequest: number[] | undefined;
+    const rx = await receiver(() => {
+      seenAtFirstRequest ??= other.ids();
+      return { status: 200, body: { balance: 1 } };
+    });
+    const engine = engineFor(configFor(rx.url, { concurrency: 4 }), { dbPath });
+    engine.start();
+    const burst = Array.from({ length: 50 }, (_, i) =>
+      engine.enqueue({ kind: 'debit', playerId: `p${i % 5}`, amountMinor: i + 1 }),
+    );
+    const ids = burst.map((e) => e.event.id);
+    // Nothing is written row by row, and nothing is attempted before it is written ...
+    expect(other.ids()).toEqual([]);
+    expect(engine.inFlight()).toBe(0);
+    await Promise.resolve();
+    // ... all of it is committed once the turn is over, in one commit, and the attempts begin.
+    expect(other.ids()).toEqual(ids);
+    expect(engine.inFlight()).toBe(4);
+    expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    await Promise.all(burst.map((e) => e.settled));
+    expect(seenAtFirstRequest).toEqual(ids);
+    expect(rx.requests).toHaveLength(50);
+  });
+
+  it('finds an event enqueued in the same turn: a read commits what is buffered first', async () => {
+    const dbPath = tempDbPath();
+    const other = reader(dbPath);
+    const rx = await receiver();
+    const engine = engineFor(configFor(rx.url), { dbPath });
+    const a = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 }).event;
+    expect(engine.outbox.get(a.id)).toEqual(a);
+    expect(other.ids()).toEqual([a.id]);
+    const b = engine.enqueue({ kind: 'credit', playerId: 'p1', amountMinor: 2 }).event;
+    expect(engine.outbox.counts().pending).toBe(2);
+    expect(engine.outbox.list().map((e) => e.id)).toEqual([b.id, a.id]);
+    expect(engine.outbox.list({ transactionId: b.transactionId })).toEqual([b]);
+  });
+
+  it('refuses a bad request synchronously and buffers nothing, using up no id', async () => {
+    const dbPath = tempDbPath();
+    const other = reader(dbPath);
+    const rx = await receiver();
+    const engine = engineFor(configFor(rx.url), { dbPath });
+    engine.start();
+    expect(() => engine.enqueue({ kind: 'credit', playerId: '', amountMinor: 1 })).toThrow(CallbackRequestError);
+    expect(() => engine.enqueue({ kind: 'rollback', playerId: 'p1', amountMinor: 1 })).toThrow(/referenceTransactionId/);
+    await Promise.resolve();
+    expect(other.ids()).toEqual([]);
+    const good = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 });
+    expect(good.event).toMatchObject({ id: 1, transactionId: transactionIdAt('engine-test', 0) });
+    expect((await good.settled).status).toBe('delivered');
+    expect(rx.requests).toHaveLength(1);
+  });
+
+  it('finds every event after enqueue, stop and restart, and continues the ids without reusing one', async () => {
+    const dbPath = tempDbPath();
+    const config = configFor('http://127.0.0.1:9/never-started');
+    const firstDb = openDatabase(dbPath);
+    const first = createCallbackEngine({ config, db: firstDb, clock: new FakeClock() });
+    const before = Array.from(
+      { length: 5 },
+      (_, i) => first.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: i + 1 }).event,
+    );
+    await first.stop(); // never started: stop alone must write them
+    firstDb.close();
+
+    const second = engineFor(config, { dbPath });
+    expect(second.outbox.list().map((e) => e.id)).toEqual([5, 4, 3, 2, 1]);
+    expect(second.outbox.list().reverse()).toEqual(before);
+    const next = second.enqueue({ kind: 'credit', playerId: 'p1', amountMinor: 1 }).event;
+    expect(next.id).toBe(6); // a clean stop leaves no gap
+  });
+
+  it('shows an attempt on the wire as delivering to a reader, and counts it once', async () => {
+    const rx = await receiver(() => ({ hang: true }));
+    const engine = engineFor(configFor(rx.url, { timeout: 60_000 }));
+    engine.start();
+    const { event } = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 });
+    for (let i = 0; i < 500 && rx.requests.length === 0; i++) await sleep(2);
+    expect(engine.inFlight()).toBe(1);
+    expect(engine.outbox.get(event.id)).toMatchObject({ status: 'delivering', attemptCount: 1 });
+    expect(engine.outbox.counts()).toMatchObject({ delivering: 1, pending: 0 });
+    await engine.stop({ deadlineMs: 0 });
+    // Cut off by the stop: pending again, the interrupted attempt journaled.
+    expect(engine.outbox.get(event.id)).toMatchObject({ status: 'pending', attemptCount: 1 });
+    expect(engine.outbox.attempts(event.id)).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
@@ -33,16 +33,23 @@ export const GROUP_COMMIT_MS = 5;
 export const DEFAULT_STOP_DEADLINE_MS = 5_000;
 
 export interface Enqueued {
-  /** The event as stored (committed) before this returned. */
+  /**
+   * The event with its final id. Its row is committed at the end of the current synchronous turn
+   * (one transaction for every event enqueued in that turn), before its first attempt and before
+   * any I/O callback or timer runs; every read of the outbox sees it at once.
+   */
   event: StoredEvent;
   /** Resolves when the event ends delivered, rejected or failed. Stays pending if the engine stops first. */
   settled: Promise<StoredEvent>;
 }
 
 export interface CallbackEngine {
-  /** Stores the event in the outbox (committed) and queues it; returns before the first attempt. */
+  /**
+   * Stores the event in the outbox and queues it; returns before the first attempt. A bad request
+   * throws a {@link CallbackRequestError} and stores nothing.
+   */
   enqueue(req: EnqueueRequest): Enqueued;
-  /** Like enqueue for several events, stored in one transaction (one commit): for bursts and scenario steps. */
+  /** Like enqueue for several events; a bad one stores none. */
   enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[];
   /** Sends the same body again as a NEW outbox event (source 'replay:<id>'). */
   replay(eventId: number): Enqueued;
@@ -122,6 +129,10 @@ class Engine implements CallbackEngine {
   /** Work that must wait until the batched journal writes are committed. */
   private afterCommit: (() => void)[] = [];
   private tickScheduled = false;
+  /** A commit is queued for the end of this synchronous turn (new events are waiting for it). */
+  private storeScheduled = false;
+  /** Keys whose head could not start because its row was not committed yet. */
+  private awaitingStore = new Set<string>();
   private settledSincePrune = 0;
   /** Bumped by an outbox reset, so answers to attempts started before it are ignored. */
   private generation = 0;
@@ -149,14 +160,33 @@ class Engine implements CallbackEngine {
   }
 
   enqueue(req: EnqueueRequest): Enqueued {
-    return this.track(this.outbox.insert(this.newEvent(req)), false);
+    return this.store(this.newEvent(req), false);
   }
 
   enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[] {
     // Every request is checked before any is stored: a bad one stores none.
     const events = reqs.map((req) => this.newEvent(req));
-    return this.outbox.insertMany(events).map((event) => this.track(event, false));
+    return events.map((event) => this.store(event, false));
   }
+
+  /**
+   * Buffers the new event in the outbox and queues it. Its row is committed by a microtask at the
+   * end of this synchronous turn, with every other event of the turn: one commit for a burst of
+   * enqueues, and still before anything else (an HTTP reply, a timer, an attempt) can happen.
+   */
+  private store(event: Omit<StoredEvent, 'id'>, atFront: boolean): Enqueued {
+    const stored = this.outbox.insert(event);
+    if (!this.storeScheduled) {
+      this.storeScheduled = true;
+      queueMicrotask(this.commitStored);
+    }
+    return this.track(stored, atFront);
+  }
+
+  private readonly commitStored = (): void => {
+    this.storeScheduled = false;
+    this.tick();
+  };
 
   /** Validates a request and builds its row, body bytes included. */
   private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
@@ -196,16 +226,18 @@ class Engine implements CallbackEngine {
     const createdAt = this.clock.now();
     const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
     const nextAttemptAt = this.firstAttemptAt(createdAt);
-    const event = this.outbox.insert({
-      ...copy,
-      source: `replay:${eventId}`,
-      url: this.url,
-      ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-      status: 'pending',
-      attemptCount: 0,
-      createdAt,
-    });
-    return this.track(event, false);
+    return this.store(
+      {
+        ...copy,
+        source: `replay:${eventId}`,
+        url: this.url,
+        ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
+        status: 'pending',
+        attemptCount: 0,
+        createdAt,
+      },
+      false,
+    );
   }
 
   onSettled(listener: (event: StoredEvent) => void): () => void {
@@ -256,6 +288,7 @@ class Engine implements CallbackEngine {
     }
     this.tick();
     this.ids.checkpoint();
+    this.outbox.checkpoint();
     this.transport?.close();
     this.transport = undefined;
   }
@@ -297,6 +330,11 @@ class Engine implements CallbackEngine {
     if (!this.running) return;
     const head = this.queues.get(key)?.[0];
     if (head?.status !== 'pending' || this.timers.has(key) || this.readyKeys.has(key)) return;
+    if (!this.outbox.isStored(head)) {
+      // Stored before its first attempt: the commit at the end of this turn activates it.
+      this.awaitingStore.add(key);
+      return;
+    }
     const wait = head.nextAttemptAt === undefined ? 0 : head.nextAttemptAt - this.clock.now();
     if (wait <= 0) {
       this.markReady(key);
@@ -323,7 +361,9 @@ class Engine implements CallbackEngine {
       const key = this.ready[this.readyHead++] as string;
       this.readyKeys.delete(key);
       const head = this.queues.get(key)?.[0];
-      if (head && head.status === 'pending') this.deliverCallback(head);
+      if (head?.status !== 'pending') continue;
+      if (this.outbox.isStored(head)) this.deliverCallback(head);
+      else this.awaitingStore.add(key);
     }
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
       this.ready = this.ready.slice(this.readyHead);
@@ -341,8 +381,8 @@ class Engine implements CallbackEngine {
     event.status = 'delivering';
     event.attemptCount += 1;
     delete event.nextAttemptAt;
-    this.outbox.markDirty(event);
-    this.scheduleTick();
+    // Not a write of its own: the state is written with the attempt's outcome, or when read.
+    this.outbox.markDelivering(event);
 
     const startedAt = this.clock.now();
     const signing = this.cfg.signing;
@@ -482,7 +522,7 @@ class Engine implements CallbackEngine {
           ...(debit.gameId === undefined ? {} : { gameId: debit.gameId }),
           ...(debit.currency === undefined ? {} : { currency: debit.currency }),
         };
-        return this.outbox.insert({
+        return {
           ...fields,
           source: 'rollback-of-failed-debit',
           ...(debit.group === undefined ? {} : { group: debit.group }),
@@ -490,12 +530,12 @@ class Engine implements CallbackEngine {
           url: debit.url,
           body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
           ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-          status: 'pending',
+          status: 'pending' as const,
           attemptCount: 0,
           createdAt,
-        });
+        };
       };
-      this.track(store(), true);
+      this.store(store(), true);
     } catch (error) {
       this.logger?.error({ err: error, eventId: debit.id }, 'could not store the rollback of a failed DEBIT');
     }
@@ -519,20 +559,32 @@ class Engine implements CallbackEngine {
     if (this.tickScheduled) this.tick();
   };
 
-  /** Commits the buffered journal writes in one transaction, then runs what waited for them. */
+  /** Commits the buffered events and journal writes in one transaction, then runs what waited for them. */
   private tick(): void {
     this.tickScheduled = false;
     try {
       this.outbox.flush();
     } catch (error) {
-      // Nothing is acknowledged before it is committed: keep the work and try again shortly.
-      this.logger?.error({ err: error }, 'could not write the callback journal; retrying');
+      if (!this.outbox.db.open) {
+        this.logger?.error(
+          { err: error },
+          'the database was closed before the callback outbox was written (stop the engine first)',
+        );
+        return;
+      }
+      // Nothing is acknowledged or attempted before it is committed: keep the work and try again shortly.
+      this.logger?.error({ err: error }, 'could not write the callback outbox; retrying');
       setTimeout(() => this.scheduleTick(), 100).unref();
       return;
     }
     const work = this.afterCommit;
     this.afterCommit = [];
     for (const fn of work) fn();
+    if (this.awaitingStore.size > 0) {
+      const keys = this.awaitingStore;
+      this.awaitingStore = new Set();
+      for (const key of keys) this.activate(key);
+    }
     if (this.settledSincePrune >= this.pruneEvery) this.prune();
     this.pump();
     if (this.afterCommit.length > 0) this.scheduleTick();
@@ -561,6 +613,7 @@ class Engine implements CallbackEngine {
     this.readyHead = 0;
     this.readyKeys.clear();
     this.afterCommit = [];
+    this.awaitingStore.clear();
     this.resolvers.clear();
   }
 
@@ -610,5 +663,5 @@ function parseRequest(req: EnqueueRequest): EnqueueRequest {
 
 /** The Standard Webhooks message id: stable for an event across retries and restarts. */
 function webhookMessageId(event: StoredEvent): string {
-  return `msg_${createHash('sha256').update(`${event.id}:${event.createdAt}:${event.transactionId}`).digest('hex').slice(0, 24)}`;
+  return `msg_${hash('sha256', `${event.id}:${event.createdAt}:${event.transactionId}`, 'hex').slice(0, 24)}`;
 }

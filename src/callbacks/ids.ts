@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { ensureMetaTable } from './meta.ts';
 
@@ -12,7 +12,7 @@ export const ID_BLOCK = 1024;
  * @example transactionIdAt(42, 0) // the first id of every run seeded 42
  */
 export function transactionIdAt(seed: number | string, n: number): string {
-  return `tx_${createHash('sha256').update(`${seed}:${n}`).digest('hex').slice(0, 24)}`;
+  return `tx_${hash('sha256', `${seed}:${n}`, 'hex').slice(0, 24)}`;
 }
 
 /**

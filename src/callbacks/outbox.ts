@@ -42,8 +42,8 @@ const MIGRATIONS: Record<number, string> = {
       reply_body TEXT,
       error TEXT
     );
-    -- No secondary indexes on purpose: each one adds a page to every commit, and an enqueue is a
-    -- commit of its own. Resume, retention and the admin listings scan by id (newest first) instead.
+    -- No secondary indexes on purpose: each one adds pages to every commit, and the engine commits
+    -- every few ms under load. Resume, retention and the admin listings scan by id (newest first) instead.
     CREATE TABLE callback_attempts (
       event_id INTEGER NOT NULL,
       n INTEGER NOT NULL,
@@ -121,11 +121,20 @@ interface AttemptRow {
   event_body: string;
 }
 
+/** Event ids reserved per write of the ids' high-water mark (the hi/lo pattern, as for transaction ids). */
+export const EVENT_ID_BLOCK = 1024;
+const EVENT_ID_KEY = 'event-id-reserved';
+
 /**
- * The durable outbox and attempt journal in SQLite. Events are inserted and committed before the
- * engine makes their first attempt; state changes and attempts are batched by the engine
- * ({@link Outbox.flush} commits them in one transaction), and every read commits what is
- * buffered first, so a reader never sees the outbox behind the engine.
+ * The durable outbox and attempt journal in SQLite. Nothing is written row by row: new events,
+ * state changes and attempts are buffered and {@link Outbox.flush} commits them in one
+ * transaction (the engine calls it at the end of the synchronous turn that enqueued, and every
+ * few ms while attempts are in flight). Every read commits what is buffered first, so a reader
+ * never sees the outbox behind the engine.
+ *
+ * Event ids are handed out in memory, so {@link Outbox.insert} returns the final id before the
+ * row is written. They come from blocks reserved in `callback_meta` before use, so ids only ever
+ * grow: across restarts, after pruning or a reset, and with a second process on the same file.
  */
 export class Outbox {
   private readonly stmts: {
@@ -142,19 +151,33 @@ export class Outbox {
     firstFrom: Statement;
     pruneUpTo: Statement;
     pruneAttempts: Statement;
+    readIdMark: Statement;
+    writeIdMark: Statement;
   };
+  /** Inserted but not yet written, in id order. */
+  private newEvents: StoredEvent[] = [];
   private dirty = new Map<number, StoredEvent>();
   private journalBuffer: Attempt[] = [];
-  private readonly commitBatch: () => void;
+  /**
+   * Events with an attempt on the wire. Their 'delivering' state is only informational (a resume
+   * treats it as pending), so it is written when someone reads, not once per attempt.
+   */
+  private readonly delivering = new Map<number, StoredEvent>();
+  private readonly commitBatch: (withDelivering: boolean) => void;
+  private readonly reserveIds: () => void;
+  private readonly giveBackIds: () => void;
+  /** The next event id; ids below `reservedUpTo` are reserved for this outbox. */
+  private nextId: number;
+  private reservedUpTo: number;
   private readonly resetListeners = new Set<() => void>();
 
   constructor(readonly db: Database) {
     migrate(db);
     this.stmts = {
       insert: db.prepare(`INSERT INTO callback_events
-        (kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
+        (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
          ordering_key, url, body, status, attempt_count, next_attempt_at, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       update: db.prepare(`UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
         reply_status = ?, reply_body = ?, error = ? WHERE id = ?`),
       journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
@@ -174,52 +197,92 @@ export class Outbox {
       pruneUpTo: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
       pruneAttempts: db.prepare(`DELETE FROM callback_attempts WHERE event_id <= ?
         AND NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.id = callback_attempts.event_id)`),
+      readIdMark: db.prepare('SELECT value FROM callback_meta WHERE key = ?'),
+      writeIdMark: db.prepare(
+        'INSERT INTO callback_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
     };
-    this.commitBatch = db.transaction(() => {
-      const dirty = this.dirty;
-      const journal = this.journalBuffer;
-      this.dirty = new Map();
-      this.journalBuffer = [];
-      for (const a of journal) {
+    this.nextId = this.firstFreeId();
+    this.reservedUpTo = this.nextId;
+
+    const writeUpdate = (e: StoredEvent) =>
+      this.stmts.update.run(
+        e.status,
+        e.attemptCount,
+        e.nextAttemptAt ?? null,
+        e.settledAt ?? null,
+        e.reply?.status ?? null,
+        e.reply === undefined ? null : replyText(e.reply.body),
+        e.error ?? null,
+        e.id,
+      );
+    // The buffers are emptied only once the transaction committed: a failed commit loses nothing.
+    this.commitBatch = db.transaction((withDelivering: boolean) => {
+      for (const e of this.newEvents) {
+        this.stmts.insert.run(
+          e.id,
+          e.kind,
+          e.transactionId,
+          e.referenceTransactionId ?? null,
+          e.playerId,
+          e.amountMinor,
+          e.roundId ?? null,
+          e.gameId ?? null,
+          e.currency ?? null,
+          e.source,
+          e.group ?? null,
+          e.orderingKey,
+          e.url,
+          e.body,
+          e.status,
+          e.attemptCount,
+          e.nextAttemptAt ?? null,
+          e.createdAt,
+        );
+      }
+      for (const a of this.journalBuffer) {
         this.stmts.journal.run(
           a.eventId,
           a.n,
           a.startedAt,
           a.latencyMs,
           JSON.stringify(a.requestHeaders),
-          a.requestBody === dirty.get(a.eventId)?.body ? null : a.requestBody,
+          a.requestBody === this.dirty.get(a.eventId)?.body ? null : a.requestBody,
           a.responseStatus ?? null,
           a.responseBody ?? null,
           a.error ?? null,
           a.outcome,
         );
       }
-      for (const e of dirty.values()) {
-        this.stmts.update.run(
-          e.status,
-          e.attemptCount,
-          e.nextAttemptAt ?? null,
-          e.settledAt ?? null,
-          e.reply?.status ?? null,
-          e.reply === undefined ? null : replyText(e.reply.body),
-          e.error ?? null,
-          e.id,
-        );
-      }
+      for (const e of this.dirty.values()) writeUpdate(e);
+      if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
+    });
+    this.reserveIds = db.transaction(() => {
+      // Read again inside the transaction: another process may have reserved or inserted meanwhile.
+      const from = Math.max(this.nextId, this.firstFreeId());
+      this.stmts.writeIdMark.run(EVENT_ID_KEY, String(from + EVENT_ID_BLOCK));
+      this.nextId = from;
+      this.reservedUpTo = from + EVENT_ID_BLOCK;
+    });
+    this.giveBackIds = db.transaction(() => {
+      // Only if nobody reserved after us, or their ids could be handed out twice.
+      if (this.readIdMark() !== this.reservedUpTo) return;
+      this.stmts.writeIdMark.run(EVENT_ID_KEY, String(this.nextId));
+      this.reservedUpTo = this.nextId;
     });
   }
 
   // ---- reads (admin, UI, scenarios, tests) ----
 
   get(id: number): StoredEvent | undefined {
-    this.flush();
+    this.flushForRead();
     const row = this.stmts.get.get(id) as EventRow | undefined;
     return row && toEvent(row);
   }
 
   /** Newest first. */
   list(filter: OutboxFilter = {}): StoredEvent[] {
-    this.flush();
+    this.flushForRead();
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (sql: string, value: unknown) => {
@@ -239,21 +302,23 @@ export class Outbox {
 
   /** Every journaled attempt of an event, first to last. */
   attempts(eventId: number): Attempt[] {
-    this.flush();
+    this.flushForRead();
     return (this.stmts.attempts.all(eventId) as AttemptRow[]).map(toAttempt);
   }
 
   counts(): Record<EventStatus, number> {
-    this.flush();
+    this.flushForRead();
     const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
     for (const row of this.stmts.counts.all() as { status: EventStatus; n: number }[]) counts[row.status] = row.n;
     return counts;
   }
 
-  /** Deletes every event and attempt; a running engine forgets what it had queued. */
+  /** Deletes every event and attempt; a running engine forgets what it had queued. Ids are not reused. */
   reset(): void {
+    this.newEvents = [];
     this.dirty.clear();
     this.journalBuffer = [];
+    this.delivering.clear();
     this.db.transaction(() => {
       this.db.exec('DELETE FROM callback_attempts; DELETE FROM callback_events;');
     })();
@@ -267,44 +332,32 @@ export class Outbox {
 
   // ---- writes (the engine) ----
 
-  /** Inserts and (unless the caller holds a transaction) commits a new event. */
+  /**
+   * Gives the event its id and buffers it; written at the next {@link flush}. Until then it is
+   * not {@link isStored stored} and must not be attempted.
+   */
   insert(event: NewEvent): StoredEvent {
-    const info = this.stmts.insert.run(
-      event.kind,
-      event.transactionId,
-      event.referenceTransactionId ?? null,
-      event.playerId,
-      event.amountMinor,
-      event.roundId ?? null,
-      event.gameId ?? null,
-      event.currency ?? null,
-      event.source,
-      event.group ?? null,
-      event.orderingKey,
-      event.url,
-      event.body,
-      event.status,
-      event.attemptCount,
-      event.nextAttemptAt ?? null,
-      event.createdAt,
-    );
+    if (this.nextId >= this.reservedUpTo) this.reserveIds();
     const stored = event as StoredEvent;
-    stored.id = Number(info.lastInsertRowid);
+    stored.id = this.nextId++;
+    this.newEvents.push(stored);
     return stored;
   }
 
-  /** Inserts several events in one transaction: one commit for the lot. */
-  insertMany(events: NewEvent[]): StoredEvent[] {
-    return this.transaction(() => events.map((e) => this.insert(e)));
+  /** Whether the event's row is committed (events are written in id order). */
+  isStored(event: StoredEvent): boolean {
+    const firstBuffered = this.newEvents[0];
+    return firstBuffered === undefined || event.id < firstBuffered.id;
   }
 
-  /** Runs `fn` in one transaction (e.g. an id from the sequence and the event that uses it). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /** The event has an attempt on the wire (its attempt count already counts it). */
+  markDelivering(event: StoredEvent): void {
+    this.delivering.set(event.id, event);
   }
 
   /** Buffers the event's current state; written at the next {@link flush}. */
   markDirty(event: StoredEvent): void {
+    this.delivering.delete(event.id);
     this.dirty.set(event.id, event);
   }
 
@@ -313,10 +366,34 @@ export class Outbox {
     this.journalBuffer.push(attempt);
   }
 
-  /** Commits everything buffered in one transaction. */
+  /** Whether anything waits for {@link flush}. */
+  hasBuffered(): boolean {
+    return this.newEvents.length > 0 || this.dirty.size > 0 || this.journalBuffer.length > 0;
+  }
+
+  /** Commits every buffered event, state change and attempt in one transaction. */
   flush(): void {
-    if (this.dirty.size === 0 && this.journalBuffer.length === 0) return;
-    this.commitBatch();
+    if (!this.hasBuffered()) return;
+    this.commit(false);
+  }
+
+  /** Commits what is buffered and the state of attempts on the wire, so a read sees the engine as it is. */
+  private flushForRead(): void {
+    if (!this.hasBuffered() && this.delivering.size === 0) return;
+    this.commit(true);
+  }
+
+  private commit(withDelivering: boolean): void {
+    this.commitBatch(withDelivering);
+    this.newEvents = [];
+    this.dirty = new Map();
+    this.journalBuffer = [];
+  }
+
+  /** Writes what is buffered and gives back the unused ids of the reserved block, so a clean restart continues without a gap. */
+  checkpoint(): void {
+    this.flush();
+    if (this.nextId < this.reservedUpTo) this.giveBackIds();
   }
 
   /** Events that are not settled, oldest first; 'delivering' ones (a crash mid-attempt) become pending again. */
@@ -363,6 +440,17 @@ export class Outbox {
       }
     }
     return best;
+  }
+
+  /** Past every id in the table and every id reserved so far (rows may have been pruned or reset). */
+  private firstFreeId(): number {
+    const { hi } = this.stmts.idRange.get() as { hi: number | null };
+    return Math.max((hi ?? 0) + 1, this.readIdMark());
+  }
+
+  private readIdMark(): number {
+    const row = this.stmts.readIdMark.get(EVENT_ID_KEY) as { value: string } | undefined;
+    return row ? Number(row.value) : 1;
   }
 }
 
