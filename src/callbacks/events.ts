@@ -97,18 +97,13 @@ export interface Attempt {
 }
 
 /** The wire fields of one callback, before serialisation. */
-export interface CallbackFields {
-  kind: EventKind;
-  transactionId: string;
-  referenceTransactionId?: string;
-  playerId: string;
-  amountMinor: number;
-  roundId?: string;
-  gameId?: string;
-  currency?: string;
+export type CallbackFields = Pick<
+  StoredEvent,
+  'kind' | 'transactionId' | 'referenceTransactionId' | 'playerId' | 'amountMinor' | 'roundId' | 'gameId' | 'currency'
+> & {
   /** ms epoch; sent as ISO 8601 when `timestamp` is an extra field. */
   createdAt?: number;
-}
+};
 
 /**
  * The exact JSON bytes of a callback. By default exactly `{"type","transactionId","amount","playerId"}`

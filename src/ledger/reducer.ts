@@ -105,6 +105,21 @@ export function transactionKey(kind: EventKind, playerId: string, transactionId:
  * @example
  * const { player, discrepancies } = evaluateSettlement(view, settledDebit, { amountFormat: 'decimal' });
  */
+/** What the ledger remembers of a settled event, to judge later duplicates and rollbacks. */
+function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): LedgerTx {
+  return {
+    key: transactionKey(event.kind, event.playerId, event.transactionId),
+    eventId: event.id,
+    kind: event.kind,
+    playerId: event.playerId,
+    transactionId: event.transactionId,
+    amountMinor: event.amountMinor,
+    outcome,
+    ...(event.reply ? { reply: event.reply } : {}),
+    rolledBack: false,
+  };
+}
+
 export function evaluateSettlement(
   view: LedgerView,
   event: StoredEvent,
@@ -115,18 +130,8 @@ export function evaluateSettlement(
   const prev = before.uncertain ? undefined : before.balanceMinor;
   const outcome = replyOutcome(event);
   const balance = replyBalance(event, options.amountFormat);
-  const key = transactionKey(event.kind, event.playerId, event.transactionId);
-  const self: LedgerTx = {
-    key,
-    eventId: event.id,
-    kind: event.kind,
-    playerId: event.playerId,
-    transactionId: event.transactionId,
-    amountMinor: event.amountMinor,
-    outcome,
-    ...(event.reply ? { reply: event.reply } : {}),
-    rolledBack: false,
-  };
+  const self = ledgerTx(event, outcome);
+  const { key } = self;
   const label = `${event.kind.toUpperCase()} ${event.transactionId} (event #${event.id})`;
   const discrepancies: DiscrepancyDraft[] = [];
   const flag = (kind: DiscrepancyKind, expectedMinor: number | null, actualMinor: number | null, message: string) =>
@@ -393,17 +398,7 @@ export function evaluateConcurrentGroup(
     outcome: replyOutcome(event),
     balance: replyBalance(event, options.amountFormat),
   }));
-  const transactions: LedgerTx[] = judged.map(({ event, outcome }) => ({
-    key: transactionKey(event.kind, event.playerId, event.transactionId),
-    eventId: event.id,
-    kind: event.kind,
-    playerId: event.playerId,
-    transactionId: event.transactionId,
-    amountMinor: event.amountMinor,
-    outcome,
-    ...(event.reply ? { reply: event.reply } : {}),
-    rolledBack: false,
-  }));
+  const transactions: LedgerTx[] = judged.map(({ event, outcome }) => ledgerTx(event, outcome));
   const what = `${events.length} parallel events (#${ids.join(', #')})`;
 
   if (judged.some((j) => j.outcome === 'failed')) {
