@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
@@ -6,11 +6,14 @@ import { registerCommands } from './commands/index.ts';
 const program = new Command('aggmock')
   .description('A local, offline game-aggregator mock and a contract-testing harness for casino wallet webhooks.')
   .version(VERSION, '-v, --version')
-  .showHelpAfterError('(run with --help for usage)');
+  .showHelpAfterError('(run with --help for usage)')
+  // Usage errors (unknown option, bad value) exit 2, like a bad config value; help and version exit 0.
+  .exitOverride();
 
 registerCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
   if (error instanceof ConfigError) {
     process.stderr.write(`aggmock: ${error.message}\n`);
     process.exit(2);

@@ -28,8 +28,14 @@ describe('aggmock serve (a real process)', () => {
 
   it('rejects a bad --port before starting', async () => {
     const cli = runCli(['serve', '--port', 'eighty']);
-    expect(await cli.exited).not.toBe(0);
+    expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toMatch(/--port.*expected a port from 0 to 65535, got "eighty"/);
+  });
+
+  it('exits 2 for an unknown option or command, and 0 for --help and --version', async () => {
+    expect(await runCli(['serve', '--frobnicate']).exited).toBe(2);
+    expect(await runCli(['frobnicate']).exited).toBe(2);
+    expect(await runCli(['--version']).exited).toBe(0);
   });
 
   it('prints help for every option', async () => {
