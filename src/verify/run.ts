@@ -145,10 +145,25 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
     }
   }
 
-  // 2. The stateful checks, one after another (they share the players).
+  // 2. The stateful checks, one after another (they share the players). A webhook that stops
+  // answering would make every check wait out --timeout several times, so after
+  // TIMEOUT_BREAKER checks in a row failed on timeouts, the rest are reported as not run.
+  let timedOutInARow = 0;
   for (const check of CHECKS) {
     if (!plan.selected(check.id)) continue;
-    emit(await runCheck(check, plan.settings));
+    if (timedOutInARow >= TIMEOUT_BREAKER) {
+      emit(
+        notRun(
+          check,
+          `not run: the webhook did not answer within ${plan.settings.timeoutMs} ms in the last ${TIMEOUT_BREAKER} checks (--timeout); fix its reply time, then run verify again`,
+        ),
+      );
+      continue;
+    }
+    const result = await runCheck(check, plan.settings);
+    emit(result);
+    timedOutInARow =
+      result.status === 'fail' && result.exchanges.some((e) => e.error?.startsWith('no answer within')) ? timedOutInARow + 1 : 0;
   }
 
   const report: VerifyReport = {
@@ -170,6 +185,23 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
   const files = options.reportDir === false ? undefined : writeReports(report, options.reportDir ?? DEFAULT_REPORT_DIR);
   if (files) write(`Reports: ${files.junit}, ${files.json}, ${files.html}\n`);
   return { exitCode: report.summary.failed > 0 ? EXIT_FAILED : EXIT_PASSED, report, ...(files ? { files } : {}) };
+}
+
+/** Consecutive checks failed on timeouts after which the remaining checks are not run. */
+export const TIMEOUT_BREAKER = 2;
+
+function notRun(check: Check, reason: string): ResultEntry {
+  return {
+    kind: 'check',
+    id: check.id,
+    rule: check.rule,
+    hint: check.hint,
+    status: 'skip',
+    durationMs: 0,
+    reason,
+    notes: [],
+    exchanges: [],
+  };
 }
 
 /** Runs one check with a fresh context; cleans up whatever the outcome. */

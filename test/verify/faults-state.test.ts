@@ -39,6 +39,28 @@ describe('--fault slow beyond --timeout', () => {
   });
 });
 
+describe('a webhook that stops answering', () => {
+  let wallet: RunningWallet;
+  afterAll(() => wallet.close());
+
+  it('fails the first checks on the timeout, then reports the rest as not run and sends them nothing', async () => {
+    wallet = await startTestWallet({ fault: 'slow', faultOptions: { slowMs: 400 } });
+    const outcome = await verifyWallet(wallet, 'state', { timeoutMs: 100, skip: ['pact'] });
+    expect(outcome.exitCode).toBe(1);
+    const checks = outcome.report!.results.filter((r) => r.kind === 'check');
+    const failed = checks.filter((r) => r.status === 'fail');
+    expect(failed.map((r) => r.id)).toEqual(['debit-applies', 'credit-applies']);
+    for (const r of failed) expect(r.reason).toMatch(/no answer within 100 ms/);
+    const rest = checks.filter((r) => r.status !== 'fail');
+    expect(rest.length).toBeGreaterThan(10);
+    for (const r of rest) {
+      expect(r.status).toBe('skip');
+      expect(r.reason).toMatch(/not run: the webhook did not answer within 100 ms in the last 2 checks/);
+      expect(r.exchanges).toEqual([]);
+    }
+  });
+});
+
 describe('--fault flaky', () => {
   let wallet: RunningWallet;
   let outcome: VerifyOutcome;
