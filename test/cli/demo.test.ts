@@ -11,6 +11,10 @@ describe('aggmock demo (a real process)', () => {
     try {
       const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Press Ctrl-C to stop/);
       expect(cli.stdout()).toMatch(/reference wallet, players p1, p2/);
+      // Each banner line once: the demo adds to the serve banner, it does not repeat it.
+      const banner = cli.stdout().slice(0, cli.stdout().indexOf('Press Ctrl-C'));
+      for (const label of ['admin', 'schedule', 'wallet', 'callbacks'])
+        expect(banner.match(new RegExp(`^  ${label} `, 'gm'))).toHaveLength(1);
       // A line per callback: time, type, player, amount, status, the balance the wallet replied.
       await cli.waitFor(/(\d\d:\d\d:\d\d {2}DEBIT +p\d+ +\d+\.\d\d {2}delivered +balance \d+\.\d\d[^\n]*\n[\s\S]*){3}/, 20_000);
       await cli.waitFor(/CREDIT +p\d+ +\d+\.\d\d {2}delivered +balance/, 20_000);

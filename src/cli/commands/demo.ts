@@ -63,12 +63,10 @@ export function registerDemoCommand(program: Command): void {
         onSettled: flags.quiet ? undefined : (event) => print(callbackLine(event, config)),
         onDiscrepancy: (d) => print(discrepancyLine(d)),
       });
-      process.stdout.write(readyMessage(config, aggmock.url).replace('Press Ctrl-C to stop.\n', ''));
-      if (wallet)
-        print(`  wallet      ${wallet.webhookUrl}  (reference wallet, players ${Object.keys(config.wallet.players).join(', ')})`);
-      print(`  admin       ${aggmock.url}/__admin/deliveries   ${aggmock.url}/__admin/discrepancies`);
-      print(`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`);
-      print('Press Ctrl-C to stop.\n');
+      const walletLine = wallet
+        ? [`  wallet      reference wallet, players ${Object.keys(config.wallet.players).join(', ')}`]
+        : [];
+      process.stdout.write(`${readyMessage(config, aggmock.url, walletLine)}\n`);
       onShutdown(async () => {
         await aggmock.close();
         await wallet?.close();

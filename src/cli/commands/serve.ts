@@ -3,7 +3,7 @@ import type { AggmockConfig } from '../../config/index.ts';
 import { DEV_API_KEY } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
-import { formatScheduleFlag, parseScheduleFlag } from '../../schedule/index.ts';
+import { parseScheduleFlag } from '../../schedule/index.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
 
@@ -60,6 +60,7 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
   const key = config.auth.apiKeys[0] ?? DEV_API_KEY;
   return [
     `aggmock is listening on ${url}`,
+    `  web UI      ${base}/   (games, launch, play; deliveries: ${base}/ui/deliveries)`,
     `  providers   ${base}/getallproviders        (also under ${base}/casino/…)`,
     `  games       ${base}/getallgamesandprovider?provider=PGSOFT`,
     `  launch      POST ${base}/getgameurl`,
@@ -68,7 +69,9 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  callbacks   → ${config.callbacks.webhookUrl}`,
     `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies`,
     ...extra,
-    ...(config.schedule.length > 0 ? [`  schedule    ${formatScheduleFlag(config.schedule)}`] : []),
+    ...(config.schedule.length > 0
+      ? [`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`]
+      : []),
     'Press Ctrl-C to stop.',
     '',
   ].join('\n');
