@@ -25,6 +25,7 @@ export interface Benchmark {
 const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[] = [
   { name: 'callbacks', load: () => import('./callbacks.ts') },
   { name: 'verify', load: () => import('./verify.ts') },
+  { name: 'listings', load: () => import('./listings.ts') },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -46,14 +46,15 @@ export function inboundAuth(
 
   const checkSignature = (
     method: string,
-    pathQuery: string,
+    url: string,
     raw: Uint8Array,
-    headers: Headers,
+    read: (name: string) => string | undefined,
   ): AuthResult | ApiError | undefined => {
-    if (!signatureHeaders.some((h) => headers.has(h))) return undefined;
-    const payload = requestPayload(method, pathQuery, raw);
+    if (!signatureHeaders.some((h) => read(h) !== undefined)) return undefined;
+    const { pathname, search } = new URL(url);
+    const payload = requestPayload(method, pathname + search, raw);
     try {
-      const verified = verifySignature({ ...keys, payload, headers, now: Math.floor(now() / 1000) });
+      const verified = verifySignature({ ...keys, payload, headers: read, now: Math.floor(now() / 1000) });
       return { method: 'hmac', secretIndex: verified.secretIndex };
     } catch (error) {
       if (!(error instanceof SignatureError)) throw error;
@@ -61,7 +62,7 @@ export function inboundAuth(
       if (config.explain) {
         extra.explain = {
           scheme: keys.scheme,
-          signedString: error.signedString ?? stringToSign(config, payload, headers),
+          signedString: error.signedString ?? stringToSign(config, payload, read),
           hint: describeScheme(keys.scheme),
         };
       }
@@ -74,13 +75,12 @@ export function inboundAuth(
       c.set('auth', { method: 'none' });
       return next();
     }
-    const url = new URL(c.req.url);
-    const pathQuery = url.pathname + url.search;
     const raw = c.get('rawBody') ?? new Uint8Array();
+    // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
     const read = (name: string) => c.req.header(name);
 
     const apiKey = config.mode === 'hmac' ? undefined : checkApiKey(read);
-    const signature = config.mode === 'api-key' ? undefined : checkSignature(c.req.method, pathQuery, raw, c.req.raw.headers);
+    const signature = config.mode === 'api-key' ? undefined : checkSignature(c.req.method, c.req.url, raw, read);
 
     const accepted = [apiKey, signature].find((r): r is AuthResult => r !== undefined && !(r instanceof ApiError));
     if (accepted) {
@@ -94,10 +94,10 @@ export function inboundAuth(
 }
 
 /** The string the sender should have signed, with the timestamp and id it sent (or placeholders). */
-function stringToSign(config: AuthConfig, payload: Uint8Array | string, headers: Headers): string {
+function stringToSign(config: AuthConfig, payload: Uint8Array | string, read: (name: string) => string | undefined): string {
   const names = config.signing.headers;
-  const timestamp = headers.get(names.webhookTimestamp) ?? /(?:^|,)\s*t=(\d+)/.exec(headers.get(names.signature) ?? '')?.[1];
-  return signedString(config.signing.scheme, payload, timestamp ?? undefined, headers.get(names.webhookId) ?? undefined);
+  const timestamp = read(names.webhookTimestamp) ?? /(?:^|,)\s*t=(\d+)/.exec(read(names.signature) ?? '')?.[1];
+  return signedString(config.signing.scheme, payload, timestamp, read(names.webhookId));
 }
 
 function missingMessage(config: AuthConfig): string {

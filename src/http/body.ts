@@ -14,11 +14,17 @@ export interface RawBodyVariables {
  */
 export function readRawBody(maxBytes: number): MiddlewareHandler<{ Variables: RawBodyVariables }> {
   return async (c, next) => {
+    // Check the method first: touching `raw.body` makes the Node adapter build a full Request,
+    // which costs more than serving a cached listing.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+      c.set('rawBody', EMPTY);
+      return next();
+    }
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
     if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, declared);
     const body = c.req.raw.body;
-    if (!body || c.req.method === 'GET' || c.req.method === 'HEAD') {
-      c.set('rawBody', new Uint8Array());
+    if (!body) {
+      c.set('rawBody', EMPTY);
       return next();
     }
     const chunks: Uint8Array[] = [];
@@ -77,6 +83,8 @@ export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables
     return next();
   };
 }
+
+const EMPTY = new Uint8Array();
 
 function tooLarge(limit: number, size: number): ApiError {
   return new ApiError(
