@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     env: { PACT_DO_NOT_TRACK: 'true' },
+    // Pages poll their APIs about once a second; on a loaded 2-core machine a browser assertion
+    // needs more than vitest's default 1 s to see the next refresh. A real failure still fails.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
