@@ -59,16 +59,16 @@ export async function startSink(): Promise<{ url: string; child: ChildProcess }>
 
 const sampleBody = '{"type":"DEBIT","transactionId":"tx_0123456789abcdef01234567","amount":10.5,"playerId":"p1"}';
 
-/** C workers each POSTing back to back over the same keep-alive client the engine uses. */
 /** One measurement: wall-clock rate and this process's CPU time per callback (steadier on a shared machine). */
 export interface Measurement {
   perSecond: number;
   cpuMicros: number;
 }
 
-export async function bareLoop(url: string, concurrency: number, total: number): Promise<Measurement> {
-  const transport = createTransport({ maxSockets: concurrency, timeoutMs: 10_000 });
-  const headers = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
+const benchHeaders = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
+
+/** `concurrency` workers each calling `post` back to back until `total` requests were made. */
+async function postLoop(concurrency: number, total: number, post: () => Promise<number>): Promise<Measurement> {
   let sent = 0;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -76,15 +76,24 @@ export async function bareLoop(url: string, concurrency: number, total: number):
     Array.from({ length: concurrency }, async () => {
       while (sent < total) {
         sent++;
-        const answer = await transport.post(url, headers, sampleBody);
-        if (answer.status !== 200) throw new Error(`sink answered ${answer.status}`);
+        const status = await post();
+        if (status !== 200) throw new Error(`the sink answered ${status}`);
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
-  transport.close();
   return { perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
+}
+
+/** The bare loop: POSTs over the same keep-alive client the engine uses, no signing, no database. */
+export async function bareLoop(url: string, concurrency: number, total: number): Promise<Measurement> {
+  const transport = createTransport({ maxSockets: concurrency, timeoutMs: 10_000 });
+  try {
+    return await postLoop(concurrency, total, async () => (await transport.post(url, benchHeaders, sampleBody)).status);
+  } finally {
+    transport.close();
+  }
 }
 
 /** The engine with a fresh durable outbox file: enqueue `total` events across many players, wait until all settle. */
@@ -151,7 +160,7 @@ export async function engineRun(
  */
 async function clientLoop(url: string, concurrency: number, total: number, client: 'node:http' | 'fetch'): Promise<Measurement> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const headers = { 'Content-Type': 'application/json', 'User-Agent': 'aggmock-bench' };
+  const headers = benchHeaders;
   const viaHttp = () =>
     new Promise<number>((resolve, reject) => {
       const req = http.request(url, {
@@ -172,22 +181,11 @@ async function clientLoop(url: string, concurrency: number, total: number, clien
     await res.text();
     return res.status;
   };
-  const post = client === 'fetch' ? viaFetch : viaHttp;
-  let sent = 0;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (sent < total) {
-        sent++;
-        if ((await post()) !== 200) throw new Error('the sink did not answer 200');
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(c0);
-  agent.destroy();
-  return { perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
+  try {
+    return await postLoop(concurrency, total, client === 'fetch' ? viaFetch : viaHttp);
+  } finally {
+    agent.destroy();
+  }
 }
 
 // ---- the benchmark ----
