@@ -37,6 +37,22 @@ describe('classifyAnswer', () => {
     });
   });
 
+  it('retries a 2xx whose body is not a JSON object: nobody can tell whether the wallet applied it', () => {
+    for (const body of ['<html>ok</html>', '', 'OK', '[1]']) {
+      const v = classifyAnswer({ status: 200, body }, NOW);
+      expect(v.outcome).toBe('retry');
+      expect(v.outcome === 'retry' && v.error).toMatch(/not a JSON object.*will retry/);
+    }
+  });
+
+  it('reads {"error":0} as success and a numeric error code as a rejection', () => {
+    expect(classifyAnswer({ status: 200, body: '{"balance":10,"error":0}' }, NOW).outcome).toBe('delivered');
+    expect(classifyAnswer({ status: 200, body: '{"error":7,"description":"limit"}' }, NOW)).toMatchObject({
+      outcome: 'rejected',
+      error: 'HTTP 200 with business rejection 7: limit',
+    });
+  });
+
   it('does not follow redirects and says why', () => {
     const v = classifyAnswer({ status: 302, body: '' }, NOW);
     expect(v.outcome === 'rejected' && v.error).toContain('redirects are not followed');

@@ -1,6 +1,6 @@
 import type { CallbacksConfig } from './events.ts';
-import { parseReplyBody } from './outbox.ts';
 import type { Random } from './random.ts';
+import { type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
 
 /**
  * The delivery rules of SPEC §3 as pure functions: what an HTTP answer means, and how long to
@@ -21,26 +21,38 @@ export type Verdict =
   | { outcome: 'retry'; reply?: { status: number; body: unknown }; error: string; retryAfterMs?: number; interrupted?: boolean };
 
 /**
- * 2xx → delivered, unless the body is a business rejection `{error: …}` (some wallets answer 200);
- * 408, 429 and 5xx → retry (honouring Retry-After); every other status → rejected, never retried.
+ * What an HTTP answer means for delivery, as {@link judgeReply} judges it: accepted → delivered;
+ * a business rejection (a 2xx with `{error}`, or a 3xx/4xx) → rejected, never retried; 408, 429
+ * and 5xx → retry (honouring Retry-After); a 2xx that is not a JSON object → retry, because
+ * nobody can tell whether the wallet applied the event (callbacks are idempotent, so a retry is safe).
  */
 export function classifyAnswer(answer: HttpAnswer, nowMs: number): Verdict {
   const { status } = answer;
   const body = parseReplyBody(answer.body);
   const reply = { status, body };
-  const code = businessError(body);
-  if (status >= 200 && status < 300) {
-    if (code === undefined) return { outcome: 'delivered', reply };
-    return { outcome: 'rejected', reply, error: `HTTP ${status} with business rejection ${describeRejection(body, code)}` };
+  const judged = judgeReply({ status, body });
+  const rejection = judged.error === undefined ? '' : ` ${describeRejection(judged)}`;
+  switch (judged.verdict) {
+    case 'accepted':
+      return { outcome: 'delivered', reply };
+    case 'rejected': {
+      if (status >= 200 && status < 300)
+        return { outcome: 'rejected', reply, error: `HTTP ${status} with business rejection${rejection}` };
+      const hint = status >= 300 && status < 400 ? ' (redirects are not followed: check the webhook URL)' : '';
+      return { outcome: 'rejected', reply, error: `HTTP ${status}${rejection}${hint}` };
+    }
+    case 'invalid':
+      return {
+        outcome: 'retry',
+        reply,
+        error: `HTTP ${status} but the body is not a JSON object (${describeBody(answer.body)}): will retry`,
+      };
+    case 'retry': {
+      const retryAfterMs = answer.retryAfter === undefined ? undefined : parseRetryAfter(answer.retryAfter, nowMs);
+      const error = `HTTP ${status}${rejection}: will retry`;
+      return retryAfterMs === undefined ? { outcome: 'retry', reply, error } : { outcome: 'retry', reply, error, retryAfterMs };
+    }
   }
-  if (status === 408 || status === 429 || status >= 500) {
-    const retryAfterMs = answer.retryAfter === undefined ? undefined : parseRetryAfter(answer.retryAfter, nowMs);
-    const error = `HTTP ${status}${code === undefined ? '' : ` ${describeRejection(body, code)}`}: will retry`;
-    return retryAfterMs === undefined ? { outcome: 'retry', reply, error } : { outcome: 'retry', reply, error, retryAfterMs };
-  }
-  const what = code === undefined ? `HTTP ${status}` : `HTTP ${status} ${describeRejection(body, code)}`;
-  const hint = status >= 300 && status < 400 ? ' (redirects are not followed: check the webhook URL)' : '';
-  return { outcome: 'rejected', reply, error: `${what}${hint}` };
 }
 
 /** A network failure (refused, reset, timeout) is always worth another try. */
@@ -88,13 +100,11 @@ export function retryDelayMs(
   return Math.max(scheduled, Math.min(retryAfterMs, config.retryAfterMax));
 }
 
-function businessError(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const error = (body as { error?: unknown }).error;
-  return typeof error === 'string' && error.length > 0 ? error : undefined;
+function describeRejection(judged: JudgedReply): string {
+  return judged.message === undefined ? `${judged.error}` : `${judged.error}: ${judged.message}`;
 }
 
-function describeRejection(body: unknown, code: string): string {
-  const message = (body as { message?: unknown }).message;
-  return typeof message === 'string' && message.length > 0 ? `${code}: ${message}` : code;
+function describeBody(text: string): string {
+  if (text.length === 0) return 'empty';
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }

@@ -180,23 +180,11 @@ export function callbackBodySchemas(config: CallbacksConfig) {
   return { debit, credit, rollback };
 }
 
-/** The business codes of SPEC §3 a wallet puts in `{error}`. */
-export const WALLET_REPLY_ERRORS = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-] as const;
-export type WalletReplyError = (typeof WALLET_REPLY_ERRORS)[number];
-
-export const walletRejectionSchema = z.object({
-  error: z.enum(WALLET_REPLY_ERRORS),
-  message: z.string().optional(),
-  balance: z.number().optional(),
-});
-export const walletBalanceSchema = z.object({ balance: z.number() });
-
-/** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
-export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
-export type WalletReply = z.infer<typeof walletReplySchema>;
+export {
+  WALLET_REPLY_ERRORS,
+  type WalletReply,
+  type WalletReplyError,
+  walletBalanceSchema,
+  walletRejectionSchema,
+  walletReplySchema,
+} from './reply.ts';

@@ -9,6 +9,7 @@ import {
   type StoredEvent,
 } from './events.ts';
 import { ensureMetaTable } from './meta.ts';
+import { parseReplyBody } from './reply.ts';
 
 /** The schema this code writes. A newer database is refused rather than misread. */
 export const OUTBOX_SCHEMA_VERSION = 1;
@@ -515,21 +516,6 @@ function toAttempt(row: AttemptRow): Attempt {
   if (row.response_body !== null) attempt.responseBody = row.response_body;
   if (row.error !== null) attempt.error = row.error;
   return attempt;
-}
-
-/** A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. */
-export function parseReplyBody(text: string): unknown {
-  if (text.length === 0) return '';
-  const first = text.charCodeAt(0);
-  // Only try JSON for what can start a JSON value; an HTML error page is kept as text.
-  if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 || (first >= 0x30 && first <= 0x39) || first === 0x2d) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
 }
 
 function replyText(body: unknown): string {

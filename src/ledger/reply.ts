@@ -1,36 +1,28 @@
 import type { StoredEvent } from '../callbacks/events.ts';
-import { type AmountFormat, decodeAmount } from '../money/index.ts';
+import { judgeReply, type ReplyBalance } from '../callbacks/reply.ts';
+import type { AmountFormat } from '../money/index.ts';
+
+export type { ReplyBalance } from '../callbacks/reply.ts';
 
 /**
- * How a wallet answered one settled event, read from the stored reply. A reply is accepted when
- * it was delivered (2xx) and carries no `{error}`; SPEC §3 lets a business rejection come as a
- * 2xx with `{error}` too.
+ * How a wallet answered one settled event. The engine settled it with the one reply judge
+ * (`judgeReply`), so `delivered` already means accepted; the judge is asked again only so that a
+ * stored reply is never read by a second set of rules.
  */
 export type ReplyOutcome = 'accepted' | 'rejected' | 'failed';
 
 export function replyOutcome(event: Pick<StoredEvent, 'status' | 'reply'>): ReplyOutcome {
   if (event.status === 'failed' || !event.reply) return 'failed';
   if (event.status === 'rejected') return 'rejected';
-  return hasErrorField(event.reply.body) ? 'rejected' : 'accepted';
+  return judgeReply(event.reply).verdict === 'accepted' ? 'accepted' : 'rejected';
 }
 
-/** True when the wallet took the event: delivered, and no `{error}` in the reply. */
+/** True when the wallet took the event: delivered, and the judge calls the reply an acceptance. */
 export function isAccepted(event: Pick<StoredEvent, 'status' | 'reply'>): boolean {
   return replyOutcome(event) === 'accepted';
 }
 
-export type ReplyBalance = { kind: 'none' } | { kind: 'invalid'; raw: unknown } | { kind: 'ok'; minor: number };
-
-/** The `balance` a reply reports, in minor units, decoded in the wire's amount format. */
+/** The `balance` a reply reports (acceptance or rejection), in minor units, decoded in the wire's amount format. */
 export function replyBalance(event: Pick<StoredEvent, 'reply'>, format: AmountFormat): ReplyBalance {
-  const body = event.reply?.body;
-  if (body === null || typeof body !== 'object' || !('balance' in body)) return { kind: 'none' };
-  const raw = (body as { balance: unknown }).balance;
-  if (raw === undefined || raw === null) return { kind: 'none' };
-  const minor = decodeAmount(raw, format);
-  return minor === undefined ? { kind: 'invalid', raw } : { kind: 'ok', minor };
-}
-
-function hasErrorField(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && 'error' in body && (body as { error: unknown }).error != null;
+  return event.reply ? judgeReply(event.reply, format).balance : { kind: 'none' };
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
-import { decodeAmount } from '../money/index.ts';
+import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -129,31 +129,36 @@ export function describeFetchError(error: unknown, timeoutMs: number): string {
   return String(error);
 }
 
-/** How a wallet's answer reads, whatever went wrong with it. */
+/** How a wallet's answer reads, whatever went wrong with it (judged by the one reply judge). */
 export interface ReadReply {
   status?: number;
-  /** The `error` code of a business rejection. */
+  /** What the judge made of it; `none` when no answer came. */
+  verdict: ReplyVerdict | 'none';
+  /** The `error` code of a rejection. */
   error?: string;
-  /** `balance`, decoded to minor units; undefined when absent or not a 2-decimal amount. */
+  /** `balance` from ANY reply that carries one, decoded to minor units; undefined when absent or unreadable. */
   balanceMinor?: number;
   /** The raw `balance` value, to show in messages. */
   rawBalance?: unknown;
-  /** 2xx without an `error` field. */
+  /** Whether the balance was written exactly (≤ 2 decimals as written, or a whole number in `minor`). */
+  balanceExact?: boolean;
+  /** The judge's verdict is `accepted`. */
   accepted: boolean;
 }
 
 export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadReply {
   const res = exchange.response;
-  if (!res) return { accepted: false };
+  if (!res) return { verdict: 'none', accepted: false };
+  const judged = judgeReply({ status: res.status, text: res.body }, callbacks.amountFormat);
   const json = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? (res.json as Record<string, unknown>) : {};
-  const error = typeof json.error === 'string' ? json.error : undefined;
-  const balanceMinor = decodeAmount(json.balance, callbacks.amountFormat);
   return {
     status: res.status,
-    ...(error === undefined ? {} : { error }),
-    ...(balanceMinor === undefined ? {} : { balanceMinor }),
+    verdict: judged.verdict,
+    ...(judged.error === undefined ? {} : { error: judged.error }),
+    ...(judged.balance.kind === 'ok' ? { balanceMinor: judged.balance.minor } : {}),
     ...('balance' in json ? { rawBalance: json.balance } : {}),
-    accepted: res.status >= 200 && res.status < 300 && error === undefined,
+    ...(judged.balanceExact === undefined ? {} : { balanceExact: judged.balanceExact }),
+    accepted: judged.verdict === 'accepted',
   };
 }
 

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { judgeReply, rawTopLevelValue } from './reply.ts';
+
+/**
+ * The one reply judge: every odd reply a real wallet has been seen to send, and what it means.
+ * The dispatcher, the shadow ledger and `aggmock verify` all read replies through it.
+ */
+describe('judgeReply', () => {
+  const cases: [string, number, string, string, Record<string, unknown>][] = [
+    ['a plain balance', 200, '{"balance":10.5}', 'accepted', { balance: { kind: 'ok', minor: 1050 } }],
+    ['error 0 means success', 200, '{"balance":10,"error":0}', 'accepted', { balance: { kind: 'ok', minor: 1000 } }],
+    ['error null means success', 200, '{"balance":10,"error":null}', 'accepted', {}],
+    ['error false means success', 200, '{"balance":10,"error":false}', 'accepted', {}],
+    ['an empty error string means success', 200, '{"balance":10,"error":""}', 'accepted', {}],
+    ['201 with a balance', 201, '{"balance":1}', 'accepted', {}],
+    ['extra fields are fine', 200, '{"balance":1,"currency":"EUR","transactionId":"t"}', 'accepted', {}],
+    [
+      'a 2xx business rejection',
+      200,
+      '{"error":"INSUFFICIENT_FUNDS","balance":5}',
+      'rejected',
+      { error: 'INSUFFICIENT_FUNDS', balance: { kind: 'ok', minor: 500 } },
+    ],
+    [
+      'a numeric error code',
+      200,
+      '{"error":1001,"description":"Bet limit"}',
+      'rejected',
+      { error: '1001', message: 'Bet limit' },
+    ],
+    ['error true', 200, '{"error":true,"msg":"no"}', 'rejected', { error: 'true', message: 'no' }],
+    [
+      'a 402 with a balance',
+      402,
+      '{"error":"INSUFFICIENT_FUNDS","balance":1.5}',
+      'rejected',
+      { balance: { kind: 'ok', minor: 150 } },
+    ],
+    [
+      'a 404 rollback-unknown',
+      404,
+      '{"error":"TRANSACTION_NOT_FOUND","balance":99}',
+      'rejected',
+      { error: 'TRANSACTION_NOT_FOUND' },
+    ],
+    ['a 4xx without a body', 400, '', 'rejected', { balance: { kind: 'none' } }],
+    ['a 4xx with HTML', 404, '<html>no</html>', 'rejected', {}],
+    ['a redirect', 302, '', 'rejected', {}],
+    ['a 500 is retried whatever it says', 500, '{"balance":10}', 'retry', {}],
+    ['a 503 with HTML', 503, '<html>down</html>', 'retry', {}],
+    ['408 is retried', 408, '', 'retry', {}],
+    ['429 is retried', 429, '{"error":"RATE_LIMITED"}', 'retry', { error: 'RATE_LIMITED' }],
+    ['a 2xx with HTML is garbage', 200, '<html>ok</html>', 'invalid', {}],
+    ['a 2xx with no body is garbage', 200, '', 'invalid', {}],
+    ['a 2xx with a JSON array is garbage', 200, '[{"balance":1}]', 'invalid', {}],
+    ['a 2xx with a JSON string is garbage', 200, '"ok"', 'invalid', {}],
+    ['a 2xx with truncated JSON is garbage', 200, '{"balance":1', 'invalid', {}],
+    [
+      'a balance as a string is unreadable',
+      200,
+      '{"balance":"10.00"}',
+      'accepted',
+      { balance: { kind: 'invalid', raw: '10.00' } },
+    ],
+    [
+      'a balance with a third decimal is unreadable',
+      200,
+      '{"balance":10.005}',
+      'accepted',
+      { balance: { kind: 'invalid', raw: 10.005 } },
+    ],
+    ['a null balance is no balance', 200, '{"balance":null}', 'accepted', { balance: { kind: 'none' } }],
+  ];
+  for (const [what, status, text, verdict, more] of cases) {
+    it(`${what}: HTTP ${status} ${text || '(empty)'} → ${verdict}`, () => {
+      const judged = judgeReply({ status, text }, 'decimal');
+      expect(judged.verdict).toBe(verdict);
+      expect(judged).toMatchObject(more);
+    });
+  }
+
+  it('judges a stored (parsed) body the same as its text', () => {
+    for (const [, status, text] of cases) {
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      expect(judgeReply({ status, body }).verdict).toBe(judgeReply({ status, text }).verdict);
+    }
+  });
+
+  it('reads balances in minor units when the wire says so', () => {
+    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, 'minor').balance).toEqual({ kind: 'ok', minor: 1050 });
+    expect(judgeReply({ status: 200, text: '{"balance":10.5}' }, 'minor').balance).toEqual({ kind: 'invalid', raw: 10.5 });
+  });
+
+  it('tells float noise from an exact amount by the text the wallet wrote', () => {
+    expect(judgeReply({ status: 200, text: '{"balance":109.71}' }).balanceExact).toBe(true);
+    expect(judgeReply({ status: 200, text: '{"balance":109.7}' }).balanceExact).toBe(true);
+    expect(judgeReply({ status: 200, text: '{"balance":109}' }).balanceExact).toBe(true);
+    // Parses to a double that rounds to 109.71, but the wallet computed it in floats.
+    expect(judgeReply({ status: 200, text: '{"balance":109.71000000000001}' }).balanceExact).toBe(false);
+    expect(judgeReply({ status: 200, text: '{"balance":1.1e2}' }).balanceExact).toBe(false);
+    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, 'minor').balanceExact).toBe(true);
+    expect(judgeReply({ status: 200, text: '{"balance":1050.0}' }, 'minor').balanceExact).toBe(false);
+  });
+});
+
+describe('rawTopLevelValue', () => {
+  it('finds a member after strings, nested objects and arrays, with any spacing', () => {
+    const text = ' { "a" : "x\\"}," , "b":{"balance":1,"c":[1,{"d":"]"}]} ,"balance" : 12.30 , "z":null }';
+    expect(rawTopLevelValue(text, 'balance')).toBe('12.30');
+    expect(rawTopLevelValue(text, 'z')).toBe('null');
+    expect(rawTopLevelValue(text, 'missing')).toBeUndefined();
+  });
+
+  it('answers undefined for text that is not an object', () => {
+    expect(rawTopLevelValue('[1]', 'balance')).toBeUndefined();
+    expect(rawTopLevelValue('{"balance"', 'balance')).toBeUndefined();
+    expect(rawTopLevelValue('', 'balance')).toBeUndefined();
+  });
+});

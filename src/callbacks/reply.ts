@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { type AmountFormat, decodeAmount } from '../money/index.ts';
+
+/**
+ * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
+ * and {@link judgeReply}, the ONE place that decides whether a reply is an acceptance, a
+ * business rejection, worth a retry, or garbage. The dispatcher, the shadow ledger, the play
+ * page, the demo and `aggmock verify` all ask it, so `{"balance":10,"error":0}` means the same
+ * thing everywhere.
+ */
+
+/** The business codes a wallet puts in `{error}`. */
+export const WALLET_REPLY_ERRORS = [
+  'INVALID_SIGNATURE',
+  'PLAYER_NOT_FOUND',
+  'INSUFFICIENT_FUNDS',
+  'TRANSACTION_NOT_FOUND',
+  'INVALID_REQUEST',
+] as const;
+export type WalletReplyError = (typeof WALLET_REPLY_ERRORS)[number];
+
+export const walletRejectionSchema = z.object({
+  error: z.enum(WALLET_REPLY_ERRORS),
+  message: z.string().optional(),
+  balance: z.number().optional(),
+});
+export const walletBalanceSchema = z.object({ balance: z.number() });
+
+/** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
+export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
+export type WalletReply = z.infer<typeof walletReplySchema>;
+
+/**
+ * - `accepted`: 2xx, a JSON object, no error signalled;
+ * - `rejected`: a final "no": a 2xx with an error signalled, or any 3xx/4xx except 408 and 429;
+ * - `retry`: 408, 429 or 5xx, worth another attempt;
+ * - `invalid`: a 2xx whose body is not a JSON object (HTML, text, nothing), so nobody can tell
+ *   whether the wallet applied the event; the sender retries it like a timeout.
+ */
+export type ReplyVerdict = 'accepted' | 'rejected' | 'retry' | 'invalid';
+
+/** What a reply says about the balance: nothing, something unreadable, or an amount in minor units. */
+export type ReplyBalance = { kind: 'none' } | { kind: 'invalid'; raw: unknown } | { kind: 'ok'; minor: number };
+
+export interface JudgedReply {
+  verdict: ReplyVerdict;
+  status: number;
+  /** The `error` the reply signalled, as text (`"INSUFFICIENT_FUNDS"`, or `"1001"` from a numeric code). */
+  error?: string;
+  /** Its `message` (or `msg`/`description`), when there is one. */
+  message?: string;
+  /** Read from ANY reply that carries one, acceptance or rejection. */
+  balance: ReplyBalance;
+  /**
+   * Whether `balance` is written exactly as the wire's format demands: in `decimal`, a number with
+   * at most 2 decimals as written in the raw JSON text (109.71000000000001 is not); in `minor`, a
+   * whole number. Absent when there is no balance or no raw text to judge.
+   */
+  balanceExact?: boolean;
+}
+
+/** An HTTP answer: status and body, as raw text (preferred: precision is judged on it) or parsed JSON. */
+export interface ReplyInput {
+  status: number;
+  /** The raw body text. */
+  text?: string;
+  /** The parsed body (a stored reply, or text the caller parsed already). */
+  body?: unknown;
+}
+
+/**
+ * Judges one reply (`format` only matters for reading `balance`). The rules, in order:
+ * 1. 408, 429 and 5xx → `retry`, whatever the body says.
+ * 2. 2xx → `invalid` unless the body is a JSON object; `rejected` when it signals an error;
+ *    otherwise `accepted`.
+ * 3. Any other status (3xx, 4xx) → `rejected`.
+ *
+ * An error is signalled by an `error` field that is a non-empty string, a non-zero number or
+ * `true`. `error: null`, `false`, `0` and `""` mean "no error" (several wallet APIs answer
+ * `{"error":0, …}` on success).
+ *
+ * @example judgeReply({ status: 200, text: '{"balance":10,"error":0}' }, 'decimal') // verdict 'accepted', balance 1000
+ * @example judgeReply({ status: 200, text: '{"error":"INSUFFICIENT_FUNDS","balance":5}' }, 'decimal') // verdict 'rejected'
+ */
+export function judgeReply(input: ReplyInput, format: AmountFormat = 'decimal'): JudgedReply {
+  const { status } = input;
+  const body = input.body !== undefined || input.text === undefined ? input.body : parseReplyBody(input.text);
+  const object = isJsonObject(body) ? body : undefined;
+  const error = object ? signalledError(object.error) : undefined;
+  const message = object ? firstText(object.message, object.msg, object.description) : undefined;
+  const balance = readBalance(object, format);
+  const verdict: ReplyVerdict =
+    status === 408 || status === 429 || status >= 500
+      ? 'retry'
+      : status >= 200 && status < 300
+        ? object === undefined
+          ? 'invalid'
+          : error === undefined
+            ? 'accepted'
+            : 'rejected'
+        : 'rejected';
+  const exact =
+    balance.kind === 'ok' && input.text !== undefined
+      ? isExactAmountText(rawTopLevelValue(input.text, 'balance'), format)
+      : undefined;
+  return {
+    verdict,
+    status,
+    ...(error === undefined ? {} : { error }),
+    ...(message === undefined ? {} : { message }),
+    balance,
+    ...(exact === undefined ? {} : { balanceExact: exact }),
+  };
+}
+
+/** A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. */
+export function parseReplyBody(text: string): unknown {
+  if (text.length === 0) return '';
+  const first = text.charCodeAt(0);
+  // Only try JSON for what can start a JSON value; an HTML error page is kept as text.
+  if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 || (first >= 0x30 && first <= 0x39) || first === 0x2d) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function signalledError(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.length > 0 ? value : undefined;
+  if (typeof value === 'number') return value !== 0 ? String(value) : undefined;
+  if (value === true) return 'true';
+  return undefined;
+}
+
+function firstText(...values: unknown[]): string | undefined {
+  return values.find((v): v is string => typeof v === 'string' && v.length > 0);
+}
+
+function readBalance(object: Record<string, unknown> | undefined, format: AmountFormat): ReplyBalance {
+  if (!object || !('balance' in object)) return { kind: 'none' };
+  const raw = object.balance;
+  if (raw === undefined || raw === null) return { kind: 'none' };
+  const minor = decodeAmount(raw, format);
+  return minor === undefined ? { kind: 'invalid', raw } : { kind: 'ok', minor };
+}
+
+/** Whether a JSON number literal is an exact amount in the format: ≤ 2 decimals, or a whole number of minor units. */
+function isExactAmountText(literal: string | undefined, format: AmountFormat): boolean {
+  if (literal === undefined) return false;
+  const pattern = format === 'minor' ? /^-?(0|[1-9]\d*)$/ : /^-?(0|[1-9]\d*)(\.\d{1,2})?$/;
+  return pattern.test(literal);
+}
+
+/**
+ * The raw text of a top-level member's value in a JSON object, e.g. `109.71000000000001` for
+ * `balance`, so precision is judged on what the wallet wrote, not on the double it parses to.
+ * Undefined when the text is not a JSON object or has no such member.
+ */
+export function rawTopLevelValue(text: string, key: string): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return undefined;
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text[i] !== '}') {
+    const keyEnd = endOfString(text, i);
+    if (keyEnd < 0) return undefined;
+    const name = parseJson(text.slice(i, keyEnd));
+    i = skipSpace(text, keyEnd);
+    if (text[i] !== ':') return undefined;
+    const start = skipSpace(text, i + 1);
+    const end = endOfValue(text, start);
+    if (end < 0) return undefined;
+    if (name === key) return text.slice(start, end);
+    i = skipSpace(text, end);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  return i;
+}
+
+/** Index just past the string starting at `from` (which must be a quote), or -1. */
+function endOfString(text: string, from: number): number {
+  if (text[from] !== '"') return -1;
+  for (let i = from + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return -1;
+}
+
+/** Index just past the JSON value starting at `from`, or -1. */
+function endOfValue(text: string, from: number): number {
+  const c = text[from];
+  if (c === '"') return endOfString(text, from);
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    for (let i = from; i < text.length; i++) {
+      const ch = text[i];
+      if (ch === '"') {
+        i = endOfString(text, i) - 1;
+        if (i < 0) return -1;
+      } else if (ch === '{' || ch === '[') depth++;
+      else if (ch === '}' || ch === ']') {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  let i = from;
+  while (i < text.length && !',}] \t\n\r'.includes(text[i] as string)) i++;
+  return i > from ? i : -1;
+}
