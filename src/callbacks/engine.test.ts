@@ -502,9 +502,9 @@ describe('the outbox', () => {
     expect(engine.outbox.list()).toEqual([]);
   });
 
-  it('hands out the same transactionIds for the same seed on a fresh database, and continues them after a restart', async () => {
+  it('hands out the same transactionIds for the same seed and id namespace, and continues them after a restart', async () => {
     const rx = await receiver();
-    const config = configFor(rx.url);
+    const config = configFor(rx.url, { idNamespace: '' });
     const idsOf = (engine: CallbackEngine) =>
       Array.from({ length: 3 }, () => engine.enqueue({ kind: 'debit', playerId: 'p', amountMinor: 1 }).event.transactionId);
     const one = idsOf(engineFor(config));
@@ -519,6 +519,17 @@ describe('the outbox', () => {
     const afterRestart = idsOf(engineFor(config, { dbPath }));
     expect(afterRestart).toEqual([3, 4, 5].map((n) => transactionIdAt('engine-test', n)));
     expect(firstRun).toEqual(one);
+  });
+
+  it('gives each fresh database its own id namespace, so a persistent wallet never sees an id twice', async () => {
+    const rx = await receiver();
+    const config = configFor(rx.url);
+    const idOf = (engine: CallbackEngine) => engine.enqueue({ kind: 'debit', playerId: 'p', amountMinor: 1 }).event.transactionId;
+    const a = idOf(engineFor(config));
+    const b = idOf(engineFor(config));
+    expect(a).toMatch(/^tx_[a-z0-9]{6}_[0-9a-f]{24}$/);
+    expect(b).not.toBe(a);
+    expect(a.slice(10)).toBe(b.slice(10)); // the same seeded stream, in two namespaces
   });
 
   it('replays an event as a new outbox event with the same body bytes', async () => {
@@ -634,14 +645,14 @@ describe('storing the events of one turn in one commit', () => {
     const dbPath = tempDbPath();
     const other = reader(dbPath);
     const rx = await receiver();
-    const engine = engineFor(configFor(rx.url), { dbPath });
+    const engine = engineFor(configFor(rx.url, { idNamespace: 'ns1' }), { dbPath });
     engine.start();
     expect(() => engine.enqueue({ kind: 'credit', playerId: '', amountMinor: 1 })).toThrow(CallbackRequestError);
     expect(() => engine.enqueue({ kind: 'rollback', playerId: 'p1', amountMinor: 1 })).toThrow(/referenceTransactionId/);
     await Promise.resolve();
     expect(other.ids()).toEqual([]);
     const good = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 });
-    expect(good.event).toMatchObject({ id: 1, transactionId: transactionIdAt('engine-test', 0) });
+    expect(good.event).toMatchObject({ id: 1, transactionId: transactionIdAt('engine-test', 0, 'ns1') });
     expect((await good.settled).status).toBe('delivered');
     expect(rx.requests).toHaveLength(1);
   });

@@ -144,7 +144,9 @@ class Engine implements CallbackEngine {
     this.url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.logger = options.logger;
     this.outbox = new Outbox(options.db);
-    this.ids = new TransactionIdSequence(options.db, options.config.seed);
+    this.ids = new TransactionIdSequence(options.db, options.config.seed, {
+      ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
+    });
     // Retention runs every so many settlements: often enough that the excess stays small, rarely
     // enough that its index scan is noise next to the deliveries.
     this.pruneEvery = Math.max(100, Math.floor(this.cfg.retention.maxEvents / 10));

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { ensureMetaTable } from './meta.ts';
 
@@ -6,19 +6,47 @@ import { ensureMetaTable } from './meta.ts';
 export const ID_BLOCK = 1024;
 
 /**
- * The n-th transaction id of a seed: `tx_` + 24 hex digits of sha256("<seed>:<n>").
- * Pure, so the same seed always gives the same sequence.
+ * The n-th transaction id of a seed in a namespace: `tx_<namespace>_` + 24 hex digits of
+ * sha256("<seed>:<n>") (`tx_<hex>` without a namespace). Pure, so the same seed and namespace
+ * always give the same sequence.
  *
- * @example transactionIdAt(42, 0) // the first id of every run seeded 42
+ * @example transactionIdAt(42, 0) // the first id of every run seeded 42, without a namespace
+ * @example transactionIdAt(42, 0, 'k3x9q2') // 'tx_k3x9q2_…'
  */
-export function transactionIdAt(seed: number | string, n: number): string {
-  return `tx_${hash('sha256', `${seed}:${n}`, 'hex').slice(0, 24)}`;
+export function transactionIdAt(seed: number | string, n: number, namespace = ''): string {
+  const hex = hash('sha256', `${seed}:${n}`, 'hex').slice(0, 24);
+  return namespace === '' ? `tx_${hex}` : `tx_${namespace}_${hex}`;
+}
+
+/** Key of the database's id namespace in `callback_meta`. */
+const NAMESPACE_KEY = 'txid-namespace';
+
+/** 6 lower-case letters and digits: 2 billion namespaces, short enough to read in a log. */
+function newNamespace(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(6)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+/**
+ * The id namespace of this database: `configured` when given (`""` = none), else the one drawn
+ * when the database was first used, drawn and stored now if there is none yet.
+ */
+export function idNamespaceOf(db: Database, configured?: string): string {
+  if (configured !== undefined) return configured;
+  ensureMetaTable(db);
+  const row = db.prepare('SELECT value FROM callback_meta WHERE key = ?').get(NAMESPACE_KEY) as { value: string } | undefined;
+  if (row) return row.value;
+  const drawn = newNamespace();
+  // OR IGNORE + re-read: two processes opening a fresh file at once agree on one namespace.
+  db.prepare('INSERT OR IGNORE INTO callback_meta (key, value) VALUES (?, ?)').run(NAMESPACE_KEY, drawn);
+  return (db.prepare('SELECT value FROM callback_meta WHERE key = ?').get(NAMESPACE_KEY) as { value: string }).value;
 }
 
 /**
  * The seeded id sequence with its position persisted in SQLite, so a restart continues the
  * sequence instead of handing out the same ids again (a wallet would take them for duplicates).
- * Same seed on a fresh database → the same ids in the same order.
+ * Same seed on a fresh database → the same ids in the same order, in that database's own id
+ * namespace (see {@link idNamespaceOf}), so two fresh databases never hand out the same id.
  *
  * Writing the position on every id would cost a commit per id, so the sequence reserves blocks
  * of {@link ID_BLOCK} (the hi/lo pattern): the reservation is written before any id of the block
@@ -31,11 +59,16 @@ export class TransactionIdSequence {
   private reservedUpTo: number;
   private readonly save: (position: number) => void;
 
+  /** The namespace every id of this sequence carries ("" for none). */
+  readonly namespace: string;
+
   constructor(
     db: Database,
     readonly seed: number | string,
+    options: { namespace?: string } = {},
   ) {
     ensureMetaTable(db);
+    this.namespace = idNamespaceOf(db, options.namespace);
     const key = `txid-position:${seed}`;
     const row = db.prepare('SELECT value FROM callback_meta WHERE key = ?').get(key) as { value: string } | undefined;
     this.counter = row ? Number(row.value) : 0;
@@ -54,7 +87,7 @@ export class TransactionIdSequence {
       this.reservedUpTo = n + ID_BLOCK;
     }
     this.counter = n + 1;
-    return transactionIdAt(this.seed, n);
+    return transactionIdAt(this.seed, n, this.namespace);
   }
 
   /** Writes the exact position, so the next run continues without a gap. */

@@ -97,6 +97,16 @@ export const callbacksSchema = z.object({
     })
     .prefault({}),
   currency: z.string().min(3).max(8).default('EUR'),
+  /**
+   * The id namespace of generated transaction ids (`tx_<namespace>_<hex>`). By default each
+   * outbox database draws one at random once and keeps it, so a fresh database never reuses an
+   * id a persistent wallet has seen; `""` turns it off (ids repeat across fresh databases).
+   */
+  idNamespace: z
+    .string()
+    .max(16)
+    .regex(/^[A-Za-z0-9-]*$/, 'expected up to 16 letters, digits or dashes, or "" for none')
+    .optional(),
 });
 
 const amountRange = z

@@ -34,19 +34,30 @@ async function wallet(options: Parameters<typeof startTestWallet>[0] = {}) {
 }
 
 describe('aggmock send', () => {
+  it('never sends the same transactionId twice across runs (each run has its own id namespace)', async () => {
+    const w = await wallet();
+    for (let i = 0; i < 2; i++)
+      expect(await runSend('debit', { player: 'p1', amount: '1', to: w.url, seed: '42' }, io().io)).toBe(0);
+    const [a, b] = w.received as { transactionId: string }[];
+    expect(a?.transactionId).not.toBe(b?.transactionId);
+  });
+
   it('sends one signed DEBIT, prints the request and the reply, and exits 0 when delivered', async () => {
     const w = await wallet();
     const t = io();
     const code = await runSend('debit', { player: 'p1', amount: '5', to: w.url, seed: '42' }, t.io);
     expect(code).toBe(0);
-    const body = `{"type":"DEBIT","transactionId":"${transactionIdAt(42, 0)}","amount":5,"playerId":"p1"}`;
+    const txId = (w.received[0] as { transactionId: string }).transactionId;
+    // The first id of seed 42, in the namespace of send's fresh database.
+    expect(txId).toMatch(new RegExp(`^tx_[a-z0-9]{6}_${transactionIdAt(42, 0).slice(3)}$`));
+    const body = `{"type":"DEBIT","transactionId":"${txId}","amount":5,"playerId":"p1"}`;
     expect(w.received).toEqual([JSON.parse(body)]);
     const out = t.out();
     expect(out).toContain(`→ POST ${w.url}`);
     expect(out).toMatch(/X-Signature: t=\d+,v1=[0-9a-f]{64}/);
     expect(out).toContain(`  ${body}`);
     expect(out).toMatch(/← 200 \(\d+\.\d ms\)\n {2}\{"balance":995\}/);
-    expect(out).toContain(`delivered: DEBIT ${transactionIdAt(42, 0)} for p1, amount 5.00 (1 attempt)`);
+    expect(out).toContain(`delivered: DEBIT ${txId} for p1, amount 5.00 (1 attempt)`);
     // The signature the wallet got verifies with the default dev secret.
     const headers = w.headers[0] as Record<string, string>;
     expect(() =>
