@@ -47,6 +47,11 @@ export interface CheckSettings {
   runId: string;
 }
 
+/** A reply that settles the question (acceptance or rejection), not one aggmock would retry. */
+function isFinal(reply: ReadReply): boolean {
+  return reply.verdict === 'accepted' || reply.verdict === 'rejected';
+}
+
 export interface Step {
   exchange: Exchange;
   reply: ReadReply;
@@ -195,8 +200,9 @@ export class CheckContext {
 
   /**
    * Reads a player's balance through the webhook itself, moving no money: a ROLLBACK of a
-   * transaction the wallet never saw must be acknowledged with the balance, unchanged (SPEC §3).
-   * When the wallet answers that without a balance, falls back to DEBIT 0.01 then its ROLLBACK.
+   * transaction the wallet never saw. Whatever the wallet answers it with (an acknowledgement,
+   * `TRANSACTION_NOT_FOUND`, 2xx or 4xx), any `balance` in the reply is read. Only when the reply
+   * carries none: a DEBIT of 0.01 and its ROLLBACK.
    */
   async readBalance(playerId: string): Promise<number> {
     const probe = await this.rollback(
@@ -205,12 +211,13 @@ export class CheckContext {
       this.tx(),
       1,
     );
-    if (probe.reply.accepted && probe.reply.balanceMinor !== undefined) return probe.reply.balanceMinor;
+    if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) return probe.reply.balanceMinor;
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
     if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
       fail(
         `could not read the balance of player ${playerId}: a ROLLBACK of an unknown transaction got ${describeOutcome(probe.exchange)} ` +
-          `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}. Is ${playerId} a player this wallet knows (--players)?`,
+          `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}; neither reply carried {balance}. ` +
+          `Is ${playerId} a player this wallet knows (--players)?`,
       );
     }
     const back = await this.rollback('balance read: ROLLBACK of that DEBIT 0.01', playerId, debit.transactionId, 1);
@@ -236,16 +243,42 @@ export class CheckContext {
     }
   }
 
-  /** A business rejection: 4xx (or 2xx) `{error: code}`, never a 5xx. */
-  expectRejection(step: Step, code: string, what: string, status?: number): void {
+  /**
+   * A business rejection with `{error: code}` (or one of `codes`), as a 4xx or a 2xx: the style is
+   * the wallet's choice. Never a 5xx, 408 or 429 (aggmock retries those), never garbage.
+   */
+  expectRejection(step: Step, code: string | readonly string[], what: string, status?: number): void {
+    const codes = typeof code === 'string' ? [code] : code;
+    const wanted = codes.map((c) => `{error:"${c}"}`).join(' or ');
     const { reply, exchange } = step;
-    if (!exchange.response) fail(`${what}: expected {error:"${code}"}, got ${describeOutcome(exchange)}`);
-    if (reply.error !== code) fail(`${what}: expected ${status ?? '4xx'} {error:"${code}"}, got ${describeOutcome(exchange)}`);
+    if (!exchange.response) fail(`${what}: expected ${wanted}, got ${describeOutcome(exchange)}`);
     const s = reply.status ?? 0;
-    if (status !== undefined && s !== status)
-      fail(`${what}: expected HTTP ${status} with {error:"${code}"}, got ${describeOutcome(exchange)}`);
-    if (s >= 500 || s === 429 || s === 408)
-      fail(`${what}: a rejection must not be a ${s} (aggmock retries those); got ${describeOutcome(exchange)}`);
+    if (reply.verdict === 'retry')
+      fail(`${what}: a rejection must not be a ${s} (aggmock retries those); expected ${wanted}, got ${describeOutcome(exchange)}`);
+    if (reply.verdict !== 'rejected' || reply.error === undefined || !codes.includes(reply.error)) {
+      fail(`${what}: expected ${status ?? '4xx (or 2xx)'} with ${wanted}, got ${describeOutcome(exchange)}`);
+    }
+    if (status !== undefined && s !== status) fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
+  }
+
+  /**
+   * The wallet moved no money with this step, in whichever way it chose: it refused it (any
+   * business rejection, 4xx or 2xx), or it accepted it and the balance it reports is unchanged.
+   * A 5xx, no answer or garbage is a failure: the aggregator would retry and cannot know.
+   */
+  expectNoMoneyMoved(step: Step, beforeMinor: number, what: string): 'accepted' | 'rejected' {
+    const { reply, exchange } = step;
+    if (reply.verdict === 'rejected') return 'rejected';
+    if (reply.verdict !== 'accepted') {
+      fail(`${what}: expected an acceptance that moves no money, or a rejection {error}; got ${describeOutcome(exchange)}`);
+    }
+    if (reply.balanceMinor !== undefined && reply.balanceMinor !== beforeMinor) {
+      fail(
+        `${what}: expected no money to move (balance ${this.money(beforeMinor)}), but the reply says ${this.money(reply.balanceMinor)} ` +
+          `(moved by ${this.money(reply.balanceMinor - beforeMinor)}): ${describeOutcome(exchange)}`,
+      );
+    }
+    return 'accepted';
   }
 
   /** The balance read back now equals `expectedMinor`. */

@@ -52,10 +52,9 @@ describe('parseCallbackBody', () => {
   });
 
   it.each([
-    ['a third decimal', 10.001, /amount: expected a positive JSON number in major units with at most 2 decimals.*got 10\.001/],
-    ['zero', 0, /amount: .*got 0/],
+    ['a third decimal', 10.001, /amount: expected a JSON number in major units, 0 or more, with at most 2 decimals.*got 10\.001/],
     ['a negative amount', -5, /amount: .*got -5/],
-    ['a string amount', '10.00', /amount: expected a positive JSON number/],
+    ['a string amount', '10.00', /amount: expected a JSON number/],
   ])('refuses %s and names the amount field', (_, amount, message) => {
     const parsed = parse({ type: 'DEBIT', transactionId: 'tx-1', amount, playerId: 'p1' });
     expect(parsed.ok).toBe(false);
@@ -70,7 +69,14 @@ describe('parseCallbackBody', () => {
       event: { amountMinor: 1_050 },
     });
     const refused = parse({ type: 'DEBIT', transactionId: 't', amount: 10.5, playerId: 'p1' }, minor);
-    expect(!refused.ok && refused.message).toMatch(/amount: expected a positive whole number of minor units/);
+    expect(!refused.ok && refused.message).toMatch(/amount: expected a whole number of minor units, 0 or more/);
+  });
+
+  it('reads an amount of 0 (a free spin, a losing round closed)', () => {
+    expect(parse({ type: 'CREDIT', transactionId: 't', amount: 0, playerId: 'p1' })).toMatchObject({
+      ok: true,
+      event: { amountMinor: 0 },
+    });
   });
 
   it('names every missing field', () => {

@@ -13,7 +13,7 @@ export interface WalletEvent {
   playerId: string;
   /** The event's own id: the idempotency key, together with the kind and the player. */
   transactionId: string;
-  /** Always positive. */
+  /** Never negative; 0 is a free spin (DEBIT) or a losing round closed (CREDIT). */
   amountMinor: number;
   /**
    * ROLLBACK only: the DEBIT it reverses. It is `referenceTransactionId` when the aggregator sends
@@ -56,15 +56,18 @@ export function callbackBodySchema(options: CallbackWireOptions) {
     });
 }
 
-/** A wire amount → positive minor units, refusing a third decimal instead of rounding someone's money. */
+/**
+ * A wire amount → minor units, refusing a third decimal instead of rounding someone's money. Zero
+ * is legitimate (a free spin, a losing round closed) and moves nothing; negative amounts are refused.
+ */
 function amountSchema(format: AmountFormat) {
   const expected =
     format === 'minor'
-      ? 'a positive whole number of minor units, e.g. 1050 for 10.50'
-      : 'a positive JSON number in major units with at most 2 decimals, e.g. 10.5';
+      ? 'a whole number of minor units, 0 or more, e.g. 1050 for 10.50'
+      : 'a JSON number in major units, 0 or more, with at most 2 decimals, e.g. 10.5';
   return z.number({ error: `expected ${expected}` }).transform((value, ctx) => {
     const minor = decodeAmount(value, format);
-    if (minor === undefined || minor <= 0) {
+    if (minor === undefined || minor < 0) {
       ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(value)}` });
       return z.NEVER;
     }

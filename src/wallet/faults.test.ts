@@ -85,6 +85,98 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
       return accepted > 20 || balance !== 1000 - 50 * accepted;
     },
   },
+  'duplicate-race': {
+    bug: 'the same DEBIT sent 5 times at once is charged more than once',
+    probe: async (client) => {
+      await Promise.all(Array.from({ length: 5 }, () => client.debit('p1', 'same', 10)));
+      return (await client.balance('p1')) !== 990;
+    },
+  },
+  'tx-only-key': {
+    bug: "p2's DEBIT with p1's transactionId gets p1's reply and is not charged",
+    probe: async (client) => {
+      await client.debit('p1', 'shared', 10);
+      const reply = await client.debit('p2', 'shared', 20);
+      return reply.body.balance === 990 || (await client.balance('p2')) !== 980;
+    },
+  },
+  'no-tombstone': {
+    bug: 'a DEBIT arriving after its ROLLBACK is charged',
+    probe: async (client) => {
+      await client.rollback('p1', 'late', 10);
+      await client.debit('p1', 'late', 10);
+      return (await client.balance('p1')) !== 1000;
+    },
+  },
+  'refund-refused-debit': {
+    bug: 'a ROLLBACK of a refused DEBIT pays its amount',
+    probe: async (client) => {
+      await client.debit('p1', 'too-big', 5000);
+      await client.rollback('p1', 'too-big', 5000);
+      return (await client.balance('p1')) !== 1000;
+    },
+  },
+  'rollback-trusts-amount': {
+    bug: 'a ROLLBACK carrying 30.00 for a DEBIT of 10.00 restores 30.00',
+    probe: async (client) => {
+      await client.debit('p1', 'bet', 10);
+      await client.rollback('p1', 'bet', 30);
+      return ((await client.balance('p1')) ?? 0) > 1000;
+    },
+  },
+  'zero-as-default-stake': {
+    bug: 'a DEBIT of 0 costs 1.00',
+    probe: async (client) => {
+      await client.debit('p1', 'free-spin', 0);
+      return (await client.balance('p1')) !== 1000;
+    },
+  },
+  'off-by-one-funds': {
+    bug: 'a DEBIT of exactly the whole balance is refused',
+    probe: async (client) => (await client.debit('p1', 'all-in', 1000)).status !== 200,
+  },
+  'float-money': {
+    bug: 'CREDITs of 0.10 and 0.20 on 1000.00 reply 1000.3000000000001',
+    probe: async (client) => {
+      await client.credit('p1', 'w-1', 0.1);
+      const reply = await client.credit('p1', 'w-2', 0.2);
+      return !/^\{"balance":\d+(\.\d{1,2})?\}$/.test(reply.text);
+    },
+  },
+  'int32-cents': {
+    bug: 'a CREDIT above 21,474,836.47 wraps the balance around',
+    probe: async (client) => {
+      await client.credit('p1', 'jackpot', 63_727_092.34);
+      return (await client.balance('p1')) !== 63_728_092.34;
+    },
+  },
+  'creates-players': {
+    bug: 'a CREDIT to an unknown player creates it',
+    probe: async (client) => {
+      await client.credit('ghost', 'w', 5);
+      return (await client.balance('ghost')) !== undefined;
+    },
+  },
+  'first-signature-only': {
+    bug: 'a header with a stale secret first and the current one second is refused',
+    probe: async (client) =>
+      (
+        await client.post(
+          { type: 'DEBIT', transactionId: 'rot', amount: 1, playerId: 'p1' },
+          { secrets: ['old', 'aggmock-dev-secret'] },
+        )
+      ).status === 401,
+  },
+  'past-only-timestamp': {
+    bug: 'a signature dated 10 minutes ahead is accepted',
+    probe: async (client) =>
+      (
+        await client.post(
+          { type: 'DEBIT', transactionId: 'future', amount: 1, playerId: 'p1' },
+          { timestamp: Math.floor(Date.now() / 1000) + 600 },
+        )
+      ).status === 200,
+  },
 };
 
 describe('faulty wallet variants', () => {
@@ -106,6 +198,13 @@ describe('faulty wallet variants', () => {
 });
 
 describe('details of the faults', () => {
+  it('race: 20 concurrent CREDITs of 1.00 lose updates too', async () => {
+    await withWallet('race', async (client) => {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => client.credit('p1', `win-${i}`, 1)));
+      expect(await client.balance('p1')).toBeLessThan(1020);
+    });
+  });
+
   it('race: more than 20 of 50 concurrent 50.00 bets are accepted and the final balance is not what they imply', async () => {
     await withWallet('race', async (client) => {
       const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.debit('p1', `burst-${i}`, 50)));

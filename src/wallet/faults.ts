@@ -1,3 +1,5 @@
+import type { AggmockConfig } from '../config/index.ts';
+import { DEFAULT_HEADER_NAMES, SignatureError, verifySignature } from '../signing/index.ts';
 import type { WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
@@ -19,8 +21,32 @@ export const WALLET_FAULTS = [
   'slow',
   /** Answers ~30 % of valid callbacks with a 500, from a seeded RNG. */
   'flaky',
-  /** Reads the balance, awaits, then writes it back: concurrent DEBITs lose updates and overdraw. */
+  /** Reads the balance, awaits, then writes it back: concurrent callbacks lose updates and overdraw. */
   'race',
+  /** Checks for a duplicate, awaits, then applies: the same DEBIT sent in parallel is charged several times. */
+  'duplicate-race',
+  /** Keys idempotency on (type, transactionId) alone: another player's transaction with the same id is taken for a duplicate. */
+  'tx-only-key',
+  /** Forgets a ROLLBACK of a DEBIT it never saw, so the late DEBIT is charged. */
+  'no-tombstone',
+  /** A ROLLBACK of a DEBIT that was refused (insufficient funds) pays its amount out anyway. */
+  'refund-refused-debit',
+  /** A ROLLBACK restores the amount it carries, not the amount its DEBIT took. */
+  'rollback-trusts-amount',
+  /** Treats an amount of 0 as missing and charges (or pays) the default stake of 1.00: `amount || 1`. */
+  'zero-as-default-stake',
+  /** Refuses a DEBIT of exactly the whole balance (`balance <= amount` instead of `<`). */
+  'off-by-one-funds',
+  /** Keeps balances in binary floats of major units: replies like 109.71000000000001. */
+  'float-money',
+  /** Stores balances as 32-bit integers of cents: anything above 21,474,836.47 wraps around. */
+  'int32-cents',
+  /** Pays a CREDIT to a player it does not know by creating that player. */
+  'creates-players',
+  /** Checks only the first signature in the header, so a rotated secret in second place is refused. */
+  'first-signature-only',
+  /** Refuses signatures that are too old but not ones dated in the future. */
+  'past-only-timestamp',
 ] as const;
 export type WalletFault = (typeof WALLET_FAULTS)[number];
 
@@ -39,15 +65,51 @@ export const DEFAULT_SLOW_MS = 12_000;
 export const DEFAULT_FLAKY_RATE = 0.3;
 export const DEFAULT_RACE_WINDOW_MS = 20;
 
-/** How the wallet turns a verified, parsed callback into a reply, and whether it verifies at all. */
+/** What a signature check gets: the raw body, the headers and the wallet's signing settings. */
+export interface SignatureInput {
+  rawBody: Uint8Array;
+  headers: Headers;
+  signing: AggmockConfig['callbacks']['signing'];
+  /** Unix seconds, injected by tests. */
+  now?: number;
+}
+
+/** `undefined` when the signature is good; otherwise why not, for the 401. */
+export type SignatureCheck = (input: SignatureInput) => string | undefined;
+
+/** How the wallet turns a verified, parsed callback into a reply, and how (whether) it verifies. */
 export interface WalletBehaviour {
-  verifiesSignatures: boolean;
+  /** `null`: no signature check at all. */
+  checkSignature: SignatureCheck | null;
   applyCallback(event: WalletEvent): Promise<WalletReply>;
 }
 
 /** The reference behaviour: verify every signature, apply each event atomically in the store. */
 export function referenceBehaviour(store: WalletStore): WalletBehaviour {
-  return { verifiesSignatures: true, applyCallback: async (event) => store.applyEvent(event) };
+  return { checkSignature: signatureRefusal, applyCallback: async (event) => store.applyEvent(event) };
+}
+
+/**
+ * The reference signature check: any one valid signature of any active secret, timestamp within
+ * the tolerance in both directions. The message is the signing module's ("Missing signature
+ * header…", "…is 600s old…", "No signature matches…").
+ */
+export function signatureRefusal({ rawBody, headers, signing, now }: SignatureInput): string | undefined {
+  try {
+    verifySignature({
+      scheme: signing.scheme,
+      secrets: signing.secrets, // several while a secret is rotated: any one may match
+      payload: rawBody,
+      headerNames: signing.headers,
+      headers,
+      toleranceSeconds: signing.toleranceSeconds,
+      ...(now === undefined ? {} : { now }),
+    });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SignatureError)) throw error;
+    return error.message;
+  }
 }
 
 /**
@@ -62,7 +124,11 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
     case 'negative-balance':
       return reference;
     case 'no-signature-check':
-      return { ...reference, verifiesSignatures: false };
+      return { ...reference, checkSignature: null };
+    case 'first-signature-only':
+      return { ...reference, checkSignature: (input) => signatureRefusal({ ...input, headers: firstSignatureOnly(input) }) };
+    case 'past-only-timestamp':
+      return { ...reference, checkSignature: pastOnlyTimestamp };
     case 'double-debit':
       return {
         ...reference,
@@ -112,9 +178,180 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
       const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
       return { ...reference, applyCallback: (event) => racyApply(store, event, windowMs) };
     }
+    case 'duplicate-race': {
+      const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const previous = store.replayIfDuplicate(event);
+          if (previous) return previous;
+          // BUG: between the duplicate check and the write, another copy of the same DEBIT passes the check too.
+          await sleep(windowMs);
+          store.forgetTransaction(event.playerId, event.kind, event.transactionId);
+          return store.applyEvent(event);
+        },
+      };
+    }
+    case 'tx-only-key':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          // BUG: "have I seen this transactionId?" without asking for whom.
+          const seen = store.db
+            .prepare<[string, string], { reply_status: number; reply_body: string }>(
+              'SELECT reply_status, reply_body FROM transactions WHERE type = ? AND tx_id = ? LIMIT 1',
+            )
+            .get(event.kind, event.transactionId);
+          if (seen) return { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) };
+          return store.applyEvent(event);
+        },
+      };
+    case 'no-tombstone':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const balance = store.balanceOf(event.playerId);
+          const debitId = event.debitTransactionId ?? event.transactionId;
+          // BUG: "nothing to roll back" is answered and forgotten, so the DEBIT is charged if it arrives late.
+          if (event.kind === 'ROLLBACK' && balance !== undefined && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+            return store.replies.balance(balance);
+          }
+          return store.applyEvent(event);
+        },
+      };
+    case 'refund-refused-debit':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const debit = refusedDebitOf(store, event);
+          if (!debit) return store.applyEvent(event);
+          // BUG: pays the refused bet "back", although it was never taken.
+          const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
+          store.setBalance(event.playerId, after);
+          const reply = store.replies.balance(after);
+          store.recordTransaction(event, 'restored', reply);
+          return reply;
+        },
+      };
+    case 'rollback-trusts-amount':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const debit =
+            event.kind === 'ROLLBACK'
+              ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+              : undefined;
+          if (!debit || debit.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
+          // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
+          const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
+          const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
+          store.setBalance(event.playerId, after);
+          return reply.status === 200 ? store.replies.balance(after) : reply;
+        },
+      };
+    case 'zero-as-default-stake':
+      return {
+        ...reference,
+        // BUG: `amount || DEFAULT_STAKE`, so a free spin costs 1.00 and a lost round pays 1.00.
+        applyCallback: async (event) =>
+          store.applyEvent(event.kind !== 'ROLLBACK' && event.amountMinor === 0 ? { ...event, amountMinor: 100 } : event),
+      };
+    case 'off-by-one-funds':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const balance = store.balanceOf(event.playerId);
+          // BUG: `balance <= amount` refuses a bet of exactly the whole balance.
+          if (event.kind === 'DEBIT' && balance !== undefined && event.amountMinor > 0 && balance === event.amountMinor) {
+            return (
+              store.replayIfDuplicate(event) ??
+              store.replies.reject('INSUFFICIENT_FUNDS', 'Insufficient funds.', { balanceMinor: balance })
+            );
+          }
+          return store.applyEvent(event);
+        },
+      };
+    case 'float-money':
+      return floatMoneyBehaviour(reference, store);
+    case 'int32-cents':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const reply = store.applyEvent(event);
+          const balance = store.balanceOf(event.playerId);
+          if (balance === undefined || balance === (balance | 0)) return reply;
+          // BUG: the balance column is a 32-bit INT of cents.
+          store.setBalance(event.playerId, balance | 0);
+          return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
+        },
+      };
+    case 'creates-players':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          // BUG: an unknown player is "created on first win".
+          if (event.kind === 'CREDIT' && store.balanceOf(event.playerId) === undefined) store.setBalance(event.playerId, 0);
+          return store.applyEvent(event);
+        },
+      };
   }
 }
 
+/** The refused DEBIT a ROLLBACK reverses, if that is what it does. */
+function refusedDebitOf(store: WalletStore, event: WalletEvent) {
+  if (event.kind !== 'ROLLBACK' || store.replayIfDuplicate(event)) return undefined;
+  const debit = store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId);
+  return debit?.status === 'rejected' ? debit : undefined;
+}
+
+/**
+ * BUG (`float-money`): the balance lives in a binary float of major units, so sums of cents pick
+ * up noise (100.1 + 0.2 = 100.30000000000001) and the wallet writes that into its replies. The
+ * store keeps exact cents underneath, so only the replies show the bug.
+ */
+function floatMoneyBehaviour(reference: WalletBehaviour, store: WalletStore): WalletBehaviour {
+  const floats = new Map<string, number>();
+  return {
+    ...reference,
+    applyCallback: async (event) => {
+      const before = store.balanceOf(event.playerId);
+      const reply = store.applyEvent(event);
+      const after = store.balanceOf(event.playerId);
+      if (before === undefined || after === undefined || reply.status !== 200) return reply;
+      const tracked = floats.get(event.playerId);
+      const start = tracked !== undefined && Math.round(tracked * 100) === before ? tracked : before / 100;
+      const floatAfter = start + (after - before) / 100;
+      floats.set(event.playerId, floatAfter);
+      return { status: 200, body: { balance: floatAfter } };
+    },
+  };
+}
+
+/** `first-signature-only`: the headers with every signature after the first removed. */
+function firstSignatureOnly({ headers, signing }: SignatureInput): Headers {
+  const names = { ...DEFAULT_HEADER_NAMES, ...signing.headers };
+  const copy = new Headers(headers);
+  const timestamped = copy.get(names.signature);
+  if (timestamped !== null) {
+    const parts = timestamped.split(',');
+    const first = parts.findIndex((p) => !p.startsWith('t='));
+    copy.set(names.signature, parts.filter((p, i) => p.startsWith('t=') || i === first).join(','));
+  }
+  const standard = copy.get(names.webhookSignature);
+  if (standard !== null) copy.set(names.webhookSignature, standard.split(' ')[0] ?? '');
+  return copy;
+}
+
+/** `past-only-timestamp`: refuses old signatures, but checks a future timestamp against itself. */
+function pastOnlyTimestamp(input: SignatureInput): string | undefined {
+  const names = { ...DEFAULT_HEADER_NAMES, ...input.signing.headers };
+  const raw = input.headers.get(names.webhookTimestamp) ?? /(?:^|,)t=(\d+)/.exec(input.headers.get(names.signature) ?? '')?.[1];
+  const timestamp = raw === undefined || raw === null ? undefined : Number(raw);
+  const now = input.now ?? Math.floor(Date.now() / 1000);
+  if (timestamp === undefined || timestamp <= now) return signatureRefusal(input);
+  // BUG: only "too old" is checked; a timestamp ahead of the clock is compared with itself.
+  return signatureRefusal({ ...input, now: timestamp });
+}
 /** `negative-balance`: the store is opened with no floor under the balance. */
 export function overdraftLimitFor(fault: WalletFault | undefined): number {
   return fault === 'negative-balance' ? Number.POSITIVE_INFINITY : 0;
@@ -126,7 +363,7 @@ export function overdraftLimitFor(fault: WalletFault | undefined): number {
  * same balance, so all of them pass the funds check and the last write wins.
  */
 async function racyApply(store: WalletStore, event: WalletEvent, windowMs: number): Promise<WalletReply> {
-  if (event.kind !== 'DEBIT') return store.applyEvent(event);
+  if (event.kind !== 'DEBIT') return racyApplyOther(store, event, windowMs);
   const previous = store.replayIfDuplicate(event);
   if (previous) return previous;
   const balance = store.balanceOf(event.playerId);
@@ -144,6 +381,21 @@ async function racyApply(store: WalletStore, event: WalletEvent, windowMs: numbe
   const reply = store.replies.balance(after);
   store.recordTransaction(event, 'accepted', reply);
   return reply;
+}
+
+/** The same read-modify-write for CREDITs and ROLLBACKs: the change lands on a stale balance. */
+async function racyApplyOther(store: WalletStore, event: WalletEvent, windowMs: number): Promise<WalletReply> {
+  const previous = store.replayIfDuplicate(event);
+  if (previous) return previous;
+  const stale = store.balanceOf(event.playerId);
+  await sleep(windowMs);
+  const fresh = store.balanceOf(event.playerId);
+  const reply = store.applyEvent(event);
+  const after = store.balanceOf(event.playerId);
+  if (reply.status !== 200 || stale === undefined || fresh === undefined || after === undefined) return reply;
+  const written = stale + (after - fresh);
+  store.setBalance(event.playerId, written);
+  return store.replies.balance(written);
 }
 
 /** mulberry32: a tiny seeded PRNG, good enough to make a flaky run reproducible. */

@@ -115,8 +115,15 @@ describe('POST /callback/webhook over HTTP, signed (default contract)', () => {
     }
   });
 
+  it('accepts a DEBIT or CREDIT of 0 (a free spin, a losing round closed) without moving money, once', async () => {
+    expect((await client.debit('p1', 'free-spin', 0)).body).toEqual({ balance: 1000 });
+    expect((await client.credit('p1', 'lost-round', 0)).body).toEqual({ balance: 1000 });
+    expect((await client.debit('p1', 'free-spin', 0)).body).toEqual({ balance: 1000 });
+    expect((await client.rollback('p1', 'free-spin', 0)).body).toEqual({ balance: 1000 });
+    expect(await client.balance('p1')).toBe(1000);
+  });
+
   it.each([
-    ['zero', 0],
     ['negative', -10],
     ['three-decimal', 1.005],
   ])('refuses a %s amount with 400 INVALID_REQUEST naming amount, and moves no money', async (_, amount) => {
@@ -212,7 +219,7 @@ describe('configured wire variants', () => {
       expect((await client.debit('p1', 'b-1', 1_050)).body).toEqual({ balance: 98_950 });
       const fraction = await client.debit('p1', 'b-2', 10.5);
       expect(fraction.status).toBe(400);
-      expect(fraction.body.message).toMatch(/^amount: expected a positive whole number of minor units/);
+      expect(fraction.body.message).toMatch(/^amount: expected a whole number of minor units, 0 or more/);
     } finally {
       await wallet.close();
     }
