@@ -67,6 +67,7 @@ export class CheckContext {
   readonly client: WebhookClient;
   readonly notes: string[] = [];
   private readonly cleanups: { label: string; fn: () => Promise<void> }[] = [];
+  private readonly afterCleanups: (() => Promise<void>)[] = [];
 
   constructor(
     readonly settings: CheckSettings,
@@ -110,6 +111,39 @@ export class CheckContext {
         this.notes.push(`cleanup "${label}" did not complete: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+  }
+
+  /**
+   * An expectation checked after the cleanups ran (e.g. "both players hold what they held
+   * before"): it fails the check like any other, so a wallet whose own cleanup corrupts balances is caught.
+   */
+  expectAfterCleanup(fn: () => Promise<void>): void {
+    this.afterCleanups.push(fn);
+  }
+
+  /** Runs the after-cleanup expectations; throws the first CheckFailure. */
+  async checkAfterCleanup(): Promise<void> {
+    for (const fn of this.afterCleanups.splice(0)) await fn();
+  }
+
+  /** A player id no wallet knows: `verify-ghost-<runId>-<n>`. */
+  ghostPlayer(): string {
+    sequence += 1;
+    return `verify-ghost-${this.settings.runId}-${sequence}`;
+  }
+
+  /** Gives money a (faulty) wallet took back after the check: a CREDIT of the amount. */
+  giveBack(playerId: string, amountMinor: number, why: string): void {
+    if (amountMinor <= 0) return;
+    this.onCleanup(`give back ${formatMinor(amountMinor)} (${why})`, async () => {
+      const step = await this.credit(`cleanup: CREDIT ${formatMinor(amountMinor)} (${why})`, playerId, amountMinor);
+      if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+    });
+  }
+
+  /** Takes back money a (faulty) wallet paid out: a DEBIT after the check. */
+  takeBack(playerId: string, amountMinor: number): void {
+    if (amountMinor > 0) this.undoCredit(playerId, amountMinor);
   }
 
   // ---- sending ----
@@ -254,11 +288,14 @@ export class CheckContext {
     if (!exchange.response) fail(`${what}: expected ${wanted}, got ${describeOutcome(exchange)}`);
     const s = reply.status ?? 0;
     if (reply.verdict === 'retry')
-      fail(`${what}: a rejection must not be a ${s} (aggmock retries those); expected ${wanted}, got ${describeOutcome(exchange)}`);
+      fail(
+        `${what}: a rejection must not be a ${s} (aggmock retries those); expected ${wanted}, got ${describeOutcome(exchange)}`,
+      );
     if (reply.verdict !== 'rejected' || reply.error === undefined || !codes.includes(reply.error)) {
       fail(`${what}: expected ${status ?? '4xx (or 2xx)'} with ${wanted}, got ${describeOutcome(exchange)}`);
     }
-    if (status !== undefined && s !== status) fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
+    if (status !== undefined && s !== status)
+      fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
   }
 
   /**

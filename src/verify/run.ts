@@ -8,7 +8,7 @@ import { generateContracts } from '../contracts/generate.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
-import { CHECK_IDS, CHECKS, type Check } from './checks.ts';
+import { CHECK_IDS, CHECKS, type Check } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
 import { PACT_ID_PREFIX, pactInteractionIds, verifyPacts } from './pact.ts';
@@ -224,8 +224,17 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
           : `the check crashed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
-  const durationMs = performance.now() - t0;
   await ctx.cleanUp();
+  if (status !== 'fail') {
+    try {
+      await ctx.checkAfterCleanup();
+    } catch (error) {
+      if (!(error instanceof CheckFailure)) throw error;
+      status = 'fail';
+      reason = error.message;
+    }
+  }
+  const durationMs = performance.now() - t0;
   return {
     kind: 'check',
     id: check.id,

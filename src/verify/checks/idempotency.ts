@@ -1,0 +1,119 @@
+import { describeOutcome } from '../client.ts';
+import { fail, skip } from '../context.ts';
+import { affordable, BET, type Check, sameReply } from './shared.ts';
+
+/** Retries are normal: the same transaction, sent again, moves money once. */
+export const IDEMPOTENCY_CHECKS: readonly Check[] = [
+  {
+    id: 'idempotent-debit',
+    rule: 'A DEBIT sent twice with the same transactionId gets the same reply and moves money once.',
+    hint:
+      'Store every transaction under (playerId, type, transactionId) with its reply, in the same database transaction as the ' +
+      'balance change; when the key exists, answer the stored reply and change nothing. aggmock retries on timeouts, so duplicates are normal.',
+    source: 'contract (pact:duplicate-debit); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
+      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      ctx.expectBalance(first, before - amount, 'the first DEBIT');
+      const again = await ctx.debit(
+        `the same DEBIT again (same transactionId ${first.transactionId})`,
+        p,
+        amount,
+        first.transactionId,
+      );
+      sameReply(first, again, 'the repeated DEBIT');
+      await ctx.expectBalanceNow(p, before - amount, 'after the same DEBIT twice, money must have moved once');
+    },
+  },
+  {
+    id: 'idempotent-credit',
+    rule: 'A CREDIT sent twice with the same transactionId gets the same reply and pays once.',
+    hint: 'Make CREDITs idempotent like DEBITs: key (playerId, type, transactionId); a repeat gets the stored reply and pays nothing.',
+    source: 'Evolution Test_debitCreditBetAlreadySettled, Test_doublePromoPayouts; Red Tiger',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const first = await ctx.credit(`CREDIT ${ctx.money(BET)} (first time)`, p, BET);
+      if (first.reply.accepted) ctx.undoCredit(p, BET);
+      ctx.expectBalance(first, before + BET, 'the first CREDIT');
+      const again = await ctx.credit(
+        `the same CREDIT again (same transactionId ${first.transactionId})`,
+        p,
+        BET,
+        first.transactionId,
+      );
+      if (again.reply.accepted && again.reply.balanceMinor !== before + BET) ctx.undoCredit(p, BET);
+      sameReply(first, again, 'the repeated CREDIT');
+      await ctx.expectBalanceNow(p, before + BET, 'after the same CREDIT twice, it must have been paid once');
+    },
+  },
+  {
+    id: 'duplicate-changed-amount',
+    rule: 'A DEBIT repeating a transactionId with a different amount moves no more money: the first reply again, or a refusal.',
+    hint:
+      'Look the transaction up by (playerId, type, transactionId) before anything else; when it exists, answer its stored reply ' +
+      '(or refuse the mismatch) and never charge the new amount.',
+    source: 'Hub88 RS_ERROR_DUPLICATE_TRANSACTION; Groove "transaction parameter mismatch"; Caleta duplicate-id tests',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const first = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      ctx.expectBalance(first, before - amount, 'the first DEBIT');
+      const changed = amount + BET;
+      const again = await ctx.debit(
+        `the same transactionId again, now for ${ctx.money(changed)}`,
+        p,
+        changed,
+        first.transactionId,
+      );
+      if (again.reply.verdict !== 'rejected') sameReply(first, again, `a repeat of ${first.transactionId} with another amount`);
+      const now = await ctx.readBalance(p);
+      if (now !== before - amount) {
+        if (now < before - amount) ctx.giveBack(p, before - amount - now, 'the repeated DEBIT took it');
+        fail(
+          `after a DEBIT of ${ctx.money(amount)} and its repeat for ${ctx.money(changed)}, the balance should be ${ctx.money(before - amount)} but is ${ctx.money(now)}`,
+        );
+      }
+    },
+  },
+  {
+    id: 'same-tx-two-players',
+    rule: "The same transactionId for two different players is two independent transactions (or the second is refused), and never a replay of the other player's reply.",
+    hint: "Key idempotency on (playerId, type, transactionId), not on transactionId alone; a rollback of one player's DEBIT must restore that player only.",
+    source: 'contract (idempotency key); Blue Ocean "2 players" test; Caleta/Hub88 global ids (a refusal is accepted too)',
+    async run(ctx) {
+      const [p1, p2] = ctx.players as [string, string | undefined];
+      if (p2 === undefined) skip('needs two players: pass --players p1,p2');
+      // Unequal balances and amounts, so a reply meant for the other player never looks right by chance.
+      const before1 = await ctx.startBalance(p1, 10_000);
+      const before2 = await ctx.startBalance(p2, 5_000);
+      const a1 = affordable(ctx, before1, p1, 300);
+      const a2 = affordable(ctx, before2, p2, a1 === 200 ? 100 : 200);
+      if (a1 === a2 && before1 === before2)
+        skip(`players ${p1} and ${p2} have equal balances too small to bet different amounts`);
+      const tx = ctx.tx();
+      ctx.expectAfterCleanup(async () => {
+        await ctx.expectBalanceNow(p1, before1, `after the check rolled back its DEBITs, ${p1}`);
+        await ctx.expectBalanceNow(p2, before2, `after the check rolled back its DEBITs, ${p2}`);
+      });
+      const d1 = await ctx.debit(`DEBIT ${ctx.money(a1)} for ${p1} as ${tx}`, p1, a1, tx);
+      if (d1.reply.accepted) ctx.undoDebit(p1, tx, a1);
+      ctx.expectBalance(d1, before1 - a1, `the DEBIT for ${p1}`);
+      const d2 = await ctx.debit(`DEBIT ${ctx.money(a2)} for ${p2} with the same transactionId`, p2, a2, tx);
+      if (d2.reply.accepted) ctx.undoDebit(p2, tx, a2);
+      if (d2.reply.verdict === 'rejected') {
+        ctx.notes.push(`${p2}'s DEBIT with ${p1}'s transactionId was refused (${d2.reply.error}): ids are global in this wallet`);
+        await ctx.expectBalanceNow(p2, before2, `a refused DEBIT must not touch ${p2}`);
+      } else {
+        ctx.expectBalance(d2, before2 - a2, `the DEBIT for ${p2} with ${p1}'s transactionId must be applied to ${p2}`);
+      }
+      await ctx.expectBalanceNow(p1, before1 - a1, `${p2}'s DEBIT must not touch ${p1}`);
+      if (!d1.reply.accepted) fail(`the DEBIT for ${p1} was not accepted: ${describeOutcome(d1.exchange)}`);
+    },
+  },
+];

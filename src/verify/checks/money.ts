@@ -1,0 +1,171 @@
+import { type CheckContext, fail, skip } from '../context.ts';
+import { affordable, BET, type Check } from './shared.ts';
+
+/** Balances move by exactly the amount, in cents, whatever the size; 0 moves nothing; negatives are refused. */
+export const MONEY_CHECKS: readonly Check[] = [
+  {
+    id: 'debit-applies',
+    rule: 'A DEBIT the balance covers is accepted with 2xx {balance} = previous balance − amount.',
+    hint: 'Subtract the amount in integer minor units and reply {"balance": <balance after the bet>} with a 2xx status.',
+    source: 'contract (pact:debit-accepted)',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const step = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+      ctx.expectBalance(step, before - amount, `DEBIT ${ctx.money(amount)} from ${ctx.money(before)}`);
+    },
+  },
+  {
+    id: 'credit-applies',
+    rule: 'A CREDIT is accepted with 2xx {balance} = previous balance + amount.',
+    hint: 'Add the amount in integer minor units and reply {"balance": <balance after the win>} with a 2xx status.',
+    source: 'contract (pact:credit-accepted)',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const step = await ctx.credit(`CREDIT ${ctx.money(BET)}`, p, BET);
+      if (step.reply.accepted) ctx.undoCredit(p, BET);
+      ctx.expectBalance(step, before + BET, `CREDIT ${ctx.money(BET)} to ${ctx.money(before)}`);
+    },
+  },
+  {
+    id: 'insufficient-funds',
+    rule: 'A DEBIT larger than the balance is refused with {error:"INSUFFICIENT_FUNDS"} (4xx or 2xx) and changes nothing.',
+    hint: 'Check balance ≥ amount inside the same database transaction that subtracts it; refuse with 402 {"error":"INSUFFICIENT_FUNDS"}.',
+    source: 'contract (pact:insufficient-funds); Caleta Test_Bet_Exceeding_Balance; Evolution licensee tests',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p, 500);
+      const amount = Math.max(before, 0) + BET;
+      const step = await ctx.debit(`DEBIT ${ctx.money(amount)} (balance ${ctx.money(before)})`, p, amount);
+      if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+      ctx.expectRejection(step, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on a balance of ${ctx.money(before)}`);
+      await ctx.expectBalanceNow(p, before, 'a refused DEBIT must not change the balance');
+    },
+  },
+  {
+    id: 'exact-balance',
+    rule: 'A DEBIT of exactly the whole balance is accepted (balance 0.00); one cent more is refused with INSUFFICIENT_FUNDS.',
+    hint: 'Refuse when balance < amount, not when balance <= amount: a player may bet everything they have.',
+    source: 'Blue Ocean test list ("remove all balance"); Caleta Test_Bet_Exceeding_Balance (balance + 1 unit)',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p, 500);
+      if (before <= 0) skip(`player ${p} has ${ctx.money(before)}; it needs funds to bet them all`);
+      const all = await ctx.debit(`DEBIT of the whole balance, ${ctx.money(before)}`, p, before);
+      if (all.reply.accepted) ctx.undoDebit(p, all.transactionId, before);
+      ctx.expectBalance(all, 0, `a DEBIT of exactly the balance (${ctx.money(before)})`);
+      const cent = await ctx.debit('then DEBIT 0.01 on a balance of 0.00', p, 1);
+      if (cent.reply.accepted) ctx.undoDebit(p, cent.transactionId, 1);
+      ctx.expectRejection(cent, 'INSUFFICIENT_FUNDS', 'a DEBIT of 0.01 on a balance of 0.00');
+    },
+  },
+  {
+    id: 'zero-amount',
+    rule: 'A DEBIT of 0 (free spin) or CREDIT of 0 (losing round) moves no money: accepted with the unchanged balance, or refused.',
+    hint:
+      'Accept an amount of 0 without touching the balance (record it for idempotency), or refuse it with 400 {"error":"INVALID_REQUEST"}. ' +
+      'Never treat 0 as "missing" (`amount || default`).',
+    source:
+      'Blue Ocean test list (zero bet, zero credit closes every round); Evolution Test_creditWithZeroAmount; Red Tiger STAKE_0',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      for (const kind of ['debit', 'credit'] as const) {
+        const step = await ctx[kind](`${kind.toUpperCase()} 0.00`, p, 0);
+        const moved = (step.reply.balanceMinor ?? before) - before;
+        if (moved < 0) ctx.giveBack(p, -moved, `a ${kind.toUpperCase()} of 0 took it`);
+        if (moved > 0) ctx.takeBack(p, moved);
+        const how = ctx.expectNoMoneyMoved(step, before, `a ${kind.toUpperCase()} of 0.00`);
+        ctx.notes.push(`${kind.toUpperCase()} 0.00 was ${how}`);
+      }
+      await ctx.expectBalanceNow(p, before, 'amounts of 0 must not change the balance');
+    },
+  },
+  {
+    id: 'negative-amount',
+    rule: 'A DEBIT or CREDIT with a negative amount is refused (4xx or 2xx {error}) and changes nothing.',
+    hint: 'Refuse amount < 0 with 400 {"error":"INVALID_REQUEST"}; a "DEBIT of -5" must never credit 5.',
+    source: 'contract (amounts are never negative)',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      for (const kind of ['debit', 'credit'] as const) {
+        const step = await ctx[kind](`${kind.toUpperCase()} -${ctx.money(BET)}`, p, -BET);
+        const moved = (step.reply.balanceMinor ?? before) - before;
+        if (step.reply.accepted && moved > 0) ctx.takeBack(p, moved);
+        if (step.reply.accepted && moved < 0) ctx.giveBack(p, -moved, `a negative ${kind.toUpperCase()} took it`);
+        ctx.expectRejection(
+          step,
+          step.reply.error !== undefined && step.reply.verdict === 'rejected' ? step.reply.error : 'INVALID_REQUEST',
+          `a ${kind.toUpperCase()} of -${ctx.money(BET)}`,
+        );
+        if (step.reply.error !== 'INVALID_REQUEST')
+          ctx.notes.push(`a negative ${kind} was refused with ${step.reply.error}; INVALID_REQUEST says it best`);
+      }
+      await ctx.expectBalanceNow(p, before, 'negative amounts must not change the balance');
+    },
+  },
+  {
+    id: 'cent-precision',
+    rule: 'Amounts are exact to the cent: many small amounts add up exactly, and every balance is written with at most 2 decimals (no float noise).',
+    hint:
+      'Keep money in integer minor units (or a decimal type), never binary floats; write balances with at most 2 decimals ' +
+      '(109.71, not 109.71000000000001; in "minor" format a whole number).',
+    source: 'contract (amounts have 2 decimals); Caleta and Evolution exact-amount tests',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      // A run of small CREDITs (0.01 … 3.30) and one DEBIT of their sum: a float wallet shows noise
+      // on some step for ~98 % of starting balances, and on 100.00 for certain.
+      const credits = [1, 2, 3, 10, 20, 30, 110, 220, 330];
+      let expected = before;
+      for (const amount of credits) {
+        const step = await ctx.credit(`CREDIT ${ctx.money(amount)}`, p, amount);
+        if (step.reply.accepted) ctx.undoCredit(p, amount);
+        expected += amount;
+        expectExact(ctx, step, expected, `after CREDIT ${ctx.money(amount)}`);
+      }
+      const sum = credits.reduce((a, b) => a + b, 0);
+      const debit = await ctx.debit(`DEBIT ${ctx.money(sum)} (their sum)`, p, sum);
+      if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, sum);
+      expectExact(ctx, debit, before, `after DEBIT ${ctx.money(sum)}, the sum of the CREDITs`);
+    },
+  },
+  {
+    id: 'large-amounts',
+    rule: 'A jackpot-sized CREDIT (63,727,092.34) and a DEBIT of the same amount move the balance exactly, with no overflow.',
+    hint: 'Use 64-bit integers of minor units (BIGINT, not INT: 2^31 cents is only 21,474,836.47) or a decimal type.',
+    source: 'Evolution licensee tests (Test_debitCreditWithBigPayout); Caleta Test_Bet_Blatantly_Exceeding_Balance',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const jackpot = 6_372_709_234;
+      const win = await ctx.credit(`CREDIT ${ctx.money(jackpot)} (a jackpot)`, p, jackpot);
+      if (win.reply.accepted) ctx.undoCredit(p, jackpot);
+      expectExact(ctx, win, before + jackpot, `a CREDIT of ${ctx.money(jackpot)}`);
+      const bet = await ctx.debit(`DEBIT ${ctx.money(jackpot)}`, p, jackpot);
+      if (bet.reply.accepted) ctx.undoDebit(p, bet.transactionId, jackpot);
+      expectExact(ctx, bet, before, `then a DEBIT of ${ctx.money(jackpot)}`);
+      await ctx.expectBalanceNow(p, before, 'after a jackpot CREDIT and a DEBIT of the same amount');
+    },
+  },
+];
+
+/** The step's reply balance equals `expectedMinor` and is written exactly (no float noise). */
+function expectExact(
+  ctx: CheckContext,
+  step: Parameters<CheckContext['expectBalance']>[0],
+  expectedMinor: number,
+  what: string,
+): void {
+  ctx.expectBalance(step, expectedMinor, what);
+  if (step.reply.balanceExact === false) {
+    const format = ctx.settings.callbacks.amountFormat === 'minor' ? 'a whole number of minor units' : 'at most 2 decimals';
+    fail(
+      `${what}: the balance is written ${JSON.stringify(step.exchange.response?.body)}, not with ${format}: the wallet computes money in binary floats`,
+    );
+  }
+}

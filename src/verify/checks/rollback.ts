@@ -1,0 +1,142 @@
+import { describeOutcome } from '../client.ts';
+import { fail } from '../context.ts';
+import { affordable, BET, type Check } from './shared.ts';
+
+/** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
+export const ROLLBACK_CHECKS: readonly Check[] = [
+  {
+    id: 'rollback-restores',
+    rule: 'A ROLLBACK of an accepted DEBIT gives its amount back: 2xx {balance} = balance before the DEBIT.',
+    hint:
+      'On ROLLBACK, find the DEBIT it reverses (its transactionId, or referenceTransactionId in "reference" style), add its amount ' +
+      'back and mark it rolled back, atomically; reply with the new balance.',
+    source: 'contract (pact:rollback-restores); Blue Ocean rollback callback',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+      const back = await ctx.rollback('ROLLBACK of that DEBIT', p, debit.transactionId, amount);
+      if (!back.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
+      ctx.expectBalance(back, before, 'the ROLLBACK must restore the balance from before the DEBIT');
+      await ctx.expectBalanceNow(p, before, 'after DEBIT + ROLLBACK');
+    },
+  },
+  {
+    id: 'duplicate-rollback',
+    rule: 'A ROLLBACK sent twice restores the DEBIT once; the repeat is acknowledged and changes nothing.',
+    hint: 'Mark the DEBIT rolled back when the first ROLLBACK restores it; a repeat (same ROLLBACK id) gets the stored reply and adds nothing.',
+    source: 'Red Tiger refund twice; Evolution Test_debitCancelBetAlreadySettled; Scorpio ERR_TRANSACTION_ROLLED_BACK',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+      const first = await ctx.rollback('ROLLBACK (first time)', p, debit.transactionId, amount);
+      if (!first.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
+      ctx.expectBalance(first, before, 'the first ROLLBACK');
+      const again = await ctx.rollback('the same ROLLBACK again', p, debit.transactionId, amount, first.rollbackTx);
+      ctx.expectBalance(again, before, 'the repeated ROLLBACK must be acknowledged with the unchanged balance');
+      await ctx.expectBalanceNow(p, before, 'after one DEBIT and its ROLLBACK twice');
+    },
+  },
+  {
+    id: 'rollback-unknown',
+    rule: 'A ROLLBACK of a transaction the wallet never saw moves no money: 2xx {balance} unchanged, or {error:"TRANSACTION_NOT_FOUND"} (4xx or 2xx).',
+    hint:
+      'When the DEBIT is unknown (aggmock sends such rollbacks when a DEBIT timed out), move no money and answer either 2xx with ' +
+      'the current balance or {"error":"TRANSACTION_NOT_FOUND"}; both are final. Never a 5xx: that makes aggmock retry it for an hour.',
+    source:
+      'contract; Blue Ocean (404 transaction missing); Red Tiger TransactionNotFound; Evolution BET_DOES_NOT_EXIST; GR8 Tech',
+    async run(ctx) {
+      const p = ctx.player;
+      // Balances are read around it through DEBITs of 0.01, so this rule is not also the balance reader.
+      const marker = await ctx.debit('DEBIT 0.01 (reads the balance)', p, 1);
+      if (marker.reply.accepted) ctx.undoDebit(p, marker.transactionId, 1);
+      if (!marker.reply.accepted || marker.reply.balanceMinor === undefined) {
+        fail(`a DEBIT of 0.01 to read player ${p}'s balance got ${describeOutcome(marker.exchange)}`);
+      }
+      const balance = marker.reply.balanceMinor;
+      const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
+      const how = ctx.expectNoMoneyMoved(unknown, balance, 'the ROLLBACK of an unknown transaction');
+      if (how === 'rejected') ctx.expectRejection(unknown, 'TRANSACTION_NOT_FOUND', 'the ROLLBACK of an unknown transaction');
+      const after = await ctx.debit('DEBIT 0.01 (reads the balance again)', p, 1);
+      if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
+      ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');
+    },
+  },
+  {
+    id: 'late-debit-after-rollback',
+    rule: 'A DEBIT that arrives after its own ROLLBACK (it timed out, was rolled back, then arrived) takes no money.',
+    hint:
+      'When a ROLLBACK names a DEBIT you have not seen, remember its id (a tombstone); when that DEBIT arrives, refuse it ' +
+      '(e.g. 409 or {"error":"TRANSACTION_NOT_FOUND"}) or acknowledge it without charging.',
+    source: 'contract; Tom Horn (rollback after a 10 s timeout); frozebet (rollback before the bet is processed)',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const tx = ctx.tx();
+      const back = await ctx.rollback(`ROLLBACK of DEBIT ${tx}, which has not arrived yet`, p, tx, amount);
+      ctx.expectNoMoneyMoved(back, before, 'a ROLLBACK of a DEBIT the wallet has not seen');
+      const late = await ctx.debit(`the late DEBIT ${tx} of ${ctx.money(amount)}`, p, amount, tx);
+      const moved = before - (late.reply.balanceMinor ?? before);
+      if (late.reply.accepted && moved > 0) ctx.giveBack(p, moved, 'the late DEBIT took it');
+      ctx.expectNoMoneyMoved(late, before, 'the DEBIT arriving after its ROLLBACK');
+      await ctx.expectBalanceNow(p, before, 'a DEBIT that was rolled back before it arrived must not take money');
+    },
+  },
+  {
+    id: 'rollback-refused-debit',
+    rule: 'A ROLLBACK of a DEBIT that was refused (insufficient funds) pays nothing: the money was never taken.',
+    hint: 'Restore only DEBITs you accepted; a ROLLBACK of a refused DEBIT is acknowledged with the unchanged balance.',
+    source: 'Groove ("do not refund the player in the case of a failed wager"); GR8 Tech decline.parent.failed; CancelBet',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p, 500);
+      const amount = Math.max(before, 0) + BET;
+      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)} (more than the balance)`, p, amount);
+      if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
+      ctx.expectRejection(debit, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on ${ctx.money(before)}`);
+      const back = await ctx.rollback('ROLLBACK of the refused DEBIT', p, debit.transactionId, amount);
+      const moved = (back.reply.balanceMinor ?? before) - before;
+      if (back.reply.accepted && moved > 0) ctx.takeBack(p, moved);
+      ctx.expectNoMoneyMoved(back, before, 'a ROLLBACK of a refused DEBIT');
+      await ctx.expectBalanceNow(p, before, 'a ROLLBACK of a DEBIT that took nothing must give nothing');
+    },
+  },
+  {
+    id: 'rollback-amount-mismatch',
+    rule: 'A ROLLBACK that carries another amount than its DEBIT restores exactly what the DEBIT took, or is refused.',
+    hint: 'Restore the amount stored with the DEBIT, never the amount in the ROLLBACK (or refuse the mismatch with INVALID_REQUEST).',
+    source: 'Blue Ocean ("do not rely on the amount in rollback"); Red Tiger TEST_REFUND_INVALID_AMOUNT_IGNORED; EvenBet',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+      const claimed = amount * 3;
+      const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
+      const now = await ctx.readBalance(p);
+      if (now > before) ctx.takeBack(p, now - before);
+      if (now < before) ctx.giveBack(p, before - now, 'the DEBIT was not restored');
+      if (back.reply.verdict === 'accepted') {
+        ctx.expectBalance(back, before, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
+      } else {
+        ctx.expectRejection(back, back.reply.error ?? 'INVALID_REQUEST', 'a ROLLBACK with a mismatched amount');
+        if (now !== before - amount)
+          fail(
+            `a refused ROLLBACK must move no money: the balance should be ${ctx.money(before - amount)}, it is ${ctx.money(now)}`,
+          );
+        return;
+      }
+      if (now !== before)
+        fail(
+          `after DEBIT ${ctx.money(amount)} and its ROLLBACK, the balance should be ${ctx.money(before)}, it is ${ctx.money(now)}`,
+        );
+    },
+  },
+];

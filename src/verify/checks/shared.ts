@@ -1,0 +1,51 @@
+import { describeOutcome, type Exchange } from '../client.ts';
+import { type CheckContext, fail, type Step, skip } from '../context.ts';
+
+/** One stateful rule a Pact file cannot express, checked against a live webhook. */
+export interface Check {
+  id: string;
+  /** The rule, one line. */
+  rule: string;
+  /** How to fix the webhook when the check fails. */
+  hint: string;
+  /** Where the rule comes from: the contract, and the aggregators' certification suites that test it. */
+  source: string;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** Amount of the ordinary test bets: 1.00, small enough for any test player. */
+export const BET = 100;
+
+/** A bet the player can afford: 1.00, or everything when the balance is lower (skips a player with nothing). */
+export function affordable(ctx: CheckContext, balance: number, playerId: string, wanted = BET): number {
+  if (balance <= 0)
+    skip(`player ${playerId} has ${ctx.money(balance)}; give it some funds (or use --state-url) so a DEBIT can be accepted`);
+  return Math.min(wanted, balance);
+}
+
+/** The repeat got the first reply again (same status, same JSON). */
+export function sameReply(first: { exchange: Exchange }, again: { exchange: Exchange }, what: string): void {
+  const a = first.exchange.response;
+  const b = again.exchange.response;
+  if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
+  if (!a || a.status !== b.status || JSON.stringify(a.json ?? a.body) !== JSON.stringify(b.json ?? b.body)) {
+    fail(
+      `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
+    );
+  }
+}
+
+/** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
+export function unanswered(steps: readonly Step[]): Step[] {
+  return steps.filter((s) => s.reply.verdict !== 'accepted' && s.reply.verdict !== 'rejected');
+}
+
+/** Fails when any of `steps` got no proper answer. */
+export function expectAllAnswered(steps: readonly Step[], what: string): void {
+  const broken = unanswered(steps);
+  if (broken.length > 0) {
+    fail(
+      `${broken.length} of ${steps.length} ${what} got no proper answer, e.g. ${describeOutcome((broken[0] as Step).exchange)}`,
+    );
+  }
+}

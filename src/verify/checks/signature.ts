@@ -1,0 +1,112 @@
+import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import type { SendOptions } from '../client.ts';
+import { type CheckContext, skip } from '../context.ts';
+import { affordable, type Check } from './shared.ts';
+
+const VERIFY_HINT =
+  'Verify the signature before anything else (import { verifySignature } from "aggmock"); a request without a valid one is 401.';
+
+/** Only the aggregator can move money: every callback is signed, fresh, and checked over its raw bytes. */
+export const SIGNATURE_CHECKS: readonly Check[] = [
+  {
+    id: 'missing-signature',
+    rule: 'A callback without signature headers is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
+    hint: VERIFY_HINT,
+    source: 'contract',
+    async run(ctx) {
+      await signatureRefused(ctx, 'without any signature header', { sign: false });
+    },
+  },
+  {
+    id: 'wrong-secret',
+    rule: 'A callback signed with a secret the wallet does not know is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
+    hint: VERIFY_HINT,
+    source: 'contract (pact:bad-signature)',
+    async run(ctx) {
+      await signatureRefused(ctx, 'signed with a wrong secret', { secrets: [WRONG_SECRET] });
+    },
+  },
+  {
+    id: 'tampered-signature',
+    rule: 'A callback whose body was changed after signing is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
+    hint: 'Compute the HMAC over the RAW body bytes as received and compare in constant time with every signature in the header.',
+    source: 'contract',
+    async run(ctx) {
+      await signatureRefused(ctx, 'whose amount was changed after signing', 'tamper');
+    },
+  },
+  {
+    id: 'stale-timestamp',
+    rule: 'A callback signed an hour ago is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money (replay protection).',
+    hint: 'Refuse signature timestamps more than 300 s from your clock, in both directions, before comparing signatures.',
+    source: 'contract (timestamps are checked two-sided, ±300 s)',
+    async run(ctx) {
+      timestamped(ctx);
+      await signatureRefused(ctx, 'signed one hour ago', { timestamp: Math.floor(Date.now() / 1000) - 3_600 });
+    },
+  },
+  {
+    id: 'future-timestamp',
+    rule: 'A callback signed 10 minutes in the future is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
+    hint: 'Check |now − t| ≤ 300 s, not only now − t ≤ 300 s: a captured request dated ahead could otherwise be replayed for as long as it is "in the future".',
+    source: 'contract (timestamps are checked two-sided, ±300 s)',
+    async run(ctx) {
+      timestamped(ctx);
+      await signatureRefused(ctx, 'signed 10 minutes in the future', { timestamp: Math.floor(Date.now() / 1000) + 600 });
+    },
+  },
+  {
+    id: 'rotated-signatures',
+    rule: 'During a secret rotation the header carries several signatures: accepted when any one is valid, in any position; refused when none is.',
+    hint:
+      'Split the header into all its signatures (t=…,v1=…,v1=…; "v1,<a> v1,<b>") and accept when any of them matches any of your ' +
+      'active secrets; keep both secrets active while you rotate.',
+    source: 'contract (rotation: sign with each active secret, accept any); Standard Webhooks',
+    async run(ctx) {
+      const p = ctx.player;
+      const real = ctx.settings.callbacks.signing.secrets;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p, 1);
+      let expected = before;
+      for (const [order, secrets] of [
+        ['an unknown secret first, the right one second', [WRONG_SECRET, ...real]],
+        ['the right secret first, an unknown one second', [...real, WRONG_SECRET]],
+      ] as const) {
+        const step = await ctx.debit(`DEBIT ${ctx.money(amount)} signed with ${order}`, p, amount, undefined, {
+          secrets: [...secrets],
+        });
+        if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+        expected -= amount;
+        ctx.expectBalance(step, expected, `a DEBIT signed with ${order}`);
+      }
+      const none = await ctx.debit('DEBIT signed with two unknown secrets', p, amount, undefined, {
+        secrets: [WRONG_SECRET, `${WRONG_SECRET}-2`],
+      });
+      if (none.reply.accepted) ctx.undoDebit(p, none.transactionId, amount);
+      ctx.expectRejection(none, 'INVALID_SIGNATURE', 'a DEBIT whose signatures are all made with unknown secrets', 401);
+      await ctx.expectBalanceNow(p, expected, 'a DEBIT with no valid signature must move no money');
+    },
+  },
+];
+
+function timestamped(ctx: CheckContext): void {
+  if (ctx.settings.callbacks.signing.scheme === 'hmac-hex')
+    skip('the hmac-hex scheme signs no timestamp, so there is nothing to date');
+}
+
+/** Sends a DEBIT with a bad signature; it must be refused with 401 INVALID_SIGNATURE and move nothing. */
+async function signatureRefused(ctx: CheckContext, how: string, variant: SendOptions | 'tamper'): Promise<void> {
+  const p = ctx.player;
+  const before = await ctx.startBalance(p);
+  const amount = affordable(ctx, before, p, 1);
+  const tx = ctx.tx();
+  const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: tx };
+  const options = variant === 'tamper' ? { sentBody: ctx.client.body({ ...spec, amountMinor: amount + 1 }) } : variant;
+  const step = await ctx.send(`DEBIT ${how}`, spec, options);
+  if (step.reply.accepted) {
+    const moved = step.reply.balanceMinor === undefined ? amount : before - step.reply.balanceMinor;
+    ctx.undoDebit(p, tx, moved > 0 ? moved : amount);
+  }
+  ctx.expectRejection(step, 'INVALID_SIGNATURE', `a DEBIT ${how}`, 401);
+  await ctx.expectBalanceNow(p, before, `a DEBIT ${how} must move no money`);
+}
