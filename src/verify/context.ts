@@ -68,6 +68,8 @@ export class CheckContext {
   readonly notes: string[] = [];
   private readonly cleanups: { label: string; fn: () => Promise<void> }[] = [];
   private readonly afterCleanups: (() => Promise<void>)[] = [];
+  /** Players mode: the balance each player had when the check first read it, to restore afterwards. */
+  private readonly startBalances = new Map<string, number>();
 
   constructor(
     readonly settings: CheckSettings,
@@ -124,6 +126,41 @@ export class CheckContext {
   /** Runs the after-cleanup expectations; throws the first CheckFailure. */
   async checkAfterCleanup(): Promise<void> {
     for (const fn of this.afterCleanups.splice(0)) await fn();
+  }
+
+  /**
+   * Players mode: puts every player the check touched back at the balance it started from, when
+   * the cleanups did not (a wallet whose ROLLBACKs do not restore). Without this, one broken
+   * rule would drain the test players and every later check would be skipped, not judged.
+   */
+  async restoreStartBalances(): Promise<void> {
+    for (const [playerId, start] of this.startBalances) {
+      try {
+        const now = await this.readBalance(playerId);
+        if (now === start) continue;
+        const step =
+          now < start
+            ? await this.credit(
+                `restore: CREDIT ${formatMinor(start - now)} (the cleanup left ${playerId} short)`,
+                playerId,
+                start - now,
+              )
+            : await this.debit(
+                `restore: DEBIT ${formatMinor(now - start)} (the cleanup left ${playerId} over)`,
+                playerId,
+                now - start,
+              );
+        this.notes.push(
+          step.reply.accepted
+            ? `${playerId} held ${formatMinor(now)} after the cleanup instead of ${formatMinor(start)}; restored with a ${now < start ? 'CREDIT' : 'DEBIT'}`
+            : `${playerId} holds ${formatMinor(now)} after the cleanup instead of ${formatMinor(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
+        );
+      } catch (error) {
+        this.notes.push(
+          `could not check ${playerId}'s balance after the cleanup: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
   }
 
   /** A player id no wallet knows: `verify-ghost-<runId>-<n>`. */
@@ -208,7 +245,11 @@ export class CheckContext {
    * by default); otherwise the current balance is read from the webhook's own replies.
    */
   async startBalance(playerId: string, wantMinor = STATE_START_BALANCE_MINOR): Promise<number> {
-    if (this.settings.stateUrl === undefined) return this.readBalance(playerId);
+    if (this.settings.stateUrl === undefined) {
+      const balance = await this.readBalance(playerId);
+      if (!this.startBalances.has(playerId)) this.startBalances.set(playerId, balance);
+      return balance;
+    }
     await this.setState(`player ${playerId} has balance ${formatMinor(wantMinor)}`, { playerId, balance: wantMinor / 100 });
     return wantMinor;
   }

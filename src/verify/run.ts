@@ -234,6 +234,7 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
       reason = error.message;
     }
   }
+  await ctx.restoreStartBalances();
   const durationMs = performance.now() - t0;
   return {
     kind: 'check',

@@ -367,7 +367,7 @@ async function racyApply(store: WalletStore, event: WalletEvent, windowMs: numbe
   const previous = store.replayIfDuplicate(event);
   if (previous) return previous;
   const balance = store.balanceOf(event.playerId);
-  if (balance === undefined) return store.applyEvent(event);
+  if (balance === undefined || wasRolledBackBeforeArrival(store, event)) return store.applyEvent(event);
   await sleep(windowMs);
   if (balance < event.amountMinor) {
     const reply = store.replies.reject('INSUFFICIENT_FUNDS', `Player ${event.playerId} has insufficient funds.`, {
@@ -381,6 +381,14 @@ async function racyApply(store: WalletStore, event: WalletEvent, windowMs: numbe
   const reply = store.replies.balance(after);
   store.recordTransaction(event, 'accepted', reply);
   return reply;
+}
+
+/** A ROLLBACK of this DEBIT came first (the `race` wallet still refuses such a late DEBIT: one bug per fault). */
+function wasRolledBackBeforeArrival(store: WalletStore, event: WalletEvent): boolean {
+  const row = store.db
+    .prepare("SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? LIMIT 1")
+    .get(event.playerId, event.transactionId);
+  return row !== undefined;
 }
 
 /** The same read-modify-write for CREDITs and ROLLBACKs: the change lands on a stale balance. */

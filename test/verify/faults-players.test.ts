@@ -1,3 +1,3 @@
-import { describeFaults } from './faults.ts';
+import { describeFaults, FAULT_HALVES } from './faults.ts';
 
-describeFaults('players');
+describeFaults('players', FAULT_HALVES[0] ?? []);

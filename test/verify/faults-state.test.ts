@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { describeFaults } from './faults.ts';
+import { describeFaults, FAULT_HALVES } from './faults.ts';
 import { failures, startTestWallet, verifyWallet } from './helpers.ts';
 
-describeFaults('state');
+describeFaults('state', FAULT_HALVES[0] ?? []);
 
 describe('--fault slow', () => {
   let wallet: RunningWallet;

@@ -61,7 +61,9 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       expectAllAnswered(steps, 'parallel CREDITs');
       const refused = steps.filter((s) => !s.reply.accepted);
       if (refused.length > 0)
-        fail(`${refused.length} of ${n} parallel CREDITs were refused, e.g. ${describeOutcome((refused[0] as Step).exchange)}`);
+        fail(
+          `${refused.length} of ${n} parallel CREDITs were refused (expected all accepted), e.g. ${describeOutcome((refused[0] as Step).exchange)}`,
+        );
       await ctx.expectBalanceNow(p, before + n * BET, `${n} CREDITs of ${ctx.money(BET)} paid in parallel (lost updates?)`);
     },
   },
@@ -89,7 +91,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       if (now > before) ctx.takeBack(p, now - before);
       if (now !== before) {
         fail(
-          `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel) should leave ${ctx.money(before)}, the balance is ${ctx.money(now)}`,
+          `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel): expected the balance back at ${ctx.money(before)}, got ${ctx.money(now)}`,
         );
       }
     },
@@ -169,7 +171,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       if (now < before - amount) ctx.giveBack(p, before - amount - now, 'extra copies of the DEBIT took it');
       if (now !== before - amount) {
         fail(
-          `${n} copies of one DEBIT of ${ctx.money(amount)} sent at once should move ${ctx.money(amount)} once; the balance went from ${ctx.money(before)} to ${ctx.money(now)}`,
+          `${n} copies of one DEBIT of ${ctx.money(amount)} sent at once: expected the balance to move once, from ${ctx.money(before)} to ${ctx.money(before - amount)}, got ${ctx.money(now)}`,
         );
       }
     },

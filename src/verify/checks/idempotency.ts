@@ -76,7 +76,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       if (now !== before - amount) {
         if (now < before - amount) ctx.giveBack(p, before - amount - now, 'the repeated DEBIT took it');
         fail(
-          `after a DEBIT of ${ctx.money(amount)} and its repeat for ${ctx.money(changed)}, the balance should be ${ctx.money(before - amount)} but is ${ctx.money(now)}`,
+          `after a DEBIT of ${ctx.money(amount)} and its repeat for ${ctx.money(changed)}: expected balance ${ctx.money(before - amount)}, got ${ctx.money(now)}`,
         );
       }
     },

@@ -118,9 +118,10 @@ export const MONEY_CHECKS: readonly Check[] = [
     async run(ctx) {
       const p = ctx.player;
       const before = await ctx.startBalance(p);
-      // A run of small CREDITs (0.01 … 3.30) and one DEBIT of their sum: a float wallet shows noise
-      // on some step for ~98 % of starting balances, and on 100.00 for certain.
-      const credits = [1, 2, 3, 10, 20, 30, 110, 220, 330];
+      // A run of small CREDITs (0.01 … 5.55) and one DEBIT of their sum: a wallet computing in binary
+      // floats shows noise on some step from every multiple of 10.00 up to 100,000.00 and from
+      // 99.99 % of other starting balances (searched exhaustively when this sequence was chosen).
+      const credits = [1, 2, 3, 10, 20, 30, 110, 220, 330, 555, 27];
       let expected = before;
       for (const amount of credits) {
         const step = await ctx.credit(`CREDIT ${ctx.money(amount)}`, p, amount);
@@ -165,7 +166,7 @@ function expectExact(
   if (step.reply.balanceExact === false) {
     const format = ctx.settings.callbacks.amountFormat === 'minor' ? 'a whole number of minor units' : 'at most 2 decimals';
     fail(
-      `${what}: the balance is written ${JSON.stringify(step.exchange.response?.body)}, not with ${format}: the wallet computes money in binary floats`,
+      `${what}: expected the balance written with ${format}, got ${step.exchange.response?.body}: the wallet computes money in binary floats`,
     );
   }
 }

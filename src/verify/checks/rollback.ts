@@ -128,15 +128,11 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       } else {
         ctx.expectRejection(back, back.reply.error ?? 'INVALID_REQUEST', 'a ROLLBACK with a mismatched amount');
         if (now !== before - amount)
-          fail(
-            `a refused ROLLBACK must move no money: the balance should be ${ctx.money(before - amount)}, it is ${ctx.money(now)}`,
-          );
+          fail(`a refused ROLLBACK must move no money: expected balance ${ctx.money(before - amount)}, got ${ctx.money(now)}`);
         return;
       }
       if (now !== before)
-        fail(
-          `after DEBIT ${ctx.money(amount)} and its ROLLBACK, the balance should be ${ctx.money(before)}, it is ${ctx.money(now)}`,
-        );
+        fail(`after DEBIT ${ctx.money(amount)} and its ROLLBACK: expected balance ${ctx.money(before)}, got ${ctx.money(now)}`);
     },
   },
 ];

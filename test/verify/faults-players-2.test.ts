@@ -1,0 +1,3 @@
+import { describeFaults, FAULT_HALVES } from './faults.ts';
+
+describeFaults('players', FAULT_HALVES[1] ?? []);
