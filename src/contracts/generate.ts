@@ -131,15 +131,41 @@ export async function generateContracts(options: { config: AggmockConfig; outDir
 /**
  * A pact with everything volatile removed and keys sorted, for writing and comparing: the
  * versions of the Pact libraries in `metadata` are kept out (an upgrade alone must not make the
- * committed contracts "differ").
+ * committed contracts "differ"). Business rejections are widened to "any 2xx or 4xx" here.
  */
 export function normalisePact(pact: unknown): unknown {
-  const copy = structuredClone(pact) as { metadata?: Record<string, unknown> };
+  const copy = structuredClone(pact) as PactWithResponses & { metadata?: Record<string, unknown> };
   if (copy.metadata) {
     delete copy.metadata.pactRust;
     delete copy.metadata['pact-js'];
   }
+  widenRejectionStatus(copy);
   return sortKeys(copy);
+}
+
+interface PactWithResponses {
+  interactions?: { response?: { status?: number; matchingRules?: Record<string, unknown> } }[];
+}
+
+/**
+ * A business rejection may come as a 4xx or as a 200 with `{error}` (the wallet's style), so its
+ * status matches "success OR client error". pact-js's DSL can only name one status class, so the
+ * rule is written into the file here; the Pact core honours it. INVALID_SIGNATURE stays 401.
+ */
+function widenRejectionStatus(pact: PactWithResponses): void {
+  for (const interaction of pact.interactions ?? []) {
+    const response = interaction.response;
+    if (!response?.matchingRules || response.status === undefined || response.status < 400 || response.status === 401) continue;
+    response.matchingRules.status = {
+      $: {
+        combine: 'OR',
+        matchers: [
+          { match: 'statusCode', status: 'success' },
+          { match: 'statusCode', status: 'clientError' },
+        ],
+      },
+    };
+  }
 }
 
 function sortKeys(value: unknown): unknown {

@@ -35,6 +35,7 @@ export type ContractReply =
   /** 2xx with `{balance}`: the example balance after the event, minor units (matched by type). */
   | { accepted: true; balanceMinor: number }
   /** 4xx with `{error: code}` (message and balance may come too). */
+  /** `{error: code}` with `status` as the example; any 2xx or 4xx matches but for INVALID_SIGNATURE, which is 401. */
   | { accepted: false; status: number; error: 'INSUFFICIENT_FUNDS' | 'PLAYER_NOT_FOUND' | 'INVALID_SIGNATURE' };
 
 export interface ContractInteraction {
@@ -42,6 +43,8 @@ export interface ContractInteraction {
   id: string;
   /** The rule, one line. */
   rule: string;
+  /** How to fix the webhook when it breaks the rule. */
+  hint: string;
   /** The Pact interaction description. */
   description: string;
   states: ContractState[];
@@ -77,6 +80,7 @@ const P = 'p1';
 export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   {
     id: 'debit-accepted',
+    hint: 'Subtract the amount in integer minor units and reply 2xx {"balance": <balance after the bet>}.',
     rule: 'A DEBIT the balance covers is accepted with 2xx {balance} = the balance after the bet.',
     description: 'a DEBIT the balance covers',
     states: [balanceState(P, 10_000)],
@@ -86,6 +90,7 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'credit-accepted',
+    hint: 'Add the amount in integer minor units and reply 2xx {"balance": <balance after the win>}.',
     rule: 'A CREDIT is accepted with 2xx {balance} = the balance after the win.',
     description: 'a CREDIT',
     states: [balanceState(P, 10_000)],
@@ -95,6 +100,7 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'rollback-restores',
+    hint: 'Find the DEBIT the ROLLBACK reverses, add its amount back, mark it rolled back, and reply 2xx {"balance"}.',
     rule: 'A ROLLBACK of an accepted DEBIT gives its amount back: 2xx {balance}.',
     description: 'a ROLLBACK of an accepted DEBIT',
     states: [balanceState(P, 10_000), debitedState('tx-contract-rollback', P, 1_000)],
@@ -110,6 +116,7 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'duplicate-debit',
+    hint: 'Look the transaction up by (playerId, type, transactionId) first; when it exists, answer its stored reply and move nothing.',
     rule: 'A DEBIT whose transactionId was already applied gets the first reply again and moves no money.',
     description: 'a DEBIT whose transactionId was already applied',
     states: [balanceState(P, 10_000), debitedState('tx-contract-duplicate', P, 1_000)],
@@ -119,7 +126,8 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'insufficient-funds',
-    rule: 'A DEBIT larger than the balance is refused with 4xx {error:"INSUFFICIENT_FUNDS"}.',
+    hint: 'Check balance ≥ amount in the same database transaction; refuse with {"error":"INSUFFICIENT_FUNDS"} (402, or 200 if your style is 200 + {error}).',
+    rule: 'A DEBIT larger than the balance is refused with {error:"INSUFFICIENT_FUNDS"} (4xx or 2xx).',
     description: 'a DEBIT larger than the balance',
     states: [balanceState(P, 500)],
     event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-insufficient', amountMinor: 1_000 },
@@ -128,7 +136,8 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'unknown-player',
-    rule: 'A callback for a player the wallet does not know is refused with 4xx {error:"PLAYER_NOT_FOUND"}.',
+    hint: 'Refuse callbacks for unknown players with {"error":"PLAYER_NOT_FOUND"} (404, or 200 + {error}); never create a player from a callback.',
+    rule: 'A callback for a player the wallet does not know is refused with {error:"PLAYER_NOT_FOUND"} (4xx or 2xx).',
     description: 'a DEBIT for an unknown player',
     states: [absentState('p404')],
     event: { kind: 'debit', playerId: 'p404', transactionId: 'tx-contract-unknown-player', amountMinor: 1_000 },
@@ -137,27 +146,13 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
   },
   {
     id: 'bad-signature',
+    hint: 'Verify the signature over the raw body before anything else (import { verifySignature } from \'aggmock\'); refuse with 401 {"error":"INVALID_SIGNATURE"}.',
     rule: 'A callback signed with the wrong secret is refused with 401 {error:"INVALID_SIGNATURE"}.',
     description: 'a DEBIT signed with a secret the wallet does not know',
     states: [],
     event: { kind: 'debit', playerId: P, transactionId: 'tx-contract-bad-signature', amountMinor: 1_000 },
     signature: 'wrong-secret',
     reply: { accepted: false, status: 401, error: 'INVALID_SIGNATURE' },
-  },
-  {
-    id: 'rollback-unknown',
-    rule: 'A ROLLBACK of a transaction the wallet never saw is acknowledged with 2xx {balance}, unchanged.',
-    description: 'a ROLLBACK of a transaction the wallet never saw',
-    states: [balanceState(P, 10_000)],
-    event: {
-      kind: 'rollback',
-      playerId: P,
-      transactionId: 'tx-contract-never-seen',
-      rollbackTransactionId: 'tx-contract-never-seen-reversal',
-      amountMinor: 1_000,
-    },
-    signature: 'valid',
-    reply: { accepted: true, balanceMinor: 10_000 },
   },
 ];
 

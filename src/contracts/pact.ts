@@ -17,6 +17,9 @@ export type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
  */
 export const CONTRACT_EPOCH_MS = Date.parse('2025-01-01T00:00:00.000Z');
 
+/** The media type a reply must have: JSON, with any parameters, in any case (Pact matches the whole value). */
+export const JSON_CONTENT_TYPE = String.raw`(?i)^\s*application/json\s*(;.*)?$`;
+
 /** What each scheme's signature header values look like, whatever the secret (any number of them: rotation). */
 export function signatureHeaderPatterns(
   scheme: SigningScheme,
@@ -134,7 +137,8 @@ export function describeInteraction(builder: UnconfiguredInteraction, interactio
           ? 401
           : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
       (res) => {
-        res.headers({ 'Content-Type': regex('^application/json', 'application/json') } as never);
+        // Any JSON media type, any parameters, any case: Express and Fastify answer "application/json; charset=utf-8".
+        res.headers({ 'Content-Type': regex(JSON_CONTENT_TYPE, 'application/json') } as never);
         res.jsonBody(
           reply.accepted ? { balance: like(encodeAmount(reply.balanceMinor, config.amountFormat)) } : { error: reply.error },
         );

@@ -152,7 +152,7 @@ export class CheckContext {
               );
         this.notes.push(
           step.reply.accepted
-            ? `${playerId} held ${formatMinor(now)} after the cleanup instead of ${formatMinor(start)}; restored with a ${now < start ? 'CREDIT' : 'DEBIT'}`
+            ? `${playerId} held ${formatMinor(now)} afterwards instead of ${formatMinor(start)}; restored with a ${now < start ? 'CREDIT' : 'DEBIT'} of ${formatMinor(Math.abs(start - now))}`
             : `${playerId} holds ${formatMinor(now)} after the cleanup instead of ${formatMinor(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
         );
       } catch (error) {

@@ -1,26 +1,48 @@
 /**
  * The Pact Verifier side of `aggmock verify`, run in a child process (pact-child.ts): the Pact
  * core prints its report straight to the process's stdout from native code, so running it apart
- * keeps `--json` output and test logs clean. The parent reads the Verifier's JSON results.
+ * keeps `--json` output and test logs clean. The parent reads the Verifier's JSON results, the
+ * exchanges the request filter saw, and what went wrong with provider states.
+ *
+ * Provider states are handled here, not by the Pact core posting to the state URL: an
+ * interaction without states then never sends an empty state, a state endpoint's refusal is kept
+ * for the failure card, and without a state URL the states are realised through the webhook
+ * itself (players mode), so every interaction runs either way.
  */
 import '../contracts/no-tracking.ts';
-import type { IncomingHttpHeaders } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
-import { CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
-import { DEFAULT_HEADER_NAMES, type HeaderNames, type SigningScheme, signPayload } from '../signing/index.ts';
+import type { CallbacksConfig } from '../callbacks/events.ts';
+import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
+import { encodeAmount, toMinor } from '../money/index.ts';
+import { DEFAULT_HEADER_NAMES, signPayload } from '../signing/index.ts';
+import { describeOutcome } from './client.ts';
+import { CheckContext } from './context.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
   /** Origin of the webhook, e.g. http://127.0.0.1:4001. */
   providerBaseUrl: string;
-  /** Path (and query) of the webhook, e.g. /callback/webhook. */
+  /** The full webhook URL, and its path (and query), e.g. /callback/webhook. */
+  webhookUrl: string;
   webhookPath: string;
+  /** Provider states go here; absent: players mode. */
   stateUrl?: string;
-  signing: { scheme: SigningScheme; secrets: string[]; headers: HeaderNames };
+  /** Players mode: states are realised through the webhook with these players and fresh ids. */
+  players: string[];
+  runId: string;
+  callbacks: CallbacksConfig;
   /** Transaction ids of interactions that must arrive signed with a wrong secret. */
   wrongSecretTransactionIds: string[];
   timeoutMs: number;
   resultFile: string;
+}
+
+/** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
+export interface PactExchange {
+  request: { url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string>; body: string };
 }
 
 export interface PactRunnerOutput {
@@ -28,6 +50,10 @@ export interface PactRunnerOutput {
   report?: unknown;
   /** Why it could not run. */
   error?: string;
+  /** The contract's transactionId → what was sent and answered. */
+  exchanges?: Record<string, PactExchange>;
+  /** Provider state name → why setting it up failed. */
+  stateErrors?: Record<string, string>;
 }
 
 interface FilterRequest {
@@ -37,33 +63,47 @@ interface FilterRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** What the state handlers learn and the request filter uses, for one run. */
+interface RunState {
+  exchanges: Record<string, PactExchange>;
+  stateErrors: Record<string, string>;
+  /** Players mode: the contract's player ids → the players (or fresh unknown ids) used instead. */
+  playerMap: Map<string, string>;
+  /** Players mode: balances read while setting states up, minor units. */
+  balances: Map<string, number>;
+}
+
+/** Players mode: the id a contract's transaction id gets in this run, so a persistent wallet never sees it twice. */
+export function runTransactionId(contractId: string, runId: string): string {
+  return `${contractId}-${runId}`;
+}
+
 /**
  * Re-signs each contract request as it passes the Verifier's proxy. The proxy has parsed and
  * re-serialises the JSON body, so the signature is computed over exactly the bytes that are
  * forwarded, and Content-Length is fixed to match. The bad-signature interaction is signed with
- * a wrong secret (fresh timestamp), so it arrives refused for the right reason.
+ * a wrong secret (fresh timestamp), so it arrives refused for the right reason. In players mode
+ * the body's players and ids are swapped for this run's first; the request and its reply are
+ * recorded for the report.
  */
-export function resigningFilter(input: Pick<PactRunnerInput, 'signing' | 'wrongSecretTransactionIds' | 'webhookPath'>) {
-  const names = { ...DEFAULT_HEADER_NAMES, ...input.signing.headers };
+export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState = emptyRunState()) {
+  const names = { ...DEFAULT_HEADER_NAMES, ...input.callbacks.signing.headers };
   const signatureHeaders = [names.signature, names.webhookId, names.webhookTimestamp, names.webhookSignature].map((n) =>
     n.toLowerCase(),
   );
-  return (req: FilterRequest, _res: unknown, next: () => void) => {
+  return (req: FilterRequest, res: ServerResponse, next: () => void) => {
     if (req.path !== CONTRACT_WEBHOOK_PATH) {
       next();
       return;
     }
-    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? {});
-    let transactionId: unknown;
-    try {
-      transactionId = (JSON.parse(body) as { transactionId?: unknown }).transactionId;
-    } catch {
-      transactionId = undefined;
-    }
-    const wrong = typeof transactionId === 'string' && input.wrongSecretTransactionIds.includes(transactionId);
+    let body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? {});
+    const parsed = parseObject(body);
+    const contractTx = typeof parsed?.transactionId === 'string' ? parsed.transactionId : undefined;
+    if (parsed && input.stateUrl === undefined) body = JSON.stringify(playersModeBody(parsed, input, run));
+    const wrong = contractTx !== undefined && input.wrongSecretTransactionIds.includes(contractTx);
     const signed = signPayload({
-      scheme: input.signing.scheme,
-      secrets: wrong ? [WRONG_SECRET] : input.signing.secrets,
+      scheme: input.callbacks.signing.scheme,
+      secrets: wrong ? [WRONG_SECRET] : input.callbacks.signing.secrets,
       headerNames: names,
       payload: body,
     });
@@ -72,28 +112,175 @@ export function resigningFilter(input: Pick<PactRunnerInput, 'signing' | 'wrongS
     req.headers['content-length'] = String(Buffer.byteLength(body));
     req.body = Buffer.from(body, 'utf8');
     req.url = input.webhookPath;
+    if (contractTx !== undefined) run.exchanges[contractTx] = record(req, body, res, input.webhookUrl);
     next();
   };
 }
 
+/** Players mode: the contract body with this run's player ids, fresh transaction ids and, where the rule needs it, an amount above the balance. */
+function playersModeBody(body: Record<string, unknown>, input: Omit<PactRunnerInput, 'resultFile'>, run: RunState) {
+  const out = { ...body };
+  const contractTx = String(body.transactionId);
+  const playerId = typeof body.playerId === 'string' ? (run.playerMap.get(body.playerId) ?? input.players[0]) : undefined;
+  if (playerId !== undefined) out.playerId = playerId;
+  for (const key of ['transactionId', 'referenceTransactionId'] as const) {
+    if (typeof body[key] === 'string') out[key] = runTransactionId(body[key] as string, input.runId);
+  }
+  const interaction = CONTRACT_INTERACTIONS.find(
+    (i) => i.event.transactionId === contractTx || i.event.rollbackTransactionId === contractTx,
+  );
+  const balance = playerId === undefined ? undefined : run.balances.get(playerId);
+  if (interaction && !interaction.reply.accepted && interaction.reply.error === 'INSUFFICIENT_FUNDS' && balance !== undefined) {
+    out.amount = encodeAmount(balance + interaction.event.amountMinor, input.callbacks.amountFormat);
+  }
+  return out;
+}
+
+/** Starts recording one exchange: the request now, the reply as the proxy writes it back. */
+function record(req: FilterRequest, body: string, res: ServerResponse, url: string): PactExchange {
+  const exchange: PactExchange = { request: { url, headers: flatHeaders(req.headers), body } };
+  const chunks: Buffer[] = [];
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (chunk !== undefined && typeof chunk !== 'function') keep(chunk);
+    exchange.response = {
+      status: res.statusCode,
+      headers: flatHeaders(res.getHeaders() as IncomingHttpHeaders),
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+    return (end as (...args: unknown[]) => ServerResponse)(chunk, ...rest);
+  }) as typeof res.end;
+  return exchange;
+}
+
+/**
+ * One handler per provider state the pact names. With a state URL: POSTs `{state, params,
+ * action:"setup"}` there and keeps a refusal's message. Without: realises the state through the
+ * webhook (a balance is read, an absent player is a fresh unknown id, a prior DEBIT is sent).
+ */
+export function stateHandlersFor(stateNames: readonly string[], input: Omit<PactRunnerInput, 'resultFile'>, run: RunState) {
+  const ctx = new CheckContext(
+    {
+      webhookUrl: input.webhookUrl,
+      callbacks: input.callbacks,
+      players: input.players,
+      timeoutMs: input.timeoutMs,
+      maxLatencyMs: input.timeoutMs,
+      concurrency: 2,
+      runId: input.runId,
+    },
+    'pact-states',
+  );
+  const handlers: Record<string, (params: unknown) => Promise<void>> = {};
+  for (const name of stateNames) {
+    handlers[name] = async (params) => {
+      try {
+        if (input.stateUrl !== undefined) await postState(input.stateUrl, name, params, input.timeoutMs);
+        else await realiseState(ctx, name, (params ?? {}) as Record<string, unknown>, input, run);
+      } catch (error) {
+        run.stateErrors[name] = error instanceof Error ? error.message : String(error);
+        throw error;
+      }
+    };
+  }
+  return handlers;
+}
+
+async function postState(url: string, state: string, params: unknown, timeoutMs: number): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ state, params: params ?? {}, action: 'setup' }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${text.slice(0, 300) || '(empty body)'}`);
+}
+
+async function realiseState(
+  ctx: CheckContext,
+  name: string,
+  params: Record<string, unknown>,
+  input: Omit<PactRunnerInput, 'resultFile'>,
+  run: RunState,
+): Promise<void> {
+  const contractPlayer = String(params.playerId ?? '');
+  if (/does not exist/.test(name)) {
+    run.playerMap.set(contractPlayer, `verify-ghost-${input.runId}-${contractPlayer}`);
+    return;
+  }
+  const player = input.players[0] as string;
+  run.playerMap.set(contractPlayer, player);
+  if (typeof params.transactionId === 'string') {
+    const amountMinor = toMinor(Number(params.amount)) ?? 0;
+    const step = await ctx.debit(`state: ${name}`, player, amountMinor, runTransactionId(params.transactionId, input.runId));
+    if (!step.reply.accepted) throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
+    return;
+  }
+  run.balances.set(player, await ctx.readBalance(player));
+}
+
 export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunnerOutput> {
+  const run = emptyRunState();
   const verifier = new Verifier({
     provider: 'integrator-webhook',
     providerBaseUrl: input.providerBaseUrl,
     pactUrls: [input.pactFile],
     logLevel: 'error',
     timeout: input.timeoutMs,
-    ...(input.stateUrl === undefined ? {} : { providerStatesSetupUrl: input.stateUrl }),
-    requestFilter: resigningFilter(input) as never,
+    stateHandlers: stateHandlersFor(stateNamesIn(input.pactFile), input, run) as never,
+    requestFilter: resigningFilter(input, run) as never,
+  });
+  const done = (extra: Omit<PactRunnerOutput, 'exchanges' | 'stateErrors'>): PactRunnerOutput => ({
+    ...extra,
+    exchanges: run.exchanges,
+    stateErrors: run.stateErrors,
   });
   try {
     const json = await verifier.verifyProvider();
-    return { report: parseReport(json) };
+    return done({ report: parseReport(json) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const report = parseReport(message);
-    return report === undefined ? { error: message } : { report };
+    return done(report === undefined ? { error: message } : { report });
   }
+}
+
+function stateNamesIn(pactFile: string): string[] {
+  const pact = JSON.parse(readFileSync(pactFile, 'utf8')) as {
+    interactions: { providerStates?: { name: string }[] }[];
+  };
+  return [...new Set(pact.interactions.flatMap((i) => (i.providerStates ?? []).map((s) => s.name)))];
+}
+
+function emptyRunState(): RunState {
+  return { exchanges: {}, stateErrors: {}, playerMap: new Map(), balances: new Map() };
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+  );
 }
 
 function parseReport(text: unknown): unknown {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
-import type { PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
+import type { Exchange } from './client.ts';
+import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 
 /** The outcome of one contract interaction replayed against the webhook. */
 export interface PactInteractionResult {
@@ -21,6 +22,10 @@ export interface PactInteractionResult {
   states: string[];
   /** The interaction as the pact file has it (request and expected response), for the HTML report. */
   interaction: unknown;
+  /** How to fix the webhook when it fails. */
+  hint?: string;
+  /** The request that was sent and the reply that came back. */
+  exchanges: Exchange[];
 }
 
 interface PactFile {
@@ -59,7 +64,10 @@ function readPact(pactFile: string): PactFile {
 export interface VerifyPactsOptions {
   pactFile: string;
   webhookUrl: string;
+  /** Absent: players mode, the provider states are realised through the webhook with `players`. */
   stateUrl?: string;
+  players: string[];
+  runId: string;
   callbacks: CallbacksConfig;
   timeoutMs: number;
   /** Interaction ids to run (`pact:<id>`); the rest are reported as skipped. */
@@ -68,8 +76,8 @@ export interface VerifyPactsOptions {
 
 /**
  * Replays the contracts against the webhook with the real Pact Verifier (in a child process, see
- * pact-runner.ts). Interactions that need provider states are skipped, and reported so, when there
- * is no state URL.
+ * pact-runner.ts). Every interaction runs: with a state URL its states are set up there; without
+ * one they are realised through the webhook itself, with the known players and fresh ids.
  */
 export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInteractionResult[]> {
   const pact = readPact(options.pactFile);
@@ -87,12 +95,12 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       durationMs: 0,
       states,
       interaction,
+      exchanges: [],
     };
     results.set(interaction.description, result);
+    if (known?.hint !== undefined) result.hint = known.hint;
     if (!options.selected(id)) {
       result.reason = 'not selected (--only/--skip)';
-    } else if (states.length > 0 && options.stateUrl === undefined) {
-      result.reason = `needs provider state${states.length > 1 ? 's' : ''} ${states.map((s) => `"${s}"`).join(', ')}: pass --state-url to run it`;
     } else {
       runnable.push(interaction);
     }
@@ -107,13 +115,12 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
     const input: PactRunnerInput = {
       pactFile,
       providerBaseUrl: url.origin,
+      webhookUrl: options.webhookUrl,
       webhookPath: `${url.pathname}${url.search}`,
       ...(options.stateUrl === undefined ? {} : { stateUrl: options.stateUrl }),
-      signing: {
-        scheme: options.callbacks.signing.scheme,
-        secrets: options.callbacks.signing.secrets,
-        headers: options.callbacks.signing.headers,
-      },
+      players: options.players,
+      runId: options.runId,
+      callbacks: options.callbacks,
       wrongSecretTransactionIds: wrongSecretIds(runnable),
       timeoutMs: options.timeoutMs,
       resultFile: join(dir, 'result.json'),
@@ -180,14 +187,41 @@ function applyReport(
     const r = results.get(i.description) as PactInteractionResult;
     const outcome = report.interactionResults?.find((x) => x.description === i.description);
     r.durationMs = parseDuration(outcome?.duration);
+    const sent = output.exchanges?.[i.request?.body?.content?.transactionId ?? ''];
+    if (sent) r.exchanges = [toExchange(r.description, sent)];
     const problems = errors.get(i.description);
-    if (outcome?.result === 'OK' && !problems) {
+    const stateProblems = (i.providerStates ?? [])
+      .map((s) => output.stateErrors?.[s.name])
+      .filter((m): m is string => m !== undefined)
+      .map((m) => `provider state failed: ${m}`);
+    if (outcome?.result === 'OK' && !problems && stateProblems.length === 0) {
       r.status = 'pass';
     } else {
       r.status = 'fail';
-      r.reason = problems?.join('; ') ?? `the Verifier reported ${outcome?.result ?? 'no result'}`;
+      r.reason = [...stateProblems, ...(problems ?? [`the Verifier reported ${outcome?.result ?? 'no result'}`])].join('; ');
     }
   }
+}
+
+/** The filter's record of one forwarded request, as the report shows exchanges. */
+function toExchange(label: string, sent: PactExchange): Exchange {
+  const exchange: Exchange = {
+    label,
+    request: { method: 'POST', url: sent.request.url, headers: sent.request.headers, body: sent.request.body },
+    latencyMs: 0,
+  };
+  if (sent.response) {
+    let json: unknown;
+    try {
+      json = JSON.parse(sent.response.body);
+    } catch {
+      json = undefined;
+    }
+    exchange.response = { ...sent.response, json };
+  } else {
+    exchange.error = 'no reply was recorded';
+  }
+  return exchange;
 }
 
 function parseDuration(text: string | undefined): number {

@@ -105,8 +105,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
 
   if (plan.settings.stateUrl === undefined) {
     notices.push(
-      'No --state-url: contract interactions that need provider states are skipped, and the checks work from the balances ' +
-        `the webhook reports for ${plan.settings.players.join(', ')} (relative mode).`,
+      `No --state-url: provider states are realised through the webhook itself with ${plan.settings.players.join(', ')} and fresh ` +
+        'transaction ids, and the checks work from the balances the webhook reports (players mode). Every player is left with the balance it had.',
     );
   }
   for (const n of notices) write(`note: ${n}\n\n`);
@@ -116,15 +116,22 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
   const pactIds = plan.pactIds.filter((id) => plan.selected(id));
   if (pactIds.length > 0) {
     const pactFile = await plan.pactFile();
+    // Players mode moves real money through the webhook; put the player back where it was afterwards.
+    const restorer = new CheckContext(plan.settings, 'pact');
     try {
+      if (plan.settings.stateUrl === undefined) await restorer.startBalance(plan.settings.players[0] as string);
       const pactResults = await verifyPacts({
         pactFile: pactFile.path,
         webhookUrl: plan.settings.webhookUrl,
         ...(plan.settings.stateUrl === undefined ? {} : { stateUrl: plan.settings.stateUrl }),
+        players: plan.settings.players,
+        runId: plan.settings.runId,
         callbacks: plan.settings.callbacks,
         timeoutMs: plan.settings.timeoutMs,
         selected: plan.selected,
       });
+      await restorer.restoreStartBalances();
+      for (const note of restorer.notes) notices.push(`contract interactions: ${note}`);
       for (const r of pactResults) {
         if (!plan.selected(r.id)) continue;
         emit({
@@ -134,8 +141,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
           status: r.status,
           durationMs: r.durationMs,
           ...(r.reason === undefined ? {} : { reason: r.reason }),
+          ...(r.hint === undefined ? {} : { hint: r.hint }),
           notes: [],
-          exchanges: [],
+          exchanges: r.exchanges,
           states: r.states,
           interaction: r.interaction,
         });
