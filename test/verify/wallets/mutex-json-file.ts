@@ -1,7 +1,8 @@
 /**
- * A wallet with no database: state lives in memory, every callback runs under an async
- * per-player mutex (read, check, write and persist happen while holding it), and the whole state
- * is written to a JSON file (write to a temp file, then rename) before the reply goes out.
+ * A wallet with no database: state lives in memory and in one JSON file. A change is made durable
+ * first (merged into the latest state, written to a temp file, renamed) and only then becomes
+ * visible, so the read-check-write of a callback spans real file I/O: an async per-player mutex
+ * serialises it (without the mutex, parallel DEBITs would all read the same balance).
  * Zero amounts are accepted and move nothing; a ROLLBACK of an unknown DEBIT is acknowledged with
  * 200 {balance}, and that DEBIT, if it comes later, is acknowledged without taking money.
  * node:http; signature checked by hand with node:crypto. Also has a provider-state endpoint.
@@ -41,10 +42,10 @@ function signatureValid(header: string | undefined, raw: Buffer, secret: string)
 export async function startMutexJsonWallet(options: WalletOptions): Promise<StartedWallet> {
   const secret = options.secret ?? 'aggmock-dev-secret';
   const file = options.dbPath;
-  const state: State = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { balances: {}, entries: {} };
+  let state: State = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { balances: {}, entries: {} };
   for (const [id, major] of Object.entries(options.players ?? {})) state.balances[id] ??= Math.round(major * 100);
 
-  // One lock per player: a promise chain; whoever holds it does read-check-write-persist.
+  // One lock per player: a promise chain; whoever holds it does read-check-commit.
   const locks = new Map<string, Promise<unknown>>();
   const withLock = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const run = (locks.get(key) ?? Promise.resolve()).then(fn);
@@ -54,22 +55,23 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
     );
     return run;
   };
-  // Whole-file writes from different players go one after another.
-  let writing: Promise<void> = Promise.resolve();
-  const persist = () => {
-    const snapshot = JSON.stringify(state);
-    const written = writing.then(async () => {
-      await writeFile(`${file}.tmp`, snapshot);
+  // Commits (from any player) go one after another: durable first, then visible.
+  let queue: Promise<unknown> = Promise.resolve();
+  const commit = (change: (next: State) => void): Promise<void> => {
+    const done = queue.then(async () => {
+      const next: State = { balances: { ...state.balances }, entries: { ...state.entries } };
+      change(next);
+      await writeFile(`${file}.tmp`, JSON.stringify(next));
       await rename(`${file}.tmp`, file);
+      state = next;
     });
-    writing = written.catch(() => undefined);
-    return written;
+    queue = done.catch(() => undefined);
+    return done;
   };
-  await persist();
+  await commit(() => {});
 
   type Reply = Entry['reply'];
-  const ok = (p: string): Reply => ({ status: 200, body: { balance: (state.balances[p] as number) / 100 } });
-
+  const ok = (cents: number): Reply => ({ status: 200, body: { balance: cents / 100 } });
   async function apply(b: Record<string, unknown>): Promise<Reply> {
     const { type, playerId: p, transactionId: id } = b;
     if (typeof p !== 'string' || !p || typeof id !== 'string' || !id || !['DEBIT', 'CREDIT', 'ROLLBACK'].includes(type as string))
@@ -83,26 +85,30 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
       if (seen) return seen.reply;
       const balance = state.balances[p];
       if (balance === undefined) return { status: 404, body: { error: 'PLAYER_NOT_FOUND' } };
-      let entry: Entry;
+      let after = balance;
+      const changes: Record<string, Entry> = {};
       if (type === 'DEBIT') {
         const cancelled = state.entries[`${p}|ROLLBACK|${id}`];
         if (!cancelled && amount > balance) return { status: 402, body: { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 } };
-        if (!cancelled) state.balances[p] = balance - amount;
-        entry = { amount, reply: ok(p), rolledBack: Boolean(cancelled) };
+        if (!cancelled) after = balance - amount;
+        changes[key] = { amount, reply: ok(after), rolledBack: Boolean(cancelled) };
       } else if (type === 'CREDIT') {
-        state.balances[p] = balance + amount;
-        entry = { amount, reply: ok(p) };
+        after = balance + amount;
+        changes[key] = { amount, reply: ok(after) };
       } else {
-        const debit = state.entries[`${p}|DEBIT|${id}`];
+        const debitKey = `${p}|DEBIT|${id}`;
+        const debit = state.entries[debitKey];
         if (debit && !debit.rolledBack) {
-          debit.rolledBack = true;
-          state.balances[p] = balance + debit.amount;
+          after = balance + debit.amount;
+          changes[debitKey] = { ...debit, rolledBack: true };
         }
-        entry = { amount: debit?.amount ?? 0, reply: ok(p) };
+        changes[key] = { amount: debit?.amount ?? 0, reply: ok(after) };
       }
-      state.entries[key] = entry;
-      await persist();
-      return entry.reply;
+      await commit((next) => {
+        next.balances[p] = after;
+        Object.assign(next.entries, changes);
+      });
+      return (changes[key] as Entry).reply;
     });
   }
 
@@ -111,15 +117,26 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
     const cents = (v: unknown) => Math.round(Number(v) * 100);
     if (name === '') return { status: 200, body: {} };
     return withLock(p, async () => {
-      if (/^player \S+ has balance /.test(name) && cents(params.balance) >= 0) state.balances[p] = cents(params.balance);
-      else if (/^player \S+ does not exist$/.test(name)) delete state.balances[p];
-      else if (/^transaction \S+ was debited from player \S+ for /.test(name) && state.balances[p] !== undefined) {
-        const id = String(params.transactionId);
-        delete state.entries[`${p}|ROLLBACK|${id}`];
-        state.balances[p] = (state.balances[p] as number) - cents(params.amount);
-        state.entries[`${p}|DEBIT|${id}`] = { amount: cents(params.amount), reply: ok(p) };
+      const balance = state.balances[p];
+      const id = String(params.transactionId);
+      const amount = cents(params.amount);
+      let change: (next: State) => void;
+      if (/^player \S+ has balance /.test(name) && cents(params.balance) >= 0) {
+        change = (next) => {
+          next.balances[p] = cents(params.balance);
+        };
+      } else if (/^player \S+ does not exist$/.test(name)) {
+        change = (next) => {
+          delete next.balances[p];
+        };
+      } else if (/^transaction \S+ was debited from player \S+ for /.test(name) && balance !== undefined && amount > 0) {
+        change = (next) => {
+          delete next.entries[`${p}|ROLLBACK|${id}`];
+          next.balances[p] = balance - amount;
+          next.entries[`${p}|DEBIT|${id}`] = { amount, reply: ok(balance - amount) };
+        };
       } else return { status: 400, body: { error: `unsupported provider state "${name}"` } };
-      await persist();
+      await commit(change);
       return { status: 200, body: {} };
     });
   }
@@ -161,7 +178,7 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await writing;
+      await queue;
     },
   };
 }
