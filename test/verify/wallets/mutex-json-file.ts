@@ -49,10 +49,12 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
   const locks = new Map<string, Promise<unknown>>();
   const withLock = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const run = (locks.get(key) ?? Promise.resolve()).then(fn);
-    locks.set(
-      key,
-      run.catch(() => undefined),
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
     );
+    locks.set(key, tail);
+    void tail.then(() => locks.get(key) === tail && locks.delete(key));
     return run;
   };
   // Commits (from any player) go one after another: durable first, then visible.
