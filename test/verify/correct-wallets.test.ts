@@ -47,7 +47,7 @@ const CASES: WalletCase[] = [
     file: 'wallet.db',
     config: {},
     restart: false,
-    hasState: false,
+    hasState: true,
   },
   {
     name: 'strict-4xx',

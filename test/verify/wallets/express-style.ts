@@ -2,7 +2,7 @@
  * A wallet written the way an Express/Fastify shop writes one (here on bare node:http): JSON with
  * `; charset=utf-8`, header names in odd case, every business rejection as HTTP 200 + {error, message},
  * extra reply fields, zero amounts refused. SQLite file, one IMMEDIATE transaction per callback,
- * signature checked by hand with node:crypto over the raw body.
+ * signature checked by hand with node:crypto over the raw body. Has a provider-state endpoint.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -118,6 +118,29 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
     return reply;
   });
 
+  // Pact provider states (test fixture): amounts in major units, as in the state names.
+  const provide = db.transaction((name: string, p: Record<string, unknown>): Reply => {
+    const player = String(p.playerId ?? '');
+    const amount = cents(Number(p.balance ?? p.amount));
+    const txid = String(p.transactionId ?? '');
+    if (name === '') return { status: 200, body: {} };
+    if (/^player \S+ has balance /.test(name) && amount !== undefined && amount >= 0) {
+      db.prepare('INSERT INTO accounts VALUES (?, ?) ON CONFLICT (player) DO UPDATE SET cents = excluded.cents').run(
+        player,
+        amount,
+      );
+    } else if (/^player \S+ does not exist$/.test(name)) {
+      db.prepare('DELETE FROM accounts WHERE player = ?').run(player);
+    } else if (/^transaction \S+ was debited from player /.test(name) && amount) {
+      db.prepare('DELETE FROM ledger WHERE player = ? AND (txid = ? OR ref = ?)').run(player, txid, txid);
+      const r = handle({ type: 'DEBIT', transactionId: txid, playerId: player, amount: amount / 100 });
+      if (r.body.error) return { status: 400, body: { message: `cannot set up "${name}": ${String(r.body.message)}` } };
+    } else {
+      return { status: 400, body: { error: 'UNKNOWN_STATE', message: `unknown provider state "${name}"` } };
+    }
+    return { status: 200, body: {} };
+  });
+
   const send = (res: ServerResponse, { status, body }: Reply) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
@@ -133,9 +156,18 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/__state') {
+        let s: { state?: string; params?: Record<string, unknown>; action?: string } = {};
+        try {
+          s = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return send(res, { status: 400, body: { error: 'INVALID_REQUEST', message: 'state body is not JSON' } });
+        }
+        return send(res, s.action === 'teardown' ? { status: 200, body: {} } : provide.immediate(s.state ?? '', s.params ?? {}));
+      }
       if (req.method !== 'POST' || req.url !== '/callback/webhook')
         return send(res, { status: 404, body: { error: 'NOT_FOUND' } });
-      const raw = Buffer.concat(chunks);
       if (!verifyTimestamped(req.headers['x-signature'] as string | undefined, raw, secret))
         return send(res, { status: 401, body: { error: 'INVALID_SIGNATURE', message: 'bad or missing X-Signature' } });
       let body: unknown;
@@ -158,6 +190,7 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
   return {
     url,
     webhookUrl: `${url}/callback/webhook`,
+    stateUrl: `${url}/__state`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
