@@ -70,7 +70,7 @@ export async function startMinorUnitsWallet(options: WalletOptions): Promise<Sta
   const markRolledBack = db.prepare("UPDATE transactions SET rolled_back = 1 WHERE player_id = ? AND kind = 'DEBIT' AND id = ?");
 
   /** One callback, all inside one IMMEDIATE transaction. Returns the response body (200). */
-  const process = db.transaction((msg: Record<string, unknown>): Record<string, unknown> => {
+  const applyCallback = db.transaction((msg: Record<string, unknown>): Record<string, unknown> => {
     const { type, playerId, transactionId } = msg;
     if (typeof playerId !== 'string' || playerId === '' || typeof transactionId !== 'string' || transactionId === '')
       throw new HttpError(400, 'INVALID_REQUEST', { message: 'playerId and transactionId are required' });
@@ -127,7 +127,7 @@ export async function startMinorUnitsWallet(options: WalletOptions): Promise<Sta
           throw new HttpError(400, 'INVALID_REQUEST', { message: 'malformed JSON' });
         }
         if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new HttpError(400, 'INVALID_REQUEST');
-        out = process.immediate(msg as Record<string, unknown>);
+        out = applyCallback.immediate(msg as Record<string, unknown>);
       } catch (e) {
         status = e instanceof HttpError ? e.status : 500;
         out = e instanceof HttpError ? { error: e.code, ...e.extra } : { error: 'INTERNAL_ERROR' };
