@@ -133,34 +133,36 @@ export class CheckContext {
    * the cleanups did not (a wallet whose ROLLBACKs do not restore). Without this, one broken
    * rule would drain the test players and every later check would be skipped, not judged.
    */
-  async restoreStartBalances(): Promise<void> {
+  async restoreStartBalances(): Promise<{ restored: boolean; note: string }[]> {
+    const outcomes: { restored: boolean; note: string }[] = [];
     for (const [playerId, start] of this.startBalances) {
+      let outcome: { restored: boolean; note: string };
       try {
         const now = await this.readBalance(playerId);
         if (now === start) continue;
-        const step =
-          now < start
-            ? await this.credit(
-                `restore: CREDIT ${formatMinor(start - now)} (the cleanup left ${playerId} short)`,
-                playerId,
-                start - now,
-              )
-            : await this.debit(
-                `restore: DEBIT ${formatMinor(now - start)} (the cleanup left ${playerId} over)`,
-                playerId,
-                now - start,
-              );
-        this.notes.push(
-          step.reply.accepted
-            ? `${playerId} held ${formatMinor(now)} afterwards instead of ${formatMinor(start)}; restored with a ${now < start ? 'CREDIT' : 'DEBIT'} of ${formatMinor(Math.abs(start - now))}`
-            : `${playerId} holds ${formatMinor(now)} after the cleanup instead of ${formatMinor(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
-        );
+        const short = now < start;
+        const amount = Math.abs(start - now);
+        const label = `restore: ${short ? 'CREDIT' : 'DEBIT'} ${formatMinor(amount)} (${playerId} was left ${short ? 'short' : 'over'})`;
+        const step = short ? await this.credit(label, playerId, amount) : await this.debit(label, playerId, amount);
+        outcome = step.reply.accepted
+          ? {
+              restored: true,
+              note: `${playerId} held ${formatMinor(now)} afterwards instead of ${formatMinor(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${formatMinor(amount)}`,
+            }
+          : {
+              restored: false,
+              note: `${playerId} holds ${formatMinor(now)} afterwards instead of ${formatMinor(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
+            };
       } catch (error) {
-        this.notes.push(
-          `could not check ${playerId}'s balance after the cleanup: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        outcome = {
+          restored: false,
+          note: `could not check ${playerId}'s balance afterwards: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
+      this.notes.push(outcome.note);
+      outcomes.push(outcome);
     }
+    return outcomes;
   }
 
   /** A player id no wallet knows: `verify-ghost-<runId>-<n>`. */

@@ -176,7 +176,8 @@ export function stateHandlersFor(stateNames: readonly string[], input: Omit<Pact
       timeoutMs: input.timeoutMs,
       maxLatencyMs: input.timeoutMs,
       concurrency: 2,
-      runId: input.runId,
+      // Its own id space: this process counts transaction ids from 1 again.
+      runId: `${input.runId}-pact`,
     },
     'pact-states',
   );
@@ -203,7 +204,10 @@ async function postState(url: string, state: string, params: unknown, timeoutMs:
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
-  if (!res.ok) throw new Error(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${text.slice(0, 300) || '(empty body)'}`);
+  if (!res.ok)
+    throw new Error(
+      `the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${text.slice(0, 300) || '(empty body)'}`,
+    );
 }
 
 async function realiseState(
@@ -223,7 +227,8 @@ async function realiseState(
   if (typeof params.transactionId === 'string') {
     const amountMinor = toMinor(Number(params.amount)) ?? 0;
     const step = await ctx.debit(`state: ${name}`, player, amountMinor, runTransactionId(params.transactionId, input.runId));
-    if (!step.reply.accepted) throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
+    if (!step.reply.accepted)
+      throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
     return;
   }
   run.balances.set(player, await ctx.readBalance(player));

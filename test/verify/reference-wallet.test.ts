@@ -21,15 +21,26 @@ describe('aggmock verify against the reference wallet', () => {
     expect(outcome.report?.mode).toBe('state');
   });
 
-  it('passes every check from player ids alone, and reports the state-dependent interactions as skipped, not passed', async () => {
+  it('passes every pact interaction and every check from player ids alone, the states realised through the webhook', async () => {
+    const before = { p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') };
     const outcome = await verifyWallet(wallet, 'players');
     expect(failures(outcome)).toEqual({});
     expect(outcome.exitCode).toBe(0);
-    expect(idsWith(outcome, 'pass')).toEqual(['pact:bad-signature', ...CHECK_IDS]);
-    const skipped = (outcome.report?.results ?? []).filter((r) => r.status === 'skip');
-    expect(skipped.map((r) => r.id)).toEqual(PACT_IDS.filter((id) => id !== 'pact:bad-signature'));
-    for (const r of skipped) expect(r.reason).toMatch(/needs provider state.*--state-url/);
-    expect(outcome.report?.notices.join(' ')).toMatch(/No --state-url/);
+    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...CHECK_IDS]);
+    expect(outcome.report?.notices.join(' ')).toMatch(/No --state-url: provider states are realised through the webhook/);
+    // The interactions used p1 (and a fresh unknown player), fresh ids, and put p1 back where it was.
+    const sent = (outcome.report?.results ?? []).filter((r) => r.kind === 'pact').flatMap((r) => r.exchanges);
+    expect(sent).toHaveLength(PACT_IDS.length);
+    for (const x of sent) expect(JSON.parse(x.request.body).transactionId).toMatch(/^tx-contract-.*-\w+$/);
+    expect({ p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') }).toEqual(before);
+  });
+
+  it('shows the request it sent and the reply it got on every contract card', async () => {
+    const outcome = await verifyWallet(wallet, 'state', { only: ['pact:insufficient-funds'] });
+    const [card] = outcome.report?.results ?? [];
+    expect(card?.hint).toMatch(/INSUFFICIENT_FUNDS/);
+    expect(card?.exchanges[0]?.request.headers['x-signature']).toMatch(/^t=\d+,v1=/);
+    expect(card?.exchanges[0]?.response).toMatchObject({ status: 402, json: { error: 'INSUFFICIENT_FUNDS' } });
   });
 
   it('leaves the players where it found them (every check cleans up after itself)', async () => {
