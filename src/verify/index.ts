@@ -1,5 +1,5 @@
 /** `aggmock verify`: contracts through the Pact Verifier plus stateful checks against a live webhook. */
-export { CHECK_IDS, CHECKS, type Check, findCheck } from './checks/index.ts';
+export { CHECK_IDS, CHECKS, type Check, checksFor, findCheck } from './checks/index.ts';
 export { type CallbackSpec, type Exchange, WebhookClient } from './client.ts';
 export { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
 export { PACT_ID_PREFIX, type PactInteractionResult, pactInteractionIds, verifyPacts } from './pact.ts';

@@ -8,7 +8,7 @@ import { generateContracts } from '../contracts/generate.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
-import { CHECK_IDS, CHECKS, type Check } from './checks/index.ts';
+import { CHECK_IDS, type Check, checksFor } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
 import { PACT_ID_PREFIX, pactInteractionIds, verifyPacts } from './pact.ts';
@@ -157,7 +157,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
   // answering would make every check wait out --timeout several times, so after
   // TIMEOUT_BREAKER checks in a row failed on timeouts, the rest are reported as not run.
   let timedOutInARow = 0;
-  for (const check of CHECKS) {
+  for (const check of checksFor(plan.settings.callbacks)) {
     if (!plan.selected(check.id)) continue;
     if (timedOutInARow >= TIMEOUT_BREAKER) {
       emit(

@@ -116,6 +116,15 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
       return (await client.balance('p1')) !== 1000;
     },
   },
+  'rollback-by-own-id': {
+    bug: 'two ROLLBACKs of one DEBIT with different ids (reference style) restore it twice',
+    probe: async (client) => {
+      await client.debit('p1', 'bet', 10);
+      await client.rollback('p1', 'rb-1', 10, 'bet');
+      await client.rollback('p1', 'rb-2', 10, 'bet');
+      return (await client.balance('p1')) !== 1000;
+    },
+  },
   'rollback-trusts-amount': {
     bug: 'a ROLLBACK carrying 30.00 for a DEBIT of 10.00 restores 30.00',
     probe: async (client) => {

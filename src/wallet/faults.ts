@@ -31,6 +31,8 @@ export const WALLET_FAULTS = [
   'no-tombstone',
   /** A ROLLBACK of a DEBIT that was refused (insufficient funds) pays its amount out anyway. */
   'refund-refused-debit',
+  /** "reference" rollbacks: a second ROLLBACK of the same DEBIT under a new id restores it again. */
+  'rollback-by-own-id',
   /** A ROLLBACK restores the amount it carries, not the amount its DEBIT took. */
   'rollback-trusts-amount',
   /** Treats an amount of 0 as missing and charges (or pays) the default stake of 1.00: `amount || 1`. */
@@ -226,6 +228,23 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
           const debit = refusedDebitOf(store, event);
           if (!debit) return store.applyEvent(event);
           // BUG: pays the refused bet "back", although it was never taken.
+          const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
+          store.setBalance(event.playerId, after);
+          const reply = store.replies.balance(after);
+          store.recordTransaction(event, 'restored', reply);
+          return reply;
+        },
+      };
+    case 'rollback-by-own-id':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const debit =
+            event.kind === 'ROLLBACK' && !store.replayIfDuplicate(event)
+              ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+              : undefined;
+          if (debit?.status !== 'rolled_back') return store.applyEvent(event);
+          // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
           const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
           store.setBalance(event.playerId, after);
           const reply = store.replies.balance(after);

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
-import { CHECK_IDS } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { runCli } from '../cli/process.ts';
 import { EXPECTED_FAILURES } from './faults.ts';
-import { startTestWallet } from './helpers.ts';
+import { DEFAULT_CHECK_IDS, startTestWallet } from './helpers.ts';
 
 describe('aggmock verify as a real process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-cli-'));
@@ -33,7 +32,7 @@ describe('aggmock verify as a real process', () => {
     expect(code).toBe(0);
     expect(cli.stdout()).toMatch(/^CHECK\s+RESULT\s+TIME\s+REASON$/m);
     expect(cli.stdout()).toMatch(/^idempotent-debit\s+PASS\s/m);
-    const total = CHECK_IDS.length + CONTRACT_INTERACTIONS.length;
+    const total = DEFAULT_CHECK_IDS.length + CONTRACT_INTERACTIONS.length;
     expect(cli.stdout()).toMatch(new RegExp(`PASSED: ${total} passed, 0 failed, 0 skipped of ${total}`));
     for (const file of ['junit.xml', 'report.json', 'report.html']) expect(existsSync(join(reportDir, file))).toBe(true);
   });

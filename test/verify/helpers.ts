@@ -1,5 +1,5 @@
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { runVerify, type VerifyOptions, type VerifyOutcome } from '../../src/verify/index.ts';
+import { checksFor, runVerify, type VerifyOptions, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -42,3 +42,6 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
     (outcome.report?.results ?? []).filter((r) => r.status === 'fail').map((r) => [r.id, r.reason ?? '']),
   );
 }
+
+/** The ids of the stateful checks that exist on the default wire, in report order. */
+export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
-import { CHECK_IDS } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
+import { DEFAULT_CHECK_IDS, failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
 
 const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
 
@@ -16,7 +15,7 @@ describe('aggmock verify against the reference wallet', () => {
   it('passes every pact interaction and every stateful check with a state URL (exit 0)', async () => {
     const outcome = await verifyWallet(wallet, 'state');
     expect(failures(outcome)).toEqual({});
-    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...CHECK_IDS]);
+    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...DEFAULT_CHECK_IDS]);
     expect(outcome.exitCode).toBe(0);
     expect(outcome.report?.mode).toBe('state');
   });
@@ -26,7 +25,7 @@ describe('aggmock verify against the reference wallet', () => {
     const outcome = await verifyWallet(wallet, 'players');
     expect(failures(outcome)).toEqual({});
     expect(outcome.exitCode).toBe(0);
-    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...CHECK_IDS]);
+    expect(idsWith(outcome, 'pass')).toEqual([...PACT_IDS, ...DEFAULT_CHECK_IDS]);
     expect(outcome.report?.notices.join(' ')).toMatch(/No --state-url: provider states are realised through the webhook/);
     // The interactions used p1 (and a fresh unknown player), fresh ids, and put p1 back where it was.
     const sent = (outcome.report?.results ?? []).filter((r) => r.kind === 'pact').flatMap((r) => r.exchanges);

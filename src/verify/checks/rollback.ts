@@ -89,6 +89,31 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     },
   },
   {
+    id: 'second-rollback-new-id',
+    rule: 'A second ROLLBACK of the same DEBIT under a new rollback id restores nothing more ("reference" rollback style).',
+    hint:
+      "Mark the DEBIT itself rolled back and check that mark, not only the ROLLBACK's own id: two rollbacks of one bet " +
+      '(a retry with a fresh id, a manual refund) must give the money back once.',
+    source: 'Scorpio ERR_TRANSACTION_ROLLED_BACK; game-services INVALID_TRANSACTION; Evolution Test_debitCancelBetAlreadySettled',
+    // In "original" style a ROLLBACK's id is its DEBIT's, so a second one is a duplicate (duplicate-rollback).
+    appliesTo: (callbacks) => callbacks.rollbackStyle === 'reference',
+    async run(ctx) {
+      const p = ctx.player;
+      const before = await ctx.startBalance(p);
+      const amount = affordable(ctx, before, p);
+      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+      const first = await ctx.rollback('ROLLBACK of it', p, debit.transactionId, amount);
+      if (!first.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
+      ctx.expectBalance(first, before, 'the first ROLLBACK');
+      const second = await ctx.rollback('another ROLLBACK of the same DEBIT, with a new id', p, debit.transactionId, amount);
+      const moved = (second.reply.balanceMinor ?? before) - before;
+      if (second.reply.accepted && moved > 0) ctx.takeBack(p, moved);
+      ctx.expectNoMoneyMoved(second, before, 'a second ROLLBACK of an already rolled-back DEBIT');
+      await ctx.expectBalanceNow(p, before, 'after one DEBIT and two ROLLBACKs of it');
+    },
+  },
+  {
     id: 'rollback-refused-debit',
     rule: 'A ROLLBACK of a DEBIT that was refused (insufficient funds) pays nothing: the money was never taken.',
     hint: 'Restore only DEBITs you accepted; a ROLLBACK of a refused DEBIT is acknowledged with the unchanged balance.',

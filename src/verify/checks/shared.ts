@@ -1,3 +1,4 @@
+import type { CallbacksConfig } from '../../callbacks/events.ts';
 import { describeOutcome, type Exchange } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 
@@ -10,6 +11,8 @@ export interface Check {
   hint: string;
   /** Where the rule comes from: the contract, and the aggregators' certification suites that test it. */
   source: string;
+  /** Whether the rule exists on this wire at all (a check that does not apply is not listed). Default: always. */
+  appliesTo?: (callbacks: CallbacksConfig) => boolean;
   run(ctx: CheckContext): Promise<void>;
 }
 
