@@ -290,6 +290,8 @@ export class CheckContext {
     );
     if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) return probe.reply.balanceMinor;
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
+    // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
+    if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
     if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
       fail(
         `could not read the balance of player ${playerId}: a ROLLBACK of an unknown transaction got ${describeOutcome(probe.exchange)} ` +
@@ -366,7 +368,7 @@ export class CheckContext {
     const now = await this.readBalance(playerId);
     if (now !== expectedMinor) {
       fail(
-        `${why}: player ${playerId}'s balance should be ${this.money(expectedMinor)} but is ${this.money(now)} (moved by ${this.money(now - expectedMinor)})`,
+        `${why}: expected player ${playerId}'s balance to be ${this.money(expectedMinor)}, got ${this.money(now)} (off by ${this.money(now - expectedMinor)})`,
       );
     }
   }

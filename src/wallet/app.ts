@@ -26,7 +26,7 @@ export interface WalletAppOptions {
  */
 export function createWalletApp(options: WalletAppOptions): Hono {
   const { config, store, behaviour } = options;
-  const schema = callbackBodySchema(config.callbacks);
+  const schema = callbackBodySchema({ ...config.callbacks, allowNegative: behaviour.allowNegativeAmounts === true });
   const app = new Hono();
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -92,6 +92,8 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
   }
 
   const parsed = parseCallbackBody(rawBody, context.schema);
+  const crash = parsed.ok ? undefined : context.behaviour.onUnparsable?.(parsed);
+  if (crash) return crash;
   if (!parsed.ok) return replies.reject('INVALID_REQUEST', parsed.message, { errors: parsed.errors });
 
   return context.behaviour.applyCallback(parsed.event);

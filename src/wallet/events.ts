@@ -22,7 +22,10 @@ export interface WalletEvent {
   debitTransactionId?: string;
 }
 
-export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'amountFormat'>;
+export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'amountFormat'> & {
+  /** Only the `negative-amounts` faulty wallet reads negative amounts. */
+  allowNegative?: boolean;
+};
 
 /**
  * The webhook body of SPEC §3: `{type, transactionId, amount, playerId}`, plus
@@ -40,7 +43,7 @@ export function callbackBodySchema(options: CallbackWireOptions) {
     .object({
       type: z.enum(typeNames),
       transactionId: z.string().min(1, 'expected a non-empty string'),
-      amount: amountSchema(options.amountFormat),
+      amount: amountSchema(options.amountFormat, options.allowNegative === true),
       playerId: z.string().min(1, 'expected a non-empty string'),
       referenceTransactionId: z.string().min(1, 'expected a non-empty string').optional(),
     })
@@ -60,14 +63,14 @@ export function callbackBodySchema(options: CallbackWireOptions) {
  * A wire amount → minor units, refusing a third decimal instead of rounding someone's money. Zero
  * is legitimate (a free spin, a losing round closed) and moves nothing; negative amounts are refused.
  */
-function amountSchema(format: AmountFormat) {
+function amountSchema(format: AmountFormat, allowNegative: boolean) {
   const expected =
     format === 'minor'
       ? 'a whole number of minor units, 0 or more, e.g. 1050 for 10.50'
       : 'a JSON number in major units, 0 or more, with at most 2 decimals, e.g. 10.5';
   return z.number({ error: `expected ${expected}` }).transform((value, ctx) => {
     const minor = decodeAmount(value, format);
-    if (minor === undefined || minor < 0) {
+    if (minor === undefined || (minor < 0 && !allowNegative)) {
       ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(value)}` });
       return z.NEVER;
     }

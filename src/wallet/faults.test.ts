@@ -116,6 +116,37 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
       return (await client.balance('p1')) !== 1000;
     },
   },
+  'stale-debit-reply': {
+    bug: 'a DEBIT of 10.00 is answered with the balance before it',
+    probe: async (client) => (await client.debit('p1', 'bet', 10)).body.balance === 1000,
+  },
+  'stale-credit-reply': {
+    bug: 'a CREDIT of 10.00 is answered with the balance before it',
+    probe: async (client) => (await client.credit('p1', 'win', 10)).body.balance === 1000,
+  },
+  'double-credit': {
+    bug: 'a repeated CREDIT pays twice',
+    probe: async (client) => {
+      await client.credit('p1', 'win', 10);
+      await client.credit('p1', 'win', 10);
+      return (await client.balance('p1')) !== 1010;
+    },
+  },
+  'negative-amounts': {
+    bug: 'a DEBIT of -5.00 pays 5.00',
+    probe: async (client) => {
+      await client.debit('p1', 'minus', -5);
+      return (await client.balance('p1')) === 1005;
+    },
+  },
+  'rollback-unknown-crash': {
+    bug: 'a ROLLBACK of a DEBIT it never saw gets a 500',
+    probe: async (client) => (await client.rollback('p1', 'never-seen', 10)).status === 500,
+  },
+  'malformed-json-crash': {
+    bug: 'a body that is not JSON gets a 500',
+    probe: async (client) => (await client.post('{"type":"DEBIT",')).status === 500,
+  },
   'rollback-by-own-id': {
     bug: 'two ROLLBACKs of one DEBIT with different ids (reference style) restore it twice',
     probe: async (client) => {

@@ -1,6 +1,6 @@
 import type { AggmockConfig } from '../config/index.ts';
 import { DEFAULT_HEADER_NAMES, SignatureError, verifySignature } from '../signing/index.ts';
-import type { WalletEvent } from './events.ts';
+import type { ParsedCallback, WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
@@ -31,6 +31,18 @@ export const WALLET_FAULTS = [
   'no-tombstone',
   /** A ROLLBACK of a DEBIT that was refused (insufficient funds) pays its amount out anyway. */
   'refund-refused-debit',
+  /** Replies to a DEBIT with the balance read before the bet was taken. */
+  'stale-debit-reply',
+  /** Replies to a CREDIT with the balance read before the win was paid. */
+  'stale-credit-reply',
+  /** Forgets it has paid a CREDIT, so a retried CREDIT pays again. */
+  'double-credit',
+  /** Reads negative amounts: a DEBIT of -5.00 pays 5.00. */
+  'negative-amounts',
+  /** Throws on a ROLLBACK of a DEBIT it never saw: 500 (and no tombstone). */
+  'rollback-unknown-crash',
+  /** JSON.parse outside a try: a body that is not JSON gets a 500. */
+  'malformed-json-crash',
   /** "reference" rollbacks: a second ROLLBACK of the same DEBIT under a new id restores it again. */
   'rollback-by-own-id',
   /** A ROLLBACK restores the amount it carries, not the amount its DEBIT took. */
@@ -83,6 +95,10 @@ export type SignatureCheck = (input: SignatureInput) => string | undefined;
 export interface WalletBehaviour {
   /** `null`: no signature check at all. */
   checkSignature: SignatureCheck | null;
+  /** Only `negative-amounts`: the body schema lets negative amounts through. */
+  allowNegativeAmounts?: boolean;
+  /** Only `malformed-json-crash`: what a body that does not parse gets instead of a 400 (undefined: the 400). */
+  onUnparsable?: (parsed: ParsedCallback & { ok: false }) => WalletReply | undefined;
   applyCallback(event: WalletEvent): Promise<WalletReply>;
 }
 
@@ -234,6 +250,67 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
           store.recordTransaction(event, 'restored', reply);
           return reply;
         },
+      };
+    case 'stale-debit-reply':
+    case 'stale-credit-reply': {
+      const kind = fault === 'stale-debit-reply' ? 'DEBIT' : 'CREDIT';
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const before = store.balanceOf(event.playerId);
+          const reply = store.applyEvent(event);
+          // BUG: the reply is built from the balance it read first, not the one it wrote.
+          if (event.kind !== kind || reply.status !== 200 || before === undefined) return reply;
+          return store.replies.balance(before);
+        },
+      };
+    }
+    case 'double-credit':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          // BUG: wins are "never duplicated", so nobody checks.
+          if (event.kind === 'CREDIT') store.forgetTransaction(event.playerId, 'CREDIT', event.transactionId);
+          return store.applyEvent(event);
+        },
+      };
+    case 'negative-amounts':
+      return {
+        ...reference,
+        allowNegativeAmounts: true,
+        applyCallback: async (event) => {
+          if (event.amountMinor >= 0) return store.applyEvent(event);
+          // BUG: no sign check, so `balance - amount` pays a negative DEBIT out (and a negative CREDIT takes money).
+          const balance = store.balanceOf(event.playerId);
+          if (balance === undefined) return store.applyEvent({ ...event, amountMinor: 0 });
+          const after = event.kind === 'DEBIT' ? balance - event.amountMinor : balance + event.amountMinor;
+          store.setBalance(event.playerId, after);
+          return store.replies.balance(after);
+        },
+      };
+    case 'rollback-unknown-crash':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const debitId = event.debitTransactionId ?? event.transactionId;
+          if (event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+            // BUG: `const debit = find(id); debit.amount …` with no "not found" branch.
+            return {
+              status: 500,
+              body: { error: 'INTERNAL_ERROR', message: "Cannot read properties of undefined (reading 'amount')" },
+            };
+          }
+          return store.applyEvent(event);
+        },
+      };
+    case 'malformed-json-crash':
+      return {
+        ...reference,
+        // BUG: JSON.parse outside the try, so the framework's error handler answers.
+        onUnparsable: (parsed) =>
+          parsed.errors[0]?.field === '(body)'
+            ? { status: 500, body: { error: 'INTERNAL_ERROR', message: parsed.message } }
+            : undefined,
       };
     case 'rollback-by-own-id':
       return {
