@@ -5,7 +5,21 @@ import { toMajor } from '../money/index.ts';
 /** A listing body serialised once, with its validator. */
 export interface CachedListing {
   body: string;
+  /** The same body as UTF-8 bytes, written as they are by the listings' fast path. */
+  bytes: Buffer;
   etag: string;
+}
+
+const caches = new WeakMap<Catalog, ListingCache>();
+
+/** The one cache of a catalog, shared by both mounts of the API and the fast path. */
+export function listingCache(catalog: Catalog): ListingCache {
+  let cache = caches.get(catalog);
+  if (!cache) {
+    cache = new ListingCache(catalog);
+    caches.set(catalog, cache);
+  }
+  return cache;
 }
 
 /**
@@ -52,7 +66,8 @@ export class ListingCache {
     let hit = this.cache.get(key);
     if (!hit) {
       const body = JSON.stringify(build());
-      hit = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      const bytes = Buffer.from(body);
+      hit = { body, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
       // A handful of base URLs at most (configured URL or the Host a client used); cap it anyway.
       if (this.cache.size > 256) this.cache.clear();
       this.cache.set(key, hit);

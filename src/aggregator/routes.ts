@@ -9,7 +9,7 @@ import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { toMinor } from '../money/index.ts';
-import { type CachedListing, ListingCache, matchesEtag } from './listings.ts';
+import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
   apiErrorSchema,
@@ -92,7 +92,7 @@ const launchRoute = createRoute({
  */
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   const { config, catalog, sessions } = deps;
-  const listings = new ListingCache(catalog);
+  const listings = listingCache(catalog);
   const app = new OpenAPIHono<Env>({
     defaultHook: (result, c) => {
       if (result.success) return;
