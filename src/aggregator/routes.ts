@@ -211,7 +211,7 @@ function sendListing(c: Context, listing: CachedListing): Response {
   c.header('Cache-Control', 'no-cache');
   if (matchesEtag(c.req.header('if-none-match'), listing.etag)) return c.body(null, 304);
   c.header('Content-Type', 'application/json; charset=UTF-8');
-  return c.body(listing.body, 200);
+  return c.body(listing.bytes, 200);
 }
 
 function clientAddress(c: Context): string {
