@@ -37,6 +37,8 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CACHE = join(ROOT, '.bench-cache');
 /** The built CLI, as users start it (`npm run build` first; the runner builds when dist is stale). */
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** The package's bin, as `npx aggmock` runs it (verify spawns the Pact Verifier from its own sources). */
+export const BIN = join(ROOT, 'bin', 'aggmock.js');
 export const DEV_KEY = { 'x-betnex-key': 'aggmock-dev-key' };
 
 export const median = (xs: number[]): number => {

@@ -3,7 +3,7 @@
  * stateful checks) against the reference wallet on loopback. The wallet runs as its own process
  * (`aggmock wallet --test-endpoints`), as it would for a user. Three series:
  * - in-process `runVerify` with --state-url (exact balances) and with --players only;
- * - the whole CLI as a user runs it (`node dist/cli/main.js verify …`, process start included).
+ * - the whole CLI as a user runs it (`node bin/aggmock.js verify …`, the package's bin, process start included).
  * The target is under 15 s; run alone with `npm run bench -- verify`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runVerify } from '../src/verify/index.ts';
-import { type Benchmark, CLI, median, startProcess, stop, track } from './lib.ts';
+import { type Benchmark, BIN, median, startProcess, stop, track } from './lib.ts';
 
 const CLI_ROUNDS = 3;
 const TARGET_MS = 15_000;
@@ -30,7 +30,7 @@ function stats(runs: number[]): Stats {
 async function startWalletProcess(): Promise<{ child: ChildProcess; url: string }> {
   const started = await startProcess(
     process.execPath,
-    [CLI, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'],
+    [BIN, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'],
     /listening on (http:\/\/\S+)\/callback\/webhook/,
     { label: 'the wallet', timeoutMs: 20_000 },
   );
@@ -43,7 +43,7 @@ function runCliVerify(url: string, reportDir: string): Promise<{ ms: number; cod
     const child = track(
       spawn(
         process.execPath,
-        [CLI, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir],
+        [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir],
         {
           stdio: 'ignore',
         },
