@@ -62,6 +62,8 @@ export async function stop(child: ChildProcess, graceMs = 3_000): Promise<void> 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     process.kill(child.pid, 'SIGTERM');
+    // A paused process (see pauseTree) only acts on SIGTERM once it runs again.
+    process.kill(child.pid, 'SIGCONT');
   } catch {
     return;
   }
@@ -201,24 +203,44 @@ export function rssMb(pid: number | undefined): number {
   }
 }
 
-/** RSS of a process and all its descendants (a peer started through npx or java wrappers), MB. */
-export function treeRssMb(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  let total = 0;
-  const seen = new Set<number>();
+/** A process and its descendants (from /proc, Linux; just the process elsewhere). */
+export function processTree(pid: number): number[] {
+  const seen: number[] = [];
   const visit = (p: number, depth: number) => {
-    if (seen.has(p) || depth > 8) return;
-    seen.add(p);
-    const r = rssMb(p);
-    if (Number.isFinite(r)) total += r;
+    if (seen.includes(p) || depth > 8) return;
+    seen.push(p);
     try {
-      for (const tid of readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
-        visit(Number(tid), depth + 1);
+      for (const c of readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+        visit(Number(c), depth + 1);
       }
     } catch {}
   };
   visit(pid, 0);
+  return seen;
+}
+
+/** RSS of a process and all its descendants, MB. */
+export function treeRssMb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const total = processTree(pid)
+    .map(rssMb)
+    .filter(Number.isFinite)
+    .reduce((a, b) => a + b, 0);
   return round(total, 1);
+}
+
+/**
+ * Pauses (SIGSTOP) or resumes (SIGCONT) one of our children and its descendants, so servers that
+ * are not being measured (a JVM collecting garbage, a journal growing) take no CPU from the one
+ * that is. Every child is resumed before it is stopped, and killAll's SIGKILL works on paused ones.
+ */
+export function pauseTree(child: ChildProcess, paused: boolean): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  for (const pid of processTree(child.pid)) {
+    try {
+      process.kill(pid, paused ? 'SIGSTOP' : 'SIGCONT');
+    } catch {}
+  }
 }
 
 // ---- load ----

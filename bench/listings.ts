@@ -4,7 +4,8 @@
  * node:http server answering the same prebuilt bytes (the practical limit), and from the peers a
  * user would otherwise pick (bench/peers.ts), each checked to return the same body first. Every
  * round measures every target once, in a rotated order; we report medians and the median of the
- * per-round ratios to the bare server. The peers answer without checking credentials; aggmock
+ * per-round ratios to the bare server. While one target is measured the others are paused
+ * (SIGSTOP), so a JVM's garbage collector or a growing journal takes no CPU from it. The peers answer without checking credentials; aggmock
  * checks the API key on every request.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import {
   type Load,
   load,
   median,
+  pauseTree,
   round,
   type Started,
   startAggmock,
@@ -141,9 +143,18 @@ const bench: Benchmark = {
         }
       }
 
+      // Only the target being measured runs; the others are paused (SIGSTOP) meanwhile.
+      const only = (target: Target) => {
+        for (const t of targets) pauseTree(t.started.child, t !== target);
+      };
+      const resumeAll = () => {
+        for (const t of targets) pauseTree(t.started.child, false);
+      };
+
       // Warm-up: every target once on the largest listing.
       for (const t of targets) {
         const path = t.targets.all;
+        only(t);
         if (path) await load(t.url + path, { connections, duration: 1, headers: t.headers, label: `${t.name} warm-up` });
       }
 
@@ -154,6 +165,7 @@ const bench: Benchmark = {
         for (let r = 0; r < rounds; r++) {
           const order = measured.map((_, i) => measured[(i + r) % measured.length] as Target);
           for (const t of order) {
+            only(t);
             const m = await load(t.url + t.targets[l.id], {
               connections,
               duration,
@@ -165,6 +177,7 @@ const bench: Benchmark = {
           }
         }
       }
+      resumeAll();
       const rss = Object.fromEntries(targets.map((t) => [t.name, treeRssMb(t.started.child.pid)]));
 
       const tables = LISTINGS.map((l) => {
