@@ -70,21 +70,12 @@ export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefin
       if (check('GET', `http://${host}${target}`, EMPTY, read) instanceof ApiError) return false;
     }
 
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (matchesEtag(ifNoneMatch, listing.etag)) {
-      res.writeHead(304, ['etag', listing.etag, 'cache-control', 'no-cache']);
+    const headers = responseHeaders(listing);
+    if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
+      res.writeHead(304, headers.notModified);
       res.end();
     } else {
-      res.writeHead(200, [
-        'etag',
-        listing.etag,
-        'cache-control',
-        'no-cache',
-        'content-type',
-        'application/json; charset=UTF-8',
-        'content-length',
-        String(listing.bytes.byteLength),
-      ]);
+      res.writeHead(200, headers.ok);
       res.end(listing.bytes);
     }
     return true;
@@ -92,6 +83,21 @@ export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefin
 }
 
 const EMPTY = new Uint8Array();
+
+/** The headers of a listing's 200 and 304, built once per cached listing (as the Hono route sends them). */
+const headerCache = new WeakMap<CachedListing, { ok: string[]; notModified: string[] }>();
+function responseHeaders(listing: CachedListing): { ok: string[]; notModified: string[] } {
+  let headers = headerCache.get(listing);
+  if (!headers) {
+    const common = ['etag', listing.etag, 'cache-control', 'no-cache'];
+    headers = {
+      ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', String(listing.bytes.byteLength)],
+      notModified: common,
+    };
+    headerCache.set(listing, headers);
+  }
+  return headers;
+}
 
 /**
  * The request targets the fast path takes: a listing path, at `/` or `/casino`, and a query of
