@@ -64,7 +64,7 @@ async function compareBody(url: string, headers: Record<string, string>, expecte
 
 const bench: Benchmark = {
   name: 'listings',
-  description: 'listings: aggmock vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
+  description: 'aggmock vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
   async run(options) {
     const { rounds, duration, connections } = options;
     const dir = join(CACHE, 'tmp', `listings-${process.pid}`);
