@@ -4,7 +4,7 @@
  * demand into the ignored .bench-cache/ folder (never into the project's dependencies).
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -76,8 +76,25 @@ export async function stop(child: ChildProcess, graceMs = 3_000): Promise<void> 
   clearTimeout(timer);
 }
 
-/** Synchronous last resort, for exit and signal handlers: SIGKILL every child still running. */
+const tempDirs = new Set<string>();
+
+/** A scratch folder under .bench-cache/tmp/, removed by {@link removeTempDir} or, at the latest, by killAll. */
+export function tempDir(name: string): string {
+  const dir = join(CACHE, 'tmp', `${name}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  tempDirs.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Synchronous last resort, for exit and signal handlers: SIGKILL every child still running, remove scratch folders. */
 export function killAll(): void {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
   for (const child of children) {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       try {

@@ -8,22 +8,23 @@
  * (SIGSTOP), so a JVM's garbage collector or a growing journal takes no CPU from it. The peers answer without checking credentials; aggmock
  * checks the API key on every request.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Benchmark,
-  CACHE,
   DEV_KEY,
   fmt,
   type Load,
   load,
   median,
   pauseTree,
+  removeTempDir,
   round,
   type Started,
   startAggmock,
   startProcess,
   stop,
+  tempDir,
   treeRssMb,
 } from './lib.ts';
 import { type Fixture, PEERS } from './peers.ts';
@@ -67,8 +68,7 @@ const bench: Benchmark = {
   description: 'aggmock vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
   async run(options) {
     const { rounds, duration, connections } = options;
-    const dir = join(CACHE, 'tmp', `listings-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = tempDir('listings');
     const running: Started[] = [];
     const skipped: { peer: string; reason: string }[] = [];
     try {
@@ -222,7 +222,7 @@ const bench: Benchmark = {
       return { markdown, data: { connections, durationS: duration, rounds, tables, skipped } };
     } finally {
       for (const s of running.reverse()) await stop(s.child);
-      rmSync(dir, { recursive: true, force: true });
+      removeTempDir(dir);
     }
   },
 };

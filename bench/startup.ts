@@ -4,20 +4,21 @@
  * provider's games, all games), with 1,500 and with 100,000 games. For scale, the same start
  * for the bare node:http server of bench/bare-server.mjs.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Benchmark,
-  CACHE,
   CLI,
   DEV_KEY,
   fmt,
   freePort,
   median,
+  removeTempDir,
   round,
   rssMb,
   startProcess,
   stop,
+  tempDir,
   waitForOk,
 } from './lib.ts';
 
@@ -88,8 +89,7 @@ const bench: Benchmark = {
   name: 'startup',
   description: `start-up to the first /health and RSS, 1,500 and 100,000 games (targets < ${TARGET_START_MS} ms with 1,500; < ${TARGET_RSS_MB} MB with 100,000)`,
   async run({ rounds }) {
-    const dir = join(CACHE, 'tmp', `startup-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = tempDir('startup');
     try {
       const bare: number[] = [];
       const runs = new Map<number, Run[]>(SIZES.map((g) => [g, []]));
@@ -126,7 +126,7 @@ const bench: Benchmark = {
       ].join('\n');
       return { markdown, data: { targetStartMs: TARGET_START_MS, targetRssMb: TARGET_RSS_MB, rows, bareStartMs: bareMs } };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeTempDir(dir);
     }
   },
 };
