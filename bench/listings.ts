@@ -1,121 +1,228 @@
 /**
- * Listings are the hot path of the aggregator API: each is serialised once and served from memory
- * with an ETag. This measures requests/s with autocannon against `aggmock serve` in its own process
- * (default catalog: 30 providers, 1,500 games), alternating the routes in every round, and reports
- * each route beside `GET /health` (the cheapest JSON route: the same server, routing and auth path
- * minus the listing) as the median of the per-round ratios.
+ * Listings under load: `/getallproviders`, one provider's games and all games from aggmock
+ * (`node dist/cli/main.js serve`, default catalog: 30 providers, 1,500 games), from a bare
+ * node:http server answering the same prebuilt bytes (the practical limit), and from the peers a
+ * user would otherwise pick (bench/peers.ts), each checked to return the same body first. Every
+ * round measures every target once, in a rotated order; we report medians and the median of the
+ * per-round ratios to the bare server. While one target is measured the others are paused
+ * (SIGSTOP), so a JVM's garbage collector or a growing journal takes no CPU from it. The peers answer without checking credentials; aggmock
+ * checks the API key on every request.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import type { Benchmark } from './run.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Benchmark,
+  DEV_KEY,
+  fmt,
+  type Load,
+  load,
+  median,
+  pauseTree,
+  removeTempDir,
+  round,
+  type Started,
+  startAggmock,
+  startProcess,
+  stop,
+  tempDir,
+  treeRssMb,
+} from './lib.ts';
+import { type Fixture, PEERS } from './peers.ts';
 
-const ROUNDS = 5;
-const DURATION_S = 2;
-const CONNECTIONS = 32;
-const BIN = fileURLToPath(new URL('../bin/aggmock.js', import.meta.url));
-const KEY = { 'x-betnex-key': 'aggmock-dev-key' };
+const LISTINGS = [
+  { id: 'providers', route: 'GET /getallproviders', target: '/getallproviders', peerPath: '/getallproviders' },
+  {
+    id: 'provider',
+    route: 'GET /getallgamesandprovider?provider=PGSOFT',
+    target: '/getallgamesandprovider?provider=PGSOFT',
+    peerPath: '/providergames',
+  },
+  { id: 'all', route: 'GET /getallgamesandprovider', target: '/getallgamesandprovider', peerPath: '/getallgamesandprovider' },
+] as const;
 
-interface Series {
+interface Target {
   name: string;
-  path: string;
+  url: string;
+  started: Started;
   headers: Record<string, string>;
-  /** The status every answer must have, or the run is not measuring what it says. */
-  status: number;
+  /** Request target per listing id; a listing missing here is not measured for this target. */
+  targets: Record<string, string>;
+  /** How its body compares with aggmock's, per listing id. */
+  body: Record<string, string>;
 }
 
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', ':memory:', '--log-level', 'silent'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`aggmock did not start: ${out}`)), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`aggmock exited with ${code}: ${out}`)));
-  });
-  return { child, url };
+/** Same bytes, or the same JSON in other bytes (json-server pretty-prints), or different. */
+async function compareBody(url: string, headers: Record<string, string>, expected: Buffer): Promise<string | undefined> {
+  const res = await fetch(url, { headers });
+  const got = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) return undefined;
+  if (got.equals(expected)) return 'same bytes';
+  try {
+    if (JSON.stringify(JSON.parse(got.toString('utf8'))) === expected.toString('utf8')) return `same JSON, ${fmt(got.length)} B`;
+  } catch {}
+  return undefined;
 }
-
-async function measure(url: string, series: Series): Promise<number> {
-  const result = await autocannon({
-    url: url + series.path,
-    headers: series.headers,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-  });
-  const total = result.requests.total;
-  const wrong = series.status === 200 ? result.non2xx : total - (result.statusCodeStats?.[`${series.status}`]?.count ?? 0);
-  if (result.errors > 0 || wrong > 0 || total === 0) {
-    throw new Error(`${series.name}: ${result.errors} errors and ${wrong} answers other than ${series.status} out of ${total}`);
-  }
-  return result.requests.average;
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 
 const bench: Benchmark = {
   name: 'listings',
-  description: `aggregator listings under load (autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per measurement, ${ROUNDS} alternating rounds)`,
-  async run() {
-    const { child, url } = await startServer();
+  description: 'aggmock vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
+  async run(options) {
+    const { rounds, duration, connections } = options;
+    const dir = tempDir('listings');
+    const running: Started[] = [];
+    const skipped: { peer: string; reason: string }[] = [];
     try {
-      const etag = (await fetch(`${url}/getallgamesandprovider`, { headers: KEY })).headers.get('etag') ?? '';
-      const all: Series[] = [
-        { name: 'GET /health (baseline)', path: '/health', headers: {}, status: 200 },
-        { name: 'GET /getallproviders', path: '/getallproviders', headers: KEY, status: 200 },
+      const aggmock = await startAggmock();
+      running.push(aggmock);
+      const fixtures: (Fixture & { etag: string; target: string })[] = [];
+      for (const l of LISTINGS) {
+        const res = await fetch(aggmock.url + l.target, { headers: DEV_KEY });
+        if (res.status !== 200) throw new Error(`aggmock answered ${res.status} to ${l.target}`);
+        const body = Buffer.from(await res.arrayBuffer());
+        fixtures.push({ id: l.id, peerPath: l.peerPath, target: l.target, body, etag: res.headers.get('etag') ?? '' });
+      }
+      const targets: Target[] = [
         {
-          name: 'GET /getallgamesandprovider?provider=PGSOFT',
-          path: '/getallgamesandprovider?provider=PGSOFT',
-          headers: KEY,
-          status: 200,
-        },
-        { name: 'GET /getallgamesandprovider (1,500 games)', path: '/getallgamesandprovider', headers: KEY, status: 200 },
-        {
-          name: 'same, revalidated (If-None-Match → 304)',
-          path: '/getallgamesandprovider',
-          headers: { ...KEY, 'if-none-match': etag },
-          status: 304,
+          name: 'aggmock',
+          url: aggmock.url,
+          started: aggmock,
+          headers: DEV_KEY,
+          targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
+          body: Object.fromEntries(LISTINGS.map((l) => [l.id, 'the reference'])),
         },
       ];
-      const rates = new Map<string, number[]>(all.map((s) => [s.name, []]));
-      for (let round = 0; round < ROUNDS; round++) {
-        // Rotate the order so no route always runs first or last.
-        const order = all.map((_, i) => all[(i + round) % all.length] as Series);
-        for (const series of order) rates.get(series.name)?.push(await measure(url, series));
-      }
-      const baseline = rates.get(all[0]!.name)!;
-      const rows = all.map((s) => {
-        const r = rates.get(s.name)!;
-        const ratios = r.map((v, i) => v / (baseline[i] as number));
-        return {
-          route: s.name,
-          medianRps: Math.round(median(r)),
-          ratioToHealth: Number(median(ratios).toFixed(2)),
-          rounds: r.map(Math.round),
-        };
+
+      const manifest = Object.fromEntries(
+        fixtures.map((f) => {
+          const file = join(dir, `${f.id}.json`);
+          writeFileSync(file, f.body);
+          return [f.target, { file, etag: f.etag }];
+        }),
+      );
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+      const bare = await startProcess(
+        process.execPath,
+        [join(import.meta.dirname, 'bare-server.mjs'), join(dir, 'manifest.json')],
+        /listening on (http:\/\/\S+)/,
+        { label: 'bare server' },
+      );
+      running.push(bare);
+      targets.push({
+        name: 'bare node:http',
+        url: bare.match,
+        started: bare,
+        headers: {},
+        targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
+        body: {},
       });
+
+      for (const peer of PEERS) {
+        if (options.skipPeers.has('all') || options.skipPeers.has(peer.name.split(' ')[0]?.toLowerCase() ?? '')) {
+          skipped.push({ peer: peer.name, reason: 'left out (--no-peers / --skip)' });
+          continue;
+        }
+        try {
+          const p = await peer.start(fixtures, dir);
+          running.push(p.started);
+          targets.push({ name: peer.name, url: p.url, started: p.started, headers: {}, targets: p.targets, body: {} });
+        } catch (error) {
+          skipped.push({ peer: peer.name, reason: (error as Error).message.split('\n')[0] ?? String(error) });
+          console.error(`(skipping ${peer.name}: ${(error as Error).message.split('\n')[0]})`);
+        }
+      }
+
+      // Every target must answer the same body before it is measured.
+      for (const t of targets.slice(1)) {
+        for (const f of fixtures) {
+          const path = t.targets[f.id];
+          const same = path === undefined ? undefined : await compareBody(t.url + path, t.headers, f.body);
+          if (same === undefined) {
+            delete t.targets[f.id];
+            skipped.push({ peer: t.name, reason: `${f.id}: did not answer the same body` });
+          } else t.body[f.id] = same;
+        }
+      }
+
+      // Only the target being measured runs; the others are paused (SIGSTOP) meanwhile.
+      const only = (target: Target) => {
+        for (const t of targets) pauseTree(t.started.child, t !== target);
+      };
+      const resumeAll = () => {
+        for (const t of targets) pauseTree(t.started.child, false);
+      };
+
+      // Warm-up: every target once on the largest listing.
+      for (const t of targets) {
+        const path = t.targets.all;
+        only(t);
+        if (path) await load(t.url + path, { connections, duration: 1, headers: t.headers, label: `${t.name} warm-up` });
+      }
+
+      const results = new Map<string, Load[]>();
+      const key = (t: Target, id: string) => `${t.name}|${id}`;
+      for (const l of LISTINGS) {
+        const measured = targets.filter((t) => t.targets[l.id] !== undefined);
+        for (let r = 0; r < rounds; r++) {
+          const order = measured.map((_, i) => measured[(i + r) % measured.length] as Target);
+          for (const t of order) {
+            only(t);
+            const m = await load(t.url + t.targets[l.id], {
+              connections,
+              duration,
+              headers: t.headers,
+              label: `${t.name} ${l.route}`,
+            });
+            const k = key(t, l.id);
+            results.set(k, [...(results.get(k) ?? []), m]);
+          }
+        }
+      }
+      resumeAll();
+      const rss = Object.fromEntries(targets.map((t) => [t.name, treeRssMb(t.started.child.pid)]));
+
+      const tables = LISTINGS.map((l) => {
+        const f = fixtures.find((x) => x.id === l.id) as Fixture;
+        const bareRuns = results.get(`bare node:http|${l.id}`) ?? [];
+        const rows = targets
+          .filter((t) => results.has(key(t, l.id)))
+          .map((t) => {
+            const runs = results.get(key(t, l.id)) as Load[];
+            const ratios = runs.map((m, i) => m.rps / (bareRuns[i]?.rps ?? Number.NaN));
+            return {
+              target: t.name,
+              rps: Math.round(median(runs.map((m) => m.rps))),
+              ratioToBare: round(median(ratios), 2),
+              p50Ms: median(runs.map((m) => m.p50)),
+              p99Ms: median(runs.map((m) => m.p99)),
+              rssMb: rss[t.name],
+              body: t.body[l.id] ?? '',
+              rounds: runs.map((m) => Math.round(m.rps)),
+            };
+          });
+        return { id: l.id, route: l.route, bytes: f.body.length, rows };
+      });
+
       const markdown = [
-        `aggmock serve in its own process, ${CONNECTIONS} connections, ${DURATION_S} s per measurement; medians of ${ROUNDS} alternating rounds.`,
+        `${connections} connections, ${duration} s per measurement, medians of ${rounds} rounds that alternate the targets; × bare is the median of the per-round ratios. RSS after all rounds.`,
         '',
-        '| route | requests/s | × /health |',
-        '|---|---:|---:|',
-        ...rows.map((r) => `| ${r.route} | ${r.medianRps.toLocaleString('en-US')} | ${r.ratioToHealth.toFixed(2)} |`),
+        ...tables.flatMap((t) => [
+          `**${t.route}** (${fmt(t.bytes)} B)`,
+          '',
+          '| server | req/s | × bare | p50 ms | p99 ms | RSS MB | body |',
+          '|---|---:|---:|---:|---:|---:|---|',
+          ...t.rows.map(
+            (r) =>
+              `| ${r.target} | ${fmt(r.rps)} | ${r.ratioToBare.toFixed(2)} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMb} | ${r.body} |`,
+          ),
+          '',
+        ]),
+        ...(skipped.length > 0 ? ['Skipped:', ...skipped.map((s) => `- ${s.peer}: ${s.reason}`), ''] : []),
+        ...PEERS.map((p) => `- ${p.name}: ${p.about}.`),
       ].join('\n');
-      return { markdown, data: { connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, rows } };
+      return { markdown, data: { connections, durationS: duration, rounds, tables, skipped } };
     } finally {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+      for (const s of running.reverse()) await stop(s.child);
+      removeTempDir(dir);
     }
   },
 };

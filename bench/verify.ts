@@ -3,21 +3,18 @@
  * stateful checks) against the reference wallet on loopback. The wallet runs as its own process
  * (`aggmock wallet --test-endpoints`), as it would for a user. Three series:
  * - in-process `runVerify` with --state-url (exact balances) and with --players only;
- * - the whole CLI as a user runs it (`node bin/aggmock.js verify …`, process start included).
+ * - the whole CLI as a user runs it (`node bin/aggmock.js verify …`, the package's bin, process start included).
  * The target is under 15 s; run alone with `npm run bench -- verify`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runVerify } from '../src/verify/index.ts';
-import type { Benchmark } from './run.ts';
+import { type Benchmark, BIN, median, startProcess, stop, track } from './lib.ts';
 
-const ROUNDS = 5;
 const CLI_ROUNDS = 3;
 const TARGET_MS = 15_000;
-const BIN = fileURLToPath(new URL('../bin/aggmock.js', import.meta.url));
 
 interface Stats {
   median: number;
@@ -27,45 +24,30 @@ interface Stats {
 }
 
 function stats(runs: number[]): Stats {
-  const sorted = [...runs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  return { median, min: sorted[0] as number, max: sorted.at(-1) as number, runs };
+  return { median: median(runs), min: Math.min(...runs), max: Math.max(...runs), runs };
 }
 
 async function startWalletProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
+  const started = await startProcess(
     process.execPath,
     [BIN, 'wallet', '--port', '0', '--db', ':memory:', '--test-endpoints', '--log-level', 'silent'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    /listening on (http:\/\/\S+)\/callback\/webhook/,
+    { label: 'the wallet', timeoutMs: 20_000 },
   );
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the wallet did not start: ${out}`)), 20_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)\/callback\/webhook/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the wallet exited with ${code}: ${out}`)));
-  });
-  return { child, url };
+  return { child: started.child, url: started.match };
 }
 
 function runCliVerify(url: string, reportDir: string): Promise<{ ms: number; code: number | null }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir],
-      {
-        stdio: 'ignore',
-      },
+    const child = track(
+      spawn(
+        process.execPath,
+        [BIN, 'verify', `${url}/callback/webhook`, '--state-url', `${url}/__state`, '--report-dir', reportDir],
+        {
+          stdio: 'ignore',
+        },
+      ),
     );
     child.once('exit', (code) => resolve({ ms: performance.now() - t0, code }));
   });
@@ -74,7 +56,7 @@ function runCliVerify(url: string, reportDir: string): Promise<{ ms: number; cod
 const bench: Benchmark = {
   name: 'verify',
   description: `full aggmock verify against the reference wallet on loopback (target < ${TARGET_MS / 1000} s)`,
-  async run() {
+  async run({ rounds: ROUNDS }) {
     const wallet = await startWalletProcess();
     const reportDir = mkdtempSync(join(tmpdir(), 'aggmock-bench-verify-'));
     try {
@@ -123,7 +105,7 @@ const bench: Benchmark = {
       ].join('\n');
       return { markdown, data: { targetMs: TARGET_MS, counts, series: data } };
     } finally {
-      wallet.child.kill('SIGTERM');
+      await stop(wallet.child);
       rmSync(reportDir, { recursive: true, force: true });
     }
   },

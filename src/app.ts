@@ -47,7 +47,7 @@ export const OPENAPI_INFO = {
 export function createApp(deps: AppDeps): OpenAPIHono {
   const { config, catalog } = deps;
   const sessions = deps.sessions ?? new LaunchSessions(deps.now);
-  const baseUrl = (c: Context) => config.publicUrl?.replace(/\/+$/, '') ?? deps.listenUrl?.() ?? new URL(c.req.url).origin;
+  const baseUrl = (c: Context) => publicBaseUrl(config, deps.listenUrl?.()) ?? new URL(c.req.url).origin;
   const app = new OpenAPIHono();
 
   app.onError((error, c) => {
@@ -93,6 +93,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'aggmock API' }));
   return app;
+}
+
+/** The base URL of absolute links: `config.publicUrl`, else where the server listens, else undefined (the request's origin). */
+export function publicBaseUrl(config: AggmockConfig, listenUrl: string | undefined): string | undefined {
+  return config.publicUrl?.replace(/\/+$/, '') ?? listenUrl;
 }
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { createAdminRoutes } from './admin/index.ts';
-import { createApp } from './app.ts';
+import { listingsFastPath } from './aggregator/fast-path.ts';
+import { createApp, publicBaseUrl } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import { type Catalog, loadCatalog as loadCatalogFrom } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
@@ -81,7 +82,8 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
 
   let server: RunningServer;
   try {
-    server = await listen(app, { port: config.port, host: config.host });
+    const fastPath = listingsFastPath({ config, catalog, baseUrl: () => publicBaseUrl(config, listenUrl) });
+    server = await listen(app, { port: config.port, host: config.host, fastPath });
   } catch (error) {
     ledger.close();
     db.close();

@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 
@@ -8,13 +9,27 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens with `app.fetch` on host:port (port 0 picks a free one) and resolves once bound. */
+/**
+ * Listens with `app.fetch` on host:port (port 0 picks a free one) and resolves once bound.
+ * `fastPath` sees each request first and may answer it itself (returning true) before Hono's
+ * adapter builds a Request; see src/aggregator/fast-path.ts.
+ */
 export function listen(
   app: { fetch: Parameters<typeof serve>[0]['fetch'] },
-  options: { port: number; host: string },
+  options: { port: number; host: string; fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean },
 ): Promise<RunningServer> {
+  const { fastPath } = options;
+  const withFastPath = fastPath
+    ? {
+        createServer: ((serverOptions: object, listener: RequestListener) =>
+          createServer(serverOptions, (req, res) => {
+            if (!answered(fastPath, req, res)) listener(req, res);
+          })) as typeof createServer,
+      }
+    : {};
+  const serveOptions = { fetch: app.fetch, port: options.port, hostname: options.host, ...withFastPath };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
+    const server = serve(serveOptions, (info: AddressInfo) => {
       server.off('error', reject);
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
@@ -31,4 +46,14 @@ export function listen(
     });
     server.once('error', reject);
   });
+}
+
+/** Did the fast path answer? A throw before it wrote anything hands the request to Hono instead of crashing. */
+function answered(fastPath: (req: IncomingMessage, res: ServerResponse) => boolean, req: IncomingMessage, res: ServerResponse) {
+  try {
+    return fastPath(req, res);
+  } catch {
+    if (res.headersSent) res.destroy();
+    return res.headersSent;
+  }
 }

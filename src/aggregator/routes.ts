@@ -9,7 +9,7 @@ import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { toMinor } from '../money/index.ts';
-import { type CachedListing, ListingCache, matchesEtag } from './listings.ts';
+import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
   apiErrorSchema,
@@ -92,7 +92,7 @@ const launchRoute = createRoute({
  */
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   const { config, catalog, sessions } = deps;
-  const listings = new ListingCache(catalog);
+  const listings = listingCache(catalog);
   const app = new OpenAPIHono<Env>({
     defaultHook: (result, c) => {
       if (result.success) return;
@@ -211,7 +211,7 @@ function sendListing(c: Context, listing: CachedListing): Response {
   c.header('Cache-Control', 'no-cache');
   if (matchesEtag(c.req.header('if-none-match'), listing.etag)) return c.body(null, 304);
   c.header('Content-Type', 'application/json; charset=UTF-8');
-  return c.body(listing.body, 200);
+  return c.body(listing.bytes, 200);
 }
 
 function clientAddress(c: Context): string {

@@ -25,6 +25,31 @@ export function inboundAuth(
   config: AuthConfig,
   now: () => number = () => Date.now(),
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
+  const check = authCheck(config, now);
+  return async (c, next) => {
+    // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
+    const result = check(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
+    if (result instanceof ApiError) throw result;
+    c.set('auth', result);
+    return next();
+  };
+}
+
+/**
+ * Checks one request's credentials; `inboundAuth` and the listings' fast path both call it, so
+ * the rule lives here once. `url` is absolute (its origin is ignored); `read` reads a header.
+ */
+export type AuthCheck = (
+  method: string,
+  url: string,
+  raw: Uint8Array,
+  read: (name: string) => string | undefined,
+) => AuthResult | ApiError;
+
+const EMPTY = new Uint8Array();
+
+/** The check {@link inboundAuth} applies, outside Hono: the accepted credential, or the 401 to answer. */
+export function authCheck(config: AuthConfig, now: () => number = () => Date.now()): AuthCheck {
   const keys = signingKeys(config.signing);
   const signatureHeaders =
     keys.scheme === 'standard-webhooks'
@@ -70,28 +95,19 @@ export function inboundAuth(
     }
   };
 
-  return async (c, next) => {
-    if (config.mode === 'none') {
-      c.set('auth', { method: 'none' });
-      return next();
-    }
-    const raw = c.get('rawBody') ?? new Uint8Array();
-    // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
-    const read = (name: string) => c.req.header(name);
-
+  return (method, url, raw, read) => {
+    if (config.mode === 'none') return NONE;
     const apiKey = config.mode === 'hmac' ? undefined : checkApiKey(read);
-    const signature = config.mode === 'api-key' ? undefined : checkSignature(c.req.method, c.req.url, raw, read);
+    const signature = config.mode === 'api-key' ? undefined : checkSignature(method, url, raw, read);
 
     const accepted = [apiKey, signature].find((r): r is AuthResult => r !== undefined && !(r instanceof ApiError));
-    if (accepted) {
-      c.set('auth', accepted);
-      return next();
-    }
+    if (accepted) return accepted;
     const refused = [signature, apiKey].find((r): r is ApiError => r instanceof ApiError);
-    if (refused) throw refused;
-    throw unauthorized(missingMessage(config), 'MISSING_CREDENTIALS');
+    return refused ?? unauthorized(missingMessage(config), 'MISSING_CREDENTIALS');
   };
 }
+
+const NONE: AuthResult = { method: 'none' };
 
 /** The string the sender should have signed, with the timestamp and id it sent (or placeholders). */
 function stringToSign(config: AuthConfig, payload: Uint8Array | string, read: (name: string) => string | undefined): string {

@@ -1,4 +1,6 @@
-import { base, en, Faker } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+// The English build only: the package's main entry loads every locale, which costs most of start-up.
+import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import { type GameType, type ProviderStatus, providerKey } from './catalog.ts';
 import { createRng, hashToInt, md5Hex, type Seed } from './seed.ts';
 
@@ -146,7 +148,8 @@ export function providerSpecs(seed: Seed, count: number): ProviderSpec[] {
   // Every curated code and name stays reserved, whatever `count`, so the synthetic sequence never
   // depends on how many curated providers were listed.
   const taken = new Set(CURATED_PROVIDERS.flatMap((p) => [providerKey(p.code), providerKey(p.name)]));
-  const faker = new Faker({ locale: [en, base] });
+  // Seeded per provider before every use, so sharing the English instance draws the same names.
+  const faker = englishFaker;
   for (let n = 0; n < count - CURATED_PROVIDERS.length; n++) specs.push(syntheticProvider(seed, n, faker, taken));
   return specs;
 }

@@ -9,6 +9,10 @@ import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 import { CHECK_IDS, type Check, checksFor } from './checks/index.ts';
+import { DEFAULT_REPORT_DIR, EXIT_USAGE } from './defaults.ts';
+
+export { DEFAULT_REPORT_DIR, EXIT_USAGE };
+
 import { describeFetchError } from './client.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
 import { PACT_ID_PREFIX, pactInteractionIds, verifyPacts } from './pact.ts';
@@ -25,14 +29,12 @@ import {
 
 /** The committed contracts (for the default configuration). */
 export const DEFAULT_PACT_FILE = fileURLToPath(new URL(`../../contracts/${PACT_FILE_NAME}`, import.meta.url));
-export const DEFAULT_REPORT_DIR = 'reports/verify';
 export const DEFAULT_PLAYERS = ['p1', 'p2'];
 export const DEFAULT_MAX_LATENCY_MS = 2_000;
 export const DEFAULT_CONCURRENCY = 10;
 
 export const EXIT_PASSED = 0;
 export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
 
 export interface VerifyOptions {
   /** The integrator's webhook, e.g. http://127.0.0.1:4001/callback/webhook. */

@@ -2,7 +2,9 @@ import { resolve } from 'node:path';
 import { type Command, type CommanderError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import { CHECKS, DEFAULT_REPORT_DIR, EXIT_USAGE, runVerify, type VerifyOptions, type VerifyOutcome } from '../../verify/index.ts';
+import { CHECKS } from '../../verify/checks/index.ts';
+import { DEFAULT_REPORT_DIR, EXIT_USAGE } from '../../verify/defaults.ts';
+import type { VerifyOptions, VerifyOutcome } from '../../verify/index.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -95,6 +97,8 @@ export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, i
     }
     throw error;
   }
+  // The Pact verifier takes about a second to load: only `verify` itself loads it, not every CLI start.
+  const { runVerify } = await import('../../verify/run.ts');
   const outcome = await runVerify(options);
   if (outcome.exitCode === EXIT_USAGE) {
     io.stderr(`aggmock verify: ${outcome.error}\n`);
