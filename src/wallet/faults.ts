@@ -337,7 +337,7 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
             event.kind === 'ROLLBACK'
               ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
               : undefined;
-          if (!debit || debit.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
+          if (debit?.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
           // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
           const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
           const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
