@@ -8,6 +8,7 @@ import { type CallbackEngine, callbackBodySchemas, type Random, walletReplySchem
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
+import { callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { playRoutes } from './play/routes.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -81,7 +82,13 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     return svg(c, renderProviderLogo(provider));
   });
 
-  const api = () => aggregatorRoutes({ config, catalog, sessions, baseUrl, now: deps.now, onLaunch: deps.onLaunch });
+  const ownPort = () => {
+    const listening = deps.listenUrl?.();
+    return listening ? Number(new URL(listening).port) : config.port || undefined;
+  };
+  const callbackUrls = callbackUrlPolicy({ callbacks: config.callbacks, ownPort });
+  const api = () =>
+    aggregatorRoutes({ config, catalog, sessions, baseUrl, callbackUrls, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
   app.route('/casino', api());
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));

@@ -216,6 +216,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       amountMinor: debit.amountMinor,
       referenceTransactionId: debit.transactionId,
       source: `manual-rollback:${debit.id}`,
+      // Where the DEBIT went (a launch's callback_url), not the default webhook.
+      url: debit.url,
       ...(debit.roundId ? { roundId: debit.roundId } : {}),
       ...(debit.gameId ? { gameId: debit.gameId } : {}),
       ...(debit.currency ? { currency: debit.currency } : {}),

@@ -7,6 +7,7 @@ import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
+import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { toMinor } from '../money/index.ts';
 import { type CachedListing, ListingCache, matchesEtag } from './listings.ts';
@@ -27,6 +28,8 @@ export interface AggregatorDeps {
   /** The public base URL for absolute links (configured, or the origin the client used). */
   baseUrl: (c: Context) => string;
   now?: () => number;
+  /** Which `callback_url`s a launch may name (config callbacks.allowedUrls). */
+  callbackUrls: CallbackUrlPolicy;
   /** Called after a launch, e.g. to log it or show it in the UI. */
   onLaunch?: (session: LaunchSession) => void;
 }
@@ -157,6 +160,12 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         { field: 'money', message: 'expected at most two decimals', received: request.money },
       ]);
     }
+    const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
+    if (refusal) {
+      throw new ApiError(400, `callback_url: ${refusal}.`, [
+        { field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url },
+      ]);
+    }
     const session = sessions.create(
       {
         playerId: request.username,
@@ -170,7 +179,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
         balanceAtLaunchMinor: balance,
       },
-      config.launch.expiresIn,
+      { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
     );
     deps.onLaunch?.(session);
     return c.json(

@@ -230,7 +230,8 @@ class Engine implements CallbackEngine {
       {
         ...copy,
         source: `replay:${eventId}`,
-        url: this.url,
+        // The same receiver as the original (a launch's callback_url, or the webhook it had).
+        url: original.url,
         ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
         status: 'pending',
         attemptCount: 0,
