@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
 import { createApp } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
@@ -44,6 +45,8 @@ export interface StartOptions {
  */
 export async function startAggmock(config: AggmockConfig, options: StartOptions = {}): Promise<Aggmock> {
   const logger = options.logger ?? silentLogger;
+  const refusal = exposureRefusal(config);
+  if (refusal) throw new Error(`aggmock will not start: ${refusal}`);
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);

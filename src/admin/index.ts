@@ -5,6 +5,7 @@ import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
+import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
@@ -43,7 +44,8 @@ export interface AdminDeps {
 /**
  * The admin API (SPEC §6), JSON only, mounted by the app at `/__admin`: trigger events and
  * scenarios, inspect and replay deliveries, read the shadow ledger and its discrepancies, reset.
- * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`.
+ * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`. Mutating
+ * routes take only `application/json` bodies and refuse cross-origin requests (Origin, Host).
  *
  * @example
  * app.route('/__admin', createAdminRoutes({ engine, ledger, scheduler, catalog, config }));
@@ -68,6 +70,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     ),
   );
 
+  // Any web page can POST to 127.0.0.1: only same-origin JSON changes anything here.
+  app.use('*', sameOriginGuard({ bindHost: config.host, publicUrl: config.publicUrl }));
   const token = config.admin.token;
   if (token) {
     app.use('*', async (c, next) => {
