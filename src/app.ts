@@ -8,6 +8,7 @@ import { type CallbackEngine, callbackBodySchemas, type Random, walletReplySchem
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { playRoutes } from './play/routes.ts';
@@ -63,6 +64,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.notFound((c) =>
     errorResponse(c, new ApiError(404, `No route ${c.req.method} ${new URL(c.req.url).pathname}. GET /docs lists the API.`)),
   );
+
+  // Before every route: pages, errors and the admin API mounted below all get the headers.
+  app.use('*', securityHeaders({ extraSources: { '/docs': 'https://cdn.jsdelivr.net' } }));
 
   app.get('/health', (c) =>
     c.json({ status: 'ok', version: VERSION, catalog: { providers: catalog.providers.length, games: catalog.games.length } }),
