@@ -51,7 +51,12 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
   const engine = createCallbackEngine({ config, db, logger });
-  const ledger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+  const ledger = createShadowLedger({
+    engine,
+    db,
+    amountFormat: config.callbacks.amountFormat,
+    retention: config.callbacks.retention,
+  });
   const scheduler = createScheduler({
     entries: config.schedule,
     engine,

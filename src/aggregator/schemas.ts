@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../http/limits.ts';
 import { MAX_AMOUNT_MINOR } from '../money/index.ts';
 
 /**
@@ -77,11 +78,6 @@ export const gamesQuerySchema = z.object({
     }),
 });
 
-/** Longest URL a launch may carry (home_url, callback_url); documented in the README. */
-export const MAX_URL_LENGTH = 2048;
-/** Longest player, transaction, round or game id any route accepts. */
-export const MAX_ID_LENGTH = 128;
-
 /** Money at launch: a non-negative amount with at most two decimals. */
 const moneySchema = z
   .number({ error: 'expected a number (the player balance in major units, e.g. 1000 or 99.5)' })
@@ -125,7 +121,7 @@ export const launchRequestSchema = z
       .max(MAX_URL_LENGTH, { error: `expected at most ${MAX_URL_LENGTH} characters` })
       .optional()
       .openapi({ description: 'Must match config callbacks.allowedUrls (default: loopback hosts and the webhook origin).' }),
-    extras: z.record(z.string(), z.unknown()).optional(),
+    extras: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
   })
   .openapi('LaunchRequest');
 export type LaunchRequest = z.infer<typeof launchRequestSchema>;

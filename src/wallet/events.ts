@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
 import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { MAX_ID_LENGTH } from '../http/limits.ts';
 import { type AmountFormat, decodeAmount } from '../money/index.ts';
 
 /** What an event does to a wallet, whatever type strings the aggregator is configured to send. */
@@ -39,10 +40,10 @@ export function callbackBodySchema(options: CallbackWireOptions) {
   return z
     .object({
       type: z.enum(typeNames),
-      transactionId: z.string().min(1, 'expected a non-empty string'),
+      transactionId: id,
       amount: amountSchema(options.amountFormat),
-      playerId: z.string().min(1, 'expected a non-empty string'),
-      referenceTransactionId: z.string().min(1, 'expected a non-empty string').optional(),
+      playerId: id,
+      referenceTransactionId: id.optional(),
     })
     .transform(({ type, transactionId, amount, playerId, referenceTransactionId }): WalletEvent => {
       const kind = kindOfType.get(type) as EventKind;
@@ -55,6 +56,8 @@ export function callbackBodySchema(options: CallbackWireOptions) {
       };
     });
 }
+
+const id = z.string().min(1, 'expected a non-empty string').max(MAX_ID_LENGTH, `expected at most ${MAX_ID_LENGTH} characters`);
 
 /** A wire amount → positive minor units, refusing a third decimal instead of rounding someone's money. */
 function amountSchema(format: AmountFormat) {
