@@ -4,6 +4,7 @@ import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../cal
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
+import { parseJsonBytes } from '../http/body.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
@@ -345,22 +346,15 @@ async function readJson(c: Context, maxBytes: number, options: { optional?: bool
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes)
     throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
-  if (text.trim() === '') {
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  if (raw.byteLength > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
+  if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
     throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
       { field: '(body)', message: 'expected a JSON object' },
     ]);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ApiError(400, `The body is not valid JSON (${(error as Error).message}); expected a JSON object.`, [
-      { field: '(body)', message: 'expected a JSON object' },
-    ]);
-  }
+  const value = parseJsonBytes(raw);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ApiError(400, 'Expected a JSON object as the body.', [
       { field: '(body)', message: 'expected a JSON object', received: value },

@@ -106,19 +106,21 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
 
   // Only the API's own paths: this sub-app is mounted at `/`, where `*` would cover every route.
   const apiPaths = ['/getallproviders', '/getallgamesandprovider', '/getgameurl'];
+  // The limit counts per authenticated client, after auth: counted before it, a junk API key next
+  // to a valid signature would open a fresh window per request.
   const guards = [
+    readRawBody(config.limits.bodyBytes),
+    inboundAuth(config.auth, deps.now),
     ...(config.limits.rateLimit
       ? [
           rateLimit({
             requests: config.limits.rateLimit.requests,
             windowMs: config.limits.rateLimit.window,
             now: deps.now,
-            clientKey: (c) => config.auth.apiKeyHeaders.map((h) => c.req.header(h)).find(Boolean) ?? clientAddress(c),
+            clientKey: (c) => authenticatedClient(c as Context<Env>),
           }),
         ]
       : []),
-    readRawBody(config.limits.bodyBytes),
-    inboundAuth(config.auth, deps.now),
   ];
   for (const path of apiPaths) app.use(path, ...(guards as [MiddlewareHandler<Env>]));
   const jsonBody = parseJsonBody();
@@ -221,6 +223,13 @@ function sendListing(c: Context, listing: CachedListing): Response {
   if (matchesEtag(c.req.header('if-none-match'), listing.etag)) return c.body(null, 304);
   c.header('Content-Type', 'application/json; charset=UTF-8');
   return c.body(listing.body, 200);
+}
+
+/** The API key that authenticated the request, else the peer address (HMAC and auth "none"). */
+function authenticatedClient(c: Context<Env>): string {
+  const auth = c.get('auth');
+  const key = auth?.method === 'api-key' ? c.req.header(auth.header) : undefined;
+  return key ? `key:${key}` : `addr:${clientAddress(c)}`;
 }
 
 function clientAddress(c: Context): string {

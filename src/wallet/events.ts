@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
-import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { parseJsonBytes } from '../http/body.ts';
+import { ApiError, describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
 import { MAX_ID_LENGTH } from '../http/limits.ts';
 import { type AmountFormat, decodeAmount } from '../money/index.ts';
 
@@ -86,10 +87,10 @@ export type ParsedCallback = { ok: true; event: WalletEvent } | { ok: false; mes
 export function parseCallbackBody(rawBody: Uint8Array, schema: CallbackBodySchema): ParsedCallback {
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+    // Strict UTF-8 and bounded nesting: the same checks as every aggmock route.
+    json = parseJsonBytes(rawBody);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const errors = [{ field: '(body)', message: `expected a JSON object, but the body is not valid JSON: ${reason}` }];
+    const errors = error instanceof ApiError && error.errors ? error.errors : [{ field: '(body)', message: String(error) }];
     return { ok: false, message: describeFieldErrors(errors), errors };
   }
   const result = schema.safeParse(json);
