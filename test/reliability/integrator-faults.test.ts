@@ -10,9 +10,11 @@ import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 const FAULTS: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
   reset: (req) => req.socket.destroy(),
   hang: () => {},
-  html: (_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>'),
+  html: (_req, res) =>
+    res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>'),
   'invalid-json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":'),
-  huge: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"balance":1,"pad":"${'x'.repeat(10 << 20)}"}`),
+  huge: (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`{"balance":1,"pad":"${'x'.repeat(10 << 20)}"}`),
   redirect: (_req, res) => res.writeHead(302, { location: 'http://metadata.invalid/' }).end(),
   gone: (_req, res) => res.writeHead(410, { 'content-type': 'application/json' }).end('{"error":"GONE"}'),
   'too-many': (_req, res) => res.writeHead(429, { 'retry-after': '1' }).end(),
