@@ -122,18 +122,19 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       }
     }
     if (amountMinor === undefined) throw fieldError('amount', 'expected an amount in major units, e.g. 10.5', undefined);
-    const enqueued = engine.enqueue({
-      kind,
-      playerId: body.playerId,
-      amountMinor,
-      source: 'manual',
-      ...(body.transactionId ? { transactionId: body.transactionId } : {}),
-      ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
-      ...(body.roundId ? { roundId: body.roundId } : {}),
-      ...(body.gameId ? { gameId: body.gameId } : {}),
-      ...(body.currency ? { currency: body.currency } : {}),
-    });
-    return answerEnqueued(c, enqueued);
+    return answerEnqueued(c, () =>
+      engine.enqueue({
+        kind,
+        playerId: body.playerId,
+        amountMinor,
+        source: 'manual',
+        ...(body.transactionId ? { transactionId: body.transactionId } : {}),
+        ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
+        ...(body.roundId ? { roundId: body.roundId } : {}),
+        ...(body.gameId ? { gameId: body.gameId } : {}),
+        ...(body.currency ? { currency: body.currency } : {}),
+      }),
+    );
   });
 
   app.get('/scenarios', (c) =>
@@ -200,7 +201,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.post('/deliveries/:id/replay', async (c) => {
     const event = delivery(engine, c.req.param('id'));
-    return answerEnqueued(c, engine.replay(event.id));
+    return answerEnqueued(c, () => engine.replay(event.id));
   });
 
   app.post('/deliveries/:id/rollback', async (c) => {
@@ -215,19 +216,20 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         },
       );
     }
-    const enqueued = engine.enqueue({
-      kind: 'rollback',
-      playerId: debit.playerId,
-      amountMinor: debit.amountMinor,
-      referenceTransactionId: debit.transactionId,
-      source: `manual-rollback:${debit.id}`,
-      // Where the DEBIT went (a launch's callback_url), not the default webhook.
-      url: debit.url,
-      ...(debit.roundId ? { roundId: debit.roundId } : {}),
-      ...(debit.gameId ? { gameId: debit.gameId } : {}),
-      ...(debit.currency ? { currency: debit.currency } : {}),
-    });
-    return answerEnqueued(c, enqueued);
+    return answerEnqueued(c, () =>
+      engine.enqueue({
+        kind: 'rollback',
+        playerId: debit.playerId,
+        amountMinor: debit.amountMinor,
+        referenceTransactionId: debit.transactionId,
+        source: `manual-rollback:${debit.id}`,
+        // Where the DEBIT went (a launch's callback_url), not the default webhook.
+        url: debit.url,
+        ...(debit.roundId ? { roundId: debit.roundId } : {}),
+        ...(debit.gameId ? { gameId: debit.gameId } : {}),
+        ...(debit.currency ? { currency: debit.currency } : {}),
+      }),
+    );
   });
 
   app.get('/discrepancies', (c) => {
@@ -262,9 +264,13 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     return c.json({ reset: true, removedDeliveries: removed });
   });
 
-  /** 202 with the event as stored, or with `?wait=true` 200 with the settled event. */
-  async function answerEnqueued(c: Context, enqueued: Enqueued): Promise<Response> {
+  /**
+   * 202 with the event as stored, or with `?wait=true` 200 with the settled event. The query is
+   * checked before `enqueue` runs: a bad `?wait` must not leave an event behind its 400.
+   */
+  async function answerEnqueued(c: Context, enqueue: () => Enqueued): Promise<Response> {
     const { wait, timeout } = parse(waitQuerySchema, c.req.query());
+    const enqueued = enqueue();
     if (wait) {
       const settled = await withTimeout(enqueued.settled, timeout);
       if (settled) return c.json({ event: toDelivery(settled) }, 200);

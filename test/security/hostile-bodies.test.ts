@@ -103,6 +103,19 @@ describe('hostile request bodies', () => {
     expect(launch.status).toBe(400);
     expect(outboxSize()).toBe(0);
   });
+
+  it('a bad ?wait on replay is a 400 that leaves no event behind (found by the fuzz test)', async () => {
+    const first = await adminEvent('{"type":"credit","playerId":"p1","amount":1,"transactionId":"wait-1"}');
+    const { event } = (await first.json()) as { event: { id: number } };
+    const before = outboxSize();
+    const res = await fetch(`${aggmock.url}/__admin/deliveries/${event.id}/replay?wait=%00`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('wait');
+    expect(outboxSize()).toBe(before);
+  });
 });
 
 describe('rate limit counts authenticated clients', () => {
