@@ -89,7 +89,10 @@ describe('integrator faults: each classified, journaled readably, retried as doc
       // closed it while idle, so the transport re-sends once on a fresh connection, not journaled
       // (README "Callbacks"): the receiver may see one request more than the journal lists.
       const extra = fault === 'reset' ? [0, 1, 2] : [0];
-      expect(extra.map((n) => expected.attempts + n), fault).toContain(hits.get(fault));
+      expect(
+        extra.map((n) => expected.attempts + n),
+        fault,
+      ).toContain(hits.get(fault));
       expect(event.error ?? '').toMatch(expected.error);
       for (const a of attempts) {
         if (a.outcome !== 'delivered') expect(a.error, fault).toMatch(/\w/);
