@@ -8,6 +8,8 @@ import { type CallbackEngine, callbackBodySchemas, type Random, walletReplySchem
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
+import { securityHeaders } from './http/security-headers.ts';
+import { callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { playRoutes } from './play/routes.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -63,6 +65,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     errorResponse(c, new ApiError(404, `No route ${c.req.method} ${new URL(c.req.url).pathname}. GET /docs lists the API.`)),
   );
 
+  // Before every route: pages, errors and the admin API mounted below all get the headers.
+  app.use('*', securityHeaders({ extraSources: { '/docs': 'https://cdn.jsdelivr.net' } }));
+
   app.get('/health', (c) =>
     c.json({ status: 'ok', version: VERSION, catalog: { providers: catalog.providers.length, games: catalog.games.length } }),
   );
@@ -81,7 +86,13 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     return svg(c, renderProviderLogo(provider));
   });
 
-  const api = () => aggregatorRoutes({ config, catalog, sessions, baseUrl, now: deps.now, onLaunch: deps.onLaunch });
+  const ownPort = () => {
+    const listening = deps.listenUrl?.();
+    return listening ? Number(new URL(listening).port) : config.port || undefined;
+  };
+  const callbackUrls = callbackUrlPolicy({ callbacks: config.callbacks, ownPort });
+  const api = () =>
+    aggregatorRoutes({ config, catalog, sessions, baseUrl, callbackUrls, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
   app.route('/casino', api());
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));

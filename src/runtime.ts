@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
 import { listingsFastPath } from './aggregator/fast-path.ts';
 import { createApp, publicBaseUrl } from './app.ts';
@@ -45,11 +46,18 @@ export interface StartOptions {
  */
 export async function startAggmock(config: AggmockConfig, options: StartOptions = {}): Promise<Aggmock> {
   const logger = options.logger ?? silentLogger;
+  const refusal = exposureRefusal(config);
+  if (refusal) throw new Error(`aggmock will not start: ${refusal}`);
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
   const engine = createCallbackEngine({ config, db, logger });
-  const ledger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+  const ledger = createShadowLedger({
+    engine,
+    db,
+    amountFormat: config.callbacks.amountFormat,
+    retention: config.callbacks.retention,
+  });
   const scheduler = createScheduler({
     entries: config.schedule,
     engine,

@@ -4,7 +4,9 @@ import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../cal
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
+import { parseJsonBytes } from '../http/body.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
+import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
@@ -43,7 +45,8 @@ export interface AdminDeps {
 /**
  * The admin API (SPEC §6), JSON only, mounted by the app at `/__admin`: trigger events and
  * scenarios, inspect and replay deliveries, read the shadow ledger and its discrepancies, reset.
- * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`.
+ * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`. Mutating
+ * routes take only `application/json` bodies and refuse cross-origin requests (Origin, Host).
  *
  * @example
  * app.route('/__admin', createAdminRoutes({ engine, ledger, scheduler, catalog, config }));
@@ -68,6 +71,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     ),
   );
 
+  // Any web page can POST to 127.0.0.1: only same-origin JSON changes anything here.
+  app.use('*', sameOriginGuard({ bindHost: config.host, publicUrl: config.publicUrl }));
   const token = config.admin.token;
   if (token) {
     app.use('*', async (c, next) => {
@@ -117,18 +122,19 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       }
     }
     if (amountMinor === undefined) throw fieldError('amount', 'expected an amount in major units, e.g. 10.5', undefined);
-    const enqueued = engine.enqueue({
-      kind,
-      playerId: body.playerId,
-      amountMinor,
-      source: 'manual',
-      ...(body.transactionId ? { transactionId: body.transactionId } : {}),
-      ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
-      ...(body.roundId ? { roundId: body.roundId } : {}),
-      ...(body.gameId ? { gameId: body.gameId } : {}),
-      ...(body.currency ? { currency: body.currency } : {}),
-    });
-    return answerEnqueued(c, enqueued);
+    return answerEnqueued(c, () =>
+      engine.enqueue({
+        kind,
+        playerId: body.playerId,
+        amountMinor,
+        source: 'manual',
+        ...(body.transactionId ? { transactionId: body.transactionId } : {}),
+        ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
+        ...(body.roundId ? { roundId: body.roundId } : {}),
+        ...(body.gameId ? { gameId: body.gameId } : {}),
+        ...(body.currency ? { currency: body.currency } : {}),
+      }),
+    );
   });
 
   app.get('/scenarios', (c) =>
@@ -195,7 +201,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.post('/deliveries/:id/replay', async (c) => {
     const event = delivery(engine, c.req.param('id'));
-    return answerEnqueued(c, engine.replay(event.id));
+    return answerEnqueued(c, () => engine.replay(event.id));
   });
 
   app.post('/deliveries/:id/rollback', async (c) => {
@@ -210,17 +216,20 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         },
       );
     }
-    const enqueued = engine.enqueue({
-      kind: 'rollback',
-      playerId: debit.playerId,
-      amountMinor: debit.amountMinor,
-      referenceTransactionId: debit.transactionId,
-      source: `manual-rollback:${debit.id}`,
-      ...(debit.roundId ? { roundId: debit.roundId } : {}),
-      ...(debit.gameId ? { gameId: debit.gameId } : {}),
-      ...(debit.currency ? { currency: debit.currency } : {}),
-    });
-    return answerEnqueued(c, enqueued);
+    return answerEnqueued(c, () =>
+      engine.enqueue({
+        kind: 'rollback',
+        playerId: debit.playerId,
+        amountMinor: debit.amountMinor,
+        referenceTransactionId: debit.transactionId,
+        source: `manual-rollback:${debit.id}`,
+        // Where the DEBIT went (a launch's callback_url), not the default webhook.
+        url: debit.url,
+        ...(debit.roundId ? { roundId: debit.roundId } : {}),
+        ...(debit.gameId ? { gameId: debit.gameId } : {}),
+        ...(debit.currency ? { currency: debit.currency } : {}),
+      }),
+    );
   });
 
   app.get('/discrepancies', (c) => {
@@ -255,9 +264,13 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     return c.json({ reset: true, removedDeliveries: removed });
   });
 
-  /** 202 with the event as stored, or with `?wait=true` 200 with the settled event. */
-  async function answerEnqueued(c: Context, enqueued: Enqueued): Promise<Response> {
+  /**
+   * 202 with the event as stored, or with `?wait=true` 200 with the settled event. The query is
+   * checked before `enqueue` runs: a bad `?wait` must not leave an event behind its 400.
+   */
+  async function answerEnqueued(c: Context, enqueue: () => Enqueued): Promise<Response> {
     const { wait, timeout } = parse(waitQuerySchema, c.req.query());
+    const enqueued = enqueue();
     if (wait) {
       const settled = await withTimeout(enqueued.settled, timeout);
       if (settled) return c.json({ event: toDelivery(settled) }, 200);
@@ -339,22 +352,15 @@ async function readJson(c: Context, maxBytes: number, options: { optional?: bool
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes)
     throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
-  if (text.trim() === '') {
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  if (raw.byteLength > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
+  if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
     throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
       { field: '(body)', message: 'expected a JSON object' },
     ]);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ApiError(400, `The body is not valid JSON (${(error as Error).message}); expected a JSON object.`, [
-      { field: '(body)', message: 'expected a JSON object' },
-    ]);
-  }
+  const value = parseJsonBytes(raw);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ApiError(400, 'Expected a JSON object as the body.', [
       { field: '(body)', message: 'expected a JSON object', received: value },

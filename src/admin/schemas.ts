@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
+import { MAX_ID_LENGTH, MAX_LIST_LENGTH } from '../http/limits.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 
 /** Wire shapes of the admin API (SPEC §6), defined once for the routes, the tests and docs. */
@@ -8,13 +9,17 @@ const text = (what: string) =>
   z
     .string({ error: `expected ${what} as a non-empty string` })
     .trim()
-    .min(1, `expected ${what} as a non-empty string`);
+    .min(1, `expected ${what} as a non-empty string`)
+    .max(MAX_ID_LENGTH, `expected ${what} of at most ${MAX_ID_LENGTH} characters`);
+
+/** A query filter: an id, length-limited like every other. */
+const filter = z.string().min(1).max(MAX_ID_LENGTH).optional();
 
 /**
  * An amount in major units: a JSON number (10.5) or a string ("10.50"), at most 2 decimals.
  * Left as given here; the route turns it into minor units and names the field when it cannot.
  */
-export const majorAmount = z.union([z.number(), z.string()], {
+export const majorAmount = z.union([z.number(), z.string().max(32, 'expected an amount of at most 32 characters')], {
   error: 'expected an amount in major units, e.g. 10.5 or "10.50"',
 });
 
@@ -36,7 +41,11 @@ const amountRange = z
   .refine((r) => r.min <= r.max, { message: 'amount.min must not exceed amount.max' });
 
 export const runScenarioSchema = z.object({
-  players: z.array(text('a player id')).min(1, 'expected at least one player id').optional(),
+  players: z
+    .array(text('a player id'))
+    .min(1, 'expected at least one player id')
+    .max(MAX_LIST_LENGTH, `expected at most ${MAX_LIST_LENGTH} player ids`)
+    .optional(),
   /** A fixed bet (major units) or a range `{min, max}`. */
   amount: z
     .union([z.number().positive(), amountRange], {
@@ -52,19 +61,19 @@ const limit = z.coerce.number().int().min(1).max(1000).default(100);
 const before = z.coerce.number().int().positive().optional();
 
 export const deliveriesQuerySchema = z.object({
-  player: z.string().min(1).optional(),
+  player: filter,
   /** debit | credit | rollback or a configured type string; checked by the route. */
-  type: z.string().min(1).optional(),
+  type: filter,
   status: z.enum(EVENT_STATUSES, { error: `expected one of ${EVENT_STATUSES.join(', ')}` }).optional(),
-  group: z.string().min(1).optional(),
+  group: filter,
   limit,
   before,
 });
 
 export const discrepanciesQuerySchema = z.object({
-  player: z.string().min(1).optional(),
+  player: filter,
   kind: z.enum(DISCREPANCY_KINDS, { error: `expected one of ${DISCREPANCY_KINDS.join(', ')}` }).optional(),
-  group: z.string().min(1).optional(),
+  group: filter,
   limit,
   before,
 });

@@ -7,6 +7,7 @@ import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
+import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { toMinor } from '../money/index.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
@@ -27,6 +28,8 @@ export interface AggregatorDeps {
   /** The public base URL for absolute links (configured, or the origin the client used). */
   baseUrl: (c: Context) => string;
   now?: () => number;
+  /** Which `callback_url`s a launch may name (config callbacks.allowedUrls). */
+  callbackUrls: CallbackUrlPolicy;
   /** Called after a launch, e.g. to log it or show it in the UI. */
   onLaunch?: (session: LaunchSession) => void;
 }
@@ -103,19 +106,21 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
 
   // Only the API's own paths: this sub-app is mounted at `/`, where `*` would cover every route.
   const apiPaths = ['/getallproviders', '/getallgamesandprovider', '/getgameurl'];
+  // The limit counts per authenticated client, after auth: counted before it, a junk API key next
+  // to a valid signature would open a fresh window per request.
   const guards = [
+    readRawBody(config.limits.bodyBytes),
+    inboundAuth(config.auth, deps.now),
     ...(config.limits.rateLimit
       ? [
           rateLimit({
             requests: config.limits.rateLimit.requests,
             windowMs: config.limits.rateLimit.window,
             now: deps.now,
-            clientKey: (c) => config.auth.apiKeyHeaders.map((h) => c.req.header(h)).find(Boolean) ?? clientAddress(c),
+            clientKey: (c) => authenticatedClient(c as Context<Env>),
           }),
         ]
       : []),
-    readRawBody(config.limits.bodyBytes),
-    inboundAuth(config.auth, deps.now),
   ];
   for (const path of apiPaths) app.use(path, ...(guards as [MiddlewareHandler<Env>]));
   const jsonBody = parseJsonBody();
@@ -157,6 +162,12 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         { field: 'money', message: 'expected at most two decimals', received: request.money },
       ]);
     }
+    const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
+    if (refusal) {
+      throw new ApiError(400, `callback_url: ${refusal}.`, [
+        { field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url },
+      ]);
+    }
     const session = sessions.create(
       {
         playerId: request.username,
@@ -170,7 +181,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
         balanceAtLaunchMinor: balance,
       },
-      config.launch.expiresIn,
+      { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
     );
     deps.onLaunch?.(session);
     return c.json(
@@ -212,6 +223,13 @@ function sendListing(c: Context, listing: CachedListing): Response {
   if (matchesEtag(c.req.header('if-none-match'), listing.etag)) return c.body(null, 304);
   c.header('Content-Type', 'application/json; charset=UTF-8');
   return c.body(listing.bytes, 200);
+}
+
+/** The API key that authenticated the request, else the peer address (HMAC and auth "none"). */
+function authenticatedClient(c: Context<Env>): string {
+  const auth = c.get('auth');
+  const key = auth?.method === 'api-key' ? c.req.header(auth.header) : undefined;
+  return key ? `key:${key}` : `addr:${clientAddress(c)}`;
 }
 
 function clientAddress(c: Context): string {

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../http/limits.ts';
+import { MAX_AMOUNT_MINOR } from '../money/index.ts';
 
 /**
  * Wire shapes of the aggregator REST API (SPEC §2), defined once: the routes validate with them,
@@ -80,6 +82,7 @@ export const gamesQuerySchema = z.object({
 const moneySchema = z
   .number({ error: 'expected a number (the player balance in major units, e.g. 1000 or 99.5)' })
   .nonnegative({ error: 'expected a balance of 0 or more' })
+  .max(MAX_AMOUNT_MINOR / 100, { error: `expected at most ${MAX_AMOUNT_MINOR / 100}` })
   .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: 'expected at most two decimals' });
 
 export const launchRequestSchema = z
@@ -88,7 +91,7 @@ export const launchRequestSchema = z
       .string({ error: 'expected a string: the player id that callbacks carry as playerId' })
       .trim()
       .min(1, { error: 'expected a non-empty player id' })
-      .max(128)
+      .max(MAX_ID_LENGTH, { error: `expected at most ${MAX_ID_LENGTH} characters` })
       .openapi({ example: 'player123' }),
     gameId: z
       .string({ error: 'expected a string: a game id from /getallgamesandprovider' })
@@ -100,7 +103,8 @@ export const launchRequestSchema = z
       .transform((p) => Number(p) as 1 | 2)
       .openapi({ example: 1, description: '1 = desktop, 2 = mobile' }),
     home_url: z
-      .url({ error: 'expected an absolute URL the game returns to (e.g. https://casino.example)' })
+      .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL the game returns to (e.g. https://casino.example)' })
+      .max(MAX_URL_LENGTH, { error: `expected at most ${MAX_URL_LENGTH} characters` })
       .openapi({ example: 'https://example.com' }),
     currency: z
       .string()
@@ -112,8 +116,12 @@ export const launchRequestSchema = z
       .regex(/^[A-Za-z]{2}([-_][A-Za-z]{2})?$/, { error: 'expected a language code such as en or pt-BR' })
       .optional()
       .openapi({ example: 'en' }),
-    callback_url: z.url({ error: 'expected an absolute http(s) URL for this session’s wallet callbacks' }).optional(),
-    extras: z.record(z.string(), z.unknown()).optional(),
+    callback_url: z
+      .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL for this session’s wallet callbacks' })
+      .max(MAX_URL_LENGTH, { error: `expected at most ${MAX_URL_LENGTH} characters` })
+      .optional()
+      .openapi({ description: 'Must match config callbacks.allowedUrls (default: loopback hosts and the webhook origin).' }),
+    extras: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
   })
   .openapi('LaunchRequest');
 export type LaunchRequest = z.infer<typeof launchRequestSchema>;

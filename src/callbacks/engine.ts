@@ -29,6 +29,10 @@ export const USER_AGENT = `aggmock/${version}`;
 /** How long journal writes may gather before they are committed together, while attempts are in flight. */
 export const GROUP_COMMIT_MS = 5;
 
+/** The journal's word for an attempt sent without a recorded reply (in flight, or cut off by a crash). */
+export const UNANSWERED_ATTEMPT =
+  'no reply recorded: in flight, or aggmock stopped before the reply came (the receiver may have applied it)';
+
 /** How long stop() waits for attempts in flight when no deadline is given. */
 export const DEFAULT_STOP_DEADLINE_MS = 5_000;
 
@@ -232,7 +236,8 @@ class Engine implements CallbackEngine {
       {
         ...copy,
         source: `replay:${eventId}`,
-        url: this.url,
+        // The same receiver as the original (a launch's callback_url, or the webhook it had).
+        url: original.url,
         ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
         status: 'pending',
         attemptCount: 0,
@@ -383,8 +388,6 @@ class Engine implements CallbackEngine {
     event.status = 'delivering';
     event.attemptCount += 1;
     delete event.nextAttemptAt;
-    // Not a write of its own: the state is written with the attempt's outcome, or when read.
-    this.outbox.markDelivering(event);
 
     const startedAt = this.clock.now();
     const signing = this.cfg.signing;
@@ -400,6 +403,50 @@ class Engine implements CallbackEngine {
         ...(signing.scheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
       }),
     };
+    // Journaled before it is sent, committed with the other sends of this turn: after a crash
+    // mid-attempt the row is still there, so every request a receiver saw is in the journal. The
+    // outcome replaces it.
+    this.outbox.journal({
+      eventId: event.id,
+      n: event.attemptCount,
+      startedAt,
+      latencyMs: 0,
+      requestHeaders: headers,
+      requestBody: event.body,
+      outcome: 'retry',
+      error: UNANSWERED_ATTEMPT,
+    });
+    this.outbox.markDirty(event);
+    this.outbox.markDelivering(event);
+    this.sendAfterCommit(() => this.post(transport, event, generation, startedAt, headers));
+  }
+
+  private sendQueue: (() => void)[] = [];
+
+  /** Runs `send` once the journal rows of this turn's attempts are committed (one commit for all). */
+  private sendAfterCommit(send: () => void): void {
+    this.sendQueue.push(send);
+    if (this.sendQueue.length === 1) queueMicrotask(this.sendJournaled);
+  }
+
+  private readonly sendJournaled = (): void => {
+    const sends = this.sendQueue;
+    this.sendQueue = [];
+    try {
+      this.outbox.flush();
+    } catch (error) {
+      this.logger?.error({ err: error }, 'could not journal attempts before sending them');
+    }
+    for (const send of sends) send();
+  };
+
+  private post(
+    transport: Transport,
+    event: StoredEvent,
+    generation: number,
+    startedAt: number,
+    headers: Record<string, string>,
+  ): void {
     const t0 = performance.now();
     transport.post(event.url, headers, event.body).then(
       (answer) => {

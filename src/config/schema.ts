@@ -107,6 +107,12 @@ export const callbacksSchema = z.object({
     .max(16)
     .regex(/^[A-Za-z0-9-]*$/, 'expected up to 16 letters, digits or dashes, or "" for none')
     .optional(),
+  /**
+   * Where a launch's `callback_url` may point: URL prefixes such as "http://127.0.0.1:4001/" or
+   * "https://wallet.test/". Empty (the default) means loopback hosts and the origin of
+   * `webhookUrl`; aggmock's own port is never allowed, so it cannot be made to call its admin API.
+   */
+  allowedUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL prefix' })).default([]),
 });
 
 const amountRange = z
@@ -172,7 +178,13 @@ export const configSchema = z.object({
       rateLimit: z.object({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
     })
     .prefault({}),
-  launch: z.object({ expiresIn: z.coerce.number().int().positive().default(3600) }).prefault({}),
+  launch: z
+    .object({
+      expiresIn: z.coerce.number().int().positive().default(3600),
+      /** Live launch sessions kept in memory; past it the oldest is forgotten (its link answers 404). */
+      maxSessions: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+    })
+    .prefault({}),
   callbacks: callbacksSchema.prefault({}),
   schedule: z.array(scheduleEntrySchema).default([]),
   admin: z.object({ token: z.string().min(1).optional() }).prefault({}),

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.ts';
+import { MAX_JSON_DEPTH } from './limits.ts';
 
 export interface RawBodyVariables {
   /** The request body exactly as received (empty for GET), for signatures. */
@@ -65,23 +66,61 @@ export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables
         { field: '(body)', message: 'expected a JSON object' },
       ]);
     }
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-    } catch {
-      throw new ApiError(400, 'The request body is not valid UTF-8; expected a JSON object.', [
-        { field: '(body)', message: 'expected UTF-8 JSON' },
-      ]);
-    }
-    try {
-      c.set('jsonBody', JSON.parse(text));
-    } catch (error) {
-      throw new ApiError(400, `Malformed JSON in request body: ${(error as Error).message}.`, [
-        { field: '(body)', message: 'expected a JSON object', received: text.length > 200 ? `${text.slice(0, 200)}…` : text },
-      ]);
-    }
+    c.set('jsonBody', parseJsonBytes(raw));
     return next();
   };
+}
+
+/**
+ * A JSON body from its raw bytes: strict UTF-8 (invalid bytes would all decode to U+FFFD, so
+ * distinct transaction ids would collapse into one) and at most MAX_JSON_DEPTH levels deep
+ * (checked on the text, before a recursive walk of a 100,000-level array can overflow the stack).
+ * Throws a 400 ApiError naming the problem.
+ */
+export function parseJsonBytes(raw: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new ApiError(400, 'The request body is not valid UTF-8; expected a JSON object.', [
+      { field: '(body)', message: 'expected UTF-8 JSON' },
+    ]);
+  }
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new ApiError(400, `The request body nests ${depth} levels deep; expected at most ${MAX_JSON_DEPTH}.`, [
+      { field: '(body)', message: `expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`, received: depth },
+    ]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `Malformed JSON in request body: ${(error as Error).message}.`, [
+      {
+        field: '(body)',
+        message: `expected a JSON object, but the body is not valid JSON: ${(error as Error).message}`,
+        received: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+      },
+    ]);
+  }
+}
+
+/** The deepest nesting of arrays and objects in JSON text (strings skipped), in one pass. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
 }
 
 const EMPTY = new Uint8Array();

@@ -23,12 +23,22 @@ export type SessionLookup =
   | { status: 'expired'; session: LaunchSession }
   | { status: 'unknown' };
 
+export interface CreateSessionOptions {
+  expiresInSeconds: number;
+  /** Sessions kept at most (live and recently expired); the oldest is forgotten first. Default 10,000. */
+  maxSessions?: number;
+}
+
+/** Default of config `launch.maxSessions`. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
 /** How long an expired session is still recognised as "expired" (410) rather than "unknown" (404). */
 const EXPIRED_MEMORY_MS = 24 * 3_600_000;
 
 /**
  * Launch sessions, in memory. Expired ones are kept a day so a stale link answers 410 Gone
- * with an explanation instead of a bare 404, then pruned.
+ * with an explanation instead of a bare 404, then pruned. At most `maxSessions` are kept: a loop
+ * of launches cannot grow memory without bound (the oldest session is forgotten first).
  */
 export class LaunchSessions {
   private readonly sessions = new Map<string, LaunchSession>();
@@ -36,16 +46,19 @@ export class LaunchSessions {
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, expiresInSeconds: number): LaunchSession {
+  create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, options: CreateSessionOptions): LaunchSession {
     const createdAt = this.now();
     const session: LaunchSession = {
       ...input,
       id: randomBytes(16).toString('hex'),
       createdAt,
-      expiresAt: createdAt + expiresInSeconds * 1000,
+      expiresAt: createdAt + options.expiresInSeconds * 1000,
     };
     this.sessions.set(session.id, session);
     if (++this.created % 1000 === 0) this.prune();
+    // A Map iterates in insertion order: the first key is the oldest session.
+    const max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    while (this.sessions.size > max) this.sessions.delete(this.sessions.keys().next().value as string);
     return session;
   }
 

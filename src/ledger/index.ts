@@ -59,6 +59,9 @@ export interface ShadowLedgerOptions {
   db: Database;
   /** How `balance` is encoded in replies; default 'decimal' (config.callbacks.amountFormat). */
   amountFormat?: AmountFormat;
+  /** Discrepancies kept, like deliveries (config.callbacks.retention); unbounded when absent. */
+  retention?: { maxEvents: number; maxAge: number };
+  now?: () => number;
 }
 
 /**
@@ -80,6 +83,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const openGroups = new Map<string, { events: Map<number, StoredEvent>; expected: number }>();
   const judgedGroups = new Set<string>();
   const listeners = new Set<(d: Discrepancy) => void>();
+  let insertedSincePrune = 0;
 
   const view: LedgerView = { player: (id) => players.get(id), transaction: (key) => transactions.get(key) };
 
@@ -94,6 +98,12 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
       transactions.delete(oldest);
     }
     const stored = store.insert(outcome.discrepancies);
+    insertedSincePrune += stored.length;
+    // Like the outbox: pruned every so many rows, so the table stays near its bound at little cost.
+    if (options.retention && insertedSincePrune >= Math.max(10, Math.floor(options.retention.maxEvents / 10))) {
+      insertedSincePrune = 0;
+      store.prune((options.now ?? Date.now)(), options.retention);
+    }
     for (const d of stored) for (const listener of listeners) safely(() => listener(d));
     return stored;
   };

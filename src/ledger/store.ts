@@ -81,6 +81,18 @@ export class DiscrepancyStore {
   clear(): void {
     this.clearStmt.run();
   }
+
+  /**
+   * The deliveries' retention (callbacks.retention) applied here too: keeps the newest
+   * `maxEvents` and none created more than `maxAge` ago. Returns how many went.
+   */
+  prune(now: number, policy: { maxEvents: number; maxAge: number }): number {
+    return this.db
+      .prepare(
+        'DELETE FROM ledger_discrepancies WHERE id <= (SELECT id FROM ledger_discrepancies ORDER BY id DESC LIMIT 1 OFFSET ?) OR created_at < ?',
+      )
+      .run(policy.maxEvents, now - policy.maxAge).changes;
+  }
 }
 
 export function isDiscrepancyKind(value: string): value is DiscrepancyKind {

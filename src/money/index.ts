@@ -7,6 +7,13 @@ export const MINOR_PER_MAJOR = 100;
 export type AmountFormat = 'decimal' | 'minor';
 
 /**
+ * The largest amount aggmock takes, in minor units (one trillion major units). Beyond it a double
+ * no longer tells neighbouring cents apart reliably: `90071992547409.91` would be rounded off by a
+ * cent. Larger amounts are refused, never rounded.
+ */
+export const MAX_AMOUNT_MINOR = 100_000_000_000_000;
+
+/**
  * Converts a major-unit number such as `10.5` into minor units (`1050`) without float noise.
  * Returns `undefined` when the number has more than two decimals or is not finite, so callers
  * can report the field instead of silently rounding someone's money.
@@ -16,6 +23,7 @@ export type AmountFormat = 'decimal' | 'minor';
 export function toMinor(major: number): number | undefined {
   if (!Number.isFinite(major)) return undefined;
   const scaled = major * MINOR_PER_MAJOR;
+  if (Math.abs(scaled) > MAX_AMOUNT_MINOR) return undefined;
   const rounded = Math.round(scaled);
   // Anything further than a rounding error from a whole cent has a third decimal.
   if (Math.abs(scaled - rounded) > 1e-6 * Math.max(1, Math.abs(scaled))) return undefined;
@@ -43,7 +51,7 @@ export function encodeAmount(minor: number, format: AmountFormat): number {
 /** Decodes a wire amount in the configured format; `undefined` when it is not a valid amount. */
 export function decodeAmount(value: unknown, format: AmountFormat): number | undefined {
   if (typeof value !== 'number') return undefined;
-  if (format === 'minor') return Number.isSafeInteger(value) ? value : undefined;
+  if (format === 'minor') return Number.isSafeInteger(value) && Math.abs(value) <= MAX_AMOUNT_MINOR ? value : undefined;
   return toMinor(value);
 }
 
@@ -53,6 +61,6 @@ export function parseMajorString(text: string): number | undefined {
   if (!match) return undefined;
   const [, minus, whole = '0', frac = ''] = match;
   const minor = Number(whole) * MINOR_PER_MAJOR + Number(frac.padEnd(2, '0'));
-  if (!Number.isSafeInteger(minor)) return undefined;
+  if (!Number.isSafeInteger(minor) || minor > MAX_AMOUNT_MINOR) return undefined;
   return minus ? -minor : minor;
 }

@@ -7,6 +7,19 @@ export function escapeHtml(text: string): string {
 }
 
 /**
+ * The URL when it is http(s), else `fallback`: every URL a page renders goes through this, so a
+ * `javascript:` or `data:` URL that slipped past validation still cannot run on the page.
+ */
+export function httpUrl(url: string, fallback = '/'): string {
+  try {
+    const { protocol } = new URL(url, 'http://relative.invalid');
+    return protocol === 'http:' || protocol === 'https:' ? url : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
  * The page behind a launch URL: the game's art, the player's balance, a bet and a Spin button.
  * Spin posts to `/play/<session>/spin`; aggmock sends the wallet a DEBIT and, on a win, a CREDIT,
  * and the page shows each reply. Plain HTML and a little inline script: no build step.
@@ -37,7 +50,7 @@ li{background:#1e293b;border-radius:8px;padding:8px 10px;margin:6px 0;overflow-w
 a{color:#93c5fd}
 </style></head>
 <body><main>
-<img src="${escapeHtml(img)}" alt="">
+<img src="${escapeHtml(httpUrl(img, ''))}" alt="">
 <h1 data-testid="game-name">${escapeHtml(session.gameName)}</h1>
 <p class="sub"><span data-testid="player">${escapeHtml(session.playerId)}</span> · ${escapeHtml(session.provider)}</p>
 <div class="balance"><span data-testid="balance">${formatMinor(session.balanceAtLaunchMinor)}</span> ${escapeHtml(session.currency)}</div>
@@ -47,7 +60,7 @@ a{color:#93c5fd}
 </form>
 <div id="result" data-testid="result" aria-live="polite"></div>
 <ol id="log" data-testid="log"></ol>
-<p><a href="${escapeHtml(session.homeUrl)}">Back to the casino</a></p>
+<p><a href="${escapeHtml(httpUrl(session.homeUrl))}" data-testid="home-link">Back to the casino</a></p>
 </main>
 <script>
 const ctx = ${data};

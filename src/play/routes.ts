@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { sameOriginGuard } from '../http/same-origin.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
@@ -78,7 +79,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     return c.html(playPage(session, deps.catalog.gameById.get(session.gameId), deps.engine !== undefined));
   });
 
-  app.post('/play/:sessionId/spin', readRawBody(16 * 1024), parseJsonBody(), async (c) => {
+  const sameOrigin = sameOriginGuard({ bindHost: deps.config.host, publicUrl: deps.config.publicUrl });
+  app.post('/play/:sessionId/spin', sameOrigin, readRawBody(16 * 1024), parseJsonBody(), async (c) => {
     const session = activeSession(c.req.param('sessionId'), false) as LaunchSession;
     const engine = deps.engine;
     if (!engine || !deps.random)

@@ -5,6 +5,7 @@ import { type Catalog, findGame } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import type { FieldError } from '../http/errors.ts';
+import { sameOriginGuard } from '../http/same-origin.ts';
 import { deliveriesPage } from './deliveries.ts';
 import { discrepanciesPage } from './discrepancies.ts';
 import { homePage, searchCatalog } from './home.ts';
@@ -95,7 +96,13 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     );
   });
 
-  app.post('/ui/launch', readRawBody(config.limits.bodyBytes), async (c) => {
+  // The form is a plain HTML form (works without script); the Origin/Host check keeps other sites out.
+  const sameOrigin = sameOriginGuard({
+    bindHost: config.host,
+    publicUrl: config.publicUrl,
+    alsoAccept: ['application/x-www-form-urlencoded'],
+  });
+  app.post('/ui/launch', sameOrigin, readRawBody(config.limits.bodyBytes), async (c) => {
     const contentType = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (contentType !== 'application/x-www-form-urlencoded') {
       return html(

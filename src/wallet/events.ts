@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
-import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { parseJsonBytes } from '../http/body.ts';
+import { ApiError, describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { MAX_ID_LENGTH } from '../http/limits.ts';
 import { type AmountFormat, decodeAmount } from '../money/index.ts';
 
 /** What an event does to a wallet, whatever type strings the aggregator is configured to send. */
@@ -42,10 +44,10 @@ export function callbackBodySchema(options: CallbackWireOptions) {
   return z
     .object({
       type: z.enum(typeNames),
-      transactionId: z.string().min(1, 'expected a non-empty string'),
+      transactionId: id,
       amount: amountSchema(options.amountFormat, options.allowNegative === true),
-      playerId: z.string().min(1, 'expected a non-empty string'),
-      referenceTransactionId: z.string().min(1, 'expected a non-empty string').optional(),
+      playerId: id,
+      referenceTransactionId: id.optional(),
     })
     .transform(({ type, transactionId, amount, playerId, referenceTransactionId }): WalletEvent => {
       const kind = kindOfType.get(type) as EventKind;
@@ -58,6 +60,8 @@ export function callbackBodySchema(options: CallbackWireOptions) {
       };
     });
 }
+
+const id = z.string().min(1, 'expected a non-empty string').max(MAX_ID_LENGTH, `expected at most ${MAX_ID_LENGTH} characters`);
 
 /**
  * A wire amount → minor units, refusing a third decimal instead of rounding someone's money. Zero
@@ -89,10 +93,10 @@ export type ParsedCallback = { ok: true; event: WalletEvent } | { ok: false; mes
 export function parseCallbackBody(rawBody: Uint8Array, schema: CallbackBodySchema): ParsedCallback {
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+    // Strict UTF-8 and bounded nesting: the same checks as every aggmock route.
+    json = parseJsonBytes(rawBody);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const errors = [{ field: '(body)', message: `expected a JSON object, but the body is not valid JSON: ${reason}` }];
+    const errors = error instanceof ApiError && error.errors ? error.errors : [{ field: '(body)', message: String(error) }];
     return { ok: false, message: describeFieldErrors(errors), errors };
   }
   const result = schema.safeParse(json);

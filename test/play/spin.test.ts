@@ -106,7 +106,7 @@ describe('POST /play/:session/spin', () => {
         homeUrl: 'https://x.test',
         balanceAtLaunchMinor: 0,
       },
-      60,
+      { expiresInSeconds: 60 },
     );
     const res = await app.request(`/play/${session.id}/spin`, {
       method: 'POST',

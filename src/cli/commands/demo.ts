@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { secureExposure } from '../../admin/exposure.ts';
 import type { StoredEvent } from '../../callbacks/index.ts';
 import type { AggmockConfig, ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
@@ -50,6 +51,9 @@ export function registerDemoCommand(program: Command): void {
         exitWithUsageError(error);
       }
       if (config.schedule.length === 0) config = { ...config, schedule: DEMO_SCHEDULE };
+      const exposure = secureExposure(config);
+      config = exposure.config;
+      process.stderr.write(exposure.warnings.join('\n'));
       const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 
       const wallet = flags.webhook

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { secureExposure } from '../../admin/exposure.ts';
 import type { AggmockConfig } from '../../config/index.ts';
 import { DEV_API_KEY } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
@@ -32,6 +33,9 @@ export function registerServeCommand(program: Command): void {
       } catch (error) {
         exitWithUsageError(error);
       }
+      const exposure = secureExposure(config);
+      config = exposure.config;
+      process.stderr.write(exposure.warnings.join('\n'));
       const logger = createLogger(config.logLevel);
       const aggmock = await startAggmock(config, { logger });
       process.stdout.write(readyMessage(config, aggmock.url));

@@ -1,0 +1,83 @@
+import type { MiddlewareHandler } from 'hono';
+import { isLoopbackHost } from '../launch/callback-url.ts';
+import { ApiError } from './errors.ts';
+
+export interface SameOriginOptions {
+  /** The address the server binds (config `host`); a wildcard (0.0.0.0, ::) accepts any Host. */
+  bindHost: string;
+  /** config `publicUrl`: its host is aggmock's own too. */
+  publicUrl?: string | undefined;
+  /** Body types accepted besides application/json (the UI's HTML launch form). */
+  alsoAccept?: readonly string[];
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * Guards routes that change state (admin API, UI actions) against other web pages: any page a
+ * developer visits can POST to 127.0.0.1. A browser sends such a request with a `text/plain` or
+ * form body, an `Origin` of the other site and `Sec-Fetch-Site: cross-site`; this refuses all three.
+ * The Host check stops DNS rebinding (an attacker's name resolving to 127.0.0.1), for reads too.
+ */
+export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
+  const accepted = ['application/json', ...(options.alsoAccept ?? [])];
+  const ownHosts = new Set([options.bindHost.toLowerCase()]);
+  if (options.publicUrl) ownHosts.add(new URL(options.publicUrl).hostname.toLowerCase());
+  const anyHost = WILDCARD_HOSTS.has(options.bindHost);
+  return async (c, next) => {
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    const hostname = hostnameOf(host);
+    if (!anyHost && !isLoopbackHost(hostname) && !ownHosts.has(hostname)) {
+      throw forbidden(
+        `Host ${JSON.stringify(host)} is not this server's address (config host ${options.bindHost}, publicUrl); refused so another site's DNS name cannot reach it.`,
+        'host',
+      );
+    }
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const site = c.req.header('sec-fetch-site');
+    if (site && site !== 'same-origin' && site !== 'none') {
+      throw forbidden(
+        `Cross-site request refused (Sec-Fetch-Site: ${site}); call this route from its own pages or a script.`,
+        'sec-fetch-site',
+      );
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !sameHost(origin, host)) {
+      throw forbidden(`Cross-origin request refused: Origin ${JSON.stringify(origin)} is not ${host}.`, 'origin');
+    }
+    const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+    if ((type !== '' || hasBody) && !accepted.includes(type)) {
+      throw new ApiError(415, `Expected Content-Type: ${accepted.join(' or ')}, got ${JSON.stringify(type || 'none')}.`, [
+        {
+          field: 'content-type',
+          message: `expected ${accepted.join(' or ')}`,
+          expected: accepted[0],
+          received: type || undefined,
+        },
+      ]);
+    }
+    return next();
+  };
+}
+
+function hostnameOf(host: string): string {
+  try {
+    return new URL(`http://${host}`).hostname.toLowerCase();
+  } catch {
+    return host.toLowerCase();
+  }
+}
+
+function sameHost(origin: string, host: string): boolean {
+  try {
+    return new URL(origin).host.toLowerCase() === new URL(`http://${host}`).host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function forbidden(message: string, field: string): ApiError {
+  return new ApiError(403, message, [{ field, message: 'expected a same-origin request' }]);
+}

@@ -1,0 +1,266 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/callbacks/db.ts';
+import { createCallbackEngine } from '../../src/callbacks/engine.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { type CliProcess, runCli } from '../cli/process.ts';
+
+/**
+ * Crash durability, with real processes: `aggmock serve` and the reference wallet (`aggmock
+ * wallet`) as children, a burst of events for several players, and SIGKILLs at random points.
+ * When the outbox has drained, nothing may be lost or applied twice and the books must balance.
+ *
+ * Size: AGGMOCK_CRASH_EVENTS (default 5000) and AGGMOCK_CRASH_KILLS (default 3); the default keeps
+ * each case under half a minute in CI, e.g. `AGGMOCK_CRASH_EVENTS=50000 AGGMOCK_CRASH_KILLS=10` runs long.
+ */
+const EVENTS = Number(process.env.AGGMOCK_CRASH_EVENTS ?? 5_000);
+const KILLS = Number(process.env.AGGMOCK_CRASH_KILLS ?? 3);
+const PLAYERS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
+const OPENING_MINOR = 100_000;
+const TIMEOUT_MS = 60_000 + EVENTS * 20;
+
+const children: CliProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) await child.stop('SIGKILL');
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Planned {
+  transactionId: string;
+  type: 'debit' | 'credit';
+  playerId: string;
+  amountMinor: number;
+}
+
+/** A seeded mix of small bets and wins, so the expected balances are known in advance. */
+function plan(seed: number): Planned[] {
+  let x = seed;
+  const next = () => {
+    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return x / 2_147_483_648;
+  };
+  return Array.from({ length: EVENTS }, (_, i) => ({
+    transactionId: `crash-${seed}-${i}`,
+    type: next() < 0.6 ? 'debit' : 'credit',
+    playerId: PLAYERS[i % PLAYERS.length] as string,
+    amountMinor: 1 + Math.floor(next() * 99),
+  }));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function workspace(walletPort: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-crash-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'wallet'));
+  const config = join(dir, 'aggmock.config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      logLevel: 'silent',
+      wallet: { players: Object.fromEntries(PLAYERS.map((p) => [p, OPENING_MINOR / 100])) },
+      callbacks: {
+        webhookUrl: `http://127.0.0.1:${walletPort}/callback/webhook`,
+        // Long enough to outlast a wallet restart: nothing should end failed in this test.
+        retrySchedule: [0, 50, 100, 200, ...Array.from({ length: 30 }, () => 400)],
+        jitter: 0,
+        timeout: '3s',
+      },
+    }),
+  );
+  return { dir, config, db: join(dir, 'aggmock.db'), walletDb: join(dir, 'wallet', 'x.db') };
+}
+
+async function startServe(ws: ReturnType<typeof workspace>): Promise<{ cli: CliProcess; url: string }> {
+  const cli = runCli(['serve', '--port', '0', '--config', ws.config, '--db', ws.db]);
+  children.push(cli);
+  const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 30_000);
+  return { cli, url: url as string };
+}
+
+async function startWalletChild(ws: ReturnType<typeof workspace>, port: number): Promise<CliProcess> {
+  const cli = runCli(['wallet', '--port', String(port), '--config', ws.config, '--db', ws.walletDb]);
+  children.push(cli);
+  await cli.waitFor(/listening on/, 30_000);
+  return cli;
+}
+
+async function kill(cli: CliProcess): Promise<void> {
+  await cli.stop('SIGKILL');
+  children.splice(children.indexOf(cli), 1);
+}
+
+async function admin(url: string, path: string, init?: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/__admin${path}`, { ...init, headers: { 'content-type': 'application/json' } });
+  if (res.status >= 300) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/**
+ * The burst: every planned event stored in the outbox at once, as a scheduler or a scenario would,
+ * before `aggmock serve` opens the database and resumes delivering them.
+ */
+async function storeBurst(ws: ReturnType<typeof workspace>, events: Planned[]): Promise<void> {
+  const config = loadConfig({ configPath: ws.config, flags: { db: ws.db } });
+  const db = openDatabase(ws.db);
+  const engine = createCallbackEngine({ config, db });
+  engine.enqueueMany(
+    events.map((e) => ({
+      kind: e.type,
+      playerId: e.playerId,
+      amountMinor: e.amountMinor,
+      transactionId: e.transactionId,
+      source: 'crash-test',
+    })),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  await engine.stop();
+  db.close();
+}
+
+interface Delivery {
+  id: number;
+  kind: string;
+  status: string;
+  transactionId: string;
+  playerId: string;
+  amountMinor: number;
+  error?: string;
+}
+
+async function allDeliveries(url: string): Promise<Delivery[]> {
+  const out: Delivery[] = [];
+  let before: number | null = null;
+  do {
+    const page = (await admin(url, `/deliveries?limit=1000${before ? `&before=${before}` : ''}`)) as {
+      deliveries: Delivery[];
+      nextBefore: number | null;
+    };
+    out.push(...page.deliveries);
+    before = page.nextBefore;
+  } while (before);
+  return out;
+}
+
+async function drained(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    const pending = (await admin(url, '/deliveries?status=pending&limit=1')) as { deliveries: unknown[] };
+    const delivering = (await admin(url, '/deliveries?status=delivering&limit=1')) as { deliveries: unknown[] };
+    if (pending.deliveries.length === 0 && delivering.deliveries.length === 0) return;
+    if (Date.now() > deadline) throw new Error('the outbox did not drain');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const randomMs = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
+
+/** Whether deliveries are still under way: a kill then lands in the middle of them. */
+async function midway(url: string): Promise<boolean> {
+  const pending = (await admin(url, '/deliveries?status=pending&limit=1')) as { deliveries: unknown[] };
+  return pending.deliveries.length > 0;
+}
+
+/** Every event settled with a reason, each transaction applied once, balances = accepted sums, no discrepancies. */
+async function expectConsistent(url: string, ws: ReturnType<typeof workspace>, events: Planned[]) {
+  const deliveries = await allDeliveries(url);
+  const settled = new Set(['delivered', 'rejected', 'failed']);
+  for (const d of deliveries) {
+    expect(settled.has(d.status), `delivery ${d.id} is ${d.status}`).toBe(true);
+    if (d.status !== 'delivered') expect(d.error, `delivery ${d.id} ${d.status} without a reason`).toMatch(/\w/);
+  }
+  const planned = new Set(events.map((e) => e.transactionId));
+  expect(new Set(deliveries.filter((d) => planned.has(d.transactionId)).map((d) => d.transactionId)).size).toBe(events.length);
+
+  const wallet = new Database(join(ws.dir, 'wallet', 'wallet.db'), { readonly: true });
+  try {
+    const applied = wallet
+      .prepare(
+        "SELECT player_id, type, tx_id, amount_minor, count(*) AS n FROM transactions WHERE status = 'accepted' GROUP BY 1, 2, 3",
+      )
+      .all() as Array<{ player_id: string; type: string; tx_id: string; amount_minor: number; n: number }>;
+    expect(applied.filter((t) => t.n !== 1)).toEqual([]);
+    const expected = new Map(PLAYERS.map((p) => [p, OPENING_MINOR]));
+    for (const t of applied) {
+      const sign = t.type === 'DEBIT' ? -1 : 1;
+      expected.set(t.player_id, (expected.get(t.player_id) ?? 0) + sign * t.amount_minor);
+    }
+    const accepted = new Map(PLAYERS.map((p) => [p, OPENING_MINOR]));
+    for (const d of deliveries) {
+      if (d.status !== 'delivered') continue;
+      const sign = d.kind === 'debit' ? -1 : 1;
+      accepted.set(d.playerId, (accepted.get(d.playerId) ?? 0) + sign * d.amountMinor);
+    }
+    const balances = wallet.prepare('SELECT id, balance_minor FROM players').all() as Array<{
+      id: string;
+      balance_minor: number;
+    }>;
+    const actual = new Map(balances.map((b) => [b.id, b.balance_minor]));
+    for (const p of PLAYERS) {
+      expect({ p, balance: actual.get(p) }).toEqual({ p, balance: expected.get(p) });
+      expect({ p, balance: actual.get(p) }).toEqual({ p, balance: accepted.get(p) });
+    }
+  } finally {
+    wallet.close();
+  }
+  const discrepancies = (await admin(url, '/discrepancies')) as { total: number; discrepancies: unknown[] };
+  expect(discrepancies.discrepancies).toEqual([]);
+}
+
+describe.sequential('crash durability (child processes, SIGKILL)', () => {
+  it(
+    `aggmock SIGKILLed ${KILLS} times during ${EVENTS} deliveries: nothing lost, nothing applied twice`,
+    async () => {
+      const walletPort = await freePort();
+      const ws = workspace(walletPort);
+      const events = plan(1);
+      await storeBurst(ws, events);
+      await startWalletChild(ws, walletPort);
+      let serve = await startServe(ws);
+      let killedMidway = 0;
+      for (let k = 0; k < KILLS; k++) {
+        await new Promise((resolve) => setTimeout(resolve, randomMs(20, 400)));
+        if (await midway(serve.url)) killedMidway++;
+        await kill(serve.cli);
+        serve = await startServe(ws);
+      }
+      expect(killedMidway).toBeGreaterThan(0);
+      await drained(serve.url, Date.now() + TIMEOUT_MS / 2);
+      await expectConsistent(serve.url, ws, events);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    `the wallet SIGKILLed ${KILLS} times during ${EVENTS} deliveries: every event retried to one application`,
+    async () => {
+      const walletPort = await freePort();
+      const ws = workspace(walletPort);
+      const events = plan(2);
+      await storeBurst(ws, events);
+      let wallet = await startWalletChild(ws, walletPort);
+      const serve = await startServe(ws);
+      let killedMidway = 0;
+      for (let k = 0; k < KILLS; k++) {
+        await new Promise((resolve) => setTimeout(resolve, randomMs(20, 400)));
+        if (await midway(serve.url)) killedMidway++;
+        await kill(wallet);
+        wallet = await startWalletChild(ws, walletPort);
+      }
+      expect(killedMidway).toBeGreaterThan(0);
+      await drained(serve.url, Date.now() + TIMEOUT_MS / 2);
+      await expectConsistent(serve.url, ws, events);
+    },
+    TIMEOUT_MS,
+  );
+});
