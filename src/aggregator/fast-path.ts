@@ -3,6 +3,7 @@ import { authCheck } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
+import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 
 /** Answers a request itself and returns true, or leaves it untouched and returns false. */
@@ -89,7 +90,7 @@ const headerCache = new WeakMap<CachedListing, { ok: string[]; notModified: stri
 function responseHeaders(listing: CachedListing): { ok: string[]; notModified: string[] } {
   let headers = headerCache.get(listing);
   if (!headers) {
-    const common = ['etag', listing.etag, 'cache-control', 'no-cache'];
+    const common = ['etag', listing.etag, 'cache-control', 'no-cache', ...EVERY_RESPONSE_HEADERS.flat()];
     headers = {
       ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', String(listing.bytes.byteLength)],
       notModified: common,

@@ -6,6 +6,13 @@ export interface SecurityHeadersOptions {
   extraSources?: Record<string, string>;
 }
 
+/** The headers every response carries, HTML or not (the listings fast path sends them too). */
+export const EVERY_RESPONSE_HEADERS: readonly (readonly [string, string])[] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+  ['Referrer-Policy', 'no-referrer'],
+];
+
 /**
  * Headers on every response (`nosniff`, no framing, no referrer), and on HTML pages a
  * Content-Security-Policy that runs only the page's own inline scripts: each `<script>` the
@@ -15,9 +22,7 @@ export interface SecurityHeadersOptions {
 export function securityHeaders(options: SecurityHeadersOptions = {}): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('X-Frame-Options', 'DENY');
-    c.res.headers.set('Referrer-Policy', 'no-referrer');
+    for (const [name, value] of EVERY_RESPONSE_HEADERS) c.res.headers.set(name, value);
     if (!(c.res.headers.get('content-type') ?? '').startsWith('text/html')) return;
     const nonce = randomBytes(16).toString('base64');
     const path = new URL(c.req.url).pathname;
