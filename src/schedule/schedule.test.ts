@@ -18,7 +18,10 @@ const entry = (e: Partial<ScheduleEntry> & Pick<ScheduleEntry, 'scenario'>): Sch
 async function runSchedule(entries: ScheduleEntry[], seed: number | string = 42) {
   const wallet = await startTestWallet();
   const clock = new FakeClock();
-  const config = validateConfig({ seed, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0, idNamespace: 'schedule-test' } });
+  const config = validateConfig({
+    seed,
+    callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0, idNamespace: 'schedule-test' },
+  });
   const db = openDatabase(':memory:');
   const engine = createCallbackEngine({ config, db, clock });
   engine.start();
