@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchResponseSchema, providerGamesResponseSchema } from '../../src/aggregator/schemas.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
-import { launchChromium } from './chromium.ts';
+import { browserSkipReason, launchChromium } from './chromium.ts';
 
-describe('in a real browser (Chromium)', () => {
+/** Outside CI a machine without any browser skips, saying why; under CI=true this never skips. */
+const skipReason = await browserSkipReason();
+
+describe.skipIf(skipReason)('in a real browser (Chromium)', () => {
   let aggmock: Aggmock;
   let browser: Browser;
   beforeAll(async () => {
