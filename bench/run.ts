@@ -26,6 +26,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'callbacks', load: () => import('./callbacks.ts') },
   { name: 'verify', load: () => import('./verify.ts') },
   { name: 'listings', load: () => import('./listings.ts') },
+  { name: 'startup', load: () => import('./startup.ts') },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
@@ -196,12 +196,20 @@ function parseDuration(text: string | undefined): number {
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
 }
 
-const here = fileURLToPath(new URL('.', import.meta.url));
+/**
+ * The child entry next to this module: pact-child.js in the package (dist/), pact-child.ts when
+ * the sources run under tsx (tests, `npm run` scripts), which then needs tsx's loader too.
+ */
+function childCommand(): string[] {
+  const self = fileURLToPath(import.meta.url);
+  const entry = join(dirname(self), `pact-child${extname(self)}`);
+  if (extname(self) !== '.ts') return [entry];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, entry];
+}
 
 function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', tsx, join(here, 'pact-child.ts')], {
+    const child = spawn(process.execPath, childCommand(), {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
     });

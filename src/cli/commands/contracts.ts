@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, type CommanderError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
-import { CONTRACT_INTERACTIONS, generateContracts, PACT_FILE_NAME } from '../../contracts/index.ts';
+import { CONTRACT_INTERACTIONS, PACT_FILE_NAME } from '../../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
@@ -76,7 +76,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     return 2;
   }
   if (flags.regenerate) {
-    const path = await generateContracts({ config: defaultConfig(), outDir: CONTRACTS_DIR });
+    const path = await (await loadGenerator())({ config: defaultConfig(), outDir: CONTRACTS_DIR });
     io.stdout(`Wrote ${relative(cwd, path) || path} (${CONTRACT_INTERACTIONS.length} interactions, default configuration).\n`);
     return 0;
   }
@@ -99,7 +99,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
       }
       throw error;
     }
-    const path = await generateContracts({ config, outDir: resolve(cwd, flags.out) });
+    const path = await (await loadGenerator())({ config, outDir: resolve(cwd, flags.out) });
     const c = config.callbacks;
     io.stdout(
       `Wrote ${path}: ${CONTRACT_INTERACTIONS.length} interactions, scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, ` +
@@ -134,4 +134,9 @@ export function describeContracts(cwd: string): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** @pact-foundation/pact takes about half a second to import: only the commands that write contracts load it. */
+async function loadGenerator() {
+  return (await import('../../contracts/generate.ts')).generateContracts;
 }
