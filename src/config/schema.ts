@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 
+/*
+ * Every object is strict: an unknown key (a typo, a setting of another version) is refused with
+ * the nearest valid key, never silently ignored (see keys.ts).
+ */
+
 /** Out-of-the-box credentials (SPEC §2), the same in both directions. Printed at start. */
 export const DEV_API_KEY = 'aggmock-dev-key';
 export const DEV_SECRET = 'aggmock-dev-secret';
@@ -12,7 +17,8 @@ export const durationMs = z.union([z.number(), z.string()]).transform((value, ct
   if (ms === undefined) {
     ctx.addIssue({
       code: 'custom',
-      message: `expected a duration such as "250ms", "2s", "5m" or "1h", got ${JSON.stringify(value)}`,
+      // describeIssues adds the value: said once.
+      message: 'expected a duration such as "250ms", "2s", "5m" or "1h"',
     });
     return z.NEVER;
   }
@@ -21,11 +27,11 @@ export const durationMs = z.union([z.number(), z.string()]).transform((value, ct
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-export const signingSchema = z.object({
+export const signingSchema = z.strictObject({
   scheme: z.enum(SIGNING_SCHEMES).default('timestamped'),
   secrets: z.array(z.string().min(1)).min(1).default([DEV_SECRET]),
   headers: z
-    .object({
+    .strictObject({
       signature: z.string().min(1).default('X-Signature'),
       webhookId: z.string().min(1).default('webhook-id'),
       webhookTimestamp: z.string().min(1).default('webhook-timestamp'),
@@ -48,7 +54,7 @@ export function signingKeys(config: SigningConfig): SigningKeys & { toleranceSec
 
 export const AUTH_MODES = ['either', 'hmac', 'api-key', 'none'] as const;
 
-export const authSchema = z.object({
+export const authSchema = z.strictObject({
   mode: z.enum(AUTH_MODES).default('either'),
   apiKeys: z.array(z.string().min(1)).min(1).default([DEV_API_KEY]),
   apiKeyHeaders: z.array(z.string().min(1)).min(1).default(['x-betnex-key', 'x-turnkeyxgaming-key', 'x-rapidapi-key']),
@@ -57,7 +63,7 @@ export const authSchema = z.object({
   explain: z.boolean().default(false),
 });
 
-export const catalogSchema = z.object({
+export const catalogSchema = z.strictObject({
   providers: z.coerce.number().int().min(1).max(1000).default(30),
   games: z.coerce.number().int().min(0).max(1_000_000).default(1500),
   /** A JSON fixture that extends or replaces the generated catalog. */
@@ -66,11 +72,11 @@ export const catalogSchema = z.object({
 
 export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp'] as const;
 
-export const callbacksSchema = z.object({
+export const callbacksSchema = z.strictObject({
   webhookUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4001/callback/webhook'),
   signing: signingSchema.prefault({}),
   types: z
-    .object({
+    .strictObject({
       debit: z.string().min(1).default('DEBIT'),
       credit: z.string().min(1).default('CREDIT'),
       rollback: z.string().min(1).default('ROLLBACK'),
@@ -91,7 +97,7 @@ export const callbacksSchema = z.object({
   /** Longest wait a 429/503 `Retry-After` can impose on one retry (it is honoured unscaled by timeScale). */
   retryAfterMax: durationMs.default(300_000),
   retention: z
-    .object({
+    .strictObject({
       maxEvents: z.coerce.number().int().min(100).default(100_000),
       maxAge: durationMs.default(7 * 86_400_000),
     })
@@ -100,7 +106,7 @@ export const callbacksSchema = z.object({
 });
 
 const amountRange = z
-  .object({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
+  .strictObject({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
   .refine((r) => r.min <= r.max, { message: 'amount.min must not exceed amount.max' });
 
 export const SCENARIOS = [
@@ -117,7 +123,7 @@ export const SCENARIOS = [
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const scheduleEntrySchema = z
-  .object({
+  .strictObject({
     scenario: z.enum(SCENARIOS),
     every: z.string().min(1).optional(),
     cron: z.string().min(1).optional(),
@@ -133,7 +139,7 @@ export const scheduleEntrySchema = z
   .refine((e) => Boolean(e.every) !== Boolean(e.cron), { message: 'give exactly one of "every" (e.g. "2s") or "cron"' });
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
 
-export const walletSchema = z.object({
+export const walletSchema = z.strictObject({
   port: port.default(4001),
   /** Player id → balance in major units. */
   players: z
@@ -144,7 +150,7 @@ export const walletSchema = z.object({
   testEndpoints: z.boolean().default(false),
 });
 
-export const configSchema = z.object({
+export const configSchema = z.strictObject({
   port: port.default(4000),
   host: z.string().min(1).default('127.0.0.1'),
   seed: z.union([z.number().int(), z.string().min(1)]).default(42),
@@ -156,16 +162,16 @@ export const configSchema = z.object({
   catalog: catalogSchema.prefault({}),
   auth: authSchema.prefault({}),
   limits: z
-    .object({
+    .strictObject({
       bodyBytes: z.coerce.number().int().min(1).default(1_048_576),
       /** Requests per window per client; off when absent. */
-      rateLimit: z.object({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
+      rateLimit: z.strictObject({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
     })
     .prefault({}),
-  launch: z.object({ expiresIn: z.coerce.number().int().positive().default(3600) }).prefault({}),
+  launch: z.strictObject({ expiresIn: z.coerce.number().int().positive().default(3600) }).prefault({}),
   callbacks: callbacksSchema.prefault({}),
   schedule: z.array(scheduleEntrySchema).default([]),
-  admin: z.object({ token: z.string().min(1).optional() }).prefault({}),
+  admin: z.strictObject({ token: z.string().min(1).optional() }).prefault({}),
   wallet: walletSchema.prefault({}),
 });
 
