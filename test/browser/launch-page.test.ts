@@ -60,4 +60,22 @@ describe.skipIf(skipReason)('in a real browser (Chromium)', () => {
     expect(image?.status()).toBe(200);
     expect(failed).toEqual([]);
   });
+
+  it('renders /docs (Swagger UI) from the package’s own assets, the admin API included, and asks no other origin', async () => {
+    const page = await browser.newPage();
+    const elsewhere: string[] = [];
+    // Anything not on aggmock's origin is refused, as on a machine without network.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${aggmock.url}/`) || url.startsWith('data:')) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    await page.goto(`${aggmock.url}/docs`);
+    await expect.poll(() => page.locator('.swagger-ui .info .title').textContent()).toContain('aggmock');
+    await expect.poll(() => page.locator('.opblock-tag-section').count()).toBeGreaterThan(0);
+    expect(await page.locator('#operations-tag-admin').count()).toBe(1);
+    expect(elsewhere).toEqual([]);
+    await page.close();
+  });
 });
