@@ -7,7 +7,7 @@ import { parseDuration } from './duration.ts';
  * the nearest valid key, never silently ignored (see keys.ts).
  */
 
-/** Out-of-the-box credentials (SPEC §2), the same in both directions. Printed at start. */
+/** Out-of-the-box credentials, the same in both directions. Printed at start; any other secret is masked. */
 export const DEV_API_KEY = 'aggmock-dev-key';
 export const DEV_SECRET = 'aggmock-dev-secret';
 
@@ -150,14 +150,18 @@ export const walletSchema = z.strictObject({
   testEndpoints: z.boolean().default(false),
 });
 
-export const configSchema = z.strictObject({
+export const DEFAULT_DATA_DIR = '.aggmock';
+
+const configObjectSchema = z.strictObject({
   port: port.default(4000),
   host: z.string().min(1).default('127.0.0.1'),
   seed: z.union([z.number().int(), z.string().min(1)]).default(42),
   /** Base URL of launch links and image URLs; defaults to http://<host>:<port>. */
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** SQLite file for the outbox and wallet state; ":memory:" for throwaway runs. */
-  db: z.string().min(1).default('.aggmock/aggmock.db'),
+  /** The one folder aggmock writes to (its database, the wallet's), relative to the working directory. */
+  dataDir: z.string().min(1).default(DEFAULT_DATA_DIR),
+  /** SQLite file for the outbox and wallet state; default `<dataDir>/aggmock.db`; ":memory:" for throwaway runs. */
+  db: z.string().min(1).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   catalog: catalogSchema.prefault({}),
   auth: authSchema.prefault({}),
@@ -174,6 +178,12 @@ export const configSchema = z.strictObject({
   admin: z.strictObject({ token: z.string().min(1).optional() }).prefault({}),
   wallet: walletSchema.prefault({}),
 });
+
+/** The database lives in the data folder unless `db` names another file. */
+export const configSchema = configObjectSchema.transform((config) => ({
+  ...config,
+  db: config.db ?? `${config.dataDir.replace(/[\\/]+$/, '')}/aggmock.db`,
+}));
 
 export type AggmockConfig = z.infer<typeof configSchema>;
 export type AggmockConfigInput = z.input<typeof configSchema>;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -207,12 +207,40 @@ function childCommand(): string[] {
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, entry];
 }
 
+/** Pact children still running, stopped with this process (see stopChildrenWithUs). */
+const children = new Set<ChildProcess>();
+
+/**
+ * Ctrl-C or SIGTERM to aggmock stops its Pact child too. A signal sent to one PID (`kill`, a CI
+ * runner, `npx` forwarding it) would otherwise leave the Verifier running. When nothing else in
+ * the process listens for the signal, it is then re-raised, so the process ends as it would have.
+ */
+function stopChildrenWithUs(child: ChildProcess): () => void {
+  children.add(child);
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const c of children) c.kill('SIGTERM');
+    children.clear();
+    if (process.listenerCount(signal) === 1) {
+      process.removeListener(signal, onSignal);
+      process.kill(process.pid, signal);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    children.delete(child);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+}
+
 function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, childCommand(), {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
     });
+    const release = stopChildrenWithUs(child);
     let output = '';
     child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
@@ -220,8 +248,12 @@ function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
     child.stderr.on('data', (d: Buffer) => {
       output += d.toString();
     });
-    child.once('error', (error) => resolve({ error: `could not start the Pact Verifier: ${error.message}` }));
+    child.once('error', (error) => {
+      release();
+      resolve({ error: `could not start the Pact Verifier: ${error.message}` });
+    });
     child.once('exit', (code) => {
+      release();
       try {
         resolve(JSON.parse(readFileSync(input.resultFile, 'utf8')) as PactRunnerOutput);
       } catch {
