@@ -58,7 +58,7 @@ describe.skipIf(process.platform !== 'linux')('stopping aggmock stops every proc
       process.kill(pid, signal);
       await cli.exited;
       await until('the Pact child is gone', () => pact.every((p) => !existsSync(`/proc/${p}`)), 5_000);
-    expect(pact.filter((p) => existsSync(`/proc/${p}`))).toEqual([]);
+      expect(pact.filter((p) => existsSync(`/proc/${p}`))).toEqual([]);
     },
     40_000,
   );
