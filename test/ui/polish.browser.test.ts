@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchResponseSchema } from '../../src/aggregator/schemas.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { htmlReport, runVerify } from '../../src/verify/index.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
 import { browserSkipReason, launchChromium } from '../browser/chromium.ts';
 
@@ -85,5 +86,31 @@ describe.skipIf(skipReason)('the web UI at real screen sizes (Chromium)', () => 
     const shown = Math.round(Number(await page.getByTestId('balance').textContent()) * 100);
     expect(shown).toBe(wallet.store.balanceOf('p4'));
     await page.close();
+  });
+
+  it('shows the verify HTML report at 390 px wide without sideways scrolling, failures included', async () => {
+    const broken = await startWallet({
+      config: validateConfig({}),
+      dbPath: ':memory:',
+      port: 0,
+      testEndpoints: true,
+      fault: 'rollback-ignored',
+    });
+    try {
+      const outcome = await runVerify({
+        webhookUrl: broken.webhookUrl,
+        stateUrl: `${broken.url}/__state`,
+        only: ['debit-applies', 'rollback-restores', 'pact:rollback-restores'],
+        reportDir: false,
+      });
+      expect(outcome.report?.summary.failed).toBeGreaterThan(0);
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      await page.setContent(htmlReport(outcome.report as NonNullable<typeof outcome.report>));
+      for (const open of await page.locator('details').all()) await open.evaluate((d) => d.setAttribute('open', ''));
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.close();
+    } finally {
+      await broken.close();
+    }
   });
 });
