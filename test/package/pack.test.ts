@@ -76,10 +76,13 @@ describe('the npm package, installed into an empty folder', () => {
     for (const command of ['serve', 'wallet', 'demo', 'verify', 'send', 'contracts']) expect(cli.stdout()).toContain(command);
   });
 
-  it('runs `aggmock demo` until the first delivered callback, and stops on SIGTERM', async () => {
+  it('runs `aggmock demo` until the first delivered callback, serves /docs offline, and stops on SIGTERM', async () => {
     const cli = runCli(['demo', '--port', '0', '--wallet-port', '0', '--db', ':memory:'], {}, app, bin);
     try {
+      const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
       await cli.waitFor(/DEBIT +p\d+ +\d+\.\d\d {2}delivered/, 30_000);
+      // /docs works from the installed package: Swagger UI's assets come from its dependencies.
+      expect((await fetch(`${url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
     } finally {
       expect(await cli.stop('SIGTERM')).toBe(0);
     }
