@@ -1,7 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+/** Under CI the run also leaves a machine-readable summary, which .ci/run turns into one closing line. */
+const reporters: NonNullable<ViteUserConfig['test']>['reporters'] =
+  process.env.CI === 'true' ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'];
 
 export default defineConfig({
   test: {
+    reporters,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so `npx aggmock` works without a build step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// The CLI, compiled once to dist/ (by `npm run build`, which `npm ci` and `npm pack` run through `prepare`).
+await import('../dist/cli/main.js');

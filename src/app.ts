@@ -1,4 +1,3 @@
-import { swaggerUI } from '@hono/swagger-ui';
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -11,6 +10,8 @@ import { ApiError, errorResponse } from './http/errors.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
+import { registerAdminPaths } from './openapi/admin.ts';
+import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
 import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
@@ -101,8 +102,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
   registerCallbackWebhooks(app, config);
+  registerAdminPaths(app.openAPIRegistry);
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
-  app.get('/docs', swaggerUI({ url: '/openapi.json', title: 'aggmock API' }));
+  app.route('/', docsRoutes('/openapi.json', 'aggmock API'));
   return app;
 }
 

@@ -40,4 +40,17 @@ export {
   type VerifyOptions,
   verifySignature,
 } from './signing/index.ts';
+export {
+  DEFAULT_PACT_FILE,
+  EXIT_FAILED,
+  EXIT_PASSED,
+  EXIT_USAGE,
+  runVerify,
+  // Named for what it configures: `VerifyOptions` is verifySignature's.
+  type VerifyOptions as RunVerifyOptions,
+  type VerifyOutcome,
+  type VerifyReport,
+  VerifyUsageError,
+} from './verify/index.ts';
 export { VERSION } from './version.ts';
+export { type RunningWallet, type StartWalletOptions, startWallet, WALLET_FAULTS, type WalletFault } from './wallet/index.ts';

@@ -6,6 +6,7 @@ import { createAdminRoutes } from './admin/index.ts';
 import { listingsFastPath } from './aggregator/fast-path.ts';
 import { createApp, publicBaseUrl } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
+import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, loadCatalog as loadCatalogFrom } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { LaunchSessions } from './launch/sessions.ts';
@@ -37,6 +38,8 @@ export interface StartOptions {
   onScheduledRun?: (run: ScheduledRun) => void;
   /** How long shutdown waits for callbacks in flight before leaving them in the outbox. */
   stopDeadlineMs?: number;
+  /** How callbacks are sent (embedding, tests); default: direct, or through HTTP(S)_PROXY when set. */
+  transport?: TransportFactory;
 }
 
 /**
@@ -51,7 +54,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
-  const engine = createCallbackEngine({ config, db, logger });
+  const engine = createCallbackEngine({ config, db, logger, ...(options.transport ? { transport: options.transport } : {}) });
   const ledger = createShadowLedger({
     engine,
     db,

@@ -18,8 +18,9 @@ import {
 } from './events.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { Outbox } from './outbox.ts';
+import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
-import { createTransport, InterruptedError, type Transport } from './transport.ts';
+import { InterruptedError, type Transport } from './transport.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -80,6 +81,8 @@ export interface CallbackEngineOptions {
   /** Default config.callbacks.webhookUrl. */
   webhookUrl?: string;
   logger?: Logger;
+  /** How callbacks are sent; default: through HTTPS_PROXY/HTTP_PROXY when set (see proxy.ts), else direct. */
+  transport?: TransportFactory;
 }
 
 /** An enqueue request that names a wrong field. */
@@ -118,6 +121,7 @@ class Engine implements CallbackEngine {
 
   private running = false;
   private transport: Transport | undefined;
+  private readonly makeTransport: TransportFactory;
   /** Unsettled events per ordering key, in send order; the head is the only one that may be on the wire. */
   private readonly queues = new Map<string, StoredEvent[]>();
   /** Keys whose head is due now, first come first served. */
@@ -143,6 +147,7 @@ class Engine implements CallbackEngine {
 
   constructor(options: CallbackEngineOptions) {
     this.cfg = options.config.callbacks;
+    this.makeTransport = options.transport ?? transportFor();
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? seededRandom(`${options.config.seed}:callbacks`);
     this.url = options.webhookUrl ?? this.cfg.webhookUrl;
@@ -260,7 +265,7 @@ class Engine implements CallbackEngine {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.transport ??= createTransport({ maxSockets: this.cfg.concurrency, timeoutMs: this.cfg.timeout });
+    this.transport ??= this.makeTransport({ maxSockets: this.cfg.concurrency, timeoutMs: this.cfg.timeout });
     this.queues.clear();
     this.ready = [];
     this.readyHead = 0;

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker';
-// The English build only: the package's main entry loads every locale, which costs most of start-up.
+// The English-only entry: the package root loads every locale, a third of aggmock's start-up.
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import { type GameType, type ProviderStatus, providerKey } from './catalog.ts';
 import { createRng, hashToInt, md5Hex, type Seed } from './seed.ts';
@@ -148,9 +148,8 @@ export function providerSpecs(seed: Seed, count: number): ProviderSpec[] {
   // Every curated code and name stays reserved, whatever `count`, so the synthetic sequence never
   // depends on how many curated providers were listed.
   const taken = new Set(CURATED_PROVIDERS.flatMap((p) => [providerKey(p.code), providerKey(p.name)]));
-  // Seeded per provider before every use, so sharing the English instance draws the same names.
-  const faker = englishFaker;
-  for (let n = 0; n < count - CURATED_PROVIDERS.length; n++) specs.push(syntheticProvider(seed, n, faker, taken));
+  // Seeded before every use (syntheticProvider), so sharing the module's instance is deterministic.
+  for (let n = 0; n < count - CURATED_PROVIDERS.length; n++) specs.push(syntheticProvider(seed, n, englishFaker, taken));
   return specs;
 }
 

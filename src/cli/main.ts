@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { CatalogFixtureError } from '../catalog/fixture.ts';
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
@@ -14,7 +15,8 @@ registerCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-  if (error instanceof ConfigError) {
+  // Bad input, already described by key or JSON path, value and expectation: no stack trace.
+  if (error instanceof ConfigError || error instanceof CatalogFixtureError) {
     process.stderr.write(`aggmock: ${error.message}\n`);
     process.exit(2);
   }

@@ -1,13 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig } from '../config/index.ts';
 
-/** Flags every command that runs a server understands (SPEC §6). */
+/** Flags every command that runs a server understands. */
 export interface ServerFlags {
   port?: number;
   host?: string;
   seed?: string;
   config?: string;
   db?: string;
+  dataDir?: string;
   logLevel?: string;
 }
 
@@ -26,7 +27,8 @@ export function addServerOptions(command: Command, defaults: { port: number }): 
     .option('--host <host>', 'interface to bind (default: 127.0.0.1)')
     .option('--seed <seed>', 'seed for the catalog, ids and scenarios (default: 42)')
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
-    .option('--db <file>', 'SQLite state file, or :memory: (default: .aggmock/aggmock.db)')
+    .option('--data-dir <dir>', 'the folder aggmock writes its databases to (default: .aggmock)')
+    .option('--db <file>', 'SQLite state file, or :memory: (default: <data dir>/aggmock.db)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent');
 }
 
@@ -45,6 +47,7 @@ export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown>
     ...(flags.host !== undefined ? { host: flags.host } : {}),
     ...(flags.seed !== undefined ? { seed: seedValue(flags.seed) } : {}),
     ...(flags.db !== undefined ? { db: flags.db } : {}),
+    ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
   };
   return loadConfig({ configPath: flags.config, flags: { ...base, ...layer } });

@@ -107,4 +107,47 @@ describe('configuration', () => {
     expect(config.callbacks.timeout).toBe(10_000);
     expect(config.wallet.players.p3).toBe(250.5);
   });
+
+  describe('is strict: a typo is refused with the nearest valid key, never ignored', () => {
+    it('refuses an unknown key in the config file, naming the file, the key and the nearest valid key', () => {
+      const cwd = tempDir({ 'aggmock.config.json': JSON.stringify({ callbacks: { timescale: 0.01 }, prot: 4100 }) });
+      const message = configError(() => loadConfig({ cwd, env: {} }));
+      expect(message).toContain(join(cwd, 'aggmock.config.json'));
+      expect(message).toContain('unknown key "callbacks.timescale" (did you mean callbacks.timeScale?)');
+      expect(message).toContain('unknown key "prot" (did you mean port?)');
+    });
+
+    it('finds the nearest key across levels and inside arrays', () => {
+      const flags = { callback: { timeScale: 1 }, schedule: [{ scenario: 'bet-win', evry: '2s' }] };
+      const message = configError(() => loadConfig({ cwd: tempDir(), env: {}, flags }));
+      expect(message).toContain('unknown key "callback" (did you mean callbacks?)');
+      expect(message).toContain('unknown key "schedule.0.evry" (did you mean schedule.0.every?)');
+    });
+
+    it('lists the valid keys of the level when nothing is close', () => {
+      const cwd = tempDir({ 'aggmock.config.json': JSON.stringify({ catalog: { zzzzzzzz: 1 } }) });
+      expect(configError(() => loadConfig({ cwd, env: {} }))).toContain(
+        'unknown key "catalog.zzzzzzzz" (valid keys in catalog: catalog.providers, catalog.games, catalog.fixture)',
+      );
+    });
+
+    it('refuses an unknown AGGMOCK_* variable with the nearest valid variable and its key', () => {
+      const message = configError(() => loadConfig({ cwd: tempDir(), env: { AGGMOCK_CALLBACKS__TIMESCALE: '0.01' } }));
+      expect(message).toBe(
+        'Environment:\n  AGGMOCK_CALLBACKS__TIMESCALE is no setting (did you mean AGGMOCK_CALLBACKS__TIME_SCALE, key callbacks.timeScale?)',
+      );
+      expect(configError(() => envLayer({ AGGMOCK_PROT: '1' }))).toContain('did you mean AGGMOCK_PORT, key port?');
+    });
+
+    it('accepts record keys and the variables the examples and browser tests read', () => {
+      const env = { AGGMOCK_WALLET__PLAYERS__ALICE: '12.5', AGGMOCK_URL: 'http://127.0.0.1:1', AGGMOCK_CHROMIUM: '/x' };
+      expect(loadConfig({ cwd: tempDir(), env }).wallet.players.alice).toBe(12.5);
+    });
+
+    it('says each thing once', () => {
+      const cwd = tempDir({ 'aggmock.config.json': JSON.stringify({ callbacks: { timeout: 'soon' } }) });
+      const message = configError(() => loadConfig({ cwd, env: {} }));
+      expect(message.match(/soon/g)).toHaveLength(1);
+    });
+  });
 });

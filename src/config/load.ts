@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
+import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
 
 export const DEFAULT_CONFIG_FILE = 'aggmock.config.json';
@@ -21,6 +22,40 @@ const ENV_ALIASES: Record<string, (value: string) => Layer> = {
   SECRET: (v) => ({ auth: { signing: { secrets: splitList(v) } }, callbacks: { signing: { secrets: splitList(v) } } }),
   ADMIN_TOKEN: (v) => ({ admin: { token: v } }),
 };
+
+/**
+ * `AGGMOCK_*` names that are not configuration: read by the examples (`AGGMOCK_URL`) and by the
+ * browser tests (`AGGMOCK_CHROMIUM`, `AGGMOCK_UI_SHOTS`). Any other unknown name is refused.
+ */
+export const NON_CONFIG_ENV = ['URL', 'CHROMIUM', 'UI_SHOTS'].map((n) => ENV_PREFIX + n);
+
+let knownKeys: string[] | undefined;
+/** Every dotted key of the schema (computed once, on the first unknown key). */
+function configKeys(): string[] {
+  knownKeys ??= schemaKeys(configSchema);
+  return knownKeys;
+}
+
+/** `unknown key "callbacks.timescale" (did you mean callbacks.timeScale?)`, or the keys allowed there. */
+export function unknownKeyMessage(path: string): string {
+  const nearest = nearestKey(path, configKeys());
+  if (nearest) return `unknown key "${path}" (did you mean ${nearest}?)`;
+  const parent = path.split('.').slice(0, -1).join('.');
+  const depth = parent ? parent.split('.').length + 1 : 1;
+  const siblings = configKeys().filter((k) => k.startsWith(parent ? `${parent}.` : '') && k.split('.').length === depth);
+  return `unknown key "${path}" (valid keys${parent ? ` in ${parent}` : ''}: ${siblings.join(', ')})`;
+}
+
+/** `callbacks.timeScale` → `AGGMOCK_CALLBACKS__TIME_SCALE`. */
+export function envNameOf(path: string): string {
+  return (
+    ENV_PREFIX +
+    path
+      .split('.')
+      .map((key) => key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase())
+      .join('__')
+  );
+}
 
 export interface LoadOptions {
   /** Path given with --config; when absent, ./aggmock.config.json is read if it exists. */
@@ -55,11 +90,14 @@ export function validateConfig(raw: unknown, source?: string): AggmockConfig {
 }
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[], raw: unknown, source?: string): string {
-  const lines = issues.map((issue) => {
+  const lines = issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `  ${unknownKeyMessage([...issue.path, key].join('.'))}`);
+    }
     const key = issue.path.join('.') || '(root)';
     const value = valueAt(raw, issue.path);
     const got = value === undefined ? 'nothing' : JSON.stringify(value);
-    return `  ${key}: ${issue.message} (got ${got})`;
+    return [`  ${key}: ${issue.message} (got ${got})`];
   });
   const where = source ? ` (file: ${source}, plus env and flags)` : '';
   return `Invalid configuration${where}:\n${lines.join('\n')}`;
@@ -80,14 +118,19 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
   if (!isPlainObject(parsed))
     throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
   const { $schema: _ignored, ...layer } = parsed;
+  const unknown = unknownKeys(configSchema, layer);
+  if (unknown.length > 0) {
+    throw new ConfigError(`Config file ${path}:\n${unknown.map((key) => `  ${unknownKeyMessage(key)}`).join('\n')}`);
+  }
   return { layer, path };
 }
 
-/** Reads `AGGMOCK_*` variables into a config-shaped layer. */
+/** Reads `AGGMOCK_*` variables into a config-shaped layer, refusing names that are no setting. */
 export function envLayer(env: NodeJS.ProcessEnv): Layer {
   let layer: Layer = {};
+  const unknown: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '') continue;
+    if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '' || NON_CONFIG_ENV.includes(name)) continue;
     const rest = name.slice(ENV_PREFIX.length);
     const alias = ENV_ALIASES[rest];
     if (alias) {
@@ -95,9 +138,21 @@ export function envLayer(env: NodeJS.ProcessEnv): Layer {
       continue;
     }
     const path = rest.split('__').map(camelCase);
+    if (!isKnownKey(configSchema, path)) {
+      unknown.push(unknownEnvMessage(name, path.join('.')));
+      continue;
+    }
     layer = deepMerge(layer, nest(path, parseEnvValue(value)));
   }
+  if (unknown.length > 0) throw new ConfigError(`Environment:\n${unknown.map((line) => `  ${line}`).join('\n')}`);
   return layer;
+}
+
+function unknownEnvMessage(name: string, path: string): string {
+  const nearest = nearestKey(path, configKeys());
+  const aliases = Object.keys(ENV_ALIASES).map((a) => ENV_PREFIX + a);
+  if (nearest) return `${name} is no setting (did you mean ${envNameOf(nearest)}, key ${nearest}?)`;
+  return `${name} is no setting (names are ${ENV_PREFIX} + a key path, e.g. ${envNameOf('callbacks.timeScale')}; short names: ${aliases.join(', ')})`;
 }
 
 function parseEnvValue(value: string): unknown {

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 
-/** Out-of-the-box credentials (SPEC §2), the same in both directions. Printed at start. */
+/*
+ * Every object is strict: an unknown key (a typo, a setting of another version) is refused with
+ * the nearest valid key, never silently ignored (see keys.ts).
+ */
+
+/** Out-of-the-box credentials, the same in both directions. Printed at start; any other secret is masked. */
 export const DEV_API_KEY = 'aggmock-dev-key';
 export const DEV_SECRET = 'aggmock-dev-secret';
 
@@ -12,7 +17,8 @@ export const durationMs = z.union([z.number(), z.string()]).transform((value, ct
   if (ms === undefined) {
     ctx.addIssue({
       code: 'custom',
-      message: `expected a duration such as "250ms", "2s", "5m" or "1h", got ${JSON.stringify(value)}`,
+      // describeIssues adds the value: said once.
+      message: 'expected a duration such as "250ms", "2s", "5m" or "1h"',
     });
     return z.NEVER;
   }
@@ -21,11 +27,11 @@ export const durationMs = z.union([z.number(), z.string()]).transform((value, ct
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-export const signingSchema = z.object({
+export const signingSchema = z.strictObject({
   scheme: z.enum(SIGNING_SCHEMES).default('timestamped'),
   secrets: z.array(z.string().min(1)).min(1).default([DEV_SECRET]),
   headers: z
-    .object({
+    .strictObject({
       signature: z.string().min(1).default('X-Signature'),
       webhookId: z.string().min(1).default('webhook-id'),
       webhookTimestamp: z.string().min(1).default('webhook-timestamp'),
@@ -48,7 +54,7 @@ export function signingKeys(config: SigningConfig): SigningKeys & { toleranceSec
 
 export const AUTH_MODES = ['either', 'hmac', 'api-key', 'none'] as const;
 
-export const authSchema = z.object({
+export const authSchema = z.strictObject({
   mode: z.enum(AUTH_MODES).default('either'),
   apiKeys: z.array(z.string().min(1)).min(1).default([DEV_API_KEY]),
   apiKeyHeaders: z.array(z.string().min(1)).min(1).default(['x-betnex-key', 'x-turnkeyxgaming-key', 'x-rapidapi-key']),
@@ -57,7 +63,7 @@ export const authSchema = z.object({
   explain: z.boolean().default(false),
 });
 
-export const catalogSchema = z.object({
+export const catalogSchema = z.strictObject({
   providers: z.coerce.number().int().min(1).max(1000).default(30),
   games: z.coerce.number().int().min(0).max(1_000_000).default(1500),
   /** A JSON fixture that extends or replaces the generated catalog. */
@@ -66,11 +72,11 @@ export const catalogSchema = z.object({
 
 export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp'] as const;
 
-export const callbacksSchema = z.object({
+export const callbacksSchema = z.strictObject({
   webhookUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4001/callback/webhook'),
   signing: signingSchema.prefault({}),
   types: z
-    .object({
+    .strictObject({
       debit: z.string().min(1).default('DEBIT'),
       credit: z.string().min(1).default('CREDIT'),
       rollback: z.string().min(1).default('ROLLBACK'),
@@ -91,7 +97,7 @@ export const callbacksSchema = z.object({
   /** Longest wait a 429/503 `Retry-After` can impose on one retry (it is honoured unscaled by timeScale). */
   retryAfterMax: durationMs.default(300_000),
   retention: z
-    .object({
+    .strictObject({
       maxEvents: z.coerce.number().int().min(100).default(100_000),
       maxAge: durationMs.default(7 * 86_400_000),
     })
@@ -116,7 +122,7 @@ export const callbacksSchema = z.object({
 });
 
 const amountRange = z
-  .object({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
+  .strictObject({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
   .refine((r) => r.min <= r.max, { message: 'amount.min must not exceed amount.max' });
 
 export const SCENARIOS = [
@@ -133,7 +139,7 @@ export const SCENARIOS = [
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const scheduleEntrySchema = z
-  .object({
+  .strictObject({
     scenario: z.enum(SCENARIOS),
     every: z.string().min(1).optional(),
     cron: z.string().min(1).optional(),
@@ -149,7 +155,7 @@ export const scheduleEntrySchema = z
   .refine((e) => Boolean(e.every) !== Boolean(e.cron), { message: 'give exactly one of "every" (e.g. "2s") or "cron"' });
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
 
-export const walletSchema = z.object({
+export const walletSchema = z.strictObject({
   port: port.default(4001),
   /** Player id → balance in major units. */
   players: z
@@ -160,26 +166,30 @@ export const walletSchema = z.object({
   testEndpoints: z.boolean().default(false),
 });
 
-export const configSchema = z.object({
+export const DEFAULT_DATA_DIR = '.aggmock';
+
+const configObjectSchema = z.strictObject({
   port: port.default(4000),
   host: z.string().min(1).default('127.0.0.1'),
   seed: z.union([z.number().int(), z.string().min(1)]).default(42),
   /** Base URL of launch links and image URLs; defaults to http://<host>:<port>. */
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** SQLite file for the outbox and wallet state; ":memory:" for throwaway runs. */
-  db: z.string().min(1).default('.aggmock/aggmock.db'),
+  /** The one folder aggmock writes to (its database, the wallet's), relative to the working directory. */
+  dataDir: z.string().min(1).default(DEFAULT_DATA_DIR),
+  /** SQLite file for the outbox and wallet state; default `<dataDir>/aggmock.db`; ":memory:" for throwaway runs. */
+  db: z.string().min(1).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   catalog: catalogSchema.prefault({}),
   auth: authSchema.prefault({}),
   limits: z
-    .object({
+    .strictObject({
       bodyBytes: z.coerce.number().int().min(1).default(1_048_576),
       /** Requests per window per client; off when absent. */
-      rateLimit: z.object({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
+      rateLimit: z.strictObject({ requests: z.coerce.number().int().positive(), window: durationMs.default(1_000) }).optional(),
     })
     .prefault({}),
   launch: z
-    .object({
+    .strictObject({
       expiresIn: z.coerce.number().int().positive().default(3600),
       /** Live launch sessions kept in memory; past it the oldest is forgotten (its link answers 404). */
       maxSessions: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
@@ -187,9 +197,15 @@ export const configSchema = z.object({
     .prefault({}),
   callbacks: callbacksSchema.prefault({}),
   schedule: z.array(scheduleEntrySchema).default([]),
-  admin: z.object({ token: z.string().min(1).optional() }).prefault({}),
+  admin: z.strictObject({ token: z.string().min(1).optional() }).prefault({}),
   wallet: walletSchema.prefault({}),
 });
+
+/** The database lives in the data folder unless `db` names another file. */
+export const configSchema = configObjectSchema.transform((config) => ({
+  ...config,
+  db: config.db ?? `${config.dataDir.replace(/[\\/]+$/, '')}/aggmock.db`,
+}));
 
 export type AggmockConfig = z.infer<typeof configSchema>;
 export type AggmockConfigInput = z.input<typeof configSchema>;

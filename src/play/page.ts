@@ -37,7 +37,7 @@ export function playPage(session: LaunchSession, game: CatalogGame | undefined, 
 body{font-family:system-ui,sans-serif;background:#0f172a;color:#f1f5f9;margin:0;min-height:100vh;display:grid;place-items:center}
 main{width:min(560px,94vw);text-align:center;padding:24px 0}
 img{width:260px;height:260px;border-radius:18px;box-shadow:0 10px 40px #0008}
-h1{margin:16px 0 4px}.sub{color:#94a3b8;margin:0 0 16px}
+h1{margin:16px 0 4px}.sub{color:#94a3b8;margin:0 0 16px}.small{font-size:.85rem;margin-top:-4px}
 .balance{font-size:2rem;font-weight:700;margin:8px 0}
 form{display:flex;gap:8px;justify-content:center;align-items:center;margin:12px 0}
 input{width:7rem;font-size:1.1rem;padding:8px;border-radius:8px;border:1px solid #334155;background:#1e293b;color:#f1f5f9}
@@ -54,6 +54,7 @@ a{color:#93c5fd}
 <h1 data-testid="game-name">${escapeHtml(session.gameName)}</h1>
 <p class="sub"><span data-testid="player">${escapeHtml(session.playerId)}</span> · ${escapeHtml(session.provider)}</p>
 <div class="balance"><span data-testid="balance">${formatMinor(session.balanceAtLaunchMinor)}</span> ${escapeHtml(session.currency)}</div>
+<p class="sub small" data-testid="balance-source">at launch: the money the casino sent with the launch request</p>
 <form id="spin">
 <label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="0.01" value="${defaultBet.toFixed(2)}"></label>
 <button id="spin-button" data-testid="spin" ${spinEnabled ? '' : 'disabled title="callbacks are not configured"'}>Spin</button>
@@ -66,6 +67,7 @@ a{color:#93c5fd}
 const ctx = ${data};
 const form = document.getElementById('spin'), button = document.getElementById('spin-button');
 const result = document.getElementById('result'), log = document.getElementById('log'), balance = document.querySelector('[data-testid=balance]');
+const source = document.querySelector('[data-testid=balance-source]');
 const money = (n) => Number(n).toFixed(2);
 function show(step) {
   const li = document.createElement('li');
@@ -82,7 +84,10 @@ form.addEventListener('submit', async (e) => {
     const body = await res.json();
     if (!res.ok) { result.textContent = body.message || ('Error ' + res.status); return; }
     for (const step of body.steps) show(step);
-    if (typeof body.balance === 'number') balance.textContent = money(body.balance);
+    if (typeof body.balance === 'number') {
+      balance.textContent = money(body.balance);
+      source.textContent = 'as your wallet replied to the last callback, at ' + new Date().toLocaleTimeString();
+    }
     result.textContent = body.outcome === 'win' ? 'You won ' + money(body.win) + ' ' + ctx.currency + '!' : body.outcome === 'lose' ? 'No win this time.' : (body.message || 'The wallet refused the bet.');
   } catch (err) { result.textContent = 'Network error: ' + err; }
   finally { button.disabled = false; }

@@ -89,8 +89,9 @@ const CSS = `
 .tools button{align-self:flex-start}
 .tools .result{margin:0;font-size:.9rem}
 .filters{margin:16px 0 10px}.filters input[type=search]{flex:0 1 12rem}.live{display:flex;gap:4px;align-items:center;color:var(--muted)}
-.split{display:grid;grid-template-columns:minmax(0,1.25fr) minmax(0,1fr);gap:16px;align-items:start}
+.split{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:16px;align-items:start}
 .list{padding:6px 8px}
+.list table{font-size:.85rem}.list th,.list td{padding:5px 6px;white-space:nowrap}
 #rows tr{cursor:pointer}#rows tr:hover{background:#273449}#rows tr.sel{background:#3b2f10;outline:1px solid var(--accent)}
 .detail{position:sticky;top:64px;max-height:calc(100vh - 80px);overflow:auto}
 .detail h2{display:flex;flex-wrap:wrap;gap:8px;align-items:center}.detail h3{font-size:1rem;margin:12px 0 4px}

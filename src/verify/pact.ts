@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
@@ -230,15 +230,51 @@ function parseDuration(text: string | undefined): number {
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
 }
 
-const here = fileURLToPath(new URL('.', import.meta.url));
+/**
+ * The child entry next to this module: pact-child.js in the package (dist/), pact-child.ts when
+ * the sources run under tsx (tests, `npm run` scripts), which then needs tsx's loader too.
+ */
+function childCommand(): string[] {
+  const self = fileURLToPath(import.meta.url);
+  const entry = join(dirname(self), `pact-child${extname(self)}`);
+  if (extname(self) !== '.ts') return [entry];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, entry];
+}
+
+/** Pact children still running, stopped with this process (see stopChildrenWithUs). */
+const children = new Set<ChildProcess>();
+
+/**
+ * Ctrl-C or SIGTERM to aggmock stops its Pact child too. A signal sent to one PID (`kill`, a CI
+ * runner, `npx` forwarding it) would otherwise leave the Verifier running. When nothing else in
+ * the process listens for the signal, it is then re-raised, so the process ends as it would have.
+ */
+function stopChildrenWithUs(child: ChildProcess): () => void {
+  children.add(child);
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const c of children) c.kill('SIGTERM');
+    children.clear();
+    if (process.listenerCount(signal) === 1) {
+      process.removeListener(signal, onSignal);
+      process.kill(process.pid, signal);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    children.delete(child);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+}
 
 function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', tsx, join(here, 'pact-child.ts')], {
+    const child = spawn(process.execPath, childCommand(), {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
     });
+    const release = stopChildrenWithUs(child);
     let output = '';
     child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
@@ -246,8 +282,12 @@ function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
     child.stderr.on('data', (d: Buffer) => {
       output += d.toString();
     });
-    child.once('error', (error) => resolve({ error: `could not start the Pact Verifier: ${error.message}` }));
+    child.once('error', (error) => {
+      release();
+      resolve({ error: `could not start the Pact Verifier: ${error.message}` });
+    });
     child.once('exit', (code) => {
+      release();
       try {
         resolve(JSON.parse(readFileSync(input.resultFile, 'utf8')) as PactRunnerOutput);
       } catch {

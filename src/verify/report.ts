@@ -172,6 +172,10 @@ section.failure{background:#fff;border:1px solid #f4c7c3;border-left:5px solid #
 section.failure h3{margin:0 0 6px;font-size:16px}.rule{color:#475467}.hint{background:#fffaeb;border:1px solid #fedf89;border-radius:6px;padding:8px 10px;margin:8px 0}
 .reason{color:#b42318;font-weight:600;margin:8px 0}.x{border-top:1px dashed #dde2ea;padding-top:8px;margin-top:8px}.x h4{margin:0;font-size:13px}
 .lat{color:#667085;font-weight:400}details summary{cursor:pointer;color:#344054;margin:6px 0}.notice{background:#eef4ff;border:1px solid #c7d7fe;padding:8px 12px;border-radius:6px;margin:0 0 8px}
+code{overflow-wrap:anywhere}
+@media (max-width:640px){header,main{padding:14px}.summary{flex-wrap:wrap}
+table.results thead{display:none}table.results tr{display:block;border-bottom:1px solid #dde2ea;padding:6px 0}
+table.results td{display:inline-block;border:0;padding:2px 8px;white-space:normal}table.results td:nth-child(3),table.results td:nth-child(5){display:block}}
 `;
 
 /** One self-contained HTML page (inline CSS, no scripts, no external assets). */
@@ -205,7 +209,7 @@ export function htmlReport(report: VerifyReport): string {
 <div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span></div>
 ${report.notices.map((n) => `<div class="notice">${html(n)}</div>`).join('\n')}
 <h2>Results</h2>
-<table><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
+<table class="results"><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 ${failures ? `<h2>Failures: every request and reply</h2>\n${failures}` : '<p>Every selected check passed.</p>'}

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
-import { generateContracts } from '../contracts/generate.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
@@ -330,6 +329,8 @@ async function prepare(options: VerifyOptions): Promise<Plan> {
       if (useCommitted) return { path: committed, dispose: () => {} };
       // A non-default wire (type strings, rollback style, amount format, scheme…): contracts for it, from the same definitions.
       const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-'));
+      // Loaded only here: @pact-foundation/pact takes about half a second to import.
+      const { generateContracts } = await import('../contracts/generate.ts');
       const path = await generateContracts({ config: { ...base, callbacks }, outDir: dir });
       return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
     },

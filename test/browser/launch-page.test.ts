@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchResponseSchema, providerGamesResponseSchema } from '../../src/aggregator/schemas.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
-import { launchChromium } from './chromium.ts';
+import { browserSkipReason, launchChromium } from './chromium.ts';
 
-describe('in a real browser (Chromium)', () => {
+/** Outside CI a machine without any browser skips, saying why; under CI=true this never skips. */
+const skipReason = await browserSkipReason();
+
+describe.skipIf(skipReason)('in a real browser (Chromium)', () => {
   let aggmock: Aggmock;
   let browser: Browser;
   beforeAll(async () => {
@@ -56,5 +59,23 @@ describe('in a real browser (Chromium)', () => {
     const image = await page.goto(game.img);
     expect(image?.status()).toBe(200);
     expect(failed).toEqual([]);
+  });
+
+  it('renders /docs (Swagger UI) from the package’s own assets, the admin API included, and asks no other origin', async () => {
+    const page = await browser.newPage();
+    const elsewhere: string[] = [];
+    // Anything not on aggmock's origin is refused, as on a machine without network.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${aggmock.url}/`) || url.startsWith('data:')) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    await page.goto(`${aggmock.url}/docs`);
+    await expect.poll(() => page.locator('.swagger-ui .info .title').textContent()).toContain('aggmock');
+    await expect.poll(() => page.locator('.opblock-tag-section').count()).toBeGreaterThan(0);
+    expect(await page.locator('#operations-tag-admin').count()).toBe(1);
+    expect(elsewhere).toEqual([]);
+    await page.close();
   });
 });

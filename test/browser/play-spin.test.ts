@@ -4,9 +4,12 @@ import { launchResponseSchema } from '../../src/aggregator/schemas.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
-import { launchChromium } from './chromium.ts';
+import { browserSkipReason, launchChromium } from './chromium.ts';
 
-describe('the play page, spinning against the reference wallet (Chromium)', () => {
+/** Outside CI a machine without any browser skips, saying why; under CI=true this never skips. */
+const skipReason = await browserSkipReason();
+
+describe.skipIf(skipReason)('the play page, spinning against the reference wallet (Chromium)', () => {
   let wallet: RunningWallet;
   let aggmock: Aggmock;
   let browser: Browser;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AggmockConfigInput, validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
-import { launchChromium } from '../browser/chromium.ts';
+import { browserSkipReason, launchChromium } from '../browser/chromium.ts';
 
 /** Screenshots go to /tmp (never the repository) for a human to look at. */
 const SHOTS = process.env.AGGMOCK_UI_SHOTS ?? '/tmp/aggmock-ui';
@@ -22,7 +22,10 @@ async function startPair(options: { fault?: 'double-debit'; config?: AggmockConf
 
 const rowOf = (page: Page, id: number | string) => page.locator(`[data-testid=delivery-row][data-id="${id}"]`);
 
-describe('the web UI against the reference wallet (Chromium)', () => {
+/** Outside CI a machine without any browser skips, saying why; under CI=true this never skips. */
+const skipReason = await browserSkipReason();
+
+describe.skipIf(skipReason)('the web UI against the reference wallet (Chromium)', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchChromium();

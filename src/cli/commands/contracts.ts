@@ -136,7 +136,7 @@ export function describeContracts(cwd: string): string {
   return lines.join('\n');
 }
 
-/** The Pact library takes about a second to load: only the commands that generate load it. */
+/** @pact-foundation/pact takes about half a second to import: only the commands that write contracts load it. */
 async function loadGenerator() {
   return (await import('../../contracts/generate.ts')).generateContracts;
 }

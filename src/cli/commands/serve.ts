@@ -1,7 +1,7 @@
+import { basename, dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
-import type { AggmockConfig } from '../../config/index.ts';
-import { DEV_API_KEY } from '../../config/index.ts';
+import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, type SigningConfig } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
@@ -59,8 +59,7 @@ export function serveLayer(flags: ServeFlags): Record<string, unknown> {
 
 export function readyMessage(config: AggmockConfig, url: string, extra: string[] = []): string {
   const base = config.publicUrl ?? url;
-  const secret = config.auth.signing.secrets[0] ?? '';
-  const shownSecret = config.auth.signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;
+  const inbound = config.auth.signing;
   const key = config.auth.apiKeys[0] ?? DEV_API_KEY;
   return [
     `aggmock is listening on ${url}`,
@@ -69,9 +68,10 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  games       ${base}/getallgamesandprovider?provider=PGSOFT`,
     `  launch      POST ${base}/getgameurl`,
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
-    `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${key}  or  ${config.auth.signing.scheme} HMAC with secret ${shownSecret}`,
-    `  callbacks   → ${config.callbacks.webhookUrl}`,
-    `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies`,
+    `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${shown(key, DEV_API_KEY)}  or  ${inbound.scheme} HMAC with secret ${shownSecret(inbound)}`,
+    `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
+    `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies${config.admin.token ? '   (bearer token required)' : ''}`,
+    `  data        ${dataLine(config)}`,
     ...extra,
     ...(config.schedule.length > 0
       ? [`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`]
@@ -79,6 +79,36 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     'Press Ctrl-C to stop.',
     '',
   ].join('\n');
+}
+
+/** A credential as the banner prints it: the built-in development default in full, any other masked. */
+export function shown(value: string, devDefault: string): string {
+  return value === devDefault ? value : `${'*'.repeat(8)} (${value.length} characters, masked)`;
+}
+
+function shownSecret(signing: SigningConfig): string {
+  const secret = signing.secrets[0] ?? '';
+  if (secret !== DEV_SECRET) return shown(secret, DEV_SECRET);
+  return signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;
+}
+
+/** `signed timestamped (HMAC-SHA256) in X-Signature with secret aggmock-dev-secret`. */
+function signedWith(signing: SigningConfig): string {
+  const headers =
+    signing.scheme === 'standard-webhooks'
+      ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature].join(', ')
+      : signing.headers.signature;
+  return `signed ${signing.scheme} (HMAC-SHA256) in ${headers} with secret ${shownSecret(signing)}`;
+}
+
+/** Where the databases are: the data folder, or memory. */
+function dataLine(config: AggmockConfig): string {
+  if (config.db === ':memory:') return 'in memory (--db :memory:): nothing is written to disk';
+  const folder = resolve(config.dataDir);
+  const db = resolve(config.db);
+  return dirname(db) === folder
+    ? `${folder}${sep}   (database ${basename(db)})`
+    : `${db}   (--db, outside the data folder ${folder})`;
 }
 
 /** Runs `stop` once on Ctrl-C or SIGTERM, then exits; a second Ctrl-C exits at once. */

@@ -1,0 +1,146 @@
+import { z } from '@hono/zod-openapi';
+import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
+import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
+import { SCENARIOS } from '../scenarios/plan.ts';
+
+/*
+ * What the admin API answers, as zod schemas: the OpenAPI document describes the routes with
+ * them (src/openapi/admin.ts) and a test checks real answers against them, so the document a
+ * client is generated from cannot drift from the routes. Strict, so a new field must be added here.
+ */
+
+const ms = z.number().int().describe('milliseconds since the epoch');
+
+export const deliverySchema = z
+  .strictObject({
+    id: z.number().int().positive(),
+    kind: z.enum(EVENT_KINDS),
+    transactionId: z.string(),
+    referenceTransactionId: z.string().optional(),
+    playerId: z.string(),
+    amountMinor: z.number().int().describe('the amount in minor units (cents)'),
+    amount: z.number().describe('the amount in major units'),
+    roundId: z.string().optional(),
+    gameId: z.string().optional(),
+    currency: z.string().optional(),
+    source: z.string().describe('what enqueued it: manual, scenario:<name>, schedule, play, …'),
+    group: z.string().optional().describe('the scenario run it belongs to'),
+    orderingKey: z.string(),
+    url: z.string().describe('the webhook it is sent to'),
+    body: z.string().describe('the exact bytes sent on every attempt'),
+    status: z.enum(EVENT_STATUSES),
+    attemptCount: z.number().int().min(0),
+    nextAttemptAt: ms.optional(),
+    createdAt: ms,
+    settledAt: ms.optional(),
+    reply: z.strictObject({ status: z.number().int(), body: z.unknown() }).optional().describe("the wallet's last answer"),
+    error: z.string().optional(),
+  })
+  .openapi('AdminDelivery');
+
+export const attemptSchema = z
+  .strictObject({
+    eventId: z.number().int().positive(),
+    n: z.number().int().positive(),
+    startedAt: ms,
+    latencyMs: z.number().min(0),
+    requestHeaders: z.record(z.string(), z.string()),
+    requestBody: z.string(),
+    responseStatus: z.number().int().optional(),
+    responseBody: z.string().optional(),
+    error: z.string().optional(),
+    outcome: z.enum(['delivered', 'rejected', 'retry', 'failed']),
+  })
+  .openapi('AdminAttempt');
+
+export const enqueuedResponseSchema = z.strictObject({
+  event: deliverySchema,
+  waited: z.number().int().optional().describe('with ?wait=true, when the event had not settled within `timeout` ms'),
+  message: z.string().optional(),
+});
+
+export const deliveriesResponseSchema = z.strictObject({
+  deliveries: z.array(deliverySchema).describe('newest first'),
+  nextBefore: z.number().int().nullable().describe('pass as `before` for the next page; null on the last page'),
+});
+
+export const deliveryResponseSchema = z.strictObject({ delivery: deliverySchema, attempts: z.array(attemptSchema) });
+
+export const discrepancySchema = z
+  .strictObject({
+    id: z.number().int().positive(),
+    playerId: z.string(),
+    kind: z.enum(DISCREPANCY_KINDS),
+    expectedMinor: z.number().int().nullable(),
+    actualMinor: z.number().int().nullable(),
+    expected: z.number().nullable().describe('major units'),
+    actual: z.number().nullable().describe('major units'),
+    eventIds: z.array(z.number().int()),
+    message: z.string(),
+    createdAt: ms,
+    group: z.string().optional(),
+  })
+  .openapi('AdminDiscrepancy');
+
+export const discrepanciesResponseSchema = z.strictObject({
+  discrepancies: z.array(discrepancySchema).describe('newest first'),
+  total: z.number().int().min(0),
+  nextBefore: z.number().int().nullable(),
+});
+
+export const playerBalanceSchema = z
+  .strictObject({
+    playerId: z.string(),
+    balanceMinor: z.number().int().nullable(),
+    balance: z.number().nullable().describe('major units, as the wallet last reported it'),
+    uncertain: z.boolean().describe('true after a failed event: the next reply sets a new baseline'),
+    note: z.string().optional(),
+    lastEventId: z.number().int().optional(),
+    updatedAt: ms.optional(),
+  })
+  .openapi('AdminPlayerBalance');
+
+export const ledgerResponseSchema = z.strictObject({
+  balances: z.array(playerBalanceSchema),
+  discrepancies: z.number().int().min(0).describe('how many are stored'),
+});
+
+export const scheduleResponseSchema = z.strictObject({
+  entries: z.array(
+    z.strictObject({
+      entry: z.number().int().min(0),
+      scenario: z.enum(SCENARIOS),
+      when: z.string(),
+      fired: z.number().int().min(0),
+      count: z.number().int().optional(),
+      nextAt: ms.optional(),
+    }),
+  ),
+});
+
+export const scenariosResponseSchema = z.strictObject({
+  scenarios: z.array(z.strictObject({ name: z.enum(SCENARIOS), description: z.string() })),
+});
+
+export const scenarioRunResponseSchema = z.strictObject({
+  scenario: z.enum(SCENARIOS),
+  group: z.string(),
+  playerId: z.string(),
+  description: z.string(),
+  ok: z.boolean().optional().describe('with ?wait=true: whether every step settled as planned'),
+  events: z.array(deliverySchema),
+  steps: z.array(
+    z.strictObject({
+      key: z.string(),
+      status: z.string().optional(),
+      eventId: z.number().int().optional(),
+      reason: z.string().optional(),
+      error: z.string().optional(),
+      kind: z.enum(EVENT_KINDS).optional(),
+      purpose: z.string().optional(),
+      after: z.unknown().optional(),
+    }),
+  ),
+});
+
+export const resetResponseSchema = z.strictObject({ reset: z.literal(true), removedDeliveries: z.number().int().min(0) });

@@ -1,0 +1,126 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../config/index.ts';
+import { openDatabase } from './db.ts';
+import { createCallbackEngine } from './engine.ts';
+import { proxySettings, transportFor } from './proxy.ts';
+import { startTestReceiver, type TestReceiver } from './test-receiver.ts';
+import { createTransport } from './transport.ts';
+
+/**
+ * A real forward proxy in its own process on 127.0.0.1: it tunnels CONNECT and forwards
+ * absolute-form requests, and prints one line per request it handled, so a test sees whether
+ * traffic went through it.
+ */
+const PROXY = `
+const http = require('node:http'); const net = require('node:net');
+const server = http.createServer((req, res) => {
+  console.log('FORWARD ' + req.url);
+  const target = new URL(req.url);
+  const up = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode, r.headers); r.pipe(res); });
+  up.on('error', () => { res.writeHead(502); res.end(); });
+  req.pipe(up);
+});
+server.on('connect', (req, client, head) => {
+  console.log('CONNECT ' + req.url);
+  const [host, port] = req.url.split(':');
+  const up = net.connect(Number(port), host, () => { client.write('HTTP/1.1 200 Connection Established\\r\\n\\r\\n'); up.write(head); up.pipe(client); client.pipe(up); });
+  up.on('error', () => client.destroy()); client.on('error', () => up.destroy());
+});
+server.listen(0, '127.0.0.1', () => console.log('LISTENING ' + server.address().port));`;
+
+interface ProxyProcess {
+  url: string;
+  lines: () => string[];
+  child: ChildProcessWithoutNullStreams;
+}
+
+async function startProxy(): Promise<ProxyProcess> {
+  const child = spawn(process.execPath, ['-e', PROXY], { stdio: 'pipe' });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) {
+        clearInterval(poll);
+        resolve(m[1] as string);
+      } else if (child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error(`the proxy exited: ${out}`));
+      }
+    }, 20);
+  });
+  return { url: `http://127.0.0.1:${port}`, child, lines: () => out.split('\n').filter((l) => !l.startsWith('LISTENING') && l) };
+}
+
+describe('callbacks behind a proxy', () => {
+  let proxy: ProxyProcess;
+  let wallet: TestReceiver;
+  const closers: (() => Promise<void> | void)[] = [];
+  beforeAll(async () => {
+    proxy = await startProxy();
+    wallet = await startTestReceiver();
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+  afterAll(async () => {
+    await wallet?.close();
+    if (proxy?.child.pid) process.kill(proxy.child.pid, 'SIGTERM');
+  });
+
+  /** Sends one DEBIT through an engine whose transport is chosen from `env`, and waits until it settles. */
+  async function deliverWith(env: NodeJS.ProcessEnv) {
+    const config = validateConfig({ db: ':memory:', callbacks: { webhookUrl: `${wallet.url}/hook`, retrySchedule: [0] } });
+    const db = openDatabase(':memory:');
+    const engine = createCallbackEngine({ config, db, transport: transportFor(env) });
+    closers.push(async () => {
+      await engine.stop();
+      db.close();
+    });
+    engine.start();
+    const before = proxy.lines().length;
+    const settled = await engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 100 }).settled;
+    return { settled, proxied: proxy.lines().slice(before) };
+  }
+
+  it('go through HTTP_PROXY when it is set, and arrive signed and intact', async () => {
+    const received = wallet.requests.length;
+    const { settled, proxied } = await deliverWith({ HTTP_PROXY: proxy.url });
+    expect(settled.status).toBe('delivered');
+    expect(proxied).toEqual([expect.stringMatching(new RegExp(`^(CONNECT|FORWARD) .*${new URL(wallet.url).port}`))]);
+    const request = wallet.requests[received];
+    expect(request?.headers['x-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(request?.body).toBe(settled.body);
+  });
+
+  it('honour the lower-case https_proxy too', async () => {
+    // An http:// webhook uses HTTP_PROXY; only https_proxy set leaves it direct, as curl does.
+    const { settled, proxied } = await deliverWith({ https_proxy: proxy.url });
+    expect(settled.status).toBe('delivered');
+    expect(proxied).toEqual([]);
+    expect(proxySettings({ https_proxy: proxy.url })).toEqual({ httpsProxy: proxy.url });
+  });
+
+  it('go direct for hosts in NO_PROXY', async () => {
+    const { settled, proxied } = await deliverWith({ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' });
+    expect(settled.status).toBe('delivered');
+    expect(proxied).toEqual([]);
+  });
+
+  it('use the fast direct client when no proxy is set', async () => {
+    expect(transportFor({})).toBe(createTransport);
+    const { settled, proxied } = await deliverWith({});
+    expect(settled.status).toBe('delivered');
+    expect(proxied).toEqual([]);
+  });
+
+  it('report a proxy that is down as a connection failure to retry, naming it', async () => {
+    const { settled } = await deliverWith({ HTTP_PROXY: 'http://127.0.0.1:9' });
+    expect(settled.status).toBe('failed');
+    expect(settled.error).toMatch(/proxy|ECONNREFUSED/i);
+  });
+});

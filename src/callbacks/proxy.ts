@@ -1,0 +1,99 @@
+import type { HttpAnswer } from './dispatcher.ts';
+import { MAX_JOURNALED_BODY } from './outbox.ts';
+import {
+  ConnectionError,
+  createTransport,
+  InterruptedError,
+  TimeoutError,
+  type Transport,
+  type TransportOptions,
+} from './transport.ts';
+
+/*
+ * Callbacks behind a corporate proxy. When HTTPS_PROXY / HTTP_PROXY (or their lower-case forms)
+ * are set, callbacks go through undici's EnvHttpProxyAgent, which also honours NO_PROXY; when
+ * none is set, the fast keep-alive client of transport.ts stays in charge (no proxy code loads).
+ */
+
+/** Builds the transport the engine sends callbacks with; inject one to embed aggmock or test it. */
+export type TransportFactory = (options: TransportOptions) => Transport;
+
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+const pick = (env: NodeJS.ProcessEnv, name: string) => env[name] || env[name.toLowerCase()] || undefined;
+
+/** The proxy variables that are set, or undefined when callbacks go direct. */
+export function proxySettings(env: NodeJS.ProcessEnv = process.env): ProxySettings | undefined {
+  const httpsProxy = pick(env, 'HTTPS_PROXY');
+  const httpProxy = pick(env, 'HTTP_PROXY');
+  if (!httpProxy && !httpsProxy) return undefined;
+  const noProxy = pick(env, 'NO_PROXY');
+  return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), ...(noProxy ? { noProxy } : {}) };
+}
+
+/** The proxy transport when the environment names a proxy, else the fast direct one. */
+export function transportFor(env: NodeJS.ProcessEnv = process.env): TransportFactory {
+  const proxy = proxySettings(env);
+  return proxy ? (options) => createProxyTransport(options, proxy) : createTransport;
+}
+
+/** Callbacks through undici's EnvHttpProxyAgent, with the errors the engine knows how to judge. */
+export function createProxyTransport(options: TransportOptions, proxy: ProxySettings): Transport {
+  // undici loads on the first callback, so a start without a proxy never pays for it.
+  const undici = import('undici');
+  const agent = undici.then(
+    ({ EnvHttpProxyAgent }) => new EnvHttpProxyAgent({ ...proxy, connections: options.maxSockets, keepAliveTimeout: 4_000 }),
+  );
+  const inFlight = new Set<AbortController>();
+
+  return {
+    async post(url, headers, body): Promise<HttpAnswer> {
+      const [{ request }, dispatcher] = await Promise.all([undici, agent]);
+      const abort = new AbortController();
+      inFlight.add(abort);
+      const timer = setTimeout(
+        () => abort.abort(new TimeoutError(`no answer within ${options.timeoutMs} ms (callbacks.timeout)`)),
+        options.timeoutMs,
+      );
+      try {
+        const res = await request(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': headers['content-type'] ?? 'application/json' },
+          body,
+          dispatcher,
+          signal: abort.signal,
+        });
+        const text = await res.body.text();
+        const retryAfter = res.headers['retry-after'];
+        return {
+          status: res.statusCode,
+          body: text.length > MAX_JOURNALED_BODY ? text.slice(0, MAX_JOURNALED_BODY) : text,
+          ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+        };
+      } catch (error) {
+        throw describe(error, abort.signal);
+      } finally {
+        clearTimeout(timer);
+        inFlight.delete(abort);
+      }
+    },
+    abortAll(reason) {
+      for (const abort of inFlight) abort.abort(new InterruptedError(reason));
+    },
+    close() {
+      void agent.then((a) => a.close());
+    },
+  };
+}
+
+/** The abort reason (timeout, interruption) or a ConnectionError naming the proxy's failure. */
+function describe(error: unknown, signal: AbortSignal): Error {
+  if (signal.aborted && signal.reason instanceof Error) return signal.reason;
+  const err = error as { message?: string; code?: string; cause?: { code?: string; message?: string } };
+  const code = err.cause?.code ?? err.code ?? 'ECONNRESET';
+  return new ConnectionError(`through the proxy: ${err.cause?.message ?? err.message ?? String(error)}`, code);
+}
