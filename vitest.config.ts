@@ -7,7 +7,7 @@ const reporters: NonNullable<ViteUserConfig['test']>['reporters'] =
 export default defineConfig({
   test: {
     reporters,
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
