@@ -1,5 +1,5 @@
 import { describeOutcome } from '../client.ts';
-import { fail } from '../context.ts';
+import { type CheckContext, fail } from '../context.ts';
 import { affordable, BET, type Check } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
@@ -12,14 +12,13 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       'back and mark it rolled back, atomically; reply with the new balance.',
     source: 'contract (pact:rollback-restores); Blue Ocean rollback callback',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
-      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
-      const back = await ctx.rollback('ROLLBACK of that DEBIT', p, debit.transactionId, amount);
-      if (!back.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
-      ctx.expectBalance(back, before, 'the ROLLBACK must restore the balance from before the DEBIT');
+      const { p, before, amount, debit } = await acceptedDebit(ctx);
+      await rollBack(
+        ctx,
+        { p, before, amount, debit },
+        'ROLLBACK of that DEBIT',
+        'the ROLLBACK must restore the balance from before the DEBIT',
+      );
       await ctx.expectBalanceNow(p, before, 'after DEBIT + ROLLBACK');
     },
   },
@@ -29,14 +28,8 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     hint: 'Mark the DEBIT rolled back when the first ROLLBACK restores it; a repeat (same ROLLBACK id) gets the stored reply and adds nothing.',
     source: 'Red Tiger refund twice; Evolution Test_debitCancelBetAlreadySettled; Scorpio ERR_TRANSACTION_ROLLED_BACK',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
-      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
-      const first = await ctx.rollback('ROLLBACK (first time)', p, debit.transactionId, amount);
-      if (!first.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
-      ctx.expectBalance(first, before, 'the first ROLLBACK');
+      const { p, before, amount, debit } = await acceptedDebit(ctx);
+      const first = await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK (first time)', 'the first ROLLBACK');
       const again = await ctx.rollback('the same ROLLBACK again', p, debit.transactionId, amount, first.rollbackTx);
       ctx.expectBalance(again, before, 'the repeated ROLLBACK must be acknowledged with the unchanged balance');
       await ctx.expectBalanceNow(p, before, 'after one DEBIT and its ROLLBACK twice');
@@ -98,14 +91,8 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     // In "original" style a ROLLBACK's id is its DEBIT's, so a second one is a duplicate (duplicate-rollback).
     appliesTo: (callbacks) => callbacks.rollbackStyle === 'reference',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
-      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
-      const first = await ctx.rollback('ROLLBACK of it', p, debit.transactionId, amount);
-      if (!first.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
-      ctx.expectBalance(first, before, 'the first ROLLBACK');
+      const { p, before, amount, debit } = await acceptedDebit(ctx);
+      await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK of it', 'the first ROLLBACK');
       const second = await ctx.rollback('another ROLLBACK of the same DEBIT, with a new id', p, debit.transactionId, amount);
       const moved = (second.reply.balanceMinor ?? before) - before;
       if (second.reply.accepted && moved > 0) ctx.takeBack(p, moved);
@@ -138,11 +125,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     hint: 'Restore the amount stored with the DEBIT, never the amount in the ROLLBACK (or refuse the mismatch with INVALID_REQUEST).',
     source: 'Blue Ocean ("do not rely on the amount in rollback"); Red Tiger TEST_REFUND_INVALID_AMOUNT_IGNORED; EvenBet',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
-      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+      const { p, before, amount, debit } = await acceptedDebit(ctx);
       const claimed = amount * 3;
       const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
       const now = await ctx.readBalance(p);
@@ -161,3 +144,21 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     },
   },
 ];
+
+/** The set-up of most rollback checks: the main player's balance, and an accepted DEBIT of 1.00 (or what it has). */
+async function acceptedDebit(ctx: CheckContext) {
+  const p = ctx.player;
+  const before = await ctx.startBalance(p);
+  const amount = affordable(ctx, before, p);
+  const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
+  ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
+  return { p, before, amount, debit };
+}
+
+/** A ROLLBACK of that DEBIT, which must restore the balance from before it (the DEBIT is undone later if it did not). */
+async function rollBack(ctx: CheckContext, set: Awaited<ReturnType<typeof acceptedDebit>>, label: string, what: string) {
+  const step = await ctx.rollback(label, set.p, set.debit.transactionId, set.amount);
+  if (!step.reply.accepted) ctx.undoDebit(set.p, set.debit.transactionId, set.amount);
+  ctx.expectBalance(step, set.before, what);
+  return step;
+}
