@@ -100,7 +100,7 @@ const bench: Benchmark = {
         '|---|---:|---:|---:|---:|:-:|',
         ...rows,
         '',
-        `Checks: --state-url ${counts.state}; --players ${counts.players} (state-dependent contract interactions skip without a state URL).`,
+        `Checks: --state-url ${counts.state}; --players ${counts.players} (every contract interaction runs in both: without a state URL its states are realised through the webhook).`,
         'The wallet is `aggmock wallet --test-endpoints` in its own process; the Pact Verifier runs in a child process of verify.',
       ].join('\n');
       return { markdown, data: { targetMs: TARGET_MS, counts, series: data } };
