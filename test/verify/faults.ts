@@ -68,6 +68,19 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
  */
 export const EXPECTED_FAILURES: Record<Mode, Partial<Record<WalletFault, string[]>>> = { state: FAILURES, players: FAILURES };
 
+/** Faults proven in their own tests (timing, or a non-default wire): fault → the checks that catch it. */
+export const FAULTS_TESTED_APART: Partial<Record<WalletFault, string[]>> = {
+  slow: ['reply-latency'], // faults-state.test.ts, with a short latency budget
+  'rollback-by-own-id': ['second-rollback-new-id'], // faults-state-2.test.ts, in the reference rollback style
+};
+
+/** The faults that catch a check, for the README's table of checks. */
+export function faultsCatching(checkId: string): WalletFault[] {
+  return (Object.entries({ ...FAILURES, ...FAULTS_TESTED_APART }) as [WalletFault, string[]][])
+    .filter(([, ids]) => ids.includes(checkId))
+    .map(([fault]) => fault);
+}
+
 /** Every fault but `slow` and `flaky` (those are about delivery, tested in the engine), in two halves for two test files. */
 export const FAULT_HALVES: WalletFault[][] = (() => {
   const faults = Object.keys(FAILURES) as WalletFault[];
