@@ -117,6 +117,13 @@ describe('configuration', () => {
       expect(message).toContain('unknown key "prot" (did you mean port?)');
     });
 
+    it('refuses keys named like Object.prototype members as unknown keys, without crashing', () => {
+      for (const key of ['valueOf', 'constructor', 'toString', 'hasOwnProperty']) {
+        const cwd = tempDir({ 'aggmock.config.json': JSON.stringify({ callbacks: { [key]: [{}] } }) });
+        expect(configError(() => loadConfig({ cwd, env: {} }))).toContain(`unknown key "callbacks.${key}"`);
+      }
+    });
+
     it('finds the nearest key across levels and inside arrays', () => {
       const flags = { callback: { timeScale: 1 }, schedule: [{ scenario: 'bet-win', evry: '2s' }] };
       const message = configError(() => loadConfig({ cwd: tempDir(), env: {}, flags }));

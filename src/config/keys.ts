@@ -38,7 +38,7 @@ function child(schema: Node, key: string): Node | 'leaf' | undefined {
   const inner = container(schema);
   if (!inner) return 'leaf';
   const def = inner._zod.def as { type: string; shape?: Record<string, Node>; valueType?: Node; element?: Node };
-  if (def.type === 'object') return def.shape?.[key];
+  if (def.type === 'object') return def.shape && Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
   if (def.type === 'record') return def.valueType;
   return def.element;
 }
