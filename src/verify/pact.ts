@@ -198,7 +198,8 @@ function applyReport(
       r.status = 'pass';
     } else {
       r.status = 'fail';
-      r.reason = [...stateProblems, ...(problems ?? [`the Verifier reported ${outcome?.result ?? 'no result'}`])].join('; ');
+      const mismatch = problems ? [`the reply does not match the contract: ${problems.join('; ')}`] : [];
+      r.reason = [...stateProblems, ...mismatch].join('; ') || `the Verifier reported ${outcome?.result ?? 'no result'}`;
     }
   }
 }
