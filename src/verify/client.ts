@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -97,21 +98,18 @@ export class WebhookClient {
         redirect: 'manual',
       });
       const text = await res.text();
-      exchange.response = { status: res.status, headers: Object.fromEntries(res.headers), body: text, json: parseJson(text) };
+      exchange.response = {
+        status: res.status,
+        headers: Object.fromEntries(res.headers),
+        body: text,
+        json: parseJsonOr(text, undefined),
+      };
     } catch (error) {
       exchange.error = describeFetchError(error, this.timeoutMs);
     }
     exchange.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
     this.exchanges.push(exchange);
     return exchange;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 

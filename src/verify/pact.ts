@@ -6,6 +6,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 
@@ -211,13 +212,7 @@ function toExchange(label: string, sent: PactExchange): Exchange {
     latencyMs: 0,
   };
   if (sent.response) {
-    let json: unknown;
-    try {
-      json = JSON.parse(sent.response.body);
-    } catch {
-      json = undefined;
-    }
-    exchange.response = { ...sent.response, json };
+    exchange.response = { ...sent.response, json: parseJsonOr(sent.response.body, undefined) };
   } else {
     exchange.error = 'no reply was recorded';
   }

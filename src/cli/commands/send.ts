@@ -4,6 +4,7 @@ import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engi
 import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
 import { formatMinor, parseMajorString } from '../../money/index.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import { seedValue } from '../options.ts';
 
@@ -219,7 +220,7 @@ function describeAttempt(event: StoredEvent) {
     reply:
       a.responseStatus === undefined
         ? null
-        : { status: a.responseStatus, body: parseMaybeJson(a.responseBody ?? ''), latencyMs: a.latencyMs },
+        : { status: a.responseStatus, body: parseJsonOr(a.responseBody ?? '', a.responseBody ?? ''), latencyMs: a.latencyMs },
     ...(a.error ? { error: a.error } : {}),
     outcome: a.outcome,
   });
@@ -247,12 +248,4 @@ export function renderText(event: StoredEvent, attempts: readonly Attempt[]): st
   else if (event.status === 'rejected') lines.push(`rejected: ${what} (${tries}): ${event.error ?? 'the wallet refused it'}`);
   else lines.push(`failed: ${what} (${tries}): ${event.error ?? 'no reply'}`);
   return `${lines.join('\n')}\n`;
-}
-
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
