@@ -29,7 +29,7 @@ export const walletBalanceSchema = z.object({ balance: z.number() });
 
 /** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
 export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
-export type WalletReply = z.infer<typeof walletReplySchema>;
+export type ParsedWalletReply = z.infer<typeof walletReplySchema>;
 
 /**
  * - `accepted`: 2xx, a JSON object, no error signalled;

@@ -54,9 +54,9 @@ export interface LoadCatalogOptions extends GenerateOptions {
  * The catalog a server runs with: generated from the seed and sizes, then the fixture if any.
  * Throws CatalogFixtureError when the fixture is unreadable or invalid.
  *
- * @example loadCatalog({ seed: config.seed, ...config.catalog })
+ * @example createCatalog({ seed: config.seed, ...config.catalog })
  */
-export function loadCatalog(options: LoadCatalogOptions): Catalog {
+export function createCatalog(options: LoadCatalogOptions): Catalog {
   const generated = generateCatalog(options);
   return options.fixture ? applyFixture(generated, loadCatalogFixture(options.fixture)) : generated;
 }

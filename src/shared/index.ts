@@ -1,6 +1,6 @@
 /**
- * Small text helpers every layer may use: parsing JSON without throwing and escaping text for
- * HTML. Owns no rules of its own. Must not import anything from aggmock (it sits below signing).
+ * Small helpers every layer may use: parsing JSON without throwing, escaping text for HTML and
+ * a seeded PRNG. Owns no rules of its own. Must not import anything from aggmock (it sits below signing).
  */
 
 /** The JSON value in `text`, or `fallback` when `text` is not JSON. */
@@ -10,6 +10,21 @@ export function parseJsonOr<T>(text: string, fallback: T): unknown {
   } catch {
     return fallback;
   }
+}
+
+/**
+ * mulberry32: a tiny seeded PRNG returning numbers in [0, 1). Good enough to make a flaky run
+ * reproducible; not for anything that needs to be unpredictable.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

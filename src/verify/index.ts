@@ -10,9 +10,9 @@ export {
   EXIT_FAILED,
   EXIT_PASSED,
   EXIT_USAGE,
+  type RunVerifyOptions,
   runCheck,
   runVerify,
-  type VerifyOptions,
   type VerifyOutcome,
   VerifyUsageError,
 } from './run.ts';

@@ -187,7 +187,7 @@ function applyReport(
   for (const i of runnable) {
     const r = results.get(i.description) as PactInteractionResult;
     const outcome = report.interactionResults?.find((x) => x.description === i.description);
-    r.durationMs = parseDuration(outcome?.duration);
+    r.durationMs = pactDurationMs(outcome?.duration);
     const sent = output.exchanges?.[i.request?.body?.content?.transactionId ?? ''];
     if (sent) r.exchanges = [toExchange(r.description, sent)];
     const problems = errors.get(i.description);
@@ -219,7 +219,8 @@ function toExchange(label: string, sent: PactExchange): Exchange {
   return exchange;
 }
 
-function parseDuration(text: string | undefined): number {
+/** A duration as the Pact verifier reports it ("12ms", "1.5s"), in milliseconds; 0 when absent. */
+function pactDurationMs(text: string | undefined): number {
   const m = /^([\d.]+)(ms|s)$/.exec(text ?? '');
   if (!m) return 0;
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);

@@ -1,4 +1,5 @@
 import type { AggmockConfig } from '../config/index.ts';
+import { mulberry32 } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES, SignatureError, verifySignature } from '../signing/index.ts';
 import type { ParsedCallback, WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
@@ -179,7 +180,7 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
       };
     }
     case 'flaky': {
-      const random = seededRandom(options.seed ?? 42);
+      const random = mulberry32(options.seed ?? 42);
       const rate = options.flakyRate ?? DEFAULT_FLAKY_RATE;
       return {
         ...reference,
@@ -500,18 +501,6 @@ async function racyApplyOther(store: WalletStore, event: WalletEvent, windowMs: 
   const written = stale + (after - fresh);
   store.setBalance(event.playerId, written);
   return store.replies.balance(written);
-}
-
-/** mulberry32: a tiny seeded PRNG, good enough to make a flaky run reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -58,12 +58,12 @@ export { createWalletApp, WEBHOOK_PATH } from './app.ts';
 export {
   type CallbackWireOptions,
   callbackBodySchema,
-  EVENT_KINDS,
-  type EventKind,
   parseCallbackBody,
+  WALLET_EVENT_KINDS,
   type WalletEvent,
+  type WalletEventKind,
 } from './events.ts';
-export { type FaultOptions, seededRandom, WALLET_FAULTS, type WalletFault } from './faults.ts';
+export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
 export {
   REJECTION_STATUS,
   WALLET_ERROR_CODES,

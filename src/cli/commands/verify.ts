@@ -4,7 +4,7 @@ import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../.
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR, EXIT_USAGE } from '../../verify/defaults.ts';
-import type { VerifyOptions, VerifyOutcome } from '../../verify/index.ts';
+import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -87,7 +87,7 @@ function usageExit(error: CommanderError): never {
 
 /** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
 export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, io: VerifyIo = processIo): Promise<VerifyOutcome> {
-  let options: VerifyOptions;
+  let options: RunVerifyOptions;
   try {
     options = toOptions(webhookUrl, flags, io);
   } catch (error) {
@@ -111,7 +111,7 @@ export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, i
 
 class FlagError extends Error {}
 
-function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): VerifyOptions {
+function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVerifyOptions {
   const config: AggmockConfig = loadConfig({
     configPath: flags.config,
     env: io.env ?? process.env,
