@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { type Command, type CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
-import { DEFAULT_REPORT_DIR, EXIT_USAGE } from '../../verify/defaults.ts';
+import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
 import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
+import { EXIT_USAGE, usageExit } from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -77,12 +78,6 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = processIo
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function usageExit(error: CommanderError): never {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
-    process.exit(0);
-  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
 }
 
 /** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
