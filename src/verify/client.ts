@@ -13,6 +13,8 @@ export interface Exchange {
   /** Absent when no answer came (timeout, refused). */
   response?: { status: number; headers: Record<string, string>; body: string; json: unknown };
   error?: string;
+  /** Set when no answer came within the timeout: what the run's timeout breaker counts. */
+  timedOut?: true;
   latencyMs: number;
 }
 
@@ -106,6 +108,7 @@ export class WebhookClient {
       };
     } catch (error) {
       exchange.error = describeFetchError(error, this.timeoutMs);
+      if (isTimeout(error)) exchange.timedOut = true;
     }
     exchange.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
     this.exchanges.push(exchange);
@@ -113,9 +116,14 @@ export class WebhookClient {
   }
 }
 
+/** Whether fetch gave up because its AbortSignal timed out (or was aborted), by the error's name. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
 export function describeFetchError(error: unknown, timeoutMs: number): string {
   if (error instanceof Error) {
-    if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms (--timeout)`;
+    if (isTimeout(error)) return `no answer within ${timeoutMs} ms (--timeout)`;
     type Cause = { code?: string; message?: string; errors?: Cause[] };
     const outer = (error as { cause?: Cause }).cause;
     // undici wraps the socket error; happy-eyeballs wraps several in an AggregateError.

@@ -171,8 +171,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     }
     const result = await runCheck(check, plan.settings);
     emit(result);
-    timedOutInARow =
-      result.status === 'fail' && result.exchanges.some((e) => e.error?.startsWith('no answer within')) ? timedOutInARow + 1 : 0;
+    timedOutInARow = result.status === 'fail' && result.exchanges.some((e) => e.timedOut) ? timedOutInARow + 1 : 0;
   }
 
   const report: VerifyReport = {
