@@ -127,8 +127,14 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   app.use('/getgameurl', async (c, next) => {
     if (c.req.method !== 'POST') return next();
     await jsonBody(c as never, async () => {});
-    // Hand the parsed body to the route's zod validator instead of re-reading the stream.
-    (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache.json = Promise.resolve(c.get('jsonBody'));
+    // The stream is spent (readRawBody kept its bytes for the signature): give the route's zod
+    // validator a request over the same bytes, through Hono's public `raw`, not its private cache.
+    const raw = c.req.raw;
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: c.get('rawBody') as Uint8Array<ArrayBuffer>,
+    });
     return next();
   });
 
