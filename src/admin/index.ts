@@ -59,7 +59,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(c, error);
-    if (error instanceof CallbackRequestError) return errorResponse(c, new ApiError(400, error.message, error.errors));
+    if (error instanceof CallbackRequestError)
+      return errorResponse(c, new ApiError(400, error.message, { errors: error.errors }));
     if (error instanceof ScenarioError) return errorResponse(c, new ApiError(400, error.message));
     deps.onInternalError?.(error);
     return errorResponse(c, new ApiError(500, 'aggmock hit an internal error in the admin API; the details are in its log.'));
@@ -82,23 +83,21 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         throw new ApiError(
           401,
           'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).',
-          undefined,
-          {},
           {
-            'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+            extra: {},
+            headers: {
+              'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+            },
           },
         );
       }
       if (!constantTimeEqual(match[1] as string, token)) {
-        throw new ApiError(
-          401,
-          'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).',
-          undefined,
-          {},
-          {
+        throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', {
+          extra: {},
+          headers: {
             'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
           },
-        );
+        });
       }
       await next();
     });
@@ -207,14 +206,11 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   app.post('/deliveries/:id/rollback', async (c) => {
     const debit = delivery(engine, c.req.param('id'));
     if (debit.kind !== 'debit') {
-      throw new ApiError(
-        409,
-        `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`,
-        undefined,
-        {
+      throw new ApiError(409, `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`, {
+        extra: {
           kind: debit.kind,
         },
-      );
+      });
     }
     return answerEnqueued(c, () =>
       engine.enqueue({
@@ -335,16 +331,16 @@ function delivery(engine: CallbackEngine, rawId: string): StoredEvent {
 }
 
 function fieldError(field: string, message: string, received: unknown): ApiError {
-  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, [
-    { field, message, ...(received === undefined ? {} : { received }) },
-  ]);
+  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, {
+    errors: [{ field, message, ...(received === undefined ? {} : { received }) }],
+  });
 }
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const errors = fieldErrors(result.error.issues, input);
-  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
 }
 
 /** The JSON body, refusing oversize and unparseable bodies with a 4xx that says what was wrong. */
@@ -356,15 +352,15 @@ async function readJson(c: Context, maxBytes: number, options: { optional?: bool
   if (raw.byteLength > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
   if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
-    throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
-      { field: '(body)', message: 'expected a JSON object' },
-    ]);
+    throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
+      errors: [{ field: '(body)', message: 'expected a JSON object' }],
+    });
   }
   const value = parseJsonBytes(raw);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError(400, 'Expected a JSON object as the body.', [
-      { field: '(body)', message: 'expected a JSON object', received: value },
-    ]);
+    throw new ApiError(400, 'Expected a JSON object as the body.', {
+      errors: [{ field: '(body)', message: 'expected a JSON object', received: value }],
+    });
   }
   return value;
 }

@@ -100,7 +100,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const errors = fieldErrors(result.error.issues, result.target === 'json' ? c.get('jsonBody') : c.req.query());
-      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
     },
   });
 
@@ -148,7 +148,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
       throw new ApiError(
         404,
         `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`,
-        [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }],
+        { errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }] },
       );
     }
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
@@ -158,21 +158,21 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     const request = c.req.valid('json');
     const game = findGame(catalog, request.gameId.toLowerCase());
     if (!game) {
-      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, [
-        { field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId },
-      ]);
+      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, {
+        errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
+      });
     }
     const balance = toMinor(request.money);
     if (balance === undefined) {
-      throw new ApiError(400, 'money: expected a balance with at most two decimals.', [
-        { field: 'money', message: 'expected at most two decimals', received: request.money },
-      ]);
+      throw new ApiError(400, 'money: expected a balance with at most two decimals.', {
+        errors: [{ field: 'money', message: 'expected at most two decimals', received: request.money }],
+      });
     }
     const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
     if (refusal) {
-      throw new ApiError(400, `callback_url: ${refusal}.`, [
-        { field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url },
-      ]);
+      throw new ApiError(400, `callback_url: ${refusal}.`, {
+        errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
+      });
     }
     const session = sessions.create(
       {

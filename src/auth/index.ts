@@ -140,5 +140,5 @@ function describeScheme(scheme: AuthConfig['signing']['scheme']): string {
 }
 
 function unauthorized(message: string, error: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(401, message, undefined, { error, ...extra }, { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' });
+  return new ApiError(401, message, { extra: { error, ...extra }, headers: { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' } });
 }

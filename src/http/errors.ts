@@ -40,17 +40,31 @@ const ERROR_NAMES: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
+export interface ApiErrorOptions {
+  errors?: FieldError[] | undefined;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
 /** A failure that leaves the route as a real JSON response. Throw it anywhere in a handler. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  /** One entry per bad field, sent as `errors`. */
+  readonly errors: FieldError[] | undefined;
+  /** More top-level body fields (they win over the standard ones). */
+  readonly extra: Record<string, unknown>;
+  /** Response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly status: ContentfulStatusCode,
     message: string,
-    readonly errors?: FieldError[],
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    options: ApiErrorOptions = {},
   ) {
     super(message);
+    this.errors = options.errors;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
   }
 
   toBody(): ApiErrorBody {
