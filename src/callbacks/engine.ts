@@ -72,6 +72,18 @@ export interface CallbackEngine {
   inFlight(): number;
 }
 
+/** One attempt between its send and its answer. */
+interface AttemptInFlight {
+  event: StoredEvent;
+  /** The outbox generation it was sent in: a reset meanwhile makes its outcome moot. */
+  generation: number;
+  /** Clock time of the send (the attempt's `startedAt`). */
+  startedAt: number;
+  /** performance.now() at the send, for the latency. */
+  t0: number;
+  headers: Record<string, string>;
+}
+
 export interface CallbackEngineOptions {
   config: AggmockConfig;
   db: Database;
@@ -423,7 +435,7 @@ class Engine implements CallbackEngine {
     });
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
-    this.sendAfterCommit(() => this.post(transport, event, generation, startedAt, headers));
+    this.sendAfterCommit(() => this.post(transport, { event, generation, startedAt, headers }));
   }
 
   private sendQueue: (() => void)[] = [];
@@ -445,43 +457,24 @@ class Engine implements CallbackEngine {
     for (const send of sends) send();
   };
 
-  private post(
-    transport: Transport,
-    event: StoredEvent,
-    generation: number,
-    startedAt: number,
-    headers: Record<string, string>,
-  ): void {
-    const t0 = performance.now();
+  private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
+    const attempt: AttemptInFlight = { ...sending, t0: performance.now() };
+    const { event, headers } = sending;
     transport.post(event.url, headers, event.body).then(
       (answer) => {
         const verdict = classifyAnswer(answer, this.clock.now());
-        this.finishAttempt(event, generation, startedAt, t0, headers, verdict, answer.status, answer.body);
+        this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
         const verdict = classifyFailure(error);
-        this.finishAttempt(
-          event,
-          generation,
-          startedAt,
-          t0,
-          headers,
-          error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict,
-        );
+        this.finishAttempt(attempt, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
       },
     );
   }
 
-  private finishAttempt(
-    event: StoredEvent,
-    generation: number,
-    startedAt: number,
-    t0: number,
-    requestHeaders: Record<string, string>,
-    verdict: Verdict,
-    responseStatus?: number,
-    responseBody?: string,
-  ): void {
+  /** Records one attempt's outcome: `answer` is what came back, absent when nothing did. */
+  private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
+    const { event, generation, startedAt, t0, headers: requestHeaders } = inFlight;
     this.inFlightCount--;
     if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     if (generation !== this.generation) return; // the outbox was reset meanwhile
@@ -495,8 +488,10 @@ class Engine implements CallbackEngine {
       requestBody: event.body,
       outcome: verdict.outcome,
     };
-    if (responseStatus !== undefined) attempt.responseStatus = responseStatus;
-    if (responseBody !== undefined) attempt.responseBody = responseBody;
+    if (answer) {
+      attempt.responseStatus = answer.status;
+      attempt.responseBody = answer.body;
+    }
     if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
     if (verdict.reply) event.reply = verdict.reply;
 
