@@ -1,11 +1,11 @@
 import { hash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
 import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
 import { signPayload } from '../signing/index.ts';
+import { VERSION } from '../version.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
 import {
@@ -22,10 +22,8 @@ import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
 import { InterruptedError, type Transport } from './transport.ts';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-
 /** `User-Agent` of every callback. */
-export const USER_AGENT = `aggmock/${version}`;
+export const USER_AGENT = `aggmock/${VERSION}`;
 
 /** How long journal writes may gather before they are committed together, while attempts are in flight. */
 export const GROUP_COMMIT_MS = 5;
@@ -228,18 +226,20 @@ class Engine implements CallbackEngine {
       orderingKey: r.orderingKey ?? r.playerId,
       url: r.url ?? this.url,
       body: buildCallbackBody({ ...r, transactionId, createdAt }, this.cfg),
-      status: 'pending',
-      attemptCount: 0,
-      createdAt,
+      ...this.unsent(createdAt),
     };
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
     if (r.roundId !== undefined) event.roundId = r.roundId;
     if (r.gameId !== undefined) event.gameId = r.gameId;
     if (r.currency !== undefined) event.currency = r.currency;
     if (r.group !== undefined) event.group = r.group;
-    const firstAt = this.firstAttemptAt(createdAt);
-    if (firstAt !== undefined) event.nextAttemptAt = firstAt;
     return event;
+  }
+
+  /** The state every new event starts in (a fresh one, a replay, a rollback): not yet sent. */
+  private unsent(createdAt: number): Pick<StoredEvent, 'status' | 'attemptCount' | 'createdAt' | 'nextAttemptAt'> {
+    const nextAttemptAt = this.firstAttemptAt(createdAt);
+    return { ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }), status: 'pending', attemptCount: 0, createdAt };
   }
 
   replay(eventId: number): Enqueued {
@@ -248,17 +248,13 @@ class Engine implements CallbackEngine {
       throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
     const createdAt = this.clock.now();
     const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
-    const nextAttemptAt = this.firstAttemptAt(createdAt);
     return this.store(
       {
         ...copy,
         source: `replay:${eventId}`,
         // The same receiver as the original (a launch's callback_url, or the webhook it had).
         url: original.url,
-        ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-        status: 'pending',
-        attemptCount: 0,
-        createdAt,
+        ...this.unsent(createdAt),
       },
       false,
     );
@@ -558,7 +554,6 @@ class Engine implements CallbackEngine {
     try {
       const createdAt = this.clock.now();
       const byReference = this.cfg.rollbackStyle === 'reference';
-      const nextAttemptAt = this.firstAttemptAt(createdAt);
       const store = () => {
         const transactionId = byReference ? this.ids.next() : debit.transactionId;
         const fields = {
@@ -578,10 +573,7 @@ class Engine implements CallbackEngine {
           orderingKey: debit.orderingKey,
           url: debit.url,
           body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
-          ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-          status: 'pending' as const,
-          attemptCount: 0,
-          createdAt,
+          ...this.unsent(createdAt),
         };
       };
       this.store(store(), true);
