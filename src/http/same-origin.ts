@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { isLoopbackHost } from '../launch/callback-url.ts';
 import { ApiError } from './errors.ts';
+import { isLoopbackHost } from './loopback.ts';
 
 export interface SameOriginOptions {
   /** The address the server binds (config `host`); a wildcard (0.0.0.0, ::) accepts any Host. */
