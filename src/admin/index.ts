@@ -1,3 +1,9 @@
+/**
+ * The admin API (/admin/*): trigger and replay callbacks, run scenarios, list deliveries and their
+ * attempts, read the shadow ledger and the schedule, reset. A surface: it may import the engines
+ * (callbacks, ledger, scenarios, schedule, launch) and the foundation (config, http, money,
+ * signing, shared); it must not import other surfaces (aggregator, ui, play, verify) or the CLI.
+ */
 import { type Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';

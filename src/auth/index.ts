@@ -1,3 +1,8 @@
+/**
+ * Inbound authentication of the aggregator API (HMAC-signed requests or an API key) as Hono
+ * middleware. Surface plumbing: it imports only the foundation (config, http, signing); it must
+ * not import engines, other surfaces or the CLI.
+ */
 import type { MiddlewareHandler } from 'hono';
 import type { AggmockConfig } from '../config/index.ts';
 import { signingKeys } from '../config/index.ts';
