@@ -2,7 +2,7 @@
  * The provider and game catalog (SPEC §2): generated from a seed, optionally extended or replaced
  * by a JSON fixture, with offline SVG artwork. The HTTP layer serialises listings from it.
  *
- * An engine that imports nothing else from aggmock; keep it that way.
+ * An engine that imports nothing else from aggmock but shared; keep it that way.
  */
 import type { Catalog } from './catalog.ts';
 import { applyFixture, loadCatalogFixture } from './fixture.ts';

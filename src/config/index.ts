@@ -1,7 +1,8 @@
 /**
  * The configuration: the one zod schema with every default (schema.ts), loading it from file,
  * environment and flags (load.ts), durations and the list of keys. Foundation: it imports only
- * signing (scheme names, default header names); it must not import engines, surfaces or the CLI.
+ * signing (scheme names, default header names) and shared; it must not import engines,
+ * surfaces or the CLI.
  */
 export { parseDuration } from './duration.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, loadConfig, validateConfig } from './load.ts';

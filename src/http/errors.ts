@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { valueAt } from '../shared/index.ts';
 
 /** One thing wrong with the input: which field, what was expected, what came. */
 export interface FieldError {
@@ -103,13 +104,4 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], input?: unknown
 /** One sentence that names every bad field, for `message`. */
 export function describeFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let current = input;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }

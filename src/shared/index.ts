@@ -1,6 +1,7 @@
 /**
- * Small helpers every layer may use: parsing JSON without throwing, escaping text for HTML and
- * a seeded PRNG. Owns no rules of its own. Must not import anything from aggmock (it sits below signing).
+ * Small helpers every layer may use: parsing JSON without throwing, reading a value at a path,
+ * escaping text for HTML and a seeded PRNG. It owns no rules of its own and must not import
+ * anything from aggmock: it sits at the very bottom, beside signing.
  */
 
 /** The JSON value in `text`, or `fallback` when `text` is not JSON. */
@@ -10,6 +11,16 @@ export function parseJsonOr<T>(text: string, fallback: T): unknown {
   } catch {
     return fallback;
   }
+}
+
+/** The value at `path` inside `value` (object keys, array indexes), or undefined where the path leaves it. */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
 }
 
 /**
