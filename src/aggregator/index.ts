@@ -5,4 +5,4 @@
  */
 export { type ListingsFastPathDeps, listingsFastPath } from './fast-path.ts';
 export { type AggregatorDeps, aggregatorRoutes } from './routes.ts';
-export { apiErrorSchema, launchRequestSchema, launchResponseSchema } from './schemas.ts';
+export { launchRequestSchema, launchResponseSchema } from './schemas.ts';

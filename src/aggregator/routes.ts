@@ -5,6 +5,7 @@ import { inboundAuth } from '../auth/index.ts';
 import { type Catalog, findGame, findProvider } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
+import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
@@ -13,7 +14,6 @@ import { toMinor } from '../money/index.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
-  apiErrorSchema,
   gamesQuerySchema,
   launchRequestSchema,
   launchResponseSchema,

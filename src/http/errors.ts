@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { valueAt } from '../shared/index.ts';
+import type { apiErrorSchema } from './error-schema.ts';
 
 /** One thing wrong with the input: which field, what was expected, what came. */
 export interface FieldError {
@@ -11,20 +12,8 @@ export interface FieldError {
   received?: unknown;
 }
 
-/**
- * Every aggregator API error, as JSON (never HTML): `{success:false, code, msg, message, errors?}`.
- * `code` repeats the HTTP status so clients that only read the body still see it; clients read
- * `message || msg`, so both carry the same sentence.
- */
-export interface ApiErrorBody {
-  success: false;
-  code: number;
-  msg: string;
-  message: string;
-  error: string;
-  errors?: FieldError[];
-  [extra: string]: unknown;
-}
+/** Every aggregator API error as JSON; the shape is defined once, in error-schema.ts. */
+export type ApiErrorBody = z.infer<typeof apiErrorSchema>;
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'BAD_REQUEST',
