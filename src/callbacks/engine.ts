@@ -3,24 +3,19 @@ import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
-import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
-import {
-  type Attempt,
-  buildCallbackBody,
-  type CallbacksConfig,
-  type EnqueueRequest,
-  enqueueRequestSchema,
-  type StoredEvent,
-} from './events.ts';
+import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
+import { type Attempt, buildCallbackBody, type CallbacksConfig, type EnqueueRequest, type StoredEvent } from './events.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
 import { InterruptedError, type Transport } from './transport.ts';
+
+export { CallbackRequestError };
 
 /** `User-Agent` of every callback. */
 export const USER_AGENT = `aggmock/${VERSION}`;
@@ -93,14 +88,6 @@ export interface CallbackEngineOptions {
   logger?: Logger;
   /** How callbacks are sent; default: through HTTPS_PROXY/HTTP_PROXY when set (see proxy.ts), else direct. */
   transport?: TransportFactory;
-}
-
-/** An enqueue request that names a wrong field. */
-export class CallbackRequestError extends Error {
-  override readonly name = 'CallbackRequestError';
-  constructor(readonly errors: FieldError[]) {
-    super(`Invalid callback event: ${describeFieldErrors(errors)}`);
-  }
 }
 
 /**
@@ -211,7 +198,7 @@ class Engine implements CallbackEngine {
 
   /** Validates a request and builds its row, body bytes included. */
   private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
-    const r = isWellFormed(req) ? req : parseRequest(req);
+    const r = validEnqueueRequest(req);
     const createdAt = this.clock.now();
     const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
     // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
@@ -665,41 +652,6 @@ class Engine implements CallbackEngine {
       this.logger?.error({ err: error }, 'a callback engine listener threw');
     }
   }
-}
-
-/**
- * The common case checked by hand (a zod parse costs more than storing the event); anything
- * that does not pass goes through {@link enqueueRequestSchema}, which names the wrong field.
- */
-function isWellFormed(r: EnqueueRequest): boolean {
-  if (r === null || typeof r !== 'object') return false;
-  if (r.kind !== 'debit' && r.kind !== 'credit' && r.kind !== 'rollback') return false;
-  if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
-  if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
-  // A per-event URL is rare; let the schema check it is an http(s) URL.
-  if (r.url !== undefined) return false;
-  for (const key of OPTIONAL_STRINGS) {
-    const value = r[key];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) return false;
-  }
-  return true;
-}
-
-const OPTIONAL_STRINGS = [
-  'transactionId',
-  'referenceTransactionId',
-  'roundId',
-  'gameId',
-  'currency',
-  'source',
-  'orderingKey',
-  'group',
-] as const satisfies readonly (keyof EnqueueRequest)[];
-
-function parseRequest(req: EnqueueRequest): EnqueueRequest {
-  const parsed = enqueueRequestSchema.safeParse(req);
-  if (!parsed.success) throw new CallbackRequestError(fieldErrors(parsed.error.issues, req));
-  return parsed.data;
 }
 
 /** The Standard Webhooks message id: stable for an event across retries and restarts. */
