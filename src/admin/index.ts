@@ -4,13 +4,13 @@
  * (callbacks, ledger, scenarios, schedule, launch) and the foundation (config, http, money,
  * signing, shared); it must not import other surfaces (aggregator, ui, play, verify) or the CLI.
  */
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
-import { parseJsonBytes } from '../http/body.ts';
+import { parseJsonBytes, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
@@ -90,7 +90,6 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
           401,
           'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).',
           {
-            extra: {},
             headers: {
               'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
             },
@@ -99,7 +98,6 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       }
       if (!constantTimeEqual(match[1] as string, token)) {
         throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', {
-          extra: {},
           headers: {
             'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
           },
@@ -109,8 +107,12 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     });
   }
 
+  // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
+  const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;
+  for (const path of ['/events', '/scenarios/:name/run']) app.use(path, rawBody);
+
   app.post('/events', async (c) => {
-    const body = parse(triggerEventSchema, await readJson(c, config.limits.bodyBytes));
+    const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
     const kind = kindOf(body.type, config, 'type');
     let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount');
     if (kind === 'rollback' && body.referenceTransactionId === undefined) {
@@ -150,7 +152,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     const name = c.req.param('name');
     if (!isScenarioName(name))
       throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
-    const body = parse(runScenarioSchema, await readJson(c, config.limits.bodyBytes, { optional: true }));
+    const body = parse(runScenarioSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));
     const { wait, timeout } = parse(waitQuerySchema, c.req.query());
     const amount =
       typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
@@ -349,13 +351,13 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
 }
 
-/** The JSON body, refusing oversize and unparseable bodies with a 4xx that says what was wrong. */
-async function readJson(c: Context, maxBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes)
-    throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
-  const raw = new Uint8Array(await c.req.arrayBuffer());
-  if (raw.byteLength > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
+/** The bytes readRawBody kept for this request. */
+function rawBodyOf(c: Context): Uint8Array {
+  return (c as Context<{ Variables: RawBodyVariables }>).get('rawBody');
+}
+
+/** The JSON object in the body (read by readRawBody), refusing unparseable bodies with a 400 that says what was wrong. */
+function jsonObjectBody(raw: Uint8Array, options: { optional?: boolean } = {}): unknown {
   if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
     throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
