@@ -45,9 +45,8 @@ export {
   EXIT_FAILED,
   EXIT_PASSED,
   EXIT_USAGE,
+  type RunVerifyOptions,
   runVerify,
-  // Named for what it configures: `VerifyOptions` is verifySignature's.
-  type VerifyOptions as RunVerifyOptions,
   type VerifyOutcome,
   type VerifyReport,
   VerifyUsageError,

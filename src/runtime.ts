@@ -7,7 +7,7 @@ import { listingsFastPath } from './aggregator/fast-path.ts';
 import { createApp, publicBaseUrl } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
-import { type Catalog, loadCatalog as loadCatalogFrom } from './catalog/index.ts';
+import { type Catalog, createCatalog } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
@@ -17,7 +17,7 @@ import { listen, type RunningServer } from './server.ts';
 
 /** Builds the catalog the config describes: generated from the seed, then the fixture applied. */
 export function loadCatalog(config: AggmockConfig): Catalog {
-  return loadCatalogFrom({ seed: config.seed, ...config.catalog });
+  return createCatalog({ seed: config.seed, ...config.catalog });
 }
 
 export interface Aggmock extends RunningServer {

@@ -6,7 +6,7 @@ import { createCallbackEngine } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { type AggmockConfigInput, deepMerge, validateConfig } from '../config/index.ts';
 import { createShadowLedger } from '../ledger/index.ts';
-import { startTestWallet, type WalletBug } from '../ledger/test-wallet.ts';
+import { startStubWallet, type WalletBug } from '../ledger/test-wallet.ts';
 import { createAdminRoutes } from './index.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function setup(options: { bugs?: WalletBug[]; config?: AggmockConfigInput } = {}) {
-  const wallet = await startTestWallet({ bugs: options.bugs ?? [], types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } });
+  const wallet = await startStubWallet({ bugs: options.bugs ?? [], types: { debit: 'BET', credit: 'WIN', rollback: 'REFUND' } });
   const config = validateConfig(
     deepMerge(
       {

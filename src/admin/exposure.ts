@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AggmockConfig } from '../config/index.ts';
-import { isLoopbackHost } from '../launch/callback-url.ts';
+import { isLoopbackHost } from '../http/loopback.ts';
 
 export interface Exposure {
   /** The config to run with: an admin token generated when the binding needs one and none was set. */

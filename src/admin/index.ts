@@ -1,10 +1,16 @@
-import { type Context, Hono } from 'hono';
+/**
+ * The admin API (/admin/*): trigger and replay callbacks, run scenarios, list deliveries and their
+ * attempts, read the shadow ledger and the schedule, reset. A surface: it may import the engines
+ * (callbacks, ledger, scenarios, schedule, launch) and the foundation (config, http, money,
+ * signing, shared); it must not import other surfaces (aggregator, ui, play, verify) or the CLI.
+ */
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
-import { parseJsonBytes } from '../http/body.ts';
+import { parseJsonBytes, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
@@ -59,7 +65,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(c, error);
-    if (error instanceof CallbackRequestError) return errorResponse(c, new ApiError(400, error.message, error.errors));
+    if (error instanceof CallbackRequestError)
+      return errorResponse(c, new ApiError(400, error.message, { errors: error.errors }));
     if (error instanceof ScenarioError) return errorResponse(c, new ApiError(400, error.message));
     deps.onInternalError?.(error);
     return errorResponse(c, new ApiError(500, 'aggmock hit an internal error in the admin API; the details are in its log.'));
@@ -82,30 +89,30 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         throw new ApiError(
           401,
           'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).',
-          undefined,
-          {},
           {
-            'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+            headers: {
+              'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
+            },
           },
         );
       }
       if (!constantTimeEqual(match[1] as string, token)) {
-        throw new ApiError(
-          401,
-          'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).',
-          undefined,
-          {},
-          {
+        throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', {
+          headers: {
             'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
           },
-        );
+        });
       }
       await next();
     });
   }
 
+  // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
+  const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;
+  for (const path of ['/events', '/scenarios/:name/run']) app.use(path, rawBody);
+
   app.post('/events', async (c) => {
-    const body = parse(triggerEventSchema, await readJson(c, config.limits.bodyBytes));
+    const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
     const kind = kindOf(body.type, config, 'type');
     let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount');
     if (kind === 'rollback' && body.referenceTransactionId === undefined) {
@@ -145,7 +152,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     const name = c.req.param('name');
     if (!isScenarioName(name))
       throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
-    const body = parse(runScenarioSchema, await readJson(c, config.limits.bodyBytes, { optional: true }));
+    const body = parse(runScenarioSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));
     const { wait, timeout } = parse(waitQuerySchema, c.req.query());
     const amount =
       typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
@@ -207,14 +214,11 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   app.post('/deliveries/:id/rollback', async (c) => {
     const debit = delivery(engine, c.req.param('id'));
     if (debit.kind !== 'debit') {
-      throw new ApiError(
-        409,
-        `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`,
-        undefined,
-        {
+      throw new ApiError(409, `Delivery ${debit.id} is a ${debit.kind.toUpperCase()}; only a DEBIT can be rolled back.`, {
+        extra: {
           kind: debit.kind,
         },
-      );
+      });
     }
     return answerEnqueued(c, () =>
       engine.enqueue({
@@ -335,36 +339,36 @@ function delivery(engine: CallbackEngine, rawId: string): StoredEvent {
 }
 
 function fieldError(field: string, message: string, received: unknown): ApiError {
-  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, [
-    { field, message, ...(received === undefined ? {} : { received }) },
-  ]);
+  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, {
+    errors: [{ field, message, ...(received === undefined ? {} : { received }) }],
+  });
 }
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const errors = fieldErrors(result.error.issues, input);
-  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
 }
 
-/** The JSON body, refusing oversize and unparseable bodies with a 4xx that says what was wrong. */
-async function readJson(c: Context, maxBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes)
-    throw new ApiError(413, `The body is ${declared} bytes; the limit is ${maxBytes}.`);
-  const raw = new Uint8Array(await c.req.arrayBuffer());
-  if (raw.byteLength > maxBytes) throw new ApiError(413, `The body is larger than the limit of ${maxBytes} bytes.`);
+/** The bytes readRawBody kept for this request. */
+function rawBodyOf(c: Context): Uint8Array {
+  return (c as Context<{ Variables: RawBodyVariables }>).get('rawBody');
+}
+
+/** The JSON object in the body (read by readRawBody), refusing unparseable bodies with a 400 that says what was wrong. */
+function jsonObjectBody(raw: Uint8Array, options: { optional?: boolean } = {}): unknown {
   if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
-    throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
-      { field: '(body)', message: 'expected a JSON object' },
-    ]);
+    throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
+      errors: [{ field: '(body)', message: 'expected a JSON object' }],
+    });
   }
   const value = parseJsonBytes(raw);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError(400, 'Expected a JSON object as the body.', [
-      { field: '(body)', message: 'expected a JSON object', received: value },
-    ]);
+    throw new ApiError(400, 'Expected a JSON object as the body.', {
+      errors: [{ field: '(body)', message: 'expected a JSON object', received: value }],
+    });
   }
   return value;
 }

@@ -5,6 +5,7 @@ import { inboundAuth } from '../auth/index.ts';
 import { type Catalog, findGame, findProvider } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
+import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
@@ -13,7 +14,6 @@ import { toMinor } from '../money/index.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
-  apiErrorSchema,
   gamesQuerySchema,
   launchRequestSchema,
   launchResponseSchema,
@@ -100,7 +100,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const errors = fieldErrors(result.error.issues, result.target === 'json' ? c.get('jsonBody') : c.req.query());
-      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, errors);
+      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
     },
   });
 
@@ -127,8 +127,14 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   app.use('/getgameurl', async (c, next) => {
     if (c.req.method !== 'POST') return next();
     await jsonBody(c as never, async () => {});
-    // Hand the parsed body to the route's zod validator instead of re-reading the stream.
-    (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache.json = Promise.resolve(c.get('jsonBody'));
+    // The stream is spent (readRawBody kept its bytes for the signature): give the route's zod
+    // validator a request over the same bytes, through Hono's public `raw`, not its private cache.
+    const raw = c.req.raw;
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: c.get('rawBody') as Uint8Array<ArrayBuffer>,
+    });
     return next();
   });
 
@@ -142,7 +148,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
       throw new ApiError(
         404,
         `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`,
-        [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }],
+        { errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }] },
       );
     }
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
@@ -152,21 +158,21 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     const request = c.req.valid('json');
     const game = findGame(catalog, request.gameId.toLowerCase());
     if (!game) {
-      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, [
-        { field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId },
-      ]);
+      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, {
+        errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
+      });
     }
     const balance = toMinor(request.money);
     if (balance === undefined) {
-      throw new ApiError(400, 'money: expected a balance with at most two decimals.', [
-        { field: 'money', message: 'expected at most two decimals', received: request.money },
-      ]);
+      throw new ApiError(400, 'money: expected a balance with at most two decimals.', {
+        errors: [{ field: 'money', message: 'expected at most two decimals', received: request.money }],
+      });
     }
     const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
     if (refusal) {
-      throw new ApiError(400, `callback_url: ${refusal}.`, [
-        { field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url },
-      ]);
+      throw new ApiError(400, `callback_url: ${refusal}.`, {
+        errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
+      });
     }
     const session = sessions.create(
       {

@@ -140,19 +140,3 @@ export const launchResponseSchema = z
     }),
   })
   .openapi('LaunchResponse');
-
-export const apiErrorSchema = z
-  .object({
-    success: z.literal(false),
-    code: z.number().int().openapi({ description: 'Non-zero; the HTTP status.' }),
-    msg: z.string(),
-    message: z.string(),
-    error: z.string().openapi({ example: 'BAD_REQUEST' }),
-    errors: z
-      .array(
-        z.object({ field: z.string(), message: z.string(), expected: z.string().optional(), received: z.unknown().optional() }),
-      )
-      .optional(),
-  })
-  .catchall(z.unknown())
-  .openapi('Error');

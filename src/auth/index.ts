@@ -1,3 +1,8 @@
+/**
+ * Inbound authentication of the aggregator API (HMAC-signed requests or an API key) as Hono
+ * middleware. Surface plumbing: it imports only the foundation (config, http, signing); it must
+ * not import engines, other surfaces or the CLI.
+ */
 import type { MiddlewareHandler } from 'hono';
 import type { AggmockConfig } from '../config/index.ts';
 import { signingKeys } from '../config/index.ts';
@@ -140,5 +145,5 @@ function describeScheme(scheme: AuthConfig['signing']['scheme']): string {
 }
 
 function unauthorized(message: string, error: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(401, message, undefined, { error, ...extra }, { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' });
+  return new ApiError(401, message, { extra: { error, ...extra }, headers: { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' } });
 }

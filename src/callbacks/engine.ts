@@ -1,31 +1,24 @@
 import { hash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
-import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
 import { signPayload } from '../signing/index.ts';
+import { VERSION } from '../version.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
-import {
-  type Attempt,
-  buildCallbackBody,
-  type CallbacksConfig,
-  type EnqueueRequest,
-  enqueueRequestSchema,
-  type StoredEvent,
-} from './events.ts';
+import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
+import { type Attempt, buildCallbackBody, type CallbacksConfig, type EnqueueRequest, type StoredEvent } from './events.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
 import { InterruptedError, type Transport } from './transport.ts';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+export { CallbackRequestError };
 
 /** `User-Agent` of every callback. */
-export const USER_AGENT = `aggmock/${version}`;
+export const USER_AGENT = `aggmock/${VERSION}`;
 
 /** How long journal writes may gather before they are committed together, while attempts are in flight. */
 export const GROUP_COMMIT_MS = 5;
@@ -72,6 +65,18 @@ export interface CallbackEngine {
   inFlight(): number;
 }
 
+/** One attempt between its send and its answer. */
+interface AttemptInFlight {
+  event: StoredEvent;
+  /** The outbox generation it was sent in: a reset meanwhile makes its outcome moot. */
+  generation: number;
+  /** Clock time of the send (the attempt's `startedAt`). */
+  startedAt: number;
+  /** performance.now() at the send, for the latency. */
+  t0: number;
+  headers: Record<string, string>;
+}
+
 export interface CallbackEngineOptions {
   config: AggmockConfig;
   db: Database;
@@ -83,14 +88,6 @@ export interface CallbackEngineOptions {
   logger?: Logger;
   /** How callbacks are sent; default: through HTTPS_PROXY/HTTP_PROXY when set (see proxy.ts), else direct. */
   transport?: TransportFactory;
-}
-
-/** An enqueue request that names a wrong field. */
-export class CallbackRequestError extends Error {
-  override readonly name = 'CallbackRequestError';
-  constructor(readonly errors: FieldError[]) {
-    super(`Invalid callback event: ${describeFieldErrors(errors)}`);
-  }
 }
 
 /**
@@ -201,7 +198,7 @@ class Engine implements CallbackEngine {
 
   /** Validates a request and builds its row, body bytes included. */
   private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
-    const r = isWellFormed(req) ? req : parseRequest(req);
+    const r = validEnqueueRequest(req);
     const createdAt = this.clock.now();
     const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
     // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
@@ -216,18 +213,20 @@ class Engine implements CallbackEngine {
       orderingKey: r.orderingKey ?? r.playerId,
       url: r.url ?? this.url,
       body: buildCallbackBody({ ...r, transactionId, createdAt }, this.cfg),
-      status: 'pending',
-      attemptCount: 0,
-      createdAt,
+      ...this.unsent(createdAt),
     };
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
     if (r.roundId !== undefined) event.roundId = r.roundId;
     if (r.gameId !== undefined) event.gameId = r.gameId;
     if (r.currency !== undefined) event.currency = r.currency;
     if (r.group !== undefined) event.group = r.group;
-    const firstAt = this.firstAttemptAt(createdAt);
-    if (firstAt !== undefined) event.nextAttemptAt = firstAt;
     return event;
+  }
+
+  /** The state every new event starts in (a fresh one, a replay, a rollback): not yet sent. */
+  private unsent(createdAt: number): Pick<StoredEvent, 'status' | 'attemptCount' | 'createdAt' | 'nextAttemptAt'> {
+    const nextAttemptAt = this.firstAttemptAt(createdAt);
+    return { ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }), status: 'pending', attemptCount: 0, createdAt };
   }
 
   replay(eventId: number): Enqueued {
@@ -236,17 +235,13 @@ class Engine implements CallbackEngine {
       throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
     const createdAt = this.clock.now();
     const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
-    const nextAttemptAt = this.firstAttemptAt(createdAt);
     return this.store(
       {
         ...copy,
         source: `replay:${eventId}`,
         // The same receiver as the original (a launch's callback_url, or the webhook it had).
         url: original.url,
-        ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-        status: 'pending',
-        attemptCount: 0,
-        createdAt,
+        ...this.unsent(createdAt),
       },
       false,
     );
@@ -423,7 +418,7 @@ class Engine implements CallbackEngine {
     });
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
-    this.sendAfterCommit(() => this.post(transport, event, generation, startedAt, headers));
+    this.sendAfterCommit(() => this.post(transport, { event, generation, startedAt, headers }));
   }
 
   private sendQueue: (() => void)[] = [];
@@ -445,43 +440,24 @@ class Engine implements CallbackEngine {
     for (const send of sends) send();
   };
 
-  private post(
-    transport: Transport,
-    event: StoredEvent,
-    generation: number,
-    startedAt: number,
-    headers: Record<string, string>,
-  ): void {
-    const t0 = performance.now();
+  private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
+    const attempt: AttemptInFlight = { ...sending, t0: performance.now() };
+    const { event, headers } = sending;
     transport.post(event.url, headers, event.body).then(
       (answer) => {
         const verdict = classifyAnswer(answer, this.clock.now());
-        this.finishAttempt(event, generation, startedAt, t0, headers, verdict, answer.status, answer.body);
+        this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
         const verdict = classifyFailure(error);
-        this.finishAttempt(
-          event,
-          generation,
-          startedAt,
-          t0,
-          headers,
-          error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict,
-        );
+        this.finishAttempt(attempt, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
       },
     );
   }
 
-  private finishAttempt(
-    event: StoredEvent,
-    generation: number,
-    startedAt: number,
-    t0: number,
-    requestHeaders: Record<string, string>,
-    verdict: Verdict,
-    responseStatus?: number,
-    responseBody?: string,
-  ): void {
+  /** Records one attempt's outcome: `answer` is what came back, absent when nothing did. */
+  private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
+    const { event, generation, startedAt, t0, headers: requestHeaders } = inFlight;
     this.inFlightCount--;
     if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     if (generation !== this.generation) return; // the outbox was reset meanwhile
@@ -495,8 +471,10 @@ class Engine implements CallbackEngine {
       requestBody: event.body,
       outcome: verdict.outcome,
     };
-    if (responseStatus !== undefined) attempt.responseStatus = responseStatus;
-    if (responseBody !== undefined) attempt.responseBody = responseBody;
+    if (answer) {
+      attempt.responseStatus = answer.status;
+      attempt.responseBody = answer.body;
+    }
     if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
     if (verdict.reply) event.reply = verdict.reply;
 
@@ -563,7 +541,6 @@ class Engine implements CallbackEngine {
     try {
       const createdAt = this.clock.now();
       const byReference = this.cfg.rollbackStyle === 'reference';
-      const nextAttemptAt = this.firstAttemptAt(createdAt);
       const store = () => {
         const transactionId = byReference ? this.ids.next() : debit.transactionId;
         const fields = {
@@ -583,10 +560,7 @@ class Engine implements CallbackEngine {
           orderingKey: debit.orderingKey,
           url: debit.url,
           body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
-          ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
-          status: 'pending' as const,
-          attemptCount: 0,
-          createdAt,
+          ...this.unsent(createdAt),
         };
       };
       this.store(store(), true);
@@ -678,41 +652,6 @@ class Engine implements CallbackEngine {
       this.logger?.error({ err: error }, 'a callback engine listener threw');
     }
   }
-}
-
-/**
- * The common case checked by hand (a zod parse costs more than storing the event); anything
- * that does not pass goes through {@link enqueueRequestSchema}, which names the wrong field.
- */
-function isWellFormed(r: EnqueueRequest): boolean {
-  if (r === null || typeof r !== 'object') return false;
-  if (r.kind !== 'debit' && r.kind !== 'credit' && r.kind !== 'rollback') return false;
-  if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
-  if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
-  // A per-event URL is rare; let the schema check it is an http(s) URL.
-  if (r.url !== undefined) return false;
-  for (const key of OPTIONAL_STRINGS) {
-    const value = r[key];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) return false;
-  }
-  return true;
-}
-
-const OPTIONAL_STRINGS = [
-  'transactionId',
-  'referenceTransactionId',
-  'roundId',
-  'gameId',
-  'currency',
-  'source',
-  'orderingKey',
-  'group',
-] as const satisfies readonly (keyof EnqueueRequest)[];
-
-function parseRequest(req: EnqueueRequest): EnqueueRequest {
-  const parsed = enqueueRequestSchema.safeParse(req);
-  if (!parsed.success) throw new CallbackRequestError(fieldErrors(parsed.error.issues, req));
-  return parsed.data;
 }
 
 /** The Standard Webhooks message id: stable for an event across retries and restarts. */

@@ -181,8 +181,8 @@ export function callbackBodySchemas(config: CallbacksConfig) {
 }
 
 export {
+  type ParsedWalletReply,
   WALLET_REPLY_ERRORS,
-  type WalletReply,
   type WalletReplyError,
   walletBalanceSchema,
   walletRejectionSchema,

@@ -1,4 +1,9 @@
-/** The callback engine (SPEC §3): durable outbox, signed delivery with retries, strict per-player order. */
+/**
+ * The callback engine (SPEC §3): durable outbox, signed delivery with retries, strict per-player order.
+ *
+ * An engine: it imports only the foundation (config, http's error helpers, money, signing,
+ * shared, version); it must not import the ledger, scenarios, any surface or the CLI.
+ */
 export { type Clock, FakeClock, systemClock, type TimerHandle } from './clock.ts';
 export { openDatabase } from './db.ts';
 export { classifyAnswer, parseRetryAfter, retryDelayMs } from './dispatcher.ts';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { mulberry32 } from '../shared/index.ts';
 
 /** Randomness as the callback engine sees it: injected, so a seed reproduces a run. */
 export interface Random {
@@ -15,14 +16,7 @@ export interface Random {
  * @example seededRandom(42).int(1, 6) // the same die roll on every run
  */
 export function seededRandom(seed: number | string): Random {
-  let state = createHash('sha256').update(String(seed)).digest().readUInt32LE(0);
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const next = mulberry32(createHash('sha256').update(String(seed)).digest().readUInt32LE(0));
   return {
     next,
     int(min, max) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AmountFormat, decodeAmount } from '../money/index.ts';
+import { parseJsonOr } from '../shared/index.ts';
 
 /**
  * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
@@ -28,7 +29,7 @@ export const walletBalanceSchema = z.object({ balance: z.number() });
 
 /** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
 export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
-export type WalletReply = z.infer<typeof walletReplySchema>;
+export type ParsedWalletReply = z.infer<typeof walletReplySchema>;
 
 /**
  * - `accepted`: 2xx, a JSON object, no error signalled;
@@ -119,21 +120,9 @@ export function parseReplyBody(text: string): unknown {
   const first = text.charCodeAt(0);
   // Only try JSON for what can start a JSON value; an HTML error page is kept as text.
   if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 || (first >= 0x30 && first <= 0x39) || first === 0x2d) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
+    return parseJsonOr(text, text);
   }
   return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -178,7 +167,7 @@ export function rawTopLevelValue(text: string, key: string): string | undefined 
   while (i < text.length && text[i] !== '}') {
     const keyEnd = endOfString(text, i);
     if (keyEnd < 0) return undefined;
-    const name = parseJson(text.slice(i, keyEnd));
+    const name = parseJsonOr(text.slice(i, keyEnd), undefined);
     i = skipSpace(text, keyEnd);
     if (text[i] !== ':') return undefined;
     const start = skipSpace(text, i + 1);

@@ -7,10 +7,11 @@ import { MAX_JOURNALED_BODY } from './outbox.ts';
  * POSTs callbacks over persistent HTTP/1.1 connections: one request at a time per connection
  * (no pipelining: a POST is not idempotent), connections reused while the server keeps them.
  *
- * Why not node:http or fetch: on the 2-core benchmark machine a keep-alive node:http Agent cost
- * ~150 µs of CPU per callback and fetch ~700 µs; this client ~35 µs. The engine's whole budget
- * at 5,000 callbacks/s is 200 µs, so the client decides whether the target is reachable at all
- * (bench/callbacks.ts measures it). It speaks the part of HTTP/1.1 a webhook reply needs:
+ * Why not node:http or fetch: on the 2-core benchmark machine a keep-alive node:http Agent costs
+ * about five times the CPU per request of this client and fetch about fifteen times (last run:
+ * ~220 µs, ~650 µs and ~40 µs; bench/callbacks.ts measures it, bench/results/callbacks.json
+ * holds the figures). The engine's whole budget at 5,000 callbacks/s is 200 µs, so the client
+ * decides whether the target is reachable at all. It speaks the part of HTTP/1.1 a webhook reply needs:
  * Content-Length, chunked and close-delimited bodies, 1xx interim replies, `Connection: close`.
  */
 export interface Transport {

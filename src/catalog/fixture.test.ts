@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findGame, findProvider, gameImageUrl } from './catalog.ts';
 import { applyFixture, CatalogFixtureError, loadCatalogFixture, parseCatalogFixture } from './fixture.ts';
 import { generateCatalog } from './generate.ts';
-import { loadCatalog } from './index.ts';
+import { createCatalog } from './index.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../fixtures/catalog.example.json', import.meta.url));
 const base = () => generateCatalog({ seed: 42, providers: 30, games: 1500 });
@@ -52,10 +52,10 @@ describe('the example fixture', () => {
     expect(catalog.gamesByProvider.get('PRAGMATICPLAY')?.some((g) => g.name === 'Sweet Bonanza' && g.rtp === 96.48)).toBe(true);
   });
 
-  it('is what loadCatalog applies when the config names a fixture', () => {
-    const catalog = loadCatalog({ seed: 42, providers: 30, games: 1500, fixture: EXAMPLE });
+  it('is what createCatalog applies when the config names a fixture', () => {
+    const catalog = createCatalog({ seed: 42, providers: 30, games: 1500, fixture: EXAMPLE });
     expect(findProvider(catalog, 'ACMEGAMING')).toBeDefined();
-    expect(loadCatalog({ seed: 42, providers: 30, games: 1500 }).providers).toHaveLength(30);
+    expect(createCatalog({ seed: 42, providers: 30, games: 1500 }).providers).toHaveLength(30);
   });
 });
 

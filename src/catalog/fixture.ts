@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { valueAt } from '../shared/index.ts';
 import {
   buildCatalog,
   type Catalog,
@@ -280,13 +281,4 @@ function objectSchemaAt(path: readonly PropertyKey[]) {
 function jsonPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let current = raw;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }

@@ -1,6 +1,8 @@
 /**
  * The provider and game catalog (SPEC §2): generated from a seed, optionally extended or replaced
  * by a JSON fixture, with offline SVG artwork. The HTTP layer serialises listings from it.
+ *
+ * An engine that imports nothing else from aggmock but shared; keep it that way.
  */
 import type { Catalog } from './catalog.ts';
 import { applyFixture, loadCatalogFixture } from './fixture.ts';
@@ -54,9 +56,9 @@ export interface LoadCatalogOptions extends GenerateOptions {
  * The catalog a server runs with: generated from the seed and sizes, then the fixture if any.
  * Throws CatalogFixtureError when the fixture is unreadable or invalid.
  *
- * @example loadCatalog({ seed: config.seed, ...config.catalog })
+ * @example createCatalog({ seed: config.seed, ...config.catalog })
  */
-export function loadCatalog(options: LoadCatalogOptions): Catalog {
+export function createCatalog(options: LoadCatalogOptions): Catalog {
   const generated = generateCatalog(options);
   return options.fixture ? applyFixture(generated, loadCatalogFixture(options.fixture)) : generated;
 }

@@ -3,6 +3,7 @@ import { CatalogFixtureError } from '../catalog/fixture.ts';
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
+import { EXIT_USAGE, usageExit } from './options.ts';
 
 const program = new Command('aggmock')
   .description('A local, offline game-aggregator mock and a contract-testing harness for casino wallet webhooks.')
@@ -14,11 +15,11 @@ const program = new Command('aggmock')
 registerCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  if (error instanceof CommanderError) usageExit(error);
   // Bad input, already described by key or JSON path, value and expectation: no stack trace.
   if (error instanceof ConfigError || error instanceof CatalogFixtureError) {
     process.stderr.write(`aggmock: ${error.message}\n`);
-    process.exit(2);
+    process.exit(EXIT_USAGE);
   }
   process.stderr.write(`aggmock: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

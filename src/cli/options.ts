@@ -1,5 +1,15 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig } from '../config/index.ts';
+import { EXIT_USAGE } from '../verify/defaults.ts';
+
+export { EXIT_USAGE };
+
+/** Commander's own usage errors (unknown option, missing argument) exit 2 like ours; help and version exit 0. */
+export function usageExit(error: CommanderError): never {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
+    process.exit(0);
+  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+}
 
 /** Flags every command that runs a server understands. */
 export interface ServerFlags {
@@ -61,7 +71,7 @@ export function exitWithUsageError(error: unknown): never {
     (error instanceof Error && error.name === 'ScheduleFlagError')
   ) {
     process.stderr.write(`aggmock: ${error.message}\n`);
-    process.exit(2);
+    process.exit(EXIT_USAGE);
   }
   throw error;
 }

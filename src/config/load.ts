@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
+import { valueAt } from '../shared/index.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
 
@@ -191,13 +192,4 @@ export function deepMerge(base: Layer, over: Layer): Layer {
 
 function isPlainObject(value: unknown): value is Layer {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let current: unknown = raw;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }

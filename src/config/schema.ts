@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
+import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 
 /*
@@ -32,10 +32,10 @@ export const signingSchema = z.strictObject({
   secrets: z.array(z.string().min(1)).min(1).default([DEV_SECRET]),
   headers: z
     .strictObject({
-      signature: z.string().min(1).default('X-Signature'),
-      webhookId: z.string().min(1).default('webhook-id'),
-      webhookTimestamp: z.string().min(1).default('webhook-timestamp'),
-      webhookSignature: z.string().min(1).default('webhook-signature'),
+      signature: z.string().min(1).default(DEFAULT_HEADER_NAMES.signature),
+      webhookId: z.string().min(1).default(DEFAULT_HEADER_NAMES.webhookId),
+      webhookTimestamp: z.string().min(1).default(DEFAULT_HEADER_NAMES.webhookTimestamp),
+      webhookSignature: z.string().min(1).default(DEFAULT_HEADER_NAMES.webhookSignature),
     })
     .prefault({}),
   toleranceSeconds: z.coerce.number().int().min(1).default(DEFAULT_TOLERANCE_SECONDS),

@@ -1,4 +1,9 @@
-/** The Pact contracts aggmock (consumer) expects of an integrator webhook (provider): SPEC §7. */
+/**
+ * The Pact contracts aggmock (consumer) expects of an integrator webhook (provider): SPEC §7.
+ *
+ * An engine: it imports callbacks (the body builder), config, money and signing; it must not
+ * import verify, any other surface or the CLI.
+ */
 export {
   type DeliveredInteraction,
   deliverInteraction,

@@ -51,20 +51,22 @@ export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables
   return async (c, next) => {
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-      throw new ApiError(415, `Expected Content-Type: application/json, got ${type ? JSON.stringify(type) : 'none'}.`, [
-        {
-          field: 'content-type',
-          message: 'expected application/json',
-          expected: 'application/json',
-          received: type || undefined,
-        },
-      ]);
+      throw new ApiError(415, `Expected Content-Type: application/json, got ${type ? JSON.stringify(type) : 'none'}.`, {
+        errors: [
+          {
+            field: 'content-type',
+            message: 'expected application/json',
+            expected: 'application/json',
+            received: type || undefined,
+          },
+        ],
+      });
     }
     const raw = c.get('rawBody');
     if (raw.byteLength === 0) {
-      throw new ApiError(400, 'The request body is empty; expected a JSON object.', [
-        { field: '(body)', message: 'expected a JSON object' },
-      ]);
+      throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
+        errors: [{ field: '(body)', message: 'expected a JSON object' }],
+      });
     }
     c.set('jsonBody', parseJsonBytes(raw));
     return next();
@@ -82,26 +84,28 @@ export function parseJsonBytes(raw: Uint8Array): unknown {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new ApiError(400, 'The request body is not valid UTF-8; expected a JSON object.', [
-      { field: '(body)', message: 'expected UTF-8 JSON' },
-    ]);
+    throw new ApiError(400, 'The request body is not valid UTF-8; expected a JSON object.', {
+      errors: [{ field: '(body)', message: 'expected UTF-8 JSON' }],
+    });
   }
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) {
-    throw new ApiError(400, `The request body nests ${depth} levels deep; expected at most ${MAX_JSON_DEPTH}.`, [
-      { field: '(body)', message: `expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`, received: depth },
-    ]);
+    throw new ApiError(400, `The request body nests ${depth} levels deep; expected at most ${MAX_JSON_DEPTH}.`, {
+      errors: [{ field: '(body)', message: `expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`, received: depth }],
+    });
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ApiError(400, `Malformed JSON in request body: ${(error as Error).message}.`, [
-      {
-        field: '(body)',
-        message: `expected a JSON object, but the body is not valid JSON: ${(error as Error).message}`,
-        received: text.length > 200 ? `${text.slice(0, 200)}…` : text,
-      },
-    ]);
+    throw new ApiError(400, `Malformed JSON in request body: ${(error as Error).message}.`, {
+      errors: [
+        {
+          field: '(body)',
+          message: `expected a JSON object, but the body is not valid JSON: ${(error as Error).message}`,
+          received: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+        },
+      ],
+    });
   }
 }
 
@@ -129,6 +133,6 @@ function tooLarge(limit: number, size: number): ApiError {
   return new ApiError(
     413,
     `Request body of ${size} bytes or more exceeds the limit of ${limit} bytes (config limits.bodyBytes).`,
-    [{ field: '(body)', message: `expected at most ${limit} bytes` }],
+    { errors: [{ field: '(body)', message: `expected at most ${limit} bytes` }] },
   );
 }

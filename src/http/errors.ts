@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { valueAt } from '../shared/index.ts';
+import type { apiErrorSchema } from './error-schema.ts';
 
 /** One thing wrong with the input: which field, what was expected, what came. */
 export interface FieldError {
@@ -10,20 +12,8 @@ export interface FieldError {
   received?: unknown;
 }
 
-/**
- * Every aggregator API error, as JSON (never HTML): `{success:false, code, msg, message, errors?}`.
- * `code` repeats the HTTP status so clients that only read the body still see it; clients read
- * `message || msg`, so both carry the same sentence.
- */
-export interface ApiErrorBody {
-  success: false;
-  code: number;
-  msg: string;
-  message: string;
-  error: string;
-  errors?: FieldError[];
-  [extra: string]: unknown;
-}
+/** Every aggregator API error as JSON; the shape is defined once, in error-schema.ts. */
+export type ApiErrorBody = z.infer<typeof apiErrorSchema>;
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'BAD_REQUEST',
@@ -40,17 +30,31 @@ const ERROR_NAMES: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
+export interface ApiErrorOptions {
+  errors?: FieldError[] | undefined;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
 /** A failure that leaves the route as a real JSON response. Throw it anywhere in a handler. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  /** One entry per bad field, sent as `errors`. */
+  readonly errors: FieldError[] | undefined;
+  /** More top-level body fields (they win over the standard ones). */
+  readonly extra: Record<string, unknown>;
+  /** Response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly status: ContentfulStatusCode,
     message: string,
-    readonly errors?: FieldError[],
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    options: ApiErrorOptions = {},
   ) {
     super(message);
+    this.errors = options.errors;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
   }
 
   toBody(): ApiErrorBody {
@@ -89,13 +93,4 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], input?: unknown
 /** One sentence that names every bad field, for `message`. */
 export function describeFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let current = input;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }

@@ -30,9 +30,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
       throw new ApiError(
         429,
         `Rate limit of ${options.requests} requests per ${options.windowMs} ms exceeded; retry after ${retryAfter}s (config limits.rateLimit).`,
-        undefined,
-        {},
-        { 'Retry-After': String(retryAfter) },
+        { headers: { 'Retry-After': String(retryAfter) } },
       );
     }
     return next();

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { isLoopbackHost } from '../launch/callback-url.ts';
 import { ApiError } from './errors.ts';
+import { isLoopbackHost } from './loopback.ts';
 
 export interface SameOriginOptions {
   /** The address the server binds (config `host`); a wildcard (0.0.0.0, ::) accepts any Host. */
@@ -49,14 +49,16 @@ export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
     if ((type !== '' || hasBody) && !accepted.includes(type)) {
-      throw new ApiError(415, `Expected Content-Type: ${accepted.join(' or ')}, got ${JSON.stringify(type || 'none')}.`, [
-        {
-          field: 'content-type',
-          message: `expected ${accepted.join(' or ')}`,
-          expected: accepted[0],
-          received: type || undefined,
-        },
-      ]);
+      throw new ApiError(415, `Expected Content-Type: ${accepted.join(' or ')}, got ${JSON.stringify(type || 'none')}.`, {
+        errors: [
+          {
+            field: 'content-type',
+            message: `expected ${accepted.join(' or ')}`,
+            expected: accepted[0],
+            received: type || undefined,
+          },
+        ],
+      });
     }
     return next();
   };
@@ -79,5 +81,5 @@ function sameHost(origin: string, host: string): boolean {
 }
 
 function forbidden(message: string, field: string): ApiError {
-  return new ApiError(403, message, [{ field, message: 'expected a same-origin request' }]);
+  return new ApiError(403, message, { errors: [{ field, message: 'expected a same-origin request' }] });
 }

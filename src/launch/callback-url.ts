@@ -1,4 +1,5 @@
 import type { AggmockConfig } from '../config/index.ts';
+import { isLoopbackHost } from '../http/loopback.ts';
 
 /**
  * Whether a launch's `callback_url` may receive this server's signed callbacks. Without the check
@@ -14,15 +15,6 @@ export interface CallbackUrlPolicyOptions {
   callbacks: Pick<AggmockConfig['callbacks'], 'allowedUrls' | 'webhookUrl'>;
   /** aggmock's own port: never a callback target, whatever the list says (its admin API lives there). */
   ownPort?: () => number | undefined;
-}
-
-// 0.0.0.0 and [::] are not loopback, but a connection to them reaches this machine.
-const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1', '0.0.0.0', '[::]']);
-
-/** 127.0.0.0/8, ::1 and localhost (the names a laptop or CI job uses for itself). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 export function callbackUrlPolicy(options: CallbackUrlPolicyOptions): CallbackUrlPolicy {

@@ -1,3 +1,9 @@
+/**
+ * The shadow ledger: follows every settled callback and flags what a correct wallet would not have
+ * done (double debits, lost rollbacks, wrong balances, overdrafts). The pure rules are in
+ * reducer.ts; this file stores them. An engine: it imports callbacks and money; it must not
+ * import surfaces (admin, ui, play, verify) or the CLI.
+ */
 import type { Database } from 'better-sqlite3';
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';

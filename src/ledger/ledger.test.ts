@@ -5,7 +5,7 @@ import { seededRandom } from '../callbacks/random.ts';
 import { validateConfig } from '../config/index.ts';
 import { planScenario, runScenario, SCENARIOS, type ScenarioName } from '../scenarios/index.ts';
 import { createShadowLedger, type ShadowLedger } from './index.ts';
-import { startTestWallet, type TestWallet, type WalletBug } from './test-wallet.ts';
+import { startStubWallet, type TestWallet, type WalletBug } from './test-wallet.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 async function setup(bugs: WalletBug[] = [], walletOptions: { delayMs?: number; players?: Record<string, number> } = {}) {
-  const wallet: TestWallet = await startTestWallet({ bugs, ...walletOptions });
+  const wallet: TestWallet = await startStubWallet({ bugs, ...walletOptions });
   cleanups.push(() => wallet.close());
   const config = validateConfig({ seed: 7, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0 } });
   const db = openDatabase(':memory:');

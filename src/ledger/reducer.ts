@@ -99,12 +99,6 @@ export function transactionKey(kind: EventKind, playerId: string, transactionId:
   return `${kind}\u0000${playerId}\u0000${transactionId}`;
 }
 
-/**
- * Judges one settled, sequentially delivered event against what the ledger knew.
- *
- * @example
- * const { player, discrepancies } = evaluateSettlement(view, settledDebit, { amountFormat: 'decimal' });
- */
 /** What the ledger remembers of a settled event, to judge later duplicates and rollbacks. */
 function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): LedgerTx {
   return {
@@ -120,6 +114,12 @@ function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): LedgerTx {
   };
 }
 
+/**
+ * Judges one settled, sequentially delivered event against what the ledger knew.
+ *
+ * @example
+ * const { player, discrepancies } = evaluateSettlement(view, settledDebit, { amountFormat: 'decimal' });
+ */
 export function evaluateSettlement(
   view: LedgerView,
   event: StoredEvent,

@@ -42,7 +42,7 @@ interface Debit {
   rolledBack: boolean;
 }
 
-export async function startTestWallet(options: TestWalletOptions = {}): Promise<TestWallet> {
+export async function startStubWallet(options: TestWalletOptions = {}): Promise<TestWallet> {
   const bugs = new Set(options.bugs ?? []);
   const types = options.types ?? { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' };
   const balances = new Map<string, number>(

@@ -1,3 +1,6 @@
+/**
+ * Structured logging (pino, to stderr). Foundation: it imports nothing from aggmock.
+ */
 import pino, { type Logger } from 'pino';
 
 export type { Logger } from 'pino';

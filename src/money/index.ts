@@ -1,6 +1,8 @@
 /**
  * Money is integer minor units (cents) everywhere inside aggmock; only the wire format converts.
  * Two decimals is the contract of SPEC §3, so a major unit is always 100 minor units.
+ *
+ * Foundation: it imports nothing from aggmock.
  */
 export const MINOR_PER_MAJOR = 100;
 

@@ -19,7 +19,7 @@ import {
   triggerEventSchema,
   waitQuerySchema,
 } from '../admin/schemas.ts';
-import { apiErrorSchema } from '../aggregator/schemas.ts';
+import { apiErrorSchema } from '../http/error-schema.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
 /*

@@ -1,3 +1,8 @@
+/**
+ * The OpenAPI documents of the aggregator and admin APIs, the offline docs page, and writing
+ * contracts/openapi.json. A surface: it may import app.ts and the other surfaces' schemas; no
+ * engine or foundation module may import it.
+ */
 import { writeFileSync } from 'node:fs';
 import { createApp, openApiDocument } from '../app.ts';
 import { generateCatalog } from '../catalog/index.ts';

@@ -2,9 +2,9 @@ import type { CatalogGame } from '../catalog/index.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
-}
+import { escapeHtml } from '../shared/index.ts';
+
+export { escapeHtml };
 
 /**
  * The URL when it is http(s), else `fallback`: every URL a page renders goes through this, so a

@@ -70,7 +70,9 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
         headers: { 'content-type': 'text/html; charset=UTF-8' },
       });
     }
-    throw new ApiError(status, message, [{ field: 'sessionId', message: status === 410 ? 'expired' : 'unknown', received: id }]);
+    throw new ApiError(status, message, {
+      errors: [{ field: 'sessionId', message: status === 410 ? 'expired' : 'unknown', received: id }],
+    });
   };
 
   app.get('/play/:sessionId', (c) => {
@@ -88,7 +90,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const parsed = spinSchema.safeParse(c.get('jsonBody'));
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error.issues, c.get('jsonBody'));
-      throw new ApiError(400, `Invalid spin: ${describeFieldErrors(errors)}.`, errors);
+      throw new ApiError(400, `Invalid spin: ${describeFieldErrors(errors)}.`, { errors });
     }
     const betMinor = toMinor(parsed.data.bet) as number;
     const game = deps.catalog.gameById.get(session.gameId);
@@ -96,13 +98,15 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       throw new ApiError(
         400,
         `bet: expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} for ${game.name}.`,
-        [
-          {
-            field: 'bet',
-            message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`,
-            received: parsed.data.bet,
-          },
-        ],
+        {
+          errors: [
+            {
+              field: 'bet',
+              message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`,
+              received: parsed.data.bet,
+            },
+          ],
+        },
       );
     }
 

@@ -3,7 +3,7 @@ import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { validateConfig } from '../config/index.ts';
-import { startTestWallet } from '../ledger/test-wallet.ts';
+import { startStubWallet } from '../ledger/test-wallet.ts';
 import { planScenario, type ScenarioParams } from './plan.ts';
 import { runScenario, startScenario } from './run.ts';
 
@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 async function setup(players?: Record<string, number>) {
-  const wallet = await startTestWallet(players ? { players } : {});
+  const wallet = await startStubWallet(players ? { players } : {});
   const config = validateConfig({ seed: 3, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0 } });
   const db = openDatabase(':memory:');
   const engine = createCallbackEngine({ config, db });

@@ -1,3 +1,7 @@
+/**
+ * Schedules that run scenarios on a cron or an interval. An engine: it imports callbacks, config
+ * and scenarios; it must not import surfaces or the CLI.
+ */
 import { Cron } from 'croner';
 import { type Clock, systemClock, type TimerHandle } from '../callbacks/clock.ts';
 import type { CallbackEngine } from '../callbacks/engine.ts';

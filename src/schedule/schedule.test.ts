@@ -4,7 +4,7 @@ import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { type ScheduleEntry, scheduleEntrySchema, validateConfig } from '../config/index.ts';
-import { startTestWallet } from '../ledger/test-wallet.ts';
+import { startStubWallet } from '../ledger/test-wallet.ts';
 import { createScheduler, type ScheduledRun, ScheduleError } from './index.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -16,7 +16,7 @@ const entry = (e: Partial<ScheduleEntry> & Pick<ScheduleEntry, 'scenario'>): Sch
 
 /** One complete scheduled run on a FakeClock, a fresh in-memory DB and a fresh real HTTP wallet. */
 async function runSchedule(entries: ScheduleEntry[], seed: number | string = 42) {
-  const wallet = await startTestWallet();
+  const wallet = await startStubWallet();
   const clock = new FakeClock();
   const config = validateConfig({
     seed,

@@ -1,3 +1,8 @@
+/**
+ * Signing and verifying payloads in every scheme (plain, timestamped X-Signature,
+ * standard-webhooks): the code aggmock signs callbacks with and integrators verify with (it is
+ * public API). The bottom layer: it imports nothing from aggmock, and everything may import it.
+ */
 import { createHmac, randomUUID } from 'node:crypto';
 import { constantTimeEqual } from './constant-time.ts';
 import { SignatureError } from './errors.ts';

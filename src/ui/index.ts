@@ -1,3 +1,8 @@
+/**
+ * The browser UI (catalog, launch form, deliveries, discrepancies) as server-rendered HTML with
+ * its client script. A surface: it may import engines, the foundation and the aggregator's
+ * schemas (it launches games like a client would); it must not import admin, verify or the CLI.
+ */
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { launchResponseSchema } from '../aggregator/schemas.ts';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../play/page.ts';
+import { escapeHtml } from '../shared/index.ts';
 
 export { escapeHtml };
 

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -12,6 +13,8 @@ export interface Exchange {
   /** Absent when no answer came (timeout, refused). */
   response?: { status: number; headers: Record<string, string>; body: string; json: unknown };
   error?: string;
+  /** Set when no answer came within the timeout: what the run's timeout breaker counts. */
+  timedOut?: true;
   latencyMs: number;
 }
 
@@ -97,9 +100,15 @@ export class WebhookClient {
         redirect: 'manual',
       });
       const text = await res.text();
-      exchange.response = { status: res.status, headers: Object.fromEntries(res.headers), body: text, json: parseJson(text) };
+      exchange.response = {
+        status: res.status,
+        headers: Object.fromEntries(res.headers),
+        body: text,
+        json: parseJsonOr(text, undefined),
+      };
     } catch (error) {
       exchange.error = describeFetchError(error, this.timeoutMs);
+      if (isTimeout(error)) exchange.timedOut = true;
     }
     exchange.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
     this.exchanges.push(exchange);
@@ -107,17 +116,14 @@ export class WebhookClient {
   }
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** Whether fetch gave up because its AbortSignal timed out (or was aborted), by the error's name. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
 export function describeFetchError(error: unknown, timeoutMs: number): string {
   if (error instanceof Error) {
-    if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs} ms (--timeout)`;
+    if (isTimeout(error)) return `no answer within ${timeoutMs} ms (--timeout)`;
     type Cause = { code?: string; message?: string; errors?: Cause[] };
     const outer = (error as { cause?: Cause }).cause;
     // undici wraps the socket error; happy-eyeballs wraps several in an AggregateError.

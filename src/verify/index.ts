@@ -1,4 +1,9 @@
-/** `aggmock verify`: contracts through the Pact Verifier plus stateful checks against a live webhook. */
+/**
+ * `aggmock verify`: contracts through the Pact Verifier plus stateful checks against a live webhook.
+ *
+ * A surface: it imports callbacks (body builder, reply judge), contracts, config, money,
+ * signing and shared; it must not import the servers (app.ts, aggregator, admin, ui) or the CLI.
+ */
 export { CHECK_IDS, CHECKS, type Check, checksFor, findCheck } from './checks/index.ts';
 export { type CallbackSpec, type Exchange, WebhookClient } from './client.ts';
 export { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
@@ -10,9 +15,9 @@ export {
   EXIT_FAILED,
   EXIT_PASSED,
   EXIT_USAGE,
+  type RunVerifyOptions,
   runCheck,
   runVerify,
-  type VerifyOptions,
   type VerifyOutcome,
   VerifyUsageError,
 } from './run.ts';

@@ -16,6 +16,7 @@ import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
 import { encodeAmount, toMinor } from '../money/index.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES, signPayload } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
 import { CheckContext } from './context.ts';
@@ -272,12 +273,8 @@ function emptyRunState(): RunState {
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonOr(text, undefined);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -290,9 +287,5 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 
 function parseReport(text: unknown): unknown {
   if (typeof text !== 'string') return text ?? undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return parseJsonOr(text, undefined);
 }

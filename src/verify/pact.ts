@@ -6,6 +6,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 
@@ -186,7 +187,7 @@ function applyReport(
   for (const i of runnable) {
     const r = results.get(i.description) as PactInteractionResult;
     const outcome = report.interactionResults?.find((x) => x.description === i.description);
-    r.durationMs = parseDuration(outcome?.duration);
+    r.durationMs = pactDurationMs(outcome?.duration);
     const sent = output.exchanges?.[i.request?.body?.content?.transactionId ?? ''];
     if (sent) r.exchanges = [toExchange(r.description, sent)];
     const problems = errors.get(i.description);
@@ -212,20 +213,15 @@ function toExchange(label: string, sent: PactExchange): Exchange {
     latencyMs: 0,
   };
   if (sent.response) {
-    let json: unknown;
-    try {
-      json = JSON.parse(sent.response.body);
-    } catch {
-      json = undefined;
-    }
-    exchange.response = { ...sent.response, json };
+    exchange.response = { ...sent.response, json: parseJsonOr(sent.response.body, undefined) };
   } else {
     exchange.error = 'no reply was recorded';
   }
   return exchange;
 }
 
-function parseDuration(text: string | undefined): number {
+/** A duration as the Pact verifier reports it ("12ms", "1.5s"), in milliseconds; 0 when absent. */
+function pactDurationMs(text: string | undefined): number {
   const m = /^([\d.]+)(ms|s)$/.exec(text ?? '');
   if (!m) return 0;
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);

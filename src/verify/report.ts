@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { escapeHtml } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 
 export type ResultStatus = 'pass' | 'fail' | 'skip';
@@ -153,10 +154,6 @@ function failureText(e: ResultEntry): string {
 
 // ---- HTML ----
 
-function html(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:20px 28px}header h1{margin:0 0 4px;font-size:20px}header p{margin:2px 0;color:#c9d1e0}
@@ -184,8 +181,8 @@ export function htmlReport(report: VerifyReport): string {
   const rows = report.results
     .map(
       (r) =>
-        `<tr><td><a href="#${html(anchor(r.id))}"><code>${html(r.id)}</code></a></td><td class="st ${r.status}">${r.status.toUpperCase()}</td>` +
-        `<td>${html(r.rule)}</td><td>${Math.round(r.durationMs)} ms</td><td>${html(r.reason ?? '')}</td></tr>`,
+        `<tr><td><a href="#${escapeHtml(anchor(r.id))}"><code>${escapeHtml(r.id)}</code></a></td><td class="st ${r.status}">${r.status.toUpperCase()}</td>` +
+        `<td>${escapeHtml(r.rule)}</td><td>${Math.round(r.durationMs)} ms</td><td>${escapeHtml(r.reason ?? '')}</td></tr>`,
     )
     .join('\n');
   const failures = report.results
@@ -196,18 +193,18 @@ export function htmlReport(report: VerifyReport): string {
     .filter((r) => r.status !== 'fail' && r.exchanges.length > 0)
     .map(
       (r) =>
-        `<details id="${html(anchor(r.id))}"><summary><code>${html(r.id)}</code> — ${r.status.toUpperCase()}, ${r.exchanges.length} request(s)</summary>${r.exchanges.map(exchangeBlock).join('')}</details>`,
+        `<details id="${escapeHtml(anchor(r.id))}"><summary><code>${escapeHtml(r.id)}</code> — ${r.status.toUpperCase()}, ${r.exchanges.length} request(s)</summary>${r.exchanges.map(exchangeBlock).join('')}</details>`,
     )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>aggmock verify — ${s.failed > 0 ? 'FAILED' : 'PASSED'} — ${html(report.webhookUrl)}</title><style>${CSS}</style></head>
+<title>aggmock verify — ${s.failed > 0 ? 'FAILED' : 'PASSED'} — ${escapeHtml(report.webhookUrl)}</title><style>${CSS}</style></head>
 <body><header><h1>aggmock verify: ${s.failed > 0 ? 'FAILED' : 'PASSED'}</h1>
-<p>Webhook <code>${html(report.webhookUrl)}</code> · scheme <code>${html(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${html(report.stateUrl ?? '')}</code>` : `players ${html(report.players.join(', '))} (relative balances)`}</p>
-<p>Run ${html(report.runId)} started ${html(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${html(report.version)}</p></header>
+<p>Webhook <code>${escapeHtml(report.webhookUrl)}</code> · scheme <code>${escapeHtml(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${escapeHtml(report.stateUrl ?? '')}</code>` : `players ${escapeHtml(report.players.join(', '))} (relative balances)`}</p>
+<p>Run ${escapeHtml(report.runId)} started ${escapeHtml(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${escapeHtml(report.version)}</p></header>
 <main>
 <div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span></div>
-${report.notices.map((n) => `<div class="notice">${html(n)}</div>`).join('\n')}
+${report.notices.map((n) => `<div class="notice">${escapeHtml(n)}</div>`).join('\n')}
 <h2>Results</h2>
 <table class="results"><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
 ${rows}
@@ -224,17 +221,17 @@ function anchor(id: string): string {
 
 function failureSection(r: ResultEntry): string {
   const parts = [
-    `<section class="failure" id="${html(anchor(r.id))}"><h3><code>${html(r.id)}</code></h3>`,
-    `<div class="rule">Rule: ${html(r.rule)}</div>`,
-    `<div class="reason">${html(r.reason ?? 'failed')}</div>`,
+    `<section class="failure" id="${escapeHtml(anchor(r.id))}"><h3><code>${escapeHtml(r.id)}</code></h3>`,
+    `<div class="rule">Rule: ${escapeHtml(r.rule)}</div>`,
+    `<div class="reason">${escapeHtml(r.reason ?? 'failed')}</div>`,
   ];
-  if (r.hint) parts.push(`<div class="hint"><strong>How to fix:</strong> ${html(r.hint)}</div>`);
-  for (const n of r.notes) parts.push(`<div class="rule">Note: ${html(n)}</div>`);
+  if (r.hint) parts.push(`<div class="hint"><strong>How to fix:</strong> ${escapeHtml(r.hint)}</div>`);
+  for (const n of r.notes) parts.push(`<div class="rule">Note: ${escapeHtml(n)}</div>`);
   if (r.states?.length)
-    parts.push(`<div class="rule">Provider states: ${r.states.map((s) => `<code>${html(s)}</code>`).join(', ')}</div>`);
+    parts.push(`<div class="rule">Provider states: ${r.states.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ')}</div>`);
   if (r.interaction !== undefined)
     parts.push(
-      `<details open><summary>The contract interaction</summary><pre>${html(JSON.stringify(r.interaction, null, 2))}</pre></details>`,
+      `<details open><summary>The contract interaction</summary><pre>${escapeHtml(JSON.stringify(r.interaction, null, 2))}</pre></details>`,
     );
   parts.push(r.exchanges.map(exchangeBlock).join(''));
   parts.push('</section>');
@@ -252,7 +249,7 @@ function exchangeBlock(x: Exchange): string {
         .join('\n')}\n\n${x.response.body}`
     : `(no answer) ${x.error ?? ''}`;
   return (
-    `<div class="x"><h4>${html(x.label)} <span class="lat">${x.latencyMs.toFixed(1)} ms</span></h4>` +
-    `<pre>POST ${html(x.request.url)}\n${html(headers)}\n\n${html(x.request.body)}</pre><pre>${html(response)}</pre></div>`
+    `<div class="x"><h4>${escapeHtml(x.label)} <span class="lat">${x.latencyMs.toFixed(1)} ms</span></h4>` +
+    `<pre>POST ${escapeHtml(x.request.url)}\n${escapeHtml(headers)}\n\n${escapeHtml(x.request.body)}</pre><pre>${escapeHtml(response)}</pre></div>`
   );
 }

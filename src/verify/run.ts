@@ -35,7 +35,7 @@ export const DEFAULT_CONCURRENCY = 10;
 export const EXIT_PASSED = 0;
 export const EXIT_FAILED = 1;
 
-export interface VerifyOptions {
+export interface RunVerifyOptions {
   /** The integrator's webhook, e.g. http://127.0.0.1:4001/callback/webhook. */
   webhookUrl: string;
   /** Wire and signing settings (types, rollback style, amount format, header names); default: the default config. */
@@ -86,7 +86,7 @@ export class VerifyUsageError extends Error {
  * @example
  * const { exitCode, report } = await runVerify({ webhookUrl: 'http://127.0.0.1:4001/callback/webhook', stateUrl: 'http://127.0.0.1:4001/__state' });
  */
-export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> {
+export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcome> {
   const write = options.write ?? (() => {});
   let plan: Plan;
   try {
@@ -171,8 +171,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyOutcome> 
     }
     const result = await runCheck(check, plan.settings);
     emit(result);
-    timedOutInARow =
-      result.status === 'fail' && result.exchanges.some((e) => e.error?.startsWith('no answer within')) ? timedOutInARow + 1 : 0;
+    timedOutInARow = result.status === 'fail' && result.exchanges.some((e) => e.timedOut) ? timedOutInARow + 1 : 0;
   }
 
   const report: VerifyReport = {
@@ -265,7 +264,7 @@ interface Plan {
   pactFile: () => Promise<{ path: string; dispose: () => void }>;
 }
 
-async function prepare(options: VerifyOptions): Promise<Plan> {
+async function prepare(options: RunVerifyOptions): Promise<Plan> {
   const base = options.config ?? defaultConfig();
   const webhookUrl = httpUrl(options.webhookUrl, 'webhookUrl');
   const stateUrl = options.stateUrl === undefined ? undefined : httpUrl(options.stateUrl, '--state-url');

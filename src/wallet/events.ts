@@ -6,12 +6,12 @@ import { MAX_ID_LENGTH } from '../http/limits.ts';
 import { type AmountFormat, decodeAmount } from '../money/index.ts';
 
 /** What an event does to a wallet, whatever type strings the aggregator is configured to send. */
-export const EVENT_KINDS = ['DEBIT', 'CREDIT', 'ROLLBACK'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+export const WALLET_EVENT_KINDS = ['DEBIT', 'CREDIT', 'ROLLBACK'] as const;
+export type WalletEventKind = (typeof WALLET_EVENT_KINDS)[number];
 
 /** A callback as the wallet understands it: wire strings mapped to kinds, the amount in minor units. */
 export interface WalletEvent {
-  kind: EventKind;
+  kind: WalletEventKind;
   playerId: string;
   /** The event's own id: the idempotency key, together with the kind and the player. */
   transactionId: string;
@@ -35,7 +35,7 @@ export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'am
  * timestamp) are allowed and ignored, so an aggregator that adds fields never breaks the wallet.
  */
 export function callbackBodySchema(options: CallbackWireOptions) {
-  const kindOfType = new Map<string, EventKind>([
+  const kindOfType = new Map<string, WalletEventKind>([
     [options.types.debit, 'DEBIT'],
     [options.types.credit, 'CREDIT'],
     [options.types.rollback, 'ROLLBACK'],
@@ -50,7 +50,7 @@ export function callbackBodySchema(options: CallbackWireOptions) {
       referenceTransactionId: id.optional(),
     })
     .transform(({ type, transactionId, amount, playerId, referenceTransactionId }): WalletEvent => {
-      const kind = kindOfType.get(type) as EventKind;
+      const kind = kindOfType.get(type) as WalletEventKind;
       return {
         kind,
         playerId,

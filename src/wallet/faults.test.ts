@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type FaultOptions, seededRandom, WALLET_FAULTS, type WalletFault } from './faults.ts';
+import { mulberry32 } from '../shared/index.ts';
+import { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
 import { type RunningWallet, startWallet } from './index.ts';
 import { startTestWallet, type WalletClient, walletClient, walletConfig } from './test-support.ts';
 
@@ -308,9 +309,9 @@ describe('details of the faults', () => {
     });
   });
 
-  it('seededRandom is reproducible and spread over [0, 1)', () => {
-    const a = seededRandom(1);
-    const b = seededRandom(1);
+  it('mulberry32 is reproducible and spread over [0, 1)', () => {
+    const a = mulberry32(1);
+    const b = mulberry32(1);
     const values = Array.from({ length: 1000 }, () => a());
     expect(Array.from({ length: 1000 }, () => b())).toEqual(values);
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0);

@@ -1,6 +1,7 @@
-import type { AggmockConfig } from '../config/index.ts';
-import { DEFAULT_HEADER_NAMES, SignatureError, verifySignature } from '../signing/index.ts';
-import type { ParsedCallback, WalletEvent } from './events.ts';
+import { mulberry32 } from '../shared/index.ts';
+import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
+import { referenceBehaviour, type SignatureInput, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
+import type { WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
@@ -79,57 +80,6 @@ export const DEFAULT_SLOW_MS = 12_000;
 export const DEFAULT_FLAKY_RATE = 0.3;
 export const DEFAULT_RACE_WINDOW_MS = 20;
 
-/** What a signature check gets: the raw body, the headers and the wallet's signing settings. */
-export interface SignatureInput {
-  rawBody: Uint8Array;
-  headers: Headers;
-  signing: AggmockConfig['callbacks']['signing'];
-  /** Unix seconds, injected by tests. */
-  now?: number;
-}
-
-/** `undefined` when the signature is good; otherwise why not, for the 401. */
-export type SignatureCheck = (input: SignatureInput) => string | undefined;
-
-/** How the wallet turns a verified, parsed callback into a reply, and how (whether) it verifies. */
-export interface WalletBehaviour {
-  /** `null`: no signature check at all. */
-  checkSignature: SignatureCheck | null;
-  /** Only `negative-amounts`: the body schema lets negative amounts through. */
-  allowNegativeAmounts?: boolean;
-  /** Only `malformed-json-crash`: what a body that does not parse gets instead of a 400 (undefined: the 400). */
-  onUnparsable?: (parsed: ParsedCallback & { ok: false }) => WalletReply | undefined;
-  applyCallback(event: WalletEvent): Promise<WalletReply>;
-}
-
-/** The reference behaviour: verify every signature, apply each event atomically in the store. */
-export function referenceBehaviour(store: WalletStore): WalletBehaviour {
-  return { checkSignature: signatureRefusal, applyCallback: async (event) => store.applyEvent(event) };
-}
-
-/**
- * The reference signature check: any one valid signature of any active secret, timestamp within
- * the tolerance in both directions. The message is the signing module's ("Missing signature
- * header…", "…is 600s old…", "No signature matches…").
- */
-export function signatureRefusal({ rawBody, headers, signing, now }: SignatureInput): string | undefined {
-  try {
-    verifySignature({
-      scheme: signing.scheme,
-      secrets: signing.secrets, // several while a secret is rotated: any one may match
-      payload: rawBody,
-      headerNames: signing.headers,
-      headers,
-      toleranceSeconds: signing.toleranceSeconds,
-      ...(now === undefined ? {} : { now }),
-    });
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof SignatureError)) throw error;
-    return error.message;
-  }
-}
-
 /**
  * The behaviour of a wallet with one fault. Everything not named by the fault behaves as the
  * reference, so `verify` reports exactly the bug that was switched on.
@@ -179,7 +129,7 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
       };
     }
     case 'flaky': {
-      const random = seededRandom(options.seed ?? 42);
+      const random = mulberry32(options.seed ?? 42);
       const rate = options.flakyRate ?? DEFAULT_FLAKY_RATE;
       return {
         ...reference,
@@ -500,18 +450,6 @@ async function racyApplyOther(store: WalletStore, event: WalletEvent, windowMs: 
   const written = stale + (after - fresh);
   store.setBalance(event.playerId, written);
   return store.replies.balance(written);
-}
-
-/** mulberry32: a tiny seeded PRNG, good enough to make a flaky run reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -41,6 +41,10 @@
  *
  * Money is integer minor units inside; the wire format converts (src/money).
  *
+ * ## Layering
+ * An engine with its own small server: it imports callbacks (wire shapes), config, http, money,
+ * server.ts, shared and signing; it must not import the aggregator's surfaces or the CLI.
+ *
  * @example
  * const wallet = await startWallet({ config: defaultConfig(), dbPath: '.aggmock/wallet.db', port: 4001 });
  * console.log(wallet.webhookUrl); // http://127.0.0.1:4001/callback/webhook
@@ -58,12 +62,12 @@ export { createWalletApp, WEBHOOK_PATH } from './app.ts';
 export {
   type CallbackWireOptions,
   callbackBodySchema,
-  EVENT_KINDS,
-  type EventKind,
   parseCallbackBody,
+  WALLET_EVENT_KINDS,
   type WalletEvent,
+  type WalletEventKind,
 } from './events.ts';
-export { type FaultOptions, seededRandom, WALLET_FAULTS, type WalletFault } from './faults.ts';
+export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
 export {
   REJECTION_STATUS,
   WALLET_ERROR_CODES,

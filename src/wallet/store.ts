@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type AmountFormat, formatMinor } from '../money/index.ts';
-import type { EventKind, WalletEvent } from './events.ts';
+import type { WalletEvent, WalletEventKind } from './events.ts';
 import { type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
 
 /**
@@ -16,7 +16,7 @@ export type TransactionStatus = 'accepted' | 'rejected' | 'rolled_back' | 'resto
 
 export interface StoredTransaction {
   playerId: string;
-  kind: EventKind;
+  kind: WalletEventKind;
   transactionId: string;
   /** ROLLBACK: the DEBIT it reverses. */
   debitTransactionId: string | null;
@@ -52,9 +52,9 @@ export interface WalletStore {
   setBalance(playerId: string, balanceMinor: number): void;
   /** Deletes a player and everything the wallet remembers about them. */
   removePlayer(playerId: string): void;
-  findTransaction(playerId: string, kind: EventKind, transactionId: string): StoredTransaction | undefined;
+  findTransaction(playerId: string, kind: WalletEventKind, transactionId: string): StoredTransaction | undefined;
   /** Drops the idempotency record of one transaction (used by the `double-debit` faulty variant). */
-  forgetTransaction(playerId: string, kind: EventKind, transactionId: string): void;
+  forgetTransaction(playerId: string, kind: WalletEventKind, transactionId: string): void;
   /** The first reply to this transaction, if it was seen before. */
   replayIfDuplicate(event: WalletEvent): WalletReply | undefined;
   /** Stores a transaction and its reply so a duplicate gets the same answer. */
@@ -90,7 +90,7 @@ CREATE INDEX IF NOT EXISTS transactions_by_reversed_debit ON transactions (playe
 
 interface TransactionRow {
   player_id: string;
-  type: EventKind;
+  type: WalletEventKind;
   tx_id: string;
   ref_tx_id: string | null;
   amount_minor: number;
@@ -128,7 +128,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     ),
     deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
     deletePlayerTransactions: db.prepare('DELETE FROM transactions WHERE player_id = ?'),
-    findTransaction: db.prepare<[string, EventKind, string], TransactionRow>(
+    findTransaction: db.prepare<[string, WalletEventKind, string], TransactionRow>(
       'SELECT * FROM transactions WHERE player_id = ? AND type = ? AND tx_id = ?',
     ),
     findRollbackOf: db.prepare<[string, string], TransactionRow>(
@@ -149,7 +149,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
 
   const balanceOf = (playerId: string) => sql.balance.get(playerId)?.balance_minor;
 
-  const findTransaction = (playerId: string, kind: EventKind, transactionId: string) => {
+  const findTransaction = (playerId: string, kind: WalletEventKind, transactionId: string) => {
     const row = sql.findTransaction.get(playerId, kind, transactionId);
     return row && toStoredTransaction(row);
   };

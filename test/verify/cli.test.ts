@@ -6,15 +6,15 @@ import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { runCli } from '../cli/process.ts';
 import { EXPECTED_FAILURES } from './faults.ts';
-import { DEFAULT_CHECK_IDS, startTestWallet } from './helpers.ts';
+import { DEFAULT_CHECK_IDS, startReferenceWallet } from './helpers.ts';
 
 describe('aggmock verify as a real process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-cli-'));
   let good: RunningWallet;
   let broken: RunningWallet;
   beforeAll(async () => {
-    good = await startTestWallet();
-    broken = await startTestWallet({ fault: 'rollback-ignored' });
+    good = await startReferenceWallet();
+    broken = await startReferenceWallet({ fault: 'rollback-ignored' });
   });
   afterAll(async () => {
     await good.close();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { describeFaults, FAULT_HALVES } from './faults.ts';
-import { config, failures, startTestWallet, verifyWallet } from './helpers.ts';
+import { config, failures, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 describeFaults('state', FAULT_HALVES[1] ?? []);
 
@@ -20,7 +20,7 @@ describe('in the "reference" rollback style (a ROLLBACK has its own id)', () => 
     let wallet: RunningWallet;
     let outcome: VerifyOutcome;
     beforeAll(async () => {
-      wallet = await startTestWallet({ config: reference, ...(fault ? { fault } : {}) });
+      wallet = await startReferenceWallet({ config: reference, ...(fault ? { fault } : {}) });
       outcome = await verifyWallet(wallet, 'players', { config: reference });
     });
     afterAll(() => wallet.close());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { describeFaults, FAULT_HALVES } from './faults.ts';
-import { failures, startTestWallet, verifyWallet } from './helpers.ts';
+import { failures, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 describeFaults('state', FAULT_HALVES[0] ?? []);
 
@@ -11,7 +11,7 @@ describe('--fault slow', () => {
   let outcome: VerifyOutcome;
   beforeAll(async () => {
     // Replies held back 120 ms against a 60 ms budget: the same bug as 12 s against 2 s, in test time.
-    wallet = await startTestWallet({ fault: 'slow', faultOptions: { slowMs: 120 } });
+    wallet = await startReferenceWallet({ fault: 'slow', faultOptions: { slowMs: 120 } });
     outcome = await verifyWallet(wallet, 'state', { maxLatencyMs: 60, skip: ['pact'] });
   });
   afterAll(() => wallet.close());
@@ -29,7 +29,7 @@ describe('--fault slow beyond --timeout', () => {
   afterAll(() => wallet.close());
 
   it('reports a reply that never came within --timeout as a failure', async () => {
-    wallet = await startTestWallet({ fault: 'slow', faultOptions: { slowMs: 400 } });
+    wallet = await startReferenceWallet({ fault: 'slow', faultOptions: { slowMs: 400 } });
     const outcome = await verifyWallet(wallet, 'state', { timeoutMs: 150, only: ['reply-latency', 'debit-applies'] });
     expect(outcome.exitCode).toBe(1);
     expect(failures(outcome)).toEqual({
@@ -44,7 +44,7 @@ describe('a webhook that stops answering', () => {
   afterAll(() => wallet.close());
 
   it('fails the first checks on the timeout, then reports the rest as not run and sends them nothing', async () => {
-    wallet = await startTestWallet({ fault: 'slow', faultOptions: { slowMs: 400 } });
+    wallet = await startReferenceWallet({ fault: 'slow', faultOptions: { slowMs: 400 } });
     const outcome = await verifyWallet(wallet, 'state', { timeoutMs: 100, skip: ['pact'] });
     expect(outcome.exitCode).toBe(1);
     const checks = outcome.report!.results.filter((r) => r.kind === 'check');
@@ -65,7 +65,7 @@ describe('--fault flaky', () => {
   let wallet: RunningWallet;
   let outcome: VerifyOutcome;
   beforeAll(async () => {
-    wallet = await startTestWallet({ fault: 'flaky' });
+    wallet = await startReferenceWallet({ fault: 'flaky' });
     outcome = await verifyWallet(wallet, 'state');
   });
   afterAll(() => wallet.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet, WalletFault } from '../../src/wallet/index.ts';
-import { failures, type Mode, startTestWallet, verifyWallet } from './helpers.ts';
+import { failures, type Mode, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 /**
  * The proof that `aggmock verify` catches bugs: each deliberately broken wallet must fail verify,
@@ -96,7 +96,7 @@ export function describeFaults(mode: Mode, faults: readonly WalletFault[]): void
         let wallet: RunningWallet;
         let outcome: VerifyOutcome;
         beforeAll(async () => {
-          wallet = await startTestWallet({ fault });
+          wallet = await startReferenceWallet({ fault });
           outcome = await verifyWallet(wallet, mode);
         });
         afterAll(() => wallet.close());

@@ -1,5 +1,5 @@
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { checksFor, runVerify, type VerifyOptions, type VerifyOutcome } from '../../src/verify/index.ts';
+import { checksFor, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -9,7 +9,7 @@ export function config(input: AggmockConfigInput = {}): AggmockConfig {
 }
 
 /** The reference wallet (or one with a fault) on 127.0.0.1:0, in memory, with the test endpoints on. */
-export function startTestWallet(
+export function startReferenceWallet(
   options: { fault?: WalletFault; faultOptions?: FaultOptions; config?: AggmockConfig } = {},
 ): Promise<RunningWallet> {
   return startWallet({
@@ -23,7 +23,7 @@ export function startTestWallet(
 }
 
 /** Runs verify against the wallet the way the CLI does, without writing report files. */
-export function verifyWallet(wallet: RunningWallet, mode: Mode, extra: Partial<VerifyOptions> = {}): Promise<VerifyOutcome> {
+export function verifyWallet(wallet: RunningWallet, mode: Mode, extra: Partial<RunVerifyOptions> = {}): Promise<VerifyOutcome> {
   return runVerify({
     webhookUrl: wallet.webhookUrl,
     ...(mode === 'state' ? { stateUrl: `${wallet.url}/__state` } : { players: ['p1', 'p2'] }),

@@ -10,7 +10,7 @@ import { runVerifyCommand } from '../../src/cli/commands/verify.ts';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
 import { runVerify } from '../../src/verify/index.ts';
 import { createWallet, type RunningWallet } from '../../src/wallet/index.ts';
-import { config, failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
+import { config, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 /** A port nothing listens on. */
 async function deadPort(): Promise<number> {
@@ -24,7 +24,7 @@ async function deadPort(): Promise<number> {
 describe('usage errors exit 2 with a message that says what to fix', () => {
   let wallet: RunningWallet;
   beforeAll(async () => {
-    wallet = await startTestWallet();
+    wallet = await startReferenceWallet();
   });
   afterAll(() => wallet.close());
 
@@ -71,7 +71,7 @@ describe('webhook shapes other than the default', () => {
         signing: { scheme: 'standard-webhooks', secrets: ['whsec_c2VjcmV0LWZvci10aGUtdGVzdA=='] },
       },
     });
-    const wallet = await startTestWallet({ config: custom });
+    const wallet = await startReferenceWallet({ config: custom });
     try {
       const outcome = await verifyWallet(wallet, 'state', { config: custom });
       expect(failures(outcome)).toEqual({});
@@ -85,7 +85,7 @@ describe('webhook shapes other than the default', () => {
   });
 
   it('catches a secret mismatch: every signed callback is refused, so verify fails', async () => {
-    const wallet = await startTestWallet();
+    const wallet = await startReferenceWallet();
     try {
       const outcome = await verifyWallet(wallet, 'players', {
         secrets: ['not-the-wallet-secret'],
@@ -126,7 +126,7 @@ describe('reports', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-reports-'));
   let wallet: RunningWallet;
   beforeAll(async () => {
-    wallet = await startTestWallet({ fault: 'double-debit' });
+    wallet = await startReferenceWallet({ fault: 'double-debit' });
     await verifyWallet(wallet, 'state', {
       reportDir: dir,
       only: ['pact:debit-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'],

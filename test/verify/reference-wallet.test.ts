@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { DEFAULT_CHECK_IDS, failures, idsWith, startTestWallet, verifyWallet } from './helpers.ts';
+import { DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
 
 describe('aggmock verify against the reference wallet', () => {
   let wallet: RunningWallet;
   beforeAll(async () => {
-    wallet = await startTestWallet();
+    wallet = await startReferenceWallet();
   });
   afterAll(() => wallet.close());
 

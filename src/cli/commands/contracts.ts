@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Command, type CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
 import { CONTRACT_INTERACTIONS, PACT_FILE_NAME } from '../../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
+import { usageExit } from '../options.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
 
@@ -55,10 +56,7 @@ export function registerContractsCommand(program: Command, io: ContractsIo = pro
       ]),
     )
     .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
-    .exitOverride((error: CommanderError) => {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') process.exit(0);
-      process.exit(error.exitCode === 0 ? 0 : 2);
-    })
+    .exitOverride(usageExit)
     .action(async (flags: ContractsFlags) => {
       process.exitCode = await runContractsCommand(flags, io);
     });

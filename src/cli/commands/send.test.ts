@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { transactionIdAt } from '../../callbacks/ids.ts';
-import { startTestWallet } from '../../ledger/test-wallet.ts';
+import { startStubWallet } from '../../ledger/test-wallet.ts';
 import { verifySignature } from '../../signing/index.ts';
 import { registerSendCommand, runSend, type SendFlags } from './send.ts';
 
@@ -27,8 +27,8 @@ function io(cwd = tmp) {
   };
 }
 
-async function wallet(options: Parameters<typeof startTestWallet>[0] = {}) {
-  const w = await startTestWallet(options);
+async function wallet(options: Parameters<typeof startStubWallet>[0] = {}) {
+  const w = await startStubWallet(options);
   cleanups.push(() => w.close());
   return w;
 }

@@ -1,11 +1,12 @@
-import { type Command, type CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { openDatabase } from '../../callbacks/db.ts';
 import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engine.ts';
 import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
 import { formatMinor, parseMajorString } from '../../money/index.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
-import { seedValue } from '../options.ts';
+import { EXIT_USAGE, seedValue, usageExit } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
 
@@ -14,7 +15,6 @@ export const SEND_RETRY_SCHEDULE = [0, 500, 2_000];
 
 export const EXIT_DELIVERED = 0;
 export const EXIT_NOT_DELIVERED = 1;
-export const EXIT_USAGE = 2;
 
 export interface SendFlags {
   player?: string;
@@ -76,13 +76,6 @@ export function registerSendCommand(program: Command, io: SendIo = processIo): C
     .action(async (type: string, flags: SendFlags) => {
       process.exitCode = await runSend(type, flags, io);
     });
-}
-
-/** Commander's own usage errors (unknown option, missing argument) exit 2 like ours; help exits 0. */
-function usageExit(error: CommanderError): never {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
-    process.exit(0);
-  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
 }
 
 /**
@@ -219,7 +212,7 @@ function describeAttempt(event: StoredEvent) {
     reply:
       a.responseStatus === undefined
         ? null
-        : { status: a.responseStatus, body: parseMaybeJson(a.responseBody ?? ''), latencyMs: a.latencyMs },
+        : { status: a.responseStatus, body: parseJsonOr(a.responseBody ?? '', a.responseBody ?? ''), latencyMs: a.latencyMs },
     ...(a.error ? { error: a.error } : {}),
     outcome: a.outcome,
   });
@@ -247,12 +240,4 @@ export function renderText(event: StoredEvent, attempts: readonly Attempt[]): st
   else if (event.status === 'rejected') lines.push(`rejected: ${what} (${tries}): ${event.error ?? 'the wallet refused it'}`);
   else lines.push(`failed: ${what} (${tries}): ${event.error ?? 'no reply'}`);
   return `${lines.join('\n')}\n`;
-}
-
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { type Command, type CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
-import { DEFAULT_REPORT_DIR, EXIT_USAGE } from '../../verify/defaults.ts';
-import type { VerifyOptions, VerifyOutcome } from '../../verify/index.ts';
+import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
+import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
+import { EXIT_USAGE, usageExit } from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -79,15 +80,9 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-function usageExit(error: CommanderError): never {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version')
-    process.exit(0);
-  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
-}
-
 /** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
 export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, io: VerifyIo = processIo): Promise<VerifyOutcome> {
-  let options: VerifyOptions;
+  let options: RunVerifyOptions;
   try {
     options = toOptions(webhookUrl, flags, io);
   } catch (error) {
@@ -111,7 +106,7 @@ export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, i
 
 class FlagError extends Error {}
 
-function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): VerifyOptions {
+function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVerifyOptions {
   const config: AggmockConfig = loadConfig({
     configPath: flags.config,
     env: io.env ?? process.env,

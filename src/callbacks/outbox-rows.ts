@@ -1,0 +1,162 @@
+/**
+ * The outbox's SQLite side: the schema and its migrations, and the mapping from rows to events
+ * and attempts. outbox.ts holds the behaviour; this file changes only with the tables.
+ */
+import type { Database } from 'better-sqlite3';
+import type { Attempt, AttemptOutcome, EventKind, EventStatus, StoredEvent } from './events.ts';
+import { ensureMetaTable } from './meta.ts';
+import { parseReplyBody } from './reply.ts';
+
+/** The schema this code writes. A newer database is refused rather than misread. */
+export const OUTBOX_SCHEMA_VERSION = 1;
+
+const MIGRATIONS: Record<number, string> = {
+  1: `
+    CREATE TABLE callback_events (
+      id INTEGER PRIMARY KEY,
+      kind TEXT NOT NULL,
+      transaction_id TEXT NOT NULL,
+      reference_transaction_id TEXT,
+      player_id TEXT NOT NULL,
+      amount_minor INTEGER NOT NULL,
+      round_id TEXT,
+      game_id TEXT,
+      currency TEXT,
+      source TEXT NOT NULL,
+      grp TEXT,
+      ordering_key TEXT NOT NULL,
+      url TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER,
+      created_at INTEGER NOT NULL,
+      settled_at INTEGER,
+      reply_status INTEGER,
+      reply_body TEXT,
+      error TEXT
+    );
+    -- No secondary indexes on purpose: each one adds pages to every commit, and the engine commits
+    -- every few ms under load. Resume, retention and the admin listings scan by id (newest first) instead.
+    CREATE TABLE callback_attempts (
+      event_id INTEGER NOT NULL,
+      n INTEGER NOT NULL,
+      started_at INTEGER NOT NULL,
+      latency_ms REAL NOT NULL,
+      request_headers TEXT NOT NULL,
+      -- NULL when the body is the event's body (it always is today): the journal does not store it twice.
+      request_body TEXT,
+      response_status INTEGER,
+      response_body TEXT,
+      error TEXT,
+      outcome TEXT NOT NULL,
+      PRIMARY KEY (event_id, n)
+    ) WITHOUT ROWID;
+  `,
+};
+
+export interface EventRow {
+  id: number;
+  kind: EventKind;
+  transaction_id: string;
+  reference_transaction_id: string | null;
+  player_id: string;
+  amount_minor: number;
+  round_id: string | null;
+  game_id: string | null;
+  currency: string | null;
+  source: string;
+  grp: string | null;
+  ordering_key: string;
+  url: string;
+  body: string;
+  status: EventStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  settled_at: number | null;
+  reply_status: number | null;
+  reply_body: string | null;
+  error: string | null;
+}
+
+export interface AttemptRow {
+  event_id: number;
+  n: number;
+  started_at: number;
+  latency_ms: number;
+  request_headers: string;
+  request_body: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  event_body: string;
+}
+
+export function migrate(db: Database): void {
+  ensureMetaTable(db);
+  const row = db.prepare("SELECT value FROM callback_meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  const current = row ? Number(row.value) : 0;
+  if (current > OUTBOX_SCHEMA_VERSION) {
+    throw new Error(
+      `The callback outbox in this database has schema version ${current}, newer than ${OUTBOX_SCHEMA_VERSION} which this ` +
+        'aggmock understands. Upgrade aggmock or point --db at another file.',
+    );
+  }
+  db.transaction(() => {
+    for (let v = current + 1; v <= OUTBOX_SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v] as string);
+    }
+    db.prepare(
+      "INSERT INTO callback_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(String(OUTBOX_SCHEMA_VERSION));
+  })();
+}
+
+export function toEvent(row: EventRow): StoredEvent {
+  const event: StoredEvent = {
+    id: row.id,
+    kind: row.kind,
+    transactionId: row.transaction_id,
+    playerId: row.player_id,
+    amountMinor: row.amount_minor,
+    source: row.source,
+    orderingKey: row.ordering_key,
+    url: row.url,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    createdAt: row.created_at,
+  };
+  if (row.reference_transaction_id !== null) event.referenceTransactionId = row.reference_transaction_id;
+  if (row.round_id !== null) event.roundId = row.round_id;
+  if (row.game_id !== null) event.gameId = row.game_id;
+  if (row.currency !== null) event.currency = row.currency;
+  if (row.grp !== null) event.group = row.grp;
+  if (row.next_attempt_at !== null) event.nextAttemptAt = row.next_attempt_at;
+  if (row.settled_at !== null) event.settledAt = row.settled_at;
+  if (row.reply_status !== null) event.reply = { status: row.reply_status, body: parseReplyBody(row.reply_body ?? '') };
+  if (row.error !== null) event.error = row.error;
+  return event;
+}
+
+export function toAttempt(row: AttemptRow): Attempt {
+  const attempt: Attempt = {
+    eventId: row.event_id,
+    n: row.n,
+    startedAt: row.started_at,
+    latencyMs: row.latency_ms,
+    requestHeaders: JSON.parse(row.request_headers) as Record<string, string>,
+    requestBody: row.request_body ?? row.event_body,
+    outcome: row.outcome,
+  };
+  if (row.response_status !== null) attempt.responseStatus = row.response_status;
+  if (row.response_body !== null) attempt.responseBody = row.response_body;
+  if (row.error !== null) attempt.error = row.error;
+  return attempt;
+}
+
+export function replyText(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}

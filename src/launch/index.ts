@@ -1,0 +1,7 @@
+/**
+ * Game launches: the sessions a /getgameurl creates (sessions.ts) and the policy for which
+ * callback_url a launch may name (callback-url.ts). An engine: it imports config and http; it
+ * must not import surfaces or the CLI.
+ */
+export { type CallbackUrlPolicy, callbackUrlPolicy } from './callback-url.ts';
+export { type LaunchSession, LaunchSessions } from './sessions.ts';

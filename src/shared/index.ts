@@ -1,0 +1,46 @@
+/**
+ * Small helpers every layer may use: parsing JSON without throwing, reading a value at a path,
+ * escaping text for HTML and a seeded PRNG. It owns no rules of its own and must not import
+ * anything from aggmock: it sits at the very bottom, beside signing.
+ */
+
+/** The JSON value in `text`, or `fallback` when `text` is not JSON. */
+export function parseJsonOr<T>(text: string, fallback: T): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fallback;
+  }
+}
+
+/** The value at `path` inside `value` (object keys, array indexes), or undefined where the path leaves it. */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * mulberry32: a tiny seeded PRNG returning numbers in [0, 1). Good enough to make a flaky run
+ * reproducible; not for anything that needs to be unpredictable.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** `text` safe to put between HTML tags or inside a quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch] ?? ch);
+}
