@@ -1,0 +1,117 @@
+/**
+ * How each bug of a faulty wallet is built (see faults.ts for the catalogue): the read-modify-write
+ * races, the float wallet, the signature shortcuts. Deliberately wrong code; never copy it.
+ */
+import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
+import { type SignatureInput, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
+import type { WalletEvent } from './events.ts';
+import type { WalletReply } from './replies.ts';
+import type { WalletStore } from './store.ts';
+
+/** The refused DEBIT a ROLLBACK reverses, if that is what it does. */
+export function refusedDebitOf(store: WalletStore, event: WalletEvent) {
+  if (event.kind !== 'ROLLBACK' || store.replayIfDuplicate(event)) return undefined;
+  const debit = store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId);
+  return debit?.status === 'rejected' ? debit : undefined;
+}
+
+/**
+ * BUG (`float-money`): the balance lives in a binary float of major units, so sums of cents pick
+ * up noise (100.1 + 0.2 = 100.30000000000001) and the wallet writes that into its replies. The
+ * store keeps exact cents underneath, so only the replies show the bug.
+ */
+export function floatMoneyBehaviour(reference: WalletBehaviour, store: WalletStore): WalletBehaviour {
+  const floats = new Map<string, number>();
+  return {
+    ...reference,
+    applyCallback: async (event) => {
+      const before = store.balanceOf(event.playerId);
+      const reply = store.applyEvent(event);
+      const after = store.balanceOf(event.playerId);
+      if (before === undefined || after === undefined || reply.status !== 200) return reply;
+      const tracked = floats.get(event.playerId);
+      const start = tracked !== undefined && Math.round(tracked * 100) === before ? tracked : before / 100;
+      const floatAfter = start + (after - before) / 100;
+      floats.set(event.playerId, floatAfter);
+      return { status: 200, body: { balance: floatAfter } };
+    },
+  };
+}
+
+/** `first-signature-only`: the headers with every signature after the first removed. */
+export function firstSignatureOnly({ headers, signing }: SignatureInput): Headers {
+  const names = { ...DEFAULT_HEADER_NAMES, ...signing.headers };
+  const copy = new Headers(headers);
+  const timestamped = copy.get(names.signature);
+  if (timestamped !== null) {
+    const parts = timestamped.split(',');
+    const first = parts.findIndex((p) => !p.startsWith('t='));
+    copy.set(names.signature, parts.filter((p, i) => p.startsWith('t=') || i === first).join(','));
+  }
+  const standard = copy.get(names.webhookSignature);
+  if (standard !== null) copy.set(names.webhookSignature, standard.split(' ')[0] ?? '');
+  return copy;
+}
+
+/** `past-only-timestamp`: refuses old signatures, but checks a future timestamp against itself. */
+export function pastOnlyTimestamp(input: SignatureInput): string | undefined {
+  const names = { ...DEFAULT_HEADER_NAMES, ...input.signing.headers };
+  const raw = input.headers.get(names.webhookTimestamp) ?? /(?:^|,)t=(\d+)/.exec(input.headers.get(names.signature) ?? '')?.[1];
+  const timestamp = raw === undefined || raw === null ? undefined : Number(raw);
+  const now = input.now ?? Math.floor(Date.now() / 1000);
+  if (timestamp === undefined || timestamp <= now) return signatureRefusal(input);
+  // BUG: only "too old" is checked; a timestamp ahead of the clock is compared with itself.
+  return signatureRefusal({ ...input, now: timestamp });
+}
+/**
+ * BUG (the `race` variant): the classic read-modify-write across an `await` — say, a call to a
+ * fraud service — with no transaction. Every DEBIT that reads before another one writes sees the
+ * same balance, so all of them pass the funds check and the last write wins.
+ */
+export async function racyApply(store: WalletStore, event: WalletEvent, windowMs: number): Promise<WalletReply> {
+  if (event.kind !== 'DEBIT') return racyApplyOther(store, event, windowMs);
+  const previous = store.replayIfDuplicate(event);
+  if (previous) return previous;
+  const balance = store.balanceOf(event.playerId);
+  if (balance === undefined || wasRolledBackBeforeArrival(store, event)) return store.applyEvent(event);
+  await sleep(windowMs);
+  if (balance < event.amountMinor) {
+    const reply = store.replies.reject('INSUFFICIENT_FUNDS', `Player ${event.playerId} has insufficient funds.`, {
+      balanceMinor: balance,
+    });
+    store.recordTransaction(event, 'rejected', reply);
+    return reply;
+  }
+  const after = balance - event.amountMinor;
+  store.setBalance(event.playerId, after);
+  const reply = store.replies.balance(after);
+  store.recordTransaction(event, 'accepted', reply);
+  return reply;
+}
+
+/** A ROLLBACK of this DEBIT came first (the `race` wallet still refuses such a late DEBIT: one bug per fault). */
+export function wasRolledBackBeforeArrival(store: WalletStore, event: WalletEvent): boolean {
+  const row = store.db
+    .prepare("SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? LIMIT 1")
+    .get(event.playerId, event.transactionId);
+  return row !== undefined;
+}
+
+/** The same read-modify-write for CREDITs and ROLLBACKs: the change lands on a stale balance. */
+export async function racyApplyOther(store: WalletStore, event: WalletEvent, windowMs: number): Promise<WalletReply> {
+  const previous = store.replayIfDuplicate(event);
+  if (previous) return previous;
+  const stale = store.balanceOf(event.playerId);
+  await sleep(windowMs);
+  const fresh = store.balanceOf(event.playerId);
+  const reply = store.applyEvent(event);
+  const after = store.balanceOf(event.playerId);
+  if (reply.status !== 200 || stale === undefined || fresh === undefined || after === undefined) return reply;
+  const written = stale + (after - fresh);
+  store.setBalance(event.playerId, written);
+  return store.replies.balance(written);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
