@@ -1,6 +1,19 @@
-import type { EventKind, StoredEvent } from '../callbacks/events.ts';
-import { type AmountFormat, formatMinor } from '../money/index.ts';
-import { type ReplyBalance, type ReplyOutcome, replyBalance, replyOutcome } from './reply.ts';
+import type { StoredEvent } from '../callbacks/events.ts';
+import { formatMinor } from '../money/index.ts';
+import { evaluateConcurrentGroup } from './burst.ts';
+import {
+  DEFAULT_REDUCER_OPTIONS,
+  type DiscrepancyDraft,
+  type DiscrepancyKind,
+  type LedgerTx,
+  type LedgerView,
+  ledgerTx,
+  type PlayerLedger,
+  type ReducerOptions,
+  type SettlementOutcome,
+  transactionKey,
+} from './model.ts';
+import { type ReplyBalance, replyBalance, replyOutcome } from './reply.ts';
 
 /**
  * The shadow ledger's arithmetic, pure: given what the ledger knew and one settled event, what
@@ -14,105 +27,8 @@ import { type ReplyBalance, type ReplyOutcome, replyBalance, replyOutcome } from
  * later event.
  */
 
-export const DISCREPANCY_KINDS = [
-  'double-debit',
-  'double-credit',
-  'double-rollback',
-  'rollback-not-restored',
-  'rollback-moved-money',
-  'duplicate-reply-differs',
-  'rejected-moved-money',
-  'balance-drift',
-  'overdraft',
-  'missing-balance',
-  'invalid-balance',
-] as const;
-export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
-
-/** A discrepancy before storage gives it an id. `createdAt` is the event's settle time, so runs replay identically. */
-export interface DiscrepancyDraft {
-  playerId: string;
-  kind: DiscrepancyKind;
-  /** What the ledger expected the balance to be (minor units); null when it cannot say. */
-  expectedMinor: number | null;
-  /** What the wallet reported (minor units); null when the reply had no usable balance. */
-  actualMinor: number | null;
-  eventIds: number[];
-  message: string;
-  createdAt: number;
-  /** The scenario run, when the event belonged to one. */
-  group?: string;
-}
-
-export interface Discrepancy extends DiscrepancyDraft {
-  id: number;
-}
-
-export interface PlayerLedger {
-  playerId: string;
-  /** Last balance the wallet reported (minor units); undefined before the first reply. */
-  balanceMinor?: number;
-  /** True after a failed event or an unusable reply: the next reply sets a new baseline. */
-  uncertain: boolean;
-  /** Why the balance was (re-)baselined or became uncertain. */
-  note?: string;
-  lastEventId?: number;
-  updatedAt?: number;
-}
-
-/** What the ledger remembers of one transaction, to judge duplicates and rollbacks. */
-export interface LedgerTx {
-  key: string;
-  eventId: number;
-  kind: EventKind;
-  playerId: string;
-  transactionId: string;
-  amountMinor: number;
-  /** 'failed' = no reply: the wallet may or may not have applied it. */
-  outcome: ReplyOutcome;
-  reply?: { status: number; body: unknown };
-  rolledBack: boolean;
-}
-
-/** Read access to what the ledger knows; the storage decides how it keeps it. */
-export interface LedgerView {
-  player(playerId: string): PlayerLedger | undefined;
-  transaction(key: string): LedgerTx | undefined;
-}
-
-/** The result of one settlement: the player's new ledger, the transaction records to store, the discrepancies. */
-export interface SettlementOutcome {
-  player: PlayerLedger;
-  transactions: LedgerTx[];
-  discrepancies: DiscrepancyDraft[];
-}
-
-export interface ReducerOptions {
-  /** How the wire encodes `balance`: major units with 2 decimals (default) or minor units. */
-  amountFormat: AmountFormat;
-}
-
-const DEFAULT_OPTIONS: ReducerOptions = { amountFormat: 'decimal' };
-
-/** Idempotency key of SPEC §3: same type, same player, same transactionId. */
-export function transactionKey(kind: EventKind, playerId: string, transactionId: string): string {
-  return `${kind}\u0000${playerId}\u0000${transactionId}`;
-}
-
-/** What the ledger remembers of a settled event, to judge later duplicates and rollbacks. */
-function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): LedgerTx {
-  return {
-    key: transactionKey(event.kind, event.playerId, event.transactionId),
-    eventId: event.id,
-    kind: event.kind,
-    playerId: event.playerId,
-    transactionId: event.transactionId,
-    amountMinor: event.amountMinor,
-    outcome,
-    ...(event.reply ? { reply: event.reply } : {}),
-    rolledBack: false,
-  };
-}
+export { evaluateConcurrentGroup } from './burst.ts';
+export * from './model.ts';
 
 /**
  * Judges one settled, sequentially delivered event against what the ledger knew.
@@ -123,7 +39,7 @@ function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): LedgerTx {
 export function evaluateSettlement(
   view: LedgerView,
   event: StoredEvent,
-  options: ReducerOptions = DEFAULT_OPTIONS,
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): SettlementOutcome {
   const at = event.settledAt ?? event.createdAt;
   const before: PlayerLedger = view.player(event.playerId) ?? { playerId: event.playerId, uncertain: false };
@@ -360,106 +276,6 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/**
- * Judges a set of events sent in parallel for one player (a burst) as a whole: the order the
- * wallet applied them in is unknown, so only the set is checked. The lowest balance reported is
- * the final one; it must equal start − sum of accepted bets, and no more may be accepted than
- * the start balance covered.
- */
-export function evaluateConcurrentGroup(
-  view: LedgerView,
-  events: readonly StoredEvent[],
-  options: ReducerOptions = DEFAULT_OPTIONS,
-): SettlementOutcome {
-  const firstEvent = events[0];
-  if (!firstEvent) throw new RangeError('evaluateConcurrentGroup needs at least one event');
-  const playerId = firstEvent.playerId;
-  const at = Math.max(...events.map((e) => e.settledAt ?? e.createdAt));
-  const lastEventId = Math.max(...events.map((e) => e.id));
-  const before: PlayerLedger = view.player(playerId) ?? { playerId, uncertain: false };
-  const prev = before.uncertain ? undefined : before.balanceMinor;
-  const ids = events.map((e) => e.id);
-  const group = firstEvent.group;
-  const discrepancies: DiscrepancyDraft[] = [];
-  const flag = (kind: DiscrepancyKind, expectedMinor: number | null, actualMinor: number | null, message: string) =>
-    discrepancies.push({
-      playerId,
-      kind,
-      expectedMinor,
-      actualMinor,
-      eventIds: ids,
-      message,
-      createdAt: at,
-      ...(group ? { group } : {}),
-    });
-  const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId, updatedAt: at });
-  const judged = events.map((event) => ({
-    event,
-    outcome: replyOutcome(event),
-    balance: replyBalance(event, options.amountFormat),
-  }));
-  const transactions: LedgerTx[] = judged.map(({ event, outcome }) => ledgerTx(event, outcome));
-  const what = `${events.length} parallel events (#${ids.join(', #')})`;
-
-  if (judged.some((j) => j.outcome === 'failed')) {
-    return {
-      player: moved({ uncertain: true, note: `balance uncertain: some of ${what} failed without a reply` }),
-      transactions,
-      discrepancies,
-    };
-  }
-  const unusable = judged.filter((j) => j.balance.kind === 'invalid' || (j.balance.kind === 'none' && j.outcome === 'accepted'));
-  if (unusable.length > 0) {
-    const kind = unusable.some((j) => j.balance.kind === 'invalid') ? 'invalid-balance' : 'missing-balance';
-    flag(kind, null, null, `${what}: ${unusable.length} accepted replies carry no usable balance`);
-    return {
-      player: moved({ uncertain: true, note: `balance uncertain: ${what} replied without usable balances` }),
-      transactions,
-      discrepancies,
-    };
-  }
-
-  const signed = (e: StoredEvent) => (e.kind === 'debit' ? -e.amountMinor : e.kind === 'credit' ? e.amountMinor : 0);
-  const accepted = judged.filter((j) => j.outcome === 'accepted');
-  const sumDelta = accepted.reduce((sum, j) => sum + signed(j.event), 0);
-  const betTotal = accepted.reduce((sum, j) => sum + (j.event.kind === 'debit' ? j.event.amountMinor : 0), 0);
-  const reported = judged.flatMap((j) => (j.balance.kind === 'ok' ? [j.balance.minor] : []));
-  if (reported.length === 0) return { player: moved({}), transactions, discrepancies };
-  const actualFinal = Math.min(...reported);
-
-  // Without a baseline, the first bet the wallet applied reported start − its amount: the highest such sum is the start.
-  const derived = accepted.flatMap((j) => (j.balance.kind === 'ok' ? [j.balance.minor - signed(j.event)] : []));
-  const start = prev ?? (derived.length > 0 ? Math.max(...derived) : Math.max(...reported));
-  const expectedFinal = start + sumDelta;
-
-  const creditTotal = sumDelta + betTotal;
-  if (betTotal > start + creditTotal) {
-    flag(
-      'overdraft',
-      start,
-      actualFinal,
-      `${what}: ${accepted.length} bets totalling ${formatMinor(betTotal)} were accepted with a balance of only ${formatMinor(start)}`,
-    );
-  }
-  if (actualFinal !== expectedFinal) {
-    flag(
-      'balance-drift',
-      expectedFinal,
-      actualFinal,
-      `${what}: ${accepted.length} of ${events.length} accepted (net ${formatMinor(sumDelta)}) from ${formatMinor(start)} should leave ${formatMinor(expectedFinal)}, the replies show ${formatMinor(actualFinal)}`,
-    );
-  }
-  if (actualFinal < 0 && !discrepancies.some((d) => d.kind === 'overdraft')) {
-    flag('overdraft', 0, actualFinal, `${what}: the wallet reports a negative balance ${formatMinor(actualFinal)}`);
-  }
-  const note = prev === undefined ? `baseline ${formatMinor(start)} derived from ${what}` : before.note;
-  return {
-    player: moved({ balanceMinor: actualFinal, uncertain: false, ...(note ? { note } : {}) }),
-    transactions,
-    discrepancies,
-  };
-}
-
 /** The whole ledger as a plain value, for the pure reducer. */
 export interface LedgerState {
   players: Readonly<Record<string, PlayerLedger>>;
@@ -492,7 +308,7 @@ function applyOutcome(state: LedgerState, outcome: SettlementOutcome): LedgerSta
 export function applySettlement(
   state: LedgerState,
   event: StoredEvent,
-  options: ReducerOptions = DEFAULT_OPTIONS,
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
   const outcome = evaluateSettlement(viewOf(state), event, options);
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
@@ -502,7 +318,7 @@ export function applySettlement(
 export function applyConcurrentGroup(
   state: LedgerState,
   events: readonly StoredEvent[],
-  options: ReducerOptions = DEFAULT_OPTIONS,
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
   const outcome = evaluateConcurrentGroup(viewOf(state), events, options);
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
