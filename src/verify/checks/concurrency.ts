@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
-import { affordable, BET, type Check, expectAllAnswered } from './shared.ts';
+import { affordable, BET, type Check, expectAllAnswered, playerWithABet } from './shared.ts';
 
 const RULE_HINT =
   'Apply each callback in one database transaction that locks the player row (SELECT … FOR UPDATE, or BEGIN IMMEDIATE in SQLite) ' +
@@ -153,9 +153,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       'inside the transaction, so a second copy waits and then finds the first.',
     source: 'contract (retries); Blue Ocean concurrent duplicate test',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
+      const { p, before, amount } = await playerWithABet(ctx);
       const tx = ctx.tx();
       const n = Math.max(2, Math.min(ctx.settings.concurrency, 10));
       const steps = await Promise.all(

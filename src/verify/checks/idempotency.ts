@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { fail, skip } from '../context.ts';
-import { affordable, BET, type Check, sameReply } from './shared.ts';
+import { affordable, BET, type Check, playerWithABet, sameReply } from './shared.ts';
 
 /** Retries are normal: the same transaction, sent again, moves money once. */
 export const IDEMPOTENCY_CHECKS: readonly Check[] = [
@@ -12,9 +12,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       'balance change; when the key exists, answer the stored reply and change nothing. aggmock retries on timeouts, so duplicates are normal.',
     source: 'contract (pact:duplicate-debit); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
+      const { p, before, amount } = await playerWithABet(ctx);
       const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
       if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
@@ -58,9 +56,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       '(or refuse the mismatch) and never charge the new amount.',
     source: 'Hub88 RS_ERROR_DUPLICATE_TRANSACTION; Groove "transaction parameter mismatch"; Caleta duplicate-id tests',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
+      const { p, before, amount } = await playerWithABet(ctx);
       const first = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
       if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');

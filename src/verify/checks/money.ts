@@ -1,5 +1,5 @@
 import { type CheckContext, fail, skip } from '../context.ts';
-import { affordable, BET, type Check } from './shared.ts';
+import { BET, type Check, playerWithABet } from './shared.ts';
 
 /** Balances move by exactly the amount, in cents, whatever the size; 0 moves nothing; negatives are refused. */
 export const MONEY_CHECKS: readonly Check[] = [
@@ -9,9 +9,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Subtract the amount in integer minor units and reply {"balance": <balance after the bet>} with a 2xx status.',
     source: 'contract (pact:debit-accepted)',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
+      const { p, before, amount } = await playerWithABet(ctx);
       const step = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
       if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
       ctx.expectBalance(step, before - amount, `DEBIT ${ctx.money(amount)} from ${ctx.money(before)}`);

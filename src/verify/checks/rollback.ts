@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
-import { affordable, BET, type Check } from './shared.ts';
+import { BET, type Check, playerWithABet } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
 export const ROLLBACK_CHECKS: readonly Check[] = [
@@ -68,9 +68,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       '(e.g. 409 or {"error":"TRANSACTION_NOT_FOUND"}) or acknowledge it without charging.',
     source: 'contract; Tom Horn (rollback after a 10 s timeout); frozebet (rollback before the bet is processed)',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
-      const amount = affordable(ctx, before, p);
+      const { p, before, amount } = await playerWithABet(ctx);
       const tx = ctx.tx();
       const back = await ctx.rollback(`ROLLBACK of DEBIT ${tx}, which has not arrived yet`, p, tx, amount);
       ctx.expectNoMoneyMoved(back, before, 'a ROLLBACK of a DEBIT the wallet has not seen');
@@ -147,9 +145,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
 
 /** The set-up of most rollback checks: the main player's balance, and an accepted DEBIT of 1.00 (or what it has). */
 async function acceptedDebit(ctx: CheckContext) {
-  const p = ctx.player;
-  const before = await ctx.startBalance(p);
-  const amount = affordable(ctx, before, p);
+  const { p, before, amount } = await playerWithABet(ctx);
   const debit = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
   ctx.expectBalance(debit, before - amount, 'the DEBIT to be rolled back');
   return { p, before, amount, debit };

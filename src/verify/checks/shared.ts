@@ -26,6 +26,13 @@ export function affordable(ctx: CheckContext, balance: number, playerId: string,
   return Math.min(wanted, balance);
 }
 
+/** How most checks start: the main player, its balance, and a bet of 1.00 it can afford. */
+export async function playerWithABet(ctx: CheckContext): Promise<{ p: string; before: number; amount: number }> {
+  const p = ctx.player;
+  const before = await ctx.startBalance(p);
+  return { p, before, amount: affordable(ctx, before, p) };
+}
+
 /** The repeat got the first reply again (same status, same JSON). */
 export function sameReply(first: { exchange: Exchange }, again: { exchange: Exchange }, what: string): void {
   const a = first.exchange.response;
