@@ -180,6 +180,17 @@ export class CheckContext {
     });
   }
 
+  /**
+   * When an accepted step reports a balance other than `beforeMinor` (the wallet moved money it
+   * should not have), gives it back or takes it back after the check, so the player ends where it began.
+   */
+  undoWhatMoved(step: Step, playerId: string, beforeMinor: number, why: string): void {
+    if (!step.reply.accepted || step.reply.balanceMinor === undefined) return;
+    const moved = step.reply.balanceMinor - beforeMinor;
+    if (moved > 0) this.takeBack(playerId, moved);
+    if (moved < 0) this.giveBack(playerId, -moved, `${why} took it`);
+  }
+
   /** Takes back money a (faulty) wallet paid out: a DEBIT after the check. */
   takeBack(playerId: string, amountMinor: number): void {
     if (amountMinor > 0) this.undoCredit(playerId, amountMinor);
@@ -348,7 +359,8 @@ export class CheckContext {
    * business rejection, 4xx or 2xx), or it accepted it and the balance it reports is unchanged.
    * A 5xx, no answer or garbage is a failure: the aggregator would retry and cannot know.
    */
-  expectNoMoneyMoved(step: Step, beforeMinor: number, what: string): 'accepted' | 'rejected' {
+  expectNoMoneyMoved(step: Step, playerId: string, beforeMinor: number, what: string): 'accepted' | 'rejected' {
+    this.undoWhatMoved(step, playerId, beforeMinor, what);
     const { reply, exchange } = step;
     if (reply.verdict === 'rejected') return 'rejected';
     if (reply.verdict !== 'accepted') {

@@ -73,10 +73,7 @@ export const MONEY_CHECKS: readonly Check[] = [
       const before = await ctx.startBalance(p);
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} 0.00`, p, 0);
-        const moved = (step.reply.balanceMinor ?? before) - before;
-        if (moved < 0) ctx.giveBack(p, -moved, `a ${kind.toUpperCase()} of 0 took it`);
-        if (moved > 0) ctx.takeBack(p, moved);
-        const how = ctx.expectNoMoneyMoved(step, before, `a ${kind.toUpperCase()} of 0.00`);
+        const how = ctx.expectNoMoneyMoved(step, p, before, `a ${kind.toUpperCase()} of 0.00`);
         ctx.notes.push(`${kind.toUpperCase()} 0.00 was ${how}`);
       }
       await ctx.expectBalanceNow(p, before, 'amounts of 0 must not change the balance');
@@ -92,9 +89,7 @@ export const MONEY_CHECKS: readonly Check[] = [
       const before = await ctx.startBalance(p);
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} -${ctx.money(BET)}`, p, -BET);
-        const moved = (step.reply.balanceMinor ?? before) - before;
-        if (step.reply.accepted && moved > 0) ctx.takeBack(p, moved);
-        if (step.reply.accepted && moved < 0) ctx.giveBack(p, -moved, `a negative ${kind.toUpperCase()} took it`);
+        ctx.undoWhatMoved(step, p, before, `a negative ${kind.toUpperCase()}`);
         ctx.expectRejection(
           step,
           step.reply.error !== undefined && step.reply.verdict === 'rejected' ? step.reply.error : 'INVALID_REQUEST',
