@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
-import { type CallbackEngine, callbackBodySchemas, type Random, walletReplySchema } from './callbacks/index.ts';
+import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
@@ -13,6 +13,7 @@ import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { registerAdminPaths } from './openapi/admin.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
+import { replySchemas, wireOf } from './profiles/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
 
@@ -118,45 +119,55 @@ export function openApiDocument(app: OpenAPIHono): ReturnType<OpenAPIHono['getOp
   return app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
 }
 
-/** The callbacks aggmock POSTs to the integrator's webhook, as OpenAPI 3.1 `webhooks`, from the same schemas the engine uses. */
+/** The callbacks aggmock POSTs to the integrator's webhook, as OpenAPI 3.1 `webhooks`, from the active profile's schemas. */
 function registerCallbackWebhooks(app: OpenAPIHono, config: AggmockConfig): void {
+  const wire = wireOf(config.callbacks);
   const bodies = callbackBodySchemas(config.callbacks);
+  const replies = replySchemas(wire);
   const signing = config.callbacks.signing;
   const signatureHeaders =
-    signing.scheme === 'standard-webhooks'
-      ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature]
-      : [signing.headers.signature];
+    wire.signingScheme === 'none'
+      ? []
+      : wire.signingScheme === 'standard-webhooks'
+        ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature]
+        : [signing.headers.signature];
+  const signed =
+    wire.signingScheme === 'none'
+      ? 'Not signed: the wallet checks the API key in the body.'
+      : `Signed with ${wire.signingScheme} (HMAC-SHA256 over the raw body).`;
   const descriptions = {
-    debit:
-      'A bet: take `amount` from the player. Reply `{balance}` after the event, or `{error:"INSUFFICIENT_FUNDS"}` with a 4xx.',
-    credit: 'A win: add `amount` to the player. Reply `{balance}` after the event.',
+    debit: 'A bet: take the amount from the player. Reply with the balance after the event, or refuse it (insufficient funds).',
+    credit: 'A win: add the amount to the player. Reply with the balance after the event.',
     rollback:
-      config.callbacks.rollbackStyle === 'reference'
+      wire.rollbackStyle === 'reference'
         ? 'Reverses the DEBIT named by `referenceTransactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.'
         : 'Reverses the DEBIT with the same `transactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.',
   } as const;
   for (const kind of ['debit', 'credit', 'rollback'] as const) {
+    const body = bodies[kind];
+    if (!body) continue;
+    const name = wire.type(kind) ?? `${wire.name}-${kind}`;
     app.openAPIRegistry.registerWebhook({
       method: 'post',
-      path: config.callbacks.types[kind],
-      summary: `${config.callbacks.types[kind]} callback to ${config.callbacks.webhookUrl}`,
-      description: `${descriptions[kind]} A duplicate transactionId (same type, same player) must get the first reply again and move no money. Signed with ${signing.scheme} (HMAC-SHA256 over the raw body).`,
+      path: name,
+      summary: `${name} callback to ${config.callbacks.webhookUrl} (profile ${wire.name})`,
+      description: `${descriptions[kind]} A duplicate transactionId (same type, same player) must get the first reply again and move no money. ${signed}`,
       request: {
         headers: z.object(Object.fromEntries(signatureHeaders.map((h) => [h, z.string()]))),
-        body: { required: true, content: { 'application/json': { schema: bodies[kind] } } },
+        body: { required: true, content: { 'application/json': { schema: body } } },
       },
       responses: {
         200: {
-          description: 'Applied (or a duplicate, answered as the first time)',
-          content: { 'application/json': { schema: walletReplySchema } },
+          description: 'Applied (or a duplicate, answered as the first time); a 2xx refusal is a rejection too',
+          content: { 'application/json': { schema: z.union([replies.accepted, replies.rejected]) } },
         },
         400: {
-          description: 'Business rejection, e.g. {"error":"INSUFFICIENT_FUNDS"}; never retried',
-          content: { 'application/json': { schema: walletReplySchema } },
+          description: 'Business rejection, e.g. insufficient funds; never retried',
+          content: { 'application/json': { schema: replies.rejected } },
         },
         401: {
-          description: '{"error":"INVALID_SIGNATURE"}; never retried',
-          content: { 'application/json': { schema: walletReplySchema } },
+          description: 'Bad signature or API key; never retried',
+          content: { 'application/json': { schema: replies.rejected } },
         },
         500: { description: 'Retried on the retry schedule (also on timeouts, network errors and 429)' },
       },

@@ -12,6 +12,7 @@ import type { AggmockConfig } from './config/index.ts';
 import { LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
+import { wireOf } from './profiles/index.ts';
 import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
 
@@ -58,7 +59,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const ledger = createShadowLedger({
     engine,
     db,
-    amountFormat: config.callbacks.amountFormat,
+    reading: wireOf(config.callbacks).reading,
     retention: config.callbacks.retention,
   });
   const scheduler = createScheduler({

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
+import { wireOf } from '../profiles/index.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
@@ -198,9 +199,9 @@ class Engine implements CallbackEngine {
 
   /** Validates a request and builds its row, body bytes included. */
   private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
-    const r = validEnqueueRequest(req);
+    const r = validEnqueueRequest(req, wireOf(this.cfg));
     const createdAt = this.clock.now();
-    const byReference = r.kind === 'rollback' && this.cfg.rollbackStyle === 'reference';
+    const byReference = r.kind === 'rollback' && wireOf(this.cfg).rollbackStyle === 'reference';
     // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
     const transactionId =
       r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.ids.next());
@@ -218,7 +219,7 @@ class Engine implements CallbackEngine {
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
     if (r.roundId !== undefined) event.roundId = r.roundId;
     if (r.gameId !== undefined) event.gameId = r.gameId;
-    if (r.currency !== undefined) event.currency = r.currency;
+    event.currency = r.currency ?? this.cfg.currency;
     if (r.group !== undefined) event.group = r.group;
     return event;
   }
@@ -445,7 +446,7 @@ class Engine implements CallbackEngine {
     const { event, headers } = sending;
     transport.post(event.url, headers, event.body).then(
       (answer) => {
-        const verdict = classifyAnswer(answer, this.clock.now());
+        const verdict = classifyAnswer(answer, this.clock.now(), wireOf(this.cfg).reading(event.currency));
         this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
@@ -530,7 +531,7 @@ class Engine implements CallbackEngine {
       resolve(snapshot);
     }
     for (const listener of this.settledListeners) this.safely(() => listener(snapshot));
-    if (event.kind === 'debit' && event.status === 'failed' && this.cfg.rollbackFailedDebits) {
+    if (event.kind === 'debit' && event.status === 'failed' && this.cfg.rollbackFailedDebits && wireOf(this.cfg).hasRollback) {
       this.rollbackFailedDebit(event);
     }
     if (this.queues.has(key)) this.activate(key);
@@ -540,7 +541,7 @@ class Engine implements CallbackEngine {
   private rollbackFailedDebit(debit: StoredEvent): void {
     try {
       const createdAt = this.clock.now();
-      const byReference = this.cfg.rollbackStyle === 'reference';
+      const byReference = wireOf(this.cfg).rollbackStyle === 'reference';
       const store = () => {
         const transactionId = byReference ? this.ids.next() : debit.transactionId;
         const fields = {

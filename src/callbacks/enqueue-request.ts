@@ -1,5 +1,6 @@
 /** Validating what callers ask the engine to send, with errors that name the wrong field. */
 import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import type { Wire } from '../profiles/index.ts';
 import { type EnqueueRequest, enqueueRequestSchema } from './events.ts';
 
 /** An enqueue request that names a wrong field. */
@@ -11,8 +12,18 @@ export class CallbackRequestError extends Error {
 }
 
 /** The request when it is valid (checked fast by hand, else by the schema); throws CallbackRequestError. */
-export function validEnqueueRequest(req: EnqueueRequest): EnqueueRequest {
-  return isWellFormed(req) ? req : parseRequest(req);
+export function validEnqueueRequest(req: EnqueueRequest, wire: Wire): EnqueueRequest {
+  const r = isWellFormed(req) ? req : parseRequest(req);
+  if (r.kind === 'rollback' && !wire.hasRollback) {
+    throw new CallbackRequestError([
+      {
+        field: 'kind',
+        message: `the "${wire.name}" profile has no ROLLBACK callback; expected "debit" or "credit"`,
+        received: r.kind,
+      },
+    ]);
+  }
+  return r;
 }
 
 /**
@@ -25,7 +36,7 @@ function isWellFormed(r: EnqueueRequest): boolean {
   if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
   if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
   // A per-event URL is rare; let the schema check it is an http(s) URL.
-  if (r.url !== undefined) return false;
+  if (r.url !== undefined || r.bonus !== undefined) return false;
   for (const key of OPTIONAL_STRINGS) {
     const value = r[key];
     if (value !== undefined && (typeof value !== 'string' || value === '')) return false;
@@ -39,6 +50,8 @@ const OPTIONAL_STRINGS = [
   'roundId',
   'gameId',
   'currency',
+  'gameName',
+  'provider',
   'source',
   'orderingKey',
   'group',

@@ -113,7 +113,7 @@ describe('callbackBodySchemas', () => {
       ),
     );
     expect(schemas.debit.safeParse(debit).success).toBe(true);
-    expect(schemas.rollback.safeParse(rollback).success).toBe(true);
+    expect(schemas.rollback?.safeParse(rollback).success).toBe(true);
     expect(schemas.credit.safeParse(debit).success).toBe(false); // wrong type string
     expect(schemas.debit.safeParse({ ...debit, gameId: 'g' }).success).toBe(false);
   });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
-import { EXTRA_FIELDS } from '../config/index.ts';
-import { encodeAmount } from '../money/index.ts';
+import { BONUS_KINDS, bodySchemas, renderBody, type WireFields, wireOf } from '../profiles/index.ts';
 
 /** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
 
@@ -35,6 +34,15 @@ export const enqueueRequestSchema = z
     roundId: nonEmpty('the round id').optional(),
     gameId: nonEmpty('the game id').optional(),
     currency: nonEmpty('the currency code').optional(),
+    gameName: nonEmpty('the game name').optional(),
+    provider: nonEmpty('the provider name').optional(),
+    /** A free-spin round, a jackpot win or a promotional credit: the bonus it belongs to. */
+    bonus: z
+      .strictObject({
+        kind: z.enum(BONUS_KINDS, { error: `expected one of ${BONUS_KINDS.map((k) => `"${k}"`).join(', ')}` }),
+        id: nonEmpty('the bonus id'),
+      })
+      .optional(),
     /** 'manual' | 'scenario:bet-win' | 'play' | 'rollback-of-failed-debit' | 'replay:<id>' … */
     source: nonEmpty('the source').optional(),
     /** Events with the same key go out strictly one after another; default the player id. */
@@ -61,6 +69,9 @@ export interface StoredEvent {
   roundId?: string;
   gameId?: string;
   currency?: string;
+  gameName?: string;
+  provider?: string;
+  bonus?: { kind: (typeof BONUS_KINDS)[number]; id: string };
   source: string;
   group?: string;
   orderingKey: string;
@@ -97,87 +108,28 @@ export interface Attempt {
 }
 
 /** The wire fields of one callback, before serialisation. */
-export type CallbackFields = Pick<
-  StoredEvent,
-  'kind' | 'transactionId' | 'referenceTransactionId' | 'playerId' | 'amountMinor' | 'roundId' | 'gameId' | 'currency'
-> & {
-  /** ms epoch; sent as ISO 8601 when `timestamp` is an extra field. */
-  createdAt?: number;
-};
+export type CallbackFields = WireFields;
 
 /**
- * The exact JSON bytes of a callback. By default exactly `{"type","transactionId","amount","playerId"}`
- * in that order; a 'reference'-style ROLLBACK adds `referenceTransactionId`; extra fields follow in
- * the fixed order roundId, gameId, currency, timestamp, and only when configured and known.
- * Amounts are integer minor units until {@link encodeAmount} turns them into the wire number.
+ * The exact JSON bytes of a callback under the active profile (`callbacks.profile`). The default
+ * profile sends exactly `{"type","transactionId","amount","playerId"}` in that order; a
+ * 'reference'-style ROLLBACK adds `referenceTransactionId`; extra fields follow in the fixed order
+ * roundId, gameId, currency, timestamp, only when configured and known.
  *
  * @example
  * buildCallbackBody({ kind: 'debit', transactionId: 'tx_1', amountMinor: 1050, playerId: 'p1' }, config.callbacks)
  * // '{"type":"DEBIT","transactionId":"tx_1","amount":10.5,"playerId":"p1"}'
  */
 export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfig): string {
-  const rollbackByReference = fields.kind === 'rollback' && config.rollbackStyle === 'reference';
-  const body: Record<string, string | number> = {
-    type: config.types[fields.kind],
-    transactionId:
-      fields.kind === 'rollback' && !rollbackByReference
-        ? (fields.referenceTransactionId ?? fields.transactionId)
-        : fields.transactionId,
-    amount: encodeAmount(fields.amountMinor, config.amountFormat),
-    playerId: fields.playerId,
-  };
-  if (rollbackByReference && fields.referenceTransactionId !== undefined) {
-    body.referenceTransactionId = fields.referenceTransactionId;
-  }
-  if (config.extraFields.length > 0) {
-    const wanted = new Set(config.extraFields);
-    for (const name of EXTRA_FIELDS) {
-      if (!wanted.has(name)) continue;
-      const value =
-        name === 'timestamp'
-          ? isoTime(fields.createdAt)
-          : name === 'currency'
-            ? (fields.currency ?? config.currency)
-            : fields[name];
-      if (value !== undefined) body[name] = value;
-    }
-  }
-  return JSON.stringify(body);
-}
-
-function isoTime(ms: number | undefined): string | undefined {
-  return ms === undefined ? undefined : new Date(ms).toISOString();
+  return renderBody(wireOf(config), fields);
 }
 
 /**
- * zod schemas of the three bodies as this configuration sends them: exact type strings, the
- * amount format, the rollback style and the configured extra fields. Unknown keys are refused,
- * so a test or a contract notices any field that should not be there.
+ * zod schemas of the bodies this configuration sends (exact type strings, amount format, rollback
+ * style, extra fields; a ROLLBACK only when the profile has one). Unknown keys are refused.
  */
 export function callbackBodySchemas(config: CallbacksConfig) {
-  const amount =
-    config.amountFormat === 'minor'
-      ? z.number().int().describe('amount in minor units (1050 = 10.50)')
-      : z.number().describe('amount in major units with at most 2 decimals (10.5 = 10.50)');
-  const extras = Object.fromEntries(
-    config.extraFields.map((name) => [
-      name,
-      (name === 'timestamp' ? z.iso.datetime() : z.string().min(1)).optional().describe(`extra field ${name}, when known`),
-    ]),
-  );
-  const core = (type: string) => ({
-    type: z.literal(type),
-    transactionId: z.string().min(1),
-    amount,
-    playerId: z.string().min(1),
-  });
-  const debit = z.strictObject({ ...core(config.types.debit), ...extras });
-  const credit = z.strictObject({ ...core(config.types.credit), ...extras });
-  const rollback =
-    config.rollbackStyle === 'reference'
-      ? z.strictObject({ ...core(config.types.rollback), referenceTransactionId: z.string().min(1), ...extras })
-      : z.strictObject({ ...core(config.types.rollback), ...extras });
-  return { debit, credit, rollback };
+  return bodySchemas(wireOf(config));
 }
 
 export {

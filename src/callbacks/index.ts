@@ -19,3 +19,4 @@ export * from './events.ts';
 export { TransactionIdSequence, transactionIdAt } from './ids.ts';
 export { MAX_JOURNALED_BODY, Outbox, type OutboxFilter, type RetentionPolicy } from './outbox.ts';
 export { type Random, seededRandom } from './random.ts';
+export { DEFAULT_READING, type JudgedReply, judgeReply, type ReplyVerdict } from './reply.ts';

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { judgeReply, rawTopLevelValue } from './reply.ts';
+import { DEFAULT_READING, judgeReply, rawTopLevelValue } from './reply.ts';
 
 /**
  * The one reply judge: every odd reply a real wallet has been seen to send, and what it means.
  * The dispatcher, the shadow ledger and `aggmock verify` all read replies through it.
  */
+const MINOR = { ...DEFAULT_READING, codec: { ...DEFAULT_READING.codec, format: 'minor' as const } };
+
 describe('judgeReply', () => {
   const cases: [string, number, string, string, Record<string, unknown>][] = [
     ['a plain balance', 200, '{"balance":10.5}', 'accepted', { balance: { kind: 'ok', minor: 1050 } }],
@@ -73,7 +75,7 @@ describe('judgeReply', () => {
   ];
   for (const [what, status, text, verdict, more] of cases) {
     it(`${what}: HTTP ${status} ${text || '(empty)'} → ${verdict}`, () => {
-      const judged = judgeReply({ status, text }, 'decimal');
+      const judged = judgeReply({ status, text }, DEFAULT_READING);
       expect(judged.verdict).toBe(verdict);
       expect(judged).toMatchObject(more);
     });
@@ -90,8 +92,8 @@ describe('judgeReply', () => {
   });
 
   it('reads balances in minor units when the wire says so', () => {
-    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, 'minor').balance).toEqual({ kind: 'ok', minor: 1050 });
-    expect(judgeReply({ status: 200, text: '{"balance":10.5}' }, 'minor').balance).toEqual({ kind: 'invalid', raw: 10.5 });
+    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, MINOR).balance).toEqual({ kind: 'ok', minor: 1050 });
+    expect(judgeReply({ status: 200, text: '{"balance":10.5}' }, MINOR).balance).toEqual({ kind: 'invalid', raw: 10.5 });
   });
 
   it('tells float noise from an exact amount by the text the wallet wrote', () => {
@@ -101,8 +103,8 @@ describe('judgeReply', () => {
     // Parses to a double that rounds to 109.71, but the wallet computed it in floats.
     expect(judgeReply({ status: 200, text: '{"balance":109.71000000000001}' }).balanceExact).toBe(false);
     expect(judgeReply({ status: 200, text: '{"balance":1.1e2}' }).balanceExact).toBe(false);
-    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, 'minor').balanceExact).toBe(true);
-    expect(judgeReply({ status: 200, text: '{"balance":1050.0}' }, 'minor').balanceExact).toBe(false);
+    expect(judgeReply({ status: 200, text: '{"balance":1050}' }, MINOR).balanceExact).toBe(true);
+    expect(judgeReply({ status: 200, text: '{"balance":1050.0}' }, MINOR).balanceExact).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type AmountFormat, decodeAmount } from '../money/index.ts';
-import { parseJsonOr } from '../shared/index.ts';
+import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
+import type { ReplyReading } from '../profiles/index.ts';
+import { parseJsonOr, valueAt } from '../shared/index.ts';
 
 /**
  * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
@@ -70,39 +71,58 @@ export interface ReplyInput {
 }
 
 /**
- * Judges one reply (`format` only matters for reading `balance`). The rules, in order:
+ * The documented reply: `{balance}`, or `{error, message?, balance?}`, amounts in major units with
+ * two decimals. Every other wire's reading comes from its profile (`wireOf(…).reading(currency)`).
+ */
+export const DEFAULT_READING: ReplyReading = {
+  rules: { balance: 'balance', error: 'error', message: ['message', 'msg', 'description'], balanceOnRejection: true },
+  codec: { format: 'decimal', as: 'number', exponent: 2 },
+};
+
+/** The value at a dotted path of a reply ("balance", "data.money"). */
+function at(object: Record<string, unknown>, path: string): unknown {
+  return valueAt(object, path.split('.'));
+}
+
+/**
+ * Judges one reply under a wire's reading (where the balance, the error and a success flag are;
+ * how amounts are written). The rules, in order:
  * 1. 408, 429 and 5xx → `retry`, whatever the body says.
- * 2. 2xx → `invalid` unless the body is a JSON object; `rejected` when it signals an error;
- *    otherwise `accepted`.
+ * 2. 2xx → `invalid` unless the body is a JSON object; `rejected` when it signals an error (or its
+ *    success flag, when the profile has one, is not the success value); otherwise `accepted`.
  * 3. Any other status (3xx, 4xx) → `rejected`.
  *
  * An error is signalled by an `error` field that is a non-empty string, a non-zero number or
  * `true`. `error: null`, `false`, `0` and `""` mean "no error" (several wallet APIs answer
  * `{"error":0, …}` on success).
  *
- * @example judgeReply({ status: 200, text: '{"balance":10,"error":0}' }, 'decimal') // verdict 'accepted', balance 1000
- * @example judgeReply({ status: 200, text: '{"error":"INSUFFICIENT_FUNDS","balance":5}' }, 'decimal') // verdict 'rejected'
+ * @example judgeReply({ status: 200, text: '{"balance":10,"error":0}' }) // verdict 'accepted', balance 1000
+ * @example judgeReply({ status: 200, text: '{"error":"INSUFFICIENT_FUNDS","balance":5}' }) // verdict 'rejected'
  */
-export function judgeReply(input: ReplyInput, format: AmountFormat = 'decimal'): JudgedReply {
+export function judgeReply(input: ReplyInput, reading: ReplyReading = DEFAULT_READING): JudgedReply {
   const { status } = input;
+  const { rules, codec } = reading;
   const body = input.body !== undefined || input.text === undefined ? input.body : parseReplyBody(input.text);
   const object = isJsonObject(body) ? body : undefined;
-  const error = object ? signalledError(object.error) : undefined;
-  const message = object ? firstText(object.message, object.msg, object.description) : undefined;
-  const balance = readBalance(object, format);
+  const error = object ? signalledError(at(object, rules.error)) : undefined;
+  const unsuccessful =
+    object !== undefined && rules.success !== undefined && at(object, rules.success.path) !== rules.success.equals;
+  const message = object ? firstText(...rules.message.map((path) => at(object, path))) : undefined;
   const verdict: ReplyVerdict =
     status === 408 || status === 429 || status >= 500
       ? 'retry'
       : status >= 200 && status < 300
         ? object === undefined
           ? 'invalid'
-          : error === undefined
+          : error === undefined && !unsuccessful
             ? 'accepted'
             : 'rejected'
         : 'rejected';
+  const balance: ReplyBalance =
+    verdict === 'rejected' && !rules.balanceOnRejection ? { kind: 'none' } : readBalance(object, reading);
   const exact =
-    balance.kind === 'ok' && input.text !== undefined
-      ? isExactAmountText(rawTopLevelValue(input.text, 'balance'), format)
+    balance.kind === 'ok' && input.text !== undefined && !rules.balance.includes('.')
+      ? isExactAmountLiteral(rawTopLevelValue(input.text, rules.balance), codec)
       : undefined;
   return {
     verdict,
@@ -140,19 +160,12 @@ function firstText(...values: unknown[]): string | undefined {
   return values.find((v): v is string => typeof v === 'string' && v.length > 0);
 }
 
-function readBalance(object: Record<string, unknown> | undefined, format: AmountFormat): ReplyBalance {
-  if (!object || !('balance' in object)) return { kind: 'none' };
-  const raw = object.balance;
+function readBalance(object: Record<string, unknown> | undefined, reading: ReplyReading): ReplyBalance {
+  if (!object) return { kind: 'none' };
+  const raw = at(object, reading.rules.balance);
   if (raw === undefined || raw === null) return { kind: 'none' };
-  const minor = decodeAmount(raw, format);
+  const minor = decodeAmount(raw, reading.codec);
   return minor === undefined ? { kind: 'invalid', raw } : { kind: 'ok', minor };
-}
-
-/** Whether a JSON number literal is an exact amount in the format: ≤ 2 decimals, or a whole number of minor units. */
-function isExactAmountText(literal: string | undefined, format: AmountFormat): boolean {
-  if (literal === undefined) return false;
-  const pattern = format === 'minor' ? /^-?(0|[1-9]\d*)$/ : /^-?(0|[1-9]\d*)(\.\d{1,2})?$/;
-  return pattern.test(literal);
 }
 
 /**

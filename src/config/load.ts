@@ -80,7 +80,36 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   const file = readConfigFile(options.configPath, cwd);
   const env = envLayer(options.env ?? process.env);
   const merged = [file.layer, env, options.flags ?? {}].reduce(deepMerge, {});
-  return validateConfig(merged, file.path);
+  const profileFile = readProfileFile(merged, cwd);
+  try {
+    return validateConfig(merged, file.path);
+  } catch (error) {
+    if (error instanceof ConfigError && profileFile) {
+      throw new ConfigError(`${error.message}\n  (callbacks.profile was read from ${profileFile})`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A `callbacks.profile` that names a file (it ends in .json) is read here, relative to the working
+ * directory, and put in its place, so the schema validates the definition like any other setting.
+ * Returns the file's path when one was read.
+ */
+function readProfileFile(merged: Layer, cwd: string): string | undefined {
+  const callbacks = merged.callbacks;
+  if (!isPlainObject(callbacks) || typeof callbacks.profile !== 'string' || !callbacks.profile.endsWith('.json'))
+    return undefined;
+  const path = resolve(cwd, callbacks.profile);
+  if (!existsSync(path)) throw new ConfigError(`callbacks.profile: profile file not found: ${path}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  callbacks.profile = parsed;
+  return path;
 }
 
 /** Validates a raw object against the schema, turning zod issues into one readable ConfigError. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUILTIN_PROFILES, isBuiltinProfile, type ProfileDefinition, profileDefinitionSchema } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 
@@ -70,9 +71,44 @@ export const catalogSchema = z.strictObject({
   fixture: z.string().min(1).optional(),
 });
 
-export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp'] as const;
+export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp', 'bonus'] as const;
 
-export const callbacksSchema = z.strictObject({
+/**
+ * `callbacks.profile`: a built-in name, or a profile definition (the loader reads a profile file
+ * into one). Its issues are reported under `callbacks.profile.<field>`.
+ */
+const profileSetting = z
+  .unknown()
+  .default('default')
+  .transform((value, ctx): string | ProfileDefinition => {
+    if (typeof value === 'string') {
+      if (isBuiltinProfile(value)) return value;
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a built-in profile (${BUILTIN_PROFILES.join(', ')}) or the path of a profile file ending in .json`,
+      });
+      return z.NEVER;
+    }
+    const parsed = profileDefinitionSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+
+/** Currency code → decimals of its major unit, for currencies ISO 4217 does not list (crypto, say). */
+const currenciesSetting = z
+  .record(
+    z.string().regex(/^[A-Z0-9]{2,8}$/, 'expected a currency code of 2–8 capital letters or digits'),
+    z.number().int().min(0).max(8),
+  )
+  .default({});
+
+const callbacksObjectSchema = z.strictObject({
+  /** The wire format: a built-in profile ("default", "betnex") or a profile file. */
+  profile: profileSetting,
+  /** What a profile's `{"from":"apiKey"}` field writes (Betnex: the operator's `api_key`). */
+  apiKey: z.string().min(1).default(DEV_API_KEY),
+  currencies: currenciesSetting,
   webhookUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4001/callback/webhook'),
   signing: signingSchema.prefault({}),
   types: z
@@ -119,6 +155,24 @@ export const callbacksSchema = z.strictObject({
    * `webhookUrl`; aggmock's own port is never allowed, so it cannot be made to call its admin API.
    */
   allowedUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL prefix' })).default([]),
+});
+
+/** Settings that shape only the default profile's wire; with another profile they would be silently ignored. */
+const DEFAULT_PROFILE_ONLY = ['types', 'rollbackStyle', 'amountFormat', 'extraFields'] as const;
+
+export const callbacksSchema = callbacksObjectSchema.superRefine((c, ctx) => {
+  if (c.profile === 'default') return;
+  const defaults = callbacksObjectSchema.parse({});
+  for (const key of DEFAULT_PROFILE_ONLY) {
+    if (JSON.stringify(c[key]) !== JSON.stringify(defaults[key])) {
+      const name = typeof c.profile === 'string' ? c.profile : c.profile.name;
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `applies only to the default profile; the "${name}" profile defines its own wire (edit the profile instead)`,
+      });
+    }
+  }
 });
 
 const amountRange = z

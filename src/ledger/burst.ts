@@ -49,7 +49,7 @@ export function evaluateConcurrentGroup(
   const judged = events.map((event) => ({
     event,
     outcome: replyOutcome(event),
-    balance: replyBalance(event, options.amountFormat),
+    balance: replyBalance(event, options.reading(event.currency)),
   }));
   const transactions: LedgerTx[] = judged.map(({ event, outcome }) => ledgerTx(event, outcome));
   const what = `${events.length} parallel events (#${ids.join(', #')})`;

@@ -7,8 +7,9 @@
 import type { Database } from 'better-sqlite3';
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
-import type { AmountFormat } from '../money/index.ts';
 import { toMajor } from '../money/index.ts';
+import type { ReplyReading } from '../profiles/index.ts';
+import { DEFAULT_REDUCER_OPTIONS, type ReducerOptions } from './model.ts';
 import {
   type Discrepancy,
   evaluateConcurrentGroup,
@@ -63,8 +64,8 @@ export interface ShadowLedgerOptions {
   engine: Pick<CallbackEngine, 'onSettled' | 'outbox'>;
   /** The same database as the outbox. */
   db: Database;
-  /** How `balance` is encoded in replies; default 'decimal' (config.callbacks.amountFormat). */
-  amountFormat?: AmountFormat;
+  /** How replies read in a currency; default the documented wire (`wireOf(config.callbacks).reading`). */
+  reading?: (currency?: string) => ReplyReading;
   /** Discrepancies kept, like deliveries (config.callbacks.retention); unbounded when absent. */
   retention?: { maxEvents: number; maxAge: number };
   now?: () => number;
@@ -77,12 +78,12 @@ export interface ShadowLedgerOptions {
  * ordering keys) are held until the whole group has settled and judged as a set.
  *
  * @example
- * const ledger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+ * const ledger = createShadowLedger({ engine, db, reading: wireOf(config.callbacks).reading });
  * ledger.discrepancies({ kind: 'double-debit' });
  */
 export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const { engine, db } = options;
-  const reducer = { amountFormat: options.amountFormat ?? 'decimal' };
+  const reducer: ReducerOptions = options.reading ? { reading: options.reading } : DEFAULT_REDUCER_OPTIONS;
   const store = new DiscrepancyStore(db);
   const players = new Map<string, PlayerLedger>();
   const transactions = new Map<string, LedgerTx>();

@@ -3,6 +3,7 @@ import { openDatabase } from '../callbacks/db.ts';
 import { type CallbackEngine, createCallbackEngine } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { validateConfig } from '../config/index.ts';
+import { wireOf } from '../profiles/index.ts';
 import { planScenario, runScenario, SCENARIOS, type ScenarioName } from '../scenarios/index.ts';
 import { createShadowLedger, type ShadowLedger } from './index.ts';
 import { startStubWallet, type TestWallet, type WalletBug } from './test-wallet.ts';
@@ -18,7 +19,7 @@ async function setup(bugs: WalletBug[] = [], walletOptions: { delayMs?: number; 
   const config = validateConfig({ seed: 7, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0 } });
   const db = openDatabase(':memory:');
   const engine: CallbackEngine = createCallbackEngine({ config, db });
-  const ledger: ShadowLedger = createShadowLedger({ engine, db, amountFormat: config.callbacks.amountFormat });
+  const ledger: ShadowLedger = createShadowLedger({ engine, db, reading: wireOf(config.callbacks).reading });
   engine.start();
   cleanups.push(async () => {
     ledger.close();

@@ -1,5 +1,6 @@
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
-import type { AmountFormat } from '../money/index.ts';
+import { DEFAULT_READING } from '../callbacks/reply.ts';
+import type { ReplyReading } from '../profiles/index.ts';
 import type { ReplyOutcome } from './reply.ts';
 
 /** What the shadow ledger knows and reports: discrepancy kinds, per-player state, remembered transactions. */
@@ -58,6 +59,7 @@ export interface LedgerTx {
   playerId: string;
   transactionId: string;
   amountMinor: number;
+  currency?: string;
   /** 'failed' = no reply: the wallet may or may not have applied it. */
   outcome: ReplyOutcome;
   reply?: { status: number; body: unknown };
@@ -78,11 +80,11 @@ export interface SettlementOutcome {
 }
 
 export interface ReducerOptions {
-  /** How the wire encodes `balance`: major units with 2 decimals (default) or minor units. */
-  amountFormat: AmountFormat;
+  /** How the wire's replies read, in an event's currency (the active profile's `reading`). */
+  reading: (currency?: string) => ReplyReading;
 }
 
-export const DEFAULT_REDUCER_OPTIONS: ReducerOptions = { amountFormat: 'decimal' };
+export const DEFAULT_REDUCER_OPTIONS: ReducerOptions = { reading: () => DEFAULT_READING };
 
 /** The idempotency key: same type, same player, same transactionId. */
 export function transactionKey(kind: EventKind, playerId: string, transactionId: string): string {
@@ -98,6 +100,7 @@ export function ledgerTx(event: StoredEvent, outcome: LedgerTx['outcome']): Ledg
     playerId: event.playerId,
     transactionId: event.transactionId,
     amountMinor: event.amountMinor,
+    ...(event.currency === undefined ? {} : { currency: event.currency }),
     outcome,
     ...(event.reply ? { reply: event.reply } : {}),
     rolledBack: false,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
+import { DEFAULT_READING, judgeReply } from '../callbacks/reply.ts';
 import { applyConcurrentGroup, applySettlement, type DiscrepancyDraft, emptyLedgerState, type LedgerState } from './reducer.ts';
 
 let nextId = 1;
@@ -11,7 +12,8 @@ function settled(
   extra: Partial<StoredEvent> = {},
 ): StoredEvent {
   const id = nextId++;
-  const status = !reply ? 'failed' : reply.status >= 400 ? 'rejected' : 'delivered';
+  // The status the engine settles it with: the one judge's verdict.
+  const status = !reply ? 'failed' : judgeReply(reply).verdict === 'accepted' ? 'delivered' : 'rejected';
   return {
     id,
     kind,
@@ -46,6 +48,8 @@ function run(events: StoredEvent[], state: LedgerState = emptyLedgerState()) {
   }
   return { state, found };
 }
+
+const MINOR = { reading: () => ({ ...DEFAULT_READING, codec: { ...DEFAULT_READING.codec, format: 'minor' as const } }) };
 
 describe('applySettlement', () => {
   it('takes the first reply as the baseline and accepts a bet that moves the balance down by its amount', () => {
@@ -206,8 +210,8 @@ describe('applySettlement', () => {
 
   it('reads balances in minor units when the wire format is minor', () => {
     let state = emptyLedgerState();
-    ({ state } = applySettlement(state, settled('debit', 't1', 100, ok(900)), { amountFormat: 'minor' }));
-    const { discrepancies } = applySettlement(state, settled('debit', 't2', 100, ok(800)), { amountFormat: 'minor' });
+    ({ state } = applySettlement(state, settled('debit', 't1', 100, ok(900)), MINOR));
+    const { discrepancies } = applySettlement(state, settled('debit', 't2', 100, ok(800)), MINOR);
     expect(discrepancies).toEqual([]);
   });
 

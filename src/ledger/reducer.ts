@@ -34,7 +34,7 @@ export * from './model.ts';
  * Judges one settled, sequentially delivered event against what the ledger knew.
  *
  * @example
- * const { player, discrepancies } = evaluateSettlement(view, settledDebit, { amountFormat: 'decimal' });
+ * const { player, discrepancies } = evaluateSettlement(view, settledDebit, DEFAULT_REDUCER_OPTIONS);
  */
 export function evaluateSettlement(
   view: LedgerView,
@@ -45,7 +45,7 @@ export function evaluateSettlement(
   const before: PlayerLedger = view.player(event.playerId) ?? { playerId: event.playerId, uncertain: false };
   const prev = before.uncertain ? undefined : before.balanceMinor;
   const outcome = replyOutcome(event);
-  const balance = replyBalance(event, options.amountFormat);
+  const balance = replyBalance(event, options.reading(event.currency));
   const self = ledgerTx(event, outcome);
   const { key } = self;
   const label = `${event.kind.toUpperCase()} ${event.transactionId} (event #${event.id})`;
@@ -255,7 +255,7 @@ function judgeDuplicate(first: LedgerTx, event: StoredEvent, ctx: DuplicateConte
       `${label} repeats transactionId ${event.transactionId} and must move no money, but the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}; ${firstSaid}`,
     );
   } else {
-    const firstBalance = first.reply ? replyBalance({ reply: first.reply }, ctx.options.amountFormat) : undefined;
+    const firstBalance = first.reply ? replyBalance({ reply: first.reply }, ctx.options.reading(first.currency)) : undefined;
     flag(
       'duplicate-reply-differs',
       firstBalance?.kind === 'ok' ? firstBalance.minor : null,

@@ -1,20 +1,19 @@
 import type { StoredEvent } from '../callbacks/events.ts';
 import { judgeReply, type ReplyBalance } from '../callbacks/reply.ts';
-import type { AmountFormat } from '../money/index.ts';
+import type { ReplyReading } from '../profiles/index.ts';
 
 export type { ReplyBalance } from '../callbacks/reply.ts';
 
 /**
  * How a wallet answered one settled event. The engine settled it with the one reply judge
- * (`judgeReply`), so `delivered` already means accepted; the judge is asked again only so that a
- * stored reply is never read by a second set of rules.
+ * (`judgeReply`) under the active wire's reading, so `delivered` means accepted and `rejected`
+ * rejected; the reply is not judged a second time here, by rules that could differ.
  */
 export type ReplyOutcome = 'accepted' | 'rejected' | 'failed';
 
 export function replyOutcome(event: Pick<StoredEvent, 'status' | 'reply'>): ReplyOutcome {
   if (event.status === 'failed' || !event.reply) return 'failed';
-  if (event.status === 'rejected') return 'rejected';
-  return judgeReply(event.reply).verdict === 'accepted' ? 'accepted' : 'rejected';
+  return event.status === 'delivered' ? 'accepted' : 'rejected';
 }
 
 /** True when the wallet took the event: delivered, and the judge calls the reply an acceptance. */
@@ -22,7 +21,7 @@ export function isAccepted(event: Pick<StoredEvent, 'status' | 'reply'>): boolea
   return replyOutcome(event) === 'accepted';
 }
 
-/** The `balance` a reply reports (acceptance or rejection), in minor units, decoded in the wire's amount format. */
-export function replyBalance(event: Pick<StoredEvent, 'reply'>, format: AmountFormat): ReplyBalance {
-  return event.reply ? judgeReply(event.reply, format).balance : { kind: 'none' };
+/** The balance a reply reports (acceptance or rejection), in minor units, read by the wire's rules. */
+export function replyBalance(event: Pick<StoredEvent, 'reply'>, reading: ReplyReading): ReplyBalance {
+  return event.reply ? judgeReply(event.reply, reading).balance : { kind: 'none' };
 }

@@ -9,6 +9,7 @@ import { sameOriginGuard } from '../http/same-origin.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
+import { wireOf } from '../profiles/index.ts';
 import { sessionWin } from '../scenarios/plan.ts';
 import { errorPage, playPage } from './page.ts';
 
@@ -167,7 +168,7 @@ async function settleWithin(queued: { event: StoredEvent; settled: Promise<Store
 function step(event: StoredEvent, config: AggmockConfig): SpinStep {
   return {
     kind: event.kind,
-    type: config.callbacks.types[event.kind],
+    type: wireOf(config.callbacks).type(event.kind) ?? event.kind.toUpperCase(),
     amount: toMajor(event.amountMinor),
     eventId: event.id,
     transactionId: event.transactionId,
@@ -179,8 +180,9 @@ function step(event: StoredEvent, config: AggmockConfig): SpinStep {
 }
 
 function balanceOf(event: StoredEvent, config: AggmockConfig): number | undefined {
-  const balance = replyBalance(event, config.callbacks.amountFormat);
-  return balance.kind === 'ok' ? toMajor(balance.minor) : undefined;
+  const wire = wireOf(config.callbacks);
+  const balance = replyBalance(event, wire.reading(event.currency));
+  return balance.kind === 'ok' ? toMajor(balance.minor, wire.codec(event.currency).exponent) : undefined;
 }
 
 function refusalMessage(event: StoredEvent): string {

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
-import { parseJsonOr } from '../shared/index.ts';
+import { wireOf } from '../profiles/index.ts';
+import { parseJsonOr, valueAt } from '../shared/index.ts';
 import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -155,14 +156,15 @@ export interface ReadReply {
 export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadReply {
   const res = exchange.response;
   if (!res) return { verdict: 'none', accepted: false };
-  const judged = judgeReply({ status: res.status, text: res.body }, callbacks.amountFormat);
-  const json = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? (res.json as Record<string, unknown>) : {};
+  const reading = wireOf(callbacks).reading();
+  const judged = judgeReply({ status: res.status, text: res.body }, reading);
+  const rawBalance = valueAt(res.json, reading.rules.balance.split('.'));
   return {
     status: res.status,
     verdict: judged.verdict,
     ...(judged.error === undefined ? {} : { error: judged.error }),
     ...(judged.balance.kind === 'ok' ? { balanceMinor: judged.balance.minor } : {}),
-    ...('balance' in json ? { rawBalance: json.balance } : {}),
+    ...(rawBalance === undefined ? {} : { rawBalance }),
     ...(judged.balanceExact === undefined ? {} : { balanceExact: judged.balanceExact }),
     accepted: judged.verdict === 'accepted',
   };

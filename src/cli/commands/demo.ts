@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
-import type { StoredEvent } from '../../callbacks/index.ts';
+import { judgeReply, type StoredEvent } from '../../callbacks/index.ts';
 import type { AggmockConfig, ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
-import { replyBalance, replyOutcome } from '../../ledger/index.ts';
+import { replyOutcome } from '../../ledger/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { formatMinor } from '../../money/index.ts';
+import { wireOf } from '../../profiles/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { startWallet } from '../../wallet/index.ts';
 import { addServerOptions, exitWithUsageError, parsePort, resolveConfig } from '../options.ts';
@@ -81,16 +82,18 @@ export function registerDemoCommand(program: Command): void {
 /** One line per callback: time, type, player, amount, status, the balance the wallet replied. */
 export function callbackLine(event: StoredEvent, config: AggmockConfig): string {
   const time = new Date(event.settledAt ?? Date.now()).toISOString().slice(11, 19);
-  const type = config.callbacks.types[event.kind].padEnd(8);
+  const wire = wireOf(config.callbacks);
+  const type = (wire.type(event.kind) ?? event.kind.toUpperCase()).padEnd(8);
   const outcome = replyOutcome(event);
-  const balance = replyBalance(event, config.callbacks.amountFormat);
-  const body = event.reply?.body as { error?: string } | undefined;
+  const judged = event.reply ? judgeReply(event.reply, wire.reading(event.currency)) : undefined;
+  const said = judged?.error ?? judged?.message;
   const detail =
-    balance.kind === 'ok'
-      ? `balance ${formatMinor(balance.minor)}`
-      : (body?.error ?? event.error ?? (event.reply ? `HTTP ${event.reply.status}` : ''));
-  const status = outcome === 'accepted' ? event.status : `${event.status}${body?.error ? ` ${body.error}` : ''}`;
-  return `${time}  ${type} ${event.playerId.padEnd(4)} ${formatMinor(event.amountMinor).padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`;
+    judged?.balance.kind === 'ok'
+      ? `balance ${formatMinor(judged.balance.minor, wire.codec(event.currency).exponent)}`
+      : (said ?? event.error ?? (event.reply ? `HTTP ${event.reply.status}` : ''));
+  const status = outcome === 'accepted' ? event.status : `${event.status}${said ? ` ${said}` : ''}`;
+  const amount = formatMinor(event.amountMinor, wire.codec(event.currency).exponent);
+  return `${time}  ${type} ${event.playerId.padEnd(4)} ${amount.padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`;
 }
 
 export function discrepancyLine(d: Discrepancy): string {

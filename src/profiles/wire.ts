@@ -1,0 +1,115 @@
+import { type AmountCodec, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies } from '../money/index.ts';
+import type { SigningScheme } from '../signing/index.ts';
+import { builtinProfile, type DefaultWireSettings, isBuiltinProfile } from './builtin.ts';
+import {
+  type BodyTemplate,
+  type ProfileDefinition,
+  profileDefinitionSchema,
+  type ReplyRules,
+  sources,
+  type ValueSource,
+} from './schema.ts';
+
+/** The event kinds every profile maps: DEBIT and CREDIT always, ROLLBACK when the wire has one. */
+export type WireEventKind = 'debit' | 'credit' | 'rollback';
+
+/** The `callbacks` settings a wire is resolved from. */
+export interface WireSettings extends DefaultWireSettings {
+  /** A built-in name, or a definition (a profile file, read by the config loader). */
+  profile: string | ProfileDefinition;
+  /** The currency of events that name none. */
+  currency: string;
+  /** Extra currencies (crypto, say): code → decimals. */
+  currencies: ExtraCurrencies;
+  /** What `{"from":"apiKey"}` writes. */
+  apiKey: string;
+  signing: { scheme: SigningScheme };
+}
+
+/** How a reply is read: the profile's rules and the amount codec of the event's currency. */
+export interface ReplyReading {
+  rules: ReplyRules;
+  codec: AmountCodec;
+}
+
+/**
+ * The active wire, resolved once from the settings: the profile with everything the surfaces ask
+ * of it (which events exist, the rollback style, which fields the bodies carry, how replies read).
+ */
+export interface Wire {
+  name: string;
+  definition: ProfileDefinition;
+  /** The type string of each event kind that has one. */
+  type(kind: WireEventKind): string | undefined;
+  body(kind: WireEventKind): BodyTemplate | undefined;
+  hasRollback: boolean;
+  /** 'original': the ROLLBACK carries the reversed DEBIT's id as its own; 'reference': its own id plus the reversed one. */
+  rollbackStyle: 'original' | 'reference';
+  /** Whether any event's body carries this source (a currency, an API key, a bonus reference…). */
+  carries(source: ValueSource): boolean;
+  /** Whether DEBIT and CREDIT bodies carry bet and win in separate fields (one round body). */
+  roundBody: boolean;
+  signingScheme: SigningScheme | 'none';
+  apiKey: string;
+  currency: string;
+  currencies: ExtraCurrencies;
+  /** The amount codec of a currency (the default currency when none is named). */
+  codec(currency?: string): AmountCodec;
+  reading(currency?: string): ReplyReading;
+}
+
+const resolved = new WeakMap<object, Wire>();
+
+/**
+ * The wire of a `callbacks` configuration, resolved once per settings object (so every call site
+ * can ask for it cheaply). Throws a readable error for an unknown built-in name; a definition was
+ * validated when the configuration was loaded.
+ *
+ * @example wireOf(config.callbacks).body('debit') // { type: {from:'type'}, transactionId: … }
+ */
+export function wireOf(settings: WireSettings): Wire {
+  let wire = resolved.get(settings);
+  if (!wire) {
+    wire = resolveWire(settings);
+    resolved.set(settings, wire);
+  }
+  return wire;
+}
+
+function definitionOf(settings: WireSettings): ProfileDefinition {
+  const { profile } = settings;
+  if (typeof profile !== 'string') return profile;
+  if (!isBuiltinProfile(profile)) throw new Error(`unknown profile "${profile}": expected default, betnex or a profile file`);
+  return profileDefinitionSchema.parse(builtinProfile(profile, settings));
+}
+
+function resolveWire(settings: WireSettings): Wire {
+  const definition = definitionOf(settings);
+  const { events } = definition;
+  const used = new Set<ValueSource>();
+  for (const event of [events.debit, events.credit, events.rollback]) {
+    if (event) for (const s of sources(event.body)) used.add(s);
+  }
+  const debitSources = sources(events.debit.body);
+  const codec = (currency?: string): AmountCodec => ({
+    format: definition.amounts.format,
+    as: definition.amounts.as,
+    exponent: currencyExponent(currency ?? settings.currency, settings.currencies) ?? DEFAULT_EXPONENT,
+  });
+  return {
+    name: definition.name,
+    definition,
+    type: (kind) => events[kind]?.type,
+    body: (kind) => events[kind]?.body,
+    hasRollback: events.rollback !== undefined,
+    rollbackStyle: events.rollback && sources(events.rollback.body).has('referenceTransactionId') ? 'reference' : 'original',
+    carries: (source) => used.has(source),
+    roundBody: debitSources.has('betAmount') && debitSources.has('winAmount'),
+    signingScheme: definition.signing?.scheme ?? settings.signing.scheme,
+    apiKey: settings.apiKey,
+    currency: settings.currency,
+    currencies: settings.currencies,
+    codec,
+    reading: (currency) => ({ rules: definition.reply, codec: codec(currency) }),
+  };
+}
