@@ -3,8 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
-import { wireOf } from '../profiles/index.ts';
-import { signPayload } from '../signing/index.ts';
+import { signCallback, wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
@@ -391,17 +390,13 @@ class Engine implements CallbackEngine {
     delete event.nextAttemptAt;
 
     const startedAt = this.clock.now();
-    const signing = this.cfg.signing;
+    const wire = wireOf(this.cfg);
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
-      ...signPayload({
-        scheme: signing.scheme,
-        secrets: signing.secrets,
-        headerNames: signing.headers,
-        payload: event.body,
+      ...signCallback(wire, this.cfg.signing, event.body, {
         timestamp: Math.floor(startedAt / 1000),
-        ...(signing.scheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
+        ...(wire.signingScheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
       }),
     };
     // Journaled before it is sent, committed with the other sends of this turn: after a crash

@@ -78,6 +78,17 @@ const replyPath = z
   .string()
   .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"');
 
+/** The rejections a check can ask for, by aggmock's name; a profile maps them to its own codes. */
+export const WIRE_REPLY_CODES = [
+  'INVALID_SIGNATURE',
+  'PLAYER_NOT_FOUND',
+  'INSUFFICIENT_FUNDS',
+  'TRANSACTION_NOT_FOUND',
+  'INVALID_REQUEST',
+  'WRONG_CURRENCY',
+] as const;
+export type WireReplyCode = (typeof WIRE_REPLY_CODES)[number];
+
 export const replyRulesSchema = z.strictObject({
   balance: replyPath.default('balance').describe("where the player's balance is"),
   success: z
@@ -93,14 +104,7 @@ export const replyRulesSchema = z.strictObject({
     .default(true)
     .describe('whether a rejection reply carries the real balance (some wallets write 0 there)'),
   codes: z
-    .strictObject({
-      INVALID_SIGNATURE: z.string().min(1).optional(),
-      PLAYER_NOT_FOUND: z.string().min(1).optional(),
-      INSUFFICIENT_FUNDS: z.string().min(1).optional(),
-      TRANSACTION_NOT_FOUND: z.string().min(1).optional(),
-      INVALID_REQUEST: z.string().min(1).optional(),
-      WRONG_CURRENCY: z.string().min(1).optional(),
-    })
+    .partialRecord(z.enum(WIRE_REPLY_CODES), z.string().min(1))
     .optional()
     .describe("the wallet's code for each rejection; absent: the wire has no codes, and any rejection will do"),
 });

@@ -47,6 +47,8 @@ export interface Wire {
   rollbackStyle: 'original' | 'reference';
   /** Whether any event's body carries this source (a currency, an API key, a bonus reference…). */
   carries(source: ValueSource): boolean;
+  /** The top-level body field of `kind` whose first source is `source` (e.g. betnex: playerId → "member_account"). */
+  fieldOf(kind: WireEventKind, source: ValueSource): string | undefined;
   /** Whether DEBIT and CREDIT bodies carry bet and win in separate fields (one round body). */
   roundBody: boolean;
   signingScheme: SigningScheme | 'none';
@@ -104,6 +106,13 @@ function resolveWire(settings: WireSettings): Wire {
     hasRollback: events.rollback !== undefined,
     rollbackStyle: events.rollback && sources(events.rollback.body).has('referenceTransactionId') ? 'reference' : 'original',
     carries: (source) => used.has(source),
+    fieldOf: (kind, source) => {
+      const body = events[kind]?.body ?? {};
+      return Object.keys(body).find((name) => {
+        const field = body[name];
+        return field !== undefined && 'from' in field && (Array.isArray(field.from) ? field.from[0] : field.from) === source;
+      });
+    },
     roundBody: debitSources.has('betAmount') && debitSources.has('winAmount'),
     signingScheme: definition.signing?.scheme ?? settings.signing.scheme,
     apiKey: settings.apiKey,

@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
-import { wireOf } from '../profiles/index.ts';
+import { signCallback, wireOf } from '../profiles/index.ts';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
-import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 
 /** One HTTP request the harness sent and what came back, kept for the HTML report. */
@@ -75,17 +74,13 @@ export class WebhookClient {
 
   /** Sends raw body bytes (malformed JSON, say), signed over those bytes unless told otherwise. */
   async post(label: string, body: string, options: SendOptions = {}): Promise<Exchange> {
-    const signing = this.callbacks.signing;
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': `aggmock/${VERSION} (verify)`,
       ...(options.sign === false
         ? {}
-        : signPayload({
-            scheme: signing.scheme,
-            secrets: options.secrets ?? signing.secrets,
-            headerNames: signing.headers,
-            payload: body,
+        : signCallback(wireOf(this.callbacks), this.callbacks.signing, body, {
+            ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
             ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
           })),
     };

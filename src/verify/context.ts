@@ -1,5 +1,6 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { formatMinor } from '../money/index.ts';
+import { type Wire, type WireReplyCode, wireOf } from '../profiles/index.ts';
 import {
   type CallbackSpec,
   describeOutcome,
@@ -65,6 +66,8 @@ let sequence = 0;
  */
 export class CheckContext {
   readonly client: WebhookClient;
+  /** The wire under test: which events exist, how replies read, what a rejection code is called. */
+  readonly wire: Wire;
   readonly notes: string[] = [];
   private readonly cleanups: { label: string; fn: () => Promise<void> }[] = [];
   private readonly afterCleanups: (() => Promise<void>)[] = [];
@@ -76,6 +79,7 @@ export class CheckContext {
     readonly checkId: string,
   ) {
     this.client = new WebhookClient(settings.webhookUrl, settings.callbacks, settings.timeoutMs);
+    this.wire = wireOf(settings.callbacks);
   }
 
   get players(): string[] {
@@ -96,8 +100,9 @@ export class CheckContext {
     return `verify-${this.settings.runId}-${sequence}`;
   }
 
+  /** An amount for people, with the decimals of the players' currency. */
   money(minor: number): string {
-    return formatMinor(minor);
+    return formatMinor(minor, this.wire.codec().exponent);
   }
 
   onCleanup(label: string, fn: () => Promise<void>): void {
@@ -231,12 +236,19 @@ export class CheckContext {
     }).then((s) => ({ ...s, rollbackTx }));
   }
 
-  /** Gives an accepted DEBIT back after the check. */
+  /** Gives an accepted DEBIT back after the check: its ROLLBACK, or a CREDIT of its amount on a wire without one. */
   undoDebit(playerId: string, debitTx: string, amountMinor: number): void {
-    this.onCleanup(`roll back DEBIT ${debitTx}`, async () => {
-      const step = await this.rollback(`cleanup: ROLLBACK ${debitTx}`, playerId, debitTx, amountMinor);
+    this.onCleanup(`give back DEBIT ${debitTx}`, async () => {
+      const step = await this.reverse(`cleanup: give back DEBIT ${debitTx}`, playerId, debitTx, amountMinor);
       if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
     });
+  }
+
+  /** Reverses an accepted DEBIT now: its ROLLBACK, or a CREDIT of its amount on a wire without ROLLBACK. */
+  reverse(label: string, playerId: string, debitTx: string, amountMinor: number): Promise<Step> {
+    return this.wire.hasRollback
+      ? this.rollback(label, playerId, debitTx, amountMinor)
+      : this.credit(`${label} (a CREDIT: this wire has no ROLLBACK)`, playerId, amountMinor);
   }
 
   /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */
@@ -293,24 +305,21 @@ export class CheckContext {
    * carries none: a DEBIT of 0.01 and its ROLLBACK.
    */
   async readBalance(playerId: string): Promise<number> {
-    const probe = await this.rollback(
-      'balance read: ROLLBACK of a never-seen transaction (moves no money)',
-      playerId,
-      this.tx(),
-      1,
-    );
+    const probe = this.wire.hasRollback
+      ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
+      : await this.credit('balance read: CREDIT of 0 (moves no money)', playerId, 0);
     if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) return probe.reply.balanceMinor;
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
     if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
       fail(
-        `could not read the balance of player ${playerId}: a ROLLBACK of an unknown transaction got ${describeOutcome(probe.exchange)} ` +
+        `could not read the balance of player ${playerId}: a ${this.wire.hasRollback ? 'ROLLBACK of an unknown transaction' : 'CREDIT of 0'} got ${describeOutcome(probe.exchange)} ` +
           `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}; neither reply carried {balance}. ` +
           `Is ${playerId} a player this wallet knows (--players)?`,
       );
     }
-    const back = await this.rollback('balance read: ROLLBACK of that DEBIT 0.01', playerId, debit.transactionId, 1);
+    const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);
     if (!back.reply.accepted) this.notes.push(`the balance-read DEBIT of 0.01 (${debit.transactionId}) could not be rolled back`);
     return debit.reply.balanceMinor + 1;
   }
@@ -337,8 +346,13 @@ export class CheckContext {
    * A business rejection with `{error: code}` (or one of `codes`), as a 4xx or a 2xx: the style is
    * the wallet's choice. Never a 5xx, 408 or 429 (aggmock retries those), never garbage.
    */
-  expectRejection(step: Step, code: string | readonly string[], what: string, status?: number): void {
-    const codes = typeof code === 'string' ? [code] : code;
+  expectRejection(step: Step, code: WireReplyCode | readonly WireReplyCode[], what: string, status?: number): void {
+    const named = this.wire.definition.reply.codes;
+    if (named === undefined) {
+      this.expectAnyRejection(step, what);
+      return;
+    }
+    const codes = (typeof code === 'string' ? [code] : code).map((c) => named[c] ?? c);
     const wanted = codes.map((c) => `{error:"${c}"}`).join(' or ');
     const { reply, exchange } = step;
     if (!exchange.response) fail(`${what}: expected ${wanted}, got ${describeOutcome(exchange)}`);
@@ -352,6 +366,18 @@ export class CheckContext {
     }
     if (status !== undefined && s !== status)
       fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
+  }
+
+  /**
+   * A business rejection with whatever code the wallet chose, never a retry or garbage. On a wire
+   * with codes it must name one (`{error}`); on one without (Betnex: `{success:false, msg}`) the refusal is enough.
+   */
+  expectAnyRejection(step: Step, what: string): void {
+    const { reply, exchange } = step;
+    const coded = this.wire.definition.reply.codes !== undefined;
+    if (reply.verdict !== 'rejected' || (coded && reply.error === undefined)) {
+      fail(`${what}: expected a refusal${coded ? ' with {error:<code>}' : ''}, got ${describeOutcome(exchange)}`);
+    }
   }
 
   /**

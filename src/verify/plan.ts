@@ -3,6 +3,7 @@
  * defaults, the selection of checks (--only/--skip), and the webhook and state URL answering at all.
  * A problem here is a usage error (exit 2), never a failed check.
  */
+
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
+import { wireOf } from '../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
@@ -140,7 +142,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
 /** Whether two callback configs put the same bytes on the wire (secrets aside: verify re-signs). */
 function sameWire(a: AggmockConfig['callbacks'], b: AggmockConfig['callbacks']): boolean {
   const wire = (c: AggmockConfig['callbacks']) =>
-    JSON.stringify([c.types, c.rollbackStyle, c.amountFormat, c.extraFields, c.signing.scheme, c.signing.headers, c.currency]);
+    JSON.stringify([wireOf(c).definition, wireOf(c).signingScheme, c.signing.headers, c.currency, c.currencies, c.apiKey]);
   return wire(a) === wire(b);
 }
 

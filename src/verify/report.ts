@@ -33,6 +33,8 @@ export interface VerifyReport {
   mode: 'state' | 'players';
   players: string[];
   scheme: string;
+  /** The wire profile verified against (default, betnex, or a profile file's name). */
+  profile: string;
   runId: string;
   startedAt: string;
   durationMs: number;
@@ -200,7 +202,7 @@ export function htmlReport(report: VerifyReport): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>aggmock verify — ${s.failed > 0 ? 'FAILED' : 'PASSED'} — ${escapeHtml(report.webhookUrl)}</title><style>${CSS}</style></head>
 <body><header><h1>aggmock verify: ${s.failed > 0 ? 'FAILED' : 'PASSED'}</h1>
-<p>Webhook <code>${escapeHtml(report.webhookUrl)}</code> · scheme <code>${escapeHtml(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${escapeHtml(report.stateUrl ?? '')}</code>` : `players ${escapeHtml(report.players.join(', '))} (relative balances)`}</p>
+<p>Webhook <code>${escapeHtml(report.webhookUrl)}</code> · profile <code>${escapeHtml(report.profile)}</code> · scheme <code>${escapeHtml(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${escapeHtml(report.stateUrl ?? '')}</code>` : `players ${escapeHtml(report.players.join(', '))} (relative balances)`}</p>
 <p>Run ${escapeHtml(report.runId)} started ${escapeHtml(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${escapeHtml(report.version)}</p></header>
 <main>
 <div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span></div>

@@ -1,3 +1,4 @@
+import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checksFor } from './checks/index.ts';
 import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
@@ -136,7 +137,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     ...(plan.settings.stateUrl === undefined ? {} : { stateUrl: plan.settings.stateUrl }),
     mode: plan.settings.stateUrl === undefined ? 'players' : 'state',
     players: plan.settings.players,
-    scheme: plan.settings.callbacks.signing.scheme,
+    scheme: wireOf(plan.settings.callbacks).signingScheme,
+    profile: wireOf(plan.settings.callbacks).name,
     runId: plan.settings.runId,
     startedAt,
     durationMs: Date.now() - started,

@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
-import { affordable, BET, type Check, expectAllAnswered, playerWithABet } from './shared.ts';
+import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet } from './shared.ts';
 
 const RULE_HINT =
   'Apply each callback in one database transaction that locks the player row (SELECT … FOR UPDATE, or BEGIN IMMEDIATE in SQLite) ' +
@@ -72,6 +72,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
     rule: 'ROLLBACKs of N DEBITs, each sent twice, all in parallel, restore every DEBIT exactly once.',
     hint: `${RULE_HINT} A repeated ROLLBACK racing its first copy must still restore the money once.`,
     source: 'contract (retries of rollbacks); Red Tiger refund twice',
+    appliesTo: hasRollback,
     async run(ctx) {
       const p = ctx.player;
       const n = Math.max(2, Math.floor(ctx.settings.concurrency / 2));
@@ -101,6 +102,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
     rule: 'DEBITs, CREDITs and ROLLBACKs for one player in parallel all apply exactly: the final balance is the sum of what was accepted.',
     hint: RULE_HINT,
     source: 'Evolution onePlayerPlaysTwoGameRoundsOnOneTableInParallel; Blue Ocean concurrent tests',
+    appliesTo: hasRollback,
     async run(ctx) {
       const p = ctx.player;
       const n = Math.max(3, ctx.settings.concurrency);

@@ -1,6 +1,7 @@
 /** The stateful checks of `aggmock verify`, in the order they run and are reported. */
 
 import type { CallbacksConfig } from '../../callbacks/events.ts';
+import { wireOf } from '../../profiles/index.ts';
 import { CONCURRENCY_CHECKS } from './concurrency.ts';
 import { IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { MONEY_CHECKS } from './money.ts';
@@ -24,7 +25,8 @@ export const CHECK_IDS: readonly string[] = CHECKS.map((c) => c.id);
 
 /** The checks that exist on this wire (e.g. second-rollback-new-id only in "reference" rollback style). */
 export function checksFor(callbacks: CallbacksConfig): readonly Check[] {
-  return CHECKS.filter((c) => c.appliesTo?.(callbacks) ?? true);
+  const wire = wireOf(callbacks);
+  return CHECKS.filter((c) => c.appliesTo?.(wire) ?? true);
 }
 
 export function findCheck(id: string): Check | undefined {

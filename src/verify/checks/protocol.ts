@@ -19,6 +19,7 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
         'PLAYER_NOT_FOUND',
         `a DEBIT for the unknown player ${ghost} (after a CREDIT to it was refused)`,
       );
+      if (!ctx.wire.hasRollback) return;
       const back = await ctx.rollback(`ROLLBACK for ${ghost}`, ghost, ctx.tx(), BET);
       if (back.reply.verdict === 'accepted' && back.reply.balanceMinor !== undefined && back.reply.balanceMinor !== 0) {
         fail(`a ROLLBACK for the unknown player ${ghost} was answered with a balance: ${describeOutcome(back.exchange)}`);
@@ -34,10 +35,10 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     hint: 'Wrap JSON.parse (after verifying the signature over the raw bytes) and answer 400 {"error":"INVALID_REQUEST"}; a 5xx makes aggmock retry the same broken body through its whole retry schedule.',
     source: 'contract',
     async run(ctx) {
-      const step = await ctx.client.post(
-        'a signed body that is not JSON',
-        `{"type":"${ctx.settings.callbacks.types.debit}","transactionId":`,
-      );
+      // A real DEBIT body cut off in the middle of its second field.
+      const whole = ctx.client.body({ kind: 'debit', playerId: ctx.player, amountMinor: BET, transactionId: ctx.tx() });
+      const cut = whole.slice(0, whole.indexOf(',', whole.indexOf(',') + 1) + 1);
+      const step = await ctx.client.post('a signed body that is not JSON', cut);
       const reply = readReply(step, ctx.settings.callbacks);
       ctx.expectRejection({ exchange: step, reply }, 'INVALID_REQUEST', 'a body that is not JSON');
     },
@@ -55,9 +56,9 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
         samples.push(debit.exchange.latencyMs);
         if (!debit.exchange.response) fail(`a DEBIT got no answer: ${debit.exchange.error}`);
         if (debit.reply.accepted) {
-          const back = await ctx.rollback(`timed ROLLBACK (${i + 1}/10)`, p, debit.transactionId, 1);
+          const back = await ctx.reverse(`timed reversal (${i + 1}/10)`, p, debit.transactionId, 1);
           samples.push(back.exchange.latencyMs);
-          if (!back.exchange.response) fail(`a ROLLBACK got no answer: ${back.exchange.error}`);
+          if (!back.exchange.response) fail(`a reversal got no answer: ${back.exchange.error}`);
         }
       }
       samples.sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import type { CallbacksConfig } from '../../callbacks/events.ts';
+import type { Wire } from '../../profiles/index.ts';
 import { describeOutcome, type Exchange } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 
@@ -12,9 +12,12 @@ export interface Check {
   /** Where the rule comes from: the contract, and the aggregators' certification suites that test it. */
   source: string;
   /** Whether the rule exists on this wire at all (a check that does not apply is not listed). Default: always. */
-  appliesTo?: (callbacks: CallbacksConfig) => boolean;
+  appliesTo?: (wire: Wire) => boolean;
   run(ctx: CheckContext): Promise<void>;
 }
+
+/** Checks about ROLLBACK exist only on wires that have one. */
+export const hasRollback = (wire: Wire): boolean => wire.hasRollback;
 
 /** Amount of the ordinary test bets: 1.00, small enough for any test player. */
 export const BET = 100;

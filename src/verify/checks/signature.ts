@@ -1,4 +1,5 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import type { Wire } from '../../profiles/index.ts';
 import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
 import { affordable, type Check } from './shared.ts';
@@ -13,6 +14,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     rule: 'A callback without signature headers is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
     hint: VERIFY_HINT,
     source: 'contract',
+    appliesTo: signed,
     async run(ctx) {
       await signatureRefused(ctx, 'without any signature header', { sign: false });
     },
@@ -22,6 +24,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     rule: 'A callback signed with a secret the wallet does not know is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
     hint: VERIFY_HINT,
     source: 'contract (pact:bad-signature)',
+    appliesTo: signed,
     async run(ctx) {
       await signatureRefused(ctx, 'signed with a wrong secret', { secrets: [WRONG_SECRET] });
     },
@@ -31,6 +34,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     rule: 'A callback whose body was changed after signing is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
     hint: 'Compute the HMAC over the RAW body bytes as received and compare in constant time with every signature in the header.',
     source: 'contract',
+    appliesTo: signed,
     async run(ctx) {
       await signatureRefused(ctx, 'whose amount was changed after signing', 'tamper');
     },
@@ -40,6 +44,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     rule: 'A callback signed an hour ago is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money (replay protection).',
     hint: 'Refuse signature timestamps more than 300 s from your clock, in both directions, before comparing signatures.',
     source: 'contract (timestamps are checked two-sided, ±300 s)',
+    appliesTo: signed,
     async run(ctx) {
       timestamped(ctx);
       await signatureRefused(ctx, 'signed one hour ago', { timestamp: Math.floor(Date.now() / 1000) - 3_600 });
@@ -50,6 +55,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     rule: 'A callback signed 10 minutes in the future is refused with 401 {error:"INVALID_SIGNATURE"} and moves no money.',
     hint: 'Check |now − t| ≤ 300 s, not only now − t ≤ 300 s: a captured request dated ahead could otherwise be replayed for as long as it is "in the future".',
     source: 'contract (timestamps are checked two-sided, ±300 s)',
+    appliesTo: signed,
     async run(ctx) {
       timestamped(ctx);
       await signatureRefused(ctx, 'signed 10 minutes in the future', { timestamp: Math.floor(Date.now() / 1000) + 600 });
@@ -62,6 +68,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
       'Split the header into all its signatures (t=…,v1=…,v1=…; "v1,<a> v1,<b>") and accept when any of them matches any of your ' +
       'active secrets; keep both secrets active while you rotate.',
     source: 'contract (rotation: sign with each active secret, accept any); Standard Webhooks',
+    appliesTo: signed,
     async run(ctx) {
       const p = ctx.player;
       const real = ctx.settings.callbacks.signing.secrets;
@@ -89,9 +96,13 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
   },
 ];
 
+/** Signature checks exist only on wires that sign callbacks (not one that puts an API key in the body). */
+function signed(wire: Wire): boolean {
+  return wire.signingScheme !== 'none';
+}
+
 function timestamped(ctx: CheckContext): void {
-  if (ctx.settings.callbacks.signing.scheme === 'hmac-hex')
-    skip('the hmac-hex scheme signs no timestamp, so there is nothing to date');
+  if (ctx.wire.signingScheme === 'hmac-hex') skip('the hmac-hex scheme signs no timestamp, so there is nothing to date');
 }
 
 /** Sends a DEBIT with a bad signature; it must be refused with 401 INVALID_SIGNATURE and move nothing. */
