@@ -75,7 +75,13 @@ export interface ReplyInput {
  * two decimals. Every other wire's reading comes from its profile (`wireOf(…).reading(currency)`).
  */
 export const DEFAULT_READING: ReplyReading = {
-  rules: { balance: 'balance', error: 'error', message: ['message', 'msg', 'description'], balanceOnRejection: true },
+  rules: {
+    balance: 'balance',
+    error: 'error',
+    message: ['message', 'msg', 'description'],
+    duplicates: 'same-reply',
+    balanceOnRejection: true,
+  },
   codec: { format: 'decimal', as: 'number', exponent: 2 },
 };
 

@@ -6,13 +6,14 @@ import { FakeClock } from '../callbacks/clock.ts';
 import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
+import { judgeReply } from '../callbacks/reply.ts';
 import type { AggmockConfig } from '../config/index.ts';
-import { decodeAmount } from '../money/index.ts';
+import { wireOf } from '../profiles/index.ts';
 import {
   CONSUMER,
-  CONTRACT_INTERACTIONS,
   CONTRACT_WEBHOOK_PATH,
   type ContractInteraction,
+  interactionsFor,
   PACT_FILE_NAME,
   PROVIDER,
   WRONG_SECRET,
@@ -46,8 +47,10 @@ export async function deliverInteraction(
       rollbackFailedDebits: false,
       timeout: 5_000,
       signing: interaction.signature === 'wrong-secret' ? { ...signing, secrets: [WRONG_SECRET] } : signing,
+      ...(interaction.signature === 'wrong-secret' ? { apiKey: WRONG_SECRET } : {}),
     },
   };
+  const wire = wireOf(config.callbacks);
   const db = openDatabase(':memory:');
   const engine = createCallbackEngine({ config: engineConfig, db, clock: new FakeClock(CONTRACT_EPOCH_MS), webhookUrl });
   try {
@@ -55,13 +58,15 @@ export async function deliverInteraction(
     const event = await engine.enqueue(enqueueRequestOf(interaction)).settled;
     const reply = interaction.reply;
     const body = event.reply?.body as Record<string, unknown> | undefined;
+    const judged = event.reply ? judgeReply(event.reply, wire.reading()) : undefined;
+    const code = reply.accepted ? undefined : wire.code(reply.error);
     if (reply.accepted) {
       if (event.status !== 'delivered')
         throw new Error(`${interaction.id}: expected the engine to deliver it, but it ended ${event.status}: ${event.error}`);
-      if (decodeAmount(body?.balance, config.callbacks.amountFormat) === undefined) {
+      if (judged?.balance.kind !== 'ok') {
         throw new Error(`${interaction.id}: the engine did not read a balance from ${JSON.stringify(body)}`);
       }
-    } else if (event.status !== 'rejected' || body?.error !== reply.error) {
+    } else if (event.status !== 'rejected' || judged?.error !== code) {
       throw new Error(
         `${interaction.id}: expected a rejection ${reply.error}, but the engine ended ${event.status} with ${JSON.stringify(body)}`,
       );
@@ -85,7 +90,7 @@ export async function runConsumerInteractions(options: {
   onDelivered?: (delivered: DeliveredInteraction) => void;
 }): Promise<void> {
   const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: options.outDir, logLevel: 'error' });
-  for (const interaction of options.interactions ?? CONTRACT_INTERACTIONS) {
+  for (const interaction of options.interactions ?? interactionsFor(wireOf(options.config.callbacks))) {
     await describeInteraction(pact.addInteraction(), interaction, options.config.callbacks).executeTest(async (mock) => {
       const event = await deliverInteraction(interaction, options.config, `${mock.url}${CONTRACT_WEBHOOK_PATH}`);
       await matchRecorded(pact, mock.port);

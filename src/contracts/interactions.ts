@@ -1,4 +1,5 @@
 import type { EventKind } from '../callbacks/events.ts';
+import type { Wire } from '../profiles/index.ts';
 
 /**
  * The rules aggmock (consumer) expects of an integrator's webhook (provider), defined ONCE.
@@ -49,7 +50,10 @@ export interface ContractInteraction {
   description: string;
   states: ContractState[];
   event: ContractEvent;
-  /** 'wrong-secret': the engine signs with a secret the provider does not know. */
+  /**
+   * 'wrong-secret': the engine signs with a secret the provider does not know (on a wire that
+   * carries an API key in the body instead of a signature, it sends a wrong key).
+   */
   signature: 'valid' | 'wrong-secret';
   reply: ContractReply;
 }
@@ -155,6 +159,11 @@ export const CONTRACT_INTERACTIONS: readonly ContractInteraction[] = [
     reply: { accepted: false, status: 401, error: 'INVALID_SIGNATURE' },
   },
 ];
+
+/** The interactions that exist on a wire: no ROLLBACK rule on a wire without ROLLBACK. */
+export function interactionsFor(wire: Pick<Wire, 'hasRollback'>): readonly ContractInteraction[] {
+  return CONTRACT_INTERACTIONS.filter((i) => i.event.kind !== 'rollback' || wire.hasRollback);
+}
 
 export function findInteraction(id: string): ContractInteraction | undefined {
   return CONTRACT_INTERACTIONS.find((i) => i.id === id);

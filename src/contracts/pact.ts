@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { HTTPResponseStatusClass, MatchersV3, type PactV4 } from '@pact-foundation/pact';
 import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest } from '../callbacks/events.ts';
 import { encodeAmount } from '../money/index.ts';
-import { DEFAULT_HEADER_NAMES, type SigningScheme, signPayload } from '../signing/index.ts';
+import { signCallback, type Wire, wireOf } from '../profiles/index.ts';
+import { DEFAULT_HEADER_NAMES, type SigningScheme } from '../signing/index.ts';
 import { CONTRACT_WEBHOOK_PATH, type ContractInteraction, WRONG_SECRET } from './interactions.ts';
 
 const { like, regex, matchStatus } = MatchersV3;
@@ -67,7 +68,9 @@ export function enqueueRequestOf(interaction: ContractInteraction): EnqueueReque
 /** The exact body bytes the engine sends for this interaction under `config` (same builder as the engine). */
 export function contractBody(interaction: ContractInteraction, config: CallbacksConfig): string {
   const e = interaction.event;
-  const byReference = e.kind === 'rollback' && config.rollbackStyle === 'reference';
+  const byReference = e.kind === 'rollback' && wireOf(config).rollbackStyle === 'reference';
+  // On a wire with the API key in the body, the bad-signature rule is a wrong key.
+  const sender = interaction.signature === 'wrong-secret' ? { ...config, apiKey: WRONG_SECRET } : config;
   return buildCallbackBody(
     {
       kind: e.kind,
@@ -77,12 +80,46 @@ export function contractBody(interaction: ContractInteraction, config: Callbacks
       amountMinor: e.amountMinor,
       createdAt: CONTRACT_EPOCH_MS,
     },
-    config,
+    sender,
   );
 }
 
-/** Fields whose value is aggmock's choice and varies per event: matched by type only. */
-const BY_TYPE = new Set(['transactionId', 'referenceTransactionId', 'roundId', 'gameId', 'timestamp']);
+/** Sources whose value is aggmock's choice and varies per event: their fields are matched by type only. */
+const BY_TYPE_SOURCES = [
+  'transactionId',
+  'referenceTransactionId',
+  'roundId',
+  'gameId',
+  'timestamp',
+  'timestampSeconds',
+] as const;
+
+/** The body fields of `kind` matched by type on this wire (default: transactionId, referenceTransactionId, …). */
+function byTypeFields(wire: Wire, kind: ContractInteraction['event']['kind']): Set<string> {
+  return new Set(BY_TYPE_SOURCES.map((s) => wire.fieldOf(kind, s)).filter((f): f is string => f !== undefined));
+}
+
+/** An object with `value` at a dotted path: "data.money" → `{data: {money: value}}`. */
+function atPath(path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  return { [head as string]: rest.length === 0 ? value : atPath(rest.join('.'), value) };
+}
+
+/** The reply body the rule requires, in the wire's shape: the balance (and success flag), or the rejection's code or flag. */
+function replyTemplate(wire: Wire, reply: ContractInteraction['reply']): Record<string, unknown> {
+  const { rules } = wire.reading();
+  const success = rules.success;
+  if (reply.accepted) {
+    return {
+      ...(success ? atPath(success.path, success.equals) : {}),
+      ...atPath(rules.balance, like(encodeAmount(reply.balanceMinor, wire.codec()))),
+    };
+  }
+  const code = wire.code(reply.error);
+  if (code !== undefined) return atPath(rules.error, code);
+  // A wire without codes (Betnex): a refusal is its success flag saying no.
+  return success && typeof success.equals === 'boolean' ? atPath(success.path, !success.equals) : {};
+}
 
 /** The signature headers of the example request: a real signature at the contract epoch. */
 function exampleSignatureHeaders(
@@ -91,16 +128,15 @@ function exampleSignatureHeaders(
   body: string,
 ): Record<string, unknown> {
   const signing = config.signing;
+  const wire = wireOf(config);
+  if (wire.signingScheme === 'none') return {};
   const names = { ...DEFAULT_HEADER_NAMES, ...signing.headers };
-  const headers = signPayload({
-    scheme: signing.scheme,
-    secrets: interaction.signature === 'wrong-secret' ? [WRONG_SECRET] : signing.secrets,
-    headerNames: names,
-    payload: body,
+  const headers = signCallback(wire, { ...signing, headers: names }, body, {
+    ...(interaction.signature === 'wrong-secret' ? { secrets: [WRONG_SECRET] } : {}),
     timestamp: Math.floor(CONTRACT_EPOCH_MS / 1000),
     id: `msg_${createHash('sha256').update(interaction.event.transactionId).digest('hex').slice(0, 24)}`,
   });
-  const patterns = signatureHeaderPatterns(signing.scheme);
+  const patterns = signatureHeaderPatterns(wire.signingScheme);
   const out: Record<string, unknown> = {};
   for (const key of ['signature', 'webhookId', 'webhookTimestamp', 'webhookSignature'] as const) {
     const pattern = patterns[key];
@@ -119,9 +155,11 @@ export function describeInteraction(builder: UnconfiguredInteraction, interactio
   let b = builder;
   for (const state of interaction.states) b = b.given(state.name, state.params);
   const body = contractBody(interaction, config);
+  const wire = wireOf(config);
+  const byType = byTypeFields(wire, interaction.event.kind);
   const template: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(JSON.parse(body) as Record<string, unknown>)) {
-    template[key] = BY_TYPE.has(key) ? like(value) : value;
+    template[key] = byType.has(key) ? like(value) : value;
   }
   const reply = interaction.reply;
   return b
@@ -133,15 +171,13 @@ export function describeInteraction(builder: UnconfiguredInteraction, interactio
     .willRespondWith(
       reply.accepted
         ? matchStatus(200, HTTPResponseStatusClass.Success)
-        : reply.status === 401
+        : reply.status === 401 && wire.code('INVALID_SIGNATURE') !== undefined
           ? 401
           : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
       (res) => {
         // Any JSON media type, any parameters, any case: Express and Fastify answer "application/json; charset=utf-8".
         res.headers({ 'Content-Type': regex(JSON_CONTENT_TYPE, 'application/json') } as never);
-        res.jsonBody(
-          reply.accepted ? { balance: like(encodeAmount(reply.balanceMinor, config.amountFormat)) } : { error: reply.error },
-        );
+        res.jsonBody(replyTemplate(wire, reply));
       },
     );
 }

@@ -99,6 +99,8 @@ export const BETNEX_PROFILE: ProfileInput = {
     balance: 'money',
     success: { path: 'success', equals: true },
     message: ['msg', 'message'],
+    // The SDK's own example answers a duplicate with another msg ("Duplicate callback ignored").
+    duplicates: 'same-outcome',
     // The SDK's createCallbackResponse writes money: 0 on a failure.
     balanceOnRejection: false,
   },

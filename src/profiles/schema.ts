@@ -99,6 +99,12 @@ export const replyRulesSchema = z.strictObject({
     .default('error')
     .describe('where an error code is; a non-empty string, a non-zero number or true means a rejection'),
   message: z.array(replyPath).default(['message', 'msg', 'description']).describe('where a human message may be'),
+  duplicates: z
+    .enum(['same-reply', 'same-outcome'])
+    .default('same-reply')
+    .describe(
+      'what a repeated transaction must get: the first reply again (equal JSON), or the same outcome and balance (the message may differ)',
+    ),
   balanceOnRejection: z
     .boolean()
     .default(true)

@@ -8,6 +8,7 @@ import {
   type ReplyRules,
   sources,
   type ValueSource,
+  type WireReplyCode,
 } from './schema.ts';
 
 /** The event kinds every profile maps: DEBIT and CREDIT always, ROLLBACK when the wire has one. */
@@ -58,6 +59,8 @@ export interface Wire {
   /** The amount codec of a currency (the default currency when none is named). */
   codec(currency?: string): AmountCodec;
   reading(currency?: string): ReplyReading;
+  /** The wallet's code for one of aggmock's rejections; undefined on a wire without codes (any refusal will do). */
+  code(name: WireReplyCode): string | undefined;
 }
 
 const resolved = new WeakMap<object, Wire>();
@@ -120,5 +123,9 @@ function resolveWire(settings: WireSettings): Wire {
     currencies: settings.currencies,
     codec,
     reading: (currency) => ({ rules: definition.reply, codec: codec(currency) }),
+    code: (name) => {
+      const codes = definition.reply.codes;
+      return codes === undefined ? undefined : (codes[name] ?? name);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
-import { signCallback, wireOf } from '../profiles/index.ts';
+import { type BonusKind, signCallback, wireOf } from '../profiles/index.ts';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -26,6 +26,10 @@ export interface CallbackSpec {
   transactionId: string;
   /** ROLLBACK: the DEBIT it reverses. */
   referenceTransactionId?: string;
+  /** Default: the configured currency. */
+  currency?: string;
+  roundId?: string;
+  bonus?: { kind: BonusKind; id: string };
 }
 
 export interface SendOptions {
@@ -54,17 +58,7 @@ export class WebhookClient {
 
   /** The body bytes aggmock would send for this callback. */
   body(spec: CallbackSpec): string {
-    return buildCallbackBody(
-      {
-        kind: spec.kind,
-        transactionId: spec.transactionId,
-        ...(spec.referenceTransactionId === undefined ? {} : { referenceTransactionId: spec.referenceTransactionId }),
-        playerId: spec.playerId,
-        amountMinor: spec.amountMinor,
-        createdAt: Date.now(),
-      },
-      this.callbacks,
-    );
+    return buildCallbackBody({ ...spec, createdAt: Date.now() }, this.callbacks);
   }
 
   /** Sends one callback, signed unless told otherwise. */

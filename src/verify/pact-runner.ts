@@ -16,8 +16,9 @@ import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
 import { encodeAmount, toMinor } from '../money/index.ts';
+import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
-import { DEFAULT_HEADER_NAMES, signPayload } from '../signing/index.ts';
+import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
 import { CheckContext } from './context.ts';
 
@@ -92,6 +93,7 @@ export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run:
   const signatureHeaders = [names.signature, names.webhookId, names.webhookTimestamp, names.webhookSignature].map((n) =>
     n.toLowerCase(),
   );
+  const wire = wireOf(input.callbacks);
   return (req: FilterRequest, res: ServerResponse, next: () => void) => {
     if (req.path !== CONTRACT_WEBHOOK_PATH) {
       next();
@@ -99,15 +101,16 @@ export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run:
     }
     let body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? {});
     const parsed = parseObject(body);
-    const contractTx = typeof parsed?.transactionId === 'string' ? parsed.transactionId : undefined;
+    const txField = wire.fieldOf('debit', 'transactionId') ?? 'transactionId';
+    const contractTx = typeof parsed?.[txField] === 'string' ? (parsed[txField] as string) : undefined;
     if (parsed && input.stateUrl === undefined) body = JSON.stringify(playersModeBody(parsed, input, run));
     const wrong = contractTx !== undefined && input.wrongSecretTransactionIds.includes(contractTx);
-    const signed = signPayload({
-      scheme: input.callbacks.signing.scheme,
-      secrets: wrong ? [WRONG_SECRET] : input.callbacks.signing.secrets,
-      headerNames: names,
-      payload: body,
-    });
+    const signed = signCallback(
+      wire,
+      { ...input.callbacks.signing, headers: names },
+      body,
+      wrong ? { secrets: [WRONG_SECRET] } : {},
+    );
     for (const name of signatureHeaders) delete req.headers[name];
     for (const [name, value] of Object.entries(signed)) req.headers[name.toLowerCase()] = value;
     req.headers['content-length'] = String(Buffer.byteLength(body));
@@ -118,21 +121,37 @@ export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run:
   };
 }
 
-/** Players mode: the contract body with this run's player ids, fresh transaction ids and, where the rule needs it, an amount above the balance. */
+/**
+ * Players mode: the contract body with this run's player ids, fresh transaction ids (every
+ * top-level field holding a contract transaction id, whatever the profile calls it) and, where the
+ * rule needs it, an amount above the balance.
+ */
 function playersModeBody(body: Record<string, unknown>, input: Omit<PactRunnerInput, 'resultFile'>, run: RunState) {
+  const wire = wireOf(input.callbacks);
+  const field = (source: ValueSource) => wire.fieldOf('debit', source);
   const out = { ...body };
-  const contractTx = String(body.transactionId);
-  const playerId = typeof body.playerId === 'string' ? (run.playerMap.get(body.playerId) ?? input.players[0]) : undefined;
-  if (playerId !== undefined) out.playerId = playerId;
-  for (const key of ['transactionId', 'referenceTransactionId'] as const) {
-    if (typeof body[key] === 'string') out[key] = runTransactionId(body[key] as string, input.runId);
-  }
+  const contractTx = String(body[field('transactionId') ?? 'transactionId']);
   const interaction = CONTRACT_INTERACTIONS.find(
     (i) => i.event.transactionId === contractTx || i.event.rollbackTransactionId === contractTx,
   );
+  const contractIds = new Set(interaction ? [interaction.event.transactionId, interaction.event.rollbackTransactionId] : []);
+  for (const [key, value] of Object.entries(body)) {
+    if (typeof value === 'string' && contractIds.has(value)) out[key] = runTransactionId(value, input.runId);
+  }
+  const playerField = field('playerId') ?? 'playerId';
+  const contractPlayer = body[playerField];
+  const playerId = typeof contractPlayer === 'string' ? (run.playerMap.get(contractPlayer) ?? input.players[0]) : undefined;
+  if (playerId !== undefined) out[playerField] = playerId;
   const balance = playerId === undefined ? undefined : run.balances.get(playerId);
-  if (interaction && !interaction.reply.accepted && interaction.reply.error === 'INSUFFICIENT_FUNDS' && balance !== undefined) {
-    out.amount = encodeAmount(balance + interaction.event.amountMinor, input.callbacks.amountFormat);
+  const amountField = field('amount') ?? field('betAmount');
+  if (
+    interaction &&
+    !interaction.reply.accepted &&
+    interaction.reply.error === 'INSUFFICIENT_FUNDS' &&
+    balance !== undefined &&
+    amountField
+  ) {
+    out[amountField] = encodeAmount(balance + interaction.event.amountMinor, wire.codec());
   }
   return out;
 }

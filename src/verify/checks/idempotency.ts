@@ -22,7 +22,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
         amount,
         first.transactionId,
       );
-      sameReply(first, again, 'the repeated DEBIT');
+      sameReply(ctx, first, again, 'the repeated DEBIT');
       await ctx.expectBalanceNow(p, before - amount, 'after the same DEBIT twice, money must have moved once');
     },
   },
@@ -44,7 +44,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
         first.transactionId,
       );
       if (again.reply.accepted && again.reply.balanceMinor !== before + BET) ctx.undoCredit(p, BET);
-      sameReply(first, again, 'the repeated CREDIT');
+      sameReply(ctx, first, again, 'the repeated CREDIT');
       await ctx.expectBalanceNow(p, before + BET, 'after the same CREDIT twice, it must have been paid once');
     },
   },
@@ -67,7 +67,8 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
         changed,
         first.transactionId,
       );
-      if (again.reply.verdict !== 'rejected') sameReply(first, again, `a repeat of ${first.transactionId} with another amount`);
+      if (again.reply.verdict !== 'rejected')
+        sameReply(ctx, first, again, `a repeat of ${first.transactionId} with another amount`);
       const now = await ctx.readBalance(p);
       if (now !== before - amount) {
         if (now < before - amount) ctx.giveBack(p, before - amount - now, 'the repeated DEBIT took it');

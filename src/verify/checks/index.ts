@@ -9,6 +9,7 @@ import { PROTOCOL_CHECKS } from './protocol.ts';
 import { ROLLBACK_CHECKS } from './rollback.ts';
 import type { Check } from './shared.ts';
 import { SIGNATURE_CHECKS } from './signature.ts';
+import { WIRE_CHECKS } from './wire.ts';
 
 export type { Check } from './shared.ts';
 
@@ -19,6 +20,7 @@ export const CHECKS: readonly Check[] = [
   ...CONCURRENCY_CHECKS,
   ...SIGNATURE_CHECKS,
   ...PROTOCOL_CHECKS,
+  ...WIRE_CHECKS,
 ];
 
 export const CHECK_IDS: readonly string[] = CHECKS.map((c) => c.id);

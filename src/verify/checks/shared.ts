@@ -36,12 +36,21 @@ export async function playerWithABet(ctx: CheckContext): Promise<{ p: string; be
   return { p, before, amount: affordable(ctx, before, p) };
 }
 
-/** The repeat got the first reply again (same status, same JSON). */
-export function sameReply(first: { exchange: Exchange }, again: { exchange: Exchange }, what: string): void {
+/**
+ * The repeat got the first reply again: the same status and JSON, or, where the profile allows it
+ * (`reply.duplicates: "same-outcome"`), the same verdict, code and balance with another message.
+ */
+export function sameReply(ctx: CheckContext, first: Step, again: Step, what: string): void {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
-  if (!a || a.status !== b.status || JSON.stringify(a.json ?? a.body) !== JSON.stringify(b.json ?? b.body)) {
+  const same =
+    ctx.wire.definition.reply.duplicates === 'same-outcome'
+      ? first.reply.verdict === again.reply.verdict &&
+        first.reply.error === again.reply.error &&
+        first.reply.balanceMinor === again.reply.balanceMinor
+      : a !== undefined && a.status === b.status && JSON.stringify(a.json ?? a.body) === JSON.stringify(b.json ?? b.body);
+  if (!a || !same) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
     );
