@@ -173,7 +173,8 @@ export function describeInteraction(builder: UnconfiguredInteraction, interactio
         ? matchStatus(200, HTTPResponseStatusClass.Success)
         : reply.status === 401 && wire.code('INVALID_SIGNATURE') !== undefined
           ? 401
-          : matchStatus(reply.status, HTTPResponseStatusClass.ClientError),
+          : // A wire without codes answers every refusal alike (Betnex: HTTP 200), the bad key too.
+            matchStatus(reply.status === 401 ? 400 : reply.status, HTTPResponseStatusClass.ClientError),
       (res) => {
         // Any JSON media type, any parameters, any case: Express and Fastify answer "application/json; charset=utf-8".
         res.headers({ 'Content-Type': regex(JSON_CONTENT_TYPE, 'application/json') } as never);

@@ -15,5 +15,5 @@ export {
 } from './builtin.ts';
 export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, replySchemas, type WireFields } from './render.ts';
 export * from './schema.ts';
-export { type ReplyReading, type Wire, type WireEventKind, type WireSettings, wireOf } from './wire.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
+export { type ReplyReading, type Wire, type WireEventKind, type WireSettings, wireOf } from './wire.ts';

@@ -373,6 +373,12 @@ export class CheckContext {
       fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
   }
 
+  /** Whether a step was refused for this reason (on a wire without codes: refused at all). */
+  isRejection(step: Step, code: WireReplyCode): boolean {
+    const named = this.wire.code(code);
+    return step.reply.verdict === 'rejected' && (named === undefined || step.reply.error === named);
+  }
+
   /**
    * A business rejection with whatever code the wallet chose, never a retry or garbage. On a wire
    * with codes it must name one (`{error}`); on one without (Betnex: `{success:false, msg}`) the refusal is enough.

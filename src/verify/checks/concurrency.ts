@@ -26,7 +26,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const accepted = steps.filter((s) => s.reply.accepted);
       for (const s of accepted) ctx.undoDebit(p, s.transactionId, amount);
       expectAllAnswered(steps, 'parallel DEBITs');
-      const wrong = steps.filter((s) => !s.reply.accepted && s.reply.error !== 'INSUFFICIENT_FUNDS');
+      const wrong = steps.filter((s) => !s.reply.accepted && !ctx.isRejection(s, 'INSUFFICIENT_FUNDS'));
       if (wrong.length > 0) {
         fail(
           `${wrong.length} parallel DEBIT(s) were refused for another reason than INSUFFICIENT_FUNDS, e.g. ${describeOutcome((wrong[0] as Step).exchange)}`,
