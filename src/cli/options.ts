@@ -1,5 +1,5 @@
 import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, ConfigError, loadConfig } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, loadConfig } from '../config/index.ts';
 import { EXIT_USAGE } from '../verify/defaults.ts';
 
 export { EXIT_USAGE };
@@ -20,6 +20,7 @@ export interface ServerFlags {
   db?: string;
   dataDir?: string;
   logLevel?: string;
+  profile?: string;
 }
 
 export function parsePort(value: string): number {
@@ -39,7 +40,8 @@ export function addServerOptions(command: Command, defaults: { port: number }): 
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
     .option('--data-dir <dir>', 'the folder aggmock writes its databases to (default: .aggmock)')
     .option('--db <file>', 'SQLite state file, or :memory: (default: <data dir>/aggmock.db)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent');
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
+    .option('--profile <name|file>', 'wire profile of the callbacks: default, betnex, or a profile file (.json)');
 }
 
 /** A numeric seed stays a number so `--seed 42` and `"seed": 42` are the same run. */
@@ -60,7 +62,8 @@ export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown>
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
   };
-  return loadConfig({ configPath: flags.config, flags: { ...base, ...layer } });
+  const wire = flags.profile === undefined ? {} : { callbacks: { profile: flags.profile } };
+  return loadConfig({ configPath: flags.config, flags: deepMerge(deepMerge(base, wire), layer) });
 }
 
 /** Prints a configuration or usage error the way a person can act on it, and exits 2. */

@@ -13,6 +13,7 @@ export {
   defaultProfile,
   isBuiltinProfile,
 } from './builtin.ts';
+export { PROFILE_SCHEMA_PATH, profileJsonSchema, profileJsonSchemaText } from './json-schema.ts';
 export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, replySchemas, type WireFields } from './render.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';

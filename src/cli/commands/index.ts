@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerContractsCommand } from './contracts.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerProfilesCommand } from './profiles.ts';
 import { registerSendCommand } from './send.ts';
 import { registerServeCommand } from './serve.ts';
 import { registerVerifyCommand } from './verify.ts';
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   registerVerifyCommand(program);
   registerSendCommand(program);
   registerContractsCommand(program);
+  registerProfilesCommand(program);
 }

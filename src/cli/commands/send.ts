@@ -24,6 +24,7 @@ export interface SendFlags {
   to?: string;
   secret?: string[];
   scheme?: string;
+  profile?: string;
   config?: string;
   seed?: string;
   db?: string;
@@ -62,6 +63,7 @@ export function registerSendCommand(program: Command, io: SendIo = processIo): C
     .option('--amount <major>', "amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT's amount)")
     .option('--tx <id>', 'transactionId (default: the next id of the seeded sequence)')
     .option('--ref <debitTx>', 'rollback: transactionId of the DEBIT to reverse (required for a rollback)')
+    .option('--profile <name|file>', 'wire profile: default, betnex, or a profile file (.json)')
     .option('--to <url>', 'webhook URL (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)')
     .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [
       ...previous,
@@ -107,6 +109,7 @@ interface Prepared {
 function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const callbacks: Record<string, unknown> = {
     ...(flags.to ? { webhookUrl: flags.to } : {}),
+    ...(flags.profile ? { profile: flags.profile } : {}),
     ...(flags.secret?.length || flags.scheme
       ? {
           signing: {

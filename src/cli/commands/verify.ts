@@ -13,6 +13,7 @@ export interface VerifyFlags {
   secret?: string[];
   scheme?: SigningScheme;
   players?: string;
+  profile?: string;
   stateUrl?: string;
   timeout?: string;
   maxLatency?: string;
@@ -52,6 +53,7 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = processIo
     .argument('<webhookUrl>', 'the webhook to check, e.g. http://127.0.0.1:4001/callback/webhook')
     .option('--secret <s>', 'HMAC secret the webhook verifies with; repeat for several (default: aggmock-dev-secret)', collect)
     .addOption(new Option('--scheme <scheme>', 'signature scheme (default: timestamped)').choices([...SIGNING_SCHEMES]))
+    .option('--profile <name|file>', 'wire profile the webhook speaks: default, betnex, or a profile file (.json)')
     .option('--players <ids>', 'comma-separated player ids the webhook knows (default: p1,p2)')
     .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
     .option('--timeout <ms>', 'per-request timeout, ms or "10s" (default: callbacks.timeout, 10 s)')
@@ -111,6 +113,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVer
     configPath: flags.config,
     env: io.env ?? process.env,
     cwd: io.cwd ?? process.cwd(),
+    ...(flags.profile === undefined ? {} : { flags: { callbacks: { profile: flags.profile } } }),
   });
   const list = (value: string | undefined) =>
     value === undefined

@@ -1,5 +1,5 @@
 import type { Wire } from '../../profiles/index.ts';
-import { describeOutcome, type Exchange } from '../client.ts';
+import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */

@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
+import { BUILTIN_PROFILES, builtinProfile, isBuiltinProfile, profileJsonSchemaText, wireOf } from '../../profiles/index.ts';
+import { EXIT_USAGE, usageExit } from '../options.ts';
+
+/** `aggmock profiles`: the wire profiles there are, each one's definition, and the JSON Schema of a profile file. */
+
+export interface ProfilesIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+const processIo: ProfilesIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/**
+ * Registers `aggmock profiles`.
+ *
+ * @example
+ * aggmock profiles                    # the built-in profiles and the active one
+ * aggmock profiles show betnex        # its definition: a profile file to start from
+ * aggmock profiles schema > profile.schema.json
+ */
+export function registerProfilesCommand(program: Command, io: ProfilesIo = processIo): Command {
+  const command = program
+    .command('profiles')
+    .description('List the wire profiles (callback body, amounts, reply, signing), show one as a file, or print the JSON Schema.')
+    .option('-c, --config <file>', 'config file whose callbacks.profile is the active one')
+    .exitOverride(usageExit)
+    .action((flags: { config?: string }) => {
+      const config = configOrExit(flags.config, io);
+      const active = wireOf(config.callbacks).name;
+      const lines = BUILTIN_PROFILES.map((name) => {
+        const definition = builtinProfile(name, config.callbacks);
+        return `${name === active ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
+      });
+      if (!isBuiltinProfile(active)) lines.push(`* ${active.padEnd(10)} (from a profile file)`);
+      io.stdout(`${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n`);
+    });
+  command
+    .command('show')
+    .argument('[name]', `a built-in profile (${BUILTIN_PROFILES.join(', ')}); default: the active one`)
+    .description('Print a profile definition as JSON: a profile file to start from')
+    .option('-c, --config <file>', 'config file (the default profile is built from its callbacks settings)')
+    .exitOverride(usageExit)
+    .action((name: string | undefined, flags: { config?: string }) => {
+      const config = configOrExit(flags.config, io);
+      if (name !== undefined && !isBuiltinProfile(name)) {
+        io.stderr(`aggmock: unknown profile "${name}" (built-in: ${BUILTIN_PROFILES.join(', ')})\n`);
+        process.exit(EXIT_USAGE);
+      }
+      const definition = name === undefined ? wireOf(config.callbacks).definition : builtinProfile(name, config.callbacks);
+      io.stdout(`${JSON.stringify({ $schema: './profile.schema.json', ...definition }, null, 2)}\n`);
+    });
+  command
+    .command('schema')
+    .description('Print the JSON Schema of a profile file')
+    .exitOverride(usageExit)
+    .action(() => io.stdout(profileJsonSchemaText()));
+  return command;
+}
+
+function configOrExit(configPath: string | undefined, io: ProfilesIo): AggmockConfig {
+  try {
+    return loadConfig({ configPath, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd() });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`aggmock: ${error.message}\n`);
+      process.exit(EXIT_USAGE);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { judgeReply } from '../callbacks/reply.ts';
+import { ConfigError, configSchema, validateConfig } from '../config/index.ts';
+import {
+  BETNEX_PROFILE,
+  bodySchemas,
+  PROFILE_SCHEMA_PATH,
+  profileDefinitionSchema,
+  profileJsonSchemaText,
+  renderBody,
+  wireOf,
+} from './index.ts';
+
+const betnex = wireOf(configSchema.parse({ callbacks: { profile: 'betnex' } }).callbacks);
+const wireWith = (callbacks: Record<string, unknown>) => wireOf(configSchema.parse({ callbacks }).callbacks);
+
+function configError(input: unknown): string {
+  try {
+    validateConfig(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('the betnex profile', () => {
+  it('writes one round body: bet and win split, serial_number the id, api_key from callbacks.apiKey, data always there', () => {
+    const debit = JSON.parse(renderBody(betnex, { kind: 'debit', transactionId: 'tx_1', playerId: 'p1', amountMinor: 1050 }));
+    expect(Object.keys(debit)).toEqual([
+      'bet_amount',
+      'win_amount',
+      'member_account',
+      'game_uid',
+      'game_round',
+      'serial_number',
+      'currency_code',
+      'api_key',
+      'game_name',
+      'game_provider',
+      'data',
+    ]);
+    expect(debit).toMatchObject({
+      bet_amount: 10.5,
+      win_amount: 0,
+      serial_number: 'tx_1',
+      game_round: 'tx_1',
+      currency_code: 'EUR',
+    });
+    expect(debit.api_key).toBe('aggmock-dev-key');
+    expect(debit.data).toEqual({});
+    const credit = JSON.parse(
+      renderBody(betnex, { kind: 'credit', transactionId: 'tx_2', roundId: 'r9', playerId: 'p1', amountMinor: 2500 }),
+    );
+    expect(credit).toMatchObject({ bet_amount: 0, win_amount: 25, game_round: 'r9', serial_number: 'tx_2' });
+  });
+
+  it('has no ROLLBACK, signs nothing, reads money from a success reply and no balance from a failure', () => {
+    expect(betnex.hasRollback).toBe(false);
+    expect(bodySchemas(betnex).rollback).toBeUndefined();
+    expect(() => renderBody(betnex, { kind: 'rollback', transactionId: 't', playerId: 'p', amountMinor: 1 })).toThrow(
+      /"betnex" profile has no ROLLBACK/,
+    );
+    expect(betnex.signingScheme).toBe('none');
+    const ok = judgeReply({ status: 200, text: '{"success":true,"msg":"Success","handle":true,"money":1150}' }, betnex.reading());
+    expect(ok).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 115_000 }, balanceExact: true });
+    const no = judgeReply(
+      { status: 200, text: '{"success":false,"msg":"User not found","handle":false,"money":0}' },
+      betnex.reading(),
+    );
+    expect(no).toMatchObject({ verdict: 'rejected', message: 'User not found', balance: { kind: 'none' } });
+    expect(judgeReply({ status: 200, text: '{"msg":"no flag"}' }, betnex.reading()).verdict).toBe('rejected');
+    expect(judgeReply({ status: 503, text: '{"success":true,"money":1}' }, betnex.reading()).verdict).toBe('retry');
+  });
+
+  it('its body schema accepts what it renders and refuses a missing field or an extra one', () => {
+    const schema = bodySchemas(betnex).debit;
+    const body = JSON.parse(renderBody(betnex, { kind: 'debit', transactionId: 'tx_1', playerId: 'p1', amountMinor: 1 }));
+    expect(schema.safeParse(body).success).toBe(true);
+    const { api_key: _gone, ...missing } = body;
+    expect(schema.safeParse(missing).success).toBe(false);
+    expect(schema.safeParse({ ...body, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('currencies and amount formats', () => {
+  it('writes amounts with the currency’s decimals: JPY none, KWD three, a configured crypto eight', () => {
+    const wire = wireWith({ extraFields: ['currency'], currencies: { BTC: 8 } });
+    const amount = (currency: string, amountMinor: number) =>
+      JSON.parse(renderBody(wire, { kind: 'debit', transactionId: 't', playerId: 'p', amountMinor, currency })).amount;
+    expect(amount('JPY', 1050)).toBe(1050);
+    expect(amount('KWD', 1050)).toBe(1.05);
+    expect(amount('EUR', 1050)).toBe(10.5);
+    expect(amount('BTC', 123_456_789)).toBe(1.23456789);
+    expect(wire.codec('JPY').exponent).toBe(0);
+  });
+
+  it('reads a balance in the currency’s decimals, and judges exactness by them', () => {
+    const wire = wireWith({});
+    expect(judgeReply({ status: 200, text: '{"balance":1.234}' }, wire.reading('KWD'))).toMatchObject({
+      balance: { kind: 'ok', minor: 1234 },
+      balanceExact: true,
+    });
+    expect(judgeReply({ status: 200, text: '{"balance":1.5}' }, wire.reading('JPY')).balance.kind).toBe('invalid');
+  });
+
+  it('writes and reads amounts as strings when a profile says so', () => {
+    const wire = wireWith({
+      profile: { ...BETNEX_PROFILE, name: 'strings', amounts: { format: 'decimal', as: 'string' } },
+    });
+    const body = JSON.parse(renderBody(wire, { kind: 'debit', transactionId: 't', playerId: 'p', amountMinor: 1050 }));
+    expect(body.bet_amount).toBe('10.50');
+    expect(judgeReply({ status: 200, text: '{"success":true,"money":"99.99"}' }, wire.reading())).toMatchObject({
+      balance: { kind: 'ok', minor: 9999 },
+      balanceExact: true,
+    });
+  });
+
+  it('refuses an extra currency that is not a code or has impossible decimals, naming the key', () => {
+    expect(configError({ callbacks: { currencies: { btc: 8 } } })).toContain('callbacks.currencies.btc');
+    expect(configError({ callbacks: { currencies: { BTC: 19 } } })).toMatch(/callbacks\.currencies\.BTC: .*(8|too big)/);
+  });
+});
+
+describe('a profile file, as data', () => {
+  it('reads a reply at a nested path', () => {
+    const wire = wireWith({
+      profile: {
+        ...BETNEX_PROFILE,
+        name: 'nested',
+        reply: { balance: 'data.balance', success: { path: 'status', equals: 'OK' } },
+      },
+    });
+    expect(judgeReply({ status: 200, text: '{"status":"OK","data":{"balance":5}}' }, wire.reading())).toMatchObject({
+      verdict: 'accepted',
+      balance: { kind: 'ok', minor: 500 },
+    });
+    expect(judgeReply({ status: 200, text: '{"status":"ERR","data":{"balance":5}}' }, wire.reading()).verdict).toBe('rejected');
+  });
+
+  it('is refused with the field named: an unknown field, an unknown source, a missing mapping, an impossible combination', () => {
+    const base = structuredClone(BETNEX_PROFILE) as Record<string, unknown>;
+    expect(configError({ callbacks: { profile: { ...base, colour: 'blue' } } })).toContain('callbacks.profile');
+    expect(configError({ callbacks: { profile: { ...base, colour: 'blue' } } })).toContain('colour');
+    const unknownSource = structuredClone(BETNEX_PROFILE);
+    (unknownSource.events.debit.body as Record<string, unknown>).member_account = { from: 'player' };
+    expect(configError({ callbacks: { profile: unknownSource } })).toMatch(
+      /callbacks\.profile\.events\.debit\.body\.member_account/,
+    );
+    const noId = structuredClone(BETNEX_PROFILE);
+    delete (noId.events.credit.body as Record<string, unknown>).serial_number;
+    (noId.events.credit.body as Record<string, unknown>).game_round = { from: 'roundId' };
+    expect(configError({ callbacks: { profile: noId } })).toContain(
+      'callbacks.profile.events.credit.body: no field carries the transactionId',
+    );
+    const ambiguous = {
+      name: 'same',
+      events: {
+        debit: { body: { id: { from: 'transactionId' }, player: { from: 'playerId' }, amount: { from: 'amount' } } },
+        credit: { body: { id: { from: 'transactionId' }, player: { from: 'playerId' }, amount: { from: 'amount' } } },
+      },
+    };
+    expect(configError({ callbacks: { profile: ambiguous } })).toContain(
+      'callbacks.profile.events.credit: a DEBIT and a CREDIT would look the same',
+    );
+    expect(configError({ callbacks: { profile: 'betnix' } })).toContain('expected a built-in profile (default, betnex)');
+    expect(configError({ callbacks: { profile: 'betnex', rollbackStyle: 'reference' } })).toContain(
+      'callbacks.rollbackStyle: applies only to the default profile',
+    );
+  });
+
+  it('the built-in betnex profile is valid data, and its JSON round-trips to the same wire', () => {
+    const parsed = profileDefinitionSchema.parse(JSON.parse(JSON.stringify(BETNEX_PROFILE)));
+    const again = wireWith({ profile: parsed });
+    const fields = { kind: 'debit' as const, transactionId: 't', playerId: 'p', amountMinor: 7, createdAt: 0 };
+    expect(renderBody(again, fields)).toBe(renderBody(betnex, fields));
+  });
+
+  it('has its JSON Schema committed in contracts/profile.schema.json exactly as generated (npm run openapi)', () => {
+    expect(readFileSync(PROFILE_SCHEMA_PATH, 'utf8')).toBe(profileJsonSchemaText());
+  });
+});
