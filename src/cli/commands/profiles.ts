@@ -54,7 +54,9 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
         process.exit(EXIT_USAGE);
       }
       const definition = name === undefined ? wireOf(config.callbacks).definition : builtinProfile(name, config.callbacks);
-      io.stdout(`${JSON.stringify({ $schema: './profile.schema.json', ...definition }, null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify({ $schema: './node_modules/aggmock/contracts/profile.schema.json', ...definition }, null, 2)}\n`,
+      );
     });
   command
     .command('schema')

@@ -18,7 +18,17 @@ import type { AddressInfo } from 'node:net';
 import type { StartedWallet } from '../types.ts';
 import { type BetnexCallback, calculateBalance, createCallbackResponse, verifyCallback } from './sdk.ts';
 
-export type BetnexFault = 'ignores-api-key' | 'ignores-currency' | 'repeats-duplicates' | 'float-money';
+export type BetnexFault =
+  | 'ignores-api-key'
+  /** Checks the api_key only when the body has one. */
+  | 'api-key-optional'
+  | 'ignores-currency'
+  | 'repeats-duplicates'
+  | 'float-money'
+  /** Bonus rounds (a `data.bonus_id`) skip the serial_number check: a repeated bonus win pays again. */
+  | 'bonus-not-idempotent'
+  /** A bet of 0 in a free-spin round is charged the default stake of 1.00. */
+  | 'charges-free-spins';
 
 export interface BetnexReceiverOptions {
   style: 'readme' | 'careful';
@@ -109,7 +119,8 @@ function carefulHandler(users: Map<string, User>, apiKey: string, faults: Set<Be
   return (body: unknown): Reply => {
     let callback: BetnexCallback;
     try {
-      callback = verifyCallback(body, faults.has('ignores-api-key') ? null : apiKey);
+      const keyless = faults.has('api-key-optional') && isObject(body) && body.api_key === undefined;
+      callback = verifyCallback(keyless ? { ...body, api_key: apiKey } : body, faults.has('ignores-api-key') ? null : apiKey);
     } catch (error) {
       return refuse((error as Error).message);
     }
@@ -118,8 +129,11 @@ function carefulHandler(users: Map<string, User>, apiKey: string, faults: Set<Be
     if (!user) return refuse('User not found');
     const key = `${username}|${callback.serial_number}`;
     const first = seen.get(key);
-    if (first && !faults.has('repeats-duplicates')) return first;
-    const bet = cents(callback.bet_amount);
+    const bonus = bonusOf(callback.data);
+    const skipsDuplicateCheck = faults.has('repeats-duplicates') || (faults.has('bonus-not-idempotent') && bonus !== undefined);
+    if (first && !skipsDuplicateCheck) return first;
+    const stake = cents(callback.bet_amount);
+    const bet = stake === 0 && bonus?.type === 'free-spins' && faults.has('charges-free-spins') ? 100 : stake;
     const win = cents(callback.win_amount);
     if (bet === undefined || win === undefined) return refuse('amounts must be 0 or more with at most 2 decimals');
     if (callback.currency_code !== user.currency && !faults.has('ignores-currency')) {
@@ -140,6 +154,16 @@ function carefulHandler(users: Map<string, User>, apiKey: string, faults: Set<Be
     seen.set(key, reply);
     return reply;
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function bonusOf(data: unknown): { type?: unknown; id?: unknown } | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const { bonus_type: type, bonus_id: id } = data as Record<string, unknown>;
+  return id === undefined ? undefined : { type, id };
 }
 
 /** A non-negative amount with at most 2 decimals, in cents; undefined otherwise. */
