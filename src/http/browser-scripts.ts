@@ -17,6 +17,7 @@ export const BROWSER_SCRIPTS = [
   'admin-client.js',
   'deliveries.js',
   'discrepancies.js',
+  'docs.js',
   'page-data.js',
   'play.js',
   'search.js',
