@@ -6,6 +6,7 @@ import { aggregatorRoutes } from './aggregator/routes.ts';
 import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
+import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { callbackUrlPolicy } from './launch/callback-url.ts';
@@ -97,6 +98,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     aggregatorRoutes({ config, catalog, sessions, baseUrl, callbackUrls, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
   app.route('/casino', api());
+  // The pages' scripts (browser/*.js), for the play page and the UI alike.
+  app.route('/', browserScriptRoutes());
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));
   // The web UI; its launch form calls POST /getgameurl through this same app.
   app.route('/', uiRoutes({ config, catalog, baseUrl, now: deps.now, api: (request, env) => app.fetch(request, env) }));

@@ -1,25 +1,16 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { BIN, runCli } from './cli/process.ts';
+import { BIN, freePort, runCli } from './cli/process.ts';
 
 /** The CI examples in examples/ci run what they say: their aggmock commands and flags exist, and the GitLab script passes. */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FILES = ['examples/ci/github-actions.yml', 'examples/ci/gitlab-ci.yml'];
 const text = (file: string) => readFileSync(join(root, file), 'utf8');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('examples/ci', () => {
   it.each(FILES)(

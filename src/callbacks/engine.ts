@@ -1,94 +1,28 @@
-import { hash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { AggmockConfig } from '../config/index.ts';
-import { signCallback, wireOf } from '../profiles/index.ts';
-import { VERSION } from '../version.ts';
-import { type Clock, systemClock, type TimerHandle } from './clock.ts';
-import { classifyAnswer, classifyFailure, retryDelayMs, type Verdict } from './dispatcher.ts';
-import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
-import { type Attempt, buildCallbackBody, type CallbacksConfig, type EnqueueRequest, type StoredEvent } from './events.ts';
+import { wireOf } from '../profiles/index.ts';
+import { type AttemptInFlight, answeredAttempt, applyVerdict, attemptHeaders, unansweredAttempt } from './attempt.ts';
+import { type Clock, systemClock } from './clock.ts';
+import { classifyAnswer, classifyFailure, type Verdict } from './dispatcher.ts';
+import type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
+import { CallbackRequestError } from './enqueue-request.ts';
+import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './events.ts';
 import { TransactionIdSequence } from './ids.ts';
+import { type NewEvent, NewEvents } from './new-events.ts';
+import { OrderingLines } from './ordering.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
 import { InterruptedError, type Transport } from './transport.ts';
 
+export { UNANSWERED_ATTEMPT, USER_AGENT } from './attempt.ts';
+export type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
 export { CallbackRequestError };
-
-/** `User-Agent` of every callback. */
-export const USER_AGENT = `aggmock/${VERSION}`;
 
 /** How long journal writes may gather before they are committed together, while attempts are in flight. */
 export const GROUP_COMMIT_MS = 5;
 
-/** The journal's word for an attempt sent without a recorded reply (in flight, or cut off by a crash). */
-export const UNANSWERED_ATTEMPT =
-  'no reply recorded: in flight, or aggmock stopped before the reply came (the receiver may have applied it)';
-
 /** How long stop() waits for attempts in flight when no deadline is given. */
 export const DEFAULT_STOP_DEADLINE_MS = 5_000;
-
-export interface Enqueued {
-  /**
-   * The event with its final id. Its row is committed at the end of the current synchronous turn
-   * (one transaction for every event enqueued in that turn), before its first attempt and before
-   * any I/O callback or timer runs; every read of the outbox sees it at once.
-   */
-  event: StoredEvent;
-  /** Resolves when the event ends delivered, rejected or failed. Stays pending if the engine stops first. */
-  settled: Promise<StoredEvent>;
-}
-
-export interface CallbackEngine {
-  /**
-   * Stores the event in the outbox and queues it; returns before the first attempt. A bad request
-   * throws a {@link CallbackRequestError} and stores nothing.
-   */
-  enqueue(req: EnqueueRequest): Enqueued;
-  /** Like enqueue for several events; a bad one stores none. */
-  enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[];
-  /** Sends the same body again as a NEW outbox event (source 'replay:<id>'). */
-  replay(eventId: number): Enqueued;
-  /** Called once per event when it ends delivered|rejected|failed, in settle order. */
-  onSettled(listener: (event: StoredEvent) => void): () => void;
-  onAttempt(listener: (attempt: Attempt, event: StoredEvent) => void): () => void;
-  outbox: Outbox;
-  /** Resumes the undelivered events in the outbox and starts delivering. */
-  start(): void;
-  /** Waits for attempts in flight up to the deadline, then aborts them; everything unsettled stays in the outbox. */
-  stop(options?: { deadlineMs?: number }): Promise<void>;
-  /** The next id of the seeded, reproducible sequence (persisted, so a restart continues it). */
-  nextTransactionId(): string;
-  /** Attempts on the wire right now (tests use it to know when only timers are left). */
-  inFlight(): number;
-}
-
-/** One attempt between its send and its answer. */
-interface AttemptInFlight {
-  event: StoredEvent;
-  /** The outbox generation it was sent in: a reset meanwhile makes its outcome moot. */
-  generation: number;
-  /** Clock time of the send (the attempt's `startedAt`). */
-  startedAt: number;
-  /** performance.now() at the send, for the latency. */
-  t0: number;
-  headers: Record<string, string>;
-}
-
-export interface CallbackEngineOptions {
-  config: AggmockConfig;
-  db: Database;
-  clock?: Clock;
-  /** Jitter; default seeded from config.seed. */
-  random?: Random;
-  /** Default config.callbacks.webhookUrl. */
-  webhookUrl?: string;
-  logger?: Logger;
-  /** How callbacks are sent; default: through HTTPS_PROXY/HTTP_PROXY when set (see proxy.ts), else direct. */
-  transport?: TransportFactory;
-}
 
 /**
  * The callback engine of SPEC §3: a durable outbox in SQLite, a dispatcher that signs each
@@ -111,21 +45,15 @@ class Engine implements CallbackEngine {
   private readonly cfg: CallbacksConfig;
   private readonly clock: Clock;
   private readonly random: Random;
-  private readonly url: string;
   private readonly logger: Logger | undefined;
   private readonly ids: TransactionIdSequence;
+  private readonly newEvents: NewEvents;
+  private readonly lines: OrderingLines;
   private readonly pruneEvery: number;
 
   private running = false;
   private transport: Transport | undefined;
   private readonly makeTransport: TransportFactory;
-  /** Unsettled events per ordering key, in send order; the head is the only one that may be on the wire. */
-  private readonly queues = new Map<string, StoredEvent[]>();
-  /** Keys whose head is due now, first come first served. */
-  private ready: string[] = [];
-  private readyHead = 0;
-  private readonly readyKeys = new Set<string>();
-  private readonly timers = new Map<string, TimerHandle>();
   private inFlightCount = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly resolvers = new Map<number, (event: StoredEvent) => void>();
@@ -136,8 +64,6 @@ class Engine implements CallbackEngine {
   private tickScheduled = false;
   /** A commit is queued for the end of this synchronous turn (new events are waiting for it). */
   private storeScheduled = false;
-  /** Keys whose head could not start because its row was not committed yet. */
-  private awaitingStore = new Set<string>();
   private settledSincePrune = 0;
   /** Bumped by an outbox reset, so answers to attempts started before it are ignored. */
   private generation = 0;
@@ -147,11 +73,18 @@ class Engine implements CallbackEngine {
     this.makeTransport = options.transport ?? transportFor();
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? seededRandom(`${options.config.seed}:callbacks`);
-    this.url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.logger = options.logger;
     this.outbox = new Outbox(options.db);
     this.ids = new TransactionIdSequence(options.db, options.config.seed, {
       ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
+    });
+    const url = options.webhookUrl ?? this.cfg.webhookUrl;
+    this.newEvents = new NewEvents({ cfg: this.cfg, clock: this.clock, random: this.random, ids: this.ids, url });
+    this.lines = new OrderingLines({
+      clock: this.clock,
+      isRunning: () => this.running,
+      isStored: (event) => this.outbox.isStored(event),
+      onDue: () => this.pump(),
     });
     // Retention runs every so many settlements: often enough that the excess stays small, rarely
     // enough that its index scan is noise next to the deliveries.
@@ -168,12 +101,12 @@ class Engine implements CallbackEngine {
   }
 
   enqueue(req: EnqueueRequest): Enqueued {
-    return this.store(this.newEvent(req), false);
+    return this.store(this.newEvents.fromRequest(req), false);
   }
 
   enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[] {
     // Every request is checked before any is stored: a bad one stores none.
-    const events = reqs.map((req) => this.newEvent(req));
+    const events = reqs.map((req) => this.newEvents.fromRequest(req));
     return events.map((event) => this.store(event, false));
   }
 
@@ -182,7 +115,7 @@ class Engine implements CallbackEngine {
    * end of this synchronous turn, with every other event of the turn: one commit for a burst of
    * enqueues, and still before anything else (an HTTP reply, a timer, an attempt) can happen.
    */
-  private store(event: Omit<StoredEvent, 'id'>, atFront: boolean): Enqueued {
+  private store(event: NewEvent, atFront: boolean): Enqueued {
     const stored = this.outbox.insert(event);
     if (!this.storeScheduled) {
       this.storeScheduled = true;
@@ -196,55 +129,11 @@ class Engine implements CallbackEngine {
     this.tick();
   };
 
-  /** Validates a request and builds its row, body bytes included. */
-  private newEvent(req: EnqueueRequest): Omit<StoredEvent, 'id'> {
-    const r = validEnqueueRequest(req, wireOf(this.cfg));
-    const createdAt = this.clock.now();
-    const byReference = r.kind === 'rollback' && wireOf(this.cfg).rollbackStyle === 'reference';
-    // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
-    const transactionId =
-      r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.ids.next());
-    const event: Omit<StoredEvent, 'id'> = {
-      kind: r.kind,
-      transactionId,
-      playerId: r.playerId,
-      amountMinor: r.amountMinor,
-      source: r.source ?? 'manual',
-      orderingKey: r.orderingKey ?? r.playerId,
-      url: r.url ?? this.url,
-      body: buildCallbackBody({ ...r, transactionId, createdAt }, this.cfg),
-      ...this.unsent(createdAt),
-    };
-    if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
-    if (r.roundId !== undefined) event.roundId = r.roundId;
-    if (r.gameId !== undefined) event.gameId = r.gameId;
-    event.currency = r.currency ?? this.cfg.currency;
-    if (r.group !== undefined) event.group = r.group;
-    return event;
-  }
-
-  /** The state every new event starts in (a fresh one, a replay, a rollback): not yet sent. */
-  private unsent(createdAt: number): Pick<StoredEvent, 'status' | 'attemptCount' | 'createdAt' | 'nextAttemptAt'> {
-    const nextAttemptAt = this.firstAttemptAt(createdAt);
-    return { ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }), status: 'pending', attemptCount: 0, createdAt };
-  }
-
   replay(eventId: number): Enqueued {
     const original = this.outbox.get(eventId);
     if (!original)
       throw new CallbackRequestError([{ field: 'eventId', message: `no callback event with id ${eventId}`, received: eventId }]);
-    const createdAt = this.clock.now();
-    const { id: _id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
-    return this.store(
-      {
-        ...copy,
-        source: `replay:${eventId}`,
-        // The same receiver as the original (a launch's callback_url, or the webhook it had).
-        url: original.url,
-        ...this.unsent(createdAt),
-      },
-      false,
-    );
+    return this.store(this.newEvents.replayOf(original), false);
   }
 
   onSettled(listener: (event: StoredEvent) => void): () => void {
@@ -261,14 +150,9 @@ class Engine implements CallbackEngine {
     if (this.running) return;
     this.running = true;
     this.transport ??= this.makeTransport({ maxSockets: this.cfg.concurrency, timeoutMs: this.cfg.timeout });
-    this.queues.clear();
-    this.ready = [];
-    this.readyHead = 0;
-    this.readyKeys.clear();
     // The outbox is the truth: pending events of an earlier run (or enqueued while stopped), and
     // any left 'delivering' by a crash, go out again in their original order.
-    for (const event of this.outbox.takeUnsettled()) this.append(event);
-    for (const key of this.queues.keys()) this.activate(key);
+    this.lines.resume(this.outbox.takeUnsettled());
     this.prune();
     this.pump();
   }
@@ -276,8 +160,7 @@ class Engine implements CallbackEngine {
   async stop(options: { deadlineMs?: number } = {}): Promise<void> {
     const deadlineMs = options.deadlineMs ?? DEFAULT_STOP_DEADLINE_MS;
     this.running = false;
-    for (const timer of this.timers.values()) this.clock.clearTimer(timer);
-    this.timers.clear();
+    this.lines.stopTimers();
     if (this.inFlightCount > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -302,80 +185,20 @@ class Engine implements CallbackEngine {
 
   // ---- queueing ----
 
-  /** When the first attempt is due, if the schedule's first delay is not 0. */
-  private firstAttemptAt(createdAt: number): number | undefined {
-    const delay = retryDelayMs(0, this.cfg, this.random) ?? 0;
-    return delay > 0 ? createdAt + delay : undefined;
-  }
-
   private track(event: StoredEvent, atFront: boolean): Enqueued {
     const settled = new Promise<StoredEvent>((resolve) => this.resolvers.set(event.id, resolve));
     const snapshot = { ...event };
-    if (this.running) {
-      const queue = this.queues.get(event.orderingKey);
-      if (!queue) {
-        this.queues.set(event.orderingKey, [event]);
-        this.activate(event.orderingKey);
-        this.pump();
-      } else if (atFront) {
-        queue.unshift(event);
-      } else {
-        queue.push(event);
-      }
-    }
+    if (this.running && this.lines.add(event, atFront)) this.pump();
     return { event: snapshot, settled };
   }
 
-  private append(event: StoredEvent): void {
-    const queue = this.queues.get(event.orderingKey);
-    if (queue) queue.push(event);
-    else this.queues.set(event.orderingKey, [event]);
-  }
-
-  /** The key's head becomes ready now, or when its retry falls due. */
-  private activate(key: string): void {
-    if (!this.running) return;
-    const head = this.queues.get(key)?.[0];
-    if (head?.status !== 'pending' || this.timers.has(key) || this.readyKeys.has(key)) return;
-    if (!this.outbox.isStored(head)) {
-      // Stored before its first attempt: the commit at the end of this turn activates it.
-      this.awaitingStore.add(key);
-      return;
-    }
-    const wait = head.nextAttemptAt === undefined ? 0 : head.nextAttemptAt - this.clock.now();
-    if (wait <= 0) {
-      this.markReady(key);
-      return;
-    }
-    this.timers.set(
-      key,
-      this.clock.setTimer(() => {
-        this.timers.delete(key);
-        if (!this.running) return;
-        this.markReady(key);
-        this.pump();
-      }, wait),
-    );
-  }
-
-  private markReady(key: string): void {
-    this.readyKeys.add(key);
-    this.ready.push(key);
-  }
-
   private pump(): void {
-    while (this.running && this.inFlightCount < this.cfg.concurrency && this.readyHead < this.ready.length) {
-      const key = this.ready[this.readyHead++] as string;
-      this.readyKeys.delete(key);
-      const head = this.queues.get(key)?.[0];
-      if (head?.status !== 'pending') continue;
-      if (this.outbox.isStored(head)) this.deliverCallback(head);
-      else this.awaitingStore.add(key);
+    while (this.running && this.inFlightCount < this.cfg.concurrency) {
+      const head = this.lines.nextReady();
+      if (!head) break;
+      this.deliverCallback(head);
     }
-    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
-      this.ready = this.ready.slice(this.readyHead);
-      this.readyHead = 0;
-    }
+    this.lines.compact();
   }
 
   // ---- delivery ----
@@ -390,28 +213,11 @@ class Engine implements CallbackEngine {
     delete event.nextAttemptAt;
 
     const startedAt = this.clock.now();
-    const wire = wireOf(this.cfg);
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      ...signCallback(wire, this.cfg.signing, event.body, {
-        timestamp: Math.floor(startedAt / 1000),
-        ...(wire.signingScheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
-      }),
-    };
+    const headers = attemptHeaders(event, this.cfg, startedAt);
     // Journaled before it is sent, committed with the other sends of this turn: after a crash
     // mid-attempt the row is still there, so every request a receiver saw is in the journal. The
     // outcome replaces it.
-    this.outbox.journal({
-      eventId: event.id,
-      n: event.attemptCount,
-      startedAt,
-      latencyMs: 0,
-      requestHeaders: headers,
-      requestBody: event.body,
-      outcome: 'retry',
-      error: UNANSWERED_ATTEMPT,
-    });
+    this.outbox.journal(unansweredAttempt(event, startedAt, headers));
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
     this.sendAfterCommit(() => this.post(transport, { event, generation, startedAt, headers }));
@@ -453,49 +259,13 @@ class Engine implements CallbackEngine {
 
   /** Records one attempt's outcome: `answer` is what came back, absent when nothing did. */
   private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
-    const { event, generation, startedAt, t0, headers: requestHeaders } = inFlight;
+    const { event, generation } = inFlight;
     this.inFlightCount--;
     if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     if (generation !== this.generation) return; // the outbox was reset meanwhile
     const now = this.clock.now();
-    const attempt: Attempt = {
-      eventId: event.id,
-      n: event.attemptCount,
-      startedAt,
-      latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
-      requestHeaders,
-      requestBody: event.body,
-      outcome: verdict.outcome,
-    };
-    if (answer) {
-      attempt.responseStatus = answer.status;
-      attempt.responseBody = answer.body;
-    }
-    if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
-    if (verdict.reply) event.reply = verdict.reply;
-
-    let settled = false;
-    if (verdict.outcome === 'delivered' || verdict.outcome === 'rejected') {
-      event.status = verdict.outcome;
-      event.settledAt = now;
-      if (verdict.outcome === 'rejected') event.error = verdict.error;
-      else delete event.error;
-      settled = true;
-    } else {
-      // Cut off by stop(): not the receiver's fault, so it goes again as soon as an engine runs.
-      const delay = verdict.interrupted ? 0 : retryDelayMs(event.attemptCount, this.cfg, this.random, verdict.retryAfterMs);
-      event.error = verdict.error;
-      if (delay === undefined) {
-        attempt.outcome = 'failed';
-        event.status = 'failed';
-        event.settledAt = now;
-        event.error = `${verdict.error} — gave up after ${event.attemptCount} attempt(s) (callbacks.retrySchedule)`;
-        settled = true;
-      } else {
-        event.status = 'pending';
-        if (delay > 0) event.nextAttemptAt = now + delay;
-      }
-    }
+    const attempt = answeredAttempt(inFlight, verdict, answer);
+    const settled = applyVerdict(event, attempt, verdict, { cfg: this.cfg, random: this.random, now });
     this.outbox.journal(attempt);
     this.outbox.markDirty(event);
     this.afterCommit.push(() => this.afterAttemptCommitted(attempt, event, settled));
@@ -512,12 +282,10 @@ class Engine implements CallbackEngine {
     }
     const key = event.orderingKey;
     if (!settled) {
-      this.activate(key);
+      this.lines.activate(key);
       return;
     }
-    const queue = this.queues.get(key);
-    if (queue && queue[0] === event) queue.shift();
-    if (queue && queue.length === 0) this.queues.delete(key);
+    this.lines.settle(event);
     this.settledSincePrune++;
     const snapshot = { ...event };
     const resolve = this.resolvers.get(event.id);
@@ -529,37 +297,13 @@ class Engine implements CallbackEngine {
     if (event.kind === 'debit' && event.status === 'failed' && this.cfg.rollbackFailedDebits && wireOf(this.cfg).hasRollback) {
       this.rollbackFailedDebit(event);
     }
-    if (this.queues.has(key)) this.activate(key);
+    if (this.lines.has(key)) this.lines.activate(key);
   }
 
   /** A DEBIT nobody confirmed may still have moved money: reverse it, next in its player's line. */
   private rollbackFailedDebit(debit: StoredEvent): void {
     try {
-      const createdAt = this.clock.now();
-      const byReference = wireOf(this.cfg).rollbackStyle === 'reference';
-      const store = () => {
-        const transactionId = byReference ? this.ids.next() : debit.transactionId;
-        const fields = {
-          kind: 'rollback' as const,
-          transactionId,
-          referenceTransactionId: debit.transactionId,
-          playerId: debit.playerId,
-          amountMinor: debit.amountMinor,
-          ...(debit.roundId === undefined ? {} : { roundId: debit.roundId }),
-          ...(debit.gameId === undefined ? {} : { gameId: debit.gameId }),
-          ...(debit.currency === undefined ? {} : { currency: debit.currency }),
-        };
-        return {
-          ...fields,
-          source: 'rollback-of-failed-debit',
-          ...(debit.group === undefined ? {} : { group: debit.group }),
-          orderingKey: debit.orderingKey,
-          url: debit.url,
-          body: buildCallbackBody({ ...fields, createdAt }, this.cfg),
-          ...this.unsent(createdAt),
-        };
-      };
-      this.store(store(), true);
+      this.store(this.newEvents.rollbackOf(debit), true);
     } catch (error) {
       this.logger?.error({ err: error, eventId: debit.id }, 'could not store the rollback of a failed DEBIT');
     }
@@ -604,11 +348,7 @@ class Engine implements CallbackEngine {
     const work = this.afterCommit;
     this.afterCommit = [];
     for (const fn of work) fn();
-    if (this.awaitingStore.size > 0) {
-      const keys = this.awaitingStore;
-      this.awaitingStore = new Set();
-      for (const key of keys) this.activate(key);
-    }
+    this.lines.activateCommitted();
     if (this.settledSincePrune >= this.pruneEvery) this.prune();
     this.pump();
     if (this.afterCommit.length > 0) this.scheduleTick();
@@ -630,14 +370,8 @@ class Engine implements CallbackEngine {
 
   private forgetEverything(): void {
     this.generation++;
-    for (const timer of this.timers.values()) this.clock.clearTimer(timer);
-    this.timers.clear();
-    this.queues.clear();
-    this.ready = [];
-    this.readyHead = 0;
-    this.readyKeys.clear();
+    this.lines.forget();
     this.afterCommit = [];
-    this.awaitingStore.clear();
     this.resolvers.clear();
   }
 
@@ -648,9 +382,4 @@ class Engine implements CallbackEngine {
       this.logger?.error({ err: error }, 'a callback engine listener threw');
     }
   }
-}
-
-/** The Standard Webhooks message id: stable for an event across retries and restarts. */
-function webhookMessageId(event: StoredEvent): string {
-  return `msg_${hash('sha256', `${event.id}:${event.createdAt}:${event.transactionId}`, 'hex').slice(0, 24)}`;
 }

@@ -39,11 +39,15 @@ export function renderGameImage(
   const providerName = escapeXml(shorten(provider.name, 28));
 
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" role="img" aria-label="${escapeXml(`${game.name} by ${provider.name}`)}">`,
-    `<defs><linearGradient id="${gradientId}" x1="0" y1="0" x2="1" y2="1">`,
-    `<stop offset="0" stop-color="${palette.from}"/><stop offset="1" stop-color="${palette.to}"/>`,
-    `</linearGradient></defs>`,
-    `<rect width="${SIZE}" height="${SIZE}" rx="24" fill="url(#${gradientId})"/>`,
+    gradientCard({
+      width: SIZE,
+      height: SIZE,
+      rx: 24,
+      diagonal: true,
+      label: `${game.name} by ${provider.name}`,
+      gradientId,
+      palette,
+    }),
     decorations(hex),
     `<g fill="none" stroke="#ffffff" stroke-width="5" stroke-linecap="round" stroke-linejoin="round" opacity="0.9">${ICONS[game.type]}</g>`,
     `<rect x="16" y="16" width="${badgeWidth}" height="26" rx="13" fill="#000000" fill-opacity="0.35"/>`,
@@ -67,11 +71,7 @@ export function renderProviderLogo(provider: Pick<CatalogProvider, 'code' | 'nam
   const name = shorten(provider.name, 16);
   const fontSize = name.length > 12 ? 17 : 21;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 240 80" width="240" height="80" role="img" aria-label="${escapeXml(provider.name)}">`,
-    `<defs><linearGradient id="${gradientId}" x1="0" y1="0" x2="1" y2="0">`,
-    `<stop offset="0" stop-color="${palette.from}"/><stop offset="1" stop-color="${palette.to}"/>`,
-    `</linearGradient></defs>`,
-    `<rect width="240" height="80" rx="14" fill="url(#${gradientId})"/>`,
+    gradientCard({ width: 240, height: 80, rx: 14, diagonal: false, label: provider.name, gradientId, palette }),
     `<circle cx="40" cy="40" r="26" fill="#ffffff" fill-opacity="0.92"/>`,
     `<text x="40" y="48" font-family="${FONT}" font-size="22" font-weight="800" fill="${palette.to}" text-anchor="middle">${escapeXml(initials)}</text>`,
     `<text x="76" y="47" font-family="${FONT}" font-size="${fontSize}" font-weight="700" fill="#ffffff">${escapeXml(name)}</text>`,
@@ -131,7 +131,32 @@ function monogram(name: string): string {
 }
 
 /** Two related colours from the first bytes of a hex digest. */
-function paletteFrom(hex: string): { from: string; to: string } {
+type Palette = { from: string; to: string };
+
+/**
+ * The opening of every image: the <svg> element with its accessible name, and a rounded card
+ * filled with the palette's gradient (top-left to bottom-right when diagonal, else left to right).
+ */
+function gradientCard(card: {
+  width: number;
+  height: number;
+  rx: number;
+  diagonal: boolean;
+  label: string;
+  gradientId: string;
+  palette: Palette;
+}): string {
+  const { width, height, gradientId, palette } = card;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(card.label)}">`,
+    `<defs><linearGradient id="${gradientId}" x1="0" y1="0" x2="1" y2="${card.diagonal ? 1 : 0}">`,
+    `<stop offset="0" stop-color="${palette.from}"/><stop offset="1" stop-color="${palette.to}"/>`,
+    `</linearGradient></defs>`,
+    `<rect width="${width}" height="${height}" rx="${card.rx}" fill="url(#${gradientId})"/>`,
+  ].join('');
+}
+
+function paletteFrom(hex: string): Palette {
   const hue = parseInt(hex.slice(0, 4), 16) % 360;
   const shift = 30 + (parseInt(hex.slice(4, 6), 16) % 60);
   return { from: hslToHex(hue, 70, 48), to: hslToHex((hue + shift) % 360, 75, 24) };

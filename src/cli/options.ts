@@ -11,6 +11,20 @@ export function usageExit(error: CommanderError): never {
   process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
 }
 
+/** Where a one-shot command writes and what it reads its environment from (tests pass their own). */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** The real process's streams. */
+export const PROCESS_IO: CommandIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
 /** Flags every command that runs a server understands. */
 export interface ServerFlags {
   port?: number;

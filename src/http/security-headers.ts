@@ -17,8 +17,8 @@ export const EVERY_RESPONSE_HEADERS: readonly (readonly [string, string])[] = [
 
 /**
  * Headers on every response (`nosniff`, no framing, no referrer to other sites), and on HTML pages a
- * Content-Security-Policy that runs only the page's own inline scripts: each `<script>` the
- * templates write gets a per-response nonce, so an injected `javascript:` link or script does
+ * Content-Security-Policy that runs only the page's own scripts: each `<script>` the templates
+ * write (inline, or a module from `/assets/js/` with the modules it imports) gets a per-response nonce, so an injected `javascript:` link or script does
  * not run. User text never reaches a page unescaped, so it cannot carry a literal `<script>`.
  */
 export function securityHeaders(options: SecurityHeadersOptions = {}): MiddlewareHandler {

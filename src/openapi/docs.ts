@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
+import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import { ApiError } from '../http/errors.ts';
 
 /*
@@ -46,10 +47,8 @@ export function docsRoutes(openApiUrl: string, title: string): Hono {
   <body>
     <div id="swagger-ui"></div>
     <script src="${DOCS_ASSETS_PATH}/swagger-ui-bundle.js"></script>
-    <script>
-      // validatorUrl "none": no badge image from validator.swagger.io.
-      window.ui = SwaggerUIBundle({ url: '${openApiUrl}', dom_id: '#swagger-ui', validatorUrl: 'none', deepLinking: true });
-    </script>
+    ${raw(pageDataTag({ url: openApiUrl }))}
+    ${raw(scriptTag('docs.js'))}
   </body>
 </html>`),
   );

@@ -1,7 +1,7 @@
 import type { CatalogGame } from '../catalog/index.ts';
+import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
-
 import { escapeHtml } from '../shared/index.ts';
 
 export { escapeHtml };
@@ -22,14 +22,13 @@ export function httpUrl(url: string, fallback = '/'): string {
 /**
  * The page behind a launch URL: the game's art, the player's balance, a bet and a Spin button.
  * Spin posts to `/play/<session>/spin`; aggmock sends the wallet a DEBIT and, on a win, a CREDIT,
- * and the page shows each reply. Plain HTML and a little inline script: no build step.
+ * and the page shows each reply. Plain HTML and its script `browser/play.js`: no build step.
  */
 export function playPage(session: LaunchSession, game: CatalogGame | undefined, spinEnabled: boolean): string {
   const img = game ? (game.imgUrl ?? game.imgPath) : '';
   const minBet = game ? toMajor(game.minBetMinor) : 0.1;
   const maxBet = game ? toMajor(game.maxBetMinor) : 100;
   const defaultBet = Math.min(Math.max(1, minBet), maxBet);
-  const data = JSON.stringify({ session: session.id, currency: session.currency, minBet, maxBet }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="${escapeHtml(session.lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(session.gameName)} — aggmock</title>
@@ -63,36 +62,8 @@ a{color:#93c5fd}
 <ol id="log" data-testid="log"></ol>
 <p><a href="${escapeHtml(httpUrl(session.homeUrl))}" data-testid="home-link">Back to the casino</a></p>
 </main>
-<script>
-const ctx = ${data};
-const form = document.getElementById('spin'), button = document.getElementById('spin-button');
-const result = document.getElementById('result'), log = document.getElementById('log'), balance = document.querySelector('[data-testid=balance]');
-const source = document.querySelector('[data-testid=balance-source]');
-const money = (n) => Number(n).toFixed(2);
-function show(step) {
-  const li = document.createElement('li');
-  li.className = step.accepted ? 'ok' : 'bad';
-  li.dataset.testid = 'reply';
-  li.textContent = step.type + ' ' + money(step.amount) + ' → ' + step.status + (step.httpStatus ? ' ' + step.httpStatus : '') + ' ' + JSON.stringify(step.reply ?? step.error ?? null);
-  log.prepend(li);
-}
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  button.disabled = true; result.textContent = 'Spinning…';
-  try {
-    const res = await fetch('/play/' + ctx.session + '/spin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bet: Number(document.getElementById('bet').value) }) });
-    const body = await res.json();
-    if (!res.ok) { result.textContent = body.message || ('Error ' + res.status); return; }
-    for (const step of body.steps) show(step);
-    if (typeof body.balance === 'number') {
-      balance.textContent = money(body.balance);
-      source.textContent = 'as your wallet replied to the last callback, at ' + new Date().toLocaleTimeString();
-    }
-    result.textContent = body.outcome === 'win' ? 'You won ' + money(body.win) + ' ' + ctx.currency + '!' : body.outcome === 'lose' ? 'No win this time.' : (body.message || 'The wallet refused the bet.');
-  } catch (err) { result.textContent = 'Network error: ' + err; }
-  finally { button.disabled = false; }
-});
-</script>
+${pageDataTag({ session: session.id, currency: session.currency, minBet, maxBet })}
+${scriptTag('play.js')}
 </body></html>`;
 }
 

@@ -1,7 +1,6 @@
 import type { AggmockConfig } from '../config/index.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
-import { ADMIN_CLIENT_JS, AUTH_PROMPT_HTML } from './client.ts';
-import { layout } from './layout.ts';
+import { AUTH_PROMPT_HTML, layout } from './layout.ts';
 
 /**
  * The shadow ledger's view: every discrepancy (kind, player, expected vs actual balance, message,
@@ -40,7 +39,7 @@ ${AUTH_PROMPT_HTML}
     active: 'discrepancies',
     body,
     data: { tokenRequired: Boolean(config.admin.token) },
-    script: ADMIN_CLIENT_JS + SCRIPT,
+    script: 'discrepancies.js',
   });
 }
 
@@ -51,48 +50,4 @@ const CSS = `
 td.note{overflow-wrap:anywhere;font-size:.8rem}
 td.msg{min-width:16rem;overflow-wrap:anywhere}
 .uncertain{color:var(--warn)}
-`;
-
-const SCRIPT = `
-const filters = document.getElementById('filters');
-const loadError = document.getElementById('load-error');
-let timer = null;
-const deliveryLink = (id) => el('a', { href: '/ui/deliveries?open=' + id, dataset: { testid: 'discrepancy-delivery' } }, '#' + id);
-
-async function refresh() {
-  clearTimeout(timer);
-  const q = new URLSearchParams({ limit: '200' });
-  if (filters.elements.kind.value) q.set('kind', filters.elements.kind.value);
-  if (filters.elements.player.value.trim()) q.set('player', filters.elements.player.value.trim());
-  try {
-    const [found, ledger] = await Promise.all([admin('/discrepancies?' + q), admin('/ledger')]);
-    loadError.hidden = true;
-    document.getElementById('total').textContent = found.total + (found.total === 1 ? ' discrepancy' : ' discrepancies');
-    document.getElementById('empty').hidden = found.discrepancies.length > 0;
-    fill(document.getElementById('rows'), found.discrepancies.map((d) => el('tr', { dataset: { testid: 'discrepancy-row', kind: d.kind } },
-      el('td', { title: stamp(d.createdAt) }, clock(d.createdAt)),
-      el('td', {}, el('span', { class: 'badge kind', dataset: { testid: 'discrepancy-kind' } }, d.kind)),
-      el('td', {}, d.playerId),
-      el('td', { class: 'num' }, money(d.expected)),
-      el('td', { class: 'num' }, money(d.actual)),
-      el('td', { class: 'msg' }, d.message),
-      el('td', {}, d.eventIds.flatMap((id, i) => (i ? [' ', deliveryLink(id)] : [deliveryLink(id)]))),
-    )));
-    document.getElementById('no-balances').hidden = ledger.balances.length > 0;
-    fill(document.getElementById('balances'), ledger.balances.map((b) => el('tr', { dataset: { testid: 'balance-row', player: b.playerId } },
-      el('td', {}, b.playerId),
-      el('td', { class: 'num' + (b.uncertain ? ' uncertain' : ''), title: b.uncertain ? 'uncertain: the next reply sets a new baseline' : undefined }, money(b.balance)),
-      el('td', {}, b.lastEventId ? deliveryLink(b.lastEventId) : '—'),
-      el('td', { class: 'muted note' }, b.note || ''),
-    )));
-  } catch (err) {
-    if (err.status === 401) return onToken(refresh);
-    say(loadError, false, err.message);
-  }
-  timer = setTimeout(refresh, 2000);
-}
-let debounce;
-filters.addEventListener('input', () => { clearTimeout(debounce); debounce = setTimeout(refresh, 250); });
-filters.addEventListener('submit', (e) => e.preventDefault());
-refresh();
 `;

@@ -162,35 +162,8 @@ ${result.page < result.pages ? `<a class="button secondary" rel="next" href="${l
 <p class="muted" data-testid="result-count">${result.total === 0 ? 'No games match.' : `Showing ${from}–${to} of ${result.total.toLocaleString('en')} game${result.total === 1 ? '' : 's'}`}${result.provider ? ` by ${escapeHtml(result.provider.name)}` : ''}${result.type ? ` of type ${result.type}` : ''}${result.q ? ` named like “${escapeHtml(result.q)}”` : ''}.</p>
 <section class="grid" data-testid="games">${cards}</section>
 ${pager}</div>`;
-  return layout({ title: 'Games', active: 'games', body, script: SEARCH_AS_YOU_TYPE });
+  return layout({ title: 'Games', active: 'games', body, script: 'search.js' });
 }
-
-/**
- * The results follow the search box as you type (250 ms after the last key) and the filters as
- * they change: the same page is fetched for the new query and its results block swapped in, so
- * the server stays the one place that searches. Enter and the button still submit the form.
- */
-const SEARCH_AS_YOU_TYPE = `
-const form = document.querySelector('[data-testid=search-form]');
-let timer;
-let latest = 0;
-async function refresh() {
-  const params = new URLSearchParams(new FormData(form));
-  for (const [key, value] of [...params]) if (!value) params.delete(key);
-  const url = params.toString() ? '/?' + params : '/';
-  const mine = ++latest;
-  const res = await fetch(url, { headers: { accept: 'text/html' } });
-  if (mine !== latest || !res.ok) return; // a later keystroke already asked for newer results
-  const next = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('[data-testid=results]');
-  if (next) document.querySelector('[data-testid=results]').replaceWith(next);
-  history.replaceState(null, '', url);
-}
-form.querySelector('[data-testid=search]').addEventListener('input', () => {
-  clearTimeout(timer);
-  timer = setTimeout(refresh, 250);
-});
-for (const select of form.querySelectorAll('select')) select.addEventListener('change', refresh);
-`;
 
 const CSS = `
 .providers{margin:0 0 12px}.providers summary{cursor:pointer;color:var(--muted);margin:0 0 8px}

@@ -1,6 +1,6 @@
 /**
- * The browser UI (catalog, launch form, deliveries, discrepancies) as server-rendered HTML with
- * its client script. A surface: it may import engines, the foundation and the aggregator's
+ * The browser UI (catalog, launch form, deliveries, discrepancies) as server-rendered HTML; its
+ * scripts are in `browser/` (served by http/browser-scripts.ts). A surface: it may import engines, the foundation and the aggregator's
  * schemas (it launches games like a client would); it must not import admin, verify or the CLI.
  */
 import { type Context, Hono } from 'hono';
@@ -42,7 +42,7 @@ export interface UiDeps {
 const LAUNCH_PATH = '/getgameurl';
 
 /**
- * The web UI (SPEC §6) on the API's port, server-rendered with a little inline script and no
+ * The web UI (SPEC §6) on the API's port, server-rendered, with its scripts in `browser/` and no
  * build step: `GET /` (catalog browser), `GET|POST /ui/launch` (launch form → play page),
  * `GET /ui/deliveries` (deliveries inspector) and `GET /ui/discrepancies` (shadow ledger).
  * The two inspector pages read the admin API from the browser, with its bearer token when set.

@@ -1,3 +1,4 @@
+import { type BrowserScript, pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import { escapeHtml } from '../shared/index.ts';
 
 export { escapeHtml };
@@ -17,23 +18,23 @@ export interface LayoutOptions {
   active?: NavKey;
   /** Already-escaped HTML of the page body. */
   body: string;
-  /** Serialised into `window.AGGMOCK` for the page script; escaped for a <script> block. */
+  /** What the page script reads with `pageData()`: JSON in a block escaped for HTML. */
   data?: unknown;
-  /** Inline script (trusted text written in this folder, never user input). */
-  script?: string;
+  /** The page's entry module in `browser/`. */
+  script?: BrowserScript;
 }
 
 /**
- * The shared page shell: header nav, the dark style of the play page, and an optional inline
- * script. No external assets, no build step: everything a page needs is in the one response.
+ * The shared page shell: header nav, the dark style of the play page, and an optional page script
+ * served from this origin (no build step; its data travels as JSON, never as written code).
  */
 export function layout(options: LayoutOptions): string {
   const nav = NAV.map(
     (item) =>
       `<a href="${item.href}"${item.key === options.active ? ' aria-current="page"' : ''} data-testid="nav-${item.key}">${item.label}</a>`,
   ).join('');
-  const data = options.data === undefined ? '' : `<script>window.AGGMOCK = ${scriptJson(options.data)};</script>\n`;
-  const script = options.script ? `<script>\n${options.script}\n</script>\n` : '';
+  const data = options.data === undefined ? '' : `${pageDataTag(options.data)}\n`;
+  const script = options.script ? `${scriptTag(options.script)}\n` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(options.title)} — aggmock</title>
@@ -57,15 +58,11 @@ export function messagePage(title: string, message: string, active?: NavKey): st
   });
 }
 
-/** JSON that is safe inside a <script> element (no `</script>`, no HTML comment openers). */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
+/** The token prompt the admin pages share; hidden until a token is needed. */
+export const AUTH_PROMPT_HTML = `<section id="auth" class="panel banner bad" hidden data-testid="auth-prompt">
+<p id="auth-message" data-testid="auth-message"></p>
+<form id="auth-form" class="toolbar"><input id="auth-token" type="password" placeholder="admin token" aria-label="Admin token" autocomplete="off" data-testid="auth-token">
+<button type="submit">Use token</button></form></section>`;
 
 // The play page's palette: slate background, amber accent.
 const CSS = `

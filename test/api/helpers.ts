@@ -2,11 +2,16 @@ import { createApp } from '../../src/app.ts';
 import type { Catalog } from '../../src/catalog/index.ts';
 import { type AggmockConfigInput, validateConfig } from '../../src/config/index.ts';
 import { LaunchSessions } from '../../src/launch/sessions.ts';
-import { loadCatalog } from '../../src/runtime.ts';
+import { type Aggmock, loadCatalog, startAggmock } from '../../src/runtime.ts';
 
 export const DEV_KEY_HEADERS = { 'x-betnex-key': 'aggmock-dev-key' };
 
 const catalogs = new Map<string, Catalog>();
+
+/** A running aggmock on a free port over a small in-memory catalog, its callbacks configured by `callbacks`. */
+export function startSmallAggmock(callbacks: AggmockConfigInput['callbacks']): Promise<Aggmock> {
+  return startAggmock(validateConfig({ port: 0, db: ':memory:', catalog: { providers: 2, games: 10 }, callbacks }));
+}
 
 /** An app over a small catalog, with an injectable clock; `app.request()` needs no port. */
 export function testApp(overrides: AggmockConfigInput = {}, clock = { now: Date.now() }) {

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/aggmock.js', import.meta.url));
@@ -51,4 +52,13 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string
       return exited;
     },
   };
+}
+
+/** A free loopback port for a child process to listen on (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

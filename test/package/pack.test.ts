@@ -57,6 +57,9 @@ describe('the npm package, installed into an empty folder', () => {
         'dist/index.js',
         'dist/index.d.ts',
         'dist/verify/pact-child.js',
+        'browser/admin-client.js',
+        'browser/deliveries.js',
+        'browser/page-data.js',
         'contracts/aggmock-integrator-webhook.json',
         'contracts/openapi.json',
         'README.md',
@@ -83,6 +86,10 @@ describe('the npm package, installed into an empty folder', () => {
       await cli.waitFor(/DEBIT +p\d+ +\d+\.\d\d {2}delivered/, 30_000);
       // /docs works from the installed package: Swagger UI's assets come from its dependencies.
       expect((await fetch(`${url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+      // The pages' scripts come from the package's browser/ folder, found relative to dist/.
+      const script = await fetch(`${url}/assets/js/deliveries.js`);
+      expect(script.status).toBe(200);
+      expect(await script.text()).toContain("from './admin-client.js'");
     } finally {
       expect(await cli.stop('SIGTERM')).toBe(0);
     }

@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { type CliProcess, runCli } from '../cli/process.ts';
+import { type CliProcess, freePort, runCli } from '../cli/process.ts';
 
 /**
  * Crash durability, with real processes: `aggmock serve` and the reference wallet (`aggmock
@@ -50,14 +49,6 @@ function plan(seed: number): Planned[] {
     playerId: PLAYERS[i % PLAYERS.length] as string,
     amountMinor: 1 + Math.floor(next() * 99),
   }));
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function workspace(walletPort: number) {

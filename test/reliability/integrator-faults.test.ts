@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/callbacks/events.ts';
 import { MAX_JOURNALED_BODY } from '../../src/callbacks/outbox.ts';
-import { validateConfig } from '../../src/config/index.ts';
-import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import type { Aggmock } from '../../src/runtime.ts';
+import { startSmallAggmock } from '../api/helpers.ts';
 
 /** How a misbehaving integrator webhook answers, by the last path segment of the callback URL. */
 const FAULTS: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
@@ -55,14 +55,13 @@ describe('integrator faults: each classified, journaled readably, retried as doc
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    aggmock = await startAggmock(
-      validateConfig({
-        port: 0,
-        db: ':memory:',
-        catalog: { providers: 2, games: 10 },
-        callbacks: { webhookUrl: `${base}/ok`, retrySchedule: [0, 50], jitter: 0, timeout: 500, rollbackFailedDebits: false },
-      }),
-    );
+    aggmock = await startSmallAggmock({
+      webhookUrl: `${base}/ok`,
+      retrySchedule: [0, 50],
+      jitter: 0,
+      timeout: 500,
+      rollbackFailedDebits: false,
+    });
   });
   afterAll(async () => {
     await aggmock?.close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exposureRefusal, secureExposure } from '../../src/admin/exposure.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { startSmallAggmock } from '../api/helpers.ts';
 
 /**
  * Any web page a developer visits can send requests to 127.0.0.1. The admin API and the UI's
@@ -11,14 +12,7 @@ import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 describe('admin API and UI actions refuse cross-site requests', () => {
   let aggmock: Aggmock;
   beforeAll(async () => {
-    aggmock = await startAggmock(
-      validateConfig({
-        port: 0,
-        db: ':memory:',
-        catalog: { providers: 2, games: 10 },
-        callbacks: { webhookUrl: 'http://127.0.0.1:9/hook', retrySchedule: [0, 3_600_000] },
-      }),
-    );
+    aggmock = await startSmallAggmock({ webhookUrl: 'http://127.0.0.1:9/hook', retrySchedule: [0, 3_600_000] });
   });
   afterAll(() => aggmock?.close());
 

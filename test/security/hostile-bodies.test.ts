@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/config/index.ts';
-import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import type { Aggmock } from '../../src/runtime.ts';
 import { requestPayload, signPayload } from '../../src/signing/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { startTestWallet } from '../../src/wallet/test-support.ts';
-import { DEV_KEY_HEADERS, testApp } from '../api/helpers.ts';
+import { DEV_KEY_HEADERS, startSmallAggmock, testApp } from '../api/helpers.ts';
 
 /** Bodies an attacker or a broken client sends: each a clear 400, nothing stored, never a 500. */
 describe('hostile request bodies', () => {
@@ -21,14 +20,7 @@ describe('hostile request bodies', () => {
   let wallet: RunningWallet;
   beforeAll(async () => {
     ({ wallet } = await startTestWallet());
-    aggmock = await startAggmock(
-      validateConfig({
-        port: 0,
-        db: ':memory:',
-        catalog: { providers: 2, games: 10 },
-        callbacks: { webhookUrl: wallet.webhookUrl },
-      }),
-    );
+    aggmock = await startSmallAggmock({ webhookUrl: wallet.webhookUrl });
   });
   afterAll(async () => {
     await aggmock?.close();

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/config/index.ts';
 import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../../src/http/limits.ts';
 import { DiscrepancyStore } from '../../src/ledger/store.ts';
-import { type Aggmock, startAggmock } from '../../src/runtime.ts';
-import { DEV_KEY_HEADERS, testApp } from '../api/helpers.ts';
+import type { Aggmock } from '../../src/runtime.ts';
+import { DEV_KEY_HEADERS, startSmallAggmock, testApp } from '../api/helpers.ts';
 
 /** Memory and disk stay bounded whatever clients send: field limits, a session cap, retention. */
 describe('bounded memory and storage', () => {
@@ -54,14 +53,7 @@ describe('bounded memory and storage', () => {
   describe('admin API', () => {
     let aggmock: Aggmock;
     beforeAll(async () => {
-      aggmock = await startAggmock(
-        validateConfig({
-          port: 0,
-          db: ':memory:',
-          catalog: { providers: 2, games: 10 },
-          callbacks: { webhookUrl: 'http://127.0.0.1:9/' },
-        }),
-      );
+      aggmock = await startSmallAggmock({ webhookUrl: 'http://127.0.0.1:9/' });
     });
     afterAll(() => aggmock?.close());
 

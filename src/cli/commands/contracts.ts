@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
 import { CONTRACT_INTERACTIONS, PACT_FILE_NAME } from '../../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import { usageExit } from '../options.ts';
+import { type CommandIo, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
 
@@ -20,17 +20,7 @@ export interface ContractsFlags {
   config?: string;
 }
 
-export interface ContractsIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-const processIo: ContractsIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
+export type ContractsIo = CommandIo;
 
 /**
  * Registers `aggmock contracts`.
@@ -40,7 +30,7 @@ const processIo: ContractsIo = {
  * aggmock contracts --regenerate                      # rewrite contracts/ (default config)
  * aggmock contracts --out pacts --scheme hmac-hex --rollback-style reference
  */
-export function registerContractsCommand(program: Command, io: ContractsIo = processIo): Command {
+export function registerContractsCommand(program: Command, io: ContractsIo = PROCESS_IO): Command {
   return program
     .command('contracts')
     .description('Print where the Pact contracts are and what they cover, or (re)generate them with the real callback engine.')
@@ -63,7 +53,7 @@ export function registerContractsCommand(program: Command, io: ContractsIo = pro
 }
 
 /** The command without a process: returns the exit code (0 ok, 2 usage error). */
-export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo = processIo): Promise<number> {
+export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo = PROCESS_IO): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   if (flags.regenerate && flags.out) {
     io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');

@@ -6,7 +6,7 @@ import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.
 import { formatMinor, parseMajorString } from '../../money/index.ts';
 import { parseJsonOr } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
-import { EXIT_USAGE, seedValue, usageExit } from '../options.ts';
+import { type CommandIo, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
 
@@ -31,19 +31,10 @@ export interface SendFlags {
   json?: boolean;
 }
 
-export interface SendIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
+export interface SendIo extends CommandIo {
   /** Tests shorten the retries further. */
   retrySchedule?: number[];
 }
-
-const processIo: SendIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
 
 class UsageError extends Error {}
 
@@ -54,7 +45,7 @@ class UsageError extends Error {}
  * aggmock send debit --player p1 --amount 5
  * aggmock send rollback --player p1 --ref tx_… --amount 5 --to http://127.0.0.1:4001/callback/webhook
  */
-export function registerSendCommand(program: Command, io: SendIo = processIo): Command {
+export function registerSendCommand(program: Command, io: SendIo = PROCESS_IO): Command {
   return program
     .command('send')
     .description('Send ONE signed callback (DEBIT, CREDIT or ROLLBACK) to a webhook and print the request and the reply.')
@@ -84,7 +75,7 @@ export function registerSendCommand(program: Command, io: SendIo = processIo): C
  * The whole command, testable without a process: returns the exit code (0 delivered, 1 rejected
  * or failed, 2 usage error) and writes to `io`.
  */
-export async function runSend(type: string, flags: SendFlags, io: SendIo = processIo): Promise<number> {
+export async function runSend(type: string, flags: SendFlags, io: SendIo = PROCESS_IO): Promise<number> {
   let prepared: Prepared;
   try {
     prepared = prepare(type, flags, io);

@@ -5,7 +5,7 @@ import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
 import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
-import { EXIT_USAGE, usageExit } from '../options.ts';
+import { type CommandIo, EXIT_USAGE, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -26,18 +26,9 @@ export interface VerifyFlags {
   json?: boolean;
 }
 
-export interface VerifyIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
+export interface VerifyIo extends CommandIo {
   color?: boolean;
 }
-
-const processIo: VerifyIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
 
 /**
  * Registers `aggmock verify`.
@@ -46,7 +37,7 @@ const processIo: VerifyIo = {
  * aggmock verify http://127.0.0.1:4001/callback/webhook --state-url http://127.0.0.1:4001/__state
  * aggmock verify https://staging.example.com/callback/webhook --players 1001,1002 --secret "$AGGMOCK_SECRET"
  */
-export function registerVerifyCommand(program: Command, io: VerifyIo = processIo): Command {
+export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_IO): Command {
   return program
     .command('verify')
     .description('Check a wallet webhook against the contracts (Pact) and the stateful rules; JUnit, JSON and HTML reports.')
@@ -83,7 +74,11 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 /** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
-export async function runVerifyCommand(webhookUrl: string, flags: VerifyFlags, io: VerifyIo = processIo): Promise<VerifyOutcome> {
+export async function runVerifyCommand(
+  webhookUrl: string,
+  flags: VerifyFlags,
+  io: VerifyIo = PROCESS_IO,
+): Promise<VerifyOutcome> {
   let options: RunVerifyOptions;
   try {
     options = toOptions(webhookUrl, flags, io);

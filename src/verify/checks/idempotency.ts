@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { fail, skip } from '../context.ts';
-import { affordable, BET, type Check, playerWithABet, sameReply } from './shared.ts';
+import { affordable, BET, type Check, playerAndBalance, playerWithABet, sameReply } from './shared.ts';
 
 /** Retries are normal: the same transaction, sent again, moves money once. */
 export const IDEMPOTENCY_CHECKS: readonly Check[] = [
@@ -32,8 +32,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     hint: 'Make CREDITs idempotent like DEBITs: key (playerId, type, transactionId); a repeat gets the stored reply and pays nothing.',
     source: 'Evolution Test_debitCreditBetAlreadySettled, Test_doublePromoPayouts; Red Tiger',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       const first = await ctx.credit(`CREDIT ${ctx.money(BET)} (first time)`, p, BET);
       if (first.reply.accepted) ctx.undoCredit(p, BET);
       ctx.expectBalance(first, before + BET, 'the first CREDIT');

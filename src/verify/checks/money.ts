@@ -1,5 +1,5 @@
 import { type CheckContext, fail, skip } from '../context.ts';
-import { BET, type Check, playerWithABet } from './shared.ts';
+import { BET, type Check, overdraftDebit, playerAndBalance, playerWithABet } from './shared.ts';
 
 /** Balances move by exactly the amount, in cents, whatever the size; 0 moves nothing; negatives are refused. */
 export const MONEY_CHECKS: readonly Check[] = [
@@ -21,8 +21,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Add the amount in integer minor units and reply {"balance": <balance after the win>} with a 2xx status.',
     source: 'contract (pact:credit-accepted)',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       const step = await ctx.credit(`CREDIT ${ctx.money(BET)}`, p, BET);
       if (step.reply.accepted) ctx.undoCredit(p, BET);
       ctx.expectBalance(step, before + BET, `CREDIT ${ctx.money(BET)} to ${ctx.money(before)}`);
@@ -34,12 +33,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Check balance ≥ amount inside the same database transaction that subtracts it; refuse with 402 {"error":"INSUFFICIENT_FUNDS"}.',
     source: 'contract (pact:insufficient-funds); Caleta Test_Bet_Exceeding_Balance; Evolution licensee tests',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p, 500);
-      const amount = Math.max(before, 0) + BET;
-      const step = await ctx.debit(`DEBIT ${ctx.money(amount)} (balance ${ctx.money(before)})`, p, amount);
-      if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
-      ctx.expectRejection(step, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on a balance of ${ctx.money(before)}`);
+      const { p, before } = await overdraftDebit(ctx, (amount, balance) => `DEBIT ${amount} (balance ${balance})`);
       await ctx.expectBalanceNow(p, before, 'a refused DEBIT must not change the balance');
     },
   },
@@ -49,8 +43,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Refuse when balance < amount, not when balance <= amount: a player may bet everything they have.',
     source: 'Blue Ocean test list ("remove all balance"); Caleta Test_Bet_Exceeding_Balance (balance + 1 unit)',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p, 500);
+      const { p, before } = await playerAndBalance(ctx, 500);
       if (before <= 0) skip(`player ${p} has ${ctx.money(before)}; it needs funds to bet them all`);
       const all = await ctx.debit(`DEBIT of the whole balance, ${ctx.money(before)}`, p, before);
       if (all.reply.accepted) ctx.undoDebit(p, all.transactionId, before);
@@ -69,8 +62,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     source:
       'Blue Ocean test list (zero bet, zero credit closes every round); Evolution Test_creditWithZeroAmount; Red Tiger STAKE_0',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} 0.00`, p, 0);
         const how = ctx.expectNoMoneyMoved(step, p, before, `a ${kind.toUpperCase()} of 0.00`);
@@ -85,8 +77,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Refuse amount < 0 with 400 {"error":"INVALID_REQUEST"}; a "DEBIT of -5" must never credit 5.',
     source: 'contract (amounts are never negative)',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} -${ctx.money(BET)}`, p, -BET);
         ctx.undoWhatMoved(step, p, before, `a negative ${kind.toUpperCase()}`);
@@ -105,8 +96,7 @@ export const MONEY_CHECKS: readonly Check[] = [
       '(109.71, not 109.71000000000001; in "minor" format a whole number).',
     source: 'contract (amounts have 2 decimals); Caleta and Evolution exact-amount tests',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       // A run of small CREDITs (0.01 … 5.55) and one DEBIT of their sum: a wallet computing in binary
       // floats shows noise on some step from every multiple of 10.00 up to 100,000.00 and from
       // 99.99 % of other starting balances (searched exhaustively when this sequence was chosen).
@@ -130,8 +120,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     hint: 'Use 64-bit integers of minor units (BIGINT, not INT: 2^31 cents is only 21,474,836.47) or a decimal type.',
     source: 'Evolution licensee tests (Test_debitCreditWithBigPayout); Caleta Test_Bet_Blatantly_Exceeding_Balance',
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p);
+      const { p, before } = await playerAndBalance(ctx);
       const jackpot = 6_372_709_234;
       const win = await ctx.credit(`CREDIT ${ctx.money(jackpot)} (a jackpot)`, p, jackpot);
       if (win.reply.accepted) ctx.undoCredit(p, jackpot);

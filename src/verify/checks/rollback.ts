@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
-import { BET, type Check, hasRollback, playerWithABet } from './shared.ts';
+import { type Check, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
 export const ROLLBACK_CHECKS: readonly Check[] = [
@@ -105,12 +105,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'Groove ("do not refund the player in the case of a failed wager"); GR8 Tech decline.parent.failed; CancelBet',
     appliesTo: hasRollback,
     async run(ctx) {
-      const p = ctx.player;
-      const before = await ctx.startBalance(p, 500);
-      const amount = Math.max(before, 0) + BET;
-      const debit = await ctx.debit(`DEBIT ${ctx.money(amount)} (more than the balance)`, p, amount);
-      if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
-      ctx.expectRejection(debit, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on ${ctx.money(before)}`);
+      const { p, before, amount, step: debit } = await overdraftDebit(ctx, (amount) => `DEBIT ${amount} (more than the balance)`);
       const back = await ctx.rollback('ROLLBACK of the refused DEBIT', p, debit.transactionId, amount);
       ctx.expectNoMoneyMoved(back, p, before, 'a ROLLBACK of a refused DEBIT');
       await ctx.expectBalanceNow(p, before, 'a ROLLBACK of a DEBIT that took nothing must give nothing');

@@ -29,11 +29,36 @@ export function affordable(ctx: CheckContext, balance: number, playerId: string,
   return Math.min(wanted, balance);
 }
 
+/**
+ * How a check starts: the main player and its balance (at least `minimum` minor units where the
+ * wallet's state can be set up).
+ */
+export async function playerAndBalance(ctx: CheckContext, minimum?: number): Promise<{ p: string; before: number }> {
+  const p = ctx.player;
+  return { p, before: await ctx.startBalance(p, minimum) };
+}
+
 /** How most checks start: the main player, its balance, and a bet of 1.00 it can afford. */
 export async function playerWithABet(ctx: CheckContext): Promise<{ p: string; before: number; amount: number }> {
-  const p = ctx.player;
-  const before = await ctx.startBalance(p);
+  const { p, before } = await playerAndBalance(ctx);
   return { p, before, amount: affordable(ctx, before, p) };
+}
+
+/**
+ * A DEBIT of one bet more than the main player's balance, which must be refused with
+ * INSUFFICIENT_FUNDS (checked here); money it took anyway is given back after the run.
+ * `label` names the step in the report.
+ */
+export async function overdraftDebit(
+  ctx: CheckContext,
+  label: (amount: string, balance: string) => string,
+): Promise<{ p: string; before: number; amount: number; step: Awaited<ReturnType<CheckContext['debit']>> }> {
+  const { p, before } = await playerAndBalance(ctx, 500);
+  const amount = Math.max(before, 0) + BET;
+  const step = await ctx.debit(label(ctx.money(amount), ctx.money(before)), p, amount);
+  if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+  ctx.expectRejection(step, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on a balance of ${ctx.money(before)}`);
+  return { p, before, amount, step };
 }
 
 /**

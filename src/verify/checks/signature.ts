@@ -2,7 +2,7 @@ import { WRONG_SECRET } from '../../contracts/interactions.ts';
 import type { Wire } from '../../profiles/index.ts';
 import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
-import { affordable, type Check } from './shared.ts';
+import { affordable, type Check, playerAndBalance } from './shared.ts';
 
 const VERIFY_HINT =
   'Verify the signature before anything else (import { verifySignature } from "aggmock"); a request without a valid one is 401.';
@@ -107,8 +107,7 @@ function timestamped(ctx: CheckContext): void {
 
 /** Sends a DEBIT with a bad signature; it must be refused with 401 INVALID_SIGNATURE and move nothing. */
 async function signatureRefused(ctx: CheckContext, how: string, variant: SendOptions | 'tamper'): Promise<void> {
-  const p = ctx.player;
-  const before = await ctx.startBalance(p);
+  const { p, before } = await playerAndBalance(ctx);
   const amount = affordable(ctx, before, p, 1);
   const tx = ctx.tx();
   const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: tx };

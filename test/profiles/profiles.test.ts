@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { judgeReply } from '../callbacks/reply.ts';
-import { ConfigError, configSchema, validateConfig } from '../config/index.ts';
+import { judgeReply } from '../../src/callbacks/reply.ts';
+import { ConfigError, configSchema, validateConfig } from '../../src/config/index.ts';
 import {
   BETNEX_PROFILE,
   bodySchemas,
@@ -10,7 +10,7 @@ import {
   profileJsonSchemaText,
   renderBody,
   wireOf,
-} from './index.ts';
+} from '../../src/profiles/index.ts';
 
 const betnex = wireOf(configSchema.parse({ callbacks: { profile: 'betnex' } }).callbacks);
 const wireWith = (callbacks: Record<string, unknown>) => wireOf(configSchema.parse({ callbacks }).callbacks);

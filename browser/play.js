@@ -1,0 +1,75 @@
+// @ts-check
+/*
+ * The play page's Spin: posts the bet to `/play/<session>/spin` and shows each callback's reply
+ * and the balance the wallet answered with.
+ */
+import { byId, find, pageData } from './page-data.js';
+
+/**
+ * One callback of a spin as the spin endpoint reports it.
+ * @typedef {{ type: string, amount: number, status: string, accepted: boolean, httpStatus?: number, reply?: unknown, error?: string }} SpinStep
+ */
+
+const ctx = /** @type {{ session: string, currency: string }} */ (pageData());
+/** @type {HTMLFormElement} */
+const form = byId('spin');
+/** @type {HTMLButtonElement} */
+const button = byId('spin-button');
+const result = byId('result');
+const log = byId('log');
+const balance = find('[data-testid=balance]');
+const source = find('[data-testid=balance-source]');
+/** @param {unknown} n */
+const money = (n) => Number(n).toFixed(2);
+
+/** @param {SpinStep} step */
+function show(step) {
+  const li = document.createElement('li');
+  li.className = step.accepted ? 'ok' : 'bad';
+  li.dataset.testid = 'reply';
+  li.textContent = `${step.type} ${money(step.amount)} → ${step.status}${step.httpStatus ? ` ${step.httpStatus}` : ''} ${JSON.stringify(step.reply ?? step.error ?? null)}`;
+  log.prepend(li);
+}
+
+/**
+ * What the spin endpoint answered, as a line for the result area.
+ * @param {{ outcome?: string, win?: number, message?: string }} body
+ */
+function outcomeText(body) {
+  if (body.outcome === 'win') return `You won ${money(body.win)} ${ctx.currency}!`;
+  if (body.outcome === 'lose') return 'No win this time.';
+  return body.message || 'The wallet refused the bet.';
+}
+
+async function spin() {
+  const bet = Number(/** @type {HTMLInputElement} */ (byId('bet')).value);
+  const res = await fetch(`/play/${ctx.session}/spin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ bet }),
+  });
+  const body = await res.json();
+  if (!res.ok) {
+    result.textContent = body.message || `Error ${res.status}`;
+    return;
+  }
+  for (const step of /** @type {SpinStep[]} */ (body.steps)) show(step);
+  if (typeof body.balance === 'number') {
+    balance.textContent = money(body.balance);
+    source.textContent = `as your wallet replied to the last callback, at ${new Date().toLocaleTimeString()}`;
+  }
+  result.textContent = outcomeText(body);
+}
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  button.disabled = true;
+  result.textContent = 'Spinning…';
+  try {
+    await spin();
+  } catch (err) {
+    result.textContent = `Network error: ${err}`;
+  } finally {
+    button.disabled = false;
+  }
+});

@@ -1,0 +1,120 @@
+import { hash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { signCallback, wireOf } from '../profiles/index.ts';
+import { VERSION } from '../version.ts';
+import { retryDelayMs, type Verdict } from './dispatcher.ts';
+import type { Attempt, CallbacksConfig, StoredEvent } from './events.ts';
+import type { Random } from './random.ts';
+
+/** `User-Agent` of every callback. */
+export const USER_AGENT = `aggmock/${VERSION}`;
+
+/** The journal's word for an attempt sent without a recorded reply (in flight, or cut off by a crash). */
+export const UNANSWERED_ATTEMPT =
+  'no reply recorded: in flight, or aggmock stopped before the reply came (the receiver may have applied it)';
+
+/** One attempt between its send and its answer. */
+export interface AttemptInFlight {
+  event: StoredEvent;
+  /** The outbox generation it was sent in: a reset meanwhile makes its outcome moot. */
+  generation: number;
+  /** Clock time of the send (the attempt's `startedAt`). */
+  startedAt: number;
+  /** performance.now() at the send, for the latency. */
+  t0: number;
+  headers: Record<string, string>;
+}
+
+/** The request headers of one attempt, signed afresh at its start over the same body bytes. */
+export function attemptHeaders(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): Record<string, string> {
+  const wire = wireOf(cfg);
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    ...signCallback(wire, cfg.signing, event.body, {
+      timestamp: Math.floor(startedAt / 1000),
+      ...(wire.signingScheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
+    }),
+  };
+}
+
+/**
+ * The journal row of an attempt about to be sent. Its outcome replaces it; until then (and after a
+ * crash mid-attempt) it says the receiver may have seen the request.
+ */
+export function unansweredAttempt(event: StoredEvent, startedAt: number, headers: Record<string, string>): Attempt {
+  return {
+    eventId: event.id,
+    n: event.attemptCount,
+    startedAt,
+    latencyMs: 0,
+    requestHeaders: headers,
+    requestBody: event.body,
+    outcome: 'retry',
+    error: UNANSWERED_ATTEMPT,
+  };
+}
+
+/** The journal row of an answered (or failed) attempt: `answer` is what came back, absent when nothing did. */
+export function answeredAttempt(
+  inFlight: AttemptInFlight,
+  verdict: Verdict,
+  answer: { status: number; body: string } | undefined,
+): Attempt {
+  const { event, startedAt, t0, headers } = inFlight;
+  const attempt: Attempt = {
+    eventId: event.id,
+    n: event.attemptCount,
+    startedAt,
+    latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
+    requestHeaders: headers,
+    requestBody: event.body,
+    outcome: verdict.outcome,
+  };
+  if (answer) {
+    attempt.responseStatus = answer.status;
+    attempt.responseBody = answer.body;
+  }
+  if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
+  return attempt;
+}
+
+/** What decides the retry delay after a failed attempt. */
+export interface RetryPolicy {
+  cfg: CallbacksConfig;
+  random: Random;
+  now: number;
+}
+
+/**
+ * Moves the event to its state after the attempt — settled, or pending its retry — and marks the
+ * attempt 'failed' when the retries are used up. Returns whether the event is settled.
+ */
+export function applyVerdict(event: StoredEvent, attempt: Attempt, verdict: Verdict, retry: RetryPolicy): boolean {
+  if (verdict.reply) event.reply = verdict.reply;
+  if (verdict.outcome === 'delivered' || verdict.outcome === 'rejected') {
+    event.status = verdict.outcome;
+    event.settledAt = retry.now;
+    if (verdict.outcome === 'rejected') event.error = verdict.error;
+    else delete event.error;
+    return true;
+  }
+  // Cut off by stop(): not the receiver's fault, so it goes again as soon as an engine runs.
+  const delay = verdict.interrupted ? 0 : retryDelayMs(event.attemptCount, retry.cfg, retry.random, verdict.retryAfterMs);
+  event.error = verdict.error;
+  if (delay === undefined) {
+    attempt.outcome = 'failed';
+    event.status = 'failed';
+    event.settledAt = retry.now;
+    event.error = `${verdict.error} — gave up after ${event.attemptCount} attempt(s) (callbacks.retrySchedule)`;
+    return true;
+  }
+  event.status = 'pending';
+  if (delay > 0) event.nextAttemptAt = retry.now + delay;
+  return false;
+}
+
+/** The Standard Webhooks message id: stable for an event across retries and restarts. */
+function webhookMessageId(event: StoredEvent): string {
+  return `msg_${hash('sha256', `${event.id}:${event.createdAt}:${event.transactionId}`, 'hex').slice(0, 24)}`;
+}
