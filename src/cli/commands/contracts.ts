@@ -3,7 +3,8 @@ import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
-import { CONTRACT_INTERACTIONS, PACT_FILE_NAME } from '../../contracts/interactions.ts';
+import { CONTRACT_INTERACTIONS, interactionsFor, PACT_FILE_NAME } from '../../contracts/interactions.ts';
+import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { type CommandIo, PROCESS_IO, usageExit } from '../options.ts';
 
@@ -17,6 +18,7 @@ export interface ContractsFlags {
   out?: string;
   scheme?: SigningScheme;
   rollbackStyle?: 'original' | 'reference';
+  profile?: string;
   config?: string;
 }
 
@@ -45,6 +47,7 @@ export function registerContractsCommand(program: Command, io: ContractsIo = PRO
         'reference',
       ]),
     )
+    .option('--profile <name|file>', 'wire profile of the contracts written with --out (default, betnex, or a profile file)')
     .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
     .exitOverride(usageExit)
     .action(async (flags: ContractsFlags) => {
@@ -59,8 +62,10 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');
     return 2;
   }
-  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config)) {
-    io.stderr('aggmock contracts: --scheme, --rollback-style and --config shape contracts written with --out <dir>.\n');
+  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config || flags.profile)) {
+    io.stderr(
+      'aggmock contracts: --scheme, --rollback-style, --profile and --config shape contracts written with --out <dir>.\n',
+    );
     return 2;
   }
   if (flags.regenerate) {
@@ -71,7 +76,12 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
   if (flags.out) {
     let config: AggmockConfig;
     try {
-      const loaded = loadConfig({ configPath: flags.config, env: io.env ?? process.env, cwd });
+      const loaded = loadConfig({
+        configPath: flags.config,
+        env: io.env ?? process.env,
+        cwd,
+        ...(flags.profile ? { flags: { callbacks: { profile: flags.profile } } } : {}),
+      });
       config = {
         ...loaded,
         callbacks: {
@@ -89,10 +99,14 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     }
     const path = await (await loadGenerator())({ config, outDir: resolve(cwd, flags.out) });
     const c = config.callbacks;
+    const wire = wireOf(c);
+    const shape =
+      wire.name === 'default'
+        ? `scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}`
+        : `profile ${wire.name}, signing ${wire.signingScheme}, ${wire.hasRollback ? 'with' : 'no'} ROLLBACK`;
     io.stdout(
-      `Wrote ${path}: ${CONTRACT_INTERACTIONS.length} interactions, scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, ` +
-        `types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}.\n` +
-        `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
+      `Wrote ${path}: ${interactionsFor(wire).length} interactions, ${shape}.\n` +
+        `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${flags.profile ? ` --profile ${flags.profile}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
     );
     return 0;
   }

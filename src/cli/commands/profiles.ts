@@ -33,12 +33,12 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
     .exitOverride(usageExit)
     .action((flags: { config?: string }) => {
       const config = configOrExit(flags.config, io);
-      const active = wireOf(config.callbacks).name;
+      const setting = config.callbacks.profile;
       const lines = BUILTIN_PROFILES.map((name) => {
         const definition = builtinProfile(name, config.callbacks);
-        return `${name === active ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
+        return `${name === setting ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
       });
-      if (!isBuiltinProfile(active)) lines.push(`* ${active.padEnd(10)} (from a profile file)`);
+      if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a profile file)`);
       io.stdout(`${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n`);
     });
   command
