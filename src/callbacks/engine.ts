@@ -426,7 +426,7 @@ class Engine implements CallbackEngine {
   /** Runs `send` once the journal rows of this turn's attempts are committed (one commit for all). */
   private sendAfterCommit(send: () => void): void {
     this.sendQueue.push(send);
-    if (this.sendQueue.length === 1) queueMicrotask(this.sendJournaled);
+    if (this.sendQueue.length === 1) setImmediate(this.sendJournaled);
   }
 
   private readonly sendJournaled = (): void => {
