@@ -111,7 +111,9 @@ export class Outbox {
       settledThreshold: db.prepare(
         "SELECT id FROM callback_events WHERE status IN ('delivered', 'rejected', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?",
       ),
-      idRange: db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM callback_events'),
+      // Two subqueries, not `min(id), max(id)` in one: SQLite answers a lone min or max from the
+      // primary key, but both together scan the whole table (and this runs every EVENT_ID_BLOCK events).
+      idRange: db.prepare('SELECT (SELECT min(id) FROM callback_events) AS lo, (SELECT max(id) FROM callback_events) AS hi'),
       firstFrom: db.prepare('SELECT id, created_at FROM callback_events WHERE id >= ? ORDER BY id LIMIT 1'),
       pruneUpTo: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
       pruneAttempts: db.prepare(`DELETE FROM callback_attempts WHERE event_id <= ?
