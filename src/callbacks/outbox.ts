@@ -35,8 +35,9 @@ const EVENT_ID_KEY = 'event-id-reserved';
 /**
  * The durable outbox and attempt journal in SQLite. Nothing is written row by row: new events,
  * state changes and attempts are buffered and {@link Outbox.flush} commits them in one
- * transaction (the engine calls it at the end of the synchronous turn that enqueued, and every
- * few ms while attempts are in flight). Every read commits what is buffered first, so a reader
+ * transaction (the engine calls it at the end of the synchronous turn that enqueued, before the
+ * attempts started in an event-loop iteration are sent, and every few ms while attempts are in
+ * flight). Every read commits what is buffered first, so a reader
  * never sees the outbox behind the engine.
  *
  * Event ids are handed out in memory, so {@link Outbox.insert} returns the final id before the
