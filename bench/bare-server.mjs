@@ -1,28 +1,16 @@
 /**
- * The practical limit for a listing: a bare node:http server answering prebuilt bytes, with the
- * same headers aggmock sends (ETag, Cache-Control, Content-Type, Content-Length) and no routing
- * beyond one Map lookup. Started by bench/listings.ts as
- * `node bench/bare-server.mjs <manifest.json>`; the manifest maps a request target to a file.
+ * The practical limit for a listing: a bare node:http server answering prebuilt bytes with the
+ * headers aggmock sent for them (ETag, Cache-Control, the security headers, Content-Type,
+ * Content-Length), and no routing beyond one Map lookup. Started by bench/listings.ts as
+ * `node bench/bare-server.mjs <manifest.json>`; the manifest maps a request target to a file and
+ * the headers to send as flat name/value pairs.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
 const manifest = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const routes = new Map(
-  Object.entries(manifest).map(([target, { file, etag }]) => {
-    const body = readFileSync(file);
-    const headers = [
-      'etag',
-      etag,
-      'cache-control',
-      'no-cache',
-      'content-type',
-      'application/json; charset=UTF-8',
-      'content-length',
-      String(body.byteLength),
-    ];
-    return [target, { body, headers }];
-  }),
+  Object.entries(manifest).map(([target, { file, headers }]) => [target, { body: readFileSync(file), headers }]),
 );
 
 const server = http.createServer((req, res) => {

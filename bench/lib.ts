@@ -220,6 +220,22 @@ export function rssMb(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in µs, from /proc (Linux; NaN elsewhere).
+ * A server's CPU per request is steadier than its request rate on a shared machine, where the
+ * rate also moves with the load generator's share of the cores.
+ */
+export function cpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime (fields 14 and 15 of stat), in clock ticks of 10 ms on Linux.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** A process and its descendants (from /proc, Linux; just the process elsewhere). */
 export function processTree(pid: number): number[] {
   const seen: number[] = [];
@@ -268,6 +284,8 @@ export interface Load {
   p99: number;
   /** Response bytes per second. */
   bytesPerSec: number;
+  /** Requests answered. */
+  total: number;
 }
 
 /** One autocannon measurement; throws when any answer has the wrong status or errors. */
@@ -304,6 +322,7 @@ export async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     bytesPerSec: result.throughput.average,
+    total,
   };
 }
 

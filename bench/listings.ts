@@ -5,19 +5,25 @@
  * user would otherwise pick (bench/peers.ts), each checked to return the same body first. Every
  * round measures every target once, in a rotated order; we report medians and the median of the
  * per-round ratios to the bare server. While one target is measured the others are paused
- * (SIGSTOP), so a JVM's garbage collector or a growing journal takes no CPU from it. The peers answer without checking credentials; aggmock
- * checks the API key on every request.
+ * (SIGSTOP), so a JVM's garbage collector or a growing journal takes no CPU from it. Every target
+ * gets the same requests (with aggmock's API key header, which only aggmock checks), and the bare
+ * server answers with the same headers aggmock sends, so both sides of the ratio parse and write
+ * the same bytes. Besides the rate, each target's CPU time per request is reported (from /proc):
+ * on a shared machine it is steadier than the rate, which also moves with the load generator's
+ * share of the cores.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Benchmark,
+  cpuMicros,
   DEV_KEY,
   fmt,
   type Load,
   load,
   median,
   pauseTree,
+  processTree,
   removeTempDir,
   round,
   type Started,
@@ -51,6 +57,19 @@ interface Target {
   body: Record<string, string>;
 }
 
+/** One measurement and the target's CPU time per request during it (µs, from /proc; NaN elsewhere). */
+type Measured = Load & { cpuMicrosPerRequest: number };
+
+/** The response headers aggmock sent, as flat name/value pairs, but those node:http adds to any answer. */
+function replayedHeaders(headers: Headers): string[] {
+  return [...headers].filter(([name]) => !PER_CONNECTION.has(name)).flat();
+}
+const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** CPU time of a process and its children so far (a peer may run as a child of its launcher). */
+const treeCpuMicros = (pid: number | undefined) =>
+  pid === undefined ? Number.NaN : processTree(pid).reduce((sum, p) => sum + cpuMicros(p), 0);
+
 /** Same bytes, or the same JSON in other bytes (json-server pretty-prints), or different. */
 async function compareBody(url: string, headers: Record<string, string>, expected: Buffer): Promise<string | undefined> {
   const res = await fetch(url, { headers });
@@ -74,12 +93,12 @@ const bench: Benchmark = {
     try {
       const aggmock = await startAggmock();
       running.push(aggmock);
-      const fixtures: (Fixture & { etag: string; target: string })[] = [];
+      const fixtures: (Fixture & { headers: string[]; target: string })[] = [];
       for (const l of LISTINGS) {
         const res = await fetch(aggmock.url + l.target, { headers: DEV_KEY });
         if (res.status !== 200) throw new Error(`aggmock answered ${res.status} to ${l.target}`);
         const body = Buffer.from(await res.arrayBuffer());
-        fixtures.push({ id: l.id, peerPath: l.peerPath, target: l.target, body, etag: res.headers.get('etag') ?? '' });
+        fixtures.push({ id: l.id, peerPath: l.peerPath, target: l.target, body, headers: replayedHeaders(res.headers) });
       }
       const targets: Target[] = [
         {
@@ -96,7 +115,7 @@ const bench: Benchmark = {
         fixtures.map((f) => {
           const file = join(dir, `${f.id}.json`);
           writeFileSync(file, f.body);
-          return [f.target, { file, etag: f.etag }];
+          return [f.target, { file, headers: f.headers }];
         }),
       );
       writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
@@ -111,7 +130,7 @@ const bench: Benchmark = {
         name: 'bare node:http',
         url: bare.match,
         started: bare,
-        headers: {},
+        headers: DEV_KEY,
         targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
         body: {},
       });
@@ -124,7 +143,7 @@ const bench: Benchmark = {
         try {
           const p = await peer.start(fixtures, dir);
           running.push(p.started);
-          targets.push({ name: peer.name, url: p.url, started: p.started, headers: {}, targets: p.targets, body: {} });
+          targets.push({ name: peer.name, url: p.url, started: p.started, headers: DEV_KEY, targets: p.targets, body: {} });
         } catch (error) {
           skipped.push({ peer: peer.name, reason: (error as Error).message.split('\n')[0] ?? String(error) });
           console.error(`(skipping ${peer.name}: ${(error as Error).message.split('\n')[0]})`);
@@ -158,7 +177,7 @@ const bench: Benchmark = {
         if (path) await load(t.url + path, { connections, duration: 1, headers: t.headers, label: `${t.name} warm-up` });
       }
 
-      const results = new Map<string, Load[]>();
+      const results = new Map<string, Measured[]>();
       const key = (t: Target, id: string) => `${t.name}|${id}`;
       for (const l of LISTINGS) {
         const measured = targets.filter((t) => t.targets[l.id] !== undefined);
@@ -166,12 +185,14 @@ const bench: Benchmark = {
           const order = measured.map((_, i) => measured[(i + r) % measured.length] as Target);
           for (const t of order) {
             only(t);
-            const m = await load(t.url + t.targets[l.id], {
+            const cpu0 = treeCpuMicros(t.started.child.pid);
+            const run = await load(t.url + t.targets[l.id], {
               connections,
               duration,
               headers: t.headers,
               label: `${t.name} ${l.route}`,
             });
+            const m = { ...run, cpuMicrosPerRequest: (treeCpuMicros(t.started.child.pid) - cpu0) / run.total };
             const k = key(t, l.id);
             results.set(k, [...(results.get(k) ?? []), m]);
           }
@@ -186,14 +207,17 @@ const bench: Benchmark = {
         const rows = targets
           .filter((t) => results.has(key(t, l.id)))
           .map((t) => {
-            const runs = results.get(key(t, l.id)) as Load[];
+            const runs = results.get(key(t, l.id)) as Measured[];
             const ratios = runs.map((m, i) => m.rps / (bareRuns[i]?.rps ?? Number.NaN));
+            const cpuRatios = runs.map((m, i) => m.cpuMicrosPerRequest / (bareRuns[i]?.cpuMicrosPerRequest ?? Number.NaN));
             return {
               target: t.name,
               rps: Math.round(median(runs.map((m) => m.rps))),
               ratioToBare: round(median(ratios), 2),
               p50Ms: median(runs.map((m) => m.p50)),
               p99Ms: median(runs.map((m) => m.p99)),
+              cpuMicrosPerRequest: round(median(runs.map((m) => m.cpuMicrosPerRequest)), 1),
+              cpuToBare: round(median(cpuRatios), 2),
               rssMb: rss[t.name],
               body: t.body[l.id] ?? '',
               rounds: runs.map((m) => Math.round(m.rps)),
@@ -203,16 +227,16 @@ const bench: Benchmark = {
       });
 
       const markdown = [
-        `${connections} connections, ${duration} s per measurement, medians of ${rounds} rounds that alternate the targets; × bare is the median of the per-round ratios. RSS after all rounds.`,
+        `${connections} connections, ${duration} s per measurement, medians of ${rounds} rounds that alternate the targets; × bare is the median of the per-round ratios. CPU is the server's CPU time per request (its ratio to the bare server's: lower is better). RSS after all rounds.`,
         '',
         ...tables.flatMap((t) => [
           `**${t.route}** (${fmt(t.bytes)} B)`,
           '',
-          '| server | req/s | × bare | p50 ms | p99 ms | RSS MB | body |',
-          '|---|---:|---:|---:|---:|---:|---|',
+          '| server | req/s | × bare | p50 ms | p99 ms | CPU µs/req | CPU × bare | RSS MB | body |',
+          '|---|---:|---:|---:|---:|---:|---:|---:|---|',
           ...t.rows.map(
             (r) =>
-              `| ${r.target} | ${fmt(r.rps)} | ${r.ratioToBare.toFixed(2)} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMb} | ${r.body} |`,
+              `| ${r.target} | ${fmt(r.rps)} | ${r.ratioToBare.toFixed(2)} | ${r.p50Ms} | ${r.p99Ms} | ${r.cpuMicrosPerRequest} | ${r.cpuToBare.toFixed(2)} | ${r.rssMb} | ${r.body} |`,
           ),
           '',
         ]),

@@ -4,7 +4,7 @@ import { type Catalog, findProvider } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
-import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
+import { type CachedListing, type ListingCache, listingCache, matchesEtag } from './listings.ts';
 
 /** Answers a request itself and returns true, or leaves it untouched and returns false. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -35,33 +35,26 @@ export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefin
   const listings = listingCache(catalog);
   const check = authCheck(config.auth, deps.now);
 
+  const resolve = resolver(catalog, listings);
+  let lastHost = '';
+
   return (req, res) => {
     if (req.method !== 'GET') return false;
     const target = req.url ?? '';
-    const match = TARGET.exec(target);
-    if (!match) return false;
+    const baseUrl = deps.baseUrl();
+    if (baseUrl === undefined) return false;
+    const listing = resolve(target, baseUrl);
+    if (listing === undefined) return false;
     const host = req.headers.host;
-    if (host === undefined || !VALID_HOST.test(host)) return false;
+    if (host === undefined) return false;
+    // Clients keep sending the same Host, so the pattern runs once per new value, not per request.
+    if (host !== lastHost) {
+      if (!VALID_HOST.test(host)) return false;
+      lastHost = host;
+    }
     if (req.headers['transfer-encoding'] !== undefined) return false;
     const length = req.headers['content-length'];
     if (length !== undefined && length !== '0') return false;
-    const baseUrl = deps.baseUrl();
-    if (baseUrl === undefined) return false;
-
-    let listing: CachedListing;
-    if (match[1] === 'getallproviders') {
-      listing = listings.providers(baseUrl);
-    } else {
-      const query = providerQuery(match[2]);
-      if (query === false) return false;
-      if (query === undefined || query.trim() === '') {
-        listing = listings.allGames(baseUrl);
-      } else {
-        const provider = findProvider(catalog, query);
-        if (!provider) return false;
-        listing = listings.providerGames(provider, baseUrl);
-      }
-    }
 
     if (config.auth.mode !== 'none') {
       const read = (name: string) => {
@@ -81,6 +74,44 @@ export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefin
     }
     return true;
   };
+}
+
+/** Distinct request targets remembered per base URL; more (a client varying the query) starts over. */
+const MAX_TARGETS = 256;
+
+/**
+ * The listing a request target asks for, or undefined when the fast path does not take it. The
+ * answer depends only on the target and the base URL, so it is worked out once per target and
+ * remembered: the regex, the query decoding and the provider lookup then cost one Map lookup.
+ */
+function resolver(catalog: Catalog, listings: ListingCache) {
+  let memoBase: string | undefined;
+  const memo = new Map<string, CachedListing>();
+  return (target: string, baseUrl: string): CachedListing | undefined => {
+    if (baseUrl !== memoBase) {
+      memo.clear();
+      memoBase = baseUrl;
+    }
+    let listing = memo.get(target);
+    if (listing === undefined) {
+      listing = findListing(catalog, listings, target, baseUrl);
+      if (listing === undefined) return undefined;
+      if (memo.size >= MAX_TARGETS) memo.clear();
+      memo.set(target, listing);
+    }
+    return listing;
+  };
+}
+
+function findListing(catalog: Catalog, listings: ListingCache, target: string, baseUrl: string): CachedListing | undefined {
+  const match = TARGET.exec(target);
+  if (!match) return undefined;
+  if (match[1] === 'getallproviders') return listings.providers(baseUrl);
+  const query = providerQuery(match[2]);
+  if (query === false) return undefined;
+  if (query === undefined || query.trim() === '') return listings.allGames(baseUrl);
+  const provider = findProvider(catalog, query);
+  return provider && listings.providerGames(provider, baseUrl);
 }
 
 const EMPTY = new Uint8Array();

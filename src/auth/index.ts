@@ -8,7 +8,7 @@ import type { AggmockConfig } from '../config/index.ts';
 import { signingKeys } from '../config/index.ts';
 import type { RawBodyVariables } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
-import { constantTimeEqual, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
+import { constantTimeMatcher, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
 
 export type AuthConfig = AggmockConfig['auth'];
 
@@ -61,13 +61,15 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       ? [config.signing.headers.webhookSignature, config.signing.headers.webhookId, config.signing.headers.webhookTimestamp]
       : [config.signing.headers.signature];
 
+  const apiKeys = config.apiKeys.map(constantTimeMatcher);
   const checkApiKey = (read: (name: string) => string | undefined): AuthResult | ApiError | undefined => {
     for (const header of config.apiKeyHeaders) {
       const value = read(header);
       if (value === undefined) continue;
       // Check every configured key so timing does not reveal which one is close.
       let matched = false;
-      for (const key of config.apiKeys) matched = constantTimeEqual(value.trim(), key) || matched;
+      const candidate = value.trim();
+      for (const matches of apiKeys) matched = matches(candidate) || matched;
       if (matched) return { method: 'api-key', header };
       return unauthorized(`The API key in header ${header} is not recognised.`, 'INVALID_API_KEY');
     }

@@ -225,10 +225,14 @@ class Engine implements CallbackEngine {
 
   private sendQueue: (() => void)[] = [];
 
-  /** Runs `send` once the journal rows of this turn's attempts are committed (one commit for all). */
+  /**
+   * Runs `send` once the journal rows of this loop iteration's attempts are committed: setImmediate
+   * runs after every reply the poll phase brought in, so one commit covers the attempts they freed
+   * slots for (a microtask would commit once per reply).
+   */
   private sendAfterCommit(send: () => void): void {
     this.sendQueue.push(send);
-    if (this.sendQueue.length === 1) queueMicrotask(this.sendJournaled);
+    if (this.sendQueue.length === 1) setImmediate(this.sendJournaled);
   }
 
   private readonly sendJournaled = (): void => {

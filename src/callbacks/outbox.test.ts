@@ -125,3 +125,59 @@ describe('Outbox event ids', () => {
     expect(outbox.get(2)).toMatchObject({ transactionId: 'tx_7', amountMinor: 7 });
   });
 });
+
+describe('Outbox attempt journal', () => {
+  const headers = { 'Content-Type': 'application/json', 'X-Signature': 't=1,v1=ab' };
+  const sent = (event: StoredEvent) => ({
+    eventId: event.id,
+    n: event.attemptCount,
+    startedAt: 5_000,
+    latencyMs: 0,
+    requestHeaders: headers,
+    requestBody: event.body,
+    outcome: 'retry' as const,
+    error: 'no reply recorded',
+  });
+
+  it('keeps one row per attempt: the outcome replaces what was journaled before the send', () => {
+    const outbox = open(tempDbPath());
+    const event = outbox.insert(newEvent(1));
+    outbox.flush();
+    event.attemptCount = 1;
+    outbox.journal(sent(event));
+    outbox.markDirty(event);
+    outbox.markDelivering(event);
+    outbox.flush();
+    event.status = 'delivered';
+    outbox.journal({
+      ...sent(event),
+      latencyMs: 2.5,
+      responseStatus: 200,
+      responseBody: '{"balance":1}',
+      outcome: 'delivered',
+      error: undefined,
+    });
+    outbox.markDirty(event);
+    outbox.flush();
+    const [only, ...rest] = outbox.attempts(event.id);
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ n: 1, latencyMs: 2.5, responseStatus: 200, outcome: 'delivered', requestHeaders: headers });
+    expect(only?.error).toBeUndefined();
+  });
+
+  it('restores the attempt count of an event cut off mid-attempt from the journal on resume', () => {
+    const path = tempDbPath();
+    const first = open(path);
+    const event = first.insert(newEvent(1));
+    first.flush();
+    event.status = 'delivering';
+    event.attemptCount = 1;
+    first.journal(sent(event));
+    first.markDirty(event);
+    first.markDelivering(event);
+    first.flush(); // the "crash": the attempt is journaled, the process never records its outcome
+    first.db.close();
+    const [resumed] = open(path).takeUnsettled();
+    expect(resumed).toMatchObject({ id: event.id, status: 'pending', attemptCount: 1 });
+  });
+});

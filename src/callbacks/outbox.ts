@@ -35,8 +35,9 @@ const EVENT_ID_KEY = 'event-id-reserved';
 /**
  * The durable outbox and attempt journal in SQLite. Nothing is written row by row: new events,
  * state changes and attempts are buffered and {@link Outbox.flush} commits them in one
- * transaction (the engine calls it at the end of the synchronous turn that enqueued, and every
- * few ms while attempts are in flight). Every read commits what is buffered first, so a reader
+ * transaction (the engine calls it at the end of the synchronous turn that enqueued, before the
+ * attempts started in an event-loop iteration are sent, and every few ms while attempts are in
+ * flight). Every read commits what is buffered first, so a reader
  * never sees the outbox behind the engine.
  *
  * Event ids are handed out in memory, so {@link Outbox.insert} returns the final id before the
@@ -48,11 +49,13 @@ export class Outbox {
     insert: Statement;
     update: Statement;
     journal: Statement;
+    journalOutcome: Statement;
     get: Statement;
     attempts: Statement;
     counts: Statement;
     unsettled: Statement;
     resumeDelivering: Statement;
+    restoreAttemptCounts: Statement;
     settledThreshold: Statement;
     idRange: Statement;
     firstFrom: Statement;
@@ -65,6 +68,8 @@ export class Outbox {
   private newEvents: StoredEvent[] = [];
   private dirty = new Map<number, StoredEvent>();
   private journalBuffer: Attempt[] = [];
+  /** Request headers already in a journal row, with their JSON (see writeAttempt). */
+  private journaledHeaders = new WeakMap<Attempt['requestHeaders'], string>();
   /**
    * Events with an attempt on the wire. Their 'delivering' state is only informational (a resume
    * treats it as pending), so it is written when someone reads, not once per attempt.
@@ -90,16 +95,26 @@ export class Outbox {
       journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
         (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // The row as `journal` would write it when only the outcome differs (see writeAttempt).
+      journalOutcome: db.prepare(`UPDATE callback_attempts SET latency_ms = ?, response_status = ?, response_body = ?,
+        error = ?, outcome = ? WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`),
       get: db.prepare('SELECT * FROM callback_events WHERE id = ?'),
       attempts: db.prepare(`SELECT a.*, e.body AS event_body FROM callback_attempts a
         JOIN callback_events e ON e.id = a.event_id WHERE a.event_id = ? ORDER BY a.n`),
       counts: db.prepare('SELECT status, count(*) AS n FROM callback_events GROUP BY status'),
       unsettled: db.prepare("SELECT * FROM callback_events WHERE status IN ('pending', 'delivering') ORDER BY id"),
       resumeDelivering: db.prepare("UPDATE callback_events SET status = 'pending' WHERE status = 'delivering'"),
+      // A send does not rewrite the event's row (see markDelivering): its journal row holds the count.
+      restoreAttemptCounts: db.prepare(`UPDATE callback_events
+        SET attempt_count = (SELECT max(n) FROM callback_attempts WHERE event_id = callback_events.id)
+        WHERE status IN ('pending', 'delivering')
+          AND attempt_count < coalesce((SELECT max(n) FROM callback_attempts WHERE event_id = callback_events.id), 0)`),
       settledThreshold: db.prepare(
         "SELECT id FROM callback_events WHERE status IN ('delivered', 'rejected', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?",
       ),
-      idRange: db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM callback_events'),
+      // Two subqueries, not `min(id), max(id)` in one: SQLite answers a lone min or max from the
+      // primary key, but both together scan the whole table (and this runs every EVENT_ID_BLOCK events).
+      idRange: db.prepare('SELECT (SELECT min(id) FROM callback_events) AS lo, (SELECT max(id) FROM callback_events) AS hi'),
       firstFrom: db.prepare('SELECT id, created_at FROM callback_events WHERE id >= ? ORDER BY id LIMIT 1'),
       pruneUpTo: db.prepare("DELETE FROM callback_events WHERE id <= ? AND status IN ('delivered', 'rejected', 'failed')"),
       pruneAttempts: db.prepare(`DELETE FROM callback_attempts WHERE event_id <= ?
@@ -147,20 +162,7 @@ export class Outbox {
           e.createdAt,
         );
       }
-      for (const a of this.journalBuffer) {
-        this.stmts.journal.run(
-          a.eventId,
-          a.n,
-          a.startedAt,
-          a.latencyMs,
-          JSON.stringify(a.requestHeaders),
-          a.requestBody === this.dirty.get(a.eventId)?.body ? null : a.requestBody,
-          a.responseStatus ?? null,
-          a.responseBody ?? null,
-          a.error ?? null,
-          a.outcome,
-        );
-      }
+      for (const a of this.journalBuffer) this.writeAttempt(a);
       for (const e of this.dirty.values()) writeUpdate(e);
       if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
     });
@@ -177,6 +179,38 @@ export class Outbox {
       this.stmts.writeIdMark.run(EVENT_ID_KEY, String(this.nextId));
       this.reservedUpTo = this.nextId;
     });
+  }
+
+  /**
+   * Writes one journal row. An attempt is journaled twice, before it is sent and with its outcome,
+   * and both carry the same headers object: the second time only the outcome columns are
+   * rewritten and the headers are not serialised again. The update matches every other column,
+   * so where it changes a row the result is what `INSERT OR REPLACE` would leave.
+   */
+  private writeAttempt(a: Attempt): void {
+    const known = this.journaledHeaders.get(a.requestHeaders);
+    const headers = known ?? JSON.stringify(a.requestHeaders);
+    const body = a.requestBody === this.eventBody(a.eventId) ? null : a.requestBody;
+    const status = a.responseStatus ?? null;
+    const reply = a.responseBody ?? null;
+    const error = a.error ?? null;
+    if (known !== undefined) {
+      const { changes } = this.stmts.journalOutcome.run(
+        a.latencyMs,
+        status,
+        reply,
+        error,
+        a.outcome,
+        a.eventId,
+        a.n,
+        a.startedAt,
+        headers,
+        body,
+      );
+      if (changes > 0) return;
+    }
+    this.stmts.journal.run(a.eventId, a.n, a.startedAt, a.latencyMs, headers, body, status, reply, error, a.outcome);
+    this.journaledHeaders.set(a.requestHeaders, headers);
   }
 
   // ---- reads (admin, UI, scenarios, tests) ----
@@ -257,8 +291,14 @@ export class Outbox {
     return firstBuffered === undefined || event.id < firstBuffered.id;
   }
 
-  /** The event has an attempt on the wire (its attempt count already counts it). */
+  /**
+   * The event has an attempt on the wire (its attempt count already counts it). Its row is not
+   * rewritten for the send: the attempt's journal row, committed before the send, records it, and
+   * {@link takeUnsettled} restores the count from the journal after a crash. That saves one row
+   * write per attempt; a reader still sees the event as it is (see {@link flushForRead}).
+   */
   markDelivering(event: StoredEvent): void {
+    this.dirty.delete(event.id);
     this.delivering.set(event.id, event);
   }
 
@@ -271,6 +311,11 @@ export class Outbox {
   /** Buffers an attempt for the journal; written at the next {@link flush}. */
   journal(attempt: Attempt): void {
     this.journalBuffer.push(attempt);
+  }
+
+  /** The body of an event the engine is working on, to journal a request body only when it differs. */
+  private eventBody(id: number): string | undefined {
+    return (this.dirty.get(id) ?? this.delivering.get(id))?.body;
   }
 
   /** Whether anything waits for {@link flush}. */
@@ -306,6 +351,7 @@ export class Outbox {
   /** Events that are not settled, oldest first; 'delivering' ones (a crash mid-attempt) become pending again. */
   takeUnsettled(): StoredEvent[] {
     this.flush();
+    this.stmts.restoreAttemptCounts.run();
     this.stmts.resumeDelivering.run();
     return (this.stmts.unsettled.all() as EventRow[]).map(toEvent);
   }

@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { constantTimeEqual } from './constant-time.ts';
 import { SignatureError } from './errors.ts';
 
-export { constantTimeEqual } from './constant-time.ts';
+export { constantTimeEqual, constantTimeMatcher } from './constant-time.ts';
 export { SignatureError, type SignatureFailure } from './errors.ts';
 
 /** The HMAC-SHA256 schemes of SPEC §4: which headers, what is signed, how it is encoded. */
