@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
-import type { ReplyReading } from '../profiles/index.ts';
+import { REJECTION_CODES, type ReplyReading } from '../profiles/index.ts';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
 
 /**
@@ -12,13 +12,7 @@ import { parseJsonOr, valueAt } from '../shared/index.ts';
  */
 
 /** The business codes a wallet puts in `{error}`. */
-export const WALLET_REPLY_ERRORS = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-] as const;
+export const WALLET_REPLY_ERRORS = REJECTION_CODES;
 export type WalletReplyError = (typeof WALLET_REPLY_ERRORS)[number];
 
 export const walletRejectionSchema = z.object({

@@ -211,14 +211,37 @@ export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
 
 export const walletSchema = z.strictObject({
   port: port.default(4001),
-  /** Player id → balance in major units. */
+  /**
+   * Player id → balance in major units (the player plays in `wallet.currency`), or
+   * `{"balance": 1000, "currency": "JPY"}` for a player in another currency.
+   */
   players: z
-    .record(z.string().min(1), z.number().nonnegative())
+    .record(
+      z.string().min(1),
+      z.union([
+        z.number().nonnegative(),
+        z.strictObject({
+          balance: z.number().nonnegative(),
+          currency: z.string().regex(/^[A-Z0-9]{2,8}$/, 'expected a currency code such as "EUR", "JPY" or a configured one'),
+        }),
+      ]),
+    )
     .default(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i + 1}`, 1000]))),
+  /** The currency of players given as a bare balance. */
   currency: z.string().min(3).max(8).default('EUR'),
   /** Exposes POST /__state and GET /__players/:id (never on a real wallet). */
   testEndpoints: z.boolean().default(false),
 });
+
+/** A `wallet.players` entry as balance and currency (a bare balance is in `wallet.currency`). */
+export function playerOpening(
+  wallet: { players: Record<string, number | { balance: number; currency: string }>; currency: string },
+  playerId: string,
+): { balance: number; currency: string } | undefined {
+  const opening = Object.hasOwn(wallet.players, playerId) ? wallet.players[playerId] : undefined;
+  if (opening === undefined) return undefined;
+  return typeof opening === 'number' ? { balance: opening, currency: wallet.currency } : opening;
+}
 
 export const DEFAULT_DATA_DIR = '.aggmock';
 

@@ -60,6 +60,7 @@ export function defaultProfile(settings: DefaultWireSettings): ProfileInput {
         INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
         TRANSACTION_NOT_FOUND: 'TRANSACTION_NOT_FOUND',
         INVALID_REQUEST: 'INVALID_REQUEST',
+        WRONG_CURRENCY: 'WRONG_CURRENCY',
       },
     },
   };
@@ -101,6 +102,7 @@ export const BETNEX_PROFILE: ProfileInput = {
     message: ['msg', 'message'],
     // The SDK's createCallbackResponse writes money: 0 on a failure.
     balanceOnRejection: false,
+    writes: { accepted: { msg: 'success', handle: true }, rejected: { handle: false } },
   },
   signing: { scheme: 'none' },
 };

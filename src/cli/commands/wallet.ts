@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { AggmockConfig } from '../../config/index.ts';
+import { type AggmockConfig, playerOpening } from '../../config/index.ts';
+import { currencyExponent } from '../../money/index.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
@@ -60,10 +61,13 @@ export function registerWalletCommand(program: Command): void {
 
 function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: WalletFlags): string {
   const secret = config.callbacks.signing.secrets[0] ?? '';
-  const players = Object.entries(config.wallet.players);
+  const players = Object.keys(config.wallet.players);
   const shown = players
     .slice(0, 4)
-    .map(([id, balance]) => `${id}=${balance.toFixed(2)}`)
+    .map((id) => {
+      const { balance, currency } = playerOpening(config.wallet, id) ?? { balance: 0, currency: '' };
+      return `${id}=${balance.toFixed(currencyExponent(currency, config.callbacks.currencies) ?? 2)}${currency === config.wallet.currency ? '' : ` ${currency}`}`;
+    })
     .join(', ');
   return [
     `reference wallet listening on ${webhookUrl}`,
