@@ -46,6 +46,10 @@ export const gameSchema = z
       .array(z.string())
       .optional()
       .openapi({ example: ['desktop', 'mobile'] }),
+    currencies: z
+      .array(z.string())
+      .optional()
+      .openapi({ example: ['EUR', 'USD', 'GBP', 'JPY'], description: 'The currencies /getgameurl takes for this game.' }),
   })
   .catchall(z.unknown())
   .openapi('Game');
