@@ -34,6 +34,11 @@ function sourceValue(wire: Wire, f: WireFields, source: ValueSource): Scalar | u
   switch (source) {
     case 'type':
       return wire.type(f.kind);
+    case 'transactionId':
+      // An 'original'-style ROLLBACK is known by the id of the DEBIT it reverses.
+      return f.kind === 'rollback' && wire.rollbackStyle === 'original'
+        ? (f.referenceTransactionId ?? f.transactionId)
+        : f.transactionId;
     case 'amount':
       return amount(f.amountMinor);
     case 'betAmount':
