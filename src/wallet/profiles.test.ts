@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { judgeReply } from '../callbacks/reply.ts';
 import type { AggmockConfigInput } from '../config/index.ts';
 import { renderBody, type WireFields, wireOf } from '../profiles/index.ts';
-import type { RunningWallet } from './index.ts';
+import type { RunningWallet, WalletFault } from './index.ts';
 import { type Reply, readReply, startTestWallet } from './test-support.ts';
 
 /*
@@ -139,6 +139,45 @@ describe('the reference wallet under the betnex profile', () => {
     expect(fields).toEqual(['data.bonus_type', 'member_account', 'serial_number']);
     expect(w.balance('p1')).toBe(10_000);
     expect((await w.post(good)).body).toMatchObject({ success: true });
+  });
+});
+
+describe('planted faults under the betnex profile', () => {
+  async function faulty(fault: WalletFault) {
+    const started = await startTestWallet({ configInput: BETNEX, fault });
+    running.push(started.wallet);
+    const wire = wireOf(started.config.callbacks);
+    const post = async (fields: Partial<WireFields> & Pick<WireFields, 'kind' | 'amountMinor'>, change = {}) =>
+      readReply(
+        await fetch(started.wallet.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            ...JSON.parse(renderBody(wire, { transactionId: 'tx-1', playerId: 'p1', ...fields })),
+            ...change,
+          }),
+        }),
+      );
+    return { post, balance: () => started.wallet.store.balanceOf('p1') };
+  }
+
+  it('no-signature-check takes a wrong api_key too (the reference refuses it: see above)', async () => {
+    const w = await faulty('no-signature-check');
+    expect((await w.post({ kind: 'debit', amountMinor: 100 }, { api_key: 'forged' })).body).toMatchObject({ success: true });
+    expect(w.balance()).toBe(9_900);
+  });
+
+  it('double-debit charges a repeated serial_number again (the reference replays it: see above)', async () => {
+    const w = await faulty('double-debit');
+    await w.post({ kind: 'debit', amountMinor: 100 });
+    expect((await w.post({ kind: 'debit', amountMinor: 100 })).body).toMatchObject({ success: true, money: 98 });
+    expect(w.balance()).toBe(9_800);
+  });
+
+  it('a ROLLBACK fault has nothing to break: the wire has no ROLLBACK, so the wallet behaves as the reference', async () => {
+    const w = await faulty('rollback-ignored');
+    expect((await w.post({ kind: 'debit', amountMinor: 100 })).body).toMatchObject({ success: true, money: 99 });
+    expect((await w.post({ kind: 'credit', transactionId: 'tx-2', amountMinor: 100 })).body).toMatchObject({ money: 100 });
   });
 });
 
