@@ -26,7 +26,16 @@
  *   or a ROLLBACK whose amount differs from its DEBIT; `415` for a non-JSON content type, `413` over 1 MiB;
  * - `402 INSUFFICIENT_FUNDS` — the bet is larger than the balance (nothing changes);
  * - `404 PLAYER_NOT_FOUND` — unknown player;
- * - `409 INVALID_REQUEST` — a DEBIT whose ROLLBACK arrived before it (see below).
+ * - `409 INVALID_REQUEST` — a DEBIT whose ROLLBACK arrived before it (see below);
+ * - `400 WRONG_CURRENCY` — the body names a currency (extra field `currency`) that is not the player's.
+ *
+ * ## Other wires and currencies
+ * The wallet reads and answers the active profile (`callbacks.profile`, src/profiles): with
+ * `betnex` it reads one round body (`bet_amount`/`win_amount`; both set is a whole round, applied
+ * at once under its `serial_number`), checks `api_key` against `callbacks.apiKey` instead of a
+ * signature, and answers `{success, msg, handle, money}` with HTTP 200 (`money: 0` on a refusal).
+ * Each player has a currency (`wallet.players: {"jp": {"balance": 5000, "currency": "JPY"}}`,
+ * else `wallet.currency`); balances are minor units of it and replies use its decimals.
  *
  * ## The rules that matter
  * - **Idempotency**: the key is (player, type, transactionId). A repeat gets the first reply, byte
