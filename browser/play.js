@@ -10,7 +10,7 @@ import { byId, find, pageData } from './page-data.js';
  * @typedef {{ type: string, amount: number, status: string, accepted: boolean, httpStatus?: number, reply?: unknown, error?: string }} SpinStep
  */
 
-const ctx = /** @type {{ session: string, currency: string }} */ (pageData());
+const ctx = /** @type {{ session: string, currency: string, decimals: number }} */ (pageData());
 /** @type {HTMLFormElement} */
 const form = byId('spin');
 /** @type {HTMLButtonElement} */
@@ -19,8 +19,9 @@ const result = byId('result');
 const log = byId('log');
 const balance = find('[data-testid=balance]');
 const source = find('[data-testid=balance-source]');
+// Amounts with the session currency's decimals (JPY: whole yen; KWD: three).
 /** @param {unknown} n */
-const money = (n) => Number(n).toFixed(2);
+const money = (n) => Number(n).toFixed(ctx.decimals);
 
 /** @param {SpinStep} step */
 function show(step) {

@@ -67,6 +67,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     engine,
     random: seededRandom(`${config.seed}:schedule`),
     balances: () => ledger.knownBalances(),
+    rollback: { profile: wireOf(config.callbacks).name, available: wireOf(config.callbacks).hasRollback },
     onRun: (run) => {
       if (run.error) logger.warn({ entry: run.entry, scenario: run.scenario, error: run.error }, 'scheduled run did not finish');
       options.onScheduledRun?.(run);

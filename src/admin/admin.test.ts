@@ -117,7 +117,7 @@ describe('admin API', () => {
   it('runs a scenario: 202 with the group and its first events, or 200 with the settled summary', async () => {
     const { call } = await setup();
     const list = await call('GET', '/scenarios');
-    expect(list.body.scenarios).toHaveLength(9);
+    expect(list.body.scenarios).toHaveLength(12);
     expect(list.body.scenarios[0]).toEqual({ name: 'bet-win', description: expect.stringContaining('DEBIT') });
 
     const queued = await call('POST', '/scenarios/burst/run', { players: ['p4'], size: 3, amount: 2 });
@@ -133,7 +133,7 @@ describe('admin API', () => {
     const group = await call('GET', `/deliveries?group=${encodeURIComponent(done.body.group)}`);
     expect(group.body.deliveries).toHaveLength(2);
 
-    expect((await call('POST', '/scenarios/jackpot/run', {})).status).toBe(404);
+    expect((await call('POST', '/scenarios/lottery/run', {})).status).toBe(404);
     const bad = await call('POST', '/scenarios/burst/run', { size: 0 });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('size');

@@ -15,6 +15,7 @@ import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../ht
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
+import { wireOf } from '../profiles/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { Scheduler } from '../schedule/index.ts';
@@ -167,6 +168,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
         balances: ledger.knownBalances(),
         ...(gameId ? { gameId } : {}),
+        rollback: rollbackOf(config),
       },
       random,
       () => engine.nextTransactionId(),
@@ -384,4 +386,10 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | unde
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether the active profile can send the ROLLBACK a scenario may need. */
+function rollbackOf(config: AggmockConfig): { profile: string; available: boolean } {
+  const wire = wireOf(config.callbacks);
+  return { profile: wire.name, available: wire.hasRollback };
 }

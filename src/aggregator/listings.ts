@@ -94,6 +94,7 @@ export function gameJson(g: CatalogGame, baseUrl: string) {
     minBet: toMajor(g.minBetMinor),
     maxBet: toMajor(g.maxBetMinor),
     releaseDate: g.releaseDate,
+    currencies: g.currencies,
   };
 }
 

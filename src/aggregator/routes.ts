@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthVariables } from '../auth/index.ts';
 import { inboundAuth } from '../auth/index.ts';
-import { type Catalog, findGame, findProvider } from '../catalog/index.ts';
+import { type Catalog, type CatalogGame, findGame, findProvider } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
@@ -10,7 +10,7 @@ import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
-import { toMinor } from '../money/index.ts';
+import { currencyExponent, toMinor } from '../money/index.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
@@ -162,10 +162,12 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
       });
     }
-    const balance = toMinor(request.money);
+    const { currency, exponent } = launchCurrency(request.currency, game, config);
+    const balance = toMinor(request.money, exponent);
     if (balance === undefined) {
-      throw new ApiError(400, 'money: expected a balance with at most two decimals.', {
-        errors: [{ field: 'money', message: 'expected at most two decimals', received: request.money }],
+      const decimals = exponent === 2 ? 'two decimals' : `${exponent} decimals (${currency})`;
+      throw new ApiError(400, `money: expected a balance with at most ${decimals}.`, {
+        errors: [{ field: 'money', message: `expected at most ${decimals}`, received: request.money }],
       });
     }
     const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
@@ -180,7 +182,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         gameId: game.id,
         gameName: game.name,
         provider: game.provider,
-        currency: (request.currency ?? config.callbacks.currency).toUpperCase(),
+        currency,
         lang: request.lang ?? 'en',
         platform: request.platform,
         homeUrl: request.home_url,
@@ -241,4 +243,28 @@ function authenticatedClient(c: Context<Env>): string {
 function clientAddress(c: Context): string {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
   return incoming?.socket?.remoteAddress ?? 'local';
+}
+
+/**
+ * The launch's currency (default `callbacks.currency`) and its decimals: a code aggmock knows
+ * (ISO 4217 or `callbacks.currencies`) that the game takes. The configured currencies are taken
+ * by every game (the seeded catalog cannot know them); any other must be in the game's `currencies`.
+ */
+function launchCurrency(
+  requested: string | undefined,
+  game: CatalogGame,
+  config: AggmockConfig,
+): { currency: string; exponent: number } {
+  const currency = (requested ?? config.callbacks.currency).toUpperCase();
+  const { currencies: extra } = config.callbacks;
+  const exponent = currencyExponent(currency, extra);
+  const refuse = (message: string) =>
+    new ApiError(400, `currency: ${message}.`, { errors: [{ field: 'currency', message, received: requested ?? currency }] });
+  if (exponent === undefined)
+    throw refuse(`expected an ISO 4217 code or one of callbacks.currencies, got ${JSON.stringify(currency)}`);
+  const configured = currency === config.callbacks.currency || Object.hasOwn(extra, currency);
+  if (!configured && !game.currencies.includes(currency)) {
+    throw refuse(`game ${game.id} (${game.name}) does not take ${currency}; it takes ${game.currencies.join(', ')}`);
+  }
+  return { currency, exponent };
 }

@@ -46,6 +46,10 @@ export const gameSchema = z
       .array(z.string())
       .optional()
       .openapi({ example: ['desktop', 'mobile'] }),
+    currencies: z
+      .array(z.string())
+      .optional()
+      .openapi({ example: ['EUR', 'USD', 'GBP', 'JPY'], description: 'The currencies /getgameurl takes for this game.' }),
   })
   .catchall(z.unknown())
   .openapi('Game');
@@ -82,8 +86,8 @@ export const gamesQuerySchema = z.object({
 const moneySchema = z
   .number({ error: 'expected a number (the player balance in major units, e.g. 1000 or 99.5)' })
   .nonnegative({ error: 'expected a balance of 0 or more' })
-  .max(MAX_AMOUNT_MINOR / 100, { error: `expected at most ${MAX_AMOUNT_MINOR / 100}` })
-  .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: 'expected at most two decimals' });
+  // How many decimals depends on the launch currency (JPY none, KWD three): the route checks them.
+  .max(MAX_AMOUNT_MINOR / 100, { error: `expected at most ${MAX_AMOUNT_MINOR / 100}` });
 
 export const launchRequestSchema = z
   .object({

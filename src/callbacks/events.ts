@@ -134,8 +134,6 @@ export function callbackBodySchemas(config: CallbacksConfig) {
 
 export {
   type ParsedWalletReply,
-  WALLET_REPLY_ERRORS,
-  type WalletReplyError,
   walletBalanceSchema,
   walletRejectionSchema,
   walletReplySchema,

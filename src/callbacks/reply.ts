@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
-import type { ReplyReading } from '../profiles/index.ts';
+import { type ReplyReading, WIRE_REPLY_CODES } from '../profiles/index.ts';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
 
 /**
@@ -11,18 +11,8 @@ import { parseJsonOr, valueAt } from '../shared/index.ts';
  * thing everywhere.
  */
 
-/** The business codes a wallet puts in `{error}`. */
-export const WALLET_REPLY_ERRORS = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-] as const;
-export type WalletReplyError = (typeof WALLET_REPLY_ERRORS)[number];
-
 export const walletRejectionSchema = z.object({
-  error: z.enum(WALLET_REPLY_ERRORS),
+  error: z.enum(WIRE_REPLY_CODES),
   message: z.string().optional(),
   balance: z.number().optional(),
 });

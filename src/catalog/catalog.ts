@@ -53,6 +53,8 @@ export interface CatalogGame {
   readonly maxBetMinor: number;
   /** ISO date `YYYY-MM-DD`. */
   readonly releaseDate: string;
+  /** The currencies a launch may ask for (ISO 4217 codes); every game takes EUR, USD and GBP. */
+  readonly currencies: readonly string[];
   /** Path of the generated SVG, served by aggmock: `/assets/games/<id>.svg`. */
   readonly imgPath: string;
   /** An absolute image URL from a fixture, used as-is instead of `imgPath`. */

@@ -49,6 +49,11 @@ export const fixtureGameSchema = z.strictObject({
   platforms: z.array(z.enum(PLATFORMS)).min(1, 'expected at least one of "desktop", "mobile"').optional(),
   lines: z.number().int().positive().optional(),
   releaseDate: z.iso.date('expected an ISO date such as "2024-05-01"').optional(),
+  /** The currencies the game takes; absent: EUR, USD, GBP and a seeded few more. */
+  currencies: z
+    .array(z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code such as "EUR" or "JPY"'))
+    .min(1, 'expected at least one currency code')
+    .optional(),
   /** An absolute image URL used as-is; without it aggmock serves a generated SVG. */
   img: z
     .url({ protocol: /^https?$/, message: 'expected an absolute http(s) URL such as "https://cdn.example.com/cover.png"' })
@@ -237,6 +242,7 @@ function fixtureGame(entry: FixtureGame, id: string, code: string): CatalogGame 
     minBetMinor: traits.minBetMinor,
     maxBetMinor: traits.maxBetMinor,
     releaseDate: entry.releaseDate ?? traits.releaseDate,
+    currencies: entry.currencies ?? traits.currencies,
     imgPath: gameImagePath(id),
     ...(entry.img ? { imgUrl: entry.img } : {}),
     origin: 'fixture',

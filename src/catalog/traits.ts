@@ -4,8 +4,29 @@ import type { Rng } from './seed.ts';
 /** The facts about a game besides who made it and what it is called. */
 export type GameTraits = Pick<
   CatalogGame,
-  'rtp' | 'volatility' | 'demo' | 'platforms' | 'lines' | 'minBetMinor' | 'maxBetMinor' | 'releaseDate'
+  'rtp' | 'volatility' | 'demo' | 'platforms' | 'lines' | 'minBetMinor' | 'maxBetMinor' | 'releaseDate' | 'currencies'
 >;
+
+/** Every game takes these, so a launch in the usual currencies always works. */
+export const CORE_CURRENCIES = ['EUR', 'USD', 'GBP'] as const;
+/** Each game also takes some of these (seeded): zero-decimal (JPY, KRW, CLP) and three-decimal (KWD, BHD) ones among them. */
+export const OPTIONAL_CURRENCIES = [
+  'AUD',
+  'BHD',
+  'BRL',
+  'CAD',
+  'CLP',
+  'INR',
+  'JPY',
+  'KRW',
+  'KWD',
+  'MXN',
+  'NOK',
+  'PLN',
+  'SEK',
+  'TRY',
+] as const;
+const OPTIONAL_CURRENCY_SHARE = 0.5;
 
 interface TypeProfile {
   /** RTP range in hundredths of a percent, inside 92.00–98.50. */
@@ -102,6 +123,8 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
   const maxBetMinor = rng.pick(profile.maxBetMinor);
   const releaseDay = rng.int(0, (LAST_RELEASE - FIRST_RELEASE) / DAY_MS);
   const releaseDate = isoDay(releaseDay);
+  // Drawn last, so every earlier trait of every game is what it was before games had currencies.
+  const currencies = [...CORE_CURRENCIES, ...OPTIONAL_CURRENCIES.filter(() => rng.chance(OPTIONAL_CURRENCY_SHARE))];
   return {
     rtp: rtpHundredths / 100,
     volatility,
@@ -111,6 +134,7 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
     minBetMinor,
     maxBetMinor,
     releaseDate,
+    currencies,
   };
 }
 

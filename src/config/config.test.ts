@@ -101,6 +101,26 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a scheduled ROLLBACK scenario under a profile without ROLLBACK, naming the entry; takes it under default', () => {
+    const schedule = [
+      { scenario: 'bet-win', every: '2s' },
+      { scenario: 'bet-rollback', every: '2s' },
+    ];
+    const betnex = { callbacks: { profile: 'betnex' }, schedule };
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: {}, flags: betnex }))).toMatch(
+      /schedule\.1\.scenario: the "bet-rollback" scenario sends a ROLLBACK, and the "betnex" profile has no ROLLBACK callback/,
+    );
+    expect(loadConfig({ cwd: tempDir(), env: {}, flags: { schedule } }).schedule).toHaveLength(2);
+    expect(loadConfig({ cwd: tempDir(), env: {}, flags: { ...betnex, schedule: [schedule[0]] } }).schedule).toHaveLength(1);
+  });
+
+  it('takes wallet players as a bare balance or {balance, currency}, and refuses a malformed currency', () => {
+    const players = { p1: 10, jp: { balance: 1000, currency: 'JPY' } };
+    expect(loadConfig({ cwd: tempDir(), env: {}, flags: { wallet: { players } } }).wallet.players).toEqual(players);
+    const bad = { wallet: { players: { jp: { balance: 1000, currency: 'yen' } } } };
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: {}, flags: bad }))).toMatch(/wallet\.players\.jp/);
+  });
+
   it('loads the example config in fixtures/', () => {
     const config = loadConfig({ cwd: process.cwd(), env: {}, configPath: 'fixtures/aggmock.config.example.json' });
     expect(config.schedule[0]).toMatchObject({ scenario: 'bet-win', every: '5s' });

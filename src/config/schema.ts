@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { BUILTIN_PROFILES, isBuiltinProfile, type ProfileDefinition, profileDefinitionSchema } from '../profiles/index.ts';
+import {
+  BUILTIN_PROFILES,
+  builtinProfile,
+  isBuiltinProfile,
+  type ProfileDefinition,
+  profileDefinitionSchema,
+} from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 
@@ -189,8 +195,20 @@ export const SCENARIOS = [
   'insufficient-funds',
   'burst',
   'session',
+  'free-spins',
+  'jackpot',
+  'promotion',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** Scenarios that send a ROLLBACK: a profile without one (Betnex) cannot run them. */
+export const ROLLBACK_SCENARIOS = ['bet-rollback', 'rollback-unknown'] as const satisfies readonly ScenarioName[];
+
+/** Why a scenario cannot run on a wire without ROLLBACK, or undefined when it can. */
+export function rollbackScenarioRefusal(scenario: ScenarioName, profileName: string, hasRollback: boolean): string | undefined {
+  if (hasRollback || !(ROLLBACK_SCENARIOS as readonly string[]).includes(scenario)) return undefined;
+  return `the "${scenario}" scenario sends a ROLLBACK, and the "${profileName}" profile has no ROLLBACK callback; use another scenario or profile`;
+}
 
 export const scheduleEntrySchema = z
   .strictObject({
@@ -211,14 +229,37 @@ export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
 
 export const walletSchema = z.strictObject({
   port: port.default(4001),
-  /** Player id → balance in major units. */
+  /**
+   * Player id → balance in major units (the player plays in `wallet.currency`), or
+   * `{"balance": 1000, "currency": "JPY"}` for a player in another currency.
+   */
   players: z
-    .record(z.string().min(1), z.number().nonnegative())
+    .record(
+      z.string().min(1),
+      z.union([
+        z.number().nonnegative(),
+        z.strictObject({
+          balance: z.number().nonnegative(),
+          currency: z.string().regex(/^[A-Z0-9]{2,8}$/, 'expected a currency code such as "EUR", "JPY" or a configured one'),
+        }),
+      ]),
+    )
     .default(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i + 1}`, 1000]))),
+  /** The currency of players given as a bare balance. */
   currency: z.string().min(3).max(8).default('EUR'),
   /** Exposes POST /__state and GET /__players/:id (never on a real wallet). */
   testEndpoints: z.boolean().default(false),
 });
+
+/** A `wallet.players` entry as balance and currency (a bare balance is in `wallet.currency`). */
+export function playerOpening(
+  wallet: { players: Record<string, number | { balance: number; currency: string }>; currency: string },
+  playerId: string,
+): { balance: number; currency: string } | undefined {
+  const opening = Object.hasOwn(wallet.players, playerId) ? wallet.players[playerId] : undefined;
+  if (opening === undefined) return undefined;
+  return typeof opening === 'number' ? { balance: opening, currency: wallet.currency } : opening;
+}
 
 export const DEFAULT_DATA_DIR = '.aggmock';
 
@@ -255,11 +296,28 @@ const configObjectSchema = z.strictObject({
   wallet: walletSchema.prefault({}),
 });
 
+/** Whether the configured profile has a ROLLBACK callback, and its name. */
+function profileRollback(callbacks: z.infer<typeof callbacksSchema>): { name: string; hasRollback: boolean } {
+  const { profile } = callbacks;
+  if (typeof profile !== 'string') return { name: profile.name, hasRollback: profile.events.rollback !== undefined };
+  const hasRollback = !isBuiltinProfile(profile) || builtinProfile(profile, callbacks).events.rollback !== undefined;
+  return { name: profile, hasRollback };
+}
+
 /** The database lives in the data folder unless `db` names another file. */
-export const configSchema = configObjectSchema.transform((config) => ({
-  ...config,
-  db: config.db ?? `${config.dataDir.replace(/[\\/]+$/, '')}/aggmock.db`,
-}));
+export const configSchema = configObjectSchema
+  .superRefine((config, ctx) => {
+    // A scheduled ROLLBACK scenario on a wire without ROLLBACK would fail on every firing: refuse it at load.
+    const { name, hasRollback } = profileRollback(config.callbacks);
+    config.schedule.forEach((entry, i) => {
+      const refusal = rollbackScenarioRefusal(entry.scenario, name, hasRollback);
+      if (refusal) ctx.addIssue({ code: 'custom', path: ['schedule', i, 'scenario'], message: refusal });
+    });
+  })
+  .transform((config) => ({
+    ...config,
+    db: config.db ?? `${config.dataDir.replace(/[\\/]+$/, '')}/aggmock.db`,
+  }));
 
 export type AggmockConfig = z.infer<typeof configSchema>;
 export type AggmockConfigInput = z.input<typeof configSchema>;

@@ -3,6 +3,7 @@ import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
 import { escapeHtml } from '../shared/index.ts';
+import type { PlayMoney } from './currency.ts';
 
 export { escapeHtml };
 
@@ -24,10 +25,21 @@ export function httpUrl(url: string, fallback = '/'): string {
  * Spin posts to `/play/<session>/spin`; aggmock sends the wallet a DEBIT and, on a win, a CREDIT,
  * and the page shows each reply. Plain HTML and its script `browser/play.js`: no build step.
  */
-export function playPage(session: LaunchSession, game: CatalogGame | undefined, spinEnabled: boolean): string {
+export function playPage(
+  session: LaunchSession,
+  game: CatalogGame | undefined,
+  spinEnabled: boolean,
+  money: Pick<PlayMoney, 'exponent' | 'minBetMinor' | 'maxBetMinor'> = {
+    exponent: 2,
+    minBetMinor: game?.minBetMinor ?? 10,
+    maxBetMinor: game?.maxBetMinor ?? 10_000,
+  },
+): string {
   const img = game ? (game.imgUrl ?? game.imgPath) : '';
-  const minBet = game ? toMajor(game.minBetMinor) : 0.1;
-  const maxBet = game ? toMajor(game.maxBetMinor) : 100;
+  // Bets are written with the session currency's decimals (JPY: whole yen; KWD: three decimals).
+  const decimals = money.exponent;
+  const minBet = toMajor(money.minBetMinor, decimals);
+  const maxBet = toMajor(money.maxBetMinor, decimals);
   const defaultBet = Math.min(Math.max(1, minBet), maxBet);
   return `<!doctype html>
 <html lang="${escapeHtml(session.lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -55,14 +67,14 @@ a{color:#93c5fd}
 <div class="balance"><span data-testid="balance">${formatMinor(session.balanceAtLaunchMinor)}</span> ${escapeHtml(session.currency)}</div>
 <p class="sub small" data-testid="balance-source">at launch: the money the casino sent with the launch request</p>
 <form id="spin">
-<label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="0.01" value="${defaultBet.toFixed(2)}"></label>
+<label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="${decimals === 0 ? 1 : (10 ** -decimals).toFixed(decimals)}" value="${defaultBet.toFixed(decimals)}"></label>
 <button id="spin-button" data-testid="spin" ${spinEnabled ? '' : 'disabled title="callbacks are not configured"'}>Spin</button>
 </form>
 <div id="result" data-testid="result" aria-live="polite"></div>
 <ol id="log" data-testid="log"></ol>
 <p><a href="${escapeHtml(httpUrl(session.homeUrl))}" data-testid="home-link">Back to the casino</a></p>
 </main>
-${pageDataTag({ session: session.id, currency: session.currency, minBet, maxBet })}
+${pageDataTag({ session: session.id, currency: session.currency, decimals, minBet, maxBet })}
 ${scriptTag('play.js')}
 </body></html>`;
 }

@@ -11,6 +11,7 @@ import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { sessionWin } from '../scenarios/plan.ts';
+import { type PlayMoney, playMoney } from './currency.ts';
 import { errorPage, playPage } from './page.ts';
 
 export interface PlayDeps {
@@ -40,10 +41,7 @@ export interface SpinStep {
 }
 
 const spinSchema = z.object({
-  bet: z
-    .number({ error: 'expected the bet as a number in major units, e.g. 1.5' })
-    .positive({ error: 'expected a bet above 0' })
-    .refine((n) => toMinor(n) !== undefined, { error: 'expected at most two decimals' }),
+  bet: z.number({ error: 'expected the bet as a number in major units, e.g. 1.5' }).positive({ error: 'expected a bet above 0' }),
 });
 
 /**
@@ -79,7 +77,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   app.get('/play/:sessionId', (c) => {
     const session = activeSession(c.req.param('sessionId'), (c.req.header('accept') ?? '').includes('text/html'));
     if (session instanceof Response) return session;
-    return c.html(playPage(session, deps.catalog.gameById.get(session.gameId), deps.engine !== undefined));
+    const game = deps.catalog.gameById.get(session.gameId);
+    return c.html(playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game)));
   });
 
   const sameOrigin = sameOriginGuard({ bindHost: deps.config.host, publicUrl: deps.config.publicUrl });
@@ -93,23 +92,10 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       const errors = fieldErrors(parsed.error.issues, c.get('jsonBody'));
       throw new ApiError(400, `Invalid spin: ${describeFieldErrors(errors)}.`, { errors });
     }
-    const betMinor = toMinor(parsed.data.bet) as number;
     const game = deps.catalog.gameById.get(session.gameId);
-    if (game && (betMinor < game.minBetMinor || betMinor > game.maxBetMinor)) {
-      throw new ApiError(
-        400,
-        `bet: expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} for ${game.name}.`,
-        {
-          errors: [
-            {
-              field: 'bet',
-              message: `expected ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)}`,
-              received: parsed.data.bet,
-            },
-          ],
-        },
-      );
-    }
+    const money = playMoney(deps.config, session, game);
+    const betMinor = spinBet(parsed.data.bet, money, game);
+    const major = (minor: number) => toMajor(minor, money.exponent);
 
     const roundId = `${session.id.slice(0, 12)}-${++rounds}`;
     const common = {
@@ -128,7 +114,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       return c.json({
         outcome: 'refused',
         roundId,
-        bet: toMajor(betMinor),
+        bet: major(betMinor),
         win: 0,
         steps,
         balance: balanceOf(debit.event, deps.config),
@@ -146,8 +132,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     return c.json({
       outcome: winMinor > 0 ? 'win' : 'lose',
       roundId,
-      bet: toMajor(betMinor),
-      win: toMajor(winMinor),
+      bet: major(betMinor),
+      win: major(winMinor),
       steps,
       balance: balanceOf(last, deps.config),
     });
@@ -169,7 +155,7 @@ function step(event: StoredEvent, config: AggmockConfig): SpinStep {
   return {
     kind: event.kind,
     type: wireOf(config.callbacks).type(event.kind) ?? event.kind.toUpperCase(),
-    amount: toMajor(event.amountMinor),
+    amount: toMajor(event.amountMinor, wireOf(config.callbacks).codec(event.currency).exponent),
     eventId: event.id,
     transactionId: event.transactionId,
     status: event.status,
@@ -199,4 +185,20 @@ function pending(event: StoredEvent) {
     message: `The wallet has not answered yet; aggmock keeps retrying. See /__admin/deliveries/${event.id}.`,
     eventId: event.id,
   };
+}
+
+/** The bet in minor units of the session's currency, within the game's limits; else a 400 naming `bet`. */
+function spinBet(bet: number, money: PlayMoney, game: { name: string } | undefined): number {
+  const betMinor = toMinor(bet, money.exponent);
+  if (betMinor === undefined) {
+    const message =
+      money.exponent === 2 ? 'expected at most two decimals' : `expected at most ${money.exponent} decimals (${money.currency})`;
+    throw new ApiError(400, `Invalid spin: bet: ${message}.`, { errors: [{ field: 'bet', message, received: bet }] });
+  }
+  const { minBetMinor: min, maxBetMinor: max, exponent } = money;
+  if (game && (betMinor < min || betMinor > max)) {
+    const message = `expected ${formatMinor(min, exponent)} to ${formatMinor(max, exponent)}`;
+    throw new ApiError(400, `bet: ${message} for ${game.name}.`, { errors: [{ field: 'bet', message, received: bet }] });
+  }
+  return betMinor;
 }

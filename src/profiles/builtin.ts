@@ -60,6 +60,7 @@ export function defaultProfile(settings: DefaultWireSettings): ProfileInput {
         INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
         TRANSACTION_NOT_FOUND: 'TRANSACTION_NOT_FOUND',
         INVALID_REQUEST: 'INVALID_REQUEST',
+        WRONG_CURRENCY: 'WRONG_CURRENCY',
       },
     },
   };
@@ -103,6 +104,7 @@ export const BETNEX_PROFILE: ProfileInput = {
     duplicates: 'same-outcome',
     // The SDK's createCallbackResponse writes money: 0 on a failure.
     balanceOnRejection: false,
+    writes: { accepted: { msg: 'success', handle: true }, rejected: { handle: false } },
   },
   signing: { scheme: 'none' },
 };

@@ -113,6 +113,15 @@ export const replyRulesSchema = z.strictObject({
     .partialRecord(z.enum(WIRE_REPLY_CODES), z.string().min(1))
     .optional()
     .describe("the wallet's code for each rejection; absent: the wire has no codes, and any rejection will do"),
+  writes: z
+    .strictObject({
+      accepted: z.record(z.string().min(1), scalar).optional(),
+      rejected: z.record(z.string().min(1), scalar).optional(),
+    })
+    .optional()
+    .describe(
+      'constant members a wallet adds to an acceptance or a rejection (Betnex: msg and handle); only the reference wallet writes them, judging ignores them',
+    ),
 });
 export type ReplyRules = z.infer<typeof replyRulesSchema>;
 

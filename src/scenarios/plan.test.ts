@@ -111,4 +111,50 @@ describe('planScenario', () => {
     expect(() => plan('bet-win', { amount: { min: 0.001, max: 0.004 } })).toThrow(/amount/);
     expect(() => plan('burst', { size: 0 })).toThrow(/size/);
   });
+
+  it('free-spins: N DEBITs of 0 one after another, then one CREDIT of the winnings, all tagged with one bonus', () => {
+    const { steps } = plan('free-spins', { size: 4 });
+    expect(steps.map((s) => [s.key, s.request.kind, s.request.amountMinor === 0])).toEqual([
+      ['free-spin-1', 'debit', true],
+      ['free-spin-2', 'debit', true],
+      ['free-spin-3', 'debit', true],
+      ['free-spin-4', 'debit', true],
+      ['free-spins-win', 'credit', steps[4]?.request.amountMinor === 0],
+    ]);
+    expect(steps[1]?.after).toEqual([{ step: 'free-spin-1', when: 'finished' }]);
+    expect(steps[4]?.after).toEqual([{ step: 'free-spin-4', when: 'finished' }]);
+    expect(new Set(steps.map((s) => JSON.stringify(s.request.bonus)))).toEqual(
+      new Set([JSON.stringify({ kind: 'free-spins', id: `fs_${steps[0]?.request.transactionId}` })]),
+    );
+  });
+
+  it('jackpot: a plain bet, then a CREDIT of 50× to 500× it tagged with the jackpot, only once the bet is accepted', () => {
+    const { steps } = plan('jackpot');
+    const [bet, win] = steps;
+    expect(bet?.request.bonus).toBeUndefined();
+    expect(win?.request).toMatchObject({ kind: 'credit', bonus: { kind: 'jackpot' }, roundId: bet?.request.roundId });
+    const multiple = (win?.request.amountMinor as number) / (bet?.request.amountMinor as number);
+    expect(multiple).toBeGreaterThanOrEqual(50);
+    expect(multiple).toBeLessThanOrEqual(500);
+    expect(win?.after).toEqual([{ step: 'bet', when: 'accepted' }]);
+  });
+
+  it('promotion: one CREDIT with no bet, tagged with the promotion', () => {
+    const { steps } = plan('promotion');
+    expect(steps).toHaveLength(1);
+    expect(steps[0]?.request).toMatchObject({ kind: 'credit', bonus: { kind: 'promotion', id: 'promo_tx_1' } });
+    expect(steps[0]?.after).toEqual([]);
+  });
+
+  it('refuses a ROLLBACK scenario on a profile without ROLLBACK, naming both, and plans the rest', () => {
+    const rollback = { profile: 'betnex', available: false };
+    for (const name of ['bet-rollback', 'rollback-unknown']) {
+      expect(() => plan(name, { rollback })).toThrow(ScenarioError);
+      expect(() => plan(name, { rollback })).toThrow(
+        `"${name}" scenario sends a ROLLBACK, and the "betnex" profile has no ROLLBACK`,
+      );
+      expect(plan(name, { rollback: { profile: 'default', available: true } }).steps.length).toBeGreaterThan(0);
+    }
+    expect(plan('bet-win', { rollback }).steps).toHaveLength(2);
+  });
 });

@@ -1,6 +1,6 @@
 import type { EnqueueRequest, EventKind } from '../callbacks/events.ts';
 import type { Random } from '../callbacks/random.ts';
-import { SCENARIOS, type ScenarioName } from '../config/index.ts';
+import { rollbackScenarioRefusal, SCENARIOS, type ScenarioName } from '../config/index.ts';
 import { formatMinor } from '../money/index.ts';
 
 /**
@@ -21,12 +21,17 @@ export const SCENARIO_DESCRIPTIONS: Record<ScenarioName, string> = {
   'insufficient-funds': 'DEBIT more than the player has: the bet must be rejected and the balance unchanged.',
   burst: 'N DEBITs for one player in parallel: the final balance must be start minus the accepted bets.',
   session: 'A run of spins (DEBIT, then CREDIT on a win) whose wins follow a seeded RTP.',
+  'free-spins':
+    'N free spins of a bonus: a DEBIT of 0 per spin, then one CREDIT of the winnings, all tagged with the bonus: a free spin moves no money, the win is paid once.',
+  jackpot: 'DEBIT a bet, then CREDIT a jackpot win (50× to 500× the bet) tagged with the jackpot: paid once, exactly.',
+  promotion: 'CREDIT a promotional amount with no bet, tagged with the promotion: the balance moves up by exactly that.',
 };
 
 /** A bet this size is more than any realistic test balance (1,000,000.00). */
 export const UNAFFORDABLE_MINOR = 100_000_000;
 export const DEFAULT_BURST_SIZE = 5;
 export const DEFAULT_SESSION_SPINS = 10;
+export const DEFAULT_FREE_SPINS = 5;
 export const DEFAULT_RTP = 0.96;
 /** Share of session spins that win; the win size is scaled so the mean return is the RTP. */
 export const SESSION_HIT_RATE = 0.25;
@@ -43,6 +48,8 @@ export interface ScenarioParams {
   /** Known balances (minor units) per player, e.g. from the shadow ledger; `insufficient-funds` bets one cent more. */
   balances?: Readonly<Record<string, number | undefined>>;
   gameId?: string;
+  /** Whether the active profile has a ROLLBACK (default true); `bet-rollback` and `rollback-unknown` need one. */
+  rollback?: { profile: string; available: boolean };
 }
 
 /**
@@ -94,6 +101,8 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
   if (!isScenarioName(name)) {
     throw new ScenarioError(`Unknown scenario ${JSON.stringify(name)}: expected one of ${SCENARIOS.join(', ')}.`);
   }
+  const refusal = params.rollback && rollbackScenarioRefusal(name, params.rollback.profile, params.rollback.available);
+  if (refusal) throw new ScenarioError(refusal);
   const range = amountRangeMinor(params.amount);
   if (params.players.length === 0) throw new ScenarioError('players: expected at least one player id, got an empty list.');
   const playerId = params.players[Math.floor(rng.next() * params.players.length)] as string;
@@ -223,7 +232,61 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
       }
       return plan(steps);
     }
+    case 'free-spins':
+      return plan(freeSpins(positiveInt(params.size ?? DEFAULT_FREE_SPINS, 'size'), bet(), { debit, credit, rng }));
+    case 'jackpot': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      const c = credit('jackpot', d, d.request.amountMinor * drawMinor(rng, 50, 500), [{ step: 'bet', when: 'accepted' }], '');
+      c.request.bonus = { kind: 'jackpot', id: `jp_${d.request.transactionId}` };
+      c.purpose = `a jackpot win of ${formatMinor(c.request.amountMinor)} moves the balance up by exactly that, once`;
+      return plan([d, c]);
+    }
+    case 'promotion': {
+      const transactionId = ids();
+      const amountMinor = bet();
+      const step: ScenarioStep = {
+        key: 'promotion',
+        request: {
+          ...base,
+          kind: 'credit',
+          transactionId,
+          amountMinor,
+          bonus: { kind: 'promotion', id: `promo_${transactionId}` },
+        },
+        after: [],
+        purpose: `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`,
+      };
+      return plan([step]);
+    }
   }
+}
+
+interface StepMakers {
+  debit: (key: string, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
+  credit: (key: string, of: ScenarioStep, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
+  rng: Random;
+}
+
+/**
+ * A free-spin bonus: each spin is a DEBIT of 0 (the casino pays the stake), one after another;
+ * then one CREDIT of what the spins won (possibly 0, which closes the bonus). Every event names
+ * the bonus, so a wallet can tell free spins from paid ones.
+ */
+function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: StepMakers): ScenarioStep[] {
+  const steps: ScenarioStep[] = [];
+  let winnings = 0;
+  for (let i = 1; i <= spins; i++) {
+    const after = steps.length > 0 ? [{ step: (steps.at(-1) as ScenarioStep).key, when: 'finished' as const }] : [];
+    steps.push(debit(`free-spin-${i}`, 0, after, `free spin ${i}: a DEBIT of 0 moves no money`));
+    winnings += sessionWin(rng, stakeMinor, DEFAULT_RTP);
+  }
+  const first = steps[0] as ScenarioStep;
+  const bonus = { kind: 'free-spins' as const, id: `fs_${first.request.transactionId}` };
+  const last = steps.at(-1) as ScenarioStep;
+  const win = credit('free-spins-win', last, winnings, [{ step: last.key, when: 'finished' }], '');
+  win.purpose = `the free spins' winnings of ${formatMinor(winnings)} move the balance up by exactly that, once`;
+  for (const step of [...steps, win]) step.request.bonus = bonus;
+  return [...steps, win];
 }
 
 /** The ROLLBACK of a planned DEBIT: same amount, referencing its transactionId. */

@@ -40,7 +40,7 @@ describe('parseScheduleFlag', () => {
     };
     fails('', /empty/);
     fails('bet-win', /<scenario>@<when>/);
-    fails('bet-win@2s,jackpot@5s', /entry 2 .*unknown scenario "jackpot".*bet-win/);
+    fails('bet-win@2s,lottery@5s', /entry 2 .*unknown scenario "lottery".*bet-win/);
     fails('bet-win@soon', /neither a duration .* nor a cron pattern/);
     fails('bet-win@61 * * * * *', /not a valid cron pattern/);
     fails('bet-win@2s;amount=lots', /amount: expected major units/);

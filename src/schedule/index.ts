@@ -59,6 +59,8 @@ export interface SchedulerOptions {
   /** Known balances (minor units) for `insufficient-funds`, e.g. `() => ledger.knownBalances()`. */
   balances?: () => Readonly<Record<string, number>>;
   maxBacklog?: number;
+  /** Whether the active profile has a ROLLBACK: without one, ROLLBACK scenarios are refused with a clear error. */
+  rollback?: { profile: string; available: boolean };
 }
 
 export class ScheduleError extends Error {
@@ -121,6 +123,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           ...(a.entry.size === undefined ? {} : { size: a.entry.size }),
           ...(a.entry.rtp === undefined ? {} : { rtp: a.entry.rtp }),
           ...(options.balances ? { balances: options.balances() } : {}),
+          ...(options.rollback ? { rollback: options.rollback } : {}),
         },
         options.random,
         () => options.engine.nextTransactionId(),

@@ -7,7 +7,7 @@ import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { launchResponseSchema } from '../aggregator/schemas.ts';
 import { type Catalog, findGame } from '../catalog/index.ts';
-import type { AggmockConfig } from '../config/index.ts';
+import { type AggmockConfig, playerOpening } from '../config/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import type { FieldError } from '../http/errors.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
@@ -60,8 +60,8 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
   const players = Object.keys(config.wallet.players);
   const defaults = (): LaunchFormValues => {
     const values = defaultLaunchValues(config);
-    const opening = config.wallet.players[values.username];
-    return opening === undefined ? values : { ...values, money: opening.toFixed(2) };
+    const opening = playerOpening(config.wallet, values.username);
+    return opening === undefined ? values : { ...values, money: opening.balance.toFixed(2) };
   };
   const app = new Hono<{ Variables: RawBodyVariables }>();
   const html = (c: Context, body: string, status: ContentfulStatusCode = 200) => {

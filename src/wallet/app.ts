@@ -1,9 +1,11 @@
+import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AggmockConfig } from '../config/index.ts';
 import { encodeAmount } from '../money/index.ts';
+import type { Wire } from '../profiles/index.ts';
 import type { WalletBehaviour } from './behaviour.ts';
-import { type CallbackBodySchema, callbackBodySchema, parseCallbackBody } from './events.ts';
+import { type CallbackBodySchema, type ParsedCallback, parseCallbackBody, walletWire } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import { applyProviderState, parseProviderState, stateRequestSchema } from './state.ts';
 import type { WalletStore } from './store.ts';
@@ -26,7 +28,12 @@ export interface WalletAppOptions {
  */
 export function createWalletApp(options: WalletAppOptions): Hono {
   const { config, store, behaviour } = options;
-  const schema = callbackBodySchema({ ...config.callbacks, allowNegative: behaviour.allowNegativeAmounts === true });
+  const wire = walletWire(config.callbacks);
+  const schema: CallbackBodySchema = {
+    wire,
+    allowNegative: behaviour.allowNegativeAmounts === true,
+    currencyOf: (playerId) => store.currencyOf(playerId),
+  };
   const app = new Hono();
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -41,7 +48,7 @@ export function createWalletApp(options: WalletAppOptions): Hono {
     async (c) => send(c, await receiveCallback(c, { config, schema, behaviour, store, nowSeconds: options.nowSeconds })),
   );
 
-  if (options.testEndpoints) mountTestEndpoints(app, store, config);
+  if (options.testEndpoints) mountTestEndpoints(app, store, wire);
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
   app.onError((error, c) =>
@@ -63,8 +70,8 @@ interface CallbackContext {
 
 /**
  * One callback, in the order a wallet must check things: content type, then the signature over
- * the raw bytes (before parsing: re-serialised JSON would not match), then the fields, and only
- * then money.
+ * the raw bytes (before parsing: re-serialised JSON would not match), then the fields, then the
+ * API key when the profile signs nothing and puts a key in the body instead, and only then money.
  */
 async function receiveCallback(c: Context, context: CallbackContext): Promise<WalletReply> {
   const { replies } = context.store;
@@ -80,7 +87,8 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
   const rawBody = new Uint8Array(await c.req.arrayBuffer());
 
   const { checkSignature } = context.behaviour;
-  if (checkSignature) {
+  const { wire } = context.schema;
+  if (checkSignature && wire.signingScheme !== 'none') {
     const now = context.nowSeconds?.();
     const refusal = checkSignature({
       rawBody,
@@ -96,7 +104,26 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
   if (crash) return crash;
   if (!parsed.ok) return replies.reject('INVALID_REQUEST', parsed.message, { errors: parsed.errors });
 
+  // A wallet that checks no signature (the `no-signature-check` fault) checks no API key either.
+  const keyRefusal = checkSignature ? apiKeyRefusal(wire, parsed) : undefined;
+  if (keyRefusal) return replies.reject('INVALID_SIGNATURE', keyRefusal);
+
   return context.behaviour.applyCallback(parsed.event);
+}
+
+/**
+ * A wire that signs nothing but carries the operator's API key in the body (Betnex `api_key`):
+ * the key must be the configured one (compared in constant time). Undefined when it is, or when
+ * the wire authenticates another way.
+ */
+function apiKeyRefusal(wire: Wire, parsed: ParsedCallback & { ok: true }): string | undefined {
+  if (wire.signingScheme !== 'none' || !wire.carries('apiKey')) return undefined;
+  const expected = Buffer.from(wire.apiKey);
+  const got = Buffer.from(parsed.apiKey ?? '');
+  if (got.length === expected.length && timingSafeEqual(got, expected)) return undefined;
+  return parsed.apiKey === undefined
+    ? 'Missing API key: the body carries no API key field; no money moved.'
+    : "Wrong API key: the body's API key is not this wallet's; no money moved.";
 }
 
 function isJsonContentType(value: string): boolean {
@@ -109,8 +136,8 @@ function send(c: Context, reply: WalletReply): Response {
 }
 
 /** Provider states for Pact and a balance probe for `aggmock verify`. */
-function mountTestEndpoints(app: Hono, store: WalletStore, config: AggmockConfig): void {
-  const format = config.callbacks.amountFormat;
+function mountTestEndpoints(app: Hono, store: WalletStore, wire: Wire): void {
+  const balanceOf = (playerId: string, minor: number) => encodeAmount(minor, wire.codec(store.currencyOf(playerId)));
 
   app.post('/__state', async (c) => {
     let json: unknown;
@@ -139,7 +166,7 @@ function mountTestEndpoints(app: Hono, store: WalletStore, config: AggmockConfig
       results.push({
         state: name,
         playerId: outcome.playerId,
-        balance: outcome.balanceMinor === undefined ? null : encodeAmount(outcome.balanceMinor, format),
+        balance: outcome.balanceMinor === undefined ? null : balanceOf(outcome.playerId, outcome.balanceMinor),
       });
     }
     return c.json({ ok: true, action, results });
@@ -154,6 +181,6 @@ function mountTestEndpoints(app: Hono, store: WalletStore, config: AggmockConfig
         404,
       );
     }
-    return c.json({ playerId, balance: encodeAmount(balance, format) });
+    return c.json({ playerId, balance: balanceOf(playerId, balance) });
   });
 }

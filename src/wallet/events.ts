@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
-import { ApiError, describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
+import { ApiError, describeFieldErrors, type FieldError } from '../http/errors.ts';
 import { MAX_ID_LENGTH } from '../http/limits.ts';
-import { type AmountFormat, decodeAmount } from '../money/index.ts';
+import type { AmountFormat } from '../money/index.ts';
+import { type ParsedWireEvent, parseBody, type Wire, type WireSettings, wireOf } from '../profiles/index.ts';
 
 /** What an event does to a wallet, whatever type strings the aggregator is configured to send. */
 export const WALLET_EVENT_KINDS = ['DEBIT', 'CREDIT', 'ROLLBACK'] as const;
@@ -22,6 +22,13 @@ export interface WalletEvent {
    * one (rollbackStyle "reference"), otherwise the rollback's own `transactionId` (the default).
    */
   debitTransactionId?: string;
+  /**
+   * A DEBIT of a whole round (a Betnex body with both a bet and a win): the win, paid in the same
+   * transaction as the bet, under the same transaction id.
+   */
+  winMinor?: number;
+  /** The currency the body names, when it names one; the wallet refuses one that is not the player's. */
+  currency?: string;
 }
 
 export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'amountFormat'> & {
@@ -29,62 +36,49 @@ export type CallbackWireOptions = Pick<AggmockConfig['callbacks'], 'types' | 'am
   allowNegative?: boolean;
 };
 
-/**
- * The webhook body of SPEC §3: `{type, transactionId, amount, playerId}`, plus
- * `referenceTransactionId` on a reference-style ROLLBACK. Extra fields (roundId, gameId, currency,
- * timestamp) are allowed and ignored, so an aggregator that adds fields never breaks the wallet.
- */
-export function callbackBodySchema(options: CallbackWireOptions) {
-  const kindOfType = new Map<string, WalletEventKind>([
-    [options.types.debit, 'DEBIT'],
-    [options.types.credit, 'CREDIT'],
-    [options.types.rollback, 'ROLLBACK'],
-  ]);
-  const typeNames = [...kindOfType.keys()] as [string, ...string[]];
-  return z
-    .object({
-      type: z.enum(typeNames),
-      transactionId: id,
-      amount: amountSchema(options.amountFormat, options.allowNegative === true),
-      playerId: id,
-      referenceTransactionId: id.optional(),
-    })
-    .transform(({ type, transactionId, amount, playerId, referenceTransactionId }): WalletEvent => {
-      const kind = kindOfType.get(type) as WalletEventKind;
-      return {
-        kind,
-        playerId,
-        transactionId,
-        amountMinor: amount,
-        ...(kind === 'ROLLBACK' ? { debitTransactionId: referenceTransactionId ?? transactionId } : {}),
-      };
-    });
+/** How the wallet reads bodies: the wire and the parse options. */
+export interface CallbackBodySchema {
+  wire: Wire;
+  allowNegative: boolean;
+  /** The player's currency, for a body that names none. */
+  currencyOf?: (playerId: string) => string | undefined;
 }
 
-const id = z.string().min(1, 'expected a non-empty string').max(MAX_ID_LENGTH, `expected at most ${MAX_ID_LENGTH} characters`);
+/**
+ * The wire the wallet reads. With the default profile it reads both rollback styles (a
+ * `referenceTransactionId`, when present, names the reversed DEBIT), so one wallet serves either
+ * aggregator setting; every other profile is read as it is written.
+ */
+export function walletWire(callbacks: WireSettings): Wire {
+  return wireOf(callbacks.profile === 'default' ? { ...callbacks, rollbackStyle: 'reference' } : callbacks);
+}
 
 /**
- * A wire amount → minor units, refusing a third decimal instead of rounding someone's money. Zero
- * is legitimate (a free spin, a losing round closed) and moves nothing; negative amounts are refused.
+ * The documented body `{type, transactionId, amount, playerId}` (plus `referenceTransactionId`)
+ * with these type strings and amount format; extra fields are allowed and ignored.
  */
-function amountSchema(format: AmountFormat, allowNegative: boolean) {
-  const expected =
-    format === 'minor'
-      ? 'a whole number of minor units, 0 or more, e.g. 1050 for 10.50'
-      : 'a JSON number in major units, 0 or more, with at most 2 decimals, e.g. 10.5';
-  return z.number({ error: `expected ${expected}` }).transform((value, ctx) => {
-    const minor = decodeAmount(value, format);
-    if (minor === undefined || (minor < 0 && !allowNegative)) {
-      ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(value)}` });
-      return z.NEVER;
-    }
-    return minor;
+export function callbackBodySchema(options: CallbackWireOptions): CallbackBodySchema {
+  return { wire: documentedWire(options.types, options.amountFormat), allowNegative: options.allowNegative === true };
+}
+
+/** The default profile with the given type strings and amount format, EUR, nothing extra. */
+export function documentedWire(types: CallbackWireOptions['types'], amountFormat: AmountFormat): Wire {
+  return walletWire({
+    profile: 'default',
+    types,
+    amountFormat,
+    rollbackStyle: 'reference',
+    extraFields: [],
+    currency: 'EUR',
+    currencies: {},
+    apiKey: '',
+    signing: { scheme: 'timestamped' },
   });
 }
 
-export type CallbackBodySchema = ReturnType<typeof callbackBodySchema>;
-
-export type ParsedCallback = { ok: true; event: WalletEvent } | { ok: false; message: string; errors: FieldError[] };
+export type ParsedCallback =
+  | { ok: true; event: WalletEvent; apiKey?: string }
+  | { ok: false; message: string; errors: FieldError[] };
 
 /**
  * Parses the raw body bytes into an event, or says which field is wrong. Parsing happens only
@@ -99,8 +93,26 @@ export function parseCallbackBody(rawBody: Uint8Array, schema: CallbackBodySchem
     const errors = error instanceof ApiError && error.errors ? error.errors : [{ field: '(body)', message: String(error) }];
     return { ok: false, message: describeFieldErrors(errors), errors };
   }
-  const result = schema.safeParse(json);
-  if (result.success) return { ok: true, event: result.data };
-  const errors = fieldErrors(result.error.issues, json);
-  return { ok: false, message: describeFieldErrors(errors), errors };
+  const parsed = parseBody(schema.wire, json, {
+    allowNegative: schema.allowNegative,
+    maxIdLength: MAX_ID_LENGTH,
+    ...(schema.currencyOf ? { currencyOf: schema.currencyOf } : {}),
+  });
+  if (!parsed.ok) return { ok: false, message: describeFieldErrors(parsed.errors), errors: parsed.errors };
+  const { apiKey } = parsed.event;
+  return { ok: true, event: walletEventOf(parsed.event), ...(apiKey === undefined ? {} : { apiKey }) };
+}
+
+/** A parsed wire event as a wallet transaction: a whole round is a DEBIT that carries its win. */
+function walletEventOf(e: ParsedWireEvent): WalletEvent {
+  const kind: WalletEventKind = e.kind === 'credit' ? 'CREDIT' : e.kind === 'rollback' ? 'ROLLBACK' : 'DEBIT';
+  return {
+    kind,
+    playerId: e.playerId,
+    transactionId: e.transactionId,
+    amountMinor: e.amountMinor,
+    ...(kind === 'ROLLBACK' ? { debitTransactionId: e.referenceTransactionId ?? e.transactionId } : {}),
+    ...(e.winMinor === undefined ? {} : { winMinor: e.winMinor }),
+    ...(e.currency === undefined ? {} : { currency: e.currency }),
+  };
 }

@@ -26,7 +26,16 @@
  *   or a ROLLBACK whose amount differs from its DEBIT; `415` for a non-JSON content type, `413` over 1 MiB;
  * - `402 INSUFFICIENT_FUNDS` — the bet is larger than the balance (nothing changes);
  * - `404 PLAYER_NOT_FOUND` — unknown player;
- * - `409 INVALID_REQUEST` — a DEBIT whose ROLLBACK arrived before it (see below).
+ * - `409 INVALID_REQUEST` — a DEBIT whose ROLLBACK arrived before it (see below);
+ * - `400 WRONG_CURRENCY` — the body names a currency (extra field `currency`) that is not the player's.
+ *
+ * ## Other wires and currencies
+ * The wallet reads and answers the active profile (`callbacks.profile`, src/profiles): with
+ * `betnex` it reads one round body (`bet_amount`/`win_amount`; both set is a whole round, applied
+ * at once under its `serial_number`), checks `api_key` against `callbacks.apiKey` instead of a
+ * signature, and answers `{success, msg, handle, money}` with HTTP 200 (`money: 0` on a refusal).
+ * Each player has a currency (`wallet.players: {"jp": {"balance": 5000, "currency": "JPY"}}`,
+ * else `wallet.currency`); balances are minor units of it and replies use its decimals.
  *
  * ## The rules that matter
  * - **Idempotency**: the key is (player, type, transactionId). A repeat gets the first reply, byte
@@ -52,31 +61,36 @@
  */
 import type { Hono } from 'hono';
 import { type AggmockConfig, ConfigError } from '../config/index.ts';
-import { toMinor } from '../money/index.ts';
+import { currencyExponent, toMinor } from '../money/index.ts';
 import { listen } from '../server.ts';
 import { createWalletApp, WEBHOOK_PATH } from './app.ts';
+import { walletWire } from './events.ts';
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
-import { openWalletStore, type WalletStore } from './store.ts';
+import { replyWriter } from './replies.ts';
+import { type OpeningBalance, openWalletStore, type WalletStore } from './store.ts';
 
 export { createWalletApp, WEBHOOK_PATH } from './app.ts';
 export {
+  type CallbackBodySchema,
   type CallbackWireOptions,
   callbackBodySchema,
+  documentedWire,
   parseCallbackBody,
   WALLET_EVENT_KINDS,
   type WalletEvent,
   type WalletEventKind,
+  walletWire,
 } from './events.ts';
 export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
 export {
   REJECTION_STATUS,
-  WALLET_ERROR_CODES,
-  type WalletErrorCode,
+  replyWriter,
   type WalletReply,
   type WalletReplyBody,
 } from './replies.ts';
 export { applyProviderState, type ProviderState, parseProviderState, SUPPORTED_STATES } from './state.ts';
 export {
+  type OpeningBalance,
   openWalletStore,
   type StoredTransaction,
   type TransactionStatus,
@@ -116,7 +130,10 @@ export function createWallet(options: CreateWalletOptions): Wallet {
   const store = openWalletStore({
     path: options.dbPath,
     amountFormat: config.callbacks.amountFormat,
-    players: openingBalances(config.wallet.players),
+    replies: replyWriter(walletWire(config.callbacks)),
+    currency: config.wallet.currency,
+    currencies: config.callbacks.currencies,
+    players: openingBalances(config),
     overdraftLimitMinor: overdraftLimitFor(options.fault),
     now,
   });
@@ -176,15 +193,28 @@ export async function startWallet(options: StartWalletOptions): Promise<RunningW
   };
 }
 
-/** `wallet.players` (major units) → minor units, refusing a third decimal with the key that has it. */
-function openingBalances(players: Record<string, number>): Record<string, number> {
+/**
+ * `wallet.players` (major units) → minor units of each player's currency, refusing an unknown
+ * currency or more decimals than the currency has, naming the key.
+ */
+function openingBalances(config: AggmockConfig): Record<string, OpeningBalance> {
+  const { players, currency: walletCurrency } = config.wallet;
   return Object.fromEntries(
-    Object.entries(players).map(([id, major]) => {
-      const minor = toMinor(major);
-      if (minor === undefined) {
-        throw new ConfigError(`wallet.players.${id}: expected a balance with at most 2 decimals, got ${major}.`);
+    Object.entries(players).map(([id, opening]): [string, OpeningBalance] => {
+      const { balance, currency } = typeof opening === 'number' ? { balance: opening, currency: undefined } : opening;
+      const field = typeof opening === 'number' ? `wallet.players.${id}` : `wallet.players.${id}.balance`;
+      const exponent = currencyExponent(currency ?? walletCurrency, config.callbacks.currencies);
+      if (exponent === undefined) {
+        throw new ConfigError(
+          `${currency === undefined ? 'wallet.currency' : `wallet.players.${id}.currency`}: unknown currency ` +
+            `${JSON.stringify(currency ?? walletCurrency)}; expected an ISO 4217 code or one of callbacks.currencies.`,
+        );
       }
-      return [id, minor];
+      const minor = toMinor(balance, exponent);
+      if (minor === undefined) {
+        throw new ConfigError(`${field}: expected a balance with at most ${exponent} decimals, got ${balance}.`);
+      }
+      return [id, currency === undefined ? minor : { balanceMinor: minor, currency }];
     }),
   );
 }

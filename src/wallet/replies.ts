@@ -1,26 +1,11 @@
-import type { WalletReplyError } from '../callbacks/events.ts';
 import type { FieldError } from '../http/errors.ts';
-import { type AmountFormat, encodeAmount } from '../money/index.ts';
+import { type Wire, type WireReplyCode, writeReplyBody } from '../profiles/index.ts';
 
-/** The business codes of SPEC §3 that a wallet puts in `{error}`, from the wire shapes. */
-export { WALLET_REPLY_ERRORS as WALLET_ERROR_CODES } from '../callbacks/events.ts';
-export type WalletErrorCode = WalletReplyError;
-
-export interface BalanceBody {
-  /** The player's balance after the event, in the configured amount format. */
-  balance: number;
-}
-
-export interface RejectionBody {
-  error: WalletErrorCode | 'INTERNAL_ERROR' | 'NOT_FOUND';
-  message: string;
-  /** The current balance, when the player is known: lets the aggregator resync its display. */
-  balance?: number;
-  /** INVALID_REQUEST: one entry per bad field. */
-  errors?: FieldError[];
-}
-
-export type WalletReplyBody = BalanceBody | RejectionBody;
+/**
+ * A reply body as the profile's reply rules write it: `{balance}` / `{error, message, balance?,
+ * errors?}` for the default profile, `{success, msg, handle, money}` for Betnex.
+ */
+export type WalletReplyBody = Record<string, unknown>;
 
 export type WalletReplyStatus = 200 | 400 | 401 | 402 | 404 | 409 | 413 | 415 | 500;
 
@@ -35,12 +20,13 @@ export interface WalletReply {
  * a business "no" must not be retried. INSUFFICIENT_FUNDS is 402 Payment Required, the status
  * payment APIs (Stripe among them) use for "the request was valid, the money is not there".
  */
-export const REJECTION_STATUS: Record<WalletErrorCode, WalletReplyStatus> = {
+export const REJECTION_STATUS: Record<WireReplyCode, WalletReplyStatus> = {
   INVALID_SIGNATURE: 401,
   PLAYER_NOT_FOUND: 404,
   INSUFFICIENT_FUNDS: 402,
   TRANSACTION_NOT_FOUND: 404,
   INVALID_REQUEST: 400,
+  WRONG_CURRENCY: 400,
 };
 
 export interface RejectOptions {
@@ -49,25 +35,37 @@ export interface RejectOptions {
   /** Overrides the code's usual status (415 for a wrong content type, 409 for a conflict). */
   status?: WalletReplyStatus;
   errors?: FieldError[];
+  /** The currency the balance is in (default: the wire's). */
+  currency?: string;
 }
 
-/** Builds replies with balances encoded in the wire's amount format. */
+/** Builds replies in the active profile's shape, balances in the player's currency's decimals. */
 export interface ReplyWriter {
-  balance(balanceMinor: number): WalletReply;
-  reject(code: WalletErrorCode, message: string, options?: RejectOptions): WalletReply;
+  balance(balanceMinor: number, currency?: string): WalletReply;
+  reject(code: WireReplyCode, message: string, options?: RejectOptions): WalletReply;
 }
 
-export function replyWriter(format: AmountFormat): ReplyWriter {
+/**
+ * The wallet's replies under a wire, written by the profile's rules (src/profiles/reply-writer.ts).
+ * A wire with a success flag in its body (Betnex) answers every rejection with HTTP 200, as its
+ * API does; the default wire uses {@link REJECTION_STATUS}.
+ */
+export function replyWriter(wire: Wire): ReplyWriter {
+  const inBody = wire.definition.reply.success !== undefined;
   return {
-    balance: (balanceMinor) => ({ status: 200, body: { balance: encodeAmount(balanceMinor, format) } }),
+    balance: (balanceMinor, currency) => ({
+      status: 200,
+      body: writeReplyBody(wire.reading(currency), { accepted: true, balanceMinor }),
+    }),
     reject: (code, message, options = {}) => ({
-      status: options.status ?? REJECTION_STATUS[code],
-      body: {
-        error: code,
+      status: inBody ? 200 : (options.status ?? REJECTION_STATUS[code]),
+      body: writeReplyBody(wire.reading(options.currency), {
+        accepted: false,
+        code,
         message,
-        ...(options.balanceMinor === undefined ? {} : { balance: encodeAmount(options.balanceMinor, format) }),
-        ...(options.errors?.length ? { errors: options.errors } : {}),
-      },
+        balanceMinor: options.balanceMinor,
+        errors: options.errors,
+      }),
     }),
   };
 }

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type AmountFormat, formatMinor } from '../money/index.ts';
-import type { WalletEvent, WalletEventKind } from './events.ts';
-import { type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
+import { type AmountFormat, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies, formatMinor } from '../money/index.ts';
+import type { WireReplyCode } from '../profiles/index.ts';
+import { documentedWire, type WalletEvent, type WalletEventKind } from './events.ts';
+import { type RejectOptions, type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
 
 /**
  * Where a stored transaction ended up:
@@ -26,13 +27,22 @@ export interface StoredTransaction {
   createdAt: string;
 }
 
+/** A player's opening balance in minor units of their currency, and that currency (default: the store's). */
+export type OpeningBalance = number | { balanceMinor: number; currency: string };
+
 export interface WalletStoreOptions {
   /** SQLite file path (its folder is created if missing), or `:memory:`. Tables are created on open. */
   path: string;
-  /** How balances are written in replies: the aggregator's `callbacks.amountFormat`. */
+  /** How balances are written in replies on the documented wire, when no `replies` writer is given. */
   amountFormat: AmountFormat;
-  /** Player id → opening balance in minor units. Missing players are inserted; existing balances are never reset. */
-  players?: Record<string, number>;
+  /** The reply writer of the active profile (default: the documented wire in `amountFormat`). */
+  replies?: ReplyWriter;
+  /** The currency of players created without one (`wallet.currency`). Default EUR. */
+  currency?: string;
+  /** Extra currencies and their decimals (`callbacks.currencies`). */
+  currencies?: ExtraCurrencies;
+  /** Player id → opening balance. Missing players are inserted; existing balances and currencies are never reset. */
+  players?: Record<string, OpeningBalance>;
   /**
    * How far below zero a DEBIT may take a balance, in minor units. 0 for a real-money wallet; only
    * the `negative-balance` faulty variant raises it (to Infinity).
@@ -48,6 +58,8 @@ export interface WalletStore {
   readonly replies: ReplyWriter;
   /** The balance in minor units, or `undefined` for an unknown player. */
   balanceOf(playerId: string): number | undefined;
+  /** The player's currency (the store's default for players created without one), or `undefined` for an unknown player. */
+  currencyOf(playerId: string): string | undefined;
   /** Sets (or creates) a player's balance. */
   setBalance(playerId: string, balanceMinor: number): void;
   /** Deletes a player and everything the wallet remembers about them. */
@@ -70,7 +82,8 @@ export interface WalletStore {
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
   id            TEXT PRIMARY KEY,
-  balance_minor INTEGER NOT NULL
+  balance_minor INTEGER NOT NULL,
+  currency      TEXT              -- NULL: the wallet's currency
 );
 CREATE TABLE IF NOT EXISTS transactions (
   player_id    TEXT NOT NULL,
@@ -115,14 +128,18 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  addCurrencyColumn(db);
 
-  const replies = replyWriter(options.amountFormat);
+  const replies = options.replies ?? replyWriter(documentedWire(DEFAULT_TYPES, options.amountFormat));
+  const defaultCurrency = options.currency ?? 'EUR';
   const overdraftLimit = options.overdraftLimitMinor ?? 0;
   const now = options.now ?? (() => new Date());
 
   const sql = {
-    balance: db.prepare<[string], { balance_minor: number }>('SELECT balance_minor FROM players WHERE id = ?'),
-    seedPlayer: db.prepare('INSERT OR IGNORE INTO players (id, balance_minor) VALUES (?, ?)'),
+    balance: db.prepare<[string], { balance_minor: number; currency: string | null }>(
+      'SELECT balance_minor, currency FROM players WHERE id = ?',
+    ),
+    seedPlayer: db.prepare('INSERT OR IGNORE INTO players (id, balance_minor, currency) VALUES (?, ?, ?)'),
     upsertBalance: db.prepare(
       'INSERT INTO players (id, balance_minor) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET balance_minor = excluded.balance_minor',
     ),
@@ -142,12 +159,24 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     deleteTransaction: db.prepare('DELETE FROM transactions WHERE player_id = ? AND type = ? AND tx_id = ?'),
   };
 
-  const seed = db.transaction((players: Record<string, number>) => {
-    for (const [id, balanceMinor] of Object.entries(players)) sql.seedPlayer.run(id, balanceMinor);
+  const seed = db.transaction((players: Record<string, OpeningBalance>) => {
+    for (const [id, opening] of Object.entries(players)) {
+      if (typeof opening === 'number') sql.seedPlayer.run(id, opening, null);
+      else sql.seedPlayer.run(id, opening.balanceMinor, opening.currency);
+    }
   });
   seed(options.players ?? {});
 
   const balanceOf = (playerId: string) => sql.balance.get(playerId)?.balance_minor;
+  const currencyOf = (playerId: string) => {
+    const row = sql.balance.get(playerId);
+    return row && (row.currency ?? defaultCurrency);
+  };
+  /** A player's amount for people, in their currency's decimals: 1050 → "10.50" (EUR), "1050" (JPY). */
+  const money = (playerId: string, minor: number) => {
+    const currency = currencyOf(playerId) ?? defaultCurrency;
+    return formatMinor(minor, currencyExponent(currency, options.currencies) ?? DEFAULT_EXPONENT);
+  };
 
   const findTransaction = (playerId: string, kind: WalletEventKind, transactionId: string) => {
     const row = sql.findTransaction.get(playerId, kind, transactionId);
@@ -180,13 +209,19 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   const replayIfDuplicate = (event: WalletEvent): WalletReply | undefined =>
     findTransaction(event.playerId, event.kind, event.transactionId)?.reply;
 
+  /** The player's balance reply, in their currency. */
+  const balanceReply = (event: WalletEvent, balanceMinor: number) => replies.balance(balanceMinor, currencyOf(event.playerId));
+  const rejectFor = (event: WalletEvent, code: WireReplyCode, message: string, options: RejectOptions = {}) =>
+    replies.reject(code, message, { ...options, currency: currencyOf(event.playerId) ?? defaultCurrency });
+
   const applyDebit = (event: WalletEvent, balance: number): WalletReply => {
     // A ROLLBACK for this bet arrived first (it was sent because the aggregator gave up on the
     // DEBIT). Charging now would take money for a bet the aggregator already cancelled, so the
     // late DEBIT is refused. 409: it conflicts with what the wallet already knows.
     const earlierRollback = sql.findRollbackOf.get(event.playerId, event.transactionId);
     if (earlierRollback) {
-      const reply = replies.reject(
+      const reply = rejectFor(
+        event,
         'INVALID_REQUEST',
         `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received ` +
           'before it; it is refused so a cancelled bet is never charged.',
@@ -196,22 +231,38 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     }
     const after = balance - event.amountMinor;
     if (after < -overdraftLimit) {
-      const reply = replies.reject(
+      const reply = rejectFor(
+        event,
         'INSUFFICIENT_FUNDS',
-        `Player ${event.playerId} has ${formatMinor(balance)}, less than the bet of ${formatMinor(event.amountMinor)}.`,
+        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the bet of ${money(event.playerId, event.amountMinor)}.`,
         { balanceMinor: balance },
       );
       // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
       return decide(event, 'rejected', reply);
     }
+    if (event.winMinor) return applyRound(event, event.winMinor, after);
     sql.upsertBalance.run(event.playerId, after);
-    return decide(event, 'accepted', replies.balance(after));
+    return decide(event, 'accepted', balanceReply(event, after));
+  };
+
+  /**
+   * A whole round in one callback: the bet (already checked against the balance) and the win land
+   * together, and both are recorded under the round's transaction id with the one final reply, so
+   * a repeat of the round (or of either half) replays it and moves nothing.
+   */
+  const applyRound = (event: WalletEvent, winMinor: number, afterBet: number): WalletReply => {
+    const after = afterBet + winMinor;
+    sql.upsertBalance.run(event.playerId, after);
+    const reply = balanceReply(event, after);
+    const { winMinor: _win, ...bet } = event;
+    recordTransaction({ ...bet, kind: 'CREDIT', amountMinor: winMinor }, 'accepted', reply);
+    return decide(bet, 'accepted', reply);
   };
 
   const applyCredit = (event: WalletEvent, balance: number): WalletReply => {
     const after = balance + event.amountMinor;
     sql.upsertBalance.run(event.playerId, after);
-    return decide(event, 'accepted', replies.balance(after));
+    return decide(event, 'accepted', balanceReply(event, after));
   };
 
   const applyRollback = (event: WalletEvent, balance: number): WalletReply => {
@@ -220,25 +271,26 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     if (!debit) {
       // Unknown DEBIT: acknowledge (the aggregator only wants the bet gone, and it is) and leave a
       // tombstone so the DEBIT, should it arrive late, is refused instead of charged.
-      return decide(event, 'tombstone', replies.balance(balance));
+      return decide(event, 'tombstone', balanceReply(event, balance));
     }
     if (debit.amountMinor !== event.amountMinor) {
       // Not recorded: like any malformed request, a corrected retry must be able to succeed.
-      return replies.reject(
+      return rejectFor(
+        event,
         'INVALID_REQUEST',
-        `amount: ROLLBACK ${event.transactionId} reverses DEBIT ${debitId} of ${formatMinor(debit.amountMinor)}, ` +
-          `but its amount is ${formatMinor(event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`,
+        `amount: ROLLBACK ${event.transactionId} reverses DEBIT ${debitId} of ${money(event.playerId, debit.amountMinor)}, ` +
+          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`,
         { balanceMinor: balance },
       );
     }
     if (debit.status !== 'accepted') {
       // The DEBIT was refused (no money was taken) or already reversed by another ROLLBACK id.
-      return decide(event, 'noop', replies.balance(balance));
+      return decide(event, 'noop', balanceReply(event, balance));
     }
     const after = balance + debit.amountMinor;
     sql.upsertBalance.run(event.playerId, after);
     sql.setStatus.run('rolled_back', event.playerId, 'DEBIT', debitId);
-    return decide(event, 'restored', replies.balance(after));
+    return decide(event, 'restored', balanceReply(event, after));
   };
 
   const applyOnce = (event: WalletEvent): WalletReply => {
@@ -249,6 +301,16 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
       // Not recorded: there is no player to attach it to, and once the player exists the same
       // transaction should go through.
       return replies.reject('PLAYER_NOT_FOUND', `Player ${JSON.stringify(event.playerId)} does not exist in this wallet.`);
+    }
+    const currency = currencyOf(event.playerId);
+    if (event.currency !== undefined && event.currency !== currency) {
+      // Not recorded, like any request the wallet cannot take as sent: nothing moved, and a corrected retry may pass.
+      return rejectFor(
+        event,
+        'WRONG_CURRENCY',
+        `currency: player ${event.playerId} plays in ${currency}, but this ${event.kind} is in ${event.currency}; no money moved.`,
+        { balanceMinor: balance },
+      );
     }
     switch (event.kind) {
       case 'DEBIT':
@@ -265,6 +327,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     db,
     replies,
     balanceOf,
+    currencyOf,
     setBalance: (playerId, balanceMinor) => {
       sql.upsertBalance.run(playerId, balanceMinor);
     },
@@ -298,4 +361,13 @@ function toStoredTransaction(row: TransactionRow): StoredTransaction {
     reply: { status: row.reply_status as WalletReply['status'], body: JSON.parse(row.reply_body) },
     createdAt: row.created_at,
   };
+}
+
+/** The type strings of the documented wire. */
+const DEFAULT_TYPES = { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' };
+
+/** A database from before currencies has no currency column: add it (every player keeps the wallet's currency). */
+function addCurrencyColumn(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(players)').all();
+  if (!columns.some((c) => c.name === 'currency')) db.exec('ALTER TABLE players ADD COLUMN currency TEXT');
 }

@@ -164,6 +164,63 @@ describe('POST /getgameurl', () => {
     expect(body.message).toContain(field);
   });
 
+  describe('the launch currency', () => {
+    const launch = async (
+      overrides: Parameters<typeof testApp>[0],
+      pick: (g: { currencies: readonly string[] }) => boolean,
+      extra: Record<string, unknown>,
+    ) => {
+      const { app, catalog, sessions } = testApp(overrides);
+      const game = catalog.games.find(pick)!;
+      const res = await post(app, '/getgameurl', launchBody(game.id, extra));
+      const body = await json(res);
+      const id = (body.payload as { session_id?: string } | undefined)?.session_id;
+      const found = id ? sessions.lookup(id) : undefined;
+      return { res, body, game, session: found?.status === 'active' ? found.session : undefined };
+    };
+
+    it('lists the currencies every game takes: EUR, USD and GBP always, seeded others (JPY, KWD…) on some', () => {
+      const { catalog } = testApp();
+      expect(catalog.games.every((g) => ['EUR', 'USD', 'GBP'].every((c) => g.currencies.includes(c)))).toBe(true);
+      expect(catalog.games.some((g) => g.currencies.includes('JPY'))).toBe(true);
+      expect(catalog.games.some((g) => !g.currencies.includes('JPY'))).toBe(true);
+    });
+
+    it('keeps a currency the game takes, and the balance in its decimals (JPY whole yen, KWD three decimals)', async () => {
+      const yen = await launch({}, (g) => g.currencies.includes('JPY'), { currency: 'jpy', money: 5000 });
+      expect(yen.res.status).toBe(200);
+      expect(yen.session).toMatchObject({ currency: 'JPY', balanceAtLaunchMinor: 5000 });
+      const dinar = await launch({}, (g) => g.currencies.includes('KWD'), { currency: 'KWD', money: 10.125 });
+      expect(dinar.session).toMatchObject({ currency: 'KWD', balanceAtLaunchMinor: 10_125 });
+      const fraction = await launch({}, (g) => g.currencies.includes('JPY'), { currency: 'JPY', money: 1.5 });
+      expect(fraction.res.status).toBe(400);
+      expect(fraction.body.message).toMatch(/^money: expected a balance with at most 0 decimals \(JPY\)/);
+    });
+
+    it('refuses a currency the game does not list, naming currency and what the game takes', async () => {
+      const refused = await launch({}, (g) => !g.currencies.includes('JPY'), { currency: 'JPY' });
+      expect(refused.res.status).toBe(400);
+      expectApiError(refused.body, 400);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'currency', received: 'JPY' })]);
+      expect(refused.body.message).toMatch(
+        new RegExp(`^currency: game ${refused.game.id} .* does not take JPY; it takes EUR, USD, GBP`),
+      );
+    });
+
+    it('refuses a code aggmock does not know, and takes it once configured in callbacks.currencies (and callbacks.currency)', async () => {
+      const unknown = await launch({}, () => true, { currency: 'USDT' });
+      expect(unknown.res.status).toBe(400);
+      expect(unknown.body.message).toMatch(/^currency: expected an ISO 4217 code or one of callbacks.currencies, got "USDT"/);
+      const configured = await launch({ callbacks: { currencies: { USDT: 6 } } }, () => true, {
+        currency: 'USDT',
+        money: 1.000001,
+      });
+      expect(configured.session).toMatchObject({ currency: 'USDT', balanceAtLaunchMinor: 1_000_001 });
+      const byDefault = await launch({ callbacks: { currency: 'CHF' } }, (g) => !g.currencies.includes('CHF'), {});
+      expect(byDefault.session).toMatchObject({ currency: 'CHF' });
+    });
+  });
+
   it('answers malformed JSON with 400 and the parser’s reason', async () => {
     const { app } = testApp();
     const res = await post(app, '/getgameurl', '{"username": "p1",');

@@ -26,6 +26,20 @@ describe('aggmock serve (a real process)', () => {
     expect(cli.stderr()).toMatch(/callbacks\.concurrency: .*>=1.*\(got 0\)/);
   });
 
+  it('exits 2 naming the schedule entry when it needs a ROLLBACK the profile does not have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aggmock-cli-'));
+    const schedule = [
+      { scenario: 'bet-win', every: '2s' },
+      { scenario: 'rollback-unknown', every: '5s' },
+    ];
+    writeFileSync(join(dir, 'betnex.json'), JSON.stringify({ callbacks: { profile: 'betnex' }, schedule }));
+    const cli = runCli(['demo', '--config', join(dir, 'betnex.json'), '--port', '0', '--wallet-port', '0', '--db', ':memory:']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toMatch(
+      /schedule\.1\.scenario: the "rollback-unknown" scenario sends a ROLLBACK, and the "betnex" profile/,
+    );
+  });
+
   it('rejects a bad --port before starting', async () => {
     const cli = runCli(['serve', '--port', 'eighty']);
     expect(await cli.exited).toBe(2);

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signPayload } from '../../src/signing/index.ts';
 import { runCli } from './process.ts';
@@ -32,6 +35,42 @@ describe('aggmock wallet (a real process)', () => {
       expect((await debit(url!, 'tx-1', 10)).body.balance).toBe(980);
     } finally {
       await cli.stop('SIGINT');
+    }
+  });
+
+  it('speaks the betnex profile: api_key in the body, {success, msg, handle, money} replies, players in their currency', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aggmock-wallet-'));
+    const config = {
+      callbacks: { profile: 'betnex', apiKey: 'operator-key' },
+      wallet: { players: { p1: 100, jp: { balance: 5000, currency: 'JPY' } } },
+    };
+    writeFileSync(join(dir, 'betnex.json'), JSON.stringify(config));
+    const cli = runCli(['wallet', '--config', join(dir, 'betnex.json'), '--port', '0', '--db', ':memory:']);
+    try {
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[\s\S]*Press Ctrl-C to stop/);
+      expect(cli.stdout()).toContain('p1=100.00, jp=5000 JPY');
+      expect(cli.stdout()).toContain('api key     operator-key in the body (profile betnex, no signature)');
+      const round = (api_key: string, member_account = 'p1', currency_code = 'EUR') =>
+        fetch(url!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            bet_amount: 10,
+            win_amount: 0,
+            member_account,
+            serial_number: `s-${api_key}`,
+            currency_code,
+            api_key,
+          }),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      expect(await round('operator-key')).toEqual({
+        status: 200,
+        body: { success: true, msg: 'success', handle: true, money: 90 },
+      });
+      expect(await round('wrong-key')).toMatchObject({ status: 200, body: { success: false, handle: false, money: 0 } });
+      expect((await round('operator-key', 'jp', 'EUR')).body).toMatchObject({ success: false, money: 0 });
+    } finally {
+      expect(await cli.stop('SIGINT')).toBe(0);
     }
   });
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { judgeReply, type StoredEvent } from '../../callbacks/index.ts';
-import type { AggmockConfig, ScheduleEntry } from '../../config/index.ts';
+import { type AggmockConfig, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
 import { replyOutcome } from '../../ledger/index.ts';
 import { createLogger } from '../../log/index.ts';
@@ -29,6 +29,12 @@ export const DEMO_SCHEDULE: ScheduleEntry[] = [
   { scenario: 'burst', every: '17s', players: ['p7'], amount: { min: 1, max: 3 }, size: 5 },
 ];
 
+/** The demo's mix for this wire: without a ROLLBACK (Betnex) the rollback rounds are left out. */
+export function demoSchedule(config: AggmockConfig): ScheduleEntry[] {
+  const wire = wireOf(config.callbacks);
+  return DEMO_SCHEDULE.filter((entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback));
+}
+
 export function registerDemoCommand(program: Command): void {
   const command = program
     .command('demo')
@@ -51,7 +57,7 @@ export function registerDemoCommand(program: Command): void {
       } catch (error) {
         exitWithUsageError(error);
       }
-      if (config.schedule.length === 0) config = { ...config, schedule: DEMO_SCHEDULE };
+      if (config.schedule.length === 0) config = { ...config, schedule: demoSchedule(config) };
       const exposure = secureExposure(config);
       config = exposure.config;
       process.stderr.write(exposure.warnings.join('\n'));

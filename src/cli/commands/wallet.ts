@@ -1,6 +1,8 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { AggmockConfig } from '../../config/index.ts';
+import { type AggmockConfig, playerOpening } from '../../config/index.ts';
+import { currencyExponent } from '../../money/index.ts';
+import { wireOf } from '../../profiles/index.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
@@ -59,16 +61,15 @@ export function registerWalletCommand(program: Command): void {
 }
 
 function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: WalletFlags): string {
-  const secret = config.callbacks.signing.secrets[0] ?? '';
-  const players = Object.entries(config.wallet.players);
+  const players = Object.keys(config.wallet.players);
   const shown = players
     .slice(0, 4)
-    .map(([id, balance]) => `${id}=${balance.toFixed(2)}`)
+    .map((id) => openingText(config, id))
     .join(', ');
   return [
     `reference wallet listening on ${webhookUrl}`,
     `  players     ${shown}${players.length > 4 ? `, … (${players.length} in all)` : ''}`,
-    `  signatures  ${config.callbacks.signing.scheme} with secret ${config.callbacks.signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret}`,
+    authLine(config),
     ...(flags.testEndpoints || config.wallet.testEndpoints
       ? [`  test        POST ${new URL('/__state', webhookUrl)}  GET ${new URL('/__players/p1', webhookUrl)}`]
       : []),
@@ -76,6 +77,26 @@ function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: Wa
     'Press Ctrl-C to stop.',
     '',
   ].join('\n');
+}
+
+/** `p1=1000.00`, or `jp=5000 JPY` for a player in another currency than the wallet's. */
+function openingText(config: AggmockConfig, id: string): string {
+  const { balance, currency } = playerOpening(config.wallet, id) ?? { balance: 0, currency: config.wallet.currency };
+  const decimals = currencyExponent(currency, config.callbacks.currencies) ?? 2;
+  return `${id}=${balance.toFixed(decimals)}${currency === config.wallet.currency ? '' : ` ${currency}`}`;
+}
+
+/** How callbacks prove they come from the aggregator: a signature, or (unsigned profiles such as betnex) an API key in the body. */
+function authLine(config: AggmockConfig): string {
+  const wire = wireOf(config.callbacks);
+  if (wire.signingScheme === 'none') {
+    return wire.carries('apiKey')
+      ? `  api key     ${wire.apiKey} in the body (profile ${wire.name}, no signature)`
+      : `  signatures  none (profile ${wire.name})`;
+  }
+  const secret = config.callbacks.signing.secrets[0] ?? '';
+  const shown = wire.signingScheme === 'standard-webhooks' ? toWhsec(secret) : secret;
+  return `  signatures  ${wire.signingScheme} with secret ${shown}`;
 }
 
 function positiveNumber(flag: string, value: string): number {
