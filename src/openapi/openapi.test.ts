@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEV_KEY_HEADERS, testApp } from '../../test/api/helpers.ts';
-import { validateConfig } from '../config/index.ts';
 import { OPENAPI_PATH, renderOpenApiDocument } from './index.ts';
 
 describe('OpenAPI document', () => {
@@ -30,32 +29,6 @@ describe('OpenAPI document', () => {
       expect(Object.keys(schema.properties)).toEqual(['type', 'transactionId', 'amount', 'playerId']);
       expect(schema.additionalProperties).toBe(false);
     }
-  });
-
-  it('documents the active profile’s callbacks: betnex bodies, its reply with success and money, no ROLLBACK, no signature header', () => {
-    const doc = JSON.parse(renderOpenApiDocument(validateConfig({ callbacks: { profile: 'betnex' } })));
-    expect(Object.keys(doc.webhooks)).toEqual(['betnex-debit', 'betnex-credit']);
-    const post = doc.webhooks['betnex-debit'].post;
-    const body = post.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual([
-      'bet_amount',
-      'win_amount',
-      'member_account',
-      'game_uid',
-      'game_round',
-      'serial_number',
-      'currency_code',
-      'api_key',
-      'game_name',
-      'game_provider',
-      'data',
-    ]);
-    expect(body.required).toEqual(expect.arrayContaining(['bet_amount', 'serial_number', 'api_key', 'data']));
-    expect(post.description).toContain('Not signed: the wallet checks the API key in the body.');
-    expect(post.parameters ?? []).toEqual([]);
-    const accepted = post.responses['200'].content['application/json'].schema.anyOf[0];
-    expect(accepted.properties.success).toMatchObject({ enum: [true] });
-    expect(accepted.properties.money.type).toBe('number');
   });
 
   it('is served at /openapi.json and Swagger UI at /docs', async () => {

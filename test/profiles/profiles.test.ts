@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { judgeReply } from '../../src/callbacks/reply.ts';
 import { ConfigError, configSchema, validateConfig } from '../../src/config/index.ts';
+import { renderOpenApiDocument } from '../../src/openapi/index.ts';
 import {
   BETNEX_PROFILE,
   bodySchemas,
@@ -11,6 +12,7 @@ import {
   renderBody,
   wireOf,
 } from '../../src/profiles/index.ts';
+import { REQUIRED_FIELDS } from '../verify/wallets/betnex/sdk.ts';
 
 const betnex = wireOf(configSchema.parse({ callbacks: { profile: 'betnex' } }).callbacks);
 const wireWith = (callbacks: Record<string, unknown>) => wireOf(configSchema.parse({ callbacks }).callbacks);
@@ -28,19 +30,7 @@ function configError(input: unknown): string {
 describe('the betnex profile', () => {
   it('writes one round body: bet and win split, serial_number the id, api_key from callbacks.apiKey, data always there', () => {
     const debit = JSON.parse(renderBody(betnex, { kind: 'debit', transactionId: 'tx_1', playerId: 'p1', amountMinor: 1050 }));
-    expect(Object.keys(debit)).toEqual([
-      'bet_amount',
-      'win_amount',
-      'member_account',
-      'game_uid',
-      'game_round',
-      'serial_number',
-      'currency_code',
-      'api_key',
-      'game_name',
-      'game_provider',
-      'data',
-    ]);
+    expect(Object.keys(debit)).toEqual([...REQUIRED_FIELDS, 'data']);
     expect(debit).toMatchObject({
       bet_amount: 10.5,
       win_amount: 0,
@@ -81,6 +71,22 @@ describe('the betnex profile', () => {
     const { api_key: _gone, ...missing } = body;
     expect(schema.safeParse(missing).success).toBe(false);
     expect(schema.safeParse({ ...body, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('the betnex profile in /openapi.json', () => {
+  it('documents the active profile’s callbacks: betnex bodies, its reply with success and money, no ROLLBACK, no signature header', () => {
+    const doc = JSON.parse(renderOpenApiDocument(validateConfig({ callbacks: { profile: 'betnex' } })));
+    expect(Object.keys(doc.webhooks)).toEqual(['betnex-debit', 'betnex-credit']);
+    const post = doc.webhooks['betnex-debit'].post;
+    const body = post.requestBody.content['application/json'].schema;
+    expect(Object.keys(body.properties)).toEqual([...REQUIRED_FIELDS, 'data']);
+    expect(body.required).toEqual(expect.arrayContaining(['bet_amount', 'serial_number', 'api_key', 'data']));
+    expect(post.description).toContain('Not signed: the wallet checks the API key in the body.');
+    expect(post.parameters ?? []).toEqual([]);
+    const accepted = post.responses['200'].content['application/json'].schema.anyOf[0];
+    expect(accepted.properties.success).toMatchObject({ enum: [true] });
+    expect(accepted.properties.money.type).toBe('number');
   });
 });
 

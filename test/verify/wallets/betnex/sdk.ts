@@ -11,7 +11,8 @@ export class BetnexError extends Error {
   override readonly name = 'BetnexError';
 }
 
-const REQUIRED_FIELDS = [
+/** The fields verifyCallback requires, in the order the SDK's README documents them (then `data`). */
+export const REQUIRED_FIELDS = [
   'bet_amount',
   'win_amount',
   'member_account',
