@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_READING, judgeReply, rawTopLevelValue } from './reply.ts';
+import { DEFAULT_READING, judgeReply, rawTopLevelValue, repliesAgree } from './reply.ts';
 
 /**
  * The one reply judge: every odd reply a real wallet has been seen to send, and what it means.
@@ -120,5 +120,35 @@ describe('rawTopLevelValue', () => {
     expect(rawTopLevelValue('[1]', 'balance')).toBeUndefined();
     expect(rawTopLevelValue('{"balance"', 'balance')).toBeUndefined();
     expect(rawTopLevelValue('', 'balance')).toBeUndefined();
+  });
+});
+
+describe('repliesAgree: did a repeated transaction get the same reply?', () => {
+  const SAME_OUTCOME = {
+    rules: {
+      ...DEFAULT_READING.rules,
+      balance: 'money',
+      success: { path: 'success', equals: true },
+      duplicates: 'same-outcome' as const,
+      balanceOnRejection: false,
+    },
+    codec: DEFAULT_READING.codec,
+  };
+
+  it('by default: the same status and JSON, members in any order', () => {
+    expect(repliesAgree({ status: 200, text: '{"balance":9,"c":"EUR"}' }, { status: 200, body: { c: 'EUR', balance: 9 } })).toBe(
+      true,
+    );
+    expect(repliesAgree({ status: 200, text: '{"balance":9}' }, { status: 200, text: '{"balance":9,"dup":true}' })).toBe(false);
+    expect(repliesAgree({ status: 200, text: '{"balance":9}' }, { status: 201, text: '{"balance":9}' })).toBe(false);
+  });
+
+  it('with reply.duplicates "same-outcome": the same verdict and balance, whatever the message', () => {
+    const first = { status: 200, text: '{"success":true,"msg":"Callback processed successfully","money":9}' };
+    expect(
+      repliesAgree(first, { status: 200, text: '{"success":true,"msg":"Duplicate callback ignored","money":9}' }, SAME_OUTCOME),
+    ).toBe(true);
+    expect(repliesAgree(first, { status: 200, text: '{"success":true,"msg":"again","money":8}' }, SAME_OUTCOME)).toBe(false);
+    expect(repliesAgree(first, { status: 200, text: '{"success":false,"msg":"no","money":0}' }, SAME_OUTCOME)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
 import { type ReplyReading, WIRE_REPLY_CODES } from '../profiles/index.ts';
-import { parseJsonOr, valueAt } from '../shared/index.ts';
+import { jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
 
 /**
  * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
@@ -128,6 +128,25 @@ export function judgeReply(input: ReplyInput, reading: ReplyReading = DEFAULT_RE
     balance,
     ...(exact === undefined ? {} : { balanceExact: exact }),
   };
+}
+
+/**
+ * Whether a repeated transaction got "the same reply" as the first time, by the wire's rule
+ * (`reply.duplicates`): equal status and JSON (members in any order), or, for `same-outcome`, the
+ * same verdict, error code and balance with any message. The shadow ledger and verify both ask here.
+ */
+export function repliesAgree(first: ReplyInput, again: ReplyInput, reading: ReplyReading = DEFAULT_READING): boolean {
+  if (reading.rules.duplicates === 'same-outcome') {
+    const a = judgeReply(first, reading);
+    const b = judgeReply(again, reading);
+    const balanceOf = (j: JudgedReply) => (j.balance.kind === 'ok' ? j.balance.minor : j.balance.kind);
+    return a.verdict === b.verdict && a.error === b.error && balanceOf(a) === balanceOf(b);
+  }
+  return first.status === again.status && jsonEqual(bodyOf(first), bodyOf(again));
+}
+
+function bodyOf(input: ReplyInput): unknown {
+  return input.body !== undefined || input.text === undefined ? input.body : parseReplyBody(input.text);
 }
 
 /** A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. */

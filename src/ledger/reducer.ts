@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../callbacks/events.ts';
+import { repliesAgree } from '../callbacks/reply.ts';
 import { formatMinor } from '../money/index.ts';
 import { evaluateConcurrentGroup } from './burst.ts';
 import {
@@ -232,8 +233,7 @@ function judgeDuplicate(first: LedgerTx, event: StoredEvent, ctx: DuplicateConte
   const sameReply =
     first.reply !== undefined &&
     event.reply !== undefined &&
-    first.reply.status === event.reply.status &&
-    deepEqual(first.reply.body, event.reply.body);
+    repliesAgree(first.reply, event.reply, ctx.options.reading(event.currency));
   if (sameReply) return { player: moved({}), transactions: [], discrepancies };
 
   const actual = balance.kind === 'ok' ? balance.minor : undefined;
@@ -322,14 +322,4 @@ export function applyConcurrentGroup(
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
   const outcome = evaluateConcurrentGroup(viewOf(state), events, options);
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

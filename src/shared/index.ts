@@ -44,3 +44,14 @@ const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch] ?? ch);
 }
+
+/** Whether two parsed JSON values are equal (object members in any order). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}

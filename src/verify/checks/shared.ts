@@ -1,3 +1,4 @@
+import { repliesAgree } from '../../callbacks/reply.ts';
 import type { Wire } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
@@ -70,11 +71,7 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
   const same =
-    ctx.wire.definition.reply.duplicates === 'same-outcome'
-      ? first.reply.verdict === again.reply.verdict &&
-        first.reply.error === again.reply.error &&
-        first.reply.balanceMinor === again.reply.balanceMinor
-      : a !== undefined && a.status === b.status && JSON.stringify(a.json ?? a.body) === JSON.stringify(b.json ?? b.body);
+    a !== undefined && repliesAgree({ status: a.status, text: a.body }, { status: b.status, text: b.body }, ctx.wire.reading());
   if (!a || !same) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
