@@ -136,6 +136,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         playerId: body.playerId,
         amountMinor,
         source: 'manual',
+        ...(body.win === undefined ? {} : { winMinor: minorOf(body.win, 'win') }),
         ...(body.transactionId ? { transactionId: body.transactionId } : {}),
         ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
         ...(body.roundId ? { roundId: body.roundId } : {}),

@@ -28,6 +28,8 @@ export const triggerEventSchema = z.object({
   type: text('the event type ("debit", "credit" or "rollback")'),
   playerId: text('the player id'),
   amount: majorAmount.optional(),
+  /** A whole round: the win that comes with this DEBIT, in the same callback (profiles with bet and win fields). */
+  win: majorAmount.optional(),
   transactionId: text('the transaction id').optional(),
   referenceTransactionId: text('the transactionId of the DEBIT to reverse').optional(),
   roundId: text('the round id').optional(),

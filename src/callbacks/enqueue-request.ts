@@ -23,6 +23,15 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: Wire): EnqueueReq
       },
     ]);
   }
+  if (r.winMinor !== undefined && !wire.roundBody) {
+    throw new CallbackRequestError([
+      {
+        field: 'winMinor',
+        message: `the "${wire.name}" profile has no body for a whole round (a bet and its win in one callback); send a DEBIT and a CREDIT`,
+        received: r.winMinor,
+      },
+    ]);
+  }
   return r;
 }
 
@@ -36,7 +45,7 @@ function isWellFormed(r: EnqueueRequest): boolean {
   if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
   if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
   // A per-event URL is rare; let the schema check it is an http(s) URL.
-  if (r.url !== undefined || r.bonus !== undefined) return false;
+  if (r.url !== undefined || r.bonus !== undefined || r.winMinor !== undefined) return false;
   for (const key of OPTIONAL_STRINGS) {
     const value = r[key];
     if (value !== undefined && (typeof value !== 'string' || value === '')) return false;

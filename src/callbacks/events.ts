@@ -27,6 +27,16 @@ export const enqueueRequestSchema = z
     amountMinor: z
       .number({ error: 'expected an integer number of minor units, e.g. 1050 for 10.50' })
       .refine(Number.isSafeInteger, { message: 'expected an integer number of minor units, e.g. 1050 for 10.50' }),
+    /**
+     * A whole round in one callback: the DEBIT's bet (`amountMinor`) and its win, on a wire whose
+     * body carries both (Betnex's bet_amount and win_amount). Minor units, 0 or more.
+     */
+    winMinor: z
+      .number({ error: 'expected the win as an integer number of minor units, 0 or more' })
+      .refine((n) => Number.isSafeInteger(n) && n >= 0, {
+        message: 'expected the win as an integer number of minor units, 0 or more',
+      })
+      .optional(),
     /** Default: the next id of the seeded sequence. */
     transactionId: nonEmpty('the transaction id').optional(),
     /** ROLLBACK: the DEBIT being reversed. */
@@ -52,6 +62,10 @@ export const enqueueRequestSchema = z
     /** Where this event goes when not the configured webhook, e.g. a launch's `callback_url`. */
     url: z.url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL' }).optional(),
   })
+  .refine((r) => r.winMinor === undefined || r.kind === 'debit', {
+    path: ['winMinor'],
+    message: 'only a DEBIT carries a win (a whole round: its bet and its win in one callback)',
+  })
   .refine((r) => r.kind !== 'rollback' || r.referenceTransactionId !== undefined, {
     path: ['referenceTransactionId'],
     message: 'a rollback needs referenceTransactionId: the transactionId of the DEBIT it reverses',
@@ -66,6 +80,8 @@ export interface StoredEvent {
   referenceTransactionId?: string;
   playerId: string;
   amountMinor: number;
+  /** A whole round: the win that came with this DEBIT's bet, in the same callback. */
+  winMinor?: number;
   roundId?: string;
   gameId?: string;
   currency?: string;

@@ -47,6 +47,7 @@ export class NewEvents {
     };
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
     if (r.roundId !== undefined) event.roundId = r.roundId;
+    if (r.winMinor !== undefined) event.winMinor = r.winMinor;
     if (r.gameId !== undefined) event.gameId = r.gameId;
     event.currency = r.currency ?? this.o.cfg.currency;
     if (r.group !== undefined) event.group = r.group;

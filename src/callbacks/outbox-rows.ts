@@ -8,9 +8,11 @@ import { ensureMetaTable } from './meta.ts';
 import { parseReplyBody } from './reply.ts';
 
 /** The schema this code writes. A newer database is refused rather than misread. */
-export const OUTBOX_SCHEMA_VERSION = 1;
+export const OUTBOX_SCHEMA_VERSION = 2;
 
 const MIGRATIONS: Record<number, string> = {
+  // 2: a whole round (a DEBIT with its win in one callback) keeps its win.
+  2: 'ALTER TABLE callback_events ADD COLUMN win_minor INTEGER;',
   1: `
     CREATE TABLE callback_events (
       id INTEGER PRIMARY KEY,
@@ -63,6 +65,7 @@ export interface EventRow {
   player_id: string;
   amount_minor: number;
   round_id: string | null;
+  win_minor: number | null;
   game_id: string | null;
   currency: string | null;
   source: string;
@@ -131,6 +134,7 @@ export function toEvent(row: EventRow): StoredEvent {
   };
   if (row.reference_transaction_id !== null) event.referenceTransactionId = row.reference_transaction_id;
   if (row.round_id !== null) event.roundId = row.round_id;
+  if (row.win_minor !== null && row.win_minor !== undefined) event.winMinor = row.win_minor;
   if (row.game_id !== null) event.gameId = row.game_id;
   if (row.currency !== null) event.currency = row.currency;
   if (row.grp !== null) event.group = row.grp;

@@ -88,8 +88,8 @@ export class Outbox {
     this.stmts = {
       insert: db.prepare(`INSERT INTO callback_events
         (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
-         ordering_key, url, body, status, attempt_count, next_attempt_at, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+         ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       update: db.prepare(`UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
         reply_status = ?, reply_body = ?, error = ? WHERE id = ?`),
       journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
@@ -160,6 +160,7 @@ export class Outbox {
           e.attemptCount,
           e.nextAttemptAt ?? null,
           e.createdAt,
+          e.winMinor ?? null,
         );
       }
       for (const a of this.journalBuffer) this.writeAttempt(a);

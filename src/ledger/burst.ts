@@ -72,7 +72,8 @@ export function evaluateConcurrentGroup(
     };
   }
 
-  const signed = (e: StoredEvent) => (e.kind === 'debit' ? -e.amountMinor : e.kind === 'credit' ? e.amountMinor : 0);
+  const signed = (e: StoredEvent) =>
+    e.kind === 'debit' ? -e.amountMinor + (e.winMinor ?? 0) : e.kind === 'credit' ? e.amountMinor : 0;
   const accepted = judged.filter((j) => j.outcome === 'accepted');
   const sumDelta = accepted.reduce((sum, j) => sum + signed(j.event), 0);
   const betTotal = accepted.reduce((sum, j) => sum + (j.event.kind === 'debit' ? j.event.amountMinor : 0), 0);

@@ -266,3 +266,21 @@ describe('applyConcurrentGroup', () => {
     expect(state.players.p1?.uncertain).toBe(true);
   });
 });
+
+describe('a whole round (a DEBIT carrying its win)', () => {
+  it('expects the balance to move by win − bet, and flags a wallet that took the bet but lost the win', () => {
+    const fine = run([settled('debit', 't0', 100, ok(10)), settled('debit', 't1', 150, ok(12.5), { winMinor: 400 })]);
+    expect(fine.found).toEqual([]);
+    const lost = run([settled('debit', 't0', 100, ok(10)), settled('debit', 't1', 150, ok(8.5), { winMinor: 400 })]);
+    expect(lost.found.map((d) => d.kind)).toEqual(['balance-drift']);
+  });
+
+  it('calls a repeated round that moved the balance again a double debit', () => {
+    const { found } = run([
+      settled('debit', 't0', 100, ok(10)),
+      settled('debit', 't1', 150, ok(12.5), { winMinor: 400 }),
+      settled('debit', 't1', 150, ok(15), { winMinor: 400 }),
+    ]);
+    expect(found.map((d) => d.kind)).toEqual(['double-debit']);
+  });
+});

@@ -123,7 +123,8 @@ export function evaluateSettlement(
   const amount = event.amountMinor;
 
   if (event.kind === 'debit' && outcome === 'accepted') {
-    expected = prev - amount;
+    // A whole round (bet and win in one callback) pays its win at once.
+    expected = prev - amount + (event.winMinor ?? 0);
     if (amount > prev) {
       flag(
         'overdraft',
@@ -241,7 +242,7 @@ function judgeDuplicate(first: LedgerTx, event: StoredEvent, ctx: DuplicateConte
   if (actual !== undefined && prev !== undefined && actual !== prev) {
     const delta = actual - prev;
     const kind: DiscrepancyKind =
-      event.kind === 'debit' && delta === -event.amountMinor
+      event.kind === 'debit' && delta === -event.amountMinor + (event.winMinor ?? 0)
         ? 'double-debit'
         : event.kind === 'credit' && delta === event.amountMinor
           ? 'double-credit'

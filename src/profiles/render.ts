@@ -16,6 +16,8 @@ export interface WireFields {
   playerId: string;
   /** Integer minor units of the event's currency. */
   amountMinor: number;
+  /** A whole round (a DEBIT with its win, on a wire with bet and win fields): the win. */
+  winMinor?: number | undefined;
   roundId?: string | undefined;
   gameId?: string | undefined;
   gameName?: string | undefined;
@@ -44,7 +46,7 @@ function sourceValue(wire: Wire, f: WireFields, source: ValueSource): Scalar | u
     case 'betAmount':
       return amount(f.kind === 'credit' ? 0 : f.amountMinor);
     case 'winAmount':
-      return amount(f.kind === 'credit' ? f.amountMinor : 0);
+      return amount(f.kind === 'credit' ? f.amountMinor : (f.winMinor ?? 0));
     case 'currency':
       return f.currency ?? wire.currency;
     case 'timestamp':

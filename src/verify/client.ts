@@ -26,6 +26,8 @@ export interface CallbackSpec {
   transactionId: string;
   /** ROLLBACK: the DEBIT it reverses. */
   referenceTransactionId?: string;
+  /** A whole round: the DEBIT's win, in the same callback (wires with bet and win fields). */
+  winMinor?: number;
   /** Default: the configured currency. */
   currency?: string;
   roundId?: string;

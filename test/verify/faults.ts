@@ -89,12 +89,14 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
     'idempotent-credit',
     'duplicate-changed-amount',
     'concurrent-duplicates',
+    'whole-round',
     'free-spin',
     'bonus-credited-once',
   ],
   'float-money': ['cent-precision'],
   'bonus-not-idempotent': ['free-spin', 'bonus-credited-once'],
   'charges-free-spins': ['free-spin'],
+  'bet-or-win': ['whole-round'],
 };
 
 /** The faults that catch a check, for the README's table of checks (Betnex receiver faults as `betnex:<fault>`). */

@@ -54,6 +54,25 @@ export const WIRE_CHECKS: readonly Check[] = [
     },
   },
   {
+    id: 'whole-round',
+    rule: 'A round sent as one callback (a bet and its win together) moves the balance by win − bet, once, also when sent twice.',
+    hint: 'Apply -bet_amount + win_amount in one database transaction, keyed on the callback’s id; never read a callback as only a bet or only a win.',
+    source: 'Betnex SDK (balance = balance − bet_amount + win_amount); Betnex callback per game round',
+    appliesTo: (wire) => wire.roundBody,
+    async run(ctx) {
+      const { p, before, amount } = await playerWithABet(ctx);
+      const win = amount * 2 + 50;
+      const round = { ...spec(ctx, 'debit', p, amount), winMinor: win };
+      const first = await ctx.send(`a round: bet ${ctx.money(amount)}, win ${ctx.money(win)} in one callback`, round);
+      ctx.undoWhatMoved(first, p, before, 'the round');
+      ctx.expectBalance(first, before - amount + win, 'a round of a bet and its win');
+      const again = await ctx.send(`the same round again (same transactionId ${round.transactionId})`, round);
+      ctx.undoWhatMoved(again, p, first.reply.balanceMinor ?? before, 'the repeated round');
+      sameReply(ctx, first, again, 'the repeated round');
+      await ctx.expectBalanceNow(p, before - amount + win, 'a round sent twice must move the balance once');
+    },
+  },
+  {
     id: 'free-spin',
     rule: 'A free spin takes no money (its DEBIT of 0 is accepted without moving money, or refused) and its winnings are paid once.',
     hint: 'A bet of 0 in a free-spin round moves nothing; credit the round’s win like any CREDIT, idempotent on its transaction id.',

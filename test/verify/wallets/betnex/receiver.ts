@@ -28,7 +28,9 @@ export type BetnexFault =
   /** Bonus rounds (a `data.bonus_id`) skip the serial_number check: a repeated bonus win pays again. */
   | 'bonus-not-idempotent'
   /** A bet of 0 in a free-spin round is charged the default stake of 1.00. */
-  | 'charges-free-spins';
+  | 'charges-free-spins'
+  /** Reads a callback as a bet when it has one, else as a win: the win of a whole round is lost. */
+  | 'bet-or-win';
 
 export interface BetnexReceiverOptions {
   style: 'readme' | 'careful';
@@ -134,7 +136,8 @@ function carefulHandler(users: Map<string, User>, apiKey: string, faults: Set<Be
     if (first && !skipsDuplicateCheck) return first;
     const stake = cents(callback.bet_amount);
     const bet = stake === 0 && bonus?.type === 'free-spins' && faults.has('charges-free-spins') ? 100 : stake;
-    const win = cents(callback.win_amount);
+    const paid = cents(callback.win_amount);
+    const win = faults.has('bet-or-win') && (bet ?? 0) > 0 ? 0 : paid;
     if (bet === undefined || win === undefined) return refuse('amounts must be 0 or more with at most 2 decimals');
     if (callback.currency_code !== user.currency && !faults.has('ignores-currency')) {
       return refuse(`currency ${callback.currency_code} is not the player's (${user.currency})`);
