@@ -68,6 +68,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     random: seededRandom(`${config.seed}:schedule`),
     balances: () => ledger.knownBalances(),
     rollback: { profile: wireOf(config.callbacks).name, available: wireOf(config.callbacks).hasRollback },
+    wholeRounds: wireOf(config.callbacks).roundBody,
     onRun: (run) => {
       if (run.error) logger.warn({ entry: run.entry, scenario: run.scenario, error: run.error }, 'scheduled run did not finish');
       options.onScheduledRun?.(run);

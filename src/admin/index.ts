@@ -170,6 +170,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         balances: ledger.knownBalances(),
         ...(gameId ? { gameId } : {}),
         rollback: rollbackOf(config),
+        wholeRounds: wireOf(config.callbacks).roundBody,
       },
       random,
       () => engine.nextTransactionId(),

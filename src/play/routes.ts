@@ -107,7 +107,11 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
     };
     const steps: SpinStep[] = [];
-    const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...common }), waitMs);
+    const rtp = (game?.rtp ?? 96) / 100;
+    // A wire with bet and win fields (betnex) gets the whole round in one callback: the win is drawn first.
+    const wholeWin = wireOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
+    const round = wholeWin ? { winMinor: wholeWin } : {};
+    const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...round, ...common }), waitMs);
     if (!debit.settled) return c.json(pending(debit.event), 202);
     steps.push(step(debit.event, deps.config));
     if (!isAccepted(debit.event)) {
@@ -121,9 +125,9 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
         message: refusalMessage(debit.event),
       });
     }
-    const winMinor = sessionWin(deps.random, betMinor, (game?.rtp ?? 96) / 100);
+    const winMinor = wholeWin ?? sessionWin(deps.random, betMinor, rtp);
     let last = debit.event;
-    if (winMinor > 0) {
+    if (winMinor > 0 && wholeWin === undefined) {
       const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common }), waitMs);
       if (!credit.settled) return c.json({ ...pending(credit.event), steps }, 202);
       steps.push(step(credit.event, deps.config));

@@ -50,6 +50,11 @@ export interface ScenarioParams {
   gameId?: string;
   /** Whether the active profile has a ROLLBACK (default true); `bet-rollback` and `rollback-unknown` need one. */
   rollback?: { profile: string; available: boolean };
+  /**
+   * Whether the wire carries a bet and its win in one callback (betnex): then `bet-win` and each
+   * `session` spin go out as one callback per round instead of a DEBIT and a CREDIT.
+   */
+  wholeRounds?: boolean;
 }
 
 /**
@@ -132,11 +137,18 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
     purpose,
   });
   const plan = (steps: ScenarioStep[], concurrent = false): ScenarioPlan => ({ scenario: name, playerId, steps, concurrent });
+  /** A bet and its win in one callback (a DEBIT carrying `winMinor`). */
+  const wholeRound = (d: ScenarioStep, winMinor: number, purpose: string): ScenarioStep => ({
+    ...d,
+    request: { ...d.request, winMinor },
+    purpose,
+  });
 
   switch (name) {
     case 'bet-win': {
       const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
       const win = winFor(rng, d.request.amountMinor);
+      if (params.wholeRounds) return plan([wholeRound(d, win, 'a round moves the balance by its win minus its bet')]);
       return plan([d, credit('win', d, win, [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up by its amount')]);
     }
     case 'bet-lose':
@@ -218,7 +230,9 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
         steps.push(d);
         previous = [d.key];
         const win = sessionWin(rng, d.request.amountMinor, rtp);
-        if (win > 0) {
+        if (win > 0 && params.wholeRounds) {
+          steps[steps.length - 1] = wholeRound(d, win, `spin ${i}: one callback moves the balance by win − bet`);
+        } else if (win > 0) {
           const c = credit(
             `spin-${i}-win`,
             d,

@@ -61,6 +61,8 @@ export interface SchedulerOptions {
   maxBacklog?: number;
   /** Whether the active profile has a ROLLBACK: without one, ROLLBACK scenarios are refused with a clear error. */
   rollback?: { profile: string; available: boolean };
+  /** Whether rounds go out as one callback (a wire with bet and win fields). */
+  wholeRounds?: boolean;
 }
 
 export class ScheduleError extends Error {
@@ -124,6 +126,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           ...(a.entry.rtp === undefined ? {} : { rtp: a.entry.rtp }),
           ...(options.balances ? { balances: options.balances() } : {}),
           ...(options.rollback ? { rollback: options.rollback } : {}),
+          ...(options.wholeRounds ? { wholeRounds: true } : {}),
         },
         options.random,
         () => options.engine.nextTransactionId(),

@@ -117,3 +117,43 @@ describe('POST /play/:session/spin', () => {
     expectApiError((await res.json()) as Record<string, unknown>, 503);
   });
 });
+
+describe('POST /play/:session/spin under the betnex profile', () => {
+  it('sends each spin as one callback carrying the bet and its win, and the balance agrees with the wallet', async () => {
+    const callbacks = { profile: 'betnex' } as const;
+    const wallet = await startWallet({ config: validateConfig({ callbacks }), dbPath: ':memory:', port: 0 });
+    const aggmock = await startAggmock(
+      validateConfig({ port: 0, db: ':memory:', seed: 3, callbacks: { ...callbacks, webhookUrl: wallet.webhookUrl } }),
+    );
+    try {
+      const game = aggmock.catalog.games.find((g) => g.minBetMinor <= 100 && g.maxBetMinor >= 100 && (g.rtp ?? 0) > 90);
+      const launched = await fetch(`${aggmock.url}/getgameurl`, {
+        method: 'POST',
+        headers: { 'x-betnex-key': 'aggmock-dev-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'p4', gameId: game?.id, money: 1000, platform: 1, home_url: 'https://casino.example' }),
+      });
+      const session = ((await launched.json()) as { payload: { session_id: string } }).payload.session_id;
+      let wins = 0;
+      for (let i = 0; i < 20 && wins === 0; i++) {
+        const res = await fetch(`${aggmock.url}/play/${session}/spin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ bet: 1 }),
+        });
+        const body = (await res.json()) as { outcome: string; steps: unknown[]; balance: number };
+        expect(body.steps).toHaveLength(1);
+        expect(Math.round(body.balance * 100)).toBe(wallet.store.balanceOf('p4'));
+        if (body.outcome === 'win') wins++;
+      }
+      expect(wins).toBe(1);
+      const rounds = aggmock.engine.outbox.list({ playerId: 'p4', limit: 50 });
+      expect(rounds.every((e) => e.kind === 'debit')).toBe(true);
+      const won = rounds.find((e) => (e.winMinor ?? 0) > 0);
+      expect(JSON.parse(won?.body ?? '{}')).toMatchObject({ bet_amount: 1, win_amount: (won?.winMinor ?? 0) / 100 });
+      expect(aggmock.ledger.discrepancies()).toEqual([]);
+    } finally {
+      await aggmock.close();
+      await wallet.close();
+    }
+  });
+});

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCallbackEngine, openDatabase } from '../../src/callbacks/index.ts';
+import { createCallbackEngine, openDatabase, seededRandom } from '../../src/callbacks/index.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { planScenario, runScenario } from '../../src/scenarios/index.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
 
 /*
@@ -51,6 +52,24 @@ describe('a whole round in one callback', () => {
     expect(wallet.store.balanceOf('p1')).toBe(100_250);
     expect(aggmock.ledger.balance('p1')?.balanceMinor).toBe(100_250);
     expect(aggmock.ledger.discrepancies()).toEqual([]);
+  });
+
+  it('is how bet-win and session rounds go out on betnex; the wallet and the shadow ledger agree to the cent', async () => {
+    const { wallet, aggmock } = await betnexLoop();
+    const rng = seededRandom(5);
+    const params = { players: ['p3'], amount: { min: 1, max: 20 }, size: 12, rtp: 3, wholeRounds: true };
+    const betWin = planScenario('bet-win', params, rng, () => aggmock.engine.nextTransactionId());
+    expect(betWin.steps.map((s) => [s.request.kind, s.request.winMinor !== undefined])).toEqual([['debit', true]]);
+    const session = planScenario('session', params, rng, () => aggmock.engine.nextTransactionId());
+    expect(session.steps.every((s) => s.request.kind === 'debit')).toBe(true);
+    expect(session.steps.some((s) => (s.request.winMinor ?? 0) > 0)).toBe(true);
+    for (const plan of [betWin, session]) {
+      const run = await runScenario(aggmock.engine, plan);
+      expect(run.steps.every((s) => s.status === 'sent' && s.event.status === 'delivered')).toBe(true);
+    }
+    expect(aggmock.ledger.discrepancies()).toEqual([]);
+    expect(aggmock.ledger.balance('p3')?.balanceMinor).toBe(wallet.store.balanceOf('p3'));
+    expect(wallet.store.balanceOf('p3')).not.toBe(100_000);
   });
 
   it('can be sent through the admin API as {type:"debit", amount, win}', async () => {
