@@ -11,6 +11,57 @@ import { configFor, drive, engineFor, onCleanup, receiver, runCleanups, sleep, t
 afterEach(runCleanups);
 
 describe('durability', () => {
+  it('sends nothing for an attempt the outbox was reset under between its journal row and its send', async () => {
+    const rx = await receiver();
+    const engine = engineFor(configFor(rx.url));
+    engine.start();
+    engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 100 });
+    // The store commit and the first attempt's journal row run in microtasks; the send waits for the next turn.
+    await Promise.resolve();
+    expect(engine.outbox.counts().delivering).toBe(1);
+    engine.outbox.reset();
+    await sleep(50);
+    expect(rx.requests).toHaveLength(0);
+    expect(engine.outbox.list()).toEqual([]);
+    await engine.stop({ deadlineMs: 1_000 });
+  });
+
+  it('sends no attempt whose journal row could not be committed: it ends unsent and is retried, then sent once', async () => {
+    const rx = await receiver();
+    const clock = new FakeClock();
+    const engine = engineFor(configFor(rx.url), { clock });
+    // The first commit that carries an attempt about to go out fails, as a full disk would.
+    const outbox = engine.outbox as unknown as { journal(a: { error?: string }): void; flush(): void };
+    const journal = outbox.journal.bind(outbox);
+    const flush = outbox.flush.bind(outbox);
+    let unsentRowPending = false;
+    let failures = 1;
+    outbox.journal = (attempt) => {
+      if (attempt.error?.startsWith('no reply recorded')) unsentRowPending = true;
+      journal(attempt);
+    };
+    outbox.flush = () => {
+      if (unsentRowPending && failures > 0) {
+        failures--;
+        throw new Error('SQLITE_FULL: database or disk is full');
+      }
+      unsentRowPending = false;
+      flush();
+    };
+    engine.start();
+    const settled = await drive(engine, clock, engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 100 }).settled);
+    expect(failures).toBe(0);
+    expect(settled).toMatchObject({ status: 'delivered', attemptCount: 2 });
+    expect(rx.requests).toHaveLength(1);
+    const attempts = engine.outbox.attempts(settled.id);
+    expect(attempts[0]).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringContaining('not sent: its journal row could not be committed'),
+    });
+    expect(attempts[0]?.responseStatus).toBeUndefined();
+    expect(attempts[1]).toMatchObject({ outcome: 'delivered', responseStatus: 200 });
+  });
+
   it('resumes after a stop: every event is delivered exactly once to an idempotent receiver, none lost', async () => {
     const seen = new Map<string, number>();
     const rx = await receiver(async (req) => {

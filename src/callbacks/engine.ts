@@ -220,30 +220,42 @@ class Engine implements CallbackEngine {
     this.outbox.journal(unansweredAttempt(event, startedAt, headers));
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
-    this.sendAfterCommit(() => this.post(transport, { event, generation, startedAt, headers }));
+    this.sendAfterCommit(transport, { event, generation, startedAt, headers });
   }
 
-  private sendQueue: (() => void)[] = [];
+  private sendQueue: { transport: Transport; sending: Omit<AttemptInFlight, 't0'> }[] = [];
 
   /**
    * Runs `send` once the journal rows of this loop iteration's attempts are committed: setImmediate
    * runs after every reply the poll phase brought in, so one commit covers the attempts they freed
    * slots for (a microtask would commit once per reply).
    */
-  private sendAfterCommit(send: () => void): void {
-    this.sendQueue.push(send);
+  private sendAfterCommit(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
+    this.sendQueue.push({ transport, sending });
     if (this.sendQueue.length === 1) setImmediate(this.sendJournaled);
   }
 
+  /**
+   * Sends the attempts whose journal rows are now committed. Nothing goes out unjournaled: when the
+   * commit fails, or the outbox was reset since the attempt began, the attempt ends unsent (a
+   * retry, on the schedule) instead of reaching the wallet with no row to show for it.
+   */
   private readonly sendJournaled = (): void => {
     const sends = this.sendQueue;
     this.sendQueue = [];
+    let unjournaled: string | undefined;
     try {
       this.outbox.flush();
     } catch (error) {
       this.logger?.error({ err: error }, 'could not journal attempts before sending them');
+      unjournaled = `not sent: its journal row could not be committed (${error instanceof Error ? error.message : String(error)})`;
     }
-    for (const send of sends) send();
+    for (const { transport, sending } of sends) {
+      const unsent =
+        sending.generation !== this.generation ? 'not sent: the outbox was reset before the attempt went out' : unjournaled;
+      if (unsent === undefined) this.post(transport, sending);
+      else this.finishAttempt({ ...sending, t0: performance.now() }, { outcome: 'retry', error: unsent });
+    }
   };
 
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
