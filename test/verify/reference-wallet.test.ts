@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AggmockConfigInput } from '../../src/config/index.ts';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
+import { config, DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
 
 const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
 
@@ -81,4 +82,28 @@ describe('aggmock verify against the reference wallet', () => {
       reason: expect.stringMatching(/--players/),
     });
   });
+});
+
+describe('aggmock verify against the reference wallet on other wires', () => {
+  const WIRE_CHECKS = ['wrong-currency', 'free-spin', 'bonus-credited-once'];
+  const cases: [string, AggmockConfigInput['callbacks'], string[]][] = [
+    ['the default profile with currency and bonus fields', { extraFields: ['currency', 'bonus'] }, []],
+    ['the betnex profile', { profile: 'betnex' }, ['wrong-api-key', 'missing-api-key', 'whole-round']],
+  ];
+  for (const [name, callbacks, extra] of cases) {
+    it(`passes every check on ${name}, the currency, bonus and round checks included`, async () => {
+      const c = config({ callbacks });
+      const wallet = await startReferenceWallet({ config: c });
+      try {
+        const before = { p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') };
+        const outcome = await verifyWallet(wallet, 'players', { config: c });
+        expect(failures(outcome)).toEqual({});
+        expect(outcome.exitCode).toBe(0);
+        for (const id of [...WIRE_CHECKS, ...extra]) expect(idsWith(outcome, 'pass')).toContain(id);
+        expect({ p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') }).toEqual(before);
+      } finally {
+        await wallet.close();
+      }
+    }, 120_000);
+  }
 });
