@@ -4,6 +4,7 @@ import { HTTPResponseStatusClass, MatchersV3, type PactV4 } from '@pact-foundati
 import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest } from '../callbacks/events.ts';
 import { encodeAmount } from '../money/index.ts';
 import { signCallback, type Wire, wireOf } from '../profiles/index.ts';
+import { setAt } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES, type SigningScheme } from '../signing/index.ts';
 import { CONTRACT_WEBHOOK_PATH, type ContractInteraction, WRONG_SECRET } from './interactions.ts';
 
@@ -100,9 +101,9 @@ function byTypeFields(wire: Wire, kind: ContractInteraction['event']['kind']): S
 }
 
 /** An object with `value` at a dotted path: "data.money" → `{data: {money: value}}`. */
-function atPath(path: string, value: unknown): Record<string, unknown> {
-  const [head, ...rest] = path.split('.');
-  return { [head as string]: rest.length === 0 ? value : atPath(rest.join('.'), value) };
+function atPath(path: string, value: unknown, target: Record<string, unknown> = {}): Record<string, unknown> {
+  setAt(target, path, value);
+  return target;
 }
 
 /** The reply body the rule requires, in the wire's shape: the balance (and success flag), or the rejection's code or flag. */
@@ -110,10 +111,9 @@ function replyTemplate(wire: Wire, reply: ContractInteraction['reply']): Record<
   const { rules } = wire.reading();
   const success = rules.success;
   if (reply.accepted) {
-    return {
-      ...(success ? atPath(success.path, success.equals) : {}),
-      ...atPath(rules.balance, like(encodeAmount(reply.balanceMinor, wire.codec()))),
-    };
+    // Set one after the other: two paths under one parent ("data.ok", "data.money") must both stay.
+    const body = success ? atPath(success.path, success.equals) : {};
+    return atPath(rules.balance, like(encodeAmount(reply.balanceMinor, wire.codec())), body);
   }
   const code = wire.code(reply.error);
   if (code !== undefined) return atPath(rules.error, code);

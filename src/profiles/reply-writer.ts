@@ -1,4 +1,5 @@
 import { encodeAmount } from '../money/index.ts';
+import { setAt } from '../shared/index.ts';
 import type { ReplyRules, WireReplyCode } from './schema.ts';
 import type { ReplyReading } from './wire.ts';
 
@@ -21,18 +22,6 @@ export type ReplyOutcome =
     };
 
 type Scalar = string | number | boolean;
-
-/** Sets a value at a dotted path ("data.money"), creating the objects on the way. */
-function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let current = target;
-  for (const key of keys.slice(0, -1)) {
-    const next = current[key];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) current[key] = {};
-    current = current[key] as Record<string, unknown>;
-  }
-  current[keys.at(-1) as string] = value;
-}
 
 /** A value judgeReply will not take for the success value. */
 function unsuccessful(equals: Scalar): Scalar {

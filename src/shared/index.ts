@@ -55,3 +55,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (ka.length !== kb.length) return false;
   return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
+
+/** Sets `value` at a dotted path ("data.money") of `target`, creating (or replacing non-object) members on the way. */
+export function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let current = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = current[key];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) current[key] = {};
+    current = current[key] as Record<string, unknown>;
+  }
+  current[keys.at(-1) as string] = value;
+}

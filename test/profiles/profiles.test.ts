@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { judgeReply } from '../../src/callbacks/reply.ts';
 import { ConfigError, configSchema, validateConfig } from '../../src/config/index.ts';
+import { generateContracts } from '../../src/contracts/generate.ts';
 import { renderOpenApiDocument } from '../../src/openapi/index.ts';
 import {
   BETNEX_PROFILE,
@@ -186,4 +189,25 @@ describe('a profile file, as data', () => {
   it('has its JSON Schema committed in contracts/profile.schema.json exactly as generated (npm run openapi)', () => {
     expect(readFileSync(PROFILE_SCHEMA_PATH, 'utf8')).toBe(profileJsonSchemaText());
   });
+});
+
+describe('contracts for a profile whose reply is nested', () => {
+  it('expect the success flag and the balance side by side under one parent, and the engine reads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aggmock-nested-pact-'));
+    try {
+      const profile = {
+        ...BETNEX_PROFILE,
+        name: 'nested',
+        reply: { balance: 'data.money', success: { path: 'data.ok', equals: true } },
+      };
+      const path = await generateContracts({ config: validateConfig({ callbacks: { profile } }), outDir: dir });
+      const pact = JSON.parse(readFileSync(path, 'utf8')) as {
+        interactions: { description: string; response: { body: { content: unknown } } }[];
+      };
+      const debit = pact.interactions.find((i) => i.description === 'a DEBIT the balance covers');
+      expect(debit?.response.body.content).toEqual({ data: { ok: true, money: 90 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
