@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { encodeAmount } from '../money/index.ts';
+import { setAt } from '../shared/index.ts';
 import type { BodyField, BodyTemplate, ValueSource } from './schema.ts';
 import type { Wire, WireEventKind } from './wire.ts';
 
@@ -172,10 +173,18 @@ export function bodySchemas(wire: Wire): Partial<Record<WireEventKind, z.ZodType
   };
 }
 
-/** A schema nested at a dotted path: "data.money" → `{data: {money: schema}}`. */
-function atPath(path: string, schema: z.ZodType): Record<string, z.ZodType> {
-  const [head, ...rest] = path.split('.');
-  return { [head as string]: rest.length === 0 ? schema : z.looseObject(atPath(rest.join('.'), schema)) };
+/** Schemas at dotted paths, merged into one shape: `data.ok` and `data.money` → `{data: {ok, money}}`. */
+function shapeAt(members: readonly (readonly [string, z.ZodType])[]): Record<string, z.ZodType> {
+  const tree: Record<string, unknown> = {};
+  for (const [path, schema] of members) setAt(tree, path, schema);
+  const toShape = (node: Record<string, unknown>): Record<string, z.ZodType> =>
+    Object.fromEntries(
+      Object.entries(node).map(([key, v]) => [
+        key,
+        v instanceof z.ZodType ? v : z.looseObject(toShape(v as Record<string, unknown>)),
+      ]),
+    );
+  return toShape(tree);
 }
 
 /**
@@ -195,15 +204,15 @@ export function replySchemas(wire: Wire): { accepted: z.ZodType; rejected: z.Zod
     'why the event was refused',
   );
   const message = z.string().optional().describe('a message for people');
-  const accepted = z.looseObject({
-    ...(success ? atPath(success.path, z.literal(success.equals)) : {}),
-    ...atPath(rules.balance, balance),
-  });
-  const rejected = z.looseObject({
-    ...(success ? {} : atPath(rules.error, error)),
-    ...(success ? atPath(success.path, z.unknown().describe(`anything but ${JSON.stringify(success.equals)}`)) : {}),
-    ...Object.fromEntries((rules.message.slice(0, 1) as string[]).map((p) => [p, message])),
-    ...(rules.balanceOnRejection ? Object.fromEntries([[rules.balance, balance.optional()]]) : {}),
-  });
+  const accepted = z.looseObject(
+    shapeAt([...(success ? [[success.path, z.literal(success.equals)] as const] : []), [rules.balance, balance]]),
+  );
+  const rejected = z.looseObject(
+    shapeAt([
+      success ? [success.path, z.unknown().describe(`anything but ${JSON.stringify(success.equals)}`)] : [rules.error, error],
+      ...rules.message.slice(0, 1).map((path) => [path, message] as const),
+      ...(rules.balanceOnRejection ? [[rules.balance, balance.optional()] as const] : []),
+    ]),
+  );
   return { accepted, rejected };
 }

@@ -192,6 +192,17 @@ describe('a profile file, as data', () => {
 });
 
 describe('contracts for a profile whose reply is nested', () => {
+  it('documents it in /openapi.json with both members under their one parent', () => {
+    const profile = {
+      ...BETNEX_PROFILE,
+      name: 'nested',
+      reply: { balance: 'data.money', success: { path: 'data.ok', equals: true } },
+    };
+    const doc = JSON.parse(renderOpenApiDocument(validateConfig({ callbacks: { profile } })));
+    const accepted = doc.webhooks['nested-debit'].post.responses['200'].content['application/json'].schema.anyOf[0];
+    expect(Object.keys(accepted.properties.data.properties)).toEqual(['ok', 'money']);
+  });
+
   it('expect the success flag and the balance side by side under one parent, and the engine reads them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-nested-pact-'));
     try {
