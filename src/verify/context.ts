@@ -1,5 +1,5 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
-import { formatMinor } from '../money/index.ts';
+import { formatMinor, toMajor } from '../money/index.ts';
 import { type Wire, type WireReplyCode, wireOf } from '../profiles/index.ts';
 import {
   type CallbackSpec,
@@ -281,7 +281,8 @@ export class CheckContext {
       if (!this.startBalances.has(playerId)) this.startBalances.set(playerId, balance);
       return balance;
     }
-    await this.setState(`player ${playerId} has balance ${formatMinor(wantMinor)}`, { playerId, balance: wantMinor / 100 });
+    // Provider states name balances with two decimals, whatever the currency (as the contracts' states do).
+    await this.setState(`player ${playerId} has balance ${formatMinor(wantMinor)}`, { playerId, balance: toMajor(wantMinor) });
     return wantMinor;
   }
 
