@@ -281,7 +281,7 @@ export class CheckContext {
       if (!this.startBalances.has(playerId)) this.startBalances.set(playerId, balance);
       return balance;
     }
-    // Provider states name balances with two decimals, whatever the currency (as the contracts' states do).
+    // Provider-state amounts have two decimals whatever the currency (as the contracts' states): 100.00 = 10,000 minor units.
     await this.setState(`player ${playerId} has balance ${formatMinor(wantMinor)}`, { playerId, balance: toMajor(wantMinor) });
     return wantMinor;
   }

@@ -109,14 +109,15 @@ describe('aggmock verify against the reference wallet on other wires', () => {
 });
 
 describe('aggmock verify in another currency', () => {
-  // Players mode only: provider states name balances with two decimals (see the README), so a state URL assumes them.
-  it('passes the reference wallet whose players hold yen (no decimals), from player ids', async () => {
+  it('passes the reference wallet whose players hold yen (no decimals), with a state URL and without', async () => {
     const c = config({ callbacks: { currency: 'JPY', extraFields: ['currency'] }, wallet: { currency: 'JPY' } });
     const wallet = await startReferenceWallet({ config: c });
     try {
-      const outcome = await verifyWallet(wallet, 'players', { config: c });
-      expect(failures(outcome)).toEqual({});
-      expect(idsWith(outcome, 'pass')).toContain('wrong-currency');
+      for (const mode of ['state', 'players'] as const) {
+        const outcome = await verifyWallet(wallet, mode, { config: c });
+        expect(failures(outcome), mode).toEqual({});
+        expect(idsWith(outcome, 'pass')).toContain('wrong-currency');
+      }
     } finally {
       await wallet.close();
     }
