@@ -77,8 +77,16 @@ export const DEFAULT_READING: ReplyReading = {
 
 /** The value at a dotted path of a reply ("balance", "data.money"). */
 function at(object: Record<string, unknown>, path: string): unknown {
-  return valueAt(object, path.split('.'));
+  let keys = pathKeys.get(path);
+  if (!keys) {
+    keys = path.split('.');
+    pathKeys.set(path, keys);
+  }
+  return valueAt(object, keys);
 }
+
+/** Reply paths split once: a profile has a handful, read on every reply. */
+const pathKeys = new Map<string, readonly string[]>();
 
 /**
  * Judges one reply under a wire's reading (where the balance, the error and a success flag are;

@@ -33,7 +33,6 @@ type Scalar = string | number | boolean;
 
 /** The value of one source for one event, or undefined when the event has none. */
 function sourceValue(wire: Wire, f: WireFields, source: ValueSource): Scalar | undefined {
-  const amount = (minor: number) => encodeAmount(minor, wire.codec(f.currency));
   switch (source) {
     case 'type':
       return wire.type(f.kind);
@@ -43,11 +42,11 @@ function sourceValue(wire: Wire, f: WireFields, source: ValueSource): Scalar | u
         ? (f.referenceTransactionId ?? f.transactionId)
         : f.transactionId;
     case 'amount':
-      return amount(f.amountMinor);
+      return encodeAmount(f.amountMinor, wire.codec(f.currency));
     case 'betAmount':
-      return amount(f.kind === 'credit' ? 0 : f.amountMinor);
+      return encodeAmount(f.kind === 'credit' ? 0 : f.amountMinor, wire.codec(f.currency));
     case 'winAmount':
-      return amount(f.kind === 'credit' ? f.amountMinor : (f.winMinor ?? 0));
+      return encodeAmount(f.kind === 'credit' ? f.amountMinor : (f.winMinor ?? 0), wire.codec(f.currency));
     case 'currency':
       return f.currency ?? wire.currency;
     case 'timestamp':
@@ -70,7 +69,7 @@ type Rendered = Scalar | { [key: string]: Rendered };
 function renderField(wire: Wire, f: WireFields, field: BodyField): Rendered | undefined {
   if ('const' in field) return field.const;
   if ('from' in field) {
-    const list = Array.isArray(field.from) ? field.from : [field.from];
+    const list = typeof field.from === 'string' ? [field.from] : field.from;
     for (const source of list) {
       const value = sourceValue(wire, f, source);
       if (value !== undefined) return value;
@@ -83,11 +82,22 @@ function renderField(wire: Wire, f: WireFields, field: BodyField): Rendered | un
 
 function renderObject(wire: Wire, f: WireFields, template: BodyTemplate): Record<string, Rendered> {
   const out: Record<string, Rendered> = {};
-  for (const [name, field] of Object.entries(template)) {
+  for (const [name, field] of entriesOf(template)) {
     const value = renderField(wire, f, field);
     if (value !== undefined) out[name] = value;
   }
   return out;
+}
+
+/** A template's fields in order, listed once per template (a profile's templates never change). */
+const templateEntries = new WeakMap<BodyTemplate, [string, BodyField][]>();
+function entriesOf(template: BodyTemplate): [string, BodyField][] {
+  let entries = templateEntries.get(template);
+  if (!entries) {
+    entries = Object.entries(template);
+    templateEntries.set(template, entries);
+  }
+  return entries;
 }
 
 /**

@@ -96,11 +96,29 @@ function resolveWire(settings: WireSettings): Wire {
     if (event) for (const s of sources(event.body)) used.add(s);
   }
   const debitSources = sources(events.debit.body);
-  const codec = (currency?: string): AmountCodec => ({
-    format: definition.amounts.format,
-    as: definition.amounts.as,
-    exponent: currencyExponent(currency ?? settings.currency, settings.currencies) ?? DEFAULT_EXPONENT,
-  });
+  // One frozen codec and reading per currency: every callback and every reply asks for them.
+  const codecs = new Map<string, Readonly<AmountCodec>>();
+  const codec = (currency = settings.currency): AmountCodec => {
+    let known = codecs.get(currency);
+    if (!known) {
+      known = Object.freeze({
+        format: definition.amounts.format,
+        as: definition.amounts.as,
+        exponent: currencyExponent(currency, settings.currencies) ?? DEFAULT_EXPONENT,
+      });
+      codecs.set(currency, known);
+    }
+    return known;
+  };
+  const readings = new Map<string, Readonly<ReplyReading>>();
+  const reading = (currency = settings.currency): ReplyReading => {
+    let known = readings.get(currency);
+    if (!known) {
+      known = Object.freeze({ rules: definition.reply, codec: codec(currency) });
+      readings.set(currency, known);
+    }
+    return known;
+  };
   return {
     name: definition.name,
     definition,
@@ -122,7 +140,7 @@ function resolveWire(settings: WireSettings): Wire {
     currency: settings.currency,
     currencies: settings.currencies,
     codec,
-    reading: (currency) => ({ rules: definition.reply, codec: codec(currency) }),
+    reading,
     code: (name) => {
       const codes = definition.reply.codes;
       return codes === undefined ? undefined : (codes[name] ?? name);
