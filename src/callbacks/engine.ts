@@ -256,6 +256,9 @@ class Engine implements CallbackEngine {
       if (unsent === undefined) this.post(transport, sending);
       else this.finishAttempt({ ...sending, t0: performance.now() }, { outcome: 'retry', error: unsent });
     }
+    // That commit also carried every outcome journaled before it: settle them now, not at the
+    // group-commit tick (which then usually finds nothing left to write).
+    if (unjournaled === undefined && this.afterCommit.length > 0) this.tick();
   };
 
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
