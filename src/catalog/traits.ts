@@ -112,6 +112,21 @@ const FIRST_RELEASE = Date.UTC(2012, 0, 1);
 const LAST_RELEASE = Date.UTC(2025, 11, 31);
 const DAY_MS = 86_400_000;
 
+/**
+ * One frozen list per set of currencies: 100,000 games draw at most 16,384 distinct sets,
+ * and a list per game was ~9 MB of a large catalog's memory.
+ */
+const currencyLists = new Map<string, readonly string[]>();
+function sharedCurrencies(optional: readonly string[]): readonly string[] {
+  const key = optional.join();
+  let list = currencyLists.get(key);
+  if (!list) {
+    list = Object.freeze([...CORE_CURRENCIES, ...optional]);
+    currencyLists.set(key, list);
+  }
+  return list;
+}
+
 /** Draws realistic traits for a game of `type`. Dates come from the seed, never from the clock. */
 export function gameTraits(rng: Rng, type: GameType): GameTraits {
   const profile = PROFILES[type];
@@ -124,7 +139,7 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
   const releaseDay = rng.int(0, (LAST_RELEASE - FIRST_RELEASE) / DAY_MS);
   const releaseDate = isoDay(releaseDay);
   // Drawn last, so every earlier trait of every game is what it was before games had currencies.
-  const currencies = [...CORE_CURRENCIES, ...OPTIONAL_CURRENCIES.filter(() => rng.chance(OPTIONAL_CURRENCY_SHARE))];
+  const currencies = sharedCurrencies(OPTIONAL_CURRENCIES.filter(() => rng.chance(OPTIONAL_CURRENCY_SHARE)));
   return {
     rtp: rtpHundredths / 100,
     volatility,
