@@ -185,7 +185,9 @@ describe('generateCatalog', () => {
     expect(lists.size).toBeLessThanOrEqual(2 ** 14);
     expect(lists.size).toBeLessThan(games.length);
     // A frozen list cannot be changed through one game and show up in another.
-    expect(() => (games[0]?.currencies as string[]).push('XXX')).toThrow(TypeError);
+    const first = games[0]?.currencies as string[];
+    expect(first).toBeDefined();
+    expect(() => first.push('XXX')).toThrow(TypeError);
   });
 
   it('rejects a size that is not a whole number in range, naming the field', () => {
