@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
 import { type ReplyReading, WIRE_REPLY_CODES } from '../profiles/index.ts';
-import { jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
+import { cached, jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
 
 /**
  * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
@@ -77,16 +77,13 @@ export const DEFAULT_READING: ReplyReading = {
 
 /** The value at a dotted path of a reply ("balance", "data.money"). */
 function at(object: Record<string, unknown>, path: string): unknown {
-  let keys = pathKeys.get(path);
-  if (!keys) {
-    keys = path.split('.');
-    pathKeys.set(path, keys);
-  }
-  return valueAt(object, keys);
+  return valueAt(object, cached(pathKeys, path, splitPath, MAX_CACHED_PATHS));
 }
 
 /** Reply paths split once: a profile has a handful, read on every reply. */
 const pathKeys = new Map<string, readonly string[]>();
+const MAX_CACHED_PATHS = 256;
+const splitPath = (path: string) => path.split('.');
 
 /**
  * Judges one reply under a wire's reading (where the balance, the error and a success flag are;

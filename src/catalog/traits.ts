@@ -1,3 +1,4 @@
+import { cached } from '../shared/index.ts';
 import type { CatalogGame, GameType, Platform, Volatility } from './catalog.ts';
 import type { Rng } from './seed.ts';
 
@@ -118,13 +119,7 @@ const DAY_MS = 86_400_000;
  */
 const currencyLists = new Map<string, readonly string[]>();
 function sharedCurrencies(optional: readonly string[]): readonly string[] {
-  const key = optional.join();
-  let list = currencyLists.get(key);
-  if (!list) {
-    list = Object.freeze([...CORE_CURRENCIES, ...optional]);
-    currencyLists.set(key, list);
-  }
-  return list;
+  return cached(currencyLists, optional.join(), () => Object.freeze([...CORE_CURRENCIES, ...optional]));
 }
 
 /** Draws realistic traits for a game of `type`. Dates come from the seed, never from the clock. */

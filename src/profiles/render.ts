@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { encodeAmount } from '../money/index.ts';
-import { setAt } from '../shared/index.ts';
+import { cached, setAt } from '../shared/index.ts';
 import type { BodyField, BodyTemplate, ValueSource } from './schema.ts';
 import type { Wire, WireEventKind } from './wire.ts';
 
@@ -91,14 +91,7 @@ function renderObject(wire: Wire, f: WireFields, template: BodyTemplate): Record
 
 /** A template's fields in order, listed once per template (a profile's templates never change). */
 const templateEntries = new WeakMap<BodyTemplate, [string, BodyField][]>();
-function entriesOf(template: BodyTemplate): [string, BodyField][] {
-  let entries = templateEntries.get(template);
-  if (!entries) {
-    entries = Object.entries(template);
-    templateEntries.set(template, entries);
-  }
-  return entries;
-}
+const entriesOf = (template: BodyTemplate): [string, BodyField][] => cached(templateEntries, template, Object.entries);
 
 /**
  * The exact JSON bytes of a callback under the wire's profile: its fields in the order the

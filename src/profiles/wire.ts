@@ -1,4 +1,5 @@
 import { type AmountCodec, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies } from '../money/index.ts';
+import { cached } from '../shared/index.ts';
 import type { SigningScheme } from '../signing/index.ts';
 import { builtinProfile, type DefaultWireSettings, isBuiltinProfile } from './builtin.ts';
 import {
@@ -73,13 +74,11 @@ const resolved = new WeakMap<object, Wire>();
  * @example wireOf(config.callbacks).body('debit') // { type: {from:'type'}, transactionId: … }
  */
 export function wireOf(settings: WireSettings): Wire {
-  let wire = resolved.get(settings);
-  if (!wire) {
-    wire = resolveWire(settings);
-    resolved.set(settings, wire);
-  }
-  return wire;
+  return cached(resolved, settings, resolveWire);
 }
+
+/** Currencies whose codec and reading a wire keeps; ISO 4217 has fewer than 200. */
+const MAX_CACHED_CURRENCIES = 256;
 
 function definitionOf(settings: WireSettings): ProfileDefinition {
   const { profile } = settings;
@@ -97,28 +96,23 @@ function resolveWire(settings: WireSettings): Wire {
   }
   const debitSources = sources(events.debit.body);
   // One frozen codec and reading per currency: every callback and every reply asks for them.
+  // The codes come from requests, so the caches are bounded (see cached).
   const codecs = new Map<string, Readonly<AmountCodec>>();
-  const codec = (currency = settings.currency): AmountCodec => {
-    let known = codecs.get(currency);
-    if (!known) {
-      known = Object.freeze({
-        format: definition.amounts.format,
-        as: definition.amounts.as,
-        exponent: currencyExponent(currency, settings.currencies) ?? DEFAULT_EXPONENT,
-      });
-      codecs.set(currency, known);
-    }
-    return known;
-  };
+  const codec = (currency = settings.currency): AmountCodec =>
+    cached(
+      codecs,
+      currency,
+      (code) =>
+        Object.freeze({
+          format: definition.amounts.format,
+          as: definition.amounts.as,
+          exponent: currencyExponent(code, settings.currencies) ?? DEFAULT_EXPONENT,
+        }),
+      MAX_CACHED_CURRENCIES,
+    );
   const readings = new Map<string, Readonly<ReplyReading>>();
-  const reading = (currency = settings.currency): ReplyReading => {
-    let known = readings.get(currency);
-    if (!known) {
-      known = Object.freeze({ rules: definition.reply, codec: codec(currency) });
-      readings.set(currency, known);
-    }
-    return known;
-  };
+  const reading = (currency = settings.currency): ReplyReading =>
+    cached(readings, currency, (code) => Object.freeze({ rules: definition.reply, codec: codec(code) }), MAX_CACHED_CURRENCIES);
   return {
     name: definition.name,
     definition,

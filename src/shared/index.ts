@@ -56,6 +56,30 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
+/**
+ * The value `make` gives for `key`, made once and kept in `cache`. A Map keeps at most
+ * `maxEntries` keys (beyond that the value is made afresh each time), so keys that come from
+ * outside (a currency code in a request, say) cannot grow it without bound.
+ *
+ * @example cached(codecs, 'JPY', (code) => codecFor(code), 256)
+ */
+export function cached<K extends object, V>(cache: WeakMap<K, V>, key: K, make: (key: K) => V): V;
+export function cached<K, V>(cache: Map<K, V>, key: K, make: (key: K) => V, maxEntries?: number): V;
+export function cached<K, V>(
+  cache: Map<K, V> | WeakMap<K & object, V>,
+  key: K,
+  make: (key: K) => V,
+  maxEntries = Number.POSITIVE_INFINITY,
+): V {
+  const map = cache as Map<K, V>;
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make(key);
+    if (!(cache instanceof Map) || cache.size < maxEntries) map.set(key, value);
+  }
+  return value;
+}
+
 /** Sets `value` at a dotted path ("data.money") of `target`, creating (or replacing non-object) members on the way. */
 export function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split('.');

@@ -222,3 +222,21 @@ describe('contracts for a profile whose reply is nested', () => {
     }
   }, 60_000);
 });
+
+describe('the codecs and readings of a wire', () => {
+  it('are made once per currency, frozen, and not kept beyond a bound (codes come from requests)', () => {
+    const wire = wireWith({});
+    expect(wire.codec('JPY')).toBe(wire.codec('JPY'));
+    expect(wire.codec('JPY').exponent).toBe(0);
+    expect(wire.codec()).toBe(wire.codec('EUR'));
+    expect(wire.reading('KWD')).toBe(wire.reading('KWD'));
+    expect(wire.reading('KWD').codec.exponent).toBe(3);
+    expect(Object.isFrozen(wire.codec('EUR'))).toBe(true);
+    expect(Object.isFrozen(wire.reading('EUR'))).toBe(true);
+    // Thousands of made-up codes each still get an answer (two decimals)…
+    for (let i = 0; i < 2_000; i++) expect(wire.codec(`Z${i}`).exponent).toBe(2);
+    // …but past the bound they are made afresh, not kept; known ones stay kept.
+    expect(wire.codec('Z1999')).not.toBe(wire.codec('Z1999'));
+    expect(wire.codec('JPY')).toBe(wire.codec('JPY'));
+  });
+});
