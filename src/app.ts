@@ -9,7 +9,7 @@ import type { AggmockConfig } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { callbackUrlPolicy } from './launch/callback-url.ts';
+import { type CallbackUrlPolicy, callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { registerAdminPaths } from './openapi/admin.ts';
 import { docsRoutes } from './openapi/docs.ts';
@@ -26,6 +26,8 @@ export interface AppDeps {
   /** The base URL the server listens on, once known; `config.publicUrl` wins over it. */
   listenUrl?: () => string | undefined;
   onLaunch?: (session: LaunchSession) => void;
+  /** The launch `callback_url` policy; default {@link launchCallbackUrls}. Pass one to share it with the fast path. */
+  callbackUrls?: CallbackUrlPolicy;
   /** Extra sub-apps mounted by the caller (the admin API), path → app. */
   mounts?: Record<string, Hono>;
   /** Sends the play page's spins; without it the page shows but cannot spin. */
@@ -89,11 +91,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     return svg(c, renderProviderLogo(provider));
   });
 
-  const ownPort = () => {
-    const listening = deps.listenUrl?.();
-    return listening ? Number(new URL(listening).port) : config.port || undefined;
-  };
-  const callbackUrls = callbackUrlPolicy({ callbacks: config.callbacks, ownPort });
+  const callbackUrls = deps.callbackUrls ?? launchCallbackUrls(config, deps.listenUrl);
   const api = () =>
     aggregatorRoutes({ config, catalog, sessions, baseUrl, callbackUrls, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
@@ -110,6 +108,15 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   app.route('/', docsRoutes('/openapi.json', 'aggmock API'));
   return app;
+}
+
+/** Which `callback_url`s a launch may name: config `callbacks.allowedUrls`, never aggmock's own port. */
+export function launchCallbackUrls(config: AggmockConfig, listenUrl?: () => string | undefined): CallbackUrlPolicy {
+  const ownPort = () => {
+    const listening = listenUrl?.();
+    return listening ? Number(new URL(listening).port) : config.port || undefined;
+  };
+  return callbackUrlPolicy({ callbacks: config.callbacks, ownPort });
 }
 
 /** The base URL of absolute links: `config.publicUrl`, else where the server listens, else undefined (the request's origin). */

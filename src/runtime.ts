@@ -3,13 +3,13 @@ import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
-import { listingsFastPath } from './aggregator/fast-path.ts';
-import { createApp, publicBaseUrl } from './app.ts';
+import { aggregatorFastPath } from './aggregator/fast-path.ts';
+import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
-import { LaunchSessions } from './launch/sessions.ts';
+import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
 import { wireOf } from './profiles/index.ts';
@@ -81,6 +81,8 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const sessions = new LaunchSessions();
   let listenUrl: string | undefined;
   const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
+  const onLaunch = (s: LaunchSession) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched');
+  const callbackUrls = launchCallbackUrls(config, () => listenUrl);
   const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError });
   const app = createApp({
     config,
@@ -90,13 +92,21 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     random: seededRandom(`${config.seed}:play`),
     listenUrl: () => listenUrl,
     mounts: { '/__admin': admin },
-    onLaunch: (s) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched'),
+    onLaunch,
+    callbackUrls,
     onInternalError,
   });
 
   let server: RunningServer;
   try {
-    const fastPath = listingsFastPath({ config, catalog, baseUrl: () => publicBaseUrl(config, listenUrl) });
+    const fastPath = aggregatorFastPath({
+      config,
+      catalog,
+      sessions,
+      callbackUrls,
+      onLaunch,
+      baseUrl: () => publicBaseUrl(config, listenUrl),
+    });
     server = await listen(app, { port: config.port, host: config.host, fastPath });
   } catch (error) {
     ledger.close();

@@ -10,20 +10,28 @@ export interface RunningServer {
 }
 
 /**
+ * Answers a request itself and returns true, or leaves it untouched and returns false. A fast path
+ * that must read the body before it knows may also return true and later call `handOff`, which
+ * gives the request to Hono (with the body it read kept as `req.rawBody`, where the Node adapter
+ * reads it).
+ */
+export type FastPath = (req: IncomingMessage, res: ServerResponse, handOff: () => void) => boolean;
+
+/**
  * Listens with `app.fetch` on host:port (port 0 picks a free one) and resolves once bound.
  * `fastPath` sees each request first and may answer it itself (returning true) before Hono's
  * adapter builds a Request; see src/aggregator/fast-path.ts.
  */
 export function listen(
   app: { fetch: Parameters<typeof serve>[0]['fetch'] },
-  options: { port: number; host: string; fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean },
+  options: { port: number; host: string; fastPath?: FastPath },
 ): Promise<RunningServer> {
   const { fastPath } = options;
   const withFastPath = fastPath
     ? {
         createServer: ((serverOptions: object, listener: RequestListener) =>
           createServer(serverOptions, (req, res) => {
-            if (!answered(fastPath, req, res)) listener(req, res);
+            if (!answered(fastPath, req, res, () => listener(req, res))) listener(req, res);
           })) as typeof createServer,
       }
     : {};
@@ -49,9 +57,9 @@ export function listen(
 }
 
 /** Did the fast path answer? A throw before it wrote anything hands the request to Hono instead of crashing. */
-function answered(fastPath: (req: IncomingMessage, res: ServerResponse) => boolean, req: IncomingMessage, res: ServerResponse) {
+function answered(fastPath: FastPath, req: IncomingMessage, res: ServerResponse, handOff: () => void) {
   try {
-    return fastPath(req, res);
+    return fastPath(req, res, handOff);
   } catch {
     if (res.headersSent) res.destroy();
     return res.headersSent;

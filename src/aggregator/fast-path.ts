@@ -1,68 +1,69 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authCheck } from '../auth/index.ts';
+import { type AuthCheck, authCheck } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
-import type { AggmockConfig } from '../config/index.ts';
+import { parseJsonBytes } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
+import type { FastPath } from '../server.ts';
+import { type LaunchDeps, launchGame } from './launch.ts';
 import { type CachedListing, type ListingCache, listingCache, matchesEtag } from './listings.ts';
+import { launchRequestSchema } from './schemas.ts';
 
-/** Answers a request itself and returns true, or leaves it untouched and returns false. */
-export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+export type { FastPath };
 
-export interface ListingsFastPathDeps {
-  config: AggmockConfig;
-  catalog: Catalog;
-  /** The base URL the listings' links use (configured, or where the server listens); undefined: let Hono decide. */
+export interface AggregatorFastPathDeps extends LaunchDeps {
+  /** The base URL of the listings' and launch links (configured, or where the server listens); undefined: let Hono decide. */
   baseUrl: () => string | undefined;
   now?: () => number;
 }
 
 /**
- * The listings are the hot path, and the bytes are cached anyway, so the Node listener answers
- * `GET /getallproviders` and `GET /getallgamesandprovider[?provider=…]` (at `/` and `/casino`)
- * from the cache before Hono's adapter builds a request, with the same status, headers and bytes
- * as the Hono routes (test/api/fast-path.test.ts compares them). Credentials are checked with
- * the same {@link authCheck} the routes use. Anything it is not sure about goes to Hono, which
- * then answers as always: another method (HEAD too), path or query shape, a request body, a host
- * header the adapter would refuse, missing or wrong credentials, an unknown provider. With a rate
- * limit configured there is no fast path at all, so the limit counts every request in one place.
+ * The hot paths of the aggregator API, answered in the Node listener before Hono's adapter builds
+ * a Request, with the same status, headers and bytes as the Hono routes (test/api/fast-path.test.ts
+ * compares them): the listings (`GET /getallproviders` and `GET /getallgamesandprovider[?provider=…]`,
+ * from the cached bytes) and a successful launch (`POST /getgameurl`), at `/` and at `/casino`.
+ * Credentials are checked with the same {@link authCheck} the routes use, and a launch is judged by
+ * the same schema and {@link launchGame}. Anything it is not sure about goes to Hono, which then
+ * answers as always: another method (HEAD too), path or query shape, a host header the adapter
+ * would refuse, missing or wrong credentials, an unknown provider; for a launch also a body without
+ * a Content-Length, another content type, and every refusal (Hono answers the error, from the same
+ * bytes). With a rate limit configured there is no fast path at all, so the limit counts every
+ * request in one place.
  *
- * @example listen(app, { port, host, fastPath: listingsFastPath({ config, catalog, baseUrl: () => url }) })
+ * @example listen(app, { port, host, fastPath: aggregatorFastPath({ config, catalog, sessions, callbackUrls, baseUrl: () => url }) })
  */
-export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefined {
-  const { config, catalog } = deps;
-  if (config.limits.rateLimit) return undefined;
-  const listings = listingCache(catalog);
-  const check = authCheck(config.auth, deps.now);
+export function aggregatorFastPath(deps: AggregatorFastPathDeps): FastPath | undefined {
+  if (deps.config.limits.rateLimit) return undefined;
+  const check = authCheck(deps.config.auth, deps.now);
+  const listings = listingsPath(deps, check);
+  const launch = launchPath(deps, check);
+  return (req, res, handOff) => {
+    if (req.method === 'GET') return listings(req, res);
+    if (req.method === 'POST') return launch(req, res, handOff);
+    return false;
+  };
+}
 
+function listingsPath(deps: AggregatorFastPathDeps, check: AuthCheck): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { config, catalog } = deps;
+  const listings = listingCache(catalog);
   const resolve = resolver(catalog, listings);
-  let lastHost = '';
+  const validHost = hostChecker();
 
   return (req, res) => {
-    if (req.method !== 'GET') return false;
     const target = req.url ?? '';
     const baseUrl = deps.baseUrl();
     if (baseUrl === undefined) return false;
     const listing = resolve(target, baseUrl);
     if (listing === undefined) return false;
     const host = req.headers.host;
-    if (host === undefined) return false;
-    // Clients keep sending the same Host, so the pattern runs once per new value, not per request.
-    if (host !== lastHost) {
-      if (!VALID_HOST.test(host)) return false;
-      lastHost = host;
-    }
+    if (!validHost(host)) return false;
     if (req.headers['transfer-encoding'] !== undefined) return false;
     const length = req.headers['content-length'];
     if (length !== undefined && length !== '0') return false;
 
-    if (config.auth.mode !== 'none') {
-      const read = (name: string) => {
-        const value = req.headers[name.toLowerCase()];
-        return Array.isArray(value) ? value.join(', ') : value;
-      };
-      if (check('GET', `http://${host}${target}`, EMPTY, read) instanceof ApiError) return false;
-    }
+    if (config.auth.mode !== 'none' && check('GET', `http://${host}${target}`, EMPTY, headerReader(req)) instanceof ApiError)
+      return false;
 
     const headers = responseHeaders(listing);
     if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
@@ -71,6 +72,111 @@ export function listingsFastPath(deps: ListingsFastPathDeps): FastPath | undefin
     } else {
       res.writeHead(200, headers.ok);
       res.end(listing.bytes);
+    }
+    return true;
+  };
+}
+
+/** The launch targets the fast path takes: exactly the route, at `/` or `/casino` (a query goes to Hono). */
+const LAUNCH_TARGETS = new Set(['/getgameurl', '/casino/getgameurl']);
+
+/**
+ * The content types the launch fast path takes: plain JSON, which the route's own checks (its
+ * 415 gate and its JSON validator) accept too. Any other spelling goes to Hono to judge.
+ */
+const LAUNCH_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
+  const { config } = deps;
+  const maxBytes = config.limits.bodyBytes;
+  const validHost = hostChecker();
+
+  /**
+   * The reply to send, or undefined when Hono must answer: every refusal (credentials, JSON, schema,
+   * launchGame's ApiErrors) is thrown before a session is created, and Hono answers it from the same bytes.
+   */
+  const judge = (host: string, target: string, body: Buffer, read: (name: string) => string | undefined, baseUrl: string) => {
+    if (config.auth.mode !== 'none' && check('POST', `http://${host}${target}`, body, read) instanceof ApiError) return undefined;
+    const request = launchRequestSchema.safeParse(parseJsonBytes(body));
+    return request.success ? launchGame(deps, request.data, baseUrl) : undefined;
+  };
+
+  return (req, res, handOff) => {
+    const target = req.url ?? '';
+    if (!LAUNCH_TARGETS.has(target)) return false;
+    const baseUrl = deps.baseUrl();
+    if (baseUrl === undefined) return false;
+    const host = req.headers.host;
+    if (!validHost(host)) return false;
+    if (req.headers['transfer-encoding'] !== undefined) return false;
+    // Node's parser holds the body to exactly this many bytes; without it (or past the limit) Hono reads and refuses.
+    const declared = Number(req.headers['content-length']);
+    if (!(declared > 0 && declared <= maxBytes)) return false;
+    const type = req.headers['content-type'];
+    if (type === undefined || !LAUNCH_CONTENT_TYPES.has(type.toLowerCase())) return false;
+
+    readBody(req, (body) => {
+      if (body === undefined) {
+        // The client went away mid-body: nothing was created, nobody is left to answer.
+        res.destroy();
+        return;
+      }
+      let reply: ReturnType<typeof judge>;
+      try {
+        reply = judge(host, target, body, headerReader(req), baseUrl);
+      } catch {
+        reply = undefined;
+      }
+      if (reply === undefined) {
+        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+        handOff();
+        return;
+      }
+      const bytes = Buffer.from(JSON.stringify(reply));
+      res.writeHead(200, [...JSON_HEADERS, 'content-length', String(bytes.byteLength)]);
+      res.end(bytes);
+    });
+    return true;
+  };
+}
+
+/** A launch's reply headers, as the Hono route sends them (the length is added per reply). */
+const JSON_HEADERS: readonly string[] = [...EVERY_RESPONSE_HEADERS.flat(), 'content-type', 'application/json'];
+
+/** The whole body, or undefined when the request ends early (client gone, stream error). */
+function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let settled = false;
+  const finish = (body: Buffer | undefined) => {
+    if (settled) return;
+    settled = true;
+    done(body);
+  };
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+  req.on('error', () => finish(undefined));
+  req.on('close', () => finish(undefined));
+}
+
+/** Reads one request header as the routes see it (repeated headers joined). */
+function headerReader(req: IncomingMessage): (name: string) => string | undefined {
+  return (name) => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+}
+
+/**
+ * Whether a Host header is one the Node adapter uses as it is. Clients keep sending the same Host,
+ * so the pattern runs once per new value, not per request.
+ */
+function hostChecker(): (host: string | undefined) => host is string {
+  let lastHost = '';
+  return (host): host is string => {
+    if (host === undefined) return false;
+    if (host !== lastHost) {
+      if (!VALID_HOST.test(host)) return false;
+      lastHost = host;
     }
     return true;
   };

@@ -2,15 +2,12 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthVariables } from '../auth/index.ts';
 import { inboundAuth } from '../auth/index.ts';
-import { type Catalog, type CatalogGame, findGame, findProvider } from '../catalog/index.ts';
-import type { AggmockConfig } from '../config/index.ts';
+import { findProvider } from '../catalog/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
-import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
-import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
-import { currencyExponent, toMinor } from '../money/index.ts';
+import { type LaunchDeps, launchGame } from './launch.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
   allGamesResponseSchema,
@@ -21,17 +18,10 @@ import {
   providersResponseSchema,
 } from './schemas.ts';
 
-export interface AggregatorDeps {
-  config: AggmockConfig;
-  catalog: Catalog;
-  sessions: LaunchSessions;
+export interface AggregatorDeps extends LaunchDeps {
   /** The public base URL for absolute links (configured, or the origin the client used). */
   baseUrl: (c: Context) => string;
   now?: () => number;
-  /** Which `callback_url`s a launch may name (config callbacks.allowedUrls). */
-  callbackUrls: CallbackUrlPolicy;
-  /** Called after a launch, e.g. to log it or show it in the UI. */
-  onLaunch?: (session: LaunchSession) => void;
 }
 
 type Env = { Variables: AuthVariables };
@@ -94,7 +84,7 @@ const launchRoute = createRoute({
  * @example app.route('/', aggregatorRoutes(deps)); app.route('/casino', aggregatorRoutes(deps));
  */
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
-  const { config, catalog, sessions } = deps;
+  const { config, catalog } = deps;
   const listings = listingCache(catalog);
   const app = new OpenAPIHono<Env>({
     defaultHook: (result, c) => {
@@ -154,60 +144,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
   });
 
-  app.openapi(launchRoute, (c) => {
-    const request = c.req.valid('json');
-    const game = findGame(catalog, request.gameId.toLowerCase());
-    if (!game) {
-      throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, {
-        errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
-      });
-    }
-    const { currency, exponent } = launchCurrency(request.currency, game, config);
-    const balance = toMinor(request.money, exponent);
-    if (balance === undefined) {
-      const decimals = exponent === 2 ? 'two decimals' : `${exponent} decimals (${currency})`;
-      throw new ApiError(400, `money: expected a balance with at most ${decimals}.`, {
-        errors: [{ field: 'money', message: `expected at most ${decimals}`, received: request.money }],
-      });
-    }
-    const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
-    if (refusal) {
-      throw new ApiError(400, `callback_url: ${refusal}.`, {
-        errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
-      });
-    }
-    const session = sessions.create(
-      {
-        playerId: request.username,
-        gameId: game.id,
-        gameName: game.name,
-        provider: game.provider,
-        currency,
-        lang: request.lang ?? 'en',
-        platform: request.platform,
-        homeUrl: request.home_url,
-        ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
-        balanceAtLaunchMinor: balance,
-      },
-      { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
-    );
-    deps.onLaunch?.(session);
-    return c.json(
-      {
-        code: 0 as const,
-        msg: 'Success' as const,
-        success: true as const,
-        payload: {
-          game_launch_url: `${deps.baseUrl(c)}/play/${session.id}`,
-          game_name: game.name,
-          provider: game.provider,
-          expires_in: config.launch.expiresIn,
-          session_id: session.id,
-        },
-      },
-      200,
-    );
-  });
+  app.openapi(launchRoute, (c) => c.json(launchGame(deps, c.req.valid('json'), deps.baseUrl(c)), 200));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
     type: 'apiKey',
@@ -243,28 +180,4 @@ function authenticatedClient(c: Context<Env>): string {
 function clientAddress(c: Context): string {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
   return incoming?.socket?.remoteAddress ?? 'local';
-}
-
-/**
- * The launch's currency (default `callbacks.currency`) and its decimals: a code aggmock knows
- * (ISO 4217 or `callbacks.currencies`) that the game takes. The configured currencies are taken
- * by every game (the seeded catalog cannot know them); any other must be in the game's `currencies`.
- */
-function launchCurrency(
-  requested: string | undefined,
-  game: CatalogGame,
-  config: AggmockConfig,
-): { currency: string; exponent: number } {
-  const currency = (requested ?? config.callbacks.currency).toUpperCase();
-  const { currencies: extra } = config.callbacks;
-  const exponent = currencyExponent(currency, extra);
-  const refuse = (message: string) =>
-    new ApiError(400, `currency: ${message}.`, { errors: [{ field: 'currency', message, received: requested ?? currency }] });
-  if (exponent === undefined)
-    throw refuse(`expected an ISO 4217 code or one of callbacks.currencies, got ${JSON.stringify(currency)}`);
-  const configured = currency === config.callbacks.currency || Object.hasOwn(extra, currency);
-  if (!configured && !game.currencies.includes(currency)) {
-    throw refuse(`game ${game.id} (${game.name}) does not take ${currency}; it takes ${game.currencies.join(', ')}`);
-  }
-  return { currency, exponent };
 }

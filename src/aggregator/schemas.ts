@@ -144,3 +144,4 @@ export const launchResponseSchema = z
     }),
   })
   .openapi('LaunchResponse');
+export type LaunchResponse = z.infer<typeof launchResponseSchema>;

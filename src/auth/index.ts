@@ -41,7 +41,7 @@ export function inboundAuth(
 }
 
 /**
- * Checks one request's credentials; `inboundAuth` and the listings' fast path both call it, so
+ * Checks one request's credentials; `inboundAuth` and the API's fast path both call it, so
  * the rule lives here once. `url` is absolute (its origin is ignored); `read` reads a header.
  */
 export type AuthCheck = (

@@ -6,7 +6,7 @@ export interface SecurityHeadersOptions {
   extraSources?: Record<string, string>;
 }
 
-/** The headers every response carries, HTML or not (the listings fast path sends them too). */
+/** The headers every response carries, HTML or not (the API fast path sends them too). */
 export const EVERY_RESPONSE_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],

@@ -157,7 +157,7 @@ export function verifySignature(options: VerifyOptions): VerifiedSignature {
       const { timestamp, signatures } = parseTimestampedHeader(raw, names.signature);
       checkTimestamp(timestamp, now, tolerance);
       const candidates = secrets.map((s) => hmac(keyBytes(scheme, s), [`${timestamp}.`, payload], 'hex'));
-      return match(scheme, signatures, candidates, signedString(scheme, payload, timestamp), { timestamp });
+      return match(scheme, signatures, candidates, () => signedString(scheme, payload, timestamp), { timestamp });
     }
     case 'hmac-hex': {
       const raw = read(names.signature);
@@ -167,7 +167,7 @@ export function verifySignature(options: VerifyOptions): VerifiedSignature {
         .filter(Boolean)
         .map((s) => s.replace(/^sha256=/i, '').toLowerCase());
       const candidates = secrets.map((s) => hmac(keyBytes(scheme, s), [payload], 'hex'));
-      return match(scheme, signatures, candidates, signedString(scheme, payload), {});
+      return match(scheme, signatures, candidates, () => signedString(scheme, payload), {});
     }
     case 'standard-webhooks': {
       const id = read(names.webhookId);
@@ -206,7 +206,7 @@ export function verifySignature(options: VerifyOptions): VerifiedSignature {
         );
       }
       const candidates = secrets.map((s) => hmac(keyBytes(scheme, s), [`${id}.${timestamp}.`, payload], 'base64'));
-      return match(scheme, signatures, candidates, signedString(scheme, payload, timestamp, id), { timestamp, id });
+      return match(scheme, signatures, candidates, () => signedString(scheme, payload, timestamp, id), { timestamp, id });
     }
   }
 }
@@ -236,7 +236,8 @@ function match(
   scheme: SigningScheme,
   received: readonly string[],
   expected: readonly string[],
-  signed: string,
+  /** The signed string, for the error only (a copy of the whole payload, so not made on success). */
+  signed: () => string,
   extra: { timestamp?: number; id?: string },
 ): VerifiedSignature {
   // Compare every pair so the time taken does not reveal which secret or position matched.
@@ -251,7 +252,7 @@ function match(
       'NO_MATCHING_SIGNATURE',
       'No signature matches the payload with any active secret. Are you signing the raw request body exactly as ' +
         'sent (not re-serialised JSON), with the right secret and the string shown in signedString?',
-      signed,
+      signed(),
     );
   }
   return { scheme, secretIndex, ...extra };

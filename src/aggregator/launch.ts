@@ -1,0 +1,101 @@
+import { type Catalog, type CatalogGame, findGame } from '../catalog/index.ts';
+import type { AggmockConfig } from '../config/index.ts';
+import { ApiError } from '../http/errors.ts';
+import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
+import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
+import { currencyExponent, toMinor } from '../money/index.ts';
+import type { LaunchRequest, LaunchResponse } from './schemas.ts';
+
+export interface LaunchDeps {
+  config: AggmockConfig;
+  catalog: Catalog;
+  sessions: LaunchSessions;
+  /** Which `callback_url`s a launch may name (config callbacks.allowedUrls). */
+  callbackUrls: CallbackUrlPolicy;
+  /** Called after a launch, e.g. to log it or show it in the UI. */
+  onLaunch?: (session: LaunchSession) => void;
+}
+
+/**
+ * A launch (`POST /getgameurl`) after its credentials and body shape are checked: the game, the
+ * currency, the balance and the callback URL are judged, then the session is created and the reply
+ * built. Every refusal is thrown as the ApiError to answer, before anything is created, so a caller
+ * may answer it or hand the request on. The Hono route and the launch fast path both call this.
+ *
+ * @example const reply = launchGame(deps, c.req.valid('json'), 'http://127.0.0.1:4000');
+ */
+export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: string): LaunchResponse {
+  const { config, catalog } = deps;
+  const game = findGame(catalog, request.gameId.toLowerCase());
+  if (!game) {
+    throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, {
+      errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
+    });
+  }
+  const { currency, exponent } = launchCurrency(request.currency, game, config);
+  const balance = toMinor(request.money, exponent);
+  if (balance === undefined) {
+    const decimals = exponent === 2 ? 'two decimals' : `${exponent} decimals (${currency})`;
+    throw new ApiError(400, `money: expected a balance with at most ${decimals}.`, {
+      errors: [{ field: 'money', message: `expected at most ${decimals}`, received: request.money }],
+    });
+  }
+  const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
+  if (refusal) {
+    throw new ApiError(400, `callback_url: ${refusal}.`, {
+      errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
+    });
+  }
+  const session = deps.sessions.create(
+    {
+      playerId: request.username,
+      gameId: game.id,
+      gameName: game.name,
+      provider: game.provider,
+      currency,
+      lang: request.lang ?? 'en',
+      platform: request.platform,
+      homeUrl: request.home_url,
+      ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
+      balanceAtLaunchMinor: balance,
+    },
+    { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
+  );
+  deps.onLaunch?.(session);
+  return {
+    code: 0,
+    msg: 'Success',
+    success: true,
+    payload: {
+      game_launch_url: `${baseUrl}/play/${session.id}`,
+      game_name: game.name,
+      provider: game.provider,
+      expires_in: config.launch.expiresIn,
+      session_id: session.id,
+    },
+  };
+}
+
+/**
+ * The launch's currency (default `callbacks.currency`) and its decimals: a code aggmock knows
+ * (ISO 4217 or `callbacks.currencies`) that the game takes. The configured currencies are taken
+ * by every game (the seeded catalog cannot know them); any other must be in the game's `currencies`.
+ */
+function launchCurrency(
+  requested: string | undefined,
+  game: CatalogGame,
+  config: AggmockConfig,
+): { currency: string; exponent: number } {
+  const currency = (requested ?? config.callbacks.currency).toUpperCase();
+  const { currencies: extra } = config.callbacks;
+  const exponent = currencyExponent(currency, extra);
+  const refuse = (message: string) =>
+    new ApiError(400, `currency: ${message}.`, { errors: [{ field: 'currency', message, received: requested ?? currency }] });
+  if (exponent === undefined)
+    throw refuse(`expected an ISO 4217 code or one of callbacks.currencies, got ${JSON.stringify(currency)}`);
+  const configured = currency === config.callbacks.currency || Object.hasOwn(extra, currency);
+  if (!configured && !game.currencies.includes(currency)) {
+    throw refuse(`game ${game.id} (${game.name}) does not take ${currency}; it takes ${game.currencies.join(', ')}`);
+  }
+  return { currency, exponent };
+}
