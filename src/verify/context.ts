@@ -320,10 +320,12 @@ export class CheckContext {
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
     if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
+      const currency = this.wire.currency;
       fail(
-        `could not read the balance of player ${playerId}: a ${this.wire.hasRollback ? 'ROLLBACK of an unknown transaction' : 'CREDIT of 0'} got ${describeOutcome(probe.exchange)} ` +
+        `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${currency}, the currency verify writes amounts in?): ` +
+          `a ${this.wire.hasRollback ? 'ROLLBACK of an unknown transaction' : 'CREDIT of 0'} got ${describeOutcome(probe.exchange)} ` +
           `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}; neither reply carried {balance}. ` +
-          `Is ${playerId} a player this wallet knows (--players)?`,
+          `Check --players; for players in another currency set callbacks.currency, e.g. AGGMOCK_CALLBACKS__CURRENCY=JPY.`,
       );
     }
     const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);

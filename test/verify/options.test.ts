@@ -174,3 +174,51 @@ describe('reports', () => {
     expect(section).toContain('How to fix:');
   });
 });
+
+describe('players the balance cannot be read of (players mode)', () => {
+  it('reports an unknown player as failed contract interactions and checks with the reason, instead of crashing', async () => {
+    const wallet = await startReferenceWallet();
+    try {
+      const outcome = await verifyWallet(wallet, 'players', {
+        players: ['nobody'],
+        only: ['pact:debit-accepted', 'debit-applies'],
+      });
+      expect(outcome.exitCode).toBe(1);
+      const failed = failures(outcome);
+      expect(Object.keys(failed).sort()).toEqual(['debit-applies', 'pact:debit-accepted']);
+      expect(failed['debit-applies']).toMatch(
+        /could not read the balance of player nobody \(unknown to the wallet, or not holding EUR/,
+      );
+      expect(failed['debit-applies']).toMatch(/PLAYER_NOT_FOUND/);
+      expect(failed['pact:debit-accepted']).toMatch(/PLAYER_NOT_FOUND/);
+      // The interactions could not record a balance to put back, and the report says so.
+      expect(outcome.report?.notices.join('\n')).toMatch(
+        /nobody's balance could not be read first, so it is not restored afterwards/,
+      );
+    } finally {
+      await wallet.close();
+    }
+  });
+
+  it('passes a wallet whose players hold JPY once callbacks.currency is JPY, and names the setting when it is not', async () => {
+    const walletConfig = config({ wallet: { players: { jp: { balance: 5000, currency: 'JPY' } } } });
+    const wallet = await startReferenceWallet({ config: walletConfig });
+    try {
+      const yen = await verifyWallet(wallet, 'players', { players: ['jp'], config: config({ callbacks: { currency: 'JPY' } }) });
+      expect(failures(yen)).toEqual({});
+      expect(yen.exitCode).toBe(0);
+      expect(idsWith(yen, 'pass').length).toBeGreaterThan(30);
+
+      const euro = await verifyWallet(wallet, 'players', { players: ['jp'], only: ['debit-applies'] });
+      expect(euro.exitCode).toBe(1);
+      expect(failures(euro)['debit-applies']).toMatch(
+        /not holding EUR, the currency verify writes amounts in\?\).*set callbacks\.currency, e\.g\. AGGMOCK_CALLBACKS__CURRENCY=JPY/,
+      );
+      // Nothing was taken from the player by the attempts.
+      const after = (await (await fetch(`${wallet.url}/__players/jp`)).json()) as { balance: number };
+      expect(after.balance).toBe(5000);
+    } finally {
+      await wallet.close();
+    }
+  });
+});
