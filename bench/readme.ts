@@ -8,8 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib.ts';
 
-const START = '<!-- bench:start -->';
-const END = '<!-- bench:end -->';
+export const START = '<!-- bench:start -->';
+export const END = '<!-- bench:end -->';
 const ORDER = ['listings', 'launch', 'callbacks', 'startup', 'verify'];
 const TITLES: Record<string, string> = {
   listings: 'Listings',
@@ -19,7 +19,7 @@ const TITLES: Record<string, string> = {
   verify: 'Verify',
 };
 
-interface Record_ {
+export interface Record_ {
   benchmark: string;
   description?: string;
   at: string;
@@ -31,13 +31,14 @@ interface Record_ {
   data: unknown;
 }
 
-function readResults(): Record_[] {
+/** The committed figures, in the README's order (a benchmark never run is left out). */
+export function readResults(): Record_[] {
   return ORDER.map((name) => join(ROOT, 'bench', 'results', `${name}.json`))
     .filter((file) => existsSync(file))
     .map((file) => JSON.parse(readFileSync(file, 'utf8')) as Record_);
 }
 
-type Check = { target: string; met: boolean | undefined; measured: string };
+export type Check = { target: string; met: boolean | undefined; measured: string };
 
 /** Each target of the issue, met or missed, from the figures (undefined: not measured). */
 export function checks(results: Record_[]): Check[] {
@@ -164,9 +165,9 @@ export function renderSection(results: Record_[]): string {
 }
 
 /** Replaces the section between the markers (or, the first time, the body of `## Benchmarks`). */
-export function writeReadme(file = join(ROOT, 'README.md')): void {
+export function writeReadme(file = join(ROOT, 'README.md'), results: Record_[] = readResults()): void {
   const readme = readFileSync(file, 'utf8');
-  const section = renderSection(readResults());
+  const section = renderSection(results);
   let next: string;
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
