@@ -125,6 +125,7 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
       try {
         reply = judge(host, target, body, headerReader(req), baseUrl);
       } catch {
+        // A refusal thrown as an ApiError, or a bug: the route meets it again and answers it (a bug as a logged 500).
         reply = undefined;
       }
       if (reply === undefined) {
