@@ -82,7 +82,9 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
         const player = plan.settings.players[0] as string;
         await restorer.startBalance(player).catch((error: unknown) => {
           if (!(error instanceof CheckFailure)) throw error;
-          notices.push(`contract interactions: ${player}'s balance could not be read first, so it is not restored afterwards: ${error.message}`);
+          notices.push(
+            `contract interactions: ${player}'s balance could not be read first, so it is not restored afterwards: ${error.message}`,
+          );
         });
       }
       const pactResults = await verifyPacts({
