@@ -4,7 +4,7 @@ import { FakeClock } from './clock.ts';
 import { USER_AGENT } from './engine.ts';
 import type { StoredEvent } from './events.ts';
 import { seededRandom } from './random.ts';
-import { configFor, drive, engineFor, receiver, runCleanups, sleep, verify } from './test-engine.ts';
+import { configFor, drive, engineFor, receiver, runCleanups, sleep, tempDbPath, verify } from './test-engine.ts';
 import type { ReceivedRequest } from './test-receiver.ts';
 
 afterEach(runCleanups);
@@ -220,6 +220,68 @@ describe('rollback of a finally failed DEBIT', () => {
     await drive(engine, clock, engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1 }).settled);
     await sleep(20);
     expect(engine.outbox.list({ kind: 'rollback' })).toEqual([]);
+  });
+
+  it('says in the ROLLBACK what the DEBIT said (game, provider, bonus) on a wire whose ROLLBACK carries them, also after a restart', async () => {
+    const common = {
+      type: { from: 'type' },
+      tx: { from: 'transactionId' },
+      player: { from: 'playerId' },
+      amount: { from: 'amount' },
+      game: { from: 'gameName' },
+      studio: { from: 'provider' },
+      promo: { object: { kind: { from: 'bonusKind' }, id: { from: 'bonusId' } }, omitWhenEmpty: true },
+    };
+    const profile = {
+      name: 'rich-rollback',
+      events: {
+        debit: { type: 'BET', body: common },
+        credit: { type: 'WIN', body: common },
+        rollback: { type: 'CANCEL', body: { ...common, ref: { from: 'referenceTransactionId' } } },
+      },
+    };
+    const clock = new FakeClock();
+    const rx = await receiver((req) => {
+      const body = JSON.parse(req.body) as { type: string };
+      return body.type === 'BET' ? { status: 502 } : { status: 200, body: { balance: 10 } };
+    });
+    const dbPath = tempDbPath();
+    const config = configFor(rx.url, { profile, retrySchedule: [0, 1_000] });
+    const first = engineFor(config, { clock, dbPath });
+    first.start();
+    const debit = first.enqueue({
+      kind: 'debit',
+      playerId: 'p1',
+      amountMinor: 0,
+      gameName: 'Sweet Bonanza',
+      provider: 'PRAGMATIC',
+      bonus: { kind: 'free-spins', id: 'fs-1' },
+    });
+    // The first attempt fails; aggmock stops before the second is due, and a new engine on the same
+    // outbox (a restart, which keeps no game name, provider or bonus) makes it and fails finally.
+    while (rx.requests.length < 1 || first.inFlight() > 0) await sleep(2);
+    await first.stop({ deadlineMs: 0 });
+    const second = engineFor(config, { clock, dbPath });
+    const rolledBack = new Promise<StoredEvent>((resolve) => {
+      second.onSettled((e) => {
+        if (e.kind === 'rollback') resolve(e);
+      });
+    });
+    second.start();
+    const rollback = await drive(second, clock, rolledBack);
+    expect(JSON.parse(rollback.body)).toEqual({
+      type: 'CANCEL',
+      tx: expect.any(String),
+      player: 'p1',
+      amount: 0,
+      game: 'Sweet Bonanza',
+      studio: 'PRAGMATIC',
+      promo: { kind: 'free-spins', id: 'fs-1' },
+      ref: debit.event.transactionId,
+    });
+    const sent = rx.requests.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(sent.filter((b) => b.type === 'BET').length).toBeGreaterThanOrEqual(2);
+    expect(sent.at(-1)).toMatchObject({ type: 'CANCEL', game: 'Sweet Bonanza', promo: { kind: 'free-spins', id: 'fs-1' } });
   });
 });
 

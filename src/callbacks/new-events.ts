@@ -1,4 +1,4 @@
-import { wireOf } from '../profiles/index.ts';
+import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
 import { validEnqueueRequest } from './enqueue-request.ts';
@@ -77,6 +77,7 @@ export class NewEvents {
       ...(debit.roundId === undefined ? {} : { roundId: debit.roundId }),
       ...(debit.gameId === undefined ? {} : { gameId: debit.gameId }),
       ...(debit.currency === undefined ? {} : { currency: debit.currency }),
+      ...carriedBy(debit, this.o.cfg),
     };
     return {
       ...fields,
@@ -106,4 +107,26 @@ export class NewEvents {
     const delay = retryDelayMs(0, this.o.cfg, this.o.random) ?? 0;
     return delay > 0 ? createdAt + delay : undefined;
   }
+}
+
+/**
+ * What the DEBIT's body carried that its stored event does not keep (the game name, the provider,
+ * the bonus), read back from the bytes it went out with, so its ROLLBACK says the same on a wire
+ * whose ROLLBACK body has them, also after a restart.
+ */
+function carriedBy(debit: StoredEvent, cfg: CallbacksConfig): Pick<WireFields, 'gameName' | 'provider' | 'bonus'> {
+  let json: unknown;
+  try {
+    json = JSON.parse(debit.body);
+  } catch {
+    return {};
+  }
+  const parsed = parseBody(wireOf(cfg), json, { currencyOf: () => debit.currency });
+  if (!parsed.ok) return {};
+  const { gameName, provider, bonus } = parsed.event;
+  const carried: Pick<WireFields, 'gameName' | 'provider' | 'bonus'> = {};
+  if (gameName !== undefined) carried.gameName = gameName;
+  if (provider !== undefined) carried.provider = provider;
+  if (bonus !== undefined) carried.bonus = bonus;
+  return carried;
 }

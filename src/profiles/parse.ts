@@ -26,6 +26,8 @@ export interface ParsedWireEvent {
   bonus?: { kind: BonusKind; id: string };
   roundId?: string;
   gameId?: string;
+  gameName?: string;
+  provider?: string;
   /** The body's `{"from":"apiKey"}` field, for the wallet to check. */
   apiKey?: string;
 }
@@ -202,9 +204,12 @@ export function parseBody(wire: Wire, json: unknown, options: ParseBodyOptions =
   return { ok: true, event: { ...amounts, transactionId, playerId, ...ids, ...(bonus ? { bonus } : {}) } };
 }
 
+/** The optional string fields a body may carry, read when its template has them. */
+const OPTIONAL_IDS = ['referenceTransactionId', 'currency', 'roundId', 'gameId', 'gameName', 'provider', 'apiKey'] as const;
+
 function optionalIds(read: BodyReader) {
-  const out: { referenceTransactionId?: string; currency?: string; roundId?: string; gameId?: string; apiKey?: string } = {};
-  for (const source of ['referenceTransactionId', 'currency', 'roundId', 'gameId', 'apiKey'] as const) {
+  const out: Partial<Pick<ParsedWireEvent, (typeof OPTIONAL_IDS)[number]>> = {};
+  for (const source of OPTIONAL_IDS) {
     const value = read.id(source, false);
     if (value !== undefined) out[source] = value;
   }

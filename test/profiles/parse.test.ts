@@ -28,7 +28,7 @@ describe('parseBody: the inverse of renderBody', () => {
     expect(roundTrip(DEFAULT, fields)).toEqual({ ok: true, event: expected });
   });
 
-  it('reads a betnex body: the kind follows from bet and win, the api_key and the bonus come back', () => {
+  it('reads a betnex body: the kind follows from bet and win, the api_key, the game name, the provider and the bonus come back', () => {
     const debit = roundTrip(BETNEX, { ...base, kind: 'debit', amountMinor: 250, bonus: { kind: 'free-spins', id: 'fs-1' } });
     expect(debit).toEqual({
       ok: true,
@@ -40,10 +40,15 @@ describe('parseBody: the inverse of renderBody', () => {
         currency: 'EUR',
         roundId: 'r-1',
         gameId: 'g-1',
+        // The game name and provider fields have defaults in the betnex profile, written when the event names none.
+        gameName: 'aggmock test game',
+        provider: 'AGGMOCK',
         apiKey: 'k1',
         bonus: { kind: 'free-spins', id: 'fs-1' },
       },
     });
+    const named = roundTrip(BETNEX, { ...base, kind: 'debit', amountMinor: 250, gameName: 'Sweet Bonanza', provider: 'PGSOFT' });
+    expect(named).toMatchObject({ ok: true, event: { gameName: 'Sweet Bonanza', provider: 'PGSOFT' } });
     expect(roundTrip(BETNEX, { ...base, kind: 'credit', amountMinor: 900 })).toMatchObject({
       event: { kind: 'credit', amountMinor: 900 },
     });
