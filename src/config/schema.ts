@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { currencyExponent } from '../money/index.ts';
 import {
   BUILTIN_PROFILES,
   builtinProfile,
@@ -167,6 +168,14 @@ const callbacksObjectSchema = z.strictObject({
 const DEFAULT_PROFILE_ONLY = ['types', 'rollbackStyle', 'amountFormat', 'extraFields'] as const;
 
 export const callbacksSchema = callbacksObjectSchema.superRefine((c, ctx) => {
+  // An unknown code would silently get two decimals (a lower-case "jpy" would not be JPY's none).
+  if (currencyExponent(c.currency, c.currencies) === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['currency'],
+      message: `expected an ISO 4217 code in capitals such as "EUR" or "JPY", or one of callbacks.currencies; got ${JSON.stringify(c.currency)}`,
+    });
+  }
   if (c.profile === 'default') return;
   const defaults = callbacksObjectSchema.parse({});
   for (const key of DEFAULT_PROFILE_ONLY) {

@@ -325,7 +325,7 @@ export class CheckContext {
         `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${currency}, the currency verify writes amounts in?): ` +
           `a ${this.wire.hasRollback ? 'ROLLBACK of an unknown transaction' : 'CREDIT of 0'} got ${describeOutcome(probe.exchange)} ` +
           `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}; neither reply carried {balance}. ` +
-          `Check --players; for players in another currency set callbacks.currency, e.g. AGGMOCK_CALLBACKS__CURRENCY=JPY.`,
+          `Check --players; for players in another currency say which (--currency JPY, or config callbacks.currency).`,
       );
     }
     const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);

@@ -129,6 +129,16 @@ describe('currencies and amount formats', () => {
   it('refuses an extra currency that is not a code or has impossible decimals, naming the key', () => {
     expect(configError({ callbacks: { currencies: { btc: 8 } } })).toContain('callbacks.currencies.btc');
     expect(configError({ callbacks: { currencies: { BTC: 19 } } })).toMatch(/callbacks\.currencies\.BTC: .*(8|too big)/);
+    // The players' currency: a code aggmock knows, never silently two decimals.
+    expect(configError({ callbacks: { currency: 'jpy' } })).toMatch(
+      /callbacks\.currency: expected an ISO 4217 code in capitals.*got "jpy"/,
+    );
+    expect(configError({ callbacks: { currency: 'USDT' } })).toMatch(
+      /callbacks\.currency: .*one of callbacks\.currencies; got "USDT"/,
+    );
+    expect(wireWith({ currency: 'USDT', currencies: { USDT: 6 } }).codec().exponent).toBe(6);
+    expect(wireWith({ currency: 'BTC', currencies: { BTC: 8 } }).codec().exponent).toBe(8);
+    expect(wireWith({ currency: 'JPY' }).codec().exponent).toBe(0);
   });
 });
 

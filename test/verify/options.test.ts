@@ -212,7 +212,22 @@ describe('players the balance cannot be read of (players mode)', () => {
       const euro = await verifyWallet(wallet, 'players', { players: ['jp'], only: ['debit-applies'] });
       expect(euro.exitCode).toBe(1);
       expect(failures(euro)['debit-applies']).toMatch(
-        /not holding EUR, the currency verify writes amounts in\?\).*set callbacks\.currency, e\.g\. AGGMOCK_CALLBACKS__CURRENCY=JPY/,
+        /not holding EUR, the currency verify writes amounts in\?\).*say which \(--currency JPY, or config callbacks\.currency\)/,
+      );
+      // The flag says the same as the config key; an unknown code is a usage error naming it.
+      const lines: string[] = [];
+      const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t), env: {} };
+      const flagged = await runVerifyCommand(
+        wallet.webhookUrl,
+        { players: 'jp', currency: 'JPY', only: 'debit-applies,pact:debit-accepted', reports: false },
+        io,
+      );
+      expect(flagged.exitCode).toBe(0);
+      expect(idsWith(flagged, 'pass').sort()).toEqual(['debit-applies', 'pact:debit-accepted']);
+      const lowerCase = await runVerifyCommand(wallet.webhookUrl, { players: 'jp', currency: 'jpy', reports: false }, io);
+      expect(lowerCase.exitCode).toBe(2);
+      expect(lines.join('')).toMatch(
+        /callbacks\.currency.*expected an ISO 4217 code in capitals such as "EUR" or "JPY".*got "jpy"/,
       );
       // Nothing was taken from the player by the attempts.
       const after = (await (await fetch(`${wallet.url}/__players/jp`)).json()) as { balance: number };

@@ -14,6 +14,7 @@ export interface VerifyFlags {
   scheme?: SigningScheme;
   players?: string;
   profile?: string;
+  currency?: string;
   stateUrl?: string;
   timeout?: string;
   maxLatency?: string;
@@ -46,6 +47,7 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     .addOption(new Option('--scheme <scheme>', 'signature scheme (default: timestamped)').choices([...SIGNING_SCHEMES]))
     .option('--profile <name|file>', 'wire profile the webhook speaks: default, betnex, or a profile file (.json)')
     .option('--players <ids>', 'comma-separated player ids the webhook knows (default: p1,p2)')
+    .option('--currency <code>', "the players' currency; amounts are written in its decimals (default: callbacks.currency, EUR)")
     .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
     .option('--timeout <ms>', 'per-request timeout, ms or "10s" (default: callbacks.timeout, 10 s)')
     .option('--max-latency <ms>', 'p95 reply-time budget of the reply-latency check (default: 2000)')
@@ -108,7 +110,12 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVer
     configPath: flags.config,
     env: io.env ?? process.env,
     cwd: io.cwd ?? process.cwd(),
-    ...(flags.profile === undefined ? {} : { flags: { callbacks: { profile: flags.profile } } }),
+    flags: {
+      callbacks: {
+        ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+        ...(flags.currency === undefined ? {} : { currency: flags.currency }),
+      },
+    },
   });
   const list = (value: string | undefined) =>
     value === undefined
