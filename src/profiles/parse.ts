@@ -204,14 +204,21 @@ export function parseBody(wire: Wire, json: unknown, options: ParseBodyOptions =
   return { ok: true, event: { ...amounts, transactionId, playerId, ...ids, ...(bonus ? { bonus } : {}) } };
 }
 
-/** The optional string fields a body may carry, read when its template has them. */
-const OPTIONAL_IDS = ['referenceTransactionId', 'currency', 'roundId', 'gameId', 'gameName', 'provider', 'apiKey'] as const;
+/** The optional ids a body may carry, read (and checked) when its template has them. */
+const OPTIONAL_IDS = ['referenceTransactionId', 'currency', 'roundId', 'gameId', 'apiKey'] as const;
+
+/** Descriptive fields: taken when they are non-empty strings, never a reason to refuse a body. */
+const DESCRIPTIONS = ['gameName', 'provider'] as const;
 
 function optionalIds(read: BodyReader) {
-  const out: Partial<Pick<ParsedWireEvent, (typeof OPTIONAL_IDS)[number]>> = {};
+  const out: Partial<Pick<ParsedWireEvent, (typeof OPTIONAL_IDS)[number] | (typeof DESCRIPTIONS)[number]>> = {};
   for (const source of OPTIONAL_IDS) {
     const value = read.id(source, false);
     if (value !== undefined) out[source] = value;
+  }
+  for (const source of DESCRIPTIONS) {
+    const value = read.raw(source);
+    if (typeof value === 'string' && value !== '') out[source] = value;
   }
   return out;
 }

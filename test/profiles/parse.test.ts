@@ -49,6 +49,13 @@ describe('parseBody: the inverse of renderBody', () => {
     });
     const named = roundTrip(BETNEX, { ...base, kind: 'debit', amountMinor: 250, gameName: 'Sweet Bonanza', provider: 'PGSOFT' });
     expect(named).toMatchObject({ ok: true, event: { gameName: 'Sweet Bonanza', provider: 'PGSOFT' } });
+    // Descriptive fields never refuse a body: a long name is taken, another type is left out.
+    const body = JSON.parse(renderBody(BETNEX, { ...base, kind: 'debit', amountMinor: 250 }));
+    const long = parseBody(BETNEX, { ...body, game_name: 'x'.repeat(1_000) });
+    expect(long).toMatchObject({ ok: true, event: { gameName: 'x'.repeat(1_000) } });
+    const odd = parseBody(BETNEX, { ...body, game_name: 42, game_provider: null });
+    expect(odd.ok).toBe(true);
+    expect(odd.ok && [odd.event.gameName, odd.event.provider]).toEqual([undefined, undefined]);
     expect(roundTrip(BETNEX, { ...base, kind: 'credit', amountMinor: 900 })).toMatchObject({
       event: { kind: 'credit', amountMinor: 900 },
     });
