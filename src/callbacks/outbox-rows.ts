@@ -57,6 +57,83 @@ const MIGRATIONS: Record<number, string> = {
   `,
 };
 
+/**
+ * The statements that write the outbox, and the values each binds, in one place: the Outbox runs
+ * them, and the benchmark's worker-thread journal probe (bench/callbacks.ts) runs the same ones.
+ */
+export const OUTBOX_WRITES = {
+  insertEvent: `INSERT INTO callback_events
+    (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
+     ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  updateEvent: `UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
+    reply_status = ?, reply_body = ?, error = ? WHERE id = ?`,
+  journal: `INSERT OR REPLACE INTO callback_attempts
+    (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // The row as `journal` would write it when only the outcome differs (see Outbox.writeAttempt).
+  journalOutcome: `UPDATE callback_attempts SET latency_ms = ?, response_status = ?, response_body = ?,
+    error = ?, outcome = ? WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`,
+} as const;
+
+/** The values `OUTBOX_WRITES.insertEvent` binds for a new event. */
+export function eventInsertValues(e: StoredEvent): unknown[] {
+  return [
+    e.id,
+    e.kind,
+    e.transactionId,
+    e.referenceTransactionId ?? null,
+    e.playerId,
+    e.amountMinor,
+    e.roundId ?? null,
+    e.gameId ?? null,
+    e.currency ?? null,
+    e.source,
+    e.group ?? null,
+    e.orderingKey,
+    e.url,
+    e.body,
+    e.status,
+    e.attemptCount,
+    e.nextAttemptAt ?? null,
+    e.createdAt,
+    e.winMinor ?? null,
+  ];
+}
+
+/** The values `OUTBOX_WRITES.updateEvent` binds for an event's current state. */
+export function eventUpdateValues(e: StoredEvent): unknown[] {
+  return [
+    e.status,
+    e.attemptCount,
+    e.nextAttemptAt ?? null,
+    e.settledAt ?? null,
+    e.reply?.status ?? null,
+    e.reply === undefined ? null : replyText(e.reply.body),
+    e.error ?? null,
+    e.id,
+  ];
+}
+
+/**
+ * The values `OUTBOX_WRITES.journal` binds for an attempt, with its headers already as JSON and its
+ * body null when it is the event's own (the journal does not store it twice).
+ */
+export function attemptValues(a: Attempt, headersJson: string, body: string | null): unknown[] {
+  return [
+    a.eventId,
+    a.n,
+    a.startedAt,
+    a.latencyMs,
+    headersJson,
+    body,
+    a.responseStatus ?? null,
+    a.responseBody ?? null,
+    a.error ?? null,
+    a.outcome,
+  ];
+}
+
 export interface EventRow {
   id: number;
   kind: EventKind;

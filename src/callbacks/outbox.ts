@@ -1,6 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, SETTLED_STATUSES, type StoredEvent } from './events.ts';
-import { type AttemptRow, type EventRow, migrate, OUTBOX_SCHEMA_VERSION, replyText, toAttempt, toEvent } from './outbox-rows.ts';
+import {
+  type AttemptRow,
+  attemptValues,
+  type EventRow,
+  eventInsertValues,
+  eventUpdateValues,
+  migrate,
+  OUTBOX_SCHEMA_VERSION,
+  OUTBOX_WRITES,
+  toAttempt,
+  toEvent,
+} from './outbox-rows.ts';
 
 export { OUTBOX_SCHEMA_VERSION };
 
@@ -86,18 +97,10 @@ export class Outbox {
   constructor(readonly db: Database) {
     migrate(db);
     this.stmts = {
-      insert: db.prepare(`INSERT INTO callback_events
-        (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
-         ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      update: db.prepare(`UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
-        reply_status = ?, reply_body = ?, error = ? WHERE id = ?`),
-      journal: db.prepare(`INSERT OR REPLACE INTO callback_attempts
-        (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      // The row as `journal` would write it when only the outcome differs (see writeAttempt).
-      journalOutcome: db.prepare(`UPDATE callback_attempts SET latency_ms = ?, response_status = ?, response_body = ?,
-        error = ?, outcome = ? WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`),
+      insert: db.prepare(OUTBOX_WRITES.insertEvent),
+      update: db.prepare(OUTBOX_WRITES.updateEvent),
+      journal: db.prepare(OUTBOX_WRITES.journal),
+      journalOutcome: db.prepare(OUTBOX_WRITES.journalOutcome),
       get: db.prepare('SELECT * FROM callback_events WHERE id = ?'),
       attempts: db.prepare(`SELECT a.*, e.body AS event_body FROM callback_attempts a
         JOIN callback_events e ON e.id = a.event_id WHERE a.event_id = ? ORDER BY a.n`),
@@ -127,42 +130,10 @@ export class Outbox {
     this.nextId = this.firstFreeId();
     this.reservedUpTo = this.nextId;
 
-    const writeUpdate = (e: StoredEvent) =>
-      this.stmts.update.run(
-        e.status,
-        e.attemptCount,
-        e.nextAttemptAt ?? null,
-        e.settledAt ?? null,
-        e.reply?.status ?? null,
-        e.reply === undefined ? null : replyText(e.reply.body),
-        e.error ?? null,
-        e.id,
-      );
+    const writeUpdate = (e: StoredEvent) => this.stmts.update.run(eventUpdateValues(e));
     // The buffers are emptied only once the transaction committed: a failed commit loses nothing.
     this.commitBatch = db.transaction((withDelivering: boolean) => {
-      for (const e of this.newEvents) {
-        this.stmts.insert.run(
-          e.id,
-          e.kind,
-          e.transactionId,
-          e.referenceTransactionId ?? null,
-          e.playerId,
-          e.amountMinor,
-          e.roundId ?? null,
-          e.gameId ?? null,
-          e.currency ?? null,
-          e.source,
-          e.group ?? null,
-          e.orderingKey,
-          e.url,
-          e.body,
-          e.status,
-          e.attemptCount,
-          e.nextAttemptAt ?? null,
-          e.createdAt,
-          e.winMinor ?? null,
-        );
-      }
+      for (const e of this.newEvents) this.stmts.insert.run(eventInsertValues(e));
       for (const a of this.journalBuffer) this.writeAttempt(a);
       for (const e of this.dirty.values()) writeUpdate(e);
       if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
@@ -210,7 +181,7 @@ export class Outbox {
       );
       if (changes > 0) return;
     }
-    this.stmts.journal.run(a.eventId, a.n, a.startedAt, a.latencyMs, headers, body, status, reply, error, a.outcome);
+    this.stmts.journal.run(attemptValues(a, headers, body));
     this.journaledHeaders.set(a.requestHeaders, headers);
   }
 
