@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/casino', api());
   // The pages' scripts (browser/*.js), for the play page and the UI alike.
   app.route('/', browserScriptRoutes());
-  app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random }));
+  app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random, callbackUrls }));
   // The web UI; its launch form calls POST /getgameurl through this same app.
   app.route('/', uiRoutes({ config, catalog, baseUrl, now: deps.now, api: (request, env) => app.fetch(request, env) }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);

@@ -95,10 +95,12 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
    * The reply to send, or undefined when Hono must answer: every refusal (credentials, JSON, schema,
    * launchGame's ApiErrors) is thrown before a session is created, and Hono answers it from the same bytes.
    */
-  const judge = (host: string, target: string, body: Buffer, read: (name: string) => string | undefined, baseUrl: string) => {
-    if (config.auth.mode !== 'none' && check('POST', `http://${host}${target}`, body, read) instanceof ApiError) return undefined;
+  const judge = (req: IncomingMessage, host: string, target: string, body: Buffer, baseUrl: string) => {
+    if (config.auth.mode !== 'none' && check('POST', `http://${host}${target}`, body, headerReader(req)) instanceof ApiError)
+      return undefined;
     const request = launchRequestSchema.safeParse(parseJsonBytes(body));
-    return request.success ? launchGame(deps, request.data, baseUrl) : undefined;
+    // The port the request came in on, as the route passes it: the same launchGame decides both.
+    return request.success ? launchGame(deps, request.data, baseUrl, req.socket.localPort) : undefined;
   };
 
   return (req, res, handOff) => {
@@ -123,7 +125,7 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
       }
       let reply: ReturnType<typeof judge>;
       try {
-        reply = judge(host, target, body, headerReader(req), baseUrl);
+        reply = judge(req, host, target, body, baseUrl);
       } catch {
         // A refusal thrown as an ApiError, or a bug: the route meets it again and answers it (a bug as a logged 500).
         reply = undefined;

@@ -22,9 +22,12 @@ export interface LaunchDeps {
  * built. Every refusal is thrown as the ApiError to answer, before anything is created, so a caller
  * may answer it or hand the request on. The Hono route and the launch fast path both call this.
  *
- * @example const reply = launchGame(deps, c.req.valid('json'), 'http://127.0.0.1:4000');
+ * `ownPort` is the port the launch request came in on (aggmock's own): a `callback_url` there, or at
+ * `baseUrl`, is refused even when the policy does not know where the server listens.
+ *
+ * @example const reply = launchGame(deps, c.req.valid('json'), 'http://127.0.0.1:4000', 4000);
  */
-export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: string): LaunchResponse {
+export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: string, ownPort?: number): LaunchResponse {
   const { config, catalog } = deps;
   const game = findGame(catalog, request.gameId.toLowerCase());
   if (!game) {
@@ -40,8 +43,12 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       errors: [{ field: 'money', message: `expected at most ${decimals}`, received: request.money }],
     });
   }
-  const refusal = request.callback_url === undefined ? undefined : deps.callbackUrls.refusal(request.callback_url);
-  if (refusal) {
+  const callback =
+    request.callback_url === undefined
+      ? undefined
+      : deps.callbackUrls.judge(request.callback_url, { port: ownPort, origins: [baseUrl] });
+  if (callback && 'refusal' in callback) {
+    const { refusal } = callback;
     throw new ApiError(400, `callback_url: ${refusal}.`, {
       errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
     });
@@ -56,7 +63,8 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       lang: request.lang ?? 'en',
       platform: request.platform,
       homeUrl: request.home_url,
-      ...(request.callback_url ? { callbackUrl: request.callback_url } : {}),
+      // As the policy parsed it: the URL stored is the URL judged and the URL dialled.
+      ...(callback ? { callbackUrl: callback.url } : {}),
       balanceAtLaunchMinor: balance,
     },
     { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },

@@ -6,6 +6,7 @@ import { findProvider } from '../catalog/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { localPortOf } from '../http/loopback.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
@@ -144,7 +145,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
   });
 
-  app.openapi(launchRoute, (c) => c.json(launchGame(deps, c.req.valid('json'), deps.baseUrl(c)), 200));
+  app.openapi(launchRoute, (c) => c.json(launchGame(deps, c.req.valid('json'), deps.baseUrl(c), localPortOf(c.env)), 200));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
     type: 'apiKey',

@@ -124,7 +124,9 @@ export const launchRequestSchema = z
       .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL for this session’s wallet callbacks' })
       .max(MAX_URL_LENGTH, { error: `expected at most ${MAX_URL_LENGTH} characters` })
       .optional()
-      .openapi({ description: 'Must match config callbacks.allowedUrls (default: loopback hosts and the webhook origin).' }),
+      .openapi({
+        description: 'Must match config callbacks.allowedUrls (default: loopback addresses, localhost and the webhook origin).',
+      }),
     extras: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
   })
   .openapi('LaunchRequest');

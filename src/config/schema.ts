@@ -158,7 +158,7 @@ const callbacksObjectSchema = z.strictObject({
     .optional(),
   /**
    * Where a launch's `callback_url` may point: URL prefixes such as "http://127.0.0.1:4001/" or
-   * "https://wallet.test/". Empty (the default) means loopback hosts and the origin of
+   * "https://wallet.test/". Empty (the default) means loopback addresses, `localhost` and the origin of
    * `webhookUrl`; aggmock's own port is never allowed, so it cannot be made to call its admin API.
    */
   allowedUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL prefix' })).default([]),

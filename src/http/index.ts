@@ -15,4 +15,4 @@ export {
   scriptTag,
 } from './browser-scripts.ts';
 export { ApiError, type ApiErrorBody, type ApiErrorOptions, errorResponse, type FieldError } from './errors.ts';
-export { isLoopbackHost } from './loopback.ts';
+export { dialsLoopback, isLoopbackHost, localPortOf } from './loopback.ts';

@@ -1,9 +1,13 @@
+import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.ts';
 import { isLoopbackHost } from './loopback.ts';
 
 export interface SameOriginOptions {
-  /** The address the server binds (config `host`); a wildcard (0.0.0.0, ::) accepts any Host. */
+  /**
+   * The address the server binds (config `host`); a wildcard (0.0.0.0, ::) accepts any IP address as
+   * Host (one of this machine's), but a DNS name only when it is loopback or `publicUrl`'s.
+   */
   bindHost: string;
   /** config `publicUrl`: its host is aggmock's own too. */
   publicUrl?: string | undefined;
@@ -17,8 +21,10 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 /**
  * Guards routes that change state (admin API, UI actions) against other web pages: any page a
  * developer visits can POST to 127.0.0.1. A browser sends such a request with a `text/plain` or
- * form body, an `Origin` of the other site and `Sec-Fetch-Site: cross-site`; this refuses all three.
- * The Host check stops DNS rebinding (an attacker's name resolving to 127.0.0.1), for reads too.
+ * form body, an `Origin` of the other site and `Sec-Fetch-Site: cross-site`; this refuses all three,
+ * and a foreign `Referer` where a browser sent no `Origin`. The Host check stops DNS rebinding (an
+ * attacker's name resolving to 127.0.0.1, or to this machine's address on a wildcard binding), for
+ * reads too.
  */
 export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
   const accepted = ['application/json', ...(options.alsoAccept ?? [])];
@@ -28,7 +34,8 @@ export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     const hostname = hostnameOf(host);
-    if (!anyHost && !isLoopbackHost(hostname) && !ownHosts.has(hostname)) {
+    // Rebinding needs a DNS name: on a wildcard binding an address literal is one of this machine's.
+    if (!isLoopbackHost(hostname) && !ownHosts.has(hostname) && !(anyHost && isIP(hostname.replace(/^\[|\]$/g, '')) !== 0)) {
       throw forbidden(
         `Host ${JSON.stringify(host)} is not this server's address (config host ${options.bindHost}, publicUrl); refused so another site's DNS name cannot reach it.`,
         'host',
@@ -45,6 +52,11 @@ export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
     const origin = c.req.header('origin');
     if (origin !== undefined && !sameHost(origin, host)) {
       throw forbidden(`Cross-origin request refused: Origin ${JSON.stringify(origin)} is not ${host}.`, 'origin');
+    }
+    // A browser that sends no Origin still names the page it came from (our pages: Referrer-Policy same-origin).
+    const referer = c.req.header('referer');
+    if (origin === undefined && referer && !sameHost(referer, host)) {
+      throw forbidden(`Cross-origin request refused: Referer ${JSON.stringify(referer)} is not on ${host}.`, 'referer');
     }
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;

@@ -3,5 +3,5 @@
  * callback_url a launch may name (callback-url.ts). An engine: it imports config and http; it
  * must not import surfaces or the CLI.
  */
-export { type CallbackUrlPolicy, callbackUrlPolicy } from './callback-url.ts';
+export { type AggmockSelf, type CallbackUrlPolicy, callbackUrlPolicy } from './callback-url.ts';
 export { type LaunchSession, LaunchSessions } from './sessions.ts';

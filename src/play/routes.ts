@@ -5,7 +5,9 @@ import type { Catalog } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { localPortOf } from '../http/loopback.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
+import { type CallbackUrlPolicy, callbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
@@ -24,6 +26,8 @@ export interface PlayDeps {
   random?: Random;
   /** How long a spin waits for the wallet before answering "pending" (the engine keeps retrying). */
   waitMs?: number;
+  /** The launch `callback_url` policy, asked again before a session's callbacks are sent; default from `config`. */
+  callbackUrls?: CallbackUrlPolicy;
 }
 
 /** One callback of a spin, as the page shows it. */
@@ -53,6 +57,8 @@ const spinSchema = z.object({
 export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }> {
   const app = new Hono<{ Variables: RawBodyVariables }>();
   const waitMs = deps.waitMs ?? 15_000;
+  const callbackUrls =
+    deps.callbackUrls ?? callbackUrlPolicy({ callbacks: deps.config.callbacks, ownPort: () => deps.config.port || undefined });
   let rounds = 0;
 
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
@@ -91,6 +97,20 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error.issues, c.get('jsonBody'));
       throw new ApiError(400, `Invalid spin: ${describeFieldErrors(errors)}.`, { errors });
+    }
+    // Judged again where it is used: a session made some other way (LaunchSessions is public) or a
+    // launch judged before the server knew its own port must not make this spin sign and send.
+    const refusal =
+      session.callbackUrl === undefined
+        ? undefined
+        : callbackUrls.refusal(session.callbackUrl, {
+            port: localPortOf(c.env),
+            origins: [new URL(c.req.url).origin, deps.config.publicUrl],
+          });
+    if (refusal) {
+      throw new ApiError(409, `This session's callback_url is not allowed (${refusal}); launch the game again.`, {
+        errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: session.callbackUrl }],
+      });
     }
     const game = deps.catalog.gameById.get(session.gameId);
     const money = playMoney(deps.config, session, game);
