@@ -49,7 +49,7 @@ export interface CheckSettings {
 }
 
 /** A reply that settles the question (acceptance or rejection), not one aggmock would retry. */
-function isFinal(reply: ReadReply): boolean {
+export function isFinal(reply: ReadReply): boolean {
   return reply.verdict === 'accepted' || reply.verdict === 'rejected';
 }
 
@@ -309,7 +309,9 @@ export class CheckContext {
    * Reads a player's balance through the webhook itself, moving no money: a ROLLBACK of a
    * transaction the wallet never saw. Whatever the wallet answers it with (an acknowledgement,
    * `TRANSACTION_NOT_FOUND`, 2xx or 4xx), any `balance` in the reply is read. Only when the reply
-   * carries none: a DEBIT of 0.01 and its ROLLBACK.
+   * carries none: a DEBIT of 0.01 and its ROLLBACK. And when that DEBIT is refused for want of
+   * funds without a balance (the balance is 0.00, and the wallet's refusals carry none): a CREDIT
+   * of 0.01, taken straight back with a DEBIT of 0.01.
    */
   async readBalance(playerId: string): Promise<number> {
     const probe = this.wire.hasRollback
@@ -319,18 +321,35 @@ export class CheckContext {
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
-    if (!debit.reply.accepted || debit.reply.balanceMinor === undefined) {
-      const currency = this.wire.currency;
-      fail(
-        `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${currency}, the currency verify writes amounts in?): ` +
-          `a ${this.wire.hasRollback ? 'ROLLBACK of an unknown transaction' : 'CREDIT of 0'} got ${describeOutcome(probe.exchange)} ` +
-          `and a DEBIT of 0.01 got ${describeOutcome(debit.exchange)}; neither reply carried {balance}. ` +
-          `Check --players; for players in another currency say which (--currency JPY, or config callbacks.currency).`,
-      );
+    const attempts = [probe, debit];
+    if (debit.reply.accepted && debit.reply.balanceMinor !== undefined) {
+      const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);
+      if (!back.reply.accepted)
+        this.notes.push(`the balance-read DEBIT of 0.01 (${debit.transactionId}) could not be rolled back`);
+      return debit.reply.balanceMinor + 1;
     }
-    const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);
-    if (!back.reply.accepted) this.notes.push(`the balance-read DEBIT of 0.01 (${debit.transactionId}) could not be rolled back`);
-    return debit.reply.balanceMinor + 1;
+    // A player at 0.00 whose wallet refuses without a balance: a correct wallet, and a state every
+    // check that bets the whole balance leaves behind. A CREDIT reads it, a DEBIT undoes the CREDIT.
+    if (this.isRejection(debit, 'INSUFFICIENT_FUNDS')) {
+      const credit = await this.credit('balance read: CREDIT 0.01 (a DEBIT of 0.01 was refused for want of funds)', playerId, 1);
+      attempts.push(credit);
+      if (credit.reply.accepted && credit.reply.balanceMinor !== undefined) {
+        const back = await this.debit('balance read: take that CREDIT 0.01 back', playerId, 1);
+        if (!back.reply.accepted)
+          this.notes.push(`the balance-read CREDIT of 0.01 (${credit.transactionId}) could not be taken back`);
+        return credit.reply.balanceMinor - 1;
+      }
+    }
+    const tried = [
+      this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0',
+      'a DEBIT of 0.01',
+      'a CREDIT of 0.01',
+    ];
+    fail(
+      `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${this.wire.currency}, the currency verify writes amounts in?): ` +
+        `${attempts.map((step, i) => `${tried[i]} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +
+        `Check --players; for players in another currency say which (--currency JPY, or config callbacks.currency).`,
+    );
   }
 
   // ---- expectations ----

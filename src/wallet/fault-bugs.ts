@@ -16,15 +16,62 @@ export function refusedDebitOf(store: WalletStore, event: WalletEvent) {
 }
 
 /**
+ * BUG (`rollback-deletes-debit`): a ROLLBACK that gives a bet back deletes the bet ("it is
+ * cancelled"); only a ROLLBACK that found no bet is kept as a tombstone against a late DEBIT. A
+ * retry of the DEBIT that arrives after its ROLLBACK finds neither the bet nor a tombstone, so it
+ * is taken for a new bet and charged again.
+ */
+export async function rollbackDeletesDebit(store: WalletStore, event: WalletEvent): Promise<WalletReply> {
+  const debitId = event.debitTransactionId ?? event.transactionId;
+  if (event.kind === 'ROLLBACK') {
+    const reply = store.applyEvent(event);
+    if (store.findTransaction(event.playerId, 'DEBIT', debitId)?.status === 'rolled_back') {
+      store.forgetTransaction(event.playerId, 'DEBIT', debitId);
+    }
+    return reply;
+  }
+  const balance = store.balanceOf(event.playerId);
+  if (
+    event.kind !== 'DEBIT' ||
+    store.replayIfDuplicate(event) ||
+    !gaveTheBetBack(store, event) ||
+    balance === undefined ||
+    balance < event.amountMinor
+  ) {
+    return store.applyEvent(event);
+  }
+  const after = balance - event.amountMinor;
+  store.setBalance(event.playerId, after);
+  const reply = store.replies.balance(after);
+  store.recordTransaction(event, 'accepted', reply);
+  return reply;
+}
+
+/** A ROLLBACK of this DEBIT gave its money back (as opposed to a tombstone left by one that found nothing). */
+function gaveTheBetBack(store: WalletStore, event: WalletEvent): boolean {
+  const row = store.db
+    .prepare(
+      "SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? AND status = 'restored' LIMIT 1",
+    )
+    .get(event.playerId, event.transactionId);
+  return row !== undefined;
+}
+
+/**
  * BUG (`float-money`): the balance lives in a binary float of major units, so sums of cents pick
  * up noise (100.1 + 0.2 = 100.30000000000001) and the wallet writes that into its replies. The
  * store keeps exact cents underneath, so only the replies show the bug.
  */
 export function floatMoneyBehaviour(reference: WalletBehaviour, store: WalletStore): WalletBehaviour {
   const floats = new Map<string, number>();
+  // The float replies as sent, so a duplicate gets its first reply again (one bug per fault: only the floats are wrong).
+  const sent = new Map<string, WalletReply>();
   return {
     ...reference,
     applyCallback: async (event) => {
+      const key = JSON.stringify([event.playerId, event.kind, event.transactionId]);
+      const first = sent.get(key);
+      if (first && store.replayIfDuplicate(event)) return first;
       const before = store.balanceOf(event.playerId);
       const reply = store.applyEvent(event);
       const after = store.balanceOf(event.playerId);
@@ -33,7 +80,9 @@ export function floatMoneyBehaviour(reference: WalletBehaviour, store: WalletSto
       const start = tracked !== undefined && Math.round(tracked * 100) === before ? tracked : before / 100;
       const floatAfter = start + (after - before) / 100;
       floats.set(event.playerId, floatAfter);
-      return { status: 200, body: { balance: floatAfter } };
+      const floatReply: WalletReply = { status: 200, body: { balance: floatAfter } };
+      sent.set(key, floatReply);
+      return floatReply;
     },
   };
 }

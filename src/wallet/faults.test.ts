@@ -109,6 +109,15 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
       return (await client.balance('p1')) !== 1000;
     },
   },
+  'rollback-deletes-debit': {
+    bug: 'a DEBIT retried after its ROLLBACK is charged again',
+    probe: async (client) => {
+      await client.debit('p1', 'tx-1', 10);
+      await client.rollback('p1', 'tx-1', 10);
+      await client.debit('p1', 'tx-1', 10);
+      return (await client.balance('p1')) !== 1000;
+    },
+  },
   'refund-refused-debit': {
     bug: 'a ROLLBACK of a refused DEBIT pays its amount',
     probe: async (client) => {

@@ -1,6 +1,14 @@
 import { mulberry32 } from '../shared/index.ts';
 import { referenceBehaviour, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
-import { firstSignatureOnly, floatMoneyBehaviour, pastOnlyTimestamp, racyApply, refusedDebitOf, sleep } from './fault-bugs.ts';
+import {
+  firstSignatureOnly,
+  floatMoneyBehaviour,
+  pastOnlyTimestamp,
+  racyApply,
+  refusedDebitOf,
+  rollbackDeletesDebit,
+  sleep,
+} from './fault-bugs.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
@@ -29,6 +37,8 @@ export const WALLET_FAULTS = [
   'tx-only-key',
   /** Forgets a ROLLBACK of a DEBIT it never saw, so the late DEBIT is charged. */
   'no-tombstone',
+  /** A ROLLBACK gives the bet back and deletes it, so a retry of that DEBIT arriving after its ROLLBACK is charged again. */
+  'rollback-deletes-debit',
   /** A ROLLBACK of a DEBIT that was refused (insufficient funds) pays its amount out anyway. */
   'refund-refused-debit',
   /** Replies to a DEBIT with the balance read before the bet was taken. */
@@ -186,6 +196,8 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
           return store.applyEvent(event);
         },
       };
+    case 'rollback-deletes-debit':
+      return { ...reference, applyCallback: (event) => rollbackDeletesDebit(store, event) };
     case 'refund-refused-debit':
       return {
         ...reference,

@@ -11,7 +11,13 @@ import type { BetnexFault } from './wallets/betnex/receiver.ts';
  */
 const SIGNATURE = ['wrong-secret', 'tampered-signature', 'stale-timestamp', 'future-timestamp', 'rotated-signatures'];
 const CONCURRENCY = ['concurrent-debits', 'concurrent-credits', 'concurrent-rollbacks', 'concurrent-mixed'];
-const ROLLBACKS = ['rollback-restores', 'duplicate-rollback', 'late-debit-after-rollback', 'rollback-amount-mismatch'];
+const ROLLBACKS = [
+  'rollback-restores',
+  'duplicate-rollback',
+  'late-debit-after-rollback',
+  'debit-retry-after-rollback',
+  'rollback-amount-mismatch',
+];
 
 /** What each fault breaks: the same with or without a state URL, since every contract interaction runs in both. */
 const FAILURES: Partial<Record<WalletFault, string[]>> = {
@@ -30,6 +36,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'duplicate-race': ['concurrent-duplicates'],
   'tx-only-key': ['same-tx-two-players'],
   'no-tombstone': ['late-debit-after-rollback'],
+  'rollback-deletes-debit': ['debit-retry-after-rollback'],
   'refund-refused-debit': ['rollback-refused-debit'],
   'rollback-trusts-amount': ['rollback-amount-mismatch'],
   'zero-as-default-stake': ['zero-amount'],
@@ -57,6 +64,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'rollback-restores',
     'duplicate-rollback',
     'rollback-unknown',
+    'debit-retry-after-rollback',
     'rollback-amount-mismatch',
     'rotated-signatures',
   ],

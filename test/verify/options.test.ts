@@ -170,7 +170,8 @@ describe('reports', () => {
     );
     expect(section).toContain('the same DEBIT again (same transactionId');
     expect(section).toContain('X-Signature: t=');
-    expect(section).toContain('{&quot;balance&quot;:98}');
+    // 100 − the DEBIT, + the CREDIT of 0.01 sent between it and its repeat, − the DEBIT charged again.
+    expect(section).toContain('{&quot;balance&quot;:98.01}');
     expect(section).toContain('How to fix:');
   });
 });

@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
-import { type Check, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
+import { type Check, expectAllAnswered, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
 export const ROLLBACK_CHECKS: readonly Check[] = [
@@ -82,6 +82,35 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     },
   },
   {
+    id: 'debit-retry-after-rollback',
+    rule: 'A DEBIT sent again after its ROLLBACK (a retry that was still on its way) takes no money: its first reply again, a refusal, or an acknowledgement that charges nothing.',
+    hint:
+      "Keep the DEBIT's record when a ROLLBACK gives its money back (mark it rolled back, never delete it), so a late copy of " +
+      'that DEBIT is found as a duplicate and answered with its stored reply (or refused) without charging again.',
+    source: 'contract (a repeated transactionId moves no money, also once its ROLLBACK came)',
+    appliesTo: hasRollback,
+    async run(ctx) {
+      const { p, before, amount, debit } = await acceptedDebit(ctx);
+      await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK of it', 'the ROLLBACK');
+      const again = await ctx.debit(
+        `the same DEBIT again, after its ROLLBACK (same transactionId ${debit.transactionId})`,
+        p,
+        amount,
+        debit.transactionId,
+      );
+      expectAllAnswered([again], 'the DEBIT sent again after its ROLLBACK');
+      const now = await ctx.readBalance(p);
+      if (now < before) ctx.giveBack(p, before - now, 'the DEBIT sent again after its ROLLBACK took it');
+      if (now > before) ctx.takeBack(p, now - before);
+      if (now !== before) {
+        fail(
+          `the DEBIT of ${ctx.money(amount)} sent again after its ROLLBACK was charged again: expected the balance to stay at ` +
+            `${ctx.money(before)}, got ${ctx.money(now)} (${describeOutcome(again.exchange)})`,
+        );
+      }
+    },
+  },
+  {
     id: 'second-rollback-new-id',
     rule: 'A second ROLLBACK of the same DEBIT under a new rollback id restores nothing more ("reference" rollback style).',
     hint:
@@ -113,30 +142,44 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
   },
   {
     id: 'rollback-amount-mismatch',
-    rule: 'A ROLLBACK that carries another amount than its DEBIT restores exactly what the DEBIT took, or is refused.',
-    hint: 'Restore the amount stored with the DEBIT, never the amount in the ROLLBACK (or refuse the mismatch with INVALID_REQUEST).',
+    rule: 'A ROLLBACK that carries another amount than its DEBIT (more, or less) restores exactly what the DEBIT took, or is refused.',
+    hint: "Restore the amount stored with the DEBIT, never the amount in the ROLLBACK, not even capped at the DEBIT's (or refuse the mismatch with INVALID_REQUEST).",
     source: 'Blue Ocean ("do not rely on the amount in rollback"); Red Tiger TEST_REFUND_INVALID_AMOUNT_IGNORED; EvenBet',
     appliesTo: hasRollback,
     async run(ctx) {
-      const { p, before, amount, debit } = await acceptedDebit(ctx);
-      const claimed = amount * 3;
-      const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
-      const now = await ctx.readBalance(p);
-      if (now > before) ctx.takeBack(p, now - before);
-      if (now < before) ctx.giveBack(p, before - now, 'the DEBIT was not restored');
-      if (back.reply.verdict === 'accepted') {
-        ctx.expectBalance(back, before, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
-      } else {
-        ctx.expectAnyRejection(back, 'a ROLLBACK with a mismatched amount');
-        if (now !== before - amount)
-          fail(`a refused ROLLBACK must move no money: expected balance ${ctx.money(before - amount)}, got ${ctx.money(now)}`);
-        return;
-      }
-      if (now !== before)
-        fail(`after DEBIT ${ctx.money(amount)} and its ROLLBACK: expected balance ${ctx.money(before)}, got ${ctx.money(now)}`);
+      // More than the DEBIT took catches a wallet that trusts the ROLLBACK's amount; less catches
+      // one that trusts it only up to the DEBIT's amount (Math.min), which a larger claim cannot show.
+      await mismatchedRollback(ctx, (amount) => amount * 3);
+      await mismatchedRollback(ctx, (amount) => Math.floor(amount / 2));
     },
   },
 ];
+
+/** A DEBIT and a ROLLBACK of it claiming `claim(amount)`: it must restore exactly the DEBIT's amount, or be refused. */
+async function mismatchedRollback(ctx: CheckContext, claim: (amount: number) => number): Promise<void> {
+  const { p, before, amount, debit } = await acceptedDebit(ctx);
+  const claimed = claim(amount);
+  if (claimed <= 0 || claimed === amount) {
+    // A bet of 0.01 (a nearly empty player) has no smaller amount to claim.
+    ctx.undoDebit(p, debit.transactionId, amount);
+    return;
+  }
+  const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
+  const now = await ctx.readBalance(p);
+  if (now > before) ctx.takeBack(p, now - before);
+  if (now < before) ctx.giveBack(p, before - now, 'the DEBIT was not restored');
+  if (back.reply.verdict !== 'accepted') {
+    ctx.expectAnyRejection(back, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
+    if (now !== before - amount)
+      fail(`a refused ROLLBACK must move no money: expected balance ${ctx.money(before - amount)}, got ${ctx.money(now)}`);
+    return;
+  }
+  ctx.expectBalance(back, before, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
+  if (now !== before)
+    fail(
+      `after DEBIT ${ctx.money(amount)} and its ROLLBACK claiming ${ctx.money(claimed)}: expected balance ${ctx.money(before)}, got ${ctx.money(now)}`,
+    );
+}
 
 /** The set-up of most rollback checks: the main player's balance, and an accepted DEBIT of 1.00 (or what it has). */
 async function acceptedDebit(ctx: CheckContext) {

@@ -1,7 +1,7 @@
 import { repliesAgree } from '../../callbacks/reply.ts';
 import type { Wire } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail, type Step, skip } from '../context.ts';
+import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -81,7 +81,7 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
 export function unanswered(steps: readonly Step[]): Step[] {
-  return steps.filter((s) => s.reply.verdict !== 'accepted' && s.reply.verdict !== 'rejected');
+  return steps.filter((s) => !isFinal(s.reply));
 }
 
 /** Fails when any of `steps` got no proper answer. */
