@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './db.ts';
@@ -102,6 +104,43 @@ describe('Outbox event ids', () => {
     b.flush();
     expect(new Set(ids).size).toBe(6);
     expect(a.list({ limit: 10 }).map((e) => e.id)).toEqual([...ids].sort((x, y) => y - x));
+  });
+
+  it('reserves ids, prunes and gives ids back while another process writes the same file (no SQLITE_BUSY)', async () => {
+    const path = tempDbPath();
+    const outbox = open(path);
+    // Another writer (a second aggmock on the same --db) committing as fast as it can: a transaction
+    // that reads before it writes must take the write lock first, or a commit between its read and
+    // its write fails it at once with SQLITE_BUSY (no busy timeout applies to that).
+    const writer = new Worker(
+      `const Database = require(require('node:worker_threads').workerData.driver);
+       const { parentPort, workerData } = require('node:worker_threads');
+       const db = new Database(workerData.path);
+       db.pragma('busy_timeout = 5000');
+       const write = db.prepare("INSERT INTO callback_meta (key, value) VALUES ('other-writer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+       parentPort.postMessage('writing');
+       const until = Date.now() + workerData.ms;
+       let n = 0;
+       while (Date.now() < until) write.run(String(n++));
+       db.close();
+       parentPort.postMessage(n);`,
+      { eval: true, workerData: { path, ms: 1_500, driver: createRequire(import.meta.url).resolve('better-sqlite3') } },
+    );
+    const writes = new Promise<number>((resolve, reject) => {
+      writer.on('message', (m: string | number) => typeof m === 'number' && resolve(m));
+      writer.on('error', reject);
+    });
+    await new Promise<void>((resolve) => writer.once('message', () => resolve()));
+    const ids: number[] = [];
+    const until = Date.now() + 1_000;
+    while (Date.now() < until) {
+      for (let i = 0; i < EVENT_ID_BLOCK; i++) ids.push(outbox.insert(newEvent(i)).id);
+      outbox.flush();
+      outbox.prune(Date.now(), { maxEvents: 10, maxAge: 3_600_000 });
+      outbox.checkpoint();
+    }
+    expect(await writes).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('keeps everything buffered when a commit fails, and writes it at the next flush', () => {

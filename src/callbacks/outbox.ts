@@ -138,19 +138,23 @@ export class Outbox {
       for (const e of this.dirty.values()) writeUpdate(e);
       if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
     });
-    this.reserveIds = db.transaction(() => {
+    // These read, then write: IMMEDIATE takes the write lock first, so a second process committing
+    // in between makes them wait (busy_timeout) instead of failing at once with SQLITE_BUSY.
+    const reserveIds = db.transaction(() => {
       // Read again inside the transaction: another process may have reserved or inserted meanwhile.
       const from = Math.max(this.nextId, this.firstFreeId());
       this.stmts.writeIdMark.run(EVENT_ID_KEY, String(from + EVENT_ID_BLOCK));
       this.nextId = from;
       this.reservedUpTo = from + EVENT_ID_BLOCK;
     });
-    this.giveBackIds = db.transaction(() => {
+    this.reserveIds = () => reserveIds.immediate();
+    const giveBackIds = db.transaction(() => {
       // Only if nobody reserved after us, or their ids could be handed out twice.
       if (this.readIdMark() !== this.reservedUpTo) return;
       this.stmts.writeIdMark.run(EVENT_ID_KEY, String(this.nextId));
       this.reservedUpTo = this.nextId;
     });
+    this.giveBackIds = () => giveBackIds.immediate();
   }
 
   /**
@@ -334,14 +338,16 @@ export class Outbox {
    */
   prune(now: number, policy: RetentionPolicy): number {
     this.flush();
-    return this.db.transaction(() => {
-      const beyondCount = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
-      const upTo = Math.max(beyondCount, this.lastIdCreatedBefore(now - policy.maxAge));
-      if (upTo === 0) return 0;
-      const removed = this.stmts.pruneUpTo.run(upTo).changes;
-      if (removed > 0) this.stmts.pruneAttempts.run(upTo);
-      return removed;
-    })();
+    return this.db
+      .transaction(() => {
+        const beyondCount = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
+        const upTo = Math.max(beyondCount, this.lastIdCreatedBefore(now - policy.maxAge));
+        if (upTo === 0) return 0;
+        const removed = this.stmts.pruneUpTo.run(upTo).changes;
+        if (removed > 0) this.stmts.pruneAttempts.run(upTo);
+        return removed;
+      })
+      .immediate();
   }
 
   /**
