@@ -6,6 +6,14 @@ import { MAX_JOURNALED_BODY } from './outbox.ts';
  * One persistent HTTP/1.1 connection of the callback transport (transport.ts) and the parser of
  * the answer to its current request: Content-Length, chunked and close-delimited bodies, 1xx
  * interim replies, `Connection: close`.
+ *
+ * The parser is strict where a lenient reading could turn a broken answer into an acceptance
+ * (RFC 9112): the status is exactly three digits; a Content-Length is digits only, and several
+ * must agree; a chunk size is hex digits (then optional extensions) and a chunk ends exactly
+ * where it said; a folded framing header is refused. Each of these fails the attempt with an
+ * EPROTO error (retried like any network error) instead of guessing. A connection is reused only
+ * when its answer ended exactly at the last byte received: bytes past the end mean the two sides
+ * disagree about where the answer ended, and the next answer cannot be trusted.
  */
 
 /** The engine stopped while the request was on the wire. */
@@ -40,10 +48,17 @@ export interface Job {
 /** Where a connection reports that it is free again or gone (the transport's pool for one origin). */
 export interface ConnectionOwner {
   released(conn: Connection): void;
+  /** Called exactly once per connection, when it is gone; `retry` goes again on another one. */
   dropped(conn: Connection, retry?: Job): void;
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+const LFLF = Buffer.from('\n\n');
+const EMPTY = Buffer.alloc(0);
+/** The most one header block (each interim answer's too), one chunk-size line or the trailers may take. */
+const MAX_HEAD = 64 * 1024;
+
+type ParserState = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'until-close';
 
 /** One persistent connection and the parser of the answer to its current request. */
 export class Connection {
@@ -52,14 +67,20 @@ export class Connection {
   /** Requests completed on this socket: a failure on a reused socket before any byte came is a stale keep-alive. */
   private served = 0;
   private gotBytes = false;
+  /** The socket is destroyed: never hand it another request. */
   private dead = false;
+  /** The owner has been told the connection is gone (it must hear it exactly once). */
+  private left = false;
   // parser state
   private pending: Buffer | undefined;
-  private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'until-close' = 'head';
+  private state: ParserState = 'head';
   private status = 0;
   private retryAfter: string | undefined;
   private keepAlive = true;
   private remaining = 0;
+  private trailerBytes = 0;
+  /** Interim (1xx) answers before the real one. */
+  private interim = 0;
   private bodyParts: Buffer[] = [];
   private bodyBytes = 0;
 
@@ -79,7 +100,7 @@ export class Connection {
     this.gotBytes = false;
     this.resetParser();
     this.socket.ref();
-    this.timer = setTimeout(() => this.fail(new TimeoutError(`no answer within ${timeoutMs} ms (callbacks.timeout)`)), timeoutMs);
+    this.timer = setTimeout(() => this.onTimeout(timeoutMs), timeoutMs);
     this.socket.write(job.request);
   }
 
@@ -91,6 +112,13 @@ export class Connection {
   destroy(): void {
     this.dead = true;
     this.socket.destroy();
+    this.leave();
+  }
+
+  private leave(retry?: Job): void {
+    if (this.left) return;
+    this.left = true;
+    this.origin.dropped(this, retry);
   }
 
   private resetParser(): void {
@@ -100,6 +128,7 @@ export class Connection {
     this.retryAfter = undefined;
     this.keepAlive = true;
     this.remaining = 0;
+    this.interim = 0;
     this.bodyParts = [];
     this.bodyBytes = 0;
   }
@@ -121,46 +150,69 @@ export class Connection {
         switch (this.state) {
           case 'head': {
             const end = buf.indexOf(CRLFCRLF);
-            if (end < 0) {
-              if (buf.length > 64 * 1024) throw new ConnectionError('the answer headers exceed 64 KiB', 'EPROTO');
+            if (end < 0 || end > MAX_HEAD) {
+              if (end > MAX_HEAD || buf.length > MAX_HEAD)
+                throw new ConnectionError(`the answer headers exceed ${MAX_HEAD / 1024} KiB`, 'EPROTO');
+              if (buf.indexOf(LFLF) >= 0)
+                throw new ConnectionError(`the answer's header lines end in a bare LF, not CRLF: ${quote(buf)}`, 'EPROTO');
               this.pending = buf;
               return;
             }
             const head = buf.toString('latin1', 0, end);
             buf = buf.subarray(end + 4);
-            this.parseHead(head); // may complete an empty answer
+            this.parseHead(head);
             break;
           }
           case 'length':
           case 'chunk-data': {
             const take = Math.min(this.remaining, buf.length);
-            this.keep(buf.subarray(0, take));
+            if (take === buf.length) {
+              this.keep(buf);
+              buf = EMPTY;
+            } else {
+              this.keep(buf.subarray(0, take));
+              buf = buf.subarray(take);
+            }
             this.remaining -= take;
-            buf = buf.subarray(take);
             if (this.remaining > 0) return;
-            if (this.state === 'length') this.complete();
+            if (this.state === 'length') this.complete(buf.length);
             else this.state = 'chunk-crlf';
+            break;
+          }
+          case 'chunk-crlf': {
+            // Exactly CRLF after a chunk's data: anything else means the chunk was longer than announced.
+            if (buf.length === 0) return;
+            if (buf[0] !== 0x0d || (buf.length > 1 && buf[1] !== 0x0a))
+              throw new ConnectionError(`a chunk is longer than its announced size: ${quote(buf)}`, 'EPROTO');
+            if (buf.length === 1) {
+              this.pending = buf;
+              return;
+            }
+            buf = buf.subarray(2);
+            this.state = 'chunk-size';
             break;
           }
           case 'until-close':
             this.keep(buf);
             return;
           default: {
-            // chunk-size, chunk-crlf, trailers: line based
+            // chunk-size, trailers: line based
             const eol = buf.indexOf('\r\n');
             if (eol < 0) {
-              this.pending = buf;
+              if (buf.length > MAX_HEAD)
+                throw new ConnectionError(`a chunk-size or trailer line exceeds ${MAX_HEAD / 1024} KiB`, 'EPROTO');
+              if (buf.length > 0) this.pending = buf;
               return;
             }
-            const line = buf.toString('latin1', 0, eol);
-            buf = buf.subarray(eol + 2);
-            if (this.state === 'chunk-crlf') this.state = 'chunk-size';
-            else if (this.state === 'trailers') {
-              if (line === '') this.complete();
+            if (this.state === 'trailers') {
+              this.trailerBytes += eol + 2;
+              if (this.trailerBytes > MAX_HEAD) throw new ConnectionError(`the trailers exceed ${MAX_HEAD / 1024} KiB`, 'EPROTO');
+              buf = buf.subarray(eol + 2);
+              if (eol === 0) this.complete(buf.length);
             } else {
-              const size = Number.parseInt(line.split(';', 1)[0] as string, 16);
-              if (!Number.isFinite(size) || size < 0)
-                throw new ConnectionError(`bad chunk size ${JSON.stringify(line)}`, 'EPROTO');
+              const size = chunkSize(buf, eol);
+              if (size < 0) throw new ConnectionError(`bad chunk size ${quote(buf.subarray(0, eol))}`, 'EPROTO');
+              buf = buf.subarray(eol + 2);
               this.remaining = size;
               this.state = size === 0 ? 'trailers' : 'chunk-data';
             }
@@ -173,54 +225,85 @@ export class Connection {
   }
 
   private parseHead(head: string): void {
-    // "HTTP/1.1 200 OK"
-    const status = head.startsWith('HTTP/1.') && head.charCodeAt(8) === 0x20 ? Number(head.slice(9, 12)) : Number.NaN;
-    if (!(status >= 100 && status <= 999)) {
+    const status = statusOf(head);
+    if (status < 0) {
       throw new ConnectionError(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 80))}`, 'EPROTO');
     }
-    let contentLength: number | undefined;
-    let chunked = false;
-    let connection = head.charCodeAt(7) === 0x30 /* HTTP/1.0 */ ? 'close' : 'keep-alive';
-    let start = head.indexOf('\r\n');
-    while (start >= 0) {
-      const end = head.indexOf('\r\n', start + 2);
-      const line = end < 0 ? head.slice(start + 2) : head.slice(start + 2, end);
-      start = end;
+    const http10 = head.charCodeAt(7) === 0x30;
+    let contentLength = -1;
+    let transferEncoding: string | undefined;
+    let connection: string | undefined;
+    /** The field just read frames the body: a folded continuation of it cannot be read safely. */
+    let framing = false;
+    // Lines end in CRLF; a bare LF could hide a field inside another line, so it is refused.
+    let lf = head.indexOf('\n');
+    if (lf >= 0 && head.charCodeAt(lf - 1) !== 0x0d) throw bareLf(head);
+    while (lf >= 0) {
+      const next = head.indexOf('\n', lf + 1);
+      if (next >= 0 && head.charCodeAt(next - 1) !== 0x0d) throw bareLf(head);
+      const line = next < 0 ? head.slice(lf + 1) : head.slice(lf + 1, next - 1);
+      lf = next;
+      const first = line.charCodeAt(0);
+      if (first === 0x20 || first === 0x09) {
+        // obs-fold: continues the previous field, never a field of its own.
+        if (framing) throw new ConnectionError(`a folded framing header: ${JSON.stringify(line.slice(0, 80))}`, 'EPROTO');
+        continue;
+      }
+      framing = false;
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
-      if (name === 'content-length') contentLength = Number(line.slice(colon + 1).trim());
-      else if (name === 'transfer-encoding')
-        chunked = line
-          .slice(colon + 1)
-          .toLowerCase()
-          .includes('chunked');
-      else if (name === 'connection')
-        connection = line
-          .slice(colon + 1)
-          .trim()
-          .toLowerCase();
-      else if (name === 'retry-after') this.retryAfter = line.slice(colon + 1).trim();
+      if (name === 'content-length') {
+        const value = lengthOf(line.slice(colon + 1));
+        if (value < 0)
+          throw new ConnectionError(`bad Content-Length ${JSON.stringify(line.slice(colon + 1, colon + 41).trim())}`, 'EPROTO');
+        if (contentLength >= 0 && value !== contentLength)
+          throw new ConnectionError(`conflicting Content-Length headers (${contentLength} and ${value})`, 'EPROTO');
+        contentLength = value;
+        framing = true;
+      } else if (name === 'transfer-encoding') {
+        const value = line.slice(colon + 1);
+        transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
+        framing = true;
+      } else if (name === 'connection') {
+        const value = line.slice(colon + 1).toLowerCase();
+        connection = connection === undefined ? value : `${connection},${value}`;
+        framing = true;
+      } else if (name === 'retry-after') this.retryAfter = line.slice(colon + 1).trim();
     }
-    if (status >= 100 && status < 200) {
+    if (status < 200) {
+      if (status === 101)
+        throw new ConnectionError('the server switched protocols (101), which a callback never asks for', 'EPROTO');
       this.retryAfter = undefined;
+      this.interim++;
       return; // interim; the real answer follows
     }
     this.status = status;
-    this.keepAlive = !connection.includes('close');
+    // HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes it unless told to keep it.
+    this.keepAlive =
+      connection === undefined ? !http10 : !connection.includes('close') && (!http10 || connection.includes('keep-alive'));
     if (status === 204 || status === 304) {
       this.remaining = 0;
       this.state = 'length';
-    } else if (chunked) {
-      this.state = 'chunk-size';
-    } else if (contentLength !== undefined && Number.isSafeInteger(contentLength) && contentLength >= 0) {
+    } else if (transferEncoding !== undefined) {
+      // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3); a message with both is suspect,
+      // so its connection is not reused. Unless chunked is the last coding, the body runs to the close.
+      if (contentLength >= 0 || http10) this.keepAlive = false;
+      if (isChunkedLast(transferEncoding)) {
+        this.state = 'chunk-size';
+        this.trailerBytes = 0;
+      } else {
+        this.state = 'until-close';
+        this.keepAlive = false;
+      }
+    } else if (contentLength >= 0) {
       this.remaining = contentLength;
       this.state = 'length';
     } else {
       this.state = 'until-close';
       this.keepAlive = false;
     }
-    if (this.state === 'length' && this.remaining === 0) this.complete();
+    // A body of length 0 completes in onData's loop, which also sees any byte past its end.
   }
 
   private keep(part: Buffer): void {
@@ -229,17 +312,20 @@ export class Connection {
     this.bodyBytes += part.length;
   }
 
-  private complete(): void {
+  /** The answer is whole; `extra` bytes came after its end. */
+  private complete(extra: number): void {
     if (!this.job) return;
     const raw = this.bodyParts.length === 1 ? (this.bodyParts[0] as Buffer) : Buffer.concat(this.bodyParts);
     let body = raw.toString('utf8');
     if (body.length > MAX_JOURNALED_BODY) body = body.slice(0, MAX_JOURNALED_BODY);
     const answer: HttpAnswer = { status: this.status, body };
     if (this.retryAfter !== undefined) answer.retryAfter = this.retryAfter;
-    const reusable = this.keepAlive && this.state !== 'until-close';
+    // A byte past the end of the answer: the server and this parser disagree about where it ended,
+    // so the next answer on this connection could not be trusted.
+    const reusable = this.keepAlive && this.state !== 'until-close' && extra === 0 && !this.dead;
     this.finishJob(answer);
     this.served++;
-    if (reusable && !this.dead) {
+    if (reusable) {
       this.socket.unref();
       this.origin.released(this);
     } else {
@@ -247,23 +333,47 @@ export class Connection {
     }
   }
 
+  private onTimeout(timeoutMs: number): void {
+    const partial = this.gotBytes ? `; only part of one came (${this.progress()})` : '';
+    this.fail(new TimeoutError(`no answer within ${timeoutMs} ms (callbacks.timeout)${partial}`));
+  }
+
+  /** How far the current answer got, for an error message. */
+  private progress(): string {
+    switch (this.state) {
+      case 'head': {
+        const interim = this.interim > 0 ? `${this.interim} interim (1xx) answers, then ` : '';
+        return `${interim}an unfinished header block of ${this.pending?.length ?? 0} bytes`;
+      }
+      case 'length':
+        return `HTTP ${this.status}, ${this.remaining} bytes of its Content-Length body missing`;
+      case 'until-close':
+        return `HTTP ${this.status}, a body that ends when the server closes the connection`;
+      default:
+        return `HTTP ${this.status}, a chunked body without its last chunk`;
+    }
+  }
+
   private onEnd(): void {
     if (this.job && this.state === 'until-close') {
-      this.complete();
+      this.complete(0);
       return;
     }
-    this.onBroken(new ConnectionError('the server closed the connection before answering', 'ECONNRESET'));
+    const message =
+      this.job && this.gotBytes
+        ? `the server closed the connection mid-answer (${this.progress()})`
+        : 'the server closed the connection before answering';
+    this.onBroken(new ConnectionError(message, 'ECONNRESET'));
   }
 
   private onBroken(error: NodeJS.ErrnoException): void {
-    if (this.dead && !this.job) return;
     const job = this.job;
     this.dead = true;
     this.clearTimer();
     this.job = undefined;
     this.socket.destroy();
     if (!job) {
-      this.origin.dropped(this);
+      this.leave();
       return;
     }
     // A kept-alive connection the server closed while it was idle: the request never reached a
@@ -273,14 +383,15 @@ export class Connection {
       this.served > 0 &&
       !this.gotBytes &&
       !job.retried &&
+      !this.left &&
       !(error instanceof InterruptedError) &&
       !(error instanceof TimeoutError)
     ) {
       job.retried = true;
-      this.origin.dropped(this, job);
+      this.leave(job);
       return;
     }
-    this.origin.dropped(this);
+    this.leave();
     job.reject(error);
   }
 
@@ -292,7 +403,7 @@ export class Connection {
     if (answer) job.resolve(answer);
     else {
       this.dead = true;
-      this.origin.dropped(this);
+      this.leave();
       job.reject(error);
     }
   }
@@ -303,4 +414,75 @@ export class Connection {
       this.timer = undefined;
     }
   }
+}
+
+/** The status of a status line "HTTP/1.x NNN reason" (the reason may be absent), or -1. */
+function statusOf(head: string): number {
+  if (!head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 0x20) return -1;
+  const minor = head.charCodeAt(7) - 0x30;
+  const a = head.charCodeAt(9) - 0x30;
+  const b = head.charCodeAt(10) - 0x30;
+  const c = head.charCodeAt(11) - 0x30;
+  if (!(minor >= 0 && minor <= 9 && a >= 1 && a <= 9 && b >= 0 && b <= 9 && c >= 0 && c <= 9)) return -1;
+  const after = head.charCodeAt(12); // NaN at the end of the head
+  if (after === 0x20 || after === 0x0d || Number.isNaN(after)) return a * 100 + b * 10 + c;
+  return -1;
+}
+
+/** A Content-Length value: decimal digits (or a list of equal ones, "5, 5"), else -1. */
+function lengthOf(text: string): number {
+  if (text.includes(',')) {
+    let value = -1;
+    for (const part of text.split(',')) {
+      const n = lengthOf(part);
+      if (n < 0 || (value >= 0 && n !== value)) return -1;
+      value = n;
+    }
+    return value;
+  }
+  const digits = text.trim();
+  if (digits.length === 0 || digits.length > 15) return -1;
+  let n = 0;
+  for (let i = 0; i < digits.length; i++) {
+    const d = digits.charCodeAt(i) - 0x30;
+    if (!(d >= 0 && d <= 9)) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** The size of a chunk-size line `buf[0, eol)`: hex digits, then optional `;extensions`; -1 when malformed. */
+function chunkSize(buf: Buffer, eol: number): number {
+  let size = 0;
+  let i = 0;
+  for (; i < eol; i++) {
+    const c = buf[i] as number;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (d < 0) break;
+    size = size * 16 + d;
+    if (size > Number.MAX_SAFE_INTEGER / 16) return -1;
+  }
+  if (i === 0) return -1;
+  while (i < eol && (buf[i] === 0x20 || buf[i] === 0x09)) i++;
+  return i === eol || buf[i] === 0x3b /* ; */ ? size : -1;
+}
+
+function isChunkedLast(codings: string): boolean {
+  return (
+    codings
+      .slice(codings.lastIndexOf(',') + 1)
+      .trim()
+      .toLowerCase() === 'chunked'
+  );
+}
+
+function bareLf(head: string): ConnectionError {
+  return new ConnectionError(
+    `the answer's header lines end in a bare LF, not CRLF: ${JSON.stringify(head.slice(0, 80))}`,
+    'EPROTO',
+  );
+}
+
+function quote(buf: Buffer): string {
+  return JSON.stringify(buf.toString('latin1', 0, 80));
 }
