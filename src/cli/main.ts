@@ -5,6 +5,9 @@ import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
 import { EXIT_USAGE, usageExit } from './options.ts';
 
+/** Errors of a path the user gave, not of aggmock. */
+const FILE_ERRORS = ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENOTDIR', 'EISDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG'];
+
 const program = new Command('aggmock')
   .description('A local, offline game-aggregator mock and a contract-testing harness for casino wallet webhooks.')
   .version(VERSION, '-v, --version')
@@ -19,6 +22,15 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   // Bad input, already described by key or JSON path, value and expectation: no stack trace.
   if (error instanceof ConfigError || error instanceof CatalogFixtureError) {
     process.stderr.write(`aggmock: ${error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  // A file or folder aggmock was pointed at and cannot use (permissions, a read-only disk, a file in
+  // the way): the path and the reason, without a stack trace. Most are caught before with a fuller message.
+  const fsError = error as NodeJS.ErrnoException;
+  if (typeof fsError?.path === 'string' && FILE_ERRORS.includes(fsError.code ?? '')) {
+    process.stderr.write(
+      `aggmock: cannot ${fsError.syscall ?? 'use'} ${fsError.path}: ${fsError.code} (check the path given on the command line or in the config, and its permissions)\n`,
+    );
     process.exit(EXIT_USAGE);
   }
   process.stderr.write(`aggmock: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,5 +1,7 @@
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, ConfigError, deepMerge, loadConfig } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, envNameOf, loadConfig } from '../config/index.ts';
 import { EXIT_USAGE } from '../verify/defaults.ts';
 
 export { EXIT_USAGE };
@@ -63,11 +65,32 @@ export function seedValue(seed: string): number | string {
   return /^-?\d+$/.test(seed) && Number.isSafeInteger(Number(seed)) ? Number(seed) : seed;
 }
 
+/** The flag of each config key the server commands set, for `port (from --port): …` in a config error. */
+export const SERVER_FLAG_NAMES: Record<string, string> = {
+  port: '--port',
+  host: '--host',
+  seed: '--seed',
+  db: '--db',
+  dataDir: '--data-dir',
+  logLevel: '--log-level',
+  publicUrl: '--public-url',
+  schedule: '--schedule',
+  'auth.mode': '--auth',
+  'callbacks.profile': '--profile',
+  'callbacks.webhookUrl': '--webhook',
+  'wallet.port': '--wallet-port',
+};
+
 /**
  * Resolves the config for a command: flags > env > file > defaults.
- * `layer` holds command-specific flags already shaped like the config.
+ * `layer` holds command-specific flags already shaped like the config; `flagNames` overrides
+ * {@link SERVER_FLAG_NAMES} where a command maps a flag to another key.
  */
-export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown> = {}): AggmockConfig {
+export function resolveConfig(
+  flags: ServerFlags,
+  layer: Record<string, unknown> = {},
+  flagNames: Record<string, string> = {},
+): AggmockConfig {
   const base: Record<string, unknown> = {
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.host !== undefined ? { host: flags.host } : {}),
@@ -77,7 +100,143 @@ export function resolveConfig(flags: ServerFlags, layer: Record<string, unknown>
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
   };
   const wire = flags.profile === undefined ? {} : { callbacks: { profile: flags.profile } };
-  return loadConfig({ configPath: flags.config, flags: deepMerge(deepMerge(base, wire), layer) });
+  return loadConfig({
+    configPath: flags.config,
+    flags: deepMerge(deepMerge(base, wire), layer),
+    flagNames: { ...SERVER_FLAG_NAMES, ...flagNames },
+  });
+}
+
+/** A server this command starts, for the message when it cannot listen. */
+export interface ListenTarget {
+  /** "aggmock", "the reference wallet". */
+  what: string;
+  host: string;
+  port: number;
+  /** The flag and config key that set the port: `--port` / `port`, `--wallet-port` / `wallet.port`. */
+  portFlag: string;
+  portKey: string;
+}
+
+/**
+ * Why a server could not listen, in words a person can act on (the port, the flag, the fix), or
+ * undefined when `error` is not a listen failure.
+ */
+export function listenErrorMessage(error: unknown, t: ListenTarget): string | undefined {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  // Only the listen itself: an EACCES of mkdir (the data folder) is no port problem.
+  if (syscall !== 'listen' && syscall !== 'bind' && syscall !== 'getaddrinfo') return undefined;
+  const portSetting = `${t.portFlag} <port> (config "${t.portKey}", env ${envNameOf(t.portKey)})`;
+  const hostSetting = `--host (config "host", env ${envNameOf('host')})`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return (
+        `${t.what} cannot listen on ${t.host}:${t.port}: port ${t.port} is already in use (EADDRINUSE).\n` +
+        `  Stop the process that holds it, or choose another port with ${portSetting}; ${t.portFlag} 0 takes any free port.`
+      );
+    case 'EACCES':
+    case 'EPERM':
+      return (
+        `${t.what} cannot listen on ${t.host}:${t.port}: not allowed (${code}); ports below 1024 need privileges.\n` +
+        `  Choose a port of 1024 or more with ${portSetting}.`
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return (
+        `${t.what} cannot listen on host ${JSON.stringify(t.host)}: the name does not resolve (${code}).\n` +
+        `  Set ${hostSetting} to an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`
+      );
+    case 'EADDRNOTAVAIL':
+      return (
+        `${t.what} cannot listen on host ${JSON.stringify(t.host)}: no interface of this machine has that address (EADDRNOTAVAIL).\n` +
+        `  Set ${hostSetting} to an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** Runs `start`; a listen failure is printed as {@link listenErrorMessage} and exits 2, without a stack trace. */
+export async function listenOrExit<T>(start: () => Promise<T>, target: ListenTarget): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const message = listenErrorMessage(error, target);
+    if (message === undefined) throw error;
+    process.stderr.write(`aggmock: ${message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+}
+
+/**
+ * Why a SQLite file cannot be opened or created at `path` (a folder there, a file where a folder
+ * must be created, a folder that is not writable), or undefined when it can; `:memory:` always can.
+ */
+export function dbPathProblem(path: string, cwd = process.cwd()): string | undefined {
+  if (path === ':memory:') return undefined;
+  const file = resolve(cwd, path);
+  if (existsSync(file)) {
+    if (statSync(file).isDirectory())
+      return `${file} is a folder; expected the path of a SQLite file in it, such as ${join(file, 'aggmock.db')}, or :memory:`;
+    try {
+      accessSync(file, constants.R_OK | constants.W_OK);
+    } catch {
+      return `${file} is not readable and writable by this user`;
+    }
+    const head = firstBytes(file, SQLITE_HEADER.length);
+    if (head.length > 0 && !head.equals(SQLITE_HEADER.subarray(0, head.length)))
+      return `${file} is not a SQLite database (it starts with ${JSON.stringify(head.toString('latin1').slice(0, 12))}); give the path of a new or existing aggmock database, or :memory:`;
+    return undefined;
+  }
+  let existing = dirname(file);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!statSync(existing).isDirectory()) return `cannot create the folder ${dirname(file)}: ${existing} is a file, not a folder`;
+  try {
+    accessSync(existing, constants.W_OK);
+  } catch {
+    return `cannot create ${file}: the folder ${existing} is not writable by this user`;
+  }
+  return undefined;
+}
+
+/** Why `what` cannot be written into the folder `dir` (a file there, a folder that cannot be created or written), or undefined. */
+export function folderProblem(dir: string, what: string): string | undefined {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) return `${dir} is a file; expected a folder to write ${what} into`;
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!statSync(existing).isDirectory()) return `cannot create the folder ${dir}: ${existing} is a file, not a folder`;
+  try {
+    accessSync(existing, constants.W_OK);
+  } catch {
+    return `cannot write ${what} into ${dir}: the folder ${existing} is not writable by this user`;
+  }
+  return undefined;
+}
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+function firstBytes(file: string, length: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Exits 2 when a database file of the config cannot be opened, naming the settings that place it. */
+export function checkDbPaths(paths: readonly string[]): void {
+  for (const path of paths) {
+    const problem = dbPathProblem(path);
+    if (problem === undefined) continue;
+    process.stderr.write(
+      `aggmock: database ${path}: ${problem}.\n  It is set by --db (config "db", env ${envNameOf('db')}), or lies in --data-dir (config "dataDir", env ${envNameOf('dataDir')}).\n`,
+    );
+    process.exit(EXIT_USAGE);
+  }
 }
 
 /** Prints a configuration or usage error the way a person can act on it, and exits 2. */

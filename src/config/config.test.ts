@@ -177,4 +177,86 @@ describe('configuration', () => {
       expect(message.match(/soon/g)).toHaveLength(1);
     });
   });
+  describe('files and variables that cannot be read', () => {
+    it('gives the line, the column and the line itself for a config file that is not JSON', () => {
+      const cwd = tempDir({ 'aggmock.config.json': '{\n  "port": 4000,\n  "callbacks": {\n    "timeScale": 0.1,\n  }\n}\n' });
+      const message = configError(() => loadConfig({ cwd, env: {} }));
+      expect(message).toBe(
+        `Config file ${join(cwd, 'aggmock.config.json')} is not valid JSON: Expected double-quoted property name (a trailing comma before it?) at line 5, column 3:\n      }\n      ^`,
+      );
+    });
+
+    it('finds the spot V8 gives no position for, names the usual cause, and reads a file with a byte-order mark', () => {
+      const cwd = tempDir({
+        'token.json': '{\n  "port": x\n}',
+        'comment.json': '{\n  // the port\n  "port": 4100\n}',
+        'single.json': "{'port': 4100}",
+        'bom.json': '\uFEFF{"port": 4100}',
+      });
+      const load = (name: string) => configError(() => loadConfig({ cwd, env: {}, configPath: name }));
+      expect(load('token.json')).toContain(`Unexpected token 'x' at line 2, column 11:\n      "port": x\n              ^`);
+      expect(load('comment.json')).toContain('(JSON has no comments) at line 2, column 3');
+      expect(load('single.json')).toContain('(JSON takes double quotes, not single) at line 1, column 2');
+      expect(loadConfig({ cwd, env: {}, configPath: 'bom.json' }).port).toBe(4100);
+    });
+
+    it('says a config file is empty, or a folder, instead of a JSON parse error', () => {
+      const cwd = tempDir({ 'empty.json': '\n' });
+      expect(configError(() => loadConfig({ cwd, env: {}, configPath: 'empty.json' }))).toContain('the file is empty');
+      expect(configError(() => loadConfig({ cwd, env: {}, configPath: '.' }))).toBe(
+        `Config file ${cwd} is a folder (from --config .); expected a JSON file such as ${join(cwd, 'aggmock.config.json')}.`,
+      );
+    });
+
+    it('refuses an AGGMOCK_* value that starts like JSON but does not parse, naming the variable', () => {
+      const message = configError(() => envLayer({ AGGMOCK_WALLET__PLAYERS: '{"p1": 10,}' }));
+      expect(message).toContain('AGGMOCK_WALLET__PLAYERS is not valid JSON');
+      expect(message).toContain('at line 1, column 11');
+    });
+
+    it('refuses a blank or non-numeric port instead of reading it as 0', () => {
+      for (const value of [' ', 'x', '1.5', '-1']) {
+        const message = configError(() => loadConfig({ cwd: tempDir(), env: { AGGMOCK_PORT: value } }));
+        expect(message).toMatch(/port: .*(expected a port number from 0 to 65535|expected int|>=0)/);
+      }
+      expect(loadConfig({ cwd: tempDir(), env: { AGGMOCK_PORT: '4100' } }).port).toBe(4100);
+      expect(loadConfig({ cwd: tempDir(), env: { AGGMOCK_WALLET__PORT: ' 4101 ' } }).wallet.port).toBe(4101);
+    });
+
+    it('says what an http(s) URL looks like for webhookUrl and publicUrl, and which flag or variable gave it', () => {
+      const message = configError(() =>
+        loadConfig({
+          cwd: tempDir(),
+          env: { AGGMOCK_WEBHOOK: 'ftp://x' },
+          flags: { publicUrl: 'localhost:4000' },
+          flagNames: { publicUrl: '--public-url' },
+        }),
+      );
+      expect(message).toContain(
+        'callbacks.webhookUrl: expected an http:// or https:// URL such as "http://127.0.0.1:4001/callback/webhook" (got "ftp://x"), set by AGGMOCK_WEBHOOK',
+      );
+      expect(message).toContain(
+        'publicUrl: expected an http:// or https:// URL such as "https://games.example.test" (got "localhost:4000"), set by --public-url',
+      );
+    });
+
+    it('names the variable of a bad env value, the command line for a flag without a name, and nothing for the file', () => {
+      const cwd = tempDir({ 'aggmock.config.json': JSON.stringify({ callbacks: { jitter: 5 } }) });
+      const message = configError(() =>
+        loadConfig({ cwd, env: { AGGMOCK_CALLBACKS__TIME_SCALE: '-1' }, flags: { launch: { expiresIn: 0 } } }),
+      );
+      expect(message).toMatch(/\n {2}callbacks\.jitter: .*\(got 5\)\n/);
+      expect(message).toMatch(/callbacks\.timeScale: .*\(got -1\), set by AGGMOCK_CALLBACKS__TIME_SCALE$/);
+      expect(message).toMatch(/launch\.expiresIn: .*\(got 0\), set on the command line/);
+    });
+
+    it('opens a union: the issues of the branch the value fits, or the kinds it could be', () => {
+      const flags = { seed: 1.5, wallet: { players: { p1: 'x', p2: { balance: 'x', currency: 'EUR' } } } };
+      const message = configError(() => loadConfig({ cwd: tempDir(), env: {}, flags }));
+      expect(message).toContain('  seed: expected a whole number or a string (got 1.5)');
+      expect(message).toContain('  wallet.players.p1: expected a number or an object (got "x")');
+      expect(message).toMatch(/ {2}wallet\.players\.p2\.balance: .*expected number, received string \(got "x"\)/);
+      expect(message).not.toContain('Invalid input (got');
+    });
+  });
 });

@@ -5,5 +5,5 @@
  * surfaces or the CLI.
  */
 export { parseDuration } from './duration.ts';
-export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, loadConfig, validateConfig } from './load.ts';
+export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, envNameOf, loadConfig, validateConfig } from './load.ts';
 export * from './schema.ts';

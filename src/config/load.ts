@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { valueAt } from '../shared/index.ts';
@@ -64,6 +64,11 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Values from command-line flags, already shaped like the config. */
   flags?: Layer;
+  /**
+   * The flag that sets a key (`{"callbacks.webhookUrl": "--webhook"}`), so an invalid value from the
+   * command line is reported as `callbacks.webhookUrl (from --webhook)`; the longest matching key wins.
+   */
+  flagNames?: Record<string, string>;
   cwd?: string;
 }
 
@@ -78,11 +83,20 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   const cwd = options.cwd ?? process.cwd();
   const file = readConfigFile(options.configPath, cwd);
-  const env = envLayer(options.env ?? process.env);
-  const merged = [file.layer, env, options.flags ?? {}].reduce(deepMerge, {});
+  const env = readEnv(options.env ?? process.env);
+  const flags = options.flags ?? {};
+  const merged = [file.layer, env.layer, flags].reduce(deepMerge, {});
   const profileFile = readProfileFile(merged, cwd);
+  // Where an invalid value came from, when not the file (the message's first line names the file).
+  const origin = (path: readonly PropertyKey[]): string | undefined => {
+    if (valueAt(flags, path) !== undefined) return longestPrefix(path, options.flagNames ?? {}) ?? COMMAND_LINE;
+    if (valueAt(env.layer, path) !== undefined) return longestPrefix(path, env.sources);
+    return undefined;
+  };
   try {
-    return validateConfig(merged, file.path);
+    const result = configSchema.safeParse(merged);
+    if (result.success) return result.data;
+    throw new ConfigError(describeIssues(result.error.issues, merged, file.path, origin));
   } catch (error) {
     if (error instanceof ConfigError && profileFile) {
       throw new ConfigError(`${error.message}\n  (callbacks.profile was read from ${profileFile})`);
@@ -102,11 +116,14 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
     return undefined;
   const path = resolve(cwd, callbacks.profile);
   if (!existsSync(path)) throw new ConfigError(`callbacks.profile: profile file not found: ${path}`);
+  if (statSync(path).isDirectory())
+    throw new ConfigError(`callbacks.profile: ${path} is a folder; expected a profile file (.json)`);
+  const text = readText(path, `callbacks.profile: profile file ${path}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
   callbacks.profile = parsed;
   return path;
@@ -119,18 +136,54 @@ export function validateConfig(raw: unknown, source?: string): AggmockConfig {
   throw new ConfigError(describeIssues(result.error.issues, raw, source));
 }
 
-export function describeIssues(issues: readonly z.core.$ZodIssue[], raw: unknown, source?: string): string {
-  const lines = issues.flatMap((issue) => {
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  raw: unknown,
+  source?: string,
+  origin: (path: readonly PropertyKey[]) => string | undefined = () => undefined,
+): string {
+  const lines = openUnions(issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `  ${unknownKeyMessage([...issue.path, key].join('.'))}`);
     }
+    const from = origin(issue.path);
     const key = issue.path.join('.') || '(root)';
     const value = valueAt(raw, issue.path);
     const got = value === undefined ? 'nothing' : JSON.stringify(value);
-    return [`  ${key}: ${issue.message} (got ${got})`];
+    const by = from === undefined ? '' : from === COMMAND_LINE ? ', set on the command line' : `, set by ${from}`;
+    return [`  ${key}: ${issue.message} (got ${got})${by}`];
   });
   const where = source ? ` (file: ${source}, plus env and flags)` : '';
   return `Invalid configuration${where}:\n${lines.join('\n')}`;
+}
+
+/**
+ * zod reports a value that fits no branch of a union as "Invalid input". When the value has the
+ * type of exactly one branch, that branch's own issues say what is wrong (`wallet.players.p2.balance:
+ * expected number`); when it has none, the types the branches take are listed.
+ */
+function openUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+    const wrongType = (branch: readonly z.core.$ZodIssue[]) =>
+      branch.find((i) => i.path.length === 0 && i.code === 'invalid_type') as z.core.$ZodIssueInvalidType | undefined;
+    const fitting = issue.errors.filter((branch) => wrongType(branch) === undefined);
+    if (fitting.length === 1) {
+      return openUnions((fitting[0] ?? []).map((i) => ({ ...i, path: [...issue.path, ...i.path] })));
+    }
+    const expected = issue.errors.map((branch) => wrongType(branch)?.expected);
+    if (fitting.length === 0 && expected.every((e) => e !== undefined)) {
+      const words: Record<string, string> = {
+        int: 'a whole number',
+        number: 'a number',
+        string: 'a string',
+        object: 'an object',
+      };
+      const kinds = [...new Set(expected.map((e) => words[e as string] ?? (e as string)))];
+      return [{ ...issue, message: `expected ${kinds.join(' or ')}` }];
+    }
+    return [issue];
+  });
 }
 
 function readConfigFile(configPath: string | undefined, cwd: string): { layer: Layer; path?: string } {
@@ -139,11 +192,18 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
     if (configPath) throw new ConfigError(`Config file not found: ${path} (from --config ${configPath}).`);
     return { layer: {} };
   }
+  if (statSync(path).isDirectory()) {
+    const how = configPath ? `--config ${configPath}` : DEFAULT_CONFIG_FILE;
+    throw new ConfigError(
+      `Config file ${path} is a folder (from ${how}); expected a JSON file such as ${resolve(path, DEFAULT_CONFIG_FILE)}.`,
+    );
+  }
+  const text = readText(path, `Config file ${path}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
   if (!isPlainObject(parsed))
     throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
@@ -155,16 +215,154 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
   return { layer, path };
 }
 
+/** A file's text; a file that cannot be read (permissions, say) is a ConfigError naming it, not a stack trace. */
+function readText(path: string, what: string): string {
+  try {
+    // A byte-order mark (some Windows editors write one) is no JSON syntax error.
+    return readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new ConfigError(`${what} cannot be read (${code ?? message}); check that it is a file this user may read.`);
+  }
+}
+
+/**
+ * A JSON.parse error with the line and column, the line itself and a caret under the spot:
+ * `Expected double-quoted property name at line 5, column 3:` (V8 gives only a character position).
+ */
+export function jsonErrorDetail(text: string, error: unknown): string {
+  const message = (error as Error).message;
+  if (text.trim() === '') return 'the file is empty (expected a JSON object such as {"port": 4000})';
+  const at = /at position (\d+)/.exec(message);
+  // V8 gives no position for "Unexpected token 'x'": find it with a small scanner.
+  const position = at ? Number(at[1]) : /end of JSON input/.test(message) ? text.length : syntaxErrorAt(text);
+  if (position === undefined) return message;
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - (before.lastIndexOf('\n') + 1) + 1;
+  const source = (text.split('\n')[line - 1] ?? '').replace(/\r$/, '');
+  const what = message
+    .replace(/\s*in JSON at position \d+.*$/s, '')
+    .replace(/\s*at position \d+.*$/s, '')
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/^Unexpected end of JSON input$/, 'Unexpected end of the file (a bracket or quote left open?)');
+  return `${what}${jsonHint(text, position)} at line ${line}, column ${column}:\n    ${source}\n    ${' '.repeat(Math.max(0, column - 1))}^`;
+}
+
+/** The usual cause of a JSON syntax error at `position`, as people write JSON by hand. */
+function jsonHint(text: string, position: number): string {
+  const c = text[position];
+  if (c === '/' || c === '#') return ' (JSON has no comments)';
+  if (c === "'") return ' (JSON takes double quotes, not single)';
+  if ((c === '}' || c === ']') && text.slice(0, position).trimEnd().endsWith(',')) return ' (a trailing comma before it?)';
+  if (c !== undefined && /[A-Za-z_$]/.test(c) && text.slice(0, position).trimEnd().match(/[{,]$/))
+    return ' (keys take double quotes: "key")';
+  if (c === '"' && /[\d"\]}el]$/.test(text.slice(0, position).trimEnd())) return ' (a comma missing before it?)';
+  return '';
+}
+
+/** Where the first JSON syntax error in `text` is, by a small recursive-descent scanner; undefined when none is found. */
+function syntaxErrorAt(text: string): number | undefined {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const string = () => {
+    i++;
+    while (i < text.length) {
+      const c = text[i] as string;
+      if (c === '"') {
+        i++;
+        return;
+      }
+      if (c < ' ') fail();
+      i += c === '\\' ? 2 : 1;
+    }
+    fail();
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      for (;;) {
+        if (c === '{') {
+          ws();
+          if (text[i] !== '"') fail();
+          string();
+          ws();
+          if (text[i] !== ':') fail();
+          i++;
+        }
+        value();
+        ws();
+        if (text[i] === close) {
+          i++;
+          return;
+        }
+        if (text[i] !== ',') fail();
+        i++;
+      }
+    }
+    if (c === '"') {
+      string();
+      return;
+    }
+    const token =
+      /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))?.[0] ||
+      ['true', 'false', 'null'].find((literal) => text.startsWith(literal, i));
+    if (!token) fail();
+    i += (token as string).length;
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : undefined;
+  } catch (thrown) {
+    // A number is the position; anything else (a nesting too deep for the stack) is not worth a position.
+    return typeof thrown === 'number' ? thrown : undefined;
+  }
+}
+
+/** The origin of a value from a flag {@link LoadOptions.flagNames} does not name. */
+const COMMAND_LINE = 'the command line';
+
+/** The value of the longest dotted key of `names` that `path` starts with. */
+function longestPrefix(path: readonly PropertyKey[], names: Record<string, string>): string | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const name = names[path.slice(0, n).join('.')];
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
 /** Reads `AGGMOCK_*` variables into a config-shaped layer, refusing names that are no setting. */
 export function envLayer(env: NodeJS.ProcessEnv): Layer {
+  return readEnv(env).layer;
+}
+
+/** {@link envLayer}, plus which variable set each dotted key (`{"port": "AGGMOCK_PORT"}`). */
+function readEnv(env: NodeJS.ProcessEnv): { layer: Layer; sources: Record<string, string> } {
   let layer: Layer = {};
+  const sources: Record<string, string> = {};
   const unknown: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '' || NON_CONFIG_ENV.includes(name)) continue;
     const rest = name.slice(ENV_PREFIX.length);
     const alias = ENV_ALIASES[rest];
     if (alias) {
-      layer = deepMerge(layer, alias(value));
+      const part = alias(value);
+      for (const key of leafKeys(part)) sources[key] = name;
+      layer = deepMerge(layer, part);
       continue;
     }
     const path = rest.split('__').map(camelCase);
@@ -172,10 +370,19 @@ export function envLayer(env: NodeJS.ProcessEnv): Layer {
       unknown.push(unknownEnvMessage(name, path.join('.')));
       continue;
     }
-    layer = deepMerge(layer, nest(path, parseEnvValue(value)));
+    sources[path.join('.')] = name;
+    layer = deepMerge(layer, nest(path, parseEnvValue(name, value)));
   }
   if (unknown.length > 0) throw new ConfigError(`Environment:\n${unknown.map((line) => `  ${line}`).join('\n')}`);
-  return layer;
+  return { layer, sources };
+}
+
+/** The dotted keys of the non-object values in `layer`. */
+function leafKeys(layer: Layer, prefix = ''): string[] {
+  return Object.entries(layer).flatMap(([key, value]) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    return isPlainObject(value) ? leafKeys(value, path) : [path];
+  });
 }
 
 function unknownEnvMessage(name: string, path: string): string {
@@ -185,10 +392,13 @@ function unknownEnvMessage(name: string, path: string): string {
   return `${name} is no setting (names are ${ENV_PREFIX} + a key path, e.g. ${envNameOf('callbacks.timeScale')}; short names: ${aliases.join(', ')})`;
 }
 
-function parseEnvValue(value: string): unknown {
+/** JSON when it parses; a value that starts like a JSON array or object but does not parse is refused, not taken as a string. */
+function parseEnvValue(name: string, value: string): unknown {
   try {
     return JSON.parse(value);
-  } catch {
+  } catch (error) {
+    if (/^\s*[[{]/.test(value))
+      throw new ConfigError(`Environment:\n  ${name} is not valid JSON: ${jsonErrorDetail(value, error)}`);
     return value;
   }
 }

@@ -33,7 +33,19 @@ export const durationMs = z.union([z.number(), z.string()]).transform((value, ct
   return ms;
 });
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A port: a number, or a string of digits (env). Not `z.coerce`: it reads "" and " " as 0 (any free
+ * port), so `AGGMOCK_PORT=" "` would silently listen on a random port.
+ */
+const port = z.preprocess(
+  (value) => (typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+  z.number({ error: 'expected a port number from 0 to 65535 (0 = any free port)' }).int().min(0).max(65535),
+);
+
+/** An http(s) URL; the message says what a valid one looks like (zod's own is only "Invalid URL"). */
+function httpUrl(example: string) {
+  return z.url({ protocol: /^https?$/, error: `expected an http:// or https:// URL such as "${example}"` });
+}
 
 export const signingSchema = z.strictObject({
   scheme: z.enum(SIGNING_SCHEMES).default('timestamped'),
@@ -116,7 +128,7 @@ const callbacksObjectSchema = z.strictObject({
   /** What a profile's `{"from":"apiKey"}` field writes (Betnex: the operator's `api_key`). */
   apiKey: z.string().min(1).default(DEV_API_KEY),
   currencies: currenciesSetting,
-  webhookUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4001/callback/webhook'),
+  webhookUrl: httpUrl('http://127.0.0.1:4001/callback/webhook').default('http://127.0.0.1:4001/callback/webhook'),
   signing: signingSchema.prefault({}),
   types: z
     .strictObject({
@@ -277,7 +289,7 @@ const configObjectSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   seed: z.union([z.number().int(), z.string().min(1)]).default(42),
   /** Base URL of launch links and image URLs; defaults to http://<host>:<port>. */
-  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  publicUrl: httpUrl('https://games.example.test').optional(),
   /** The one folder aggmock writes to (its database, the wallet's), relative to the working directory. */
   dataDir: z.string().min(1).default(DEFAULT_DATA_DIR),
   /** SQLite file for the outbox and wallet state; default `<dataDir>/aggmock.db`; ":memory:" for throwaway runs. */

@@ -6,7 +6,7 @@ import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../.
 import { CONTRACT_INTERACTIONS, interactionsFor, PACT_FILE_NAME } from '../../contracts/interactions.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import { type CommandIo, PROCESS_IO, usageExit } from '../options.ts';
+import { type CommandIo, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
 
@@ -81,6 +81,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
         env: io.env ?? process.env,
         cwd,
         ...(flags.profile ? { flags: { callbacks: { profile: flags.profile } } } : {}),
+        flagNames: { 'callbacks.profile': '--profile' },
       });
       config = {
         ...loaded,
@@ -97,7 +98,13 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
       }
       throw error;
     }
-    const path = await (await loadGenerator())({ config, outDir: resolve(cwd, flags.out) });
+    const outDir = resolve(cwd, flags.out);
+    const problem = folderProblem(outDir, 'the contracts');
+    if (problem) {
+      io.stderr(`aggmock contracts: --out ${flags.out}: ${problem}.\n`);
+      return 2;
+    }
+    const path = await (await loadGenerator())({ config, outDir });
     const c = config.callbacks;
     const wire = wireOf(c);
     const shape =

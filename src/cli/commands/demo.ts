@@ -9,7 +9,7 @@ import { formatMinor } from '../../money/index.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { startWallet } from '../../wallet/index.ts';
-import { addServerOptions, exitWithUsageError, parsePort, resolveConfig } from '../options.ts';
+import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, parsePort, resolveConfig } from '../options.ts';
 import { onShutdown, readyMessage, type ServeFlags, serveLayer } from './serve.ts';
 import { walletDbPath } from './wallet.ts';
 
@@ -63,17 +63,40 @@ export function registerDemoCommand(program: Command): void {
       process.stderr.write(exposure.warnings.join('\n'));
       const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 
-      const wallet = flags.webhook
-        ? undefined
-        : await startWallet({ config, dbPath: walletDbPath(config.db), port: config.wallet.port, host: config.host });
+      checkDbPaths(flags.webhook === undefined ? [config.db, walletDbPath(config.db)] : [config.db]);
+      const walletConfig = config;
+      const wallet =
+        flags.webhook !== undefined
+          ? undefined
+          : await listenOrExit(
+              () =>
+                startWallet({
+                  config: walletConfig,
+                  dbPath: walletDbPath(walletConfig.db),
+                  port: walletConfig.wallet.port,
+                  host: walletConfig.host,
+                }),
+              {
+                what: 'the reference wallet',
+                host: config.host,
+                port: config.wallet.port,
+                portFlag: '--wallet-port',
+                portKey: 'wallet.port',
+              },
+            );
       if (wallet) config = { ...config, callbacks: { ...config.callbacks, webhookUrl: wallet.webhookUrl } };
 
       const print = (line: string) => process.stdout.write(`${line}\n`);
-      const aggmock = await startAggmock(config, {
-        logger,
-        onSettled: flags.quiet ? undefined : (event) => print(callbackLine(event, config)),
-        onDiscrepancy: (d) => print(discrepancyLine(d)),
-      });
+      const started = config;
+      const aggmock = await listenOrExit(
+        () =>
+          startAggmock(started, {
+            logger,
+            onSettled: flags.quiet ? undefined : (event) => print(callbackLine(event, started)),
+            onDiscrepancy: (d) => print(discrepancyLine(d)),
+          }),
+        { what: 'aggmock', host: config.host, port: config.port, portFlag: '--port', portKey: 'port' },
+      );
       const walletLine = wallet
         ? [`  wallet      reference wallet, players ${Object.keys(config.wallet.players).join(', ')}`]
         : [];

@@ -6,7 +6,7 @@ import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.
 import { formatMinor, parseMajorString } from '../../money/index.ts';
 import { parseJsonOr } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
-import { type CommandIo, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
+import { type CommandIo, dbPathProblem, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
 
@@ -99,7 +99,7 @@ interface Prepared {
 
 function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const callbacks: Record<string, unknown> = {
-    ...(flags.to ? { webhookUrl: flags.to } : {}),
+    ...(flags.to !== undefined ? { webhookUrl: flags.to } : {}),
     ...(flags.profile ? { profile: flags.profile } : {}),
     ...(flags.secret?.length || flags.scheme
       ? {
@@ -117,6 +117,13 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
     flags: {
       ...(flags.seed !== undefined ? { seed: seedValue(flags.seed) } : {}),
       ...(Object.keys(callbacks).length ? { callbacks } : {}),
+    },
+    flagNames: {
+      seed: '--seed',
+      'callbacks.webhookUrl': '--to',
+      'callbacks.profile': '--profile',
+      'callbacks.signing.secrets': '--secret',
+      'callbacks.signing.scheme': '--scheme',
     },
   });
   const config: AggmockConfig = {
@@ -144,7 +151,10 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
     throw new UsageError('--ref: a rollback needs the transactionId of the DEBIT it reverses, e.g. --ref tx_….');
   if (kind !== 'rollback' && flags.ref)
     throw new UsageError(`--ref: only a rollback references a DEBIT; drop --ref or send "rollback".`);
-  return { config, kind, playerId: flags.player.trim(), amountMinor, dbPath: flags.db ?? ':memory:' };
+  const dbPath = flags.db ?? ':memory:';
+  const dbProblem = dbPathProblem(dbPath, io.cwd ?? process.cwd());
+  if (dbProblem) throw new UsageError(`--db: ${dbProblem}.`);
+  return { config, kind, playerId: flags.player.trim(), amountMinor, dbPath };
 }
 
 function kindOf(type: string, config: AggmockConfig): EventKind {
@@ -160,6 +170,17 @@ function kindOf(type: string, config: AggmockConfig): EventKind {
 }
 
 async function deliver(p: Prepared, flags: SendFlags, io: SendIo): Promise<number> {
+  // The engine's retry timers are unref'd (a server's must not hold the process open): without a
+  // ref'd handle, a webhook that is down left nothing pending and the process exited 0, silent.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    return await deliverOnce(p, flags, io);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+async function deliverOnce(p: Prepared, flags: SendFlags, io: SendIo): Promise<number> {
   const db = openDatabase(p.dbPath);
   const engine = createCallbackEngine({ config: p.config, db });
   const attempts: Attempt[] = [];

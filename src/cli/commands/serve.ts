@@ -6,7 +6,7 @@ import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
 import { toWhsec } from '../../signing/index.ts';
-import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
+import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 
 export interface ServeFlags extends ServerFlags {
   webhook?: string;
@@ -37,7 +37,15 @@ export function registerServeCommand(program: Command): void {
       config = exposure.config;
       process.stderr.write(exposure.warnings.join('\n'));
       const logger = createLogger(config.logLevel);
-      const aggmock = await startAggmock(config, { logger });
+      checkDbPaths([config.db]);
+      const started = config;
+      const aggmock = await listenOrExit(() => startAggmock(started, { logger }), {
+        what: 'aggmock',
+        host: config.host,
+        port: config.port,
+        portFlag: '--port',
+        portKey: 'port',
+      });
       process.stdout.write(readyMessage(config, aggmock.url));
       onShutdown(async () => {
         await aggmock.close();
@@ -49,8 +57,9 @@ export function registerServeCommand(program: Command): void {
 export function serveLayer(flags: ServeFlags): Record<string, unknown> {
   return {
     ...(flags.schedule ? { schedule: parseScheduleFlag(flags.schedule) } : {}),
-    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
-    ...(flags.webhook ? { callbacks: { webhookUrl: flags.webhook } } : {}),
+    // An empty value is refused by the schema, not dropped: `--webhook ""` must not run with the default.
+    ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
+    ...(flags.webhook !== undefined ? { callbacks: { webhookUrl: flags.webhook } } : {}),
     ...(flags.auth || flags.explainAuth
       ? { auth: { ...(flags.auth ? { mode: flags.auth } : {}), ...(flags.explainAuth ? { explain: true } : {}) } }
       : {}),

@@ -5,7 +5,7 @@ import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
 import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
-import { type CommandIo, EXIT_USAGE, PROCESS_IO, usageExit } from '../options.ts';
+import { type CommandIo, EXIT_USAGE, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -116,6 +116,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVer
         ...(flags.currency === undefined ? {} : { currency: flags.currency }),
       },
     },
+    flagNames: { 'callbacks.profile': '--profile', 'callbacks.currency': '--currency' },
   });
   const list = (value: string | undefined) =>
     value === undefined
@@ -142,6 +143,9 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVer
   const timeoutMs = ms(flags.timeout, '--timeout');
   const maxLatencyMs = ms(flags.maxLatency, '--max-latency');
   const concurrency = count(flags.concurrency, '--concurrency');
+  const reportDir = flags.reports === false ? false : resolve(io.cwd ?? process.cwd(), flags.reportDir ?? DEFAULT_REPORT_DIR);
+  const reportProblem = reportDir === false ? undefined : folderProblem(reportDir, 'the reports');
+  if (reportProblem) throw new FlagError(`--report-dir: ${reportProblem} (or give --no-reports to write none).`);
   const write = flags.json ? (text: string) => text.startsWith('note:') && io.stderr(text) : io.stdout;
   return {
     webhookUrl,
@@ -154,7 +158,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVer
     ...(maxLatencyMs === undefined ? {} : { maxLatencyMs }),
     ...(flags.only ? { only: list(flags.only) } : {}),
     ...(flags.skip ? { skip: list(flags.skip) } : {}),
-    reportDir: flags.reports === false ? false : resolve(io.cwd ?? process.cwd(), flags.reportDir ?? DEFAULT_REPORT_DIR),
+    reportDir,
     ...(concurrency === undefined ? {} : { concurrency }),
     write: (text) => {
       write(text);

@@ -5,7 +5,7 @@ import { currencyExponent } from '../../money/index.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
-import { addServerOptions, exitWithUsageError, resolveConfig, type ServerFlags } from '../options.ts';
+import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 import { onShutdown } from './serve.ts';
 
 interface WalletFlags extends ServerFlags {
@@ -39,22 +39,28 @@ export function registerWalletCommand(program: Command): void {
       let config: AggmockConfig;
       try {
         const { port, ...rest } = flags;
-        config = resolveConfig(rest, port !== undefined ? { wallet: { port } } : {});
+        config = resolveConfig(rest, port !== undefined ? { wallet: { port } } : {}, { 'wallet.port': '--port' });
       } catch (error) {
         exitWithUsageError(error);
       }
-      const wallet = await startWallet({
-        config,
-        dbPath: walletDbPath(config.db),
-        port: config.wallet.port,
-        host: config.host,
-        ...(flags.fault ? { fault: flags.fault } : {}),
-        testEndpoints: flags.testEndpoints ?? config.wallet.testEndpoints,
-        faultOptions: {
-          ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
-          ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
-        },
-      });
+      checkDbPaths([walletDbPath(config.db)]);
+      const started = config;
+      const wallet = await listenOrExit(
+        () =>
+          startWallet({
+            config: started,
+            dbPath: walletDbPath(config.db),
+            port: config.wallet.port,
+            host: config.host,
+            ...(flags.fault ? { fault: flags.fault } : {}),
+            testEndpoints: flags.testEndpoints ?? config.wallet.testEndpoints,
+            faultOptions: {
+              ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
+              ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
+            },
+          }),
+        { what: 'the reference wallet', host: config.host, port: config.wallet.port, portFlag: '--port', portKey: 'wallet.port' },
+      );
       process.stdout.write(walletReadyMessage(config, wallet.webhookUrl, flags));
       onShutdown(() => wallet.close());
     });
