@@ -189,20 +189,20 @@ export function dbPathProblem(path: string, cwd = process.cwd()): string | undef
       return `${file} is not a SQLite database (it starts with ${JSON.stringify(head.toString('latin1').slice(0, 12))}); give the path of a new or existing aggmock database, or :memory:`;
     return undefined;
   }
-  let existing = dirname(file);
-  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  if (!statSync(existing).isDirectory()) return `cannot create the folder ${dirname(file)}: ${existing} is a file, not a folder`;
-  try {
-    accessSync(existing, constants.W_OK);
-  } catch {
-    return `cannot create ${file}: the folder ${existing} is not writable by this user`;
-  }
-  return undefined;
+  return creationProblem(dirname(file), file);
 }
 
 /** Why `what` cannot be written into the folder `dir` (a file there, a folder that cannot be created or written), or undefined. */
 export function folderProblem(dir: string, what: string): string | undefined {
   if (existsSync(dir) && !statSync(dir).isDirectory()) return `${dir} is a file; expected a folder to write ${what} into`;
+  return creationProblem(dir, what);
+}
+
+/**
+ * Why `what` cannot be written into the folder `dir`, creating it as needed: the nearest existing
+ * folder above it is a file, or is not writable. Undefined when it can.
+ */
+function creationProblem(dir: string, what: string): string | undefined {
   let existing = dir;
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
   if (!statSync(existing).isDirectory()) return `cannot create the folder ${dir}: ${existing} is a file, not a folder`;

@@ -94,9 +94,7 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
     return undefined;
   };
   try {
-    const result = configSchema.safeParse(merged);
-    if (result.success) return result.data;
-    throw new ConfigError(describeIssues(result.error.issues, merged, file.path, origin));
+    return validateConfig(merged, file.path, origin);
   } catch (error) {
     if (error instanceof ConfigError && profileFile) {
       throw new ConfigError(`${error.message}\n  (callbacks.profile was read from ${profileFile})`);
@@ -129,11 +127,18 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
   return path;
 }
 
-/** Validates a raw object against the schema, turning zod issues into one readable ConfigError. */
-export function validateConfig(raw: unknown, source?: string): AggmockConfig {
+/**
+ * Validates a raw object against the schema, turning zod issues into one readable ConfigError;
+ * `origin` names the flag or variable that set a value, where one did.
+ */
+export function validateConfig(
+  raw: unknown,
+  source?: string,
+  origin?: (path: readonly PropertyKey[]) => string | undefined,
+): AggmockConfig {
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
-  throw new ConfigError(describeIssues(result.error.issues, raw, source));
+  throw new ConfigError(describeIssues(result.error.issues, raw, source, origin));
 }
 
 export function describeIssues(

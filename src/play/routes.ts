@@ -7,7 +7,7 @@ import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { localPortOf } from '../http/loopback.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
-import { type CallbackUrlPolicy, callbackUrlPolicy } from '../launch/callback-url.ts';
+import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
@@ -26,8 +26,8 @@ export interface PlayDeps {
   random?: Random;
   /** How long a spin waits for the wallet before answering "pending" (the engine keeps retrying). */
   waitMs?: number;
-  /** The launch `callback_url` policy, asked again before a session's callbacks are sent; default from `config`. */
-  callbackUrls?: CallbackUrlPolicy;
+  /** The launch `callback_url` policy (the app's one), asked again before a session's callbacks are sent. */
+  callbackUrls: CallbackUrlPolicy;
 }
 
 /** One callback of a spin, as the page shows it. */
@@ -57,8 +57,7 @@ const spinSchema = z.object({
 export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }> {
   const app = new Hono<{ Variables: RawBodyVariables }>();
   const waitMs = deps.waitMs ?? 15_000;
-  const callbackUrls =
-    deps.callbackUrls ?? callbackUrlPolicy({ callbacks: deps.config.callbacks, ownPort: () => deps.config.port || undefined });
+  const { callbackUrls } = deps;
   let rounds = 0;
 
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {

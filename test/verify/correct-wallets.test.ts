@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
 import { signPayload } from '../../src/signing/index.ts';
-import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
-import { failures } from './helpers.ts';
+import { runVerify } from '../../src/verify/index.ts';
+import { expectPassed } from './helpers.ts';
 import { expressBalances, startExpressStyleWallet } from './wallets/express-style.ts';
 import { minorBalances, startMinorUnitsWallet } from './wallets/minor-units.ts';
 import { mutexBalances, startMutexJsonWallet } from './wallets/mutex-json-file.ts';
@@ -114,14 +114,6 @@ async function start(c: WalletCase, dbPath: string): Promise<StartedWallet> {
 async function stop(w: StartedWallet): Promise<void> {
   running.delete(w);
   await w.close();
-}
-
-function expectPassed(outcome: VerifyOutcome, what: string): void {
-  const failed = failures(outcome);
-  const why = `${what}: ${outcome.error ?? JSON.stringify(failed, null, 2)}`;
-  expect.soft(failed, why).toEqual({});
-  expect.soft(outcome.report?.summary.failed, why).toBe(0);
-  expect.soft(outcome.exitCode, why).toBe(0);
 }
 
 describe.each(CASES)('aggmock verify against a correct $name wallet', (c) => {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
 import { checksFor, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
@@ -45,3 +46,12 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
 
 /** The ids of the stateful checks that exist on the default wire, in report order. */
 export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);
+
+/** Soft-asserts that a verify run passed: no failed check, nothing failed in the summary, exit code 0; the failures in the message. */
+export function expectPassed(outcome: VerifyOutcome, what: string): void {
+  const failed = failures(outcome);
+  const why = `${what}: ${outcome.error ?? JSON.stringify(failed, null, 2)}`;
+  expect.soft(failed, why).toEqual({});
+  expect.soft(outcome.report?.summary.failed, why).toBe(0);
+  expect.soft(outcome.exitCode, why).toBe(0);
+}

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
 import { type SigningScheme, signPayload } from '../../src/signing/index.ts';
-import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
-import { failures, idsWith } from './helpers.ts';
+import { runVerify } from '../../src/verify/index.ts';
+import { expectPassed, failures, idsWith } from './helpers.ts';
 import { asyncLocksBalances, startAsyncLocksWallet } from './wallets/async-locks.ts';
 import { claimFirstBalances, startClaimFirstWallet } from './wallets/claim-first.ts';
 import { globalIdsBalances, startGlobalIdsWallet } from './wallets/global-ids.ts';
@@ -98,14 +98,6 @@ async function start(c: Pick<WalletCase, 'start' | 'file'>): Promise<{ wallet: S
 async function stop(w: StartedWallet): Promise<void> {
   running.delete(w);
   await w.close();
-}
-
-function expectPassed(outcome: VerifyOutcome, what: string): void {
-  const failed = failures(outcome);
-  const why = `${what}: ${outcome.error ?? JSON.stringify(failed, null, 2)}`;
-  expect.soft(failed, why).toEqual({});
-  expect.soft(outcome.report?.summary.failed, why).toBe(0);
-  expect.soft(outcome.exitCode, why).toBe(0);
 }
 
 describe.each(CORRECT)('aggmock verify against a correct $name wallet', (c) => {

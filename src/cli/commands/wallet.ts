@@ -49,11 +49,11 @@ export function registerWalletCommand(program: Command): void {
         () =>
           startWallet({
             config: started,
-            dbPath: walletDbPath(config.db),
-            port: config.wallet.port,
-            host: config.host,
+            dbPath: walletDbPath(started.db),
+            port: started.wallet.port,
+            host: started.host,
             ...(flags.fault ? { fault: flags.fault } : {}),
-            testEndpoints: flags.testEndpoints ?? config.wallet.testEndpoints,
+            testEndpoints: flags.testEndpoints ?? started.wallet.testEndpoints,
             faultOptions: {
               ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
               ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
