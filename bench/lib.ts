@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export interface BenchResult {
-  /** A markdown section (title, table, notes) for the console and the README. */
+  /** A markdown section (title, table, notes) for the console and docs/benchmarks.md. */
   markdown: string;
   /** Everything measured, written as JSON. */
   data: unknown;
 }
 
 export interface BenchOptions {
-  /** Alternating rounds (≥ 5 for the figures the README shows). */
+  /** Alternating rounds (≥ 5 for the figures docs/benchmarks.md shows). */
   rounds: number;
   /** Seconds per load measurement. */
   duration: number;

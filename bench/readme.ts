@@ -1,11 +1,12 @@
 /**
- * Regenerates the README's performance section (between `<!-- bench:start -->` and
+ * Regenerates the performance section of docs/benchmarks.md (between `<!-- bench:start -->` and
  * `<!-- bench:end -->`) from bench/results/*.json: machine, Node version, date and command of
  * each run, a line per target met or missed, and each benchmark's tables. Nothing else in the
- * README changes. `npm run bench -- --readme-only` runs just this.
+ * page changes. `npm run bench -- --readme-only` runs just this (the flag names are kept from
+ * when the section lived in the README).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { ROOT } from './lib.ts';
 
 export const START = '<!-- bench:start -->';
@@ -31,7 +32,7 @@ export interface Record_ {
   data: unknown;
 }
 
-/** The committed figures, in the README's order (a benchmark never run is left out). */
+/** The committed figures, in the page's order (a benchmark never run is left out). */
 export function readResults(): Record_[] {
   return ORDER.map((name) => join(ROOT, 'bench', 'results', `${name}.json`))
     .filter((file) => existsSync(file))
@@ -158,14 +159,17 @@ export function renderSection(results: Record_[]): string {
   ];
   for (const r of results) {
     if (!r.markdown) continue;
-    lines.push(`### ${TITLES[r.benchmark] ?? r.benchmark}`, '', r.description ? `${r.description}.` : '', '', r.markdown, '');
+    lines.push(`## ${TITLES[r.benchmark] ?? r.benchmark}`, '', r.description ? `${r.description}.` : '', '', r.markdown, '');
   }
   lines.push(END);
   return lines.join('\n');
 }
 
+/** The page that holds the figures. */
+export const BENCHMARKS_PAGE = join(ROOT, 'docs', 'benchmarks.md');
+
 /** Replaces the section between the markers (or, the first time, the body of `## Benchmarks`). */
-export function writeReadme(file = join(ROOT, 'README.md'), results: Record_[] = readResults()): void {
+export function writeReadme(file = BENCHMARKS_PAGE, results: Record_[] = readResults()): void {
   const readme = readFileSync(file, 'utf8');
   const section = renderSection(results);
   let next: string;
@@ -175,11 +179,11 @@ export function writeReadme(file = join(ROOT, 'README.md'), results: Record_[] =
     next = readme.slice(0, start) + section + readme.slice(end + END.length);
   } else {
     const heading = readme.indexOf('\n## Benchmarks\n');
-    if (heading === -1) throw new Error(`README.md has neither ${START} … ${END} nor a "## Benchmarks" section`);
+    if (heading === -1) throw new Error(`${file} has neither ${START} … ${END} nor a "## Benchmarks" section`);
     const bodyStart = heading + '\n## Benchmarks\n'.length;
     const nextHeading = readme.indexOf('\n## ', bodyStart);
     next = `${readme.slice(0, bodyStart)}\n${section}\n${nextHeading === -1 ? '' : readme.slice(nextHeading)}`;
   }
   writeFileSync(file, next);
-  console.log(`(README.md performance section regenerated from bench/results/*.json)`);
+  console.log(`(${relative(ROOT, file)} performance section regenerated from bench/results/*.json)`);
 }

@@ -3,11 +3,11 @@
  * line: `npm run bench -- callbacks`), prints each one's markdown and writes its figures to
  * bench/results/<name>.json, with the machine, Node version, date and command. Never part of
  * `npm test`. Flags:
- *   --rounds N       alternating rounds (default 5; the README's figures need ≥ 5)
+ *   --rounds N       alternating rounds (default 5; the figures in docs/benchmarks.md need ≥ 5)
  *   --duration S     seconds per load measurement (default 2)
  *   --connections N  autocannon connections (default 50)
  *   --no-peers       leave out Prism, Mockoon, json-server and WireMock; --skip prism,wiremock some of them
- *   --write-readme   then regenerate the README's performance section from bench/results/*.json
+ *   --write-readme   then regenerate the performance section of docs/benchmarks.md from bench/results/*.json
  *   --readme-only    only that
  * Builds dist/ first when it is older than src/ (aggmock is measured as users start it).
  * Every process a benchmark starts is stopped by PID when it ends, also on failure or Ctrl-C.

@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots`: every page at desktop (1366×800) and phone (390×844) width, as the README
+ * `npm run screenshots`: every page at desktop (1366×800) and phone (390×844) width, as docs/ui.md
  * shows them, into docs/screenshots/. Runs aggmock, the reference wallet (one with a double-debit
  * bug, so the discrepancies page has something to show) and Chromium found as the browser tests
  * find it. Run after a UI change and commit the images.

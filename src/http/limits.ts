@@ -1,6 +1,6 @@
 /**
- * Size limits on every field a request can carry, the same on every route (documented in the
- * README's "Reliability and security" section). Excess is a 400 naming the field, never stored.
+ * Size limits on every field a request can carry, the same on every route (documented in
+ * docs/security.md, "Bounded input"). Excess is a 400 naming the field, never stored.
  */
 
 /** Player, transaction, round, game and group ids; type names. */

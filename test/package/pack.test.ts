@@ -63,6 +63,7 @@ describe('the npm package, installed into an empty folder', () => {
         'contracts/aggmock-integrator-webhook.json',
         'contracts/openapi.json',
         'README.md',
+        'docs/verify.md',
       ]),
     );
     expect(files.filter((f) => /\.test\.|(^|\/)test-[^/]*$|^src\/|^test\//.test(f))).toEqual([]);

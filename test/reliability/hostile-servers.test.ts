@@ -366,7 +366,7 @@ describe('the keep-alive pool against servers that close, reset or talk out of t
   });
 });
 
-// ---- through the engine: journaled, retried, settled as the README says ----
+// ---- through the engine: journaled, retried, settled as docs/callbacks.md says ----
 
 function engineAt(url: string, callbacks: Record<string, unknown> = {}): CallbackEngine {
   const config = configSchema.parse({

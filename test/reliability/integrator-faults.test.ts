@@ -25,7 +25,7 @@ const FAULTS: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
   },
 };
 
-/** What the README promises for each: the final status, whether it was retried, and the journaled error. */
+/** What docs/security.md promises for each: the final status, whether it was retried, and the journaled error. */
 const EXPECTED: Record<string, { status: StoredEvent['status']; attempts: number; error: RegExp }> = {
   reset: { status: 'failed', attempts: 2, error: /ECONNRESET|socket hang up|reset/i },
   hang: { status: 'failed', attempts: 2, error: /timed? ?out|timeout/i },
@@ -69,7 +69,7 @@ describe('integrator faults: each classified, journaled readably, retried as doc
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('settles every fault as the README says, while the API keeps serving', async () => {
+  it('settles every fault as the docs say, while the API keeps serving', async () => {
     const queued = Object.keys(FAULTS).map((fault, i) =>
       aggmock.engine.enqueue({ kind: 'credit', playerId: `p-${fault}`, amountMinor: 100 + i, url: `${base}/${fault}` }),
     );
@@ -88,7 +88,7 @@ describe('integrator faults: each classified, journaled readably, retried as doc
       });
       // A reset without a byte of reply on a kept-alive socket looks exactly like the server having
       // closed it while idle, so the transport re-sends once on a fresh connection, not journaled
-      // (README "Callbacks"): the receiver may see one request more than the journal lists.
+      // (docs/security.md): the receiver may see one request more than the journal lists.
       const extra = fault === 'reset' ? [0, 1, 2] : [0];
       expect(
         extra.map((n) => expected.attempts + n),

@@ -107,7 +107,7 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
   'bet-or-win': ['whole-round'],
 };
 
-/** The faults that catch a check, for the README's table of checks (Betnex receiver faults as `betnex:<fault>`). */
+/** The faults that catch a check, for the table of checks in docs/verify.md (Betnex receiver faults as `betnex:<fault>`). */
 export function faultsCatching(checkId: string): string[] {
   const reference = (Object.entries({ ...FAILURES, ...FAULTS_TESTED_APART }) as [WalletFault, string[]][])
     .filter(([, ids]) => ids.includes(checkId))
