@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerContractsCommand } from './contracts.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerMcpCommand } from './mcp.ts';
 import { registerProfilesCommand } from './profiles.ts';
 import { registerSendCommand } from './send.ts';
 import { registerServeCommand } from './serve.ts';
@@ -16,4 +17,5 @@ export function registerCommands(program: Command): void {
   registerSendCommand(program);
   registerContractsCommand(program);
   registerProfilesCommand(program);
+  registerMcpCommand(program);
 }

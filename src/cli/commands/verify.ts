@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { type AggmockConfig, ConfigError, loadConfig, parseDuration } from '../../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, loadConfig, parseDuration, validateConfig } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
@@ -75,15 +75,20 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** The whole command without a process: returns the outcome (exit code, report) and writes to `io`. */
+/**
+ * The whole command without a process: returns the outcome (exit code, report) and writes to `io`.
+ * `base`, when given, is the configuration to use instead of loading one (`aggmock mcp` passes the
+ * one it runs with, its wire profile already read); only `--currency` applies over it.
+ */
 export async function runVerifyCommand(
   webhookUrl: string,
   flags: VerifyFlags,
   io: VerifyIo = PROCESS_IO,
+  base?: AggmockConfig,
 ): Promise<VerifyOutcome> {
   let options: RunVerifyOptions;
   try {
-    options = toOptions(webhookUrl, flags, io);
+    options = toOptions(webhookUrl, flags, io, base);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof FlagError) {
       io.stderr(`aggmock verify: ${error.message}\n`);
@@ -105,19 +110,25 @@ export async function runVerifyCommand(
 
 class FlagError extends Error {}
 
-function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo): RunVerifyOptions {
-  const config: AggmockConfig = loadConfig({
-    configPath: flags.config,
-    env: io.env ?? process.env,
-    cwd: io.cwd ?? process.cwd(),
-    flags: {
-      callbacks: {
-        ...(flags.profile === undefined ? {} : { profile: flags.profile }),
-        ...(flags.currency === undefined ? {} : { currency: flags.currency }),
-      },
+function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: AggmockConfig): RunVerifyOptions {
+  const wire = {
+    callbacks: {
+      ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+      ...(flags.currency === undefined ? {} : { currency: flags.currency }),
     },
-    flagNames: { 'callbacks.profile': '--profile', 'callbacks.currency': '--currency' },
-  });
+  };
+  const flagNames = { 'callbacks.profile': '--profile', 'callbacks.currency': '--currency' };
+  const config: AggmockConfig = base
+    ? flags.currency === undefined
+      ? base
+      : validateConfig(deepMerge(base as unknown as Record<string, unknown>, { callbacks: { currency: flags.currency } }))
+    : loadConfig({
+        configPath: flags.config,
+        env: io.env ?? process.env,
+        cwd: io.cwd ?? process.cwd(),
+        flags: wire,
+        flagNames,
+      });
   const list = (value: string | undefined) =>
     value === undefined
       ? undefined

@@ -1,0 +1,282 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from '../../src/cli/mcp/server.ts';
+import { type AggmockTarget, embeddedTarget, remoteTarget, TargetError } from '../../src/cli/mcp/target.ts';
+import { type AggmockConfig, validateConfig } from '../../src/config/index.ts';
+import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
+import { freePort } from '../cli/process.ts';
+
+/**
+ * The MCP tools, called through the SDK's own client over an in-memory transport, against a real
+ * aggmock and reference wallet on 127.0.0.1 (port 0). The stdio process is tested in test/cli/mcp.test.ts.
+ */
+
+const base = (extra: Record<string, unknown> = {}): AggmockConfig =>
+  validateConfig({ port: 0, db: ':memory:', callbacks: { timeScale: 0.001 }, ...extra });
+
+async function connect(target: AggmockTarget): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(target).connect(serverSide);
+  const client = new Client({ name: 'aggmock-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** A tool's answer: its JSON, or the error text when it failed. */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  return result.isError ? { error: text } : { json: JSON.parse(text) };
+}
+
+describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
+  let target: AggmockTarget;
+  let client: Client;
+  beforeAll(async () => {
+    target = await embeddedTarget(base(), { ownWebhook: false });
+    client = await connect(target);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await target?.close();
+  });
+
+  it('lists every tool, each with a description and a described input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'get_delivery',
+        'info',
+        'launch_game',
+        'list_deliveries',
+        'list_discrepancies',
+        'list_games',
+        'list_providers',
+        'run_scenario',
+        'run_verify',
+        'send_event',
+      ].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.description?.length, tool.name).toBeGreaterThan(20);
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('info names the embedded aggmock on loopback and the reference wallet with its state URL', async () => {
+    const { json } = await call(client, 'info');
+    expect(json).toMatchObject({ mode: 'embedded', url: target.url, profile: 'default' });
+    expect(json.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(json.referenceWallet.stateUrl).toBe(`${json.referenceWallet.url}/__state`);
+    expect(json.referenceWallet.players).toContain('p1');
+  });
+
+  it('lists the providers and pages through the games of one, filtered by name', async () => {
+    const providers = (await call(client, 'list_providers')).json;
+    expect(providers.providers).toHaveLength(30);
+    expect(providers.providers[0]).toEqual({ code: 'PGSOFT', name: 'PG Soft', status: 'ACTIVE', totalGames: 75 });
+
+    const page = (await call(client, 'list_games', { provider: 'Pragmatic Play', limit: 3 })).json;
+    expect(page.total).toBe(112);
+    expect(page.games).toHaveLength(3);
+    expect(page.games[0]).toMatchObject({ id: '527ca4b2d024cda5378b59ce0234986f', provider: 'PRAGMATICPLAY' });
+    const next = (await call(client, 'list_games', { provider: 'PRAGMATICPLAY', limit: 3, offset: 3 })).json;
+    expect(next.games.map((g: { id: string }) => g.id)).not.toContain(page.games[0].id);
+
+    const found = (await call(client, 'list_games', { search: 'olympus' })).json;
+    expect(found.total).toBeGreaterThan(0);
+    for (const g of found.games) expect(g.name.toLowerCase()).toContain('olympus');
+  });
+
+  it('launches a game and answers its play page URL', async () => {
+    const { json } = await call(client, 'launch_game', {
+      username: 'p1',
+      gameId: '527ca4b2d024cda5378b59ce0234986f',
+      money: 1000,
+    });
+    expect(json.game_launch_url).toMatch(new RegExp(`^${target.url}/play/[0-9a-f]{32}$`));
+    expect(json.game_name).toBe('Aztec Tales Dream Drop');
+  });
+
+  it('sends a DEBIT, waits until the wallet replied, and shows it with its signed attempt', async () => {
+    const { json } = await call(client, 'send_event', { type: 'debit', playerId: 'p2', amount: 5, transactionId: 'mcp-debit-1' });
+    expect(json.event).toMatchObject({
+      kind: 'debit',
+      playerId: 'p2',
+      transactionId: 'mcp-debit-1',
+      status: 'delivered',
+      amount: 5,
+    });
+    expect(json.event.reply.body).toEqual({ balance: 995 });
+
+    const one = (await call(client, 'get_delivery', { id: json.event.id })).json;
+    expect(one.attempts).toHaveLength(1);
+    expect(one.attempts[0].requestHeaders).toMatchObject({ 'X-Signature': expect.stringMatching(/^t=\d+,v1=[0-9a-f]{64}$/) });
+
+    const listed = (await call(client, 'list_deliveries', { player: 'p2', type: 'debit' })).json;
+    expect(listed.deliveries.map((d: { transactionId: string }) => d.transactionId)).toContain('mcp-debit-1');
+  });
+
+  it('runs a scenario and answers its settled events, which list_deliveries finds by group', async () => {
+    const { json } = await call(client, 'run_scenario', { name: 'bet-rollback', players: ['p3'], amount: 2 });
+    expect(json).toMatchObject({ scenario: 'bet-rollback', ok: true });
+    expect(json.events.map((e: { kind: string; status: string }) => `${e.kind} ${e.status}`)).toEqual([
+      'debit delivered',
+      'rollback delivered',
+    ]);
+    const listed = (await call(client, 'list_deliveries', { group: json.group })).json;
+    expect(listed.deliveries).toHaveLength(2);
+  });
+
+  it('reads the shadow ledger: no discrepancy from a correct wallet, and the balances it saw', async () => {
+    const { json } = await call(client, 'list_discrepancies');
+    expect(json.discrepancies).toEqual([]);
+    expect(json.balances).toEqual(expect.arrayContaining([expect.objectContaining({ playerId: 'p2' })]));
+  });
+
+  it('verifies the embedded reference wallet by default and answers the report as JSON', async () => {
+    const { json } = await call(client, 'run_verify', { only: ['debit-applies', 'idempotent-debit', 'rollback-restores'] });
+    expect(json).toMatchObject({ exitCode: 0, tool: 'aggmock verify', mode: 'state' });
+    expect(json.summary).toEqual({ total: 3, passed: 3, failed: 0, skipped: 0 });
+    // Passed checks keep their rule but not their requests (detail: "failures").
+    expect(json.results[0].rule).toBeTruthy();
+    expect(json.results[0].exchanges).toEqual([]);
+  });
+
+  it('answers a bad value as a tool error naming the field, from aggmock’s own validation', async () => {
+    const launch = await call(client, 'launch_game', { username: 'p1', gameId: 'nope', money: 1000 });
+    expect(launch.error).toMatch(/HTTP 400/);
+    expect(launch.error).toMatch(/- gameId: expected a 32-character hex game id/);
+
+    const rollback = await call(client, 'send_event', { type: 'rollback', playerId: 'p1', amount: 1 });
+    expect(rollback.error).toMatch(/- referenceTransactionId: a rollback needs the transactionId of the DEBIT it reverses/);
+
+    const type = await call(client, 'send_event', { type: 'refund', playerId: 'p1', amount: 1 });
+    expect(type.error).toMatch(/- type: expected one of debit, credit, rollback .*\(got "refund"\)/);
+  });
+
+  it('answers input that breaks a tool’s schema as a tool error naming the field, and keeps serving', async () => {
+    const wrongType = await call(client, 'list_games', { limit: 'ten' });
+    expect(wrongType.error).toMatch(
+      /Invalid arguments for tool list_games: expected a whole number from 1 to 500, e\.g\. 20 at limit/,
+    );
+    const unknownScenario = await call(client, 'run_scenario', { name: 'bet-everything' });
+    expect(unknownScenario.error).toMatch(/Invalid arguments for tool run_scenario: .*"bet-win".* at name/);
+    const missing = await call(client, 'send_event', { type: 'debit', amount: 1 });
+    expect(missing.error).toMatch(/expected the player id as a string of 1 to 128 characters at playerId/);
+    expect((await call(client, 'list_providers')).json.providers).toHaveLength(30);
+  });
+
+  it('answers why verify could not run: a webhook that does not answer, a currency that does not exist', async () => {
+    const port = await freePort();
+    const down = await call(client, 'run_verify', { webhookUrl: `http://127.0.0.1:${port}/callback/webhook` });
+    expect(down.error).toMatch(new RegExp(`^verify did not run: .*127\\.0\\.0\\.1:${port}.*not reachable`));
+    const currency = await call(client, 'run_verify', { currency: 'yen!' });
+    expect(currency.error).toMatch(/^verify did not run: .*callbacks\.currency: expected an ISO 4217 code .*\(got "yen!"\)/s);
+  });
+
+  it('refuses to verify (and so to sign for) a URL callbacks.allowedUrls does not allow, or aggmock itself', async () => {
+    const outside = await call(client, 'run_verify', { webhookUrl: 'http://x.invalid/callback/webhook' });
+    expect(outside.error).toMatch(/^webhookUrl: expected a URL allowed by callbacks\.allowedUrls/);
+    const state = await call(client, 'run_verify', {
+      webhookUrl: target.wallet?.webhookUrl,
+      stateUrl: 'http://x.invalid/__state',
+    });
+    expect(state.error).toMatch(/^stateUrl: expected a URL allowed by callbacks\.allowedUrls/);
+    const self = await call(client, 'run_verify', { webhookUrl: `${target.url}/__admin/events` });
+    expect(self.error).toMatch(/^webhookUrl: expected a URL that is not aggmock itself/);
+    const file = await call(client, 'run_verify', { webhookUrl: 'file:///etc/passwd' });
+    expect(file.error).toMatch(/^webhookUrl: expected an http\(s\) URL/);
+  });
+});
+
+describe('aggmock mcp tools against a faulty wallet', () => {
+  let wallet: RunningWallet;
+  let target: AggmockTarget;
+  let client: Client;
+  beforeAll(async () => {
+    const config = base();
+    wallet = await startWallet({ config, dbPath: ':memory:', port: 0, fault: 'double-debit', testEndpoints: true });
+    target = await embeddedTarget(base({ callbacks: { timeScale: 0.001, webhookUrl: wallet.webhookUrl } }), { ownWebhook: true });
+    client = await connect(target);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await target?.close();
+    await wallet?.close();
+  });
+
+  it('shows the discrepancy the shadow ledger finds when a duplicate DEBIT is charged twice', async () => {
+    const run = (await call(client, 'run_scenario', { name: 'duplicate-debit', players: ['p1'], amount: 3 })).json;
+    expect(run.scenario).toBe('duplicate-debit');
+    const { json } = await call(client, 'list_discrepancies', { player: 'p1' });
+    expect(json.discrepancies.map((d: { kind: string }) => d.kind)).toContain('double-debit');
+  });
+
+  it('fails verify on the checks the bug breaks, with the requests and replies that show it', async () => {
+    const { json } = await call(client, 'run_verify', {
+      webhookUrl: wallet.webhookUrl,
+      stateUrl: `${wallet.url}/__state`,
+      only: ['idempotent-debit', 'credit-applies'],
+    });
+    expect(json.exitCode).toBe(1);
+    const byId = Object.fromEntries(json.results.map((r: { id: string }) => [r.id, r]));
+    expect(byId['idempotent-debit']).toMatchObject({ status: 'fail' });
+    expect(byId['idempotent-debit'].exchanges.length).toBeGreaterThan(0);
+    expect(byId['idempotent-debit'].hint).toBeTruthy();
+    expect(byId['credit-applies']).toMatchObject({ status: 'pass', exchanges: [] });
+  });
+});
+
+describe('aggmock mcp tools against a running aggmock (--url)', () => {
+  let wallet: RunningWallet;
+  let aggmock: Aggmock;
+  beforeAll(async () => {
+    wallet = await startWallet({ config: base(), dbPath: ':memory:', port: 0 });
+    aggmock = await startAggmock(
+      base({ admin: { token: 'mcp-test-token' }, callbacks: { timeScale: 0.001, webhookUrl: wallet.webhookUrl } }),
+    );
+  });
+  afterAll(async () => {
+    await aggmock?.close();
+    await wallet?.close();
+  });
+
+  it('sends the admin token it was given, and says how to give one when it has none', async () => {
+    const withToken = await connect(remoteTarget(aggmock.url, base(), { adminToken: 'mcp-test-token' }));
+    const sent = (await call(withToken, 'send_event', { type: 'credit', playerId: 'p1', amount: 1 })).json;
+    expect(sent.event).toMatchObject({ status: 'delivered' });
+    await withToken.close();
+
+    const without = await connect(remoteTarget(aggmock.url, base(), {}));
+    const refused = await call(without, 'send_event', { type: 'credit', playerId: 'p1', amount: 1 });
+    expect(refused.error).toMatch(/HTTP 401/);
+    expect(refused.error).toMatch(/--admin-token <token> \(or AGGMOCK_ADMIN_TOKEN\)/);
+    // The aggregator API takes the API key, no token needed.
+    expect((await call(without, 'list_providers')).json.providers).toHaveLength(30);
+    await without.close();
+  });
+
+  it('says what to do when nothing answers at the URL', async () => {
+    const port = await freePort();
+    const client = await connect(remoteTarget(`http://127.0.0.1:${port}`, base(), {}));
+    const { error } = await call(client, 'list_providers');
+    expect(error).toBe(
+      `cannot reach aggmock at http://127.0.0.1:${port} (ECONNREFUSED). Is it running? Start it with \`npx aggmock serve\`, or run \`aggmock mcp\` without --url to embed one.`,
+    );
+    await client.close();
+  });
+
+  it('drives only a loopback aggmock unless --allow-remote', () => {
+    expect(() => remoteTarget('http://x.invalid:4000', base(), {})).toThrow(TargetError);
+    expect(() => remoteTarget('http://x.invalid:4000', base(), {})).toThrow(/--allow-remote/);
+    expect(remoteTarget('http://x.invalid:4000', base(), { allowRemote: true }).url).toBe('http://x.invalid:4000');
+    expect(() => remoteTarget('not a url', base(), {})).toThrow(/--url: expected the base URL of a running aggmock/);
+    expect(() => remoteTarget('http://u:p@127.0.0.1:4000', base(), {})).toThrow(/without credentials/);
+  });
+});
