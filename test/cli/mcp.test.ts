@@ -37,6 +37,16 @@ describe('aggmock mcp over stdio', () => {
 
       const bad = (await client.callTool({ name: 'get_delivery', arguments: { id: 'x' } })) as CallToolResult;
       expect(bad.isError).toBe(true);
+
+      // The Pact verifier runs in a child process of verify: its output must not reach the protocol's stdout.
+      const verified = (await client.callTool({ name: 'run_verify', arguments: { only: ['pact'] } }, undefined, {
+        timeout: 120_000,
+      })) as CallToolResult;
+      expect(verified.isError).toBeFalsy();
+      const report = JSON.parse(verified.content[0]?.type === 'text' ? verified.content[0].text : '');
+      expect(report.exitCode).toBe(0);
+      expect(report.results.map((r: { id: string }) => r.id)).toContain('pact:debit-accepted');
+      expect(report.summary.failed).toBe(0);
     } finally {
       const pid = transport.pid;
       await client.close();
@@ -44,6 +54,13 @@ describe('aggmock mcp over stdio', () => {
       if (pid !== null) await waitForExit(pid);
     }
     expect(stderr).toMatch(/aggmock mcp: serving MCP on stdio; embedded aggmock at http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it('stops by itself, exit code 0, when the agent closes its stdin, having written nothing but the protocol on stdout', async () => {
+    const cli = runCli(['mcp']);
+    cli.child.stdin.end();
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout()).toBe('');
   });
 
   it('refuses a --url that is not loopback, naming --allow-remote, with exit code 2', async () => {

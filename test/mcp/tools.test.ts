@@ -190,6 +190,11 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
     expect(state.error).toMatch(/^stateUrl: expected a URL allowed by callbacks\.allowedUrls/);
     const self = await call(client, 'run_verify', { webhookUrl: `${target.url}/__admin/events` });
     expect(self.error).toMatch(/^webhookUrl: expected a URL that is not aggmock itself/);
+    const port = new URL(target.url).port;
+    for (const spelling of [`http://localhost:${port}/__admin/events`, `http://[::1]:${port}/x`, `http://127.0.0.2:${port}/x`]) {
+      const other = await call(client, 'run_verify', { webhookUrl: spelling });
+      expect(other.error, spelling).toMatch(/^webhookUrl: expected a URL that is not aggmock itself/);
+    }
     const file = await call(client, 'run_verify', { webhookUrl: 'file:///etc/passwd' });
     expect(file.error).toMatch(/^webhookUrl: expected an http\(s\) URL/);
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_ID_LENGTH, MAX_LIST_LENGTH, MAX_URL_LENGTH } from '../../http/limits.ts';
+import { dialsLoopback } from '../../http/loopback.ts';
 import { callbackUrlPolicy } from '../../launch/callback-url.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { SCENARIO_DESCRIPTIONS, SCENARIOS } from '../../scenarios/plan.ts';
@@ -370,7 +371,9 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
   const stateUrl = args.stateUrl ?? (args.webhookUrl === undefined ? target.wallet?.stateUrl : undefined);
   // The same policy as a launch's callback_url: signed requests go only where aggmock may send callbacks.
   const policy = callbackUrlPolicy({ callbacks: target.config.callbacks });
-  const self = { origins: [target.url] };
+  // aggmock itself is never a target: its URL, and its port under any loopback name (localhost, [::1]).
+  const own = new URL(target.url);
+  const self = { origins: [target.url], ...(dialsLoopback(own.hostname) ? { port: Number(own.port) } : {}) };
   for (const [field, url] of [
     ['webhookUrl', webhookUrl],
     ['stateUrl', stateUrl],
