@@ -1,0 +1,26 @@
+import { type Dialect, type DialectInput, dialectSchema } from '../schema.ts';
+import { HUB88 } from './hub88.ts';
+import { PRAGMATIC } from './pragmatic.ts';
+
+/** The vendor dialects built in, by name. Each file cites its sources and says what they leave unknown. */
+const BUILTIN: Readonly<Record<string, DialectInput>> = Object.freeze({ hub88: HUB88, pragmatic: PRAGMATIC });
+
+export const BUILTIN_DIALECTS = Object.keys(BUILTIN);
+
+/** Whether a name is a built-in vendor dialect. */
+export function isBuiltinDialect(name: string): boolean {
+  return Object.hasOwn(BUILTIN, name);
+}
+
+const parsed = new Map<string, Dialect>();
+
+/** A built-in dialect, validated once. */
+export function builtinDialect(name: string): Dialect {
+  if (!isBuiltinDialect(name)) throw new Error(`unknown dialect "${name}": expected one of ${BUILTIN_DIALECTS.join(', ')}`);
+  let dialect = parsed.get(name);
+  if (!dialect) {
+    dialect = dialectSchema.parse(BUILTIN[name]);
+    parsed.set(name, dialect);
+  }
+  return dialect;
+}

@@ -1,0 +1,129 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Pragmatic Play's Seamless Wallet API: one `.html` path per call, form-urlencoded bodies, an MD5
+ * over the sorted parameters with the secret key appended, sent as the `hash` field; replies are
+ * JSON {cash, bonus, error: 0, description}; error 100 means "retry".
+ */
+
+const player: Record<string, Field> = {
+  userId: { from: 'playerId' },
+  providerId: { const: 'PragmaticPlay' },
+  token: { from: 'sessionToken' },
+};
+
+const money: Record<string, Field> = {
+  userId: { from: 'playerId' },
+  gameId: { from: 'gameId', default: 'vs20aggmock' },
+  roundId: { from: ['roundId', 'transactionId'] },
+  amount: { from: 'amount' },
+  reference: { from: 'transactionId' },
+  providerId: { const: 'PragmaticPlay' },
+  timestamp: { from: 'timestampMs' },
+  roundDetails: { const: 'spin' },
+  bonusCode: { from: 'bonusId' },
+  token: { from: 'sessionToken' },
+};
+
+export const PRAGMATIC: DialectInput = {
+  name: 'pragmatic',
+  description:
+    "Pragmatic Play's Seamless Wallet API: authenticate, balance, bet, result, refund, endRound and promoWin as POSTs to /<name>.html, " +
+    'form-urlencoded, signed with MD5 over the sorted parameters plus the secret key (field hash); replies {cash, bonus, error, description}, error 100 = retry.',
+  sources: [
+    {
+      title: 'Pragmatic Play Integration API Specification (Seamless Wallet API, section III), as summarised by an integrator',
+      grade: 'secondary',
+    },
+    {
+      title: 'An open-source operator integration (pragmaticplay_service_api generateHash, routes *.html)',
+      grade: 'secondary',
+    },
+  ],
+  unknown: [
+    'roundId is a Long in the specification; aggmock sends its own round ids, which are not numeric.',
+    'Whether amounts are written with exactly two decimals ("10.50") or as the shortest number ("10.5"): aggmock writes two.',
+    "The providerId value Pragmatic sends to a given operator (aggmock sends 'PragmaticPlay').",
+  ],
+  credentials: {
+    secretKey: {
+      kind: 'secret',
+      description: 'the secret key appended to the sorted parameters before the MD5',
+      default: 'testKey',
+    },
+  },
+  session: { token: 'optional', checkedOn: ['authenticate'] },
+  request: { encoding: 'form' },
+  amounts: { format: 'decimal', as: 'string' },
+  signing: {
+    algorithm: 'md5',
+    payload: { over: 'params', sort: 'key', pair: '=', join: '&', suffix: '{credential.secretKey}' },
+    encoding: 'hex',
+    place: { field: 'hash' },
+  },
+  operations: {
+    authenticate: {
+      path: '/authenticate.html',
+      fields: {
+        token: { from: 'sessionToken' },
+        providerId: { const: 'PragmaticPlay' },
+        gameId: { from: 'gameId', default: 'vs20aggmock' },
+      },
+    },
+    balance: { path: '/balance.html', fields: player },
+    bet: { path: '/bet.html', fields: money },
+    win: { path: '/result.html', fields: money },
+    rollback: {
+      path: '/refund.html',
+      fields: {
+        userId: { from: 'playerId' },
+        reference: { from: 'betTransactionId' },
+        providerId: { const: 'PragmaticPlay' },
+        amount: { from: 'amount' },
+        gameId: { from: 'gameId', default: 'vs20aggmock' },
+        roundId: { from: ['roundId', 'betTransactionId'] },
+        timestamp: { from: 'timestampMs' },
+        token: { from: 'sessionToken' },
+      },
+      reply: { balance: false },
+    },
+    endRound: {
+      path: '/endRound.html',
+      fields: {
+        userId: { from: 'playerId' },
+        gameId: { from: 'gameId', default: 'vs20aggmock' },
+        roundId: { from: 'roundId' },
+        providerId: { const: 'PragmaticPlay' },
+        token: { from: 'sessionToken' },
+      },
+    },
+    promoWin: {
+      path: '/promoWin.html',
+      fields: {
+        providerId: { const: 'PragmaticPlay' },
+        timestamp: { from: 'timestampMs' },
+        userId: { from: 'playerId' },
+        campaignId: { from: 'bonusId', default: '1' },
+        campaignType: { const: 'T' },
+        amount: { from: 'amount' },
+        currency: { from: 'currency' },
+        reference: { from: 'transactionId' },
+      },
+    },
+  },
+  reply: {
+    code: 'error',
+    ok: 0,
+    retryCodes: [100],
+    codes: {
+      INSUFFICIENT_FUNDS: 1,
+      PLAYER_NOT_FOUND: 2,
+      INVALID_TOKEN: 4,
+      INVALID_SIGNATURE: 5,
+      INVALID_REQUEST: 7,
+    },
+    balance: { sum: ['cash', 'bonus'] },
+    message: ['description'],
+    duplicates: 'current-balance',
+  },
+};

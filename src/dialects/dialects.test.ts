@@ -1,0 +1,427 @@
+import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  buildRequest,
+  builtinDialect,
+  type CallFacts,
+  type Dialect,
+  type DialectInput,
+  dialectSchema,
+  readAmount,
+  readReply,
+  verifyRequest,
+  writeAmount,
+  writeReply,
+} from './index.ts';
+
+const T = Date.UTC(2026, 10, 25, 12, 0, 0);
+const bet = (over: Partial<CallFacts> = {}): CallFacts => ({
+  operation: 'bet',
+  playerId: 'p1',
+  currency: 'EUR',
+  transactionId: 'tx_1',
+  amountMinor: 1050,
+  roundId: 'r_1',
+  gameId: 'vs20test',
+  sessionToken: 'tok-123',
+  requestId: 'req-1',
+  createdAt: T,
+  ...over,
+});
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+
+/** A minimal dialect with one recipe, for the signing cases. */
+function withRecipe(
+  signing: DialectInput['signing'],
+  encoding: 'json' | 'form' | 'query' = 'json',
+  method: 'GET' | 'POST' = 'POST',
+): Dialect {
+  return dialectSchema.parse({
+    name: 'test',
+    credentials: { secret: { description: 'a secret' }, salt: { description: 'a salt' } },
+    request: { encoding },
+    signing,
+    operations: {
+      bet: {
+        method,
+        path: '/players/{playerId}/bet',
+        fields: { user: { from: 'playerId' }, amount: { from: 'amount' }, id: { from: 'transactionId' } },
+      },
+      win: { method, path: '/win', fields: { user: { from: 'playerId' }, amount: { from: 'amount' } } },
+    },
+  });
+}
+const creds = { secret: 's3cret', salt: 'pepper', privateKey: PEM };
+
+describe('Pragmatic Play requests', () => {
+  const pp = builtinDialect('pragmatic');
+
+  it('posts a bet as a form to /bet.html with amounts in major units and a ms timestamp', () => {
+    const req = buildRequest(pp, bet(), { secretKey: 'testKey' });
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/bet.html');
+    expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    const params = new URLSearchParams(req.body);
+    expect(params.get('amount')).toBe('10.50');
+    expect(params.get('reference')).toBe('tx_1');
+    expect(params.get('timestamp')).toBe(String(T));
+    expect(params.get('userId')).toBe('p1');
+  });
+
+  it('signs with the MD5 of the sorted k=v pairs followed by the secret key, in the hash field', () => {
+    const req = buildRequest(pp, bet(), { secretKey: 'testKey' });
+    const params = [...new URLSearchParams(req.body)].filter(([k]) => k !== 'hash');
+    const text = `${params
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&')}testKey`;
+    expect(new URLSearchParams(req.body).get('hash')).toBe(createHash('md5').update(text).digest('hex'));
+  });
+
+  it('sends a refund with the bet it reverses as reference', () => {
+    const req = buildRequest(pp, bet({ operation: 'rollback', transactionId: 'rb_1', betTransactionId: 'tx_1' }), {
+      secretKey: 'k',
+    });
+    expect(req.path).toBe('/refund.html');
+    expect(new URLSearchParams(req.body).get('reference')).toBe('tx_1');
+  });
+
+  it('reads cash + bonus as the balance, error 0 as success and error 100 as retry', () => {
+    const ok = readReply(
+      pp,
+      { operation: 'bet', currency: 'EUR' },
+      { status: 200, text: '{"cash":99.5,"bonus":0.5,"error":0,"description":"Success"}' },
+    );
+    expect(ok).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 10000 } });
+    const retry = readReply(
+      pp,
+      { operation: 'bet', currency: 'EUR' },
+      { status: 200, text: '{"error":100,"description":"Internal error"}' },
+    );
+    expect(retry.verdict).toBe('retry');
+    const poor = readReply(
+      pp,
+      { operation: 'bet', currency: 'EUR' },
+      { status: 200, text: '{"cash":1,"bonus":0,"error":1,"description":"Insufficient balance"}' },
+    );
+    expect(poor).toMatchObject({
+      verdict: 'rejected',
+      code: '1',
+      outcome: 'INSUFFICIENT_FUNDS',
+      message: 'Insufficient balance',
+    });
+  });
+
+  it('reads a refund reply, which has no balance, as an acceptance without one', () => {
+    const reply = readReply(
+      pp,
+      { operation: 'rollback', currency: 'EUR' },
+      { status: 200, text: '{"transactionId":"w1","error":0,"description":"Success"}' },
+    );
+    expect(reply).toMatchObject({ verdict: 'accepted', balance: { kind: 'none' } });
+  });
+
+  it('verifies its own signature and refuses a tampered amount, naming the field', () => {
+    const req = buildRequest(pp, bet(), { secretKey: 'testKey' });
+    const received = { method: 'POST', path: req.path, headers: req.headers, body: req.body as string };
+    expect(verifyRequest(pp, received, { secretKey: 'testKey' })).toEqual({ ok: true });
+    const tampered = { ...received, body: (req.body as string).replace('amount=10.50', 'amount=1.50') };
+    expect(verifyRequest(pp, tampered, { secretKey: 'testKey' })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('field hash'),
+    });
+    expect(verifyRequest(pp, received, { secretKey: 'other' }).ok).toBe(false);
+  });
+});
+
+describe('Hub88 requests', () => {
+  const hub88 = builtinDialect('hub88');
+
+  it('posts JSON to /transaction/bet with amounts × 100000 and the session token', () => {
+    const req = buildRequest(hub88, bet({ amountMinor: 356 }), { privateKey: PEM });
+    expect(req.path).toBe('/transaction/bet');
+    const body = JSON.parse(req.body as string);
+    expect(body).toMatchObject({
+      user: 'p1',
+      transaction_uuid: 'tx_1',
+      amount: 356000,
+      currency: 'EUR',
+      token: 'tok-123',
+      request_uuid: 'req-1',
+      is_free: false,
+    });
+  });
+
+  it('marks a free spin with is_free and a win with the bet it settles', () => {
+    const req = buildRequest(
+      hub88,
+      bet({ operation: 'win', transactionId: 'tx_2', betTransactionId: 'tx_1', bonus: { kind: 'free-spins', id: 'fs1' } }),
+      { privateKey: PEM },
+    );
+    expect(JSON.parse(req.body as string)).toMatchObject({
+      is_free: true,
+      reference_transaction_uuid: 'tx_1',
+      reward_uuid: 'fs1',
+    });
+  });
+
+  it('signs the raw body with RSA-SHA256 in X-Hub88-Signature (base64), verifiable with the public key', () => {
+    const req = buildRequest(hub88, bet(), { privateKey: PEM });
+    const signature = Buffer.from(req.headers['x-hub88-signature'] as string, 'base64');
+    expect(verify('sha256', Buffer.from(req.body as string), publicKey, signature)).toBe(true);
+    const received = { method: 'POST', path: req.path, headers: req.headers, body: req.body as string };
+    expect(verifyRequest(hub88, received, { privateKey: PEM })).toEqual({ ok: true });
+    expect(
+      verifyRequest(hub88, { ...received, body: (req.body as string).replace('"p1"', '"p2"') }, { privateKey: PEM }).ok,
+    ).toBe(false);
+  });
+
+  it('reads RS_OK as success and maps RS_ERROR_NOT_ENOUGH_MONEY to insufficient funds, with the balance', () => {
+    const ok = readReply(
+      hub88,
+      { operation: 'bet', currency: 'EUR', requestId: 'req-1' },
+      {
+        status: 200,
+        text: '{"user":"p1","status":"RS_OK","request_uuid":"req-1","currency":"EUR","balance":100500000}',
+      },
+    );
+    expect(ok).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 100500 }, echoMismatches: [] });
+    const poor = readReply(
+      hub88,
+      { operation: 'bet', currency: 'EUR' },
+      { status: 200, text: '{"status":"RS_ERROR_NOT_ENOUGH_MONEY","balance":500000}' },
+    );
+    expect(poor).toMatchObject({ verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS', balance: { kind: 'ok', minor: 500 } });
+  });
+
+  it('notices a reply that echoes another request_uuid', () => {
+    const reply = readReply(
+      hub88,
+      { operation: 'bet', currency: 'EUR', requestId: 'req-1' },
+      { status: 200, text: '{"status":"RS_OK","request_uuid":"req-9","balance":100}' },
+    );
+    expect(reply.echoMismatches).toEqual(['request_uuid: sent req-1, echoed req-9']);
+  });
+
+  it('calls a 2xx reply without a status invalid, not accepted', () => {
+    expect(readReply(hub88, { operation: 'bet', currency: 'EUR' }, { status: 200, text: '{"balance":100}' }).verdict).toBe(
+      'invalid',
+    );
+  });
+
+  it('writes the reply a correct wallet gives, which it reads back as the same answer', () => {
+    const facts = { operation: 'bet' as const, currency: 'EUR', requestId: 'req-7', playerId: 'p1' };
+    const written = writeReply(hub88, facts, { accepted: false, refusal: 'INSUFFICIENT_FUNDS', balanceMinor: 250 }, (m) =>
+      writeAmount(hub88, 'EUR', m),
+    );
+    expect(written.body).toEqual({ status: 'RS_ERROR_NOT_ENOUGH_MONEY', balance: 250000, request_uuid: 'req-7' });
+    expect(written.status).toBe(200);
+    const read = readReply(hub88, facts, { status: written.status, text: JSON.stringify(written.body) });
+    expect(read).toMatchObject({ verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS', balance: { kind: 'ok', minor: 250 } });
+  });
+});
+
+describe('amounts on a wire with a scale of its own', () => {
+  const hub88 = builtinDialect('hub88');
+
+  it('writes EUR cents × 1000 and JPY yen × 100000, and reads them back', () => {
+    expect(writeAmount(hub88, 'EUR', 356)).toBe(356000);
+    expect(writeAmount(hub88, 'JPY', 5)).toBe(500000);
+    expect(readAmount(hub88, 'EUR', 356000)).toBe(356);
+    expect(readAmount(hub88, 'JPY', 500000)).toBe(5);
+  });
+
+  it('refuses to read an amount that is no whole cent (100500 is 1.005 EUR), never rounds it', () => {
+    expect(readAmount(hub88, 'EUR', 100500)).toBeUndefined();
+  });
+
+  it('reads a balance written as a decimal string on a number wire', () => {
+    const pp = builtinDialect('pragmatic');
+    expect(readAmount(pp, 'EUR', '995.29')).toBe(99529);
+    expect(readAmount(pp, 'EUR', '995.291')).toBeUndefined();
+  });
+});
+
+describe('signing recipes', () => {
+  it('HMAC-SHA1 over sorted query parameters with a salt prefix, in a query parameter (Blue Ocean-like GET)', () => {
+    const dialect = withRecipe(
+      {
+        algorithm: 'hmac-sha1',
+        key: 'secret',
+        payload: { over: 'params', prefix: '{credential.salt}' },
+        encoding: 'hex',
+        place: { query: 'key' },
+      },
+      'query',
+      'GET',
+    );
+    const req = buildRequest(dialect, bet(), creds);
+    expect(req.body).toBeUndefined();
+    expect(req.path.startsWith('/players/p1/bet?')).toBe(true);
+    const expected = createHmac('sha1', 's3cret').update('pepperamount=10.5&id=tx_1&user=p1').digest('hex');
+    expect(new URLSearchParams(req.path.split('?')[1]).get('key')).toBe(expected);
+    expect(verifyRequest(dialect, { method: 'GET', path: req.path, headers: req.headers, body: '' }, creds)).toEqual({
+      ok: true,
+    });
+    expect(
+      verifyRequest(
+        dialect,
+        { method: 'GET', path: req.path.replace('amount=10.5', 'amount=99'), headers: req.headers, body: '' },
+        creds,
+      ).ok,
+    ).toBe(false);
+  });
+
+  it('HMAC-SHA256 of the raw JSON body in a header with a prefix (SoftSwiss-like)', () => {
+    const dialect = withRecipe({
+      algorithm: 'hmac-sha256',
+      key: 'secret',
+      payload: { over: 'body' },
+      encoding: 'hex',
+      place: { header: 'X-Request-Sign', prefix: 'sha256=' },
+    });
+    const req = buildRequest(dialect, bet(), creds);
+    expect(req.headers['x-request-sign']).toBe(
+      `sha256=${createHmac('sha256', 's3cret')
+        .update(req.body as string)
+        .digest('hex')}`,
+    );
+    expect(
+      verifyRequest(dialect, { method: 'POST', path: req.path, headers: req.headers, body: req.body as string }, creds),
+    ).toEqual({ ok: true });
+  });
+
+  it('SHA-1 of a template over the query string (salt + query), upper-case hex', () => {
+    const dialect = withRecipe(
+      {
+        algorithm: 'sha1',
+        payload: { over: 'template', template: '{credential.salt}{query}' },
+        encoding: 'HEX',
+        place: { query: 'key' },
+      },
+      'query',
+      'GET',
+    );
+    const req = buildRequest(dialect, bet(), creds);
+    const [, query = ''] = req.path.split('?');
+    const unsigned = query.replace(/&key=[^&]*$/, '');
+    expect(new URLSearchParams(query).get('key')).toBe(
+      createHash('sha1').update(`pepper${unsigned}`).digest('hex').toUpperCase(),
+    );
+    expect(verifyRequest(dialect, { method: 'GET', path: req.path, headers: req.headers, body: '' }, creds)).toEqual({
+      ok: true,
+    });
+  });
+
+  it('ECDSA-SHA256 (P-256) over the body in a header, base64 DER, verifiable with the public key', () => {
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const ec = { ...creds, privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+    const dialect = dialectSchema.parse({
+      ...withRecipe({ algorithm: 'none' }),
+      credentials: { privateKey: { description: 'key', kind: 'private-key' } },
+      signing: {
+        algorithm: 'ecdsa-sha256',
+        key: 'privateKey',
+        payload: { over: 'body' },
+        encoding: 'base64',
+        place: { header: 'x-st8-sign' },
+      },
+    });
+    const req = buildRequest(dialect, bet(), ec);
+    expect(
+      verify(
+        'sha256',
+        Buffer.from(req.body as string),
+        pair.publicKey,
+        Buffer.from(req.headers['x-st8-sign'] as string, 'base64'),
+      ),
+    ).toBe(true);
+    expect(
+      verifyRequest(dialect, { method: 'POST', path: req.path, headers: req.headers, body: req.body as string }, ec),
+    ).toEqual({ ok: true });
+  });
+
+  it('a JSON body field signature covers the body without the field', () => {
+    const dialect = withRecipe({
+      algorithm: 'md5',
+      payload: { over: 'template', template: '{body}{credential.secret}' },
+      encoding: 'hex',
+      place: { field: 'sign' },
+    });
+    const req = buildRequest(dialect, bet(), creds);
+    const { sign, ...rest } = JSON.parse(req.body as string);
+    expect(sign).toBe(
+      createHash('md5')
+        .update(`${JSON.stringify(rest)}s3cret`)
+        .digest('hex'),
+    );
+    expect(
+      verifyRequest(dialect, { method: 'POST', path: req.path, headers: req.headers, body: req.body as string }, creds),
+    ).toEqual({ ok: true });
+  });
+
+  it('says which credential is missing and how to pass it', () => {
+    const dialect = withRecipe({
+      algorithm: 'hmac-sha256',
+      key: 'secret',
+      payload: { over: 'body' },
+      encoding: 'hex',
+      place: { header: 'X-Sign' },
+    });
+    expect(() => buildRequest(dialect, bet(), {})).toThrow(
+      'the credential "secret" is not set: pass --credential secret=<value>',
+    );
+  });
+
+  it('escapes a player id in a path template', () => {
+    const dialect = withRecipe({ algorithm: 'none' });
+    expect(buildRequest(dialect, bet({ playerId: 'a/b c' }), {}).path).toBe('/players/a%2Fb%20c/bet');
+  });
+});
+
+describe('the dialect schema', () => {
+  it('refuses a recipe whose key names an undeclared credential', () => {
+    const result = dialectSchema.safeParse({
+      name: 'x',
+      signing: { algorithm: 'hmac-sha256', key: 'nope', payload: { over: 'body' }, place: { header: 'X' } },
+      operations: { bet: { path: '/b', fields: {} }, win: { path: '/w', fields: {} } },
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]).toMatchObject({ path: ['signing', 'key'], message: expect.stringContaining('"nope"') });
+  });
+
+  it('refuses prototype names as field names and reply paths, and never lets __proto__ reach an object', () => {
+    const base = { name: 'x', signing: { algorithm: 'none' }, operations: { win: { path: '/w', fields: {} } } };
+    const proto = dialectSchema.parse({
+      ...base,
+      operations: { ...base.operations, bet: { path: '/b', fields: JSON.parse('{"__proto__":{"const":1}}') } },
+    });
+    expect(Object.keys(proto.operations.bet?.fields ?? {})).toEqual([]);
+    expect(Object.getPrototypeOf(proto.operations.bet?.fields)).toBe(Object.prototype);
+    expect(
+      dialectSchema.safeParse({
+        ...base,
+        operations: { ...base.operations, bet: { path: '/b', fields: JSON.parse('{"constructor":{"const":1}}') } },
+      }).success,
+    ).toBe(false);
+    expect(
+      dialectSchema.safeParse({
+        ...base,
+        operations: { ...base.operations, bet: { path: '/b', fields: {} } },
+        reply: { balance: 'a.__proto__' },
+      }).success,
+    ).toBe(false);
+  });
+
+  it('refuses a query-string POST', () => {
+    const result = dialectSchema.safeParse({
+      name: 'x',
+      signing: { algorithm: 'none' },
+      request: { encoding: 'query' },
+      operations: { bet: { path: '/b', fields: {} }, win: { method: 'GET', path: '/w', fields: {} } },
+    });
+    expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['operations.bet.encoding']);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Dialects: one aggregator's whole seamless-wallet protocol as data (`schema.ts`) — its calls, for
+ * each the HTTP request (method, path, encoding, headers, fields from the call's facts), the
+ * signing recipe (`sign.ts`), the amounts on its wire (`amounts.ts`) and how its replies are read
+ * and written (`reply.ts`). The built-in vendor dialects live in `builtin/`, each citing its sources.
+ *
+ * Foundation: it imports only money, signing and shared; never an engine, a surface or the CLI.
+ */
+export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
+export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
+export {
+  type DialectBalance,
+  type DialectVerdict,
+  outcomeOf,
+  type ReadReply,
+  type ReplyText,
+  readReply,
+  statusIn,
+  type WalletAnswer,
+  writeReply,
+} from './reply.ts';
+export {
+  type BonusKind,
+  type CallFacts,
+  type Credentials,
+  DialectRequestError,
+  factValue,
+  flatParams,
+  formText,
+  type Rendered,
+  renderFields,
+  type UnsignedRequest,
+  unsignedRequest,
+} from './request.ts';
+export * from './schema.ts';
+export {
+  type ReceivedRequest,
+  type SignedRequest,
+  type SignOptions,
+  signatureOf,
+  signedText,
+  signRequest,
+  type VerifyResult,
+  verifyRequest,
+} from './sign.ts';
+
+import type { CallFacts, Credentials } from './request.ts';
+import { unsignedRequest } from './request.ts';
+import type { Dialect } from './schema.ts';
+import { type SignedRequest, type SignOptions, signRequest } from './sign.ts';
+
+/**
+ * The HTTP request of one call under a dialect, signed and serialised: what the engine sends to
+ * `<base URL><path>`.
+ *
+ * @example buildRequest(builtinDialect('pragmatic'), { operation: 'bet', playerId: 'p1', currency: 'EUR', transactionId: 'tx1', amountMinor: 1050, createdAt: Date.now() }, { secretKey: 'testKey' })
+ */
+export function buildRequest(
+  dialect: Dialect,
+  facts: CallFacts,
+  credentials: Credentials,
+  options: SignOptions = {},
+): SignedRequest {
+  return signRequest(dialect, unsignedRequest(dialect, facts, credentials), credentials, options);
+}

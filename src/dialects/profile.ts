@@ -1,0 +1,90 @@
+import type { BodyField, BodyTemplate, ProfileDefinition, ValueSource } from '../profiles/index.ts';
+import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, type Fields } from './schema.ts';
+
+/*
+ * Today's wire profiles (`default`, `betnex` and users' profile files) as dialects: one URL (the
+ * webhook itself, path ""), one JSON body per event with its type string, aggmock's header schemes
+ * or an API key in the body. The bytes are the same as the profile's renderer writes (a test
+ * proves it), so a profile keeps working unchanged while the engine moves to dialects.
+ */
+
+/** A profile source → the dialect fact or credential that carries the same value. */
+function fieldOfSource(source: ValueSource): { fact: Fact } | { credential: string } {
+  if (source === 'apiKey') return { credential: 'apiKey' };
+  if (source === 'referenceTransactionId') return { fact: 'betTransactionId' };
+  return { fact: source };
+}
+
+function convertField(field: BodyField, kind: 'debit' | 'credit' | 'rollback', rollbackStyle: 'original' | 'reference', types: Record<string, string | undefined>): Field {
+  if ('const' in field) return { const: field.const };
+  if ('object' in field) return { object: convertBody(field.object, kind, rollbackStyle, types), ...(field.omitWhenEmpty ? { omitWhenEmpty: true } : {}) };
+  const sources = Array.isArray(field.from) ? field.from : [field.from];
+  // A profile's `type` is the event's type string, a constant per operation here.
+  if (sources.length === 1 && sources[0] === 'type') return { const: types[kind] ?? '' };
+  if (sources.length === 1 && sources[0] === 'apiKey') return { credential: 'apiKey' };
+  const facts: Fact[] = [];
+  for (const source of sources) {
+    const target = fieldOfSource(source);
+    if ('credential' in target) continue;
+    // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own transactionId.
+    if (source === 'transactionId' && kind === 'rollback' && rollbackStyle === 'original') facts.push('betTransactionId');
+    facts.push(target.fact);
+  }
+  return { from: facts, ...(field.default === undefined ? {} : { default: field.default }) };
+}
+
+function convertBody(body: BodyTemplate, kind: 'debit' | 'credit' | 'rollback', rollbackStyle: 'original' | 'reference', types: Record<string, string | undefined>): Fields {
+  const out: Fields = {};
+  for (const [name, field] of Object.entries(body)) out[name] = convertField(field, kind, rollbackStyle, types);
+  return out;
+}
+
+/**
+ * The dialect of a profile: bet, win and (when the profile has one) rollback, each POSTed as JSON
+ * to the webhook URL itself.
+ *
+ * @example dialectOfProfile(wireOf(config.callbacks).definition, 'original')
+ */
+export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'original' | 'reference'): Dialect {
+  const types = { debit: profile.events.debit.type, credit: profile.events.credit.type, rollback: profile.events.rollback?.type };
+  const op = (kind: 'debit' | 'credit' | 'rollback', body: BodyTemplate) => ({
+    method: 'POST' as const,
+    path: '',
+    fields: convertBody(body, kind, rollbackStyle, types),
+  });
+  const reply = profile.reply;
+  const input: DialectInput = {
+    name: profile.name,
+    description: profile.description,
+    credentials: { apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' } },
+    request: { encoding: 'json' },
+    amounts: { format: profile.amounts.format, as: profile.amounts.as },
+    signing: profile.signing?.scheme === 'none' ? { algorithm: 'none' } : { algorithm: 'scheme', ...(profile.signing ? { scheme: profile.signing.scheme } : {}) },
+    operations: {
+      bet: op('debit', profile.events.debit.body),
+      win: op('credit', profile.events.credit.body),
+      ...(profile.events.rollback ? { rollback: op('rollback', profile.events.rollback.body) } : {}),
+    },
+    reply: {
+      code: reply.error,
+      ...(reply.success ? { success: reply.success } : {}),
+      codes: { ...reply.codes },
+      balance: reply.balance,
+      message: reply.message,
+      duplicates: reply.duplicates,
+      ...(reply.success
+        ? {}
+        : {
+            statuses: {
+              INVALID_SIGNATURE: 401,
+              PLAYER_NOT_FOUND: 404,
+              INSUFFICIENT_FUNDS: 402,
+              TRANSACTION_NOT_FOUND: 404,
+              INVALID_REQUEST: 400,
+              WRONG_CURRENCY: 400,
+            },
+          }),
+    },
+  };
+  return dialectSchema.parse(input);
+}

@@ -1,0 +1,198 @@
+import { valueAt } from '../shared/index.ts';
+import { readAmount } from './amounts.ts';
+import type { CallFacts } from './request.ts';
+import { type Dialect, type Operation, OUTCOME_CODES, type OutcomeCode, type Scalar } from './schema.ts';
+
+/*
+ * Reading a wallet's reply under a dialect: what the HTTP status means (which retry, which carry an
+ * answer), where the outcome code is and which values mean success, "try again" or each refusal,
+ * where the balance is (one member, or cash + bonus), which request facts it must echo. And the
+ * inverse, the reply a correct wallet writes, for the reference wallet and the contracts.
+ */
+
+export type DialectVerdict = 'accepted' | 'rejected' | 'retry' | 'invalid';
+export type DialectBalance = { kind: 'none' } | { kind: 'invalid'; raw: unknown } | { kind: 'ok'; minor: number };
+
+export interface ReadReply {
+  verdict: DialectVerdict;
+  status: number;
+  /** The wallet's own code, as text ("RS_ERROR_NOT_ENOUGH_MONEY", "1"). */
+  code?: string;
+  /** aggmock's name for it, when the dialect maps it. */
+  outcome?: OutcomeCode;
+  message?: string;
+  balance: DialectBalance;
+  /** Echoed facts that differ from the request's (a reply to another request, say). */
+  echoMismatches: string[];
+}
+
+export interface ReplyText {
+  status: number;
+  /** The body as text. */
+  text: string;
+}
+
+/** Whether a status is in a list of classes: "2xx", "412", "600-799". */
+export function statusIn(status: number, classes: readonly string[]): boolean {
+  return classes.some((c) => {
+    if (c.endsWith('xx')) return Math.floor(status / 100) === Number(c[0]);
+    const [from, to] = c.split('-').map(Number) as [number, number | undefined];
+    return to === undefined ? status === from : status >= from && status <= to;
+  });
+}
+
+const at = (object: unknown, path: string) => valueAt(object, path.split('.'));
+const codeText = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+const listOf = (value: Scalar | Scalar[] | undefined): string[] =>
+  value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
+
+/** aggmock's name for a wallet code under the dialect, when it maps one. */
+export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCode | undefined {
+  if (code === undefined) return undefined;
+  return OUTCOME_CODES.find((name) => listOf(dialect.reply.codes[name]).includes(code));
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Judges one reply to one call under the dialect. The rules, in order:
+ * 1. a status in `reply.status.retry` (408, 429, 5xx by default) → `retry`;
+ * 2. a status in `reply.status.answer` (2xx by default) → `invalid` unless the body is a JSON
+ *    object; `retry` when its code is a retry code; `accepted` when the code is a success value
+ *    (or, without success values, when no error is signalled) and the success flag holds;
+ *    `rejected` otherwise;
+ * 3. any other status → `rejected`.
+ */
+export function readReply(
+  dialect: Dialect,
+  facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
+  reply: ReplyText,
+): ReadReply {
+  const rules = dialect.reply;
+  const object = parseObject(reply.text);
+  const code = rules.code && object ? codeText(at(object, rules.code)) : undefined;
+  const message = object
+    ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
+    : undefined;
+  let verdict: DialectVerdict;
+  if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
+  else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
+  else if (!object) verdict = 'invalid';
+  else if (code !== undefined && rules.retryCodes.map(String).includes(code)) verdict = 'retry';
+  else {
+    const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
+    const ok =
+      rules.ok === undefined
+        ? !signalsError(rules.code ? at(object, rules.code) : undefined)
+        : code !== undefined && listOf(rules.ok).includes(code);
+    verdict =
+      rules.ok !== undefined && code === undefined && rules.success === undefined
+        ? 'invalid'
+        : ok && flag
+          ? 'accepted'
+          : 'rejected';
+  }
+  const hasBalance = dialect.operations[facts.operation as Operation]?.reply?.balance !== false;
+  const balance: DialectBalance = object && hasBalance ? balanceOf(dialect, facts.currency, object) : { kind: 'none' };
+  const echoMismatches: string[] = [];
+  if (object && verdict === 'accepted') {
+    for (const [fact, path] of Object.entries(rules.echo)) {
+      const sent = facts[fact as keyof CallFacts];
+      const echoed = at(object, path as string);
+      if (sent !== undefined && echoed !== undefined && String(echoed) !== String(sent))
+        echoMismatches.push(`${path}: sent ${String(sent)}, echoed ${String(echoed)}`);
+    }
+  }
+  const outcome = verdict === 'rejected' ? outcomeOf(dialect, code) : undefined;
+  return {
+    verdict,
+    status: reply.status,
+    ...(code === undefined ? {} : { code }),
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(message === undefined ? {} : { message }),
+    balance,
+    echoMismatches,
+  };
+}
+
+/** An error signalled the plain way: a non-empty string, a non-zero number or `true`. */
+function signalsError(value: unknown): boolean {
+  if (typeof value === 'string') return value.length > 0;
+  if (typeof value === 'number') return value !== 0;
+  return value === true;
+}
+
+/** The balance a reply carries: one member, or the sum of the members present (cash + bonus). */
+export function balanceOf(dialect: Dialect, currency: string, object: Record<string, unknown>): DialectBalance {
+  const paths = typeof dialect.reply.balance === 'string' ? [dialect.reply.balance] : dialect.reply.balance.sum;
+  let total: number | undefined;
+  for (const path of paths) {
+    const raw = at(object, path);
+    if (raw === undefined || raw === null) continue;
+    const minor = readAmount(dialect, currency, raw);
+    if (minor === undefined) return { kind: 'invalid', raw };
+    total = (total ?? 0) + minor;
+  }
+  return total === undefined ? { kind: 'none' } : { kind: 'ok', minor: total };
+}
+
+/** What a correct wallet answers: acceptance with the balance, or a refusal with aggmock's name for it. */
+export type WalletAnswer =
+  | { accepted: true; balanceMinor: number }
+  | { accepted: false; refusal: OutcomeCode; balanceMinor?: number | undefined };
+
+/**
+ * The reply a correct wallet writes under the dialect: the success value or the refusal's code at
+ * the code path, the balance (all of it in the first member of a cash + bonus pair, the rest 0),
+ * the facts the wire echoes. The reference wallet answers with it.
+ */
+export function writeReply(
+  dialect: Dialect,
+  facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
+  answer: WalletAnswer,
+  write: (minor: number) => number | string,
+): { status: number; body: Record<string, unknown> } {
+  const rules = dialect.reply;
+  const body: Record<string, unknown> = {};
+  const set = (path: string, value: unknown) => {
+    const keys = path.split('.');
+    let node = body;
+    for (const key of keys.slice(0, -1)) {
+      if (!Object.hasOwn(node, key) || typeof node[key] !== 'object') node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys.at(-1) as string] = value;
+  };
+  if (rules.success) set(rules.success.path, answer.accepted ? rules.success.equals : !rules.success.equals);
+  if (rules.code) {
+    const value = answer.accepted ? firstOf(rules.ok) : firstOf(rules.codes[answer.refusal]);
+    if (value !== undefined) set(rules.code, value);
+    else if (!answer.accepted) set(rules.code, answer.refusal);
+  }
+  const hasBalance = dialect.operations[facts.operation as Operation]?.reply?.balance !== false;
+  if (hasBalance && answer.balanceMinor !== undefined) {
+    const paths = typeof rules.balance === 'string' ? [rules.balance] : rules.balance.sum;
+    paths.forEach((path, i) => {
+      set(path, write(i === 0 ? (answer.balanceMinor as number) : 0));
+    });
+  }
+  for (const [fact, path] of Object.entries(rules.echo)) {
+    const value = facts[fact as keyof CallFacts];
+    if (value !== undefined) set(path as string, value);
+  }
+  const status = answer.accepted ? 200 : (rules.statuses[answer.refusal] ?? 200);
+  return { status, body };
+}
+
+function firstOf(value: Scalar | Scalar[] | undefined): Scalar | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,228 @@
+import { writeAmount } from './amounts.ts';
+import type { Dialect, Encoding, Fact, Field, Fields, Operation, Scalar } from './schema.ts';
+import { MONEY_OPERATIONS } from './schema.ts';
+
+/** The bonus an event belongs to. */
+export type BonusKind = 'free-spins' | 'jackpot' | 'promotion';
+
+/** The facts of one call, before a dialect turns them into an HTTP request. Money is integer minor units. */
+export interface CallFacts {
+  operation: Operation;
+  playerId: string;
+  currency: string;
+  /** The call's own transaction id (absent on authenticate, balance, end-round). */
+  transactionId?: string | undefined;
+  /** The bet a win settles or a rollback reverses. */
+  betTransactionId?: string | undefined;
+  /** The amount of the call in minor units of `currency` (a bet-and-win: the bet). */
+  amountMinor?: number | undefined;
+  /** A bet-and-win: the win. */
+  winMinor?: number | undefined;
+  roundId?: string | undefined;
+  roundClosed?: boolean | undefined;
+  gameId?: string | undefined;
+  gameName?: string | undefined;
+  provider?: string | undefined;
+  bonus?: { kind: BonusKind; id: string } | undefined;
+  sessionToken?: string | undefined;
+  /** One id per call, the same on each retry of it. */
+  requestId?: string | undefined;
+  /** ms epoch of the call. */
+  createdAt: number;
+}
+
+/** A credential by the vendor's name → its value (a secret, a PEM private key, an id). */
+export type Credentials = Readonly<Record<string, string>>;
+
+export type Rendered = Scalar | { [key: string]: Rendered } | Rendered[];
+
+/** A request before it is signed: its parts kept apart, so a signature can be placed in any of them. */
+export interface UnsignedRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path under the base URL, placeholders filled and escaped; no query. */
+  path: string;
+  encoding: Encoding;
+  headers: Record<string, string>;
+  /** The rendered fields: the JSON body, the form body or the query. */
+  fields: Record<string, Rendered>;
+}
+
+/** Thrown when a dialect asks for something the call cannot give (a missing credential, an operation it has not). */
+export class DialectRequestError extends Error {
+  override name = 'DialectRequestError';
+}
+
+/** The value of one fact for one call, written as the dialect writes it, or undefined when the call has none. */
+export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scalar | undefined {
+  const amount = (minor: number) => writeAmount(dialect, facts.currency, minor);
+  const money = MONEY_OPERATIONS[facts.operation];
+  switch (fact) {
+    case 'operation':
+      return facts.operation;
+    case 'type':
+      return money === 'debit' ? 'DEBIT' : money === 'credit' ? 'CREDIT' : money === 'reverse' ? 'ROLLBACK' : undefined;
+    case 'amount':
+      return facts.amountMinor === undefined ? undefined : amount(facts.amountMinor);
+    case 'betAmount':
+      return facts.amountMinor === undefined ? undefined : amount(money === 'credit' ? 0 : facts.amountMinor);
+    case 'winAmount':
+      if (money === 'credit') return facts.amountMinor === undefined ? undefined : amount(facts.amountMinor);
+      return amount(facts.winMinor ?? 0);
+    case 'timestamp':
+      return new Date(facts.createdAt).toISOString();
+    case 'timestampSeconds':
+      return Math.floor(facts.createdAt / 1000);
+    case 'timestampMs':
+      return facts.createdAt;
+    case 'bonusKind':
+      return facts.bonus?.kind;
+    case 'bonusId':
+      return facts.bonus?.id;
+    case 'roundClosed':
+      return facts.roundClosed;
+    default:
+      return facts[fact];
+  }
+}
+
+function renderField(dialect: Dialect, facts: CallFacts, credentials: Credentials, field: Field): Rendered | undefined {
+  if ('const' in field) return field.const;
+  if ('credential' in field) return credentialValue(credentials, field.credential);
+  if ('template' in field) return fillTemplate(field.template, (name) => placeholder(dialect, facts, credentials, name));
+  if ('list' in field) {
+    return field.list
+      .map((inner) => renderField(dialect, facts, credentials, inner))
+      .filter((v): v is Rendered => v !== undefined);
+  }
+  if ('object' in field) {
+    const out = renderFields(dialect, facts, credentials, field.object);
+    return field.omitWhenEmpty && Object.keys(out).length === 0 ? undefined : out;
+  }
+  const list = typeof field.from === 'string' ? [field.from] : field.from;
+  let value: Scalar | undefined;
+  for (const fact of list) {
+    value = factValue(dialect, facts, fact);
+    if (value !== undefined) break;
+  }
+  if (value !== undefined && field.map) {
+    const key = String(value);
+    value = Object.hasOwn(field.map, key) ? field.map[key] : field.default;
+  }
+  if (value === undefined) return field.default;
+  if (field.as === 'string') return String(value);
+  if (field.as === 'number') return typeof value === 'number' ? value : Number(value);
+  if (field.as === 'negate') return negate(value);
+  return value;
+}
+
+/** A debit written as a negative amount (Habanero): "10.50" → "-10.50", 10.5 → -10.5, 0 stays 0. */
+function negate(value: Scalar): Scalar {
+  if (typeof value === 'number') return value === 0 ? 0 : -value;
+  if (typeof value === 'string' && /^\d/.test(value) && !/^0(\.0+)?$/.test(value)) return `-${value}`;
+  return value;
+}
+
+/** The fields of a template object, in the order written; a field with no value is left out. */
+export function renderFields(
+  dialect: Dialect,
+  facts: CallFacts,
+  credentials: Credentials,
+  fields: Fields,
+): Record<string, Rendered> {
+  const out: Record<string, Rendered> = Object.create(null);
+  for (const [name, field] of Object.entries(fields)) {
+    const value = renderField(dialect, facts, credentials, field);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function credentialValue(credentials: Credentials, name: string): string {
+  const value = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
+  if (value === undefined || value === '')
+    throw new DialectRequestError(
+      `the credential "${name}" is not set: pass --credential ${name}=<value> or set callbacks.credentials.${name}`,
+    );
+  return value;
+}
+
+/** `{fact}` or `{credential.name}` in a field template. */
+function placeholder(dialect: Dialect, facts: CallFacts, credentials: Credentials, name: string): string {
+  if (name.startsWith('credential.')) return credentialValue(credentials, name.slice('credential.'.length));
+  const value = (FACT_NAMES as readonly string[]).includes(name) ? factValue(dialect, facts, name as Fact) : undefined;
+  return value === undefined ? '' : String(value);
+}
+
+const FACT_NAMES: readonly Fact[] = [
+  'operation',
+  'type',
+  'transactionId',
+  'betTransactionId',
+  'amount',
+  'betAmount',
+  'winAmount',
+  'playerId',
+  'roundId',
+  'roundClosed',
+  'gameId',
+  'gameName',
+  'provider',
+  'currency',
+  'timestamp',
+  'timestampSeconds',
+  'timestampMs',
+  'bonusKind',
+  'bonusId',
+  'sessionToken',
+  'requestId',
+];
+
+/** Fills `{name}` placeholders; `{{` and `}}` stand for literal braces. */
+export function fillTemplate(template: string, value: (name: string) => string): string {
+  return template.replace(/\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_.]*)\}/g, (match, name: string | undefined) =>
+    name === undefined ? (match[0] as string) : value(name),
+  );
+}
+
+/**
+ * The request of one call under a dialect, before signing: the operation's method and path (its
+ * placeholders filled and escaped), its headers and its fields.
+ */
+export function unsignedRequest(dialect: Dialect, facts: CallFacts, credentials: Credentials): UnsignedRequest {
+  const op = dialect.operations[facts.operation];
+  if (!op) throw new DialectRequestError(`the "${dialect.name}" dialect has no ${facts.operation} call`);
+  const headers: Record<string, string> = {};
+  for (const [name, field] of [...Object.entries(dialect.request.headers), ...Object.entries(op.headers)]) {
+    const value = renderField(dialect, facts, credentials, field);
+    if (value !== undefined && typeof value !== 'object') headers[name.toLowerCase()] = String(value);
+  }
+  const path = fillTemplate(op.path, (name) => encodeURIComponent(placeholder(dialect, facts, credentials, name)));
+  return {
+    method: op.method,
+    path,
+    encoding: op.encoding ?? dialect.request.encoding,
+    headers,
+    fields: renderFields(dialect, facts, credentials, op.fields),
+  };
+}
+
+/**
+ * Flat `name=value` pairs of rendered fields, the way form bodies and query strings carry them:
+ * nested members as `a[b]`, list items as `a[0]` (PHP's and Rails' convention, which the form
+ * wires use). Booleans are written `true`/`false`.
+ */
+export function flatParams(fields: Record<string, Rendered>): [string, string][] {
+  const out: [string, string][] = [];
+  const visit = (prefix: string, value: Rendered) => {
+    if (Array.isArray(value)) for (const [i, v] of value.entries()) visit(`${prefix}[${i}]`, v);
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) visit(`${prefix}[${k}]`, v);
+    else out.push([prefix, String(value)]);
+  };
+  for (const [k, v] of Object.entries(fields)) visit(k, v);
+  return out;
+}
+
+/** `application/x-www-form-urlencoded` text of pairs (spaces as `+`, as browsers and PHP write them). */
+export function formText(pairs: readonly (readonly [string, string])[]): string {
+  return new URLSearchParams(pairs as [string, string][]).toString();
+}

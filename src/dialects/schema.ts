@@ -1,0 +1,339 @@
+import { z } from 'zod';
+
+/*
+ * A dialect, as data: one aggregator's whole seamless-wallet protocol. Its operations (which calls
+ * the aggregator makes), for each the HTTP request (method, path under the wallet's base URL,
+ * encoding, headers, fields), the signing recipe, the credentials by the vendor's own names, and
+ * how a reply is read. A user writes one as a JSON file; the built-in ones live in `builtin/`.
+ * Where a vendor does something data cannot say, a dialect names a hook (see hooks.ts).
+ */
+
+/** The calls an aggregator makes to a wallet. `bet`/`win`/`rollback` move money; the others read or close. */
+export const OPERATIONS = [
+  'authenticate',
+  'balance',
+  'bet',
+  'win',
+  'betWin',
+  'rollback',
+  'rollbackWin',
+  'endRound',
+  'promoWin',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** The operations that move money, and which way. */
+export const MONEY_OPERATIONS: Readonly<Partial<Record<Operation, 'debit' | 'credit' | 'reverse'>>> = {
+  bet: 'debit',
+  win: 'credit',
+  betWin: 'debit',
+  rollback: 'reverse',
+  rollbackWin: 'reverse',
+  promoWin: 'credit',
+};
+
+/**
+ * What a field can carry: the facts of one call (see {@link CallFacts}). `amount` is the call's
+ * amount, `betAmount`/`winAmount` split a round body; `betTransactionId` is the bet a win or a
+ * rollback refers to; `sessionToken` is the launch's token; `requestId` identifies one call (the
+ * same on every retry of it, so a wallet can answer a retry with the first reply).
+ */
+export const FACTS = [
+  'operation',
+  'type',
+  'transactionId',
+  'betTransactionId',
+  'amount',
+  'betAmount',
+  'winAmount',
+  'playerId',
+  'roundId',
+  'roundClosed',
+  'gameId',
+  'gameName',
+  'provider',
+  'currency',
+  'timestamp',
+  'timestampSeconds',
+  'timestampMs',
+  'bonusKind',
+  'bonusId',
+  'sessionToken',
+  'requestId',
+] as const;
+export type Fact = (typeof FACTS)[number];
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+export type Scalar = z.infer<typeof scalar>;
+
+/** A name a vendor uses for a secret, a key or an id (`secretKey`, `privateKey`, `authToken`, `callerId`). */
+const credentialName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a name such as "secretKey"');
+
+/** Keys a user writes that must never walk the prototype chain. */
+const SAFE_KEY = /^(?!(?:__proto__|prototype|constructor)$)[^\s]+$/;
+const fieldName = z.string().min(1).max(128).regex(SAFE_KEY, 'expected a field name (not __proto__, prototype or constructor)');
+
+/**
+ * One field of a request: a fact of the call (mapped or formatted), a credential, a constant, a
+ * string made from a template, a nested object or a list.
+ */
+export type Field =
+  | {
+      from: Fact | Fact[];
+      /** Replace a value by another (`{"free-spins": 1}` turns the bonus kind into a flag). */
+      map?: Record<string, Scalar> | undefined;
+      default?: Scalar | undefined;
+      /** How a value is written: `string` turns numbers and booleans into text; `negate` a debit into a negative amount. */
+      as?: 'string' | 'number' | 'negate' | undefined;
+    }
+  | { credential: string }
+  | { const: Scalar }
+  | { template: string }
+  | { object: Record<string, Field>; omitWhenEmpty?: boolean | undefined }
+  | { list: Field[] };
+
+export const fieldSchema: z.ZodType<Field> = z.lazy(() =>
+  z.union([
+    z.strictObject({
+      from: z.union([z.enum(FACTS), z.array(z.enum(FACTS)).min(1)]).describe('the fact (or the first fact that has a value)'),
+      map: z.record(z.string(), scalar).optional().describe('value → what is written instead'),
+      default: scalar.optional().describe('written when no fact has a value (else the field is left out)'),
+      as: z.enum(['string', 'number', 'negate']).optional(),
+    }),
+    z.strictObject({ credential: credentialName.describe('a credential by the vendor\u2019s name') }),
+    z.strictObject({ const: scalar }),
+    z
+      .strictObject({ template: z.string().max(512) })
+      .describe('text with {fact} and {credential.name} placeholders, e.g. "Basic {credential.apiKey}"'),
+    z.strictObject({ object: z.record(fieldName, fieldSchema), omitWhenEmpty: z.boolean().optional() }),
+    z.strictObject({ list: z.array(fieldSchema).max(16) }),
+  ]),
+);
+
+/** Fields in the order they are written. */
+export const fieldsSchema = z.record(fieldName, fieldSchema);
+export type Fields = Record<string, Field>;
+
+const httpMethod = z.enum(['GET', 'POST', 'PUT', 'DELETE']);
+
+/** How the fields travel: a JSON body, a form body, or the query string of the URL. */
+export const ENCODINGS = ['json', 'form', 'query'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** Where a signature is written. */
+const placement = z.union([
+  z.strictObject({ header: z.string().min(1).max(128), prefix: z.string().max(64).optional() }),
+  z.strictObject({ field: fieldName.describe('a body field (JSON or form), written last') }),
+  z.strictObject({ query: fieldName.describe('a query parameter, appended last') }),
+]);
+
+/** What is signed. */
+const payload = z.union([
+  z.strictObject({ over: z.literal('body').describe('the body bytes as sent (without a signature field)') }),
+  z.strictObject({
+    over: z.literal('params').describe('the request parameters (form or query fields, or a JSON body\u2019s top level)'),
+    exclude: z.array(fieldName).default([]).describe('parameters left out (the signature field is always left out)'),
+    sort: z.enum(['key', 'none']).default('key'),
+    pair: z.string().max(4).default('='),
+    join: z.string().max(4).default('&'),
+    skipEmpty: z.boolean().default(false).describe('leave out parameters whose value is empty'),
+    prefix: z.string().max(256).default('').describe('template written before, e.g. "{credential.salt}"'),
+    suffix: z.string().max(256).default('').describe('template written after, e.g. "{credential.secretKey}"'),
+  }),
+  z.strictObject({
+    over: z.literal('template'),
+    template: z.string().max(512).describe('text with {body}, {query}, {method}, {path} and {credential.name}'),
+  }),
+]);
+
+export const SIGNING_ALGORITHMS = [
+  'hmac-sha1',
+  'hmac-sha256',
+  'hmac-sha512',
+  'md5',
+  'sha1',
+  'sha256',
+  'rsa-sha256',
+  'ecdsa-sha256',
+] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
+/** How a request is signed: a recipe, or aggmock's own header schemes (`timestamped`, `hmac-hex`, `standard-webhooks`). */
+export const recipeSchema = z.union([
+  z.strictObject({ algorithm: z.literal('none') }),
+  z.strictObject({
+    algorithm: z.literal('scheme').describe("aggmock's header schemes, keyed by callbacks.signing"),
+    scheme: z.enum(['timestamped', 'hmac-hex', 'standard-webhooks']).optional().describe('absent: callbacks.signing.scheme'),
+  }),
+  z.strictObject({
+    algorithm: z.enum(SIGNING_ALGORITHMS),
+    key: credentialName
+      .optional()
+      .describe('the credential that keys an HMAC or holds the private key (PEM); digests take the secret from the payload'),
+    payload,
+    encoding: z.enum(['hex', 'HEX', 'base64', 'base64url']).default('hex'),
+    place: placement,
+  }),
+]);
+export type Recipe = z.infer<typeof recipeSchema>;
+export type SignedRecipe = Extract<Recipe, { place: unknown }>;
+
+/** One operation's request. */
+export const operationSchema = z.strictObject({
+  method: httpMethod.default('POST'),
+  path: z
+    .string()
+    .max(256)
+    .regex(/^(\/[^\s?#]*)?$/, 'expected a path under the base URL such as "/transaction/bet" or "/players/{playerId}/balance" ("" is the URL itself)')
+    .describe('appended to the wallet\u2019s base URL; {fact} placeholders are filled and escaped'),
+  encoding: z.enum(ENCODINGS).optional().describe('absent: the dialect\u2019s request.encoding'),
+  headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
+  fields: fieldsSchema.describe('the body (json, form) or the query (query), field by field'),
+  /** Overrides of the dialect's reply rules for this operation (Pragmatic's refund reply has no balance). */
+  reply: z.strictObject({ balance: z.boolean().optional().describe('false: this reply carries no balance') }).optional(),
+});
+export type OperationDefinition = z.infer<typeof operationSchema>;
+
+/** A dotted path into the reply's JSON ("balance", "result.balance.cash"). */
+export const replyPath = z
+  .string()
+  .max(128)
+  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"')
+  .refine((p) => !p.split('.').some((s) => ['__proto__', 'prototype', 'constructor'].includes(s)), {
+    message: 'a path may not name __proto__, prototype or constructor',
+  });
+
+/** aggmock's names for the answers a check can ask for; a dialect maps each to its own codes. */
+export const OUTCOME_CODES = [
+  'INVALID_SIGNATURE',
+  'PLAYER_NOT_FOUND',
+  'INSUFFICIENT_FUNDS',
+  'TRANSACTION_NOT_FOUND',
+  'INVALID_REQUEST',
+  'WRONG_CURRENCY',
+  'INVALID_TOKEN',
+  'DUPLICATE_TRANSACTION',
+  'ALREADY_SETTLED',
+] as const;
+export type OutcomeCode = (typeof OUTCOME_CODES)[number];
+
+const codeList = z.union([scalar, z.array(scalar).min(1)]);
+
+/** HTTP status classes: "2xx", a status ("412") or a range ("600-799"). */
+const statusClass = z.string().regex(/^([1-9]xx|\d{3}|\d{3}-\d{3})$/, 'expected "2xx", "412" or "600-799"');
+
+export const replySchema = z.strictObject({
+  status: z
+    .strictObject({
+      retry: z.array(statusClass).default(['408', '429', '5xx']),
+      answer: z.array(statusClass).default(['2xx']).describe('statuses whose body is read for the outcome'),
+    })
+    .prefault({})
+    .describe('what the HTTP status means; any other status is a final refusal'),
+  code: replyPath.optional().describe('where the outcome code is (status, error, error.code)'),
+  ok: codeList.optional().describe('the code value(s) that mean success ("RS_OK", 0, "200"); absent: no code means success'),
+  retryCodes: z.array(scalar).default([]).describe('code values that mean "try again" (Pragmatic 100)'),
+  codes: z.partialRecord(z.enum(OUTCOME_CODES), codeList).default({}).describe('the wallet\u2019s code(s) for each outcome'),
+  success: z.strictObject({ path: replyPath, equals: scalar }).optional().describe('a success flag, when the wire has one'),
+  balance: z
+    .union([replyPath, z.strictObject({ sum: z.array(replyPath).min(1).max(4) })])
+    .default('balance')
+    .describe('where the balance is, or the members that add up to it (cash + bonus)'),
+  message: z.array(replyPath).default(['message', 'description', 'msg']),
+  echo: z
+    .partialRecord(z.enum(['requestId', 'transactionId', 'playerId', 'currency']), replyPath)
+    .default({})
+    .describe('facts of the request the reply repeats'),
+  statuses: z
+    .partialRecord(z.enum(OUTCOME_CODES), z.number().int().min(200).max(799))
+    .default({})
+    .describe('the HTTP status a wallet answers each refusal with (default 200); the reference wallet writes them'),
+  duplicates: z
+    .enum(['same-reply', 'same-outcome', 'current-balance'])
+    .default('same-reply')
+    .describe(
+      'what a repeated transaction gets: the first reply, the same outcome and balance, or success with the current balance',
+    ),
+});
+export type ReplyRules = z.infer<typeof replySchema>;
+
+export const amountSchema = z
+  .strictObject({
+    format: z.enum(['decimal', 'minor']).default('decimal'),
+    as: z.enum(['number', 'string']).default('number'),
+    exponent: z
+      .number()
+      .int()
+      .min(0)
+      .max(8)
+      .optional()
+      .describe('a scale fixed by the wire whatever the currency (Hub88: 5, amounts × 100000); absent: the currency\u2019s'),
+  })
+  .prefault({});
+export type AmountRules = z.infer<typeof amountSchema>;
+
+const source = z.strictObject({
+  title: z.string().min(1),
+  url: z.string().optional(),
+  grade: z.enum(['primary', 'secondary']).describe('the vendor\u2019s own text, or a third party\u2019s implementation'),
+});
+
+export const dialectSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lower-case name such as "hub88"'),
+    description: z.string().default(''),
+    sources: z.array(source).default([]),
+    unknown: z.array(z.string()).default([]).describe('what the sources do not say (never invented)'),
+    credentials: z
+      .record(
+        credentialName,
+        z.strictObject({
+          description: z.string(),
+          kind: z.enum(['secret', 'private-key', 'text']).default('secret'),
+          default: z.string().optional().describe('a development value, printed at start like aggmock-dev-secret'),
+        }),
+      )
+      .default({}),
+    session: z
+      .strictObject({
+        token: z.enum(['required', 'optional', 'none']).default('none'),
+        checkedOn: z.array(z.enum(OPERATIONS)).default([]).describe('the operations on which the wallet must check the token'),
+      })
+      .prefault({}),
+    request: z
+      .strictObject({
+        encoding: z.enum(ENCODINGS).default('json'),
+        headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
+      })
+      .prefault({}),
+    operations: z
+      .partialRecord(z.enum(OPERATIONS), operationSchema)
+      .refine((ops) => ops.bet !== undefined && ops.win !== undefined, 'a dialect needs at least bet and win'),
+    amounts: amountSchema,
+    signing: recipeSchema,
+    reply: replySchema.prefault({}),
+    hooks: z.string().optional().describe('a JavaScript module with the dialect\u2019s hooks (see docs)'),
+  })
+  .superRefine((dialect, ctx) => {
+    for (const [op, def] of Object.entries(dialect.operations)) {
+      const encoding = def?.encoding ?? dialect.request.encoding;
+      if (encoding === 'query' && def?.method !== 'GET' && def?.method !== 'DELETE')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operations', op, 'encoding'],
+          message: 'a query-string request is a GET or a DELETE',
+        });
+    }
+    const recipe = dialect.signing;
+    if ('key' in recipe && recipe.key && !(recipe.key in dialect.credentials))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['signing', 'key'],
+        message: `names the credential "${recipe.key}", which credentials does not declare`,
+      });
+    if ('algorithm' in recipe && /^(hmac|rsa|ecdsa)/.test(recipe.algorithm) && !('key' in recipe && recipe.key))
+      ctx.addIssue({ code: 'custom', path: ['signing', 'key'], message: `${recipe.algorithm} needs a key credential` });
+  });
+export type Dialect = z.infer<typeof dialectSchema>;
+export type DialectInput = z.input<typeof dialectSchema>;
