@@ -15,9 +15,18 @@ function fieldOfSource(source: ValueSource): { fact: Fact } | { credential: stri
   return { fact: source };
 }
 
-function convertField(field: BodyField, kind: 'debit' | 'credit' | 'rollback', rollbackStyle: 'original' | 'reference', types: Record<string, string | undefined>): Field {
+function convertField(
+  field: BodyField,
+  kind: 'debit' | 'credit' | 'rollback',
+  rollbackStyle: 'original' | 'reference',
+  types: Record<string, string | undefined>,
+): Field {
   if ('const' in field) return { const: field.const };
-  if ('object' in field) return { object: convertBody(field.object, kind, rollbackStyle, types), ...(field.omitWhenEmpty ? { omitWhenEmpty: true } : {}) };
+  if ('object' in field)
+    return {
+      object: convertBody(field.object, kind, rollbackStyle, types),
+      ...(field.omitWhenEmpty ? { omitWhenEmpty: true } : {}),
+    };
   const sources = Array.isArray(field.from) ? field.from : [field.from];
   // A profile's `type` is the event's type string, a constant per operation here.
   if (sources.length === 1 && sources[0] === 'type') return { const: types[kind] ?? '' };
@@ -33,7 +42,12 @@ function convertField(field: BodyField, kind: 'debit' | 'credit' | 'rollback', r
   return { from: facts, ...(field.default === undefined ? {} : { default: field.default }) };
 }
 
-function convertBody(body: BodyTemplate, kind: 'debit' | 'credit' | 'rollback', rollbackStyle: 'original' | 'reference', types: Record<string, string | undefined>): Fields {
+function convertBody(
+  body: BodyTemplate,
+  kind: 'debit' | 'credit' | 'rollback',
+  rollbackStyle: 'original' | 'reference',
+  types: Record<string, string | undefined>,
+): Fields {
   const out: Fields = {};
   for (const [name, field] of Object.entries(body)) out[name] = convertField(field, kind, rollbackStyle, types);
   return out;
@@ -59,7 +73,10 @@ export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'ori
     credentials: { apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' } },
     request: { encoding: 'json' },
     amounts: { format: profile.amounts.format, as: profile.amounts.as },
-    signing: profile.signing?.scheme === 'none' ? { algorithm: 'none' } : { algorithm: 'scheme', ...(profile.signing ? { scheme: profile.signing.scheme } : {}) },
+    signing:
+      profile.signing?.scheme === 'none'
+        ? { algorithm: 'none' }
+        : { algorithm: 'scheme', ...(profile.signing ? { scheme: profile.signing.scheme } : {}) },
     operations: {
       bet: op('debit', profile.events.debit.body),
       win: op('credit', profile.events.credit.body),

@@ -45,6 +45,8 @@ export interface UnsignedRequest {
   headers: Record<string, string>;
   /** The rendered fields: the JSON body, the form body or the query. */
   fields: Record<string, Rendered>;
+  /** Parameters every call carries in its query string, before the fields of a query-string call. */
+  query: Record<string, Rendered>;
 }
 
 /** Thrown when a dialect asks for something the call cannot give (a missing credential, an operation it has not). */
@@ -203,6 +205,7 @@ export function unsignedRequest(dialect: Dialect, facts: CallFacts, credentials:
     encoding: op.encoding ?? dialect.request.encoding,
     headers,
     fields: renderFields(dialect, facts, credentials, op.fields),
+    query: renderFields(dialect, facts, credentials, dialect.request.query),
   };
 }
 

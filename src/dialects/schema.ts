@@ -184,7 +184,10 @@ export const operationSchema = z.strictObject({
   path: z
     .string()
     .max(256)
-    .regex(/^(\/[^\s?#]*)?$/, 'expected a path under the base URL such as "/transaction/bet" or "/players/{playerId}/balance" ("" is the URL itself)')
+    .regex(
+      /^(\/[^\s?#]*)?$/,
+      'expected a path under the base URL such as "/transaction/bet" or "/players/{playerId}/balance" ("" is the URL itself)',
+    )
     .describe('appended to the wallet\u2019s base URL; {fact} placeholders are filled and escaped'),
   encoding: z.enum(ENCODINGS).optional().describe('absent: the dialect\u2019s request.encoding'),
   headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
@@ -305,6 +308,7 @@ export const dialectSchema = z
       .strictObject({
         encoding: z.enum(ENCODINGS).default('json'),
         headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
+        query: fieldsSchema.default({}).describe('parameters every call carries in its query string (a static token)'),
       })
       .prefault({}),
     operations: z

@@ -43,15 +43,17 @@ export interface SignOptions {
 const CONTENT_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
 /** Parameters as a signature over "params" sees them: a JSON body's top level (objects as JSON), or the flat pairs. */
-function paramsOf(req: Pick<UnsignedRequest, 'encoding' | 'fields'>): [string, string][] {
-  if (req.encoding !== 'json') return flatParams(req.fields);
+function paramsOf(req: Pick<UnsignedRequest, 'encoding' | 'fields'> & { query?: UnsignedRequest['query'] }): [string, string][] {
+  if (req.encoding === 'query') return flatParams({ ...req.query, ...req.fields });
+  if (req.encoding === 'form') return flatParams(req.fields);
   return Object.entries(req.fields).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
 }
 
 function serialise(req: UnsignedRequest): { body: string | undefined; query: string } {
-  if (req.encoding === 'json') return { body: JSON.stringify(req.fields), query: '' };
-  const text = formText(flatParams(req.fields));
-  return req.encoding === 'form' ? { body: text, query: '' } : { body: undefined, query: text };
+  const always = flatParams(req.query);
+  if (req.encoding === 'json') return { body: JSON.stringify(req.fields), query: formText(always) };
+  if (req.encoding === 'form') return { body: formText(flatParams(req.fields)), query: formText(always) };
+  return { body: undefined, query: formText([...always, ...flatParams(req.fields)]) };
 }
 
 /** The signature's own parameter name, when it travels among the parameters. */
@@ -179,14 +181,7 @@ export function signRequest(
     return { method: req.method, path: withQuery(query), headers, body, signed: text };
   }
   if ('query' in place) {
-    const q = formText([...flatParams(req.encoding === 'query' ? req.fields : {}), [place.query, signature]]);
-    return {
-      method: req.method,
-      path: withQuery(req.encoding === 'query' ? q : joinQuery('', place.query, signature)),
-      headers,
-      body,
-      signed: text,
-    };
+    return { method: req.method, path: withQuery(joinQuery(query, place.query, signature)), headers, body, signed: text };
   }
   const fields: Record<string, Rendered> = { ...req.fields, [place.field]: signature };
   const signedBody = serialise({ ...req, fields });

@@ -1,9 +1,24 @@
 import { type Dialect, type DialectInput, dialectSchema } from '../schema.ts';
+import { BLUEOCEAN } from './blueocean.ts';
+import { CALETA } from './caleta.ts';
+import { EVOLUTION } from './evolution.ts';
 import { HUB88 } from './hub88.ts';
+import { HUNDRED_HP } from './hundredhp.ts';
 import { PRAGMATIC } from './pragmatic.ts';
+import { REDTIGER } from './redtiger.ts';
+import { SOFTSWISS } from './softswiss.ts';
 
 /** The vendor dialects built in, by name. Each file cites its sources and says what they leave unknown. */
-const BUILTIN: Readonly<Record<string, DialectInput>> = Object.freeze({ hub88: HUB88, pragmatic: PRAGMATIC });
+const BUILTIN: Readonly<Record<string, DialectInput>> = Object.freeze({
+  hub88: HUB88,
+  caleta: CALETA,
+  evolution: EVOLUTION,
+  pragmatic: PRAGMATIC,
+  softswiss: SOFTSWISS,
+  blueocean: BLUEOCEAN,
+  redtiger: REDTIGER,
+  '100hp': HUNDRED_HP,
+});
 
 export const BUILTIN_DIALECTS = Object.keys(BUILTIN);
 

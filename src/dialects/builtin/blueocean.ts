@@ -1,0 +1,81 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Blue Ocean Gaming's seamless wallet: one URL, every call a GET whose query carries the caller's
+ * id and password, the action and its fields, and key = SHA-1(salt + the query string without
+ * key, unsorted); replies {"status":"200","balance":"300.00"} with strings for both.
+ */
+
+const common: Record<string, Field> = {
+  action: { from: 'operation', map: { balance: 'balance', bet: 'debit', win: 'credit', rollback: 'rollback' } },
+  remote_id: { from: 'playerId' },
+  username: { from: 'playerId' },
+  session_id: { from: 'sessionToken' },
+  game_id_hash: { from: 'gameId', default: 'aggmock_test_game' },
+  gamesession_id: { from: 'sessionToken' },
+  currency: { from: 'currency' },
+};
+
+const money: Record<string, Field> = {
+  ...common,
+  amount: { from: 'amount' },
+  transaction_id: { from: 'transactionId' },
+  round_id: { from: ['roundId', 'transactionId'] },
+  gameplay_final: { from: 'roundClosed', map: { true: 1, false: 0 }, default: 0 },
+  is_freeround_bet: { from: 'bonusKind', map: { 'free-spins': 1 }, default: 0 },
+};
+
+export const BLUEOCEAN: DialectInput = {
+  name: 'blueocean',
+  description:
+    "Blue Ocean Gaming's seamless wallet: one URL, GET with the fields in the query (action balance, debit, credit or rollback), " +
+    'callerId/callerPassword and key = SHA-1(salt + query string); replies {"status":"200","balance":"300.00"}.',
+  sources: [
+    {
+      title:
+        'Blue Ocean Gaming seamless wallet documentation (balance, debit, credit and rollback callbacks; request validation)',
+      url: 'https://blueoceangaming.atlassian.net',
+      grade: 'primary',
+    },
+  ],
+  unknown: [
+    'A refusal for lack of funds and a bad key both answer status "403"; aggmock tells them apart only by msg.',
+    'Whether a rollback carries currency (some versions add it); aggmock sends it.',
+  ],
+  credentials: {
+    callerId: { kind: 'text', description: 'the caller id Blue Ocean sends on every call', default: 'aggmock' },
+    callerPassword: { kind: 'secret', description: 'the caller password sent on every call', default: 'aggmock-dev-password' },
+    salt: { kind: 'secret', description: 'the salt prepended to the query string before the SHA-1', default: 'aggmock-dev-salt' },
+  },
+  session: { token: 'required', checkedOn: [] },
+  request: {
+    encoding: 'query',
+    query: { callerId: { credential: 'callerId' }, callerPassword: { credential: 'callerPassword' } },
+  },
+  amounts: { format: 'decimal', as: 'string' },
+  signing: {
+    algorithm: 'sha1',
+    payload: { over: 'template', template: '{credential.salt}{query}' },
+    encoding: 'hex',
+    place: { query: 'key' },
+  },
+  operations: {
+    balance: { method: 'GET', path: '', fields: common },
+    bet: { method: 'GET', path: '', fields: money },
+    win: {
+      method: 'GET',
+      path: '',
+      fields: { ...money, is_freeround_win: { from: 'bonusKind', map: { 'free-spins': 1 }, default: 0 } },
+    },
+    rollback: { method: 'GET', path: '', fields: { ...money, transaction_id: { from: 'betTransactionId' } } },
+  },
+  reply: {
+    code: 'status',
+    ok: '200',
+    retryCodes: ['500'],
+    codes: { INSUFFICIENT_FUNDS: '403', INVALID_SIGNATURE: '403', TRANSACTION_NOT_FOUND: '404' },
+    balance: 'balance',
+    message: ['msg'],
+    duplicates: 'same-reply',
+  },
+};

@@ -1,0 +1,108 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Caleta Gaming's Generic Seamless Wallet (API 1.5): Hub88's shape (the player known by the token,
+ * RS_* statuses, × 100000 amounts), with RSA-SHA256 in X-Auth-Signature and paths under /wallet.
+ */
+
+const transaction: Record<string, Field> = {
+  token: { from: 'sessionToken' },
+  transaction_uuid: { from: 'transactionId' },
+  supplier_user: { from: 'playerId' },
+  round_closed: { from: 'roundClosed', default: false },
+  round: { from: ['roundId', 'transactionId'] },
+  request_uuid: { from: 'requestId' },
+  is_free: { from: 'bonusKind', map: { 'free-spins': true }, default: false },
+  game_id: { const: 1 },
+  game_code: { from: 'gameId', default: 'aggmock_test_game' },
+  currency: { from: 'currency' },
+  reward_uuid: { from: 'bonusId' },
+  amount: { from: 'amount' },
+};
+
+export const CALETA: DialectInput = {
+  name: 'caleta',
+  description:
+    "Caleta Gaming's Generic Seamless Wallet (API 1.5): /wallet/check, /wallet/balance, /wallet/bet, /wallet/win and /wallet/rollback; " +
+    'JSON signed with RSA-SHA256 (X-Auth-Signature, base64); amounts × 100000; replies {status: RS_OK | RS_ERROR_…, balance, request_uuid}.',
+  sources: [
+    {
+      title: 'Caleta Gaming system API operators guide 1.5 (OpenAPI 3, vendored in valkyrie-fnd/valkyrie provider/caleta)',
+      grade: 'primary',
+    },
+    { title: 'valkyrie-fnd/valkyrie provider/caleta (auth_signature.go, amount.go)', grade: 'secondary' },
+  ],
+  unknown: [
+    'game_id is an integer id in Caleta\u2019s catalog; aggmock sends 1 (its games have hex ids, sent as game_code).',
+    'Whether the optional X-Msg-Timestamp header is checked by wallets; aggmock does not send it.',
+  ],
+  credentials: {
+    privateKey: {
+      kind: 'private-key',
+      description: 'the RSA private key (PEM text or a file path) Caleta signs with; give your wallet the matching public key',
+    },
+  },
+  session: { token: 'required', checkedOn: ['bet'] },
+  request: { encoding: 'json' },
+  amounts: { format: 'minor', as: 'number', exponent: 5 },
+  signing: {
+    algorithm: 'rsa-sha256',
+    key: 'privateKey',
+    payload: { over: 'body' },
+    encoding: 'base64',
+    place: { header: 'X-Auth-Signature' },
+  },
+  operations: {
+    authenticate: { path: '/wallet/check', fields: { token: { from: 'sessionToken' }, request_uuid: { from: 'requestId' } } },
+    balance: {
+      path: '/wallet/balance',
+      fields: {
+        token: { from: 'sessionToken' },
+        request_uuid: { from: 'requestId' },
+        supplier_user: { from: 'playerId' },
+        game_id: { const: 1 },
+        game_code: { from: 'gameId', default: 'aggmock_test_game' },
+      },
+    },
+    bet: { path: '/wallet/bet', fields: { ...transaction, bet: { const: 'spin' } } },
+    win: {
+      path: '/wallet/win',
+      fields: { ...transaction, reference_transaction_uuid: { from: 'betTransactionId' }, jackpot_win: { const: 0 } },
+    },
+    rollback: {
+      path: '/wallet/rollback',
+      fields: {
+        token: { from: 'sessionToken' },
+        transaction_uuid: { from: 'transactionId' },
+        round_closed: { from: 'roundClosed', default: true },
+        round: { from: ['roundId', 'betTransactionId'] },
+        request_uuid: { from: 'requestId' },
+        reference_transaction_uuid: { from: 'betTransactionId' },
+        is_free: { from: 'bonusKind', map: { 'free-spins': true }, default: false },
+        game_id: { const: 1 },
+        game_code: { from: 'gameId', default: 'aggmock_test_game' },
+        user: { from: 'playerId' },
+      },
+    },
+  },
+  reply: {
+    code: 'status',
+    ok: 'RS_OK',
+    retryCodes: ['RS_ERROR_TIMEOUT'],
+    codes: {
+      INVALID_SIGNATURE: 'RS_ERROR_INVALID_SIGNATURE',
+      PLAYER_NOT_FOUND: ['RS_ERROR_USER_DISABLED', 'RS_ERROR_UNKNOWN'],
+      INSUFFICIENT_FUNDS: 'RS_ERROR_NOT_ENOUGH_MONEY',
+      TRANSACTION_NOT_FOUND: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
+      INVALID_REQUEST: ['RS_ERROR_WRONG_SYNTAX', 'RS_ERROR_WRONG_TYPES'],
+      WRONG_CURRENCY: 'RS_ERROR_WRONG_CURRENCY',
+      INVALID_TOKEN: ['RS_ERROR_INVALID_TOKEN', 'RS_ERROR_TOKEN_EXPIRED'],
+      DUPLICATE_TRANSACTION: 'RS_ERROR_DUPLICATE_TRANSACTION',
+      ALREADY_SETTLED: 'RS_ERROR_TRANSACTION_ROLLED_BACK',
+    },
+    balance: 'balance',
+    message: [],
+    echo: { requestId: 'request_uuid' },
+    duplicates: 'same-outcome',
+  },
+};

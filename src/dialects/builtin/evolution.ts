@@ -1,0 +1,87 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Evolution's One Wallet: /check, /balance, /debit, /credit, /cancel under the base URL, a static
+ * authToken in the query, JSON with the session (sid) and a request uuid that the reply echoes;
+ * replies {status: "OK" | code, balance, bonus, uuid}; TEMPORARY_ERROR means "retry".
+ */
+
+const base: Record<string, Field> = {
+  sid: { from: 'sessionToken' },
+  userId: { from: 'playerId' },
+  uuid: { from: 'requestId' },
+};
+
+const money = (refFacts: ('betTransactionId' | 'roundId' | 'transactionId')[]): Record<string, Field> => ({
+  ...base,
+  currency: { from: 'currency' },
+  game: {
+    object: {
+      id: { from: ['roundId', 'transactionId'] },
+      type: { const: 'slots' },
+      details: { object: { table: { object: { id: { from: 'gameId', default: 'aggmock01' }, vid: { const: '' } } } } },
+    },
+  },
+  transaction: {
+    object: {
+      id: { from: 'transactionId' },
+      refId: { from: refFacts },
+      amount: { from: 'amount' },
+    },
+  },
+});
+
+export const EVOLUTION: DialectInput = {
+  name: 'evolution',
+  description:
+    "Evolution's One Wallet: /check, /balance, /debit, /credit and /cancel with ?authToken=<token>; JSON carrying sid, userId and a uuid the reply echoes; " +
+    'a credit settles its debit through transaction.refId; replies {status: "OK", balance, bonus, uuid}.',
+  sources: [
+    {
+      title:
+        'valkyrie-fnd/valkyrie provider/evolution (router.go, model.go, errors.go; controller_test.go cases "… example from specs")',
+      grade: 'secondary',
+    },
+  ],
+  unknown: [
+    'The vendor\u2019s own document was not readable; fields follow an open-source implementation and its spec examples.',
+    'The promo payout call (/promo_payout) is not sent.',
+    'game.details.table.vid: aggmock sends an empty string.',
+  ],
+  credentials: {
+    authToken: { kind: 'secret', description: 'the static API token sent as ?authToken=', default: 'aggmock-dev-token' },
+  },
+  session: { token: 'required', checkedOn: ['authenticate', 'balance', 'bet'] },
+  request: { encoding: 'json', query: { authToken: { credential: 'authToken' } } },
+  amounts: { format: 'decimal', as: 'number', exponent: 6 },
+  signing: {
+    algorithm: 'none',
+  },
+  operations: {
+    authenticate: { path: '/check', fields: { ...base, channel: { object: { type: { const: 'P' } } } } },
+    balance: { path: '/balance', fields: { ...base, currency: { from: 'currency' } } },
+    bet: { path: '/debit', fields: money(['roundId', 'transactionId']) },
+    win: { path: '/credit', fields: money(['betTransactionId', 'roundId', 'transactionId']) },
+    rollback: { path: '/cancel', fields: money(['betTransactionId']) },
+  },
+  reply: {
+    code: 'status',
+    ok: 'OK',
+    retryCodes: ['TEMPORARY_ERROR', 'OPERATION_IN_PROCESS'],
+    codes: {
+      INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
+      PLAYER_NOT_FOUND: 'INVALID_PARAMETER',
+      INVALID_TOKEN: 'INVALID_SID',
+      INVALID_SIGNATURE: 'INVALID_TOKEN_ID',
+      TRANSACTION_NOT_FOUND: 'BET_DOES_NOT_EXIST',
+      INVALID_REQUEST: 'INVALID_PARAMETER',
+      ALREADY_SETTLED: 'BET_ALREADY_SETTLED',
+      DUPLICATE_TRANSACTION: 'BET_ALREADY_EXIST',
+    },
+    statuses: { INVALID_SIGNATURE: 401 },
+    balance: { sum: ['balance', 'bonus'] },
+    message: [],
+    echo: { requestId: 'uuid' },
+    duplicates: 'same-outcome',
+  },
+};

@@ -1,0 +1,94 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Red Tiger's seamless wallet: /auth, /stake, /payout and /refund, JSON authorised by a static
+ * "Authorization: Basic <api key>" header; amounts as decimal strings with two decimals; replies
+ * {success, result: {balance: {cash, bonus}}}, errors HTTP 400 {success: false, error: {code}}.
+ */
+
+const base: Record<string, Field> = {
+  token: { from: 'sessionToken' },
+  userId: { from: 'playerId' },
+  casino: { const: 'aggmock' },
+  currency: { from: 'currency' },
+  ip: { const: '127.0.0.1' },
+};
+
+const game: Field = {
+  object: { type: { const: 'slot' }, key: { from: 'gameId', default: 'aggmock_test_game' }, version: { const: '1' } },
+};
+const round: Field = {
+  object: { id: { from: ['roundId', 'transactionId'] }, starts: { const: true }, ends: { from: 'roundClosed', default: false } },
+};
+
+export const REDTIGER: DialectInput = {
+  name: 'redtiger',
+  description:
+    'Red Tiger\'s seamless wallet: /auth, /stake, /payout and /refund with Authorization: Basic <api key>; amounts as strings ("10.00"); ' +
+    'replies {success: true, result: {balance: {cash, bonus}}}; errors HTTP 400 {success: false, error: {code, message}}.',
+  sources: [
+    { title: 'valkyrie-fnd/valkyrie provider/redtiger (router, middleware, models, errors, model_mapper)', grade: 'secondary' },
+  ],
+  unknown: [
+    'The vendor documents are behind a login; fields follow an open-source implementation.',
+    'round.starts: aggmock sends true on every stake.',
+  ],
+  credentials: {
+    apiKey: { kind: 'secret', description: 'the API key sent as Authorization: Basic <key>', default: 'aggmock-dev-key' },
+  },
+  session: { token: 'required', checkedOn: ['authenticate', 'bet'] },
+  request: { encoding: 'json', headers: { Authorization: { template: 'Basic {credential.apiKey}' } } },
+  amounts: { format: 'decimal', as: 'string' },
+  signing: { algorithm: 'none' },
+  operations: {
+    authenticate: { path: '/auth', fields: base },
+    bet: {
+      path: '/stake',
+      fields: {
+        ...base,
+        transaction: { object: { id: { from: 'transactionId' }, stake: { from: 'amount' }, stakePromo: { const: '0.00' } } },
+        game,
+        round,
+      },
+    },
+    win: {
+      path: '/payout',
+      fields: {
+        ...base,
+        transaction: { object: { id: { from: 'transactionId' }, payout: { from: 'amount' }, payoutPromo: { const: '0.00' } } },
+        game,
+        round,
+      },
+    },
+    rollback: {
+      path: '/refund',
+      fields: { ...base, transaction: { object: { id: { from: 'betTransactionId' }, stake: { from: 'amount' } } }, game, round },
+    },
+  },
+  reply: {
+    status: { retry: ['408', '429', '5xx'], answer: ['2xx'] },
+    code: 'error.code',
+    success: { path: 'success', equals: true },
+    codes: {
+      INVALID_SIGNATURE: 100,
+      INVALID_REQUEST: 200,
+      PLAYER_NOT_FOUND: 302,
+      INSUFFICIENT_FUNDS: 304,
+      WRONG_CURRENCY: 305,
+      TRANSACTION_NOT_FOUND: 400,
+      DUPLICATE_TRANSACTION: 401,
+    },
+    statuses: {
+      INVALID_SIGNATURE: 400,
+      INVALID_REQUEST: 400,
+      PLAYER_NOT_FOUND: 400,
+      INSUFFICIENT_FUNDS: 400,
+      WRONG_CURRENCY: 400,
+      TRANSACTION_NOT_FOUND: 400,
+      DUPLICATE_TRANSACTION: 400,
+    },
+    balance: { sum: ['result.balance.cash', 'result.balance.bonus'] },
+    message: ['error.message'],
+    duplicates: 'same-outcome',
+  },
+};
