@@ -1,12 +1,15 @@
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   BUILTIN_DIALECTS,
   buildRequest,
   builtinDialect,
   type CallFacts,
+  DIALECT_SCHEMA_PATH,
   type Dialect,
   type DialectInput,
+  dialectJsonSchemaText,
   dialectSchema,
   readAmount,
   readReply,
@@ -465,5 +468,11 @@ describe('every built-in dialect', () => {
       // Two refusals may share a code (Blue Ocean answers "403" to both); the code is the one written.
       expect(dialect.reply.codes[read.outcome as keyof typeof dialect.reply.codes]).toEqual(dialect.reply.codes[refusal]);
     }
+  });
+});
+
+describe('the dialect JSON Schema', () => {
+  it('is committed in contracts/dialect.schema.json exactly as generated (npm run openapi)', () => {
+    expect(readFileSync(DIALECT_SCHEMA_PATH, 'utf8')).toBe(dialectJsonSchemaText());
   });
 });

@@ -8,6 +8,8 @@
  */
 export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
 export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
+export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
+export { dialectOfProfile } from './profile.ts';
 export {
   type DialectBalance,
   type DialectVerdict,

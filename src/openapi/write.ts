@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from '../dialects/index.ts';
 import { PROFILE_SCHEMA_PATH, profileJsonSchemaText } from '../profiles/index.ts';
 import { OPENAPI_PATH, writeOpenApiDocument } from './index.ts';
 
@@ -8,3 +9,5 @@ writeOpenApiDocument();
 process.stdout.write(`wrote ${fileURLToPath(OPENAPI_PATH)}\n`);
 writeFileSync(PROFILE_SCHEMA_PATH, profileJsonSchemaText());
 process.stdout.write(`wrote ${fileURLToPath(PROFILE_SCHEMA_PATH)}\n`);
+writeFileSync(DIALECT_SCHEMA_PATH, dialectJsonSchemaText());
+process.stdout.write(`wrote ${fileURLToPath(DIALECT_SCHEMA_PATH)}\n`);

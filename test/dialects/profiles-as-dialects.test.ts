@@ -26,7 +26,10 @@ const fieldsArb = fc.record({
   provider: fc.option(fc.constantFrom('PGSOFT', 'SPRIBE'), { nil: undefined }),
   currency: fc.constantFrom('EUR', 'JPY', 'KWD', 'USD'),
   bonus: fc.option(
-    fc.record({ kind: fc.constantFrom('free-spins', 'jackpot', 'promotion') as fc.Arbitrary<'free-spins' | 'jackpot' | 'promotion'>, id: fc.stringMatching(/^b[0-9]{1,5}$/) }),
+    fc.record({
+      kind: fc.constantFrom('free-spins', 'jackpot', 'promotion') as fc.Arbitrary<'free-spins' | 'jackpot' | 'promotion'>,
+      id: fc.stringMatching(/^b[0-9]{1,5}$/),
+    }),
     { nil: undefined },
   ),
   createdAt: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
@@ -36,10 +39,15 @@ const settingsArb = fc.record({
   profile: fc.constant('default'),
   rollbackStyle: fc.constantFrom('original', 'reference') as fc.Arbitrary<'original' | 'reference'>,
   amountFormat: fc.constantFrom('decimal', 'minor') as fc.Arbitrary<'decimal' | 'minor'>,
-  types: fc.constantFrom({ debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' }, { debit: 'BET', credit: 'WIN', rollback: 'REFUND' }),
+  types: fc.constantFrom(
+    { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' },
+    { debit: 'BET', credit: 'WIN', rollback: 'REFUND' },
+  ),
   extraFields: fc.subarray(['roundId', 'gameId', 'currency', 'timestamp', 'bonus'] as const),
   signing: fc.record({
-    scheme: fc.constantFrom('timestamped', 'hmac-hex', 'standard-webhooks') as fc.Arbitrary<'timestamped' | 'hmac-hex' | 'standard-webhooks'>,
+    scheme: fc.constantFrom('timestamped', 'hmac-hex', 'standard-webhooks') as fc.Arbitrary<
+      'timestamped' | 'hmac-hex' | 'standard-webhooks'
+    >,
     secrets: fc.constant(['aggmock-dev-secret', 'second-secret']),
   }),
 });
@@ -70,11 +78,16 @@ describe('a profile as a dialect', () => {
         const wire = wireOf(settings);
         const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
         const expected = renderBody(wire, f);
-        const req = buildRequest(dialect, factsOf(f), { apiKey: settings.apiKey }, {
-          scheme: { scheme: settings.signing.scheme, secrets: settings.signing.secrets, headerNames: settings.signing.headers },
-          timestamp: 1_790_000_000,
-          id: 'msg_fixed',
-        });
+        const req = buildRequest(
+          dialect,
+          factsOf(f),
+          { apiKey: settings.apiKey },
+          {
+            scheme: { scheme: settings.signing.scheme, secrets: settings.signing.secrets, headerNames: settings.signing.headers },
+            timestamp: 1_790_000_000,
+            id: 'msg_fixed',
+          },
+        );
         expect(req.body).toBe(expected);
         expect(req.path).toBe('');
         const headers = signCallback(wire, settings.signing, expected, { timestamp: 1_790_000_000, id: 'msg_fixed' });
@@ -86,14 +99,17 @@ describe('a profile as a dialect', () => {
 
   it('writes the Betnex wire byte for byte, API key in the body and no signature header', () => {
     fc.assert(
-      fc.property(fieldsArb.filter((f) => f.kind !== 'rollback'), (f) => {
-        const settings = callbacksSchema.parse({ profile: 'betnex', apiKey: 'op-key-1' });
-        const wire = wireOf(settings);
-        const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
-        const req = buildRequest(dialect, factsOf(f), { apiKey: 'op-key-1' });
-        expect(req.body).toBe(renderBody(wire, f));
-        expect(Object.keys(req.headers)).toEqual(['content-type']);
-      }),
+      fc.property(
+        fieldsArb.filter((f) => f.kind !== 'rollback'),
+        (f) => {
+          const settings = callbacksSchema.parse({ profile: 'betnex', apiKey: 'op-key-1' });
+          const wire = wireOf(settings);
+          const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
+          const req = buildRequest(dialect, factsOf(f), { apiKey: 'op-key-1' });
+          expect(req.body).toBe(renderBody(wire, f));
+          expect(Object.keys(req.headers)).toEqual(['content-type']);
+        },
+      ),
       { numRuns: 60 },
     );
   });
