@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dialectSchema } from '../../src/dialects/index.ts';
 import { profileDefinitionSchema } from '../../src/profiles/index.ts';
 import { runCli } from './process.ts';
 
@@ -47,6 +48,17 @@ describe('aggmock profiles', () => {
     expect(cli.stderr()).not.toMatch(/\n\s+at /);
     const unknown = runCli(['profiles', 'show', 'betnix'], {}, dir);
     expect(await unknown.exited).toBe(2);
-    expect(unknown.stderr()).toContain('unknown profile "betnix" (built-in: default, betnex)');
+    expect(unknown.stderr()).toContain('unknown profile "betnix" (built-in: default, betnex; vendor dialects: hub88,');
+  });
+
+  it('lists the vendor dialects as a preview and shows one as a dialect file, naming the credentials it needs', async () => {
+    const list = runCli(['profiles'], {}, dir);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toMatch(/Vendor dialects \(preview[^\n]*\n {2}hub88 +Hub88's Operator Wallet API\n/);
+    expect(list.stdout()).toMatch(/^ {2}pragmatic +Pragmatic Play's Seamless Wallet API$/m);
+    const show = runCli(['profiles', 'show', 'pragmatic'], {}, dir);
+    expect(await show.exited).toBe(0);
+    expect(dialectSchema.parse(JSON.parse(show.stdout()))).toMatchObject({ name: 'pragmatic', request: { encoding: 'form' } });
+    expect(show.stderr()).toContain('pragmatic needs these credentials:\n  secretKey: the secret key appended');
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
+import { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from '../../dialects/index.ts';
 import { BUILTIN_PROFILES, builtinProfile, isBuiltinProfile, profileJsonSchemaText, wireOf } from '../../profiles/index.ts';
 import { EXIT_USAGE, usageExit } from '../options.ts';
 
@@ -39,18 +40,34 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
         return `${name === setting ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
       });
       if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a profile file)`);
-      io.stdout(`${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n`);
+      const dialects = BUILTIN_DIALECTS.map((name) => `  ${name.padEnd(10)} ${firstSentence(builtinDialect(name).description)}`);
+      io.stdout(
+        `${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n\n` +
+          'Vendor dialects (preview: their requests, signatures and replies are built in; serve, demo, wallet and verify do not speak them yet):\n' +
+          `${dialects.join('\n')}\n`,
+      );
     });
   command
     .command('show')
-    .argument('[name]', `a built-in profile (${BUILTIN_PROFILES.join(', ')}); default: the active one`)
+    .argument('[name]', `a built-in profile (${BUILTIN_PROFILES.join(', ')}) or vendor dialect; default: the active profile`)
     .description('Print a profile definition as JSON: a profile file to start from')
     .option('-c, --config <file>', 'config file (the default profile is built from its callbacks settings)')
     .exitOverride(usageExit)
     .action((name: string | undefined, flags: { config?: string }) => {
       const config = configOrExit(flags.config, io);
+      if (name !== undefined && isBuiltinDialect(name)) {
+        const dialect = builtinDialect(name);
+        io.stdout(
+          `${JSON.stringify({ $schema: './node_modules/aggmock/contracts/dialect.schema.json', ...dialect }, null, 2)}\n`,
+        );
+        const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
+        io.stderr(`${name} needs these credentials:\n${needs.join('\n')}\n`);
+        return;
+      }
       if (name !== undefined && !isBuiltinProfile(name)) {
-        io.stderr(`aggmock: unknown profile "${name}" (built-in: ${BUILTIN_PROFILES.join(', ')})\n`);
+        io.stderr(
+          `aggmock: unknown profile "${name}" (built-in: ${BUILTIN_PROFILES.join(', ')}; vendor dialects: ${BUILTIN_DIALECTS.join(', ')})\n`,
+        );
         process.exit(EXIT_USAGE);
       }
       const definition = name === undefined ? wireOf(config.callbacks).definition : builtinProfile(name, config.callbacks);
@@ -64,6 +81,12 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
     .exitOverride(usageExit)
     .action(() => io.stdout(profileJsonSchemaText()));
   return command;
+}
+
+/** A dialect's description up to its first colon or full stop, for a one-line listing. */
+function firstSentence(text: string): string {
+  const end = text.search(/[:.](\s|$)/);
+  return end < 0 ? text : text.slice(0, end);
 }
 
 function configOrExit(configPath: string | undefined, io: ProfilesIo): AggmockConfig {
