@@ -299,6 +299,41 @@ describe('hub88 receiver: what it refuses and records', () => {
     expect(wallet.errors).toEqual([expect.stringMatching(/Content-Type .* expected application\/json/)]);
   });
 
+  it('records a request_uuid reused for a different request, and still processes it by its transaction', async () => {
+    const first = bet();
+    await post('/transaction/bet', first);
+    const second = bet({ request_uuid: first.request_uuid });
+    const { json } = await post('/transaction/bet', second);
+    expect(json).toMatchObject({ status: 'RS_OK', balance: 8_000_000 });
+    expect(wallet.errors).toEqual([expect.stringMatching(/request_uuid .* was already used for a different request/)]);
+  });
+
+  it('refuses a rollback transaction_uuid reused for another reference with RS_ERROR_DUPLICATE_TRANSACTION', async () => {
+    const a = bet();
+    const b = bet();
+    await post('/transaction/bet', a);
+    await post('/transaction/bet', b);
+    const first = rollback(a.transaction_uuid);
+    await post('/transaction/rollback', first);
+    const { json } = await post('/transaction/rollback', {
+      ...rollback(b.transaction_uuid),
+      transaction_uuid: first.transaction_uuid,
+    });
+    expect(json).toMatchObject({ status: 'RS_ERROR_DUPLICATE_TRANSACTION' });
+    expect(wallet.balanceOf('john12345')).toBe('90.00');
+  });
+
+  it('refuses /user/balance with a token that is not the player session with RS_ERROR_INVALID_TOKEN', async () => {
+    const { json } = await post('/user/balance', {
+      user: 'john12345',
+      token: 'stolen',
+      request_uuid: uuid('req'),
+      game_code: 'x',
+    });
+    expect(json).toMatchObject({ status: 'RS_ERROR_INVALID_TOKEN' });
+    expect(json).not.toHaveProperty('balance');
+  });
+
   it('answers an unknown path 404 and records it', async () => {
     const { status } = await post('/transaction/refund', { request_uuid: uuid('req') });
     expect(status).toBe(404);

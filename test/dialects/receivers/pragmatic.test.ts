@@ -80,6 +80,18 @@ describe('pragmatic receiver: hash rule', () => {
     const byHand = createHash('md5').update(`providerId=pragmaticplay&token=${TOKEN}${SECRET}`).digest('hex');
     expect(pragmaticHashCandidates(params, SECRET)).toContain(byHand);
   });
+
+  it('accepts every reading the sources leave open: empty values skipped or kept, names sorted with or without case', async () => {
+    const params = { providerId: 'pragmaticplay', userId: '421', token: '' };
+    const withoutEmpty = hashOf({ providerId: 'pragmaticplay', userId: '421' });
+    expect(pragmaticHashCandidates(params, SECRET)).toEqual(expect.arrayContaining([hashOf(params), withoutEmpty]));
+    // 'Z' sorts before 'a' by code unit, after it without case: the two readings give two hashes.
+    const mixedCase = { alpha: '2', Zeta: '1' };
+    const byCodeUnit = createHash('md5').update(`Zeta=1&alpha=2${SECRET}`).digest('hex');
+    const caseless = createHash('md5').update(`alpha=2&Zeta=1${SECRET}`).digest('hex');
+    expect(byCodeUnit).not.toBe(caseless);
+    expect(pragmaticHashCandidates(mixedCase, SECRET)).toEqual(expect.arrayContaining([caseless, byCodeUnit]));
+  });
 });
 
 describe('pragmatic receiver: authenticate and balance', () => {
@@ -218,6 +230,40 @@ describe('pragmatic receiver: bet, result, refund, endRound, promoWin', () => {
   });
 });
 
+describe('pragmatic receiver: bonusWin and jackpotWin', () => {
+  it('credits a bonusWin once, including a 0.00 one that moves nothing', async () => {
+    const bonus = {
+      providerId: 'pragmaticplay',
+      userId: '421',
+      amount: '12.00',
+      reference: ref('bw'),
+      timestamp: NOW_MS,
+      bonusCode: 'FRB1',
+    };
+    await call('/bonusWin.html', bonus);
+    await call('/bonusWin.html', bonus);
+    expect((await call('/bonusWin.html', { ...bonus, amount: '0.00', reference: ref('bw') })).json).toMatchObject({ error: 0 });
+    expect(wallet.balanceOf('421')).toBe('112.00');
+    expect(wallet.errors).toEqual([]);
+  });
+
+  it('credits a jackpotWin once', async () => {
+    const jackpot = {
+      providerId: 'pragmaticplay',
+      timestamp: NOW_MS,
+      userId: '421',
+      gameId: 'vs50aladdin',
+      roundId: '5103188802',
+      jackpotId: '77',
+      amount: '1000.00',
+      reference: ref('jp'),
+    };
+    await call('/jackpotWin.html', jackpot);
+    await call('/jackpotWin.html', jackpot);
+    expect(wallet.balanceOf('421')).toBe('1100.00');
+  });
+});
+
 describe('pragmatic receiver: what it refuses and records', () => {
   it('refuses a hash made with another key with error 5 and moves no money', async () => {
     const params = bet();
@@ -285,6 +331,19 @@ describe('pragmatic receiver: what it refuses and records', () => {
     const { json } = await call('/bet.html', params, { raw, contentType: 'application/json' });
     expect(json).toMatchObject({ error: 7 });
     expect(wallet.errors).toEqual([expect.stringMatching(/expected application\/x-www-form-urlencoded/)]);
+  });
+
+  it('refuses a refund naming another player than the bet with error 7 and moves no money', async () => {
+    const params = bet();
+    await call('/bet.html', params);
+    const { json } = await call('/refund.html', {
+      providerId: 'pragmaticplay',
+      userId: 'playerAbc',
+      reference: params.reference as string,
+    });
+    expect(json).toMatchObject({ error: 7 });
+    expect(wallet.balanceOf('421')).toBe('90.00');
+    expect(wallet.balanceOf('playerAbc')).toBe('5.00');
   });
 
   it('answers an unknown path 404 and records it', async () => {
