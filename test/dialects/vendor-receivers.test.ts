@@ -1,0 +1,167 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  buildRequest,
+  builtinDialect,
+  type CallFacts,
+  type Credentials,
+  type Dialect,
+  type ReadReply,
+  readReply,
+} from '../../src/dialects/index.ts';
+import { startHub88Receiver } from './receivers/hub88.ts';
+import { startPragmaticReceiver } from './receivers/pragmatic.ts';
+import type { VendorReceiver } from './receivers/receiver-kit.ts';
+
+/**
+ * aggmock's vendor dialects against wallets written from the vendors' documentation by someone who
+ * never read the dialect files (test/dialects/receivers): every call aggmock makes is accepted with
+ * no receiver-side error, and aggmock reads every reply as the wallet meant it.
+ */
+
+let receiver: VendorReceiver | undefined;
+afterEach(async () => {
+  await receiver?.stop();
+  receiver = undefined;
+});
+
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+let clock = T0;
+let ids = 0;
+
+/** One call: built and signed by the dialect, sent to the receiver, its reply read by the dialect. */
+async function call(
+  dialect: Dialect,
+  credentials: Credentials,
+  facts: Omit<CallFacts, 'createdAt' | 'requestId'>,
+): Promise<ReadReply> {
+  const full: CallFacts = {
+    ...facts,
+    createdAt: (clock += 1000),
+    requestId: `5f0c${String(++ids).padStart(4, '0')}-aaaa-4bbb-8ccc-0123456789ab`,
+  };
+  const req = buildRequest(dialect, full, credentials);
+  const res = await fetch(`${receiver?.url}${req.path}`, {
+    method: req.method,
+    headers: req.headers,
+    ...(req.body === undefined ? {} : { body: req.body }),
+  });
+  return readReply(dialect, full, { status: res.status, text: await res.text() });
+}
+
+/** A round of play as aggmock's scenarios make it: bet and win, a duplicate, a rollback, a refusal. */
+async function playRounds(dialect: Dialect, credentials: Credentials, player: { playerId: string; sessionToken: string }) {
+  const base = { playerId: player.playerId, sessionToken: player.sessionToken, currency: 'EUR', gameId: 'vs20fruitsw' };
+  const at = (minor: number) => ({ kind: 'ok', minor });
+  const results: [string, ReadReply, unknown][] = [];
+  const step = async (
+    name: string,
+    facts: Omit<CallFacts, 'createdAt' | 'requestId' | 'playerId' | 'currency'>,
+    expected: unknown,
+  ) => results.push([name, await call(dialect, credentials, { ...base, ...facts }), expected]);
+
+  if (dialect.operations.authenticate) await step('authenticate', { operation: 'authenticate' }, { verdict: 'accepted' });
+  if (dialect.operations.balance) await step('balance', { operation: 'balance' }, { verdict: 'accepted', balance: at(100000) });
+  await step(
+    'bet',
+    { operation: 'bet', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 },
+    { verdict: 'accepted', balance: at(98950) },
+  );
+  await step(
+    'win',
+    {
+      operation: 'win',
+      transactionId: 'tx0002',
+      betTransactionId: 'tx0001',
+      roundId: '1001',
+      amountMinor: 2500,
+      roundClosed: true,
+    },
+    { verdict: 'accepted', balance: at(101450) },
+  );
+  await step(
+    'duplicate bet',
+    { operation: 'bet', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 },
+    { verdict: 'accepted' },
+  );
+  await step(
+    'bet 2',
+    { operation: 'bet', transactionId: 'tx0003', roundId: '1002', amountMinor: 2000 },
+    { verdict: 'accepted', balance: at(99450) },
+  );
+  await step(
+    'rollback of bet 2',
+    { operation: 'rollback', transactionId: 'rb0003', betTransactionId: 'tx0003', roundId: '1002', amountMinor: 2000 },
+    { verdict: 'accepted' },
+  );
+  if (dialect.operations.endRound) await step('end round', { operation: 'endRound', roundId: '1002' }, { verdict: 'accepted' });
+  await step(
+    'bet beyond the balance',
+    { operation: 'bet', transactionId: 'tx0004', roundId: '1003', amountMinor: 50_000_000 },
+    { verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS' },
+  );
+  if (dialect.operations.balance)
+    await step('balance at the end', { operation: 'balance' }, { verdict: 'accepted', balance: at(101450) });
+  return results;
+}
+
+describe('hub88 against a Hub88 wallet written from Hub88\u2019s docs', () => {
+  it('plays bet, win, a duplicate, a rollback and a refusal with no receiver-side error, each reply read as meant', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    receiver = await startHub88Receiver({
+      credentials: { publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string },
+      players: [{ playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-abcdef' }],
+    });
+    const dialect = builtinDialect('hub88');
+    const results = await playRounds(
+      dialect,
+      { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+      {
+        playerId: 'player01',
+        sessionToken: 'tok-player01-abcdef',
+      },
+    );
+    expect(receiver.errors).toEqual([]);
+    for (const [name, reply, expected] of results) expect({ name, ...reply }).toMatchObject({ name, ...(expected as object) });
+    expect(receiver.balanceOf('player01')).toBe('1014.50');
+  });
+});
+
+describe('pragmatic against a Pragmatic Play wallet written from the Integration API Specification', () => {
+  it('plays bet, result, a duplicate, a refund, end round and a refusal with no receiver-side error, each reply read as meant', async () => {
+    receiver = await startPragmaticReceiver({
+      credentials: { secretKey: 'testKey' },
+      players: [{ playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-abcdef' }],
+    });
+    const dialect = builtinDialect('pragmatic');
+    const results = await playRounds(
+      dialect,
+      { secretKey: 'testKey' },
+      { playerId: 'player01', sessionToken: 'tok-player01-abcdef' },
+    );
+    expect(receiver.errors).toEqual([]);
+    for (const [name, reply, expected] of results) expect({ name, ...reply }).toMatchObject({ name, ...(expected as object) });
+    expect(receiver.balanceOf('player01')).toBe('1014.50');
+  });
+
+  it('is refused by the wallet with error 5 when signed with another secret key, and reads that as a signature refusal', async () => {
+    receiver = await startPragmaticReceiver({
+      credentials: { secretKey: 'testKey' },
+      players: [{ playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-abcdef' }],
+    });
+    const reply = await call(
+      builtinDialect('pragmatic'),
+      { secretKey: 'wrong' },
+      {
+        operation: 'bet',
+        playerId: 'player01',
+        currency: 'EUR',
+        transactionId: 'tx0009',
+        roundId: '1009',
+        amountMinor: 100,
+      },
+    );
+    expect(reply).toMatchObject({ verdict: 'rejected', outcome: 'INVALID_SIGNATURE' });
+    expect(receiver.balanceOf('player01')).toBe('1000.00');
+  });
+});
