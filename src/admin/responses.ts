@@ -194,7 +194,7 @@ export const journaledRequestSchema = z
       }),
     ]),
     status: z.number().int().nullable().describe('null when no reply was sent (reset, empty reply, the client gave up)'),
-    reply: z.string().nullable().describe('the reply body, cut at 4 KiB'),
+    reply: z.string().nullable().describe('the reply body, cut at 512 bytes (a success) or 2 KiB (an error)'),
     replyBytes: z.number().int().min(0),
     complete: z.boolean(),
     latencyMs: z.number(),

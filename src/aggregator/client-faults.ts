@@ -10,6 +10,7 @@ import {
   credentialMasker,
   type FaultRules,
   type FiredFault,
+  journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
   maskedQuery,
@@ -70,7 +71,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       const status = res.headersSent ? res.statusCode : null;
       const complete = res.writableFinished;
       journal.append(() => {
-        const replyText = reply.text();
+        const replyText = reply.text(journaledReplyLimit(status));
         const entry = {
           at: new Date(arrivedAt).toISOString(),
           method,
@@ -199,7 +200,7 @@ function verdict(check: AuthCheck, method: string, req: IncomingMessage, target:
 const EMPTY = new Uint8Array();
 
 /** Keeps the head of what is written to `res` (for the journal), without changing what is sent. */
-function captureReply(res: ServerResponse): { text: () => string | null; readonly bytes: number } {
+function captureReply(res: ServerResponse): { text: (limit: number) => string | null; readonly bytes: number } {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let total = 0;
@@ -224,7 +225,7 @@ function captureReply(res: ServerResponse): { text: () => string | null; readonl
     return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof res.end;
   return {
-    text: () => (total === 0 ? null : Buffer.concat(kept).toString('utf8')),
+    text: (limit) => (total === 0 ? null : Buffer.concat(kept).subarray(0, limit).toString('utf8')),
     get bytes() {
       return total;
     },

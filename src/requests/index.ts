@@ -10,6 +10,7 @@ export { credentialMasker, MASKED, maskedQuery, nearestRoute, refusalHint } from
 export {
   type AuthVerdict,
   type JournaledRequest,
+  journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
   type NewJournaledRequest,

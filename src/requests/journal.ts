@@ -3,8 +3,18 @@ import { parseJsonOr, valueAt } from '../shared/index.ts';
 
 /** Request bodies longer than this are cut in the journal. */
 export const MAX_JOURNALED_REQUEST_BODY = 16 * 1024;
-/** Reply bodies longer than this are cut in the journal (a listing is hundreds of KiB; its head is enough). */
-export const MAX_JOURNALED_REPLY_BODY = 4 * 1024;
+/** Error replies longer than this are cut in the journal. */
+export const MAX_JOURNALED_REPLY_BODY = 2 * 1024;
+/**
+ * Successful replies are cut shorter: a listing is hundreds of KiB and the same bytes every time,
+ * and writing its head for every call was most of the journal's cost under load (bench/listings.ts).
+ */
+export const MAX_JOURNALED_SUCCESS_BODY = 512;
+
+/** How much of a reply the journal keeps. */
+export function journaledReplyLimit(status: number | null): number {
+  return status !== null && status < 400 ? MAX_JOURNALED_SUCCESS_BODY : MAX_JOURNALED_REPLY_BODY;
+}
 /** Entries waiting for a flush at most; past it the oldest waiting are dropped (and counted), never memory without bound. */
 export const MAX_PENDING_ENTRIES = 20_000;
 
@@ -71,16 +81,47 @@ export interface RequestMatcher {
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS api_requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     at INTEGER NOT NULL,
     method TEXT NOT NULL,
     path TEXT NOT NULL,
     route TEXT NOT NULL,
+    query TEXT,
+    headers TEXT NOT NULL,
+    body TEXT,
+    body_bytes INTEGER NOT NULL,
+    auth TEXT NOT NULL,
     status INTEGER,
-    entry TEXT NOT NULL
+    reply TEXT,
+    reply_bytes INTEGER NOT NULL,
+    complete INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    fault TEXT,
+    hint TEXT
   );
   CREATE INDEX IF NOT EXISTS api_requests_route ON api_requests (route, method);
+  CREATE INDEX IF NOT EXISTS api_requests_at ON api_requests (at);
 `;
+
+/** A row as stored: one column per field, JSON only for the small nested ones. */
+interface RequestRow {
+  id: number;
+  at: number;
+  method: string;
+  path: string;
+  query: string | null;
+  headers: string;
+  body: string | null;
+  body_bytes: number;
+  auth: string;
+  status: number | null;
+  reply: string | null;
+  reply_bytes: number;
+  complete: number;
+  latency_ms: number;
+  fault: string | null;
+  hint: string | null;
+}
 
 /**
  * The journal of every request the integrator's client made to the aggregator API, in the same
@@ -115,17 +156,37 @@ export class RequestJournal {
   ) {
     db.exec(SCHEMA);
     this.stmts = {
-      insert: db.prepare('INSERT INTO api_requests (at, method, path, route, status, entry) VALUES (?, ?, ?, ?, ?, ?)'),
-      byId: db.prepare('SELECT id, entry FROM api_requests WHERE id = ?'),
-      pruneBeyond: db.prepare(
-        'DELETE FROM api_requests WHERE id <= (SELECT id FROM api_requests ORDER BY id DESC LIMIT 1 OFFSET ?)',
-      ),
+      insert: db.prepare(`INSERT INTO api_requests
+        (at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      byId: db.prepare('SELECT * FROM api_requests WHERE id = ?'),
+      // Rows leave from the oldest, so ids have no gaps below the newest: the newest maxEvents are the last ids.
+      // (No AUTOINCREMENT: its bookkeeping row was a measurable part of each insert.)
+      pruneBeyond: db.prepare('DELETE FROM api_requests WHERE id <= (SELECT max(id) FROM api_requests) - ?'),
       pruneBefore: db.prepare('DELETE FROM api_requests WHERE at < ?'),
       clear: db.prepare('DELETE FROM api_requests'),
     };
     this.insertMany = db.transaction((entries: NewJournaledRequest[]) => {
-      for (const e of entries)
-        this.stmts.insert.run(Date.parse(e.at), e.method, e.path, routeOf(e.path), e.status, JSON.stringify(e));
+      for (const e of entries) {
+        this.stmts.insert.run(
+          Date.parse(e.at),
+          e.method,
+          e.path,
+          routeOf(e.path),
+          isEmptyObject(e.query) ? null : JSON.stringify(e.query),
+          JSON.stringify(e.headers),
+          e.body,
+          e.bodyBytes,
+          JSON.stringify(e.auth),
+          e.status,
+          e.reply,
+          e.replyBytes,
+          e.complete ? 1 : 0,
+          e.latencyMs,
+          e.fault === null ? null : JSON.stringify(e.fault),
+          e.hint,
+        );
+      }
     });
   }
 
@@ -192,16 +253,14 @@ export class RequestJournal {
     }
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
     const rows = this.db
-      .prepare(
-        `SELECT id, entry FROM api_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`,
-      )
-      .all(...args) as { id: number; entry: string }[];
+      .prepare(`SELECT * FROM api_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`)
+      .all(...args) as RequestRow[];
     return rows.map(toEntry);
   }
 
   get(id: number): JournaledRequest | undefined {
     this.flush();
-    const row = this.stmts.byId.get(id) as { id: number; entry: string } | undefined;
+    const row = this.stmts.byId.get(id) as RequestRow | undefined;
     return row && toEntry(row);
   }
 
@@ -231,7 +290,7 @@ export class RequestJournal {
       matcher.authOk !== undefined;
     if (!needsEntry) return (this.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n;
     let n = 0;
-    for (const row of this.db.prepare(`SELECT id, entry ${sql}`).iterate(...args) as Iterable<{ id: number; entry: string }>) {
+    for (const row of this.db.prepare(`SELECT * ${sql}`).iterate(...args) as Iterable<RequestRow>) {
       if (entryMatches(toEntry(row), matcher)) n++;
     }
     return n;
@@ -272,8 +331,30 @@ function routeOf(path: string): string {
   return p;
 }
 
-function toEntry(row: { id: number; entry: string }): JournaledRequest {
-  return { id: row.id, ...(JSON.parse(row.entry) as NewJournaledRequest) };
+function toEntry(row: RequestRow): JournaledRequest {
+  return {
+    id: row.id,
+    at: new Date(row.at).toISOString(),
+    method: row.method,
+    path: row.path,
+    query: row.query === null ? {} : (JSON.parse(row.query) as JournaledRequest['query']),
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    body: row.body,
+    bodyBytes: row.body_bytes,
+    auth: JSON.parse(row.auth) as AuthVerdict,
+    status: row.status,
+    reply: row.reply,
+    replyBytes: row.reply_bytes,
+    complete: row.complete === 1,
+    latencyMs: row.latency_ms,
+    fault: row.fault === null ? null : (JSON.parse(row.fault) as JournaledRequest['fault']),
+    hint: row.hint,
+  };
+}
+
+function isEmptyObject(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 function entryMatches(entry: JournaledRequest, matcher: RequestMatcher): boolean {
