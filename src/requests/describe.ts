@@ -18,7 +18,17 @@ export function credentialMasker(
   secretHeaders: readonly string[],
 ): (headers: Record<string, string | string[] | undefined>) => Record<string, string> {
   const secret = new Set([...ALWAYS_SECRET, ...secretHeaders.map((h) => h.toLowerCase())]);
+  // A client sends the same headers call after call: the last masked result is reused when they match.
+  let lastKey = '';
+  let last: Record<string, string> = {};
   return (headers) => {
+    const key = JSON.stringify(headers);
+    if (key === lastKey) return last;
+    lastKey = key;
+    last = mask(headers);
+    return last;
+  };
+  function mask(headers: Record<string, string | string[] | undefined>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
       if (value === undefined) continue;
@@ -26,7 +36,7 @@ export function credentialMasker(
       out[lower] = secret.has(lower) ? MASKED : Array.isArray(value) ? value.join(', ') : value;
     }
     return out;
-  };
+  }
 }
 
 /** A request target's query as an object (repeated names as arrays), credentials masked. */

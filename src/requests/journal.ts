@@ -99,8 +99,8 @@ const SCHEMA = `
     fault TEXT,
     hint TEXT
   );
-  CREATE INDEX IF NOT EXISTS api_requests_route ON api_requests (route, method);
-  CREATE INDEX IF NOT EXISTS api_requests_at ON api_requests (at);
+  DROP INDEX IF EXISTS api_requests_route;
+  DROP INDEX IF EXISTS api_requests_at;
 `;
 
 /** A row as stored: one column per field, JSON only for the small nested ones. */
@@ -163,7 +163,11 @@ export class RequestJournal {
       // Rows leave from the oldest, so ids have no gaps below the newest: the newest maxEvents are the last ids.
       // (No AUTOINCREMENT: its bookkeeping row was a measurable part of each insert.)
       pruneBeyond: db.prepare('DELETE FROM api_requests WHERE id <= (SELECT max(id) FROM api_requests) - ?'),
-      pruneBefore: db.prepare('DELETE FROM api_requests WHERE at < ?'),
+      // No index but the id (each one made every insert dearer): rows arrive in time order, so the
+      // old ones are the first ids, and the scan stops at the first recent row.
+      pruneBefore: db.prepare(
+        'DELETE FROM api_requests WHERE id < coalesce((SELECT id FROM api_requests WHERE at >= ? ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM api_requests))',
+      ),
       clear: db.prepare('DELETE FROM api_requests'),
     };
     this.insertMany = db.transaction((entries: NewJournaledRequest[]) => {
@@ -174,7 +178,7 @@ export class RequestJournal {
           e.path,
           routeOf(e.path),
           isEmptyObject(e.query) ? null : JSON.stringify(e.query),
-          JSON.stringify(e.headers),
+          headersJson(e.headers),
           e.body,
           e.bodyBytes,
           JSON.stringify(e.auth),
@@ -350,6 +354,17 @@ function toEntry(row: RequestRow): JournaledRequest {
     fault: row.fault === null ? null : (JSON.parse(row.fault) as JournaledRequest['fault']),
     hint: row.hint,
   };
+}
+
+/** The JSON of the last headers written: a client sends the same ones call after call. */
+let lastHeaders: Record<string, string> | undefined;
+let lastHeadersJson = '';
+function headersJson(headers: Record<string, string>): string {
+  if (headers !== lastHeaders) {
+    lastHeaders = headers;
+    lastHeadersJson = JSON.stringify(headers);
+  }
+  return lastHeadersJson;
 }
 
 function isEmptyObject(value: object): boolean {
