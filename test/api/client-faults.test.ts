@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/index.ts';
@@ -275,7 +278,46 @@ describe('the admin API for fault rules', () => {
   });
 });
 
+describe('the fault and journal admin routes on a token-protected instance', () => {
+  it('want the admin bearer token, like every admin route', async () => {
+    const local = await startAggmock(
+      validateConfig({ port: 0, db: ':memory:', catalog: { providers: 2, games: 4 }, admin: { token: 't0ken-x' } }),
+    );
+    try {
+      const rule = JSON.stringify({ fault: { kind: 'reset' } });
+      const json = { 'content-type': 'application/json' };
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'POST', headers: json, body: rule })).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'DELETE' })).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/requests`)).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/requests/count`, { method: 'POST', headers: json, body: '{}' })).status).toBe(
+        401,
+      );
+      expect(local.faults.list()).toEqual([]);
+      const auth = { ...json, authorization: 'Bearer t0ken-x' };
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'POST', headers: auth, body: rule })).status).toBe(201);
+      expect((await fetch(`${local.url}/__admin/requests`, { headers: auth })).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('the journal of the client requests', () => {
+  it('survives a restart of aggmock on the same database file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aggmock-requests-'));
+    const config = validateConfig({ port: 0, db: join(dir, 'aggmock.db'), catalog: { providers: 2, games: 4 } });
+    try {
+      const first = await startAggmock(config);
+      await fetch(`${first.url}/getallproviders`, { headers: HEADERS });
+      await first.close();
+      const second = await startAggmock(config);
+      expect(second.requests.list()).toEqual([expect.objectContaining({ path: '/getallproviders', status: 200 })]);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('records method, path, query, masked headers, body, auth verdict, reply, latency and the fault', async () => {
     aggmock.faults.add({ id: 'slow', match: { path: '/getgameurl' }, fault: { kind: 'delay', ms: 1 } });
     expect((await launch()).status).toBe(200);
