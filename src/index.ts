@@ -14,9 +14,13 @@ export {
   ConfigError,
   configSchema,
   defaultConfig,
+  FAULT_KINDS,
+  type FaultKind,
+  type FaultRuleInput,
   loadConfig,
   validateConfig,
 } from './config/index.ts';
+export type { FaultRuleState, JournaledRequest, RequestFilter, RequestMatcher } from './requests/index.ts';
 export { type Aggmock, loadCatalog, startAggmock } from './runtime.ts';
 export {
   constantTimeEqual,

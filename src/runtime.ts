@@ -3,16 +3,25 @@ import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
+import { clientFaults } from './aggregator/client-faults.ts';
 import { aggregatorFastPath } from './aggregator/fast-path.ts';
 import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
-import type { AggmockConfig } from './config/index.ts';
+import type { AggmockConfig, FaultRuleInput } from './config/index.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
 import { wireOf } from './profiles/index.ts';
+import {
+  type FaultRuleState,
+  FaultRules,
+  type JournaledRequest,
+  type RequestFilter,
+  RequestJournal,
+  type RequestMatcher,
+} from './requests/index.ts';
 import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
 
@@ -29,6 +38,23 @@ export interface Aggmock extends RunningServer {
   ledger: ShadowLedger;
   scheduler: Scheduler;
   db: Database;
+  /** Fault rules on the aggregator API (the same book as `/__admin/faults`). */
+  faults: {
+    /** Adds a rule; a bad one throws naming the field. */
+    add(rule: FaultRuleInput): FaultRuleState;
+    list(): FaultRuleState[];
+    remove(id: string): boolean;
+    /** Removes every rule (config ones too); returns how many. */
+    clear(): number;
+  };
+  /** The journal of every request the client made to the aggregator API (the same as `/__admin/requests`). */
+  requests: {
+    /** Newest first. */
+    list(filter?: RequestFilter): JournaledRequest[];
+    /** How many journaled requests match, e.g. `count({ method: 'POST', path: '/getgameurl', body: { currency: 'EUR' } })`. */
+    count(matcher?: RequestMatcher): number;
+    clear(): void;
+  };
 }
 
 export interface StartOptions {
@@ -78,12 +104,17 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   if (options.onDiscrepancy) ledger.onDiscrepancy(options.onDiscrepancy);
   ledger.onDiscrepancy((d) => logger.warn({ discrepancy: d }, 'shadow ledger discrepancy'));
 
+  const rules = new FaultRules({ seed: config.seed, rules: config.api.faults });
+  const journal = new RequestJournal(db, {
+    retention: config.callbacks.retention,
+    onError: (error) => logger.warn({ err: error }, 'could not journal a client request'),
+  });
   const sessions = new LaunchSessions();
   let listenUrl: string | undefined;
   const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
   const onLaunch = (s: LaunchSession) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched');
   const callbackUrls = launchCallbackUrls(config, () => listenUrl);
-  const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError });
+  const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError, rules, journal });
   const app = createApp({
     config,
     catalog,
@@ -107,8 +138,17 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
       onLaunch,
       baseUrl: () => publicBaseUrl(config, listenUrl),
     });
-    server = await listen(app, { port: config.port, host: config.host, fastPath });
+    const intercept = clientFaults({
+      config,
+      catalog,
+      sessions,
+      rules,
+      journal,
+      fetch: (request, env) => app.fetch(request, env),
+    });
+    server = await listen(app, { port: config.port, host: config.host, fastPath, intercept });
   } catch (error) {
+    journal.close();
     ledger.close();
     db.close();
     throw error;
@@ -123,10 +163,22 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
       scheduler.stop();
       await engine.stop({ deadlineMs: options.stopDeadlineMs ?? 5_000 });
       await server.close();
+      journal.close();
       ledger.close();
       db.close();
     })();
     return closing;
   };
-  return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db };
+  const faults = {
+    add: (rule: FaultRuleInput) => rules.add(rule),
+    list: () => rules.list(),
+    remove: (id: string) => rules.remove(id),
+    clear: () => rules.clear(),
+  };
+  const requests = {
+    list: (filter?: RequestFilter) => journal.list(filter),
+    count: (matcher?: RequestMatcher) => journal.count(matcher),
+    clear: () => journal.clear(),
+  };
+  return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db, faults, requests };
 }

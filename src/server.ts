@@ -18,23 +18,36 @@ export interface RunningServer {
 export type FastPath = (req: IncomingMessage, res: ServerResponse, handOff: () => void) => boolean;
 
 /**
+ * Sees every request before the fast path and Hono, and calls `proceed` to have it answered as
+ * usual — or answers it itself (a fault on the aggregator API, src/aggregator/client-faults.ts).
+ * It may watch the reply and read the body first (keeping it as `req.rawBody`).
+ */
+export type Intercept = (req: IncomingMessage, res: ServerResponse, proceed: () => void) => void;
+
+/**
  * Listens with `app.fetch` on host:port (port 0 picks a free one) and resolves once bound.
  * `fastPath` sees each request first and may answer it itself (returning true) before Hono's
  * adapter builds a Request; see src/aggregator/fast-path.ts.
  */
 export function listen(
   app: { fetch: Parameters<typeof serve>[0]['fetch'] },
-  options: { port: number; host: string; fastPath?: FastPath },
+  options: { port: number; host: string; fastPath?: FastPath; intercept?: Intercept },
 ): Promise<RunningServer> {
-  const { fastPath } = options;
-  const withFastPath = fastPath
-    ? {
-        createServer: ((serverOptions: object, listener: RequestListener) =>
-          createServer(serverOptions, (req, res) => {
-            if (!answered(fastPath, req, res, () => listener(req, res))) listener(req, res);
-          })) as typeof createServer,
-      }
-    : {};
+  const { fastPath, intercept } = options;
+  const withFastPath =
+    fastPath || intercept
+      ? {
+          createServer: ((serverOptions: object, listener: RequestListener) => {
+            const dispatch = (req: IncomingMessage, res: ServerResponse) => {
+              if (!fastPath || !answered(fastPath, req, res, () => listener(req, res))) listener(req, res);
+            };
+            return createServer(serverOptions, (req, res) => {
+              if (intercept) intercept(req, res, () => dispatch(req, res));
+              else dispatch(req, res);
+            });
+          }) as typeof createServer,
+        }
+      : {};
   const serveOptions = { fetch: app.fetch, port: options.port, hostname: options.host, ...withFastPath };
   return new Promise((resolve, reject) => {
     const server = serve(serveOptions, (info: AddressInfo) => {

@@ -16,6 +16,7 @@ import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
+import { FaultRuleError, type FaultRules, type RequestJournal } from '../requests/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { Scheduler } from '../schedule/index.ts';
@@ -25,6 +26,8 @@ import {
   discrepanciesQuerySchema,
   EVENT_KINDS,
   eventIdSchema,
+  requestMatcherSchema,
+  requestsQuerySchema,
   runScenarioSchema,
   triggerEventSchema,
   waitQuerySchema,
@@ -47,6 +50,10 @@ export interface AdminDeps {
   random?: Random;
   /** Called for errors that are aggmock's own fault (answered as a JSON 500). */
   onInternalError?: (error: unknown) => void;
+  /** The fault rules on the aggregator API (`/faults`); without them those routes answer 404. */
+  rules?: FaultRules;
+  /** The journal of the client's requests (`/requests`). */
+  journal?: RequestJournal;
 }
 
 /**
@@ -69,6 +76,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     if (error instanceof CallbackRequestError)
       return errorResponse(c, new ApiError(400, error.message, { errors: error.errors }));
     if (error instanceof ScenarioError) return errorResponse(c, new ApiError(400, error.message));
+    if (error instanceof FaultRuleError)
+      return errorResponse(c, new ApiError(error.issues.length > 0 ? 400 : 409, error.message, { errors: error.issues }));
     deps.onInternalError?.(error);
     return errorResponse(c, new ApiError(500, 'aggmock hit an internal error in the admin API; the details are in its log.'));
   });
@@ -110,7 +119,48 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
   const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;
-  for (const path of ['/events', '/scenarios/:name/run']) app.use(path, rawBody);
+  for (const path of ['/events', '/scenarios/:name/run', '/faults', '/requests/count']) app.use(path, rawBody);
+
+  const { rules, journal } = deps;
+  if (rules) {
+    app.post('/faults', (c) => c.json({ fault: rules.add(jsonObjectBody(rawBodyOf(c))) }, 201));
+    app.get('/faults', (c) => c.json({ faults: rules.list() }));
+    app.delete('/faults', (c) => c.json({ removed: rules.clear() }));
+    app.delete('/faults/:id', (c) => {
+      const id = c.req.param('id');
+      if (!rules.remove(id)) throw new ApiError(404, `No fault rule ${JSON.stringify(id)}. GET /__admin/faults lists them.`);
+      return c.json({ removed: 1 });
+    });
+  }
+  if (journal) {
+    app.get('/requests', (c) => {
+      const q = parse(requestsQuerySchema, c.req.query());
+      const requests = journal.list({
+        ...(q.path ? { path: q.path } : {}),
+        ...(q.method ? { method: q.method } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        limit: q.limit,
+        ...(q.before ? { beforeId: q.before } : {}),
+      });
+      const last = requests.at(-1);
+      return c.json({ requests, nextBefore: requests.length === q.limit && last ? last.id : null });
+    });
+    app.post('/requests/count', (c) => {
+      const matcher = parse(requestMatcherSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));
+      return c.json({ count: journal.count(matcher) });
+    });
+    app.delete('/requests', (c) => {
+      journal.clear();
+      return c.json({ cleared: true });
+    });
+    app.get('/requests/:id', (c) => {
+      const id = eventIdSchema.safeParse(c.req.param('id'));
+      if (!id.success) throw fieldError('id', 'expected a request id (a positive integer)', c.req.param('id'));
+      const entry = journal.get(id.data);
+      if (!entry) throw new ApiError(404, `No journaled request with id ${id.data}.`);
+      return c.json({ request: entry });
+    });
+  }
 
   app.post('/events', async (c) => {
     const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
+import { FAULT_KINDS } from '../config/index.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
@@ -144,3 +145,68 @@ export const scenarioRunResponseSchema = z.strictObject({
 });
 
 export const resetResponseSchema = z.strictObject({ reset: z.literal(true), removedDeliveries: z.number().int().min(0) });
+
+/** A fault rule as `/__admin/faults` lists it: the rule, its counters and where it came from. */
+export const faultRuleStateSchema = z
+  .object({
+    id: z.string(),
+    source: z.enum(['config', 'admin']),
+    match: z.record(z.string(), z.unknown()),
+    fault: z.object({ kind: z.enum(FAULT_KINDS) }).passthrough(),
+    times: z.number().int().optional(),
+    nth: z.number().int().optional(),
+    probability: z.number().optional(),
+    seed: z.union([z.number(), z.string()]).optional(),
+    matched: z.number().int().min(0),
+    fired: z.number().int().min(0),
+    spent: z.boolean(),
+  })
+  .openapi('AdminFaultRule');
+
+export const faultCreatedResponseSchema = z.strictObject({ fault: faultRuleStateSchema });
+export const faultsResponseSchema = z.strictObject({ faults: z.array(faultRuleStateSchema) });
+export const faultsRemovedResponseSchema = z.strictObject({ removed: z.number().int().min(0) });
+
+/** One request the client made to the aggregator API, as journaled. */
+export const journaledRequestSchema = z
+  .strictObject({
+    id: z.number().int().positive(),
+    at: z.string().describe('ISO 8601'),
+    method: z.string(),
+    path: z.string(),
+    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+    headers: z.record(z.string(), z.string()).describe('credentials masked as "[masked]"'),
+    body: z.string().nullable().describe('the request body, cut at 16 KiB'),
+    bodyBytes: z.number().int().min(0),
+    auth: z.union([
+      z.strictObject({
+        ok: z.literal(true),
+        method: z.enum(['none', 'api-key', 'hmac']),
+        header: z.string().optional(),
+        secretIndex: z.number().int().optional(),
+      }),
+      z.strictObject({
+        ok: z.literal(false),
+        error: z.string(),
+        message: z.string(),
+        reason: z.string().optional(),
+        signedString: z.string().optional().describe('on a signature mismatch: the string aggmock expected to be signed'),
+      }),
+    ]),
+    status: z.number().int().nullable().describe('null when no reply was sent (reset, empty reply, the client gave up)'),
+    reply: z.string().nullable().describe('the reply body, cut at 512 bytes (a success) or 2 KiB (an error)'),
+    replyBytes: z.number().int().min(0),
+    complete: z.boolean(),
+    latencyMs: z.number(),
+    fault: z.strictObject({ ruleId: z.string(), kind: z.string(), delayMs: z.number().optional() }).nullable(),
+    hint: z.string().nullable().describe('for a refused or unmatched request: the nearest route or the field that failed'),
+  })
+  .openapi('AdminJournaledRequest');
+
+export const requestsResponseSchema = z.strictObject({
+  requests: z.array(journaledRequestSchema),
+  nextBefore: z.number().int().nullable(),
+});
+export const requestResponseSchema = z.strictObject({ request: journaledRequestSchema });
+export const requestCountResponseSchema = z.strictObject({ count: z.number().int().min(0) });
+export const requestsClearedResponseSchema = z.strictObject({ cleared: z.literal(true) });

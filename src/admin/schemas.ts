@@ -92,3 +92,34 @@ export const waitQuerySchema = z.object({
 export const eventIdSchema = z.coerce.number({ error: 'expected a delivery id (a positive integer)' }).int().positive();
 
 export { EVENT_KINDS };
+
+/** `GET /__admin/requests`: the client's requests to the aggregator API, newest first. */
+export const requestsQuerySchema = z.object({
+  path: z.string().min(1).max(200).optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
+    .optional(),
+  status: z.coerce.number().int().min(100).max(599).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  before: z.coerce.number().int().positive().optional(),
+});
+
+const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+/** `POST /__admin/requests/count`: every given field must hold. */
+export const requestMatcherSchema = z.strictObject({
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
+    .optional(),
+  /** The route, with or without `/casino`. */
+  path: z.string().min(1).max(200).optional(),
+  status: z.number().int().min(100).max(599).optional(),
+  query: z.record(z.string().min(1).max(200), z.string().max(1000)).optional(),
+  /** JSON body fields by dotted path. */
+  body: z.record(z.string().min(1).max(200), matchValue).optional(),
+  headers: z.record(z.string().min(1).max(200), z.string().max(1000)).optional(),
+  faultRule: z.string().min(1).max(64).optional(),
+  authOk: z.boolean().optional(),
+});

@@ -148,6 +148,12 @@ const JSON_HEADERS: readonly string[] = [...EVERY_RESPONSE_HEADERS.flat(), 'cont
 
 /** The whole body, or undefined when the request ends early (client gone, stream error). */
 function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
+  // Already read by the request journal (src/aggregator/client-faults.ts): the stream is spent.
+  const read = (req as IncomingMessage & { rawBody?: unknown }).rawBody;
+  if (read instanceof Buffer) {
+    done(read);
+    return;
+  }
   const chunks: Buffer[] = [];
   let settled = false;
   const finish = (body: Buffer | undefined) => {

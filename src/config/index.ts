@@ -5,5 +5,6 @@
  * surfaces or the CLI.
  */
 export { parseDuration } from './duration.ts';
+export * from './faults.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, envNameOf, loadConfig, validateConfig } from './load.ts';
 export * from './schema.ts';

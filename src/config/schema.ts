@@ -9,6 +9,7 @@ import {
 } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
+import { faultRulesSchema } from './faults.ts';
 
 /*
  * Every object is strict: an unknown key (a typo, a setting of another version) is refused with
@@ -297,6 +298,8 @@ const configObjectSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   catalog: catalogSchema.prefault({}),
   auth: authSchema.prefault({}),
+  /** The aggregator API's behaviour towards the integrator's client: fault rules (see faults.ts). */
+  api: z.strictObject({ faults: faultRulesSchema }).prefault({}),
   limits: z
     .strictObject({
       bodyBytes: z.coerce.number().int().min(1).default(1_048_576),

@@ -20,6 +20,7 @@ export const BROWSER_SCRIPTS = [
   'docs.js',
   'page-data.js',
   'play.js',
+  'requests.js',
   'search.js',
 ] as const;
 export type BrowserScript = (typeof BROWSER_SCRIPTS)[number];

@@ -81,6 +81,14 @@ export class LaunchSessions {
     return this.now() >= session.expiresAt ? { status: 'expired', session } : { status: 'active', session };
   }
 
+  /** Makes a session's link expired from now on (a client fault: the link the client got is already dead). */
+  expire(id: string): boolean {
+    const session = this.sessions.get(id);
+    if (!session) return false;
+    session.expiresAt = Math.min(session.expiresAt, this.now());
+    return true;
+  }
+
   get size(): number {
     return this.sessions.size;
   }

@@ -5,7 +5,14 @@ import {
   deliveryResponseSchema,
   discrepanciesResponseSchema,
   enqueuedResponseSchema,
+  faultCreatedResponseSchema,
+  faultsRemovedResponseSchema,
+  faultsResponseSchema,
   ledgerResponseSchema,
+  requestCountResponseSchema,
+  requestResponseSchema,
+  requestsClearedResponseSchema,
+  requestsResponseSchema,
   resetResponseSchema,
   scenarioRunResponseSchema,
   scenariosResponseSchema,
@@ -15,10 +22,13 @@ import {
   deliveriesQuerySchema,
   discrepanciesQuerySchema,
   eventIdSchema,
+  requestMatcherSchema,
+  requestsQuerySchema,
   runScenarioSchema,
   triggerEventSchema,
   waitQuerySchema,
 } from '../admin/schemas.ts';
+import { faultRuleSchema } from '../config/index.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
@@ -42,7 +52,7 @@ function errors(...statuses: (400 | 401 | 404 | 409)[]): Responses {
   const words = {
     400: 'Bad input; `errors` names each field',
     401: 'Missing or wrong bearer token (with admin.token set)',
-    404: 'No such delivery or scenario',
+    404: 'No such delivery, scenario, fault rule or journaled request',
     409: 'Not a DEBIT',
   };
   return Object.fromEntries(statuses.map((s) => [s, json(apiErrorSchema, words[s])]));
@@ -57,7 +67,7 @@ export function registerAdminPaths(registry: Registry): void {
   // Open by default; with a token, every admin route wants it.
   const security: Record<string, string[]>[] = [{}, { adminBearer: [] }];
   const path = (
-    method: 'get' | 'post',
+    method: 'get' | 'post' | 'delete',
     route: string,
     summary: string,
     request: Parameters<Registry['registerPath']>[0]['request'],
@@ -139,6 +149,68 @@ export function registerAdminPaths(registry: Registry): void {
     'The schedule entries and their next firing',
     {},
     { 200: json(scheduleResponseSchema, 'Every entry'), ...errors(401) },
+  );
+  path(
+    'post',
+    '/faults',
+    'Add a fault rule on the aggregator API (what the client meets: a delay, a status, a reset, a hang, …)',
+    { body: { required: true, content: { 'application/json': { schema: faultRuleSchema } } } },
+    { 201: json(faultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
+  );
+  path(
+    'get',
+    '/faults',
+    'The fault rules and how often each matched and fired',
+    {},
+    {
+      200: json(faultsResponseSchema, 'Every rule'),
+      ...errors(401),
+    },
+  );
+  path(
+    'delete',
+    '/faults',
+    'Remove every fault rule',
+    {},
+    { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
+  );
+  path(
+    'delete',
+    '/faults/{id}',
+    'Remove one fault rule',
+    { params: z.object({ id: z.string() }) },
+    { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
+  );
+  path(
+    'get',
+    '/requests',
+    'The requests the client made to the aggregator API, newest first (credentials masked)',
+    { query: requestsQuerySchema },
+    { 200: json(requestsResponseSchema, 'One page'), ...errors(400, 401) },
+  );
+  path(
+    'get',
+    '/requests/{id}',
+    'One journaled request',
+    { params: z.object({ id: eventIdSchema }) },
+    { 200: json(requestResponseSchema, 'The request'), ...errors(400, 401, 404) },
+  );
+  path(
+    'post',
+    '/requests/count',
+    'How many journaled requests match (method, path, status, query, body fields, headers, fault rule, auth)',
+    { body: { required: false, content: { 'application/json': { schema: requestMatcherSchema } } } },
+    { 200: json(requestCountResponseSchema, 'The count'), ...errors(400, 401) },
+  );
+  path(
+    'delete',
+    '/requests',
+    'Forget every journaled request',
+    {},
+    {
+      200: json(requestsClearedResponseSchema, 'Cleared'),
+      ...errors(401),
+    },
   );
   path(
     'post',

@@ -23,6 +23,7 @@ import {
   readLaunchForm,
 } from './launch.ts';
 import { messagePage } from './layout.ts';
+import { requestsPage } from './requests.ts';
 
 export { PAGE_SIZE, searchCatalog } from './home.ts';
 
@@ -157,5 +158,6 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
 
   app.get('/ui/deliveries', (c) => html(c, deliveriesPage(config, players)));
   app.get('/ui/discrepancies', (c) => html(c, discrepanciesPage(config)));
+  app.get('/ui/requests', (c) => html(c, requestsPage(config)));
   return app;
 }

@@ -108,6 +108,7 @@ export function launchPage(p: LaunchFormPage): string {
 <h1 data-testid="launch-game-name">${escapeHtml(game.name)}</h1>
 <p class="muted">${escapeHtml(p.provider?.name ?? game.provider)} · ${game.type} · RTP ${game.rtp.toFixed(2)}% · ${escapeHtml(game.volatility)} volatility</p>
 <p class="muted">Bet ${formatMinor(game.minBetMinor)} to ${formatMinor(game.maxBetMinor)} · <span class="mono">${game.id}</span></p>
+<p class="muted small">Testing your client's error handling? <a href="/ui/requests#break" data-testid="break-next-call">Break the next call</a> (a 503, a timeout, a reset, an expired link…) and see every request it sent.</p>
 </section>
 <form class="panel form" method="post" action="/ui/launch" data-testid="launch-form" novalidate>
 <h2>Launch</h2>

@@ -8,6 +8,7 @@ const NAV = [
   { key: 'games', href: '/', label: 'Games' },
   { key: 'deliveries', href: '/ui/deliveries', label: 'Deliveries' },
   { key: 'discrepancies', href: '/ui/discrepancies', label: 'Discrepancies' },
+  { key: 'requests', href: '/ui/requests', label: 'Requests' },
   { key: 'docs', href: '/docs', label: 'API docs' },
 ] as const;
 

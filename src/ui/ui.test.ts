@@ -243,10 +243,11 @@ describe('the launch form', () => {
 });
 
 describe('the inspector pages', () => {
-  it('serve the deliveries and discrepancies shells with the shared nav', async () => {
+  it('serve the deliveries, discrepancies and requests shells with the shared nav', async () => {
     for (const [path, title] of [
       ['/ui/deliveries', 'Deliveries'],
       ['/ui/discrepancies', 'Discrepancies'],
+      ['/ui/requests', 'Requests'],
     ] as const) {
       const { res, html } = await page(path);
       expect(res.status).toBe(200);

@@ -6,7 +6,14 @@ import {
   deliveryResponseSchema,
   discrepanciesResponseSchema,
   enqueuedResponseSchema,
+  faultCreatedResponseSchema,
+  faultsRemovedResponseSchema,
+  faultsResponseSchema,
   ledgerResponseSchema,
+  requestCountResponseSchema,
+  requestResponseSchema,
+  requestsClearedResponseSchema,
+  requestsResponseSchema,
   resetResponseSchema,
   scenarioRunResponseSchema,
   scenariosResponseSchema,
@@ -17,6 +24,7 @@ import { createCallbackEngine } from '../../src/callbacks/engine.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { createShadowLedger } from '../../src/ledger/index.ts';
 import { renderOpenApiDocument } from '../../src/openapi/index.ts';
+import { FaultRules, RequestJournal } from '../../src/requests/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
 
@@ -32,7 +40,13 @@ describe('the admin API in /openapi.json', () => {
     const config = validateConfig({ db: ':memory:' });
     const db = openDatabase(':memory:');
     const engine = createCallbackEngine({ config, db });
-    const routes = createAdminRoutes({ engine, ledger: createShadowLedger({ engine, db }), config }).routes;
+    const routes = createAdminRoutes({
+      engine,
+      ledger: createShadowLedger({ engine, db }),
+      config,
+      rules: new FaultRules({ seed: 1 }),
+      journal: new RequestJournal(db, { retention: config.callbacks.retention }),
+    }).routes;
     const served = routes
       .filter((r) => r.method !== 'ALL')
       .map((r) => `${r.method.toLowerCase()} /__admin${r.path.replace(/:(\w+)/g, '{$1}')}`)
@@ -77,6 +91,24 @@ describe('the admin API answers as its documented schemas say', () => {
     expect(res.status, path).toBeLessThan(300);
     return schema.parse(await res.json());
   }
+
+  it('for fault rules and the request journal', async () => {
+    const created = await call(faultCreatedResponseSchema, 'POST', '/faults', {
+      match: { path: '/getallproviders' },
+      fault: { kind: 'delay', uniform: { min: 1, max: 2 } },
+      times: 1,
+    });
+    await fetch(`${aggmock.url}/getallproviders`, { headers: { 'x-betnex-key': 'aggmock-dev-key' } });
+    await fetch(`${aggmock.url}/getgameurls`, { method: 'POST', body: '{}' });
+    expect((await call(faultsResponseSchema, 'GET', '/faults')).faults[0]?.fired).toBe(1);
+    const page = await call(requestsResponseSchema, 'GET', '/requests?limit=10');
+    expect(page.requests.map((r) => r.path)).toEqual(['/getgameurls', '/getallproviders']);
+    await call(requestResponseSchema, 'GET', `/requests/${page.requests[0]?.id}`);
+    expect((await call(requestCountResponseSchema, 'POST', '/requests/count', { path: '/getallproviders' })).count).toBe(1);
+    await call(faultsRemovedResponseSchema, 'DELETE', `/faults/${created.fault.id}`);
+    await call(faultsRemovedResponseSchema, 'DELETE', '/faults');
+    await call(requestsClearedResponseSchema, 'DELETE', '/requests');
+  });
 
   it('for events, scenarios, deliveries, attempts, replays, rollbacks, discrepancies, the ledger, the schedule and reset', async () => {
     const debit = await call(enqueuedResponseSchema, 'POST', '/events?wait=true', { type: 'debit', playerId: 'p1', amount: 5 });

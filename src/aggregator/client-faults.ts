@@ -1,0 +1,403 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type AuthCheck, authCheck } from '../auth/index.ts';
+import { type Catalog, findProvider } from '../catalog/index.ts';
+import { type AggmockConfig, type Fault, MAX_DRIP_MS, MAX_FAULT_HOLD_MS, routePath } from '../config/index.ts';
+import { parseJsonBytes } from '../http/body.ts';
+import { ApiError } from '../http/errors.ts';
+import type { LaunchSessions } from '../launch/sessions.ts';
+import {
+  type AuthVerdict,
+  credentialMasker,
+  type FaultRules,
+  type FiredFault,
+  journaledReplyLimit,
+  MAX_JOURNALED_REPLY_BODY,
+  MAX_JOURNALED_REQUEST_BODY,
+  maskedQuery,
+  type RequestFacts,
+  type RequestJournal,
+  refusalHint,
+} from '../requests/index.ts';
+import type { Intercept } from '../server.ts';
+
+export interface ClientFaultsDeps {
+  config: AggmockConfig;
+  catalog: Catalog;
+  sessions: LaunchSessions;
+  rules: FaultRules;
+  journal: RequestJournal;
+  /** The app's own fetch: a fault that bends the real reply (cut, drip, malformed, expired link) renders it through it. */
+  fetch: (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => Response | Promise<Response>;
+  now?: () => number;
+}
+
+/**
+ * What the integrator's client meets on the aggregator API, in the Node listener before the fast
+ * path and Hono: every request is journaled (credentials masked, bodies bounded, the auth verdict
+ * and the reply), and a fault rule that fires bends or replaces the reply. With no rule set, a
+ * GET costs a few closures and a push onto the journal's queue (the entry is built off the reply's
+ * path, at the next batch); a POST's body is read here once and handed on as `req.rawBody`.
+ * aggmock's own pages, assets and admin API are neither journaled nor faulted.
+ *
+ * @example listen(app, { port, host, fastPath, intercept: clientFaults({ config, catalog, sessions, rules, journal, fetch: app.fetch }) })
+ */
+export function clientFaults(deps: ClientFaultsDeps): Intercept {
+  const { config, rules, journal } = deps;
+  const now = deps.now ?? Date.now;
+  // The journal always shows the string aggmock expected to be signed, whatever `auth.explain` says for the 401 body.
+  const check = authCheck({ ...config.auth, explain: true }, now);
+  const mask = credentialMasker([
+    ...config.auth.apiKeyHeaders,
+    config.auth.signing.headers.signature,
+    config.auth.signing.headers.webhookSignature,
+  ]);
+  const maxBody = config.limits.bodyBytes;
+
+  return (req, res, proceed) => {
+    const target = req.url ?? '/';
+    if (isOwnPath(target)) return proceed();
+    const arrivedAt = now();
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    const route = routePath(pathname);
+    const reply = captureReply(res);
+    let body: Buffer | undefined;
+    let fired: FiredFault | undefined;
+
+    res.once('close', () => {
+      const latencyMs = performance.now() - started;
+      const status = res.headersSent ? res.statusCode : null;
+      const complete = res.writableFinished;
+      journal.append(() => {
+        const replyText = reply.text(journaledReplyLimit(status));
+        const entry = {
+          at: new Date(arrivedAt).toISOString(),
+          method,
+          path: pathname,
+          query: q < 0 ? {} : maskedQuery(target.slice(q + 1)),
+          headers: mask(req.headers),
+          body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
+          bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
+          auth: verdict(check, method, req, target, body),
+          status,
+          reply: replyText,
+          replyBytes: reply.bytes,
+          complete,
+          latencyMs: Math.round(latencyMs * 1000) / 1000,
+          fault: fired
+            ? { ruleId: fired.ruleId, kind: fired.fault.kind, ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }) }
+            : null,
+          hint: refusalHint(method, pathname, status, replyText),
+        };
+        return entry;
+      });
+    });
+
+    const decide = () => {
+      if (rules.size === 0 || !rules.mayMatch(method, route)) return proceed();
+      fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
+      if (!fired) return proceed();
+      applyFault(deps, fired, req, res, body, proceed);
+    };
+
+    if (hasReadableBody(req, method, maxBody)) {
+      readWholeBody(req, (read) => {
+        if (read === undefined) return; // The client went away mid-body: nothing to answer.
+        body = read;
+        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
+        decide();
+      });
+      return;
+    }
+    decide();
+  };
+}
+
+/** aggmock's own surfaces: pages, assets, docs, health and the admin API are not the client's API calls. */
+function isOwnPath(target: string): boolean {
+  return (
+    target === '/' ||
+    target.startsWith('/?') ||
+    target.startsWith('/__admin') ||
+    target.startsWith('/assets/') ||
+    target.startsWith('/play/') ||
+    target.startsWith('/ui') ||
+    target.startsWith('/docs') ||
+    target === '/openapi.json' ||
+    target === '/health' ||
+    target === '/favicon.ico'
+  );
+}
+
+/** A body this layer reads up front: declared with a length within the limit (anything else Hono reads and refuses as always). */
+function hasReadableBody(req: IncomingMessage, method: string, maxBody: number): boolean {
+  if (method === 'GET' || method === 'HEAD' || req.headers['transfer-encoding'] !== undefined) return false;
+  const declared = Number(req.headers['content-length']);
+  return declared > 0 && declared <= maxBody;
+}
+
+function readWholeBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let settled = false;
+  const finish = (body: Buffer | undefined) => {
+    if (settled) return;
+    settled = true;
+    done(body);
+  };
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => finish(Buffer.concat(chunks)));
+  req.on('error', () => finish(undefined));
+  req.on('close', () => finish(undefined));
+}
+
+/** The facts a rule matches on: the listing's provider from the query; the launch's game, player and game provider from the body. */
+function factsOf(
+  catalog: Catalog,
+  method: string,
+  path: string,
+  target: string,
+  q: number,
+  body: Buffer | undefined,
+): RequestFacts {
+  const facts: RequestFacts = { method, path };
+  if (q >= 0) {
+    const provider = new URLSearchParams(target.slice(q + 1)).get('provider');
+    if (provider !== null) facts.provider = findProvider(catalog, provider)?.code ?? provider;
+  }
+  if (body !== undefined) {
+    const json = parseJsonBytes(body);
+    facts.body = json;
+    if (json !== null && typeof json === 'object') {
+      const { gameId, username } = json as { gameId?: unknown; username?: unknown };
+      if (typeof gameId === 'string') {
+        facts.game = gameId;
+        facts.provider ??= catalog.gameById.get(gameId)?.provider;
+      }
+      if (typeof username === 'string') facts.player = username;
+    }
+  }
+  return facts;
+}
+
+function verdict(check: AuthCheck, method: string, req: IncomingMessage, target: string, body: Buffer | undefined): AuthVerdict {
+  const result = check(method, `http://localhost${target}`, body ?? EMPTY, (name) => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  });
+  if (!(result instanceof ApiError)) return { ok: true, ...result };
+  const extra = result.extra as { error?: string; reason?: string; explain?: { signedString?: string } };
+  return {
+    ok: false,
+    error: extra.error ?? 'UNAUTHORIZED',
+    message: result.message,
+    ...(extra.reason ? { reason: extra.reason } : {}),
+    ...(extra.explain?.signedString === undefined ? {} : { signedString: extra.explain.signedString }),
+  };
+}
+
+const EMPTY = new Uint8Array();
+
+/** Keeps the head of what is written to `res` (for the journal), without changing what is sent. */
+function captureReply(res: ServerResponse): { text: (limit: number) => string | null; readonly bytes: number } {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  const keep = (chunk: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+    total += bytes.byteLength;
+    if (keptBytes < MAX_JOURNALED_REPLY_BODY) {
+      const part = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, MAX_JOURNALED_REPLY_BODY - keptBytes));
+      kept.push(part);
+      keptBytes += part.byteLength;
+    }
+  };
+  const write = res.write;
+  const end = res.end;
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    keep(chunk);
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    keep(chunk);
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  return {
+    text: (limit) => (total === 0 ? null : Buffer.concat(kept).subarray(0, limit).toString('utf8')),
+    get bytes() {
+      return total;
+    },
+  };
+}
+
+/** Applies the fault that fired: answers, delays, holds or breaks the request. */
+function applyFault(
+  deps: ClientFaultsDeps,
+  fired: FiredFault,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+  proceed: () => void,
+): void {
+  const fault = fired.fault;
+  switch (fault.kind) {
+    case 'delay': {
+      const timer = setTimeout(proceed, fired.delayMs ?? 0);
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
+    case 'status':
+      sendError(
+        res,
+        new ApiError(
+          fault.status as 400,
+          fault.message ?? `Injected by aggmock fault rule ${fired.ruleId}: HTTP ${fault.status}.`,
+          {
+            ...(fault.retryAfter === undefined ? {} : { headers: { 'Retry-After': String(fault.retryAfter) } }),
+          },
+        ),
+      );
+      return;
+    case 'maintenance': {
+      const provider = factsProvider(deps.catalog, req, body);
+      sendError(
+        res,
+        new ApiError(503, fault.message ?? `Provider ${provider ?? 'of this game'} is under maintenance; try again later.`, {
+          extra: { error: 'PROVIDER_MAINTENANCE', ...(provider ? { provider } : {}) },
+          headers: { 'Retry-After': String(fault.retryAfter ?? 60) },
+        }),
+      );
+      return;
+    }
+    case 'empty':
+      // Closed without a byte: the client's "empty reply from server" / "other side closed".
+      req.socket.destroy();
+      return;
+    case 'reset':
+      req.socket.resetAndDestroy();
+      return;
+    case 'timeout': {
+      // Never answered; closed only when the client gives up, or after the hold cap so a socket is never held for ever.
+      const timer = setTimeout(() => req.socket.destroy(), MAX_FAULT_HOLD_MS);
+      timer.unref();
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
+    case 'cut':
+    case 'drip':
+    case 'malformed':
+    case 'expired-link':
+      realReply(deps, req, res, body).then(
+        (real) => bendReply(deps, fault, real, req, res),
+        () =>
+          sendError(res, new ApiError(500, 'aggmock could not render the reply a fault rule bends; the details are in its log.')),
+      );
+      return;
+  }
+}
+
+function factsProvider(catalog: Catalog, req: IncomingMessage, body: Buffer | undefined): string | undefined {
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  return factsOf(catalog, req.method ?? 'GET', routePath(target), target, q, body).provider;
+}
+
+function sendError(res: ServerResponse, error: ApiError): void {
+  if (res.headersSent) return void res.destroy();
+  const bytes = Buffer.from(JSON.stringify(error.toBody()));
+  res.writeHead(error.status, {
+    ...error.headers,
+    'content-type': 'application/json',
+    'content-length': String(bytes.byteLength),
+  });
+  res.end(bytes);
+}
+
+interface RealReply {
+  status: number;
+  headers: Record<string, string>;
+  bytes: Buffer;
+}
+
+/** The reply the app would give, rendered through its own fetch (the same routes, bytes and headers). */
+async function realReply(
+  deps: ClientFaultsDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+): Promise<RealReply> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const method = req.method ?? 'GET';
+  const init: RequestInit = { method, headers };
+  if (body !== undefined && method !== 'GET' && method !== 'HEAD') init.body = new Uint8Array(body);
+  const response = await deps.fetch(new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, init), {
+    incoming: req,
+    outgoing: res,
+  });
+  const replyHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length' && name !== 'transfer-encoding') replyHeaders[name] = value;
+  });
+  return { status: response.status, headers: replyHeaders, bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+function bendReply(deps: ClientFaultsDeps, fault: Fault, real: RealReply, req: IncomingMessage, res: ServerResponse): void {
+  if (res.destroyed) return;
+  const { bytes } = real;
+  switch (fault.kind) {
+    case 'cut': {
+      const keep = Math.min(fault.afterBytes ?? Math.floor(bytes.byteLength / 2), bytes.byteLength);
+      // The full length announced, part of it sent: the client sees the body end early.
+      res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
+      res.write(bytes.subarray(0, keep), () => req.socket.destroy());
+      return;
+    }
+    case 'malformed': {
+      // A JSON object cut short is never valid JSON; the length matches, so only the parser fails.
+      const broken = bytes.byteLength < 2 ? Buffer.from('{') : bytes.subarray(0, Math.floor(bytes.byteLength / 2));
+      res.writeHead(real.status, { ...real.headers, 'content-length': String(broken.byteLength) });
+      res.end(broken);
+      return;
+    }
+    case 'drip': {
+      const chunks = Math.ceil(bytes.byteLength / fault.chunkBytes);
+      const interval = fault.intervalMs;
+      // Past the cap, bigger chunks: the reply still ends within MAX_DRIP_MS.
+      const chunkBytes =
+        chunks * interval > MAX_DRIP_MS && interval > 0
+          ? Math.ceil(bytes.byteLength / Math.max(1, Math.floor(MAX_DRIP_MS / interval)))
+          : fault.chunkBytes;
+      res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
+      let offset = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed) return void clearInterval(timer);
+        const next = Math.min(offset + chunkBytes, bytes.byteLength);
+        const part = bytes.subarray(offset, next);
+        offset = next;
+        if (offset >= bytes.byteLength) {
+          clearInterval(timer);
+          res.end(part);
+        } else res.write(part);
+      }, interval);
+      res.once('close', () => clearInterval(timer));
+      return;
+    }
+    case 'expired-link': {
+      if (real.status === 200) {
+        const sessionId = (parseJsonBytes(bytes) as { payload?: { session_id?: unknown } } | undefined)?.payload?.session_id;
+        if (typeof sessionId === 'string') deps.sessions.expire(sessionId);
+      }
+      res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
+      res.end(bytes);
+      return;
+    }
+    default:
+      res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
+      res.end(bytes);
+  }
+}

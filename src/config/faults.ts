@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.ts';
+
+/*
+ * Fault rules on the aggregator API (`api.faults` in config, `POST /__admin/faults`): which client
+ * requests a rule matches and what goes wrong with them. Defined once here, in the foundation, so
+ * the config, the admin API, the OpenAPI document and the rule book all validate the same shape.
+ * Every number is bounded: a rule is test input, and a typo must not hold a socket for a day.
+ */
+
+/** Fault rules kept at most (config and admin together). */
+export const MAX_FAULT_RULES = 100;
+/** The longest delay any rule can impose (a drawn delay is capped to it too). */
+export const MAX_FAULT_DELAY_MS = 60_000;
+/** How long a `timeout` fault holds a request before closing it, when the client never gives up. */
+export const MAX_FAULT_HOLD_MS = 600_000;
+/** The longest a `drip` reply may take: past it the chunks grow so the reply ends in time. */
+export const MAX_DRIP_MS = 60_000;
+
+/** The routes of the aggregator API, as a rule's `match.path` names them (also under `/casino`). */
+export const API_ROUTES = [
+  { method: 'GET', path: '/getallproviders' },
+  { method: 'GET', path: '/getallgamesandprovider' },
+  { method: 'POST', path: '/getgameurl' },
+] as const;
+
+/** A bounded duration in ms, as a number of ms or a string such as "250ms" or "2s". */
+function delayMs(max = MAX_FAULT_DELAY_MS) {
+  return z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined || ms < 0 || ms > max) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration from 0 to ${max} ms, such as 250, "250ms" or "2s"` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+const text = z.string().min(1).max(200);
+
+const delayFault = z
+  .strictObject({
+    kind: z.literal('delay'),
+    /** A fixed delay. */
+    ms: delayMs().optional(),
+    /** A delay drawn uniformly from [min, max]. */
+    uniform: z
+      .strictObject({ min: delayMs(), max: delayMs() })
+      .refine((r) => r.min <= r.max, { message: 'uniform.min must not exceed uniform.max' })
+      .optional(),
+    /** A delay drawn from a log-normal distribution: its median and the sigma of its logarithm (capped at the maximum delay). */
+    lognormal: z.strictObject({ median: delayMs(), sigma: z.number().min(0).max(4) }).optional(),
+  })
+  .refine((f) => [f.ms, f.uniform, f.lognormal].filter((v) => v !== undefined).length === 1, {
+    message: 'a delay needs exactly one of "ms" (fixed), "uniform" {min, max} or "lognormal" {median, sigma}',
+  });
+
+const retryAfter = z.number().int().min(0).max(86_400).optional();
+
+export const faultSchema = z.discriminatedUnion(
+  'kind',
+  [
+    delayFault,
+    /** An HTTP error with the API's JSON error body. */
+    z.strictObject({
+      kind: z.literal('status'),
+      status: z.number().int().min(400).max(599),
+      message: text.optional(),
+      /** Seconds, sent as `Retry-After`. */
+      retryAfter,
+    }),
+    /** The connection closes without a byte of reply. */
+    z.strictObject({ kind: z.literal('empty') }),
+    /** The connection is reset (TCP RST) without a reply. */
+    z.strictObject({ kind: z.literal('reset') }),
+    /** The real reply's headers and only the first bytes of its body (default half), then the connection closes. */
+    z.strictObject({ kind: z.literal('cut'), afterBytes: z.number().int().min(0).max(1_048_576).optional() }),
+    /** The real reply, its body sent a few bytes at a time. */
+    z.strictObject({
+      kind: z.literal('drip'),
+      chunkBytes: z.number().int().min(1).max(65_536).default(64),
+      intervalMs: delayMs(5_000).default(100),
+    }),
+    /** No reply at all: the request hangs until the client gives up (or 10 minutes pass). */
+    z.strictObject({ kind: z.literal('timeout') }),
+    /** The real status and headers with a body that is not valid JSON (the real one cut short, with a matching length). */
+    z.strictObject({ kind: z.literal('malformed') }),
+    /** A real launch whose link has already expired when the client opens it (POST /getgameurl only). */
+    z.strictObject({ kind: z.literal('expired-link') }),
+    /** 503 with the API's error body: the provider is under maintenance. */
+    z.strictObject({ kind: z.literal('maintenance'), message: text.optional(), retryAfter }),
+  ],
+  {
+    error: (issue) => (issue.code === 'invalid_union' ? `expected a fault kind: ${FAULT_KINDS.join(', ')}` : undefined),
+  },
+);
+
+export const FAULT_KINDS = [
+  'delay',
+  'status',
+  'empty',
+  'reset',
+  'cut',
+  'drip',
+  'timeout',
+  'malformed',
+  'expired-link',
+  'maintenance',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const faultMatchSchema = z.strictObject({
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as "GET" or "POST"')
+    .transform((m) => m.toUpperCase())
+    .optional(),
+  /** The route, with or without `/casino` and without a query: `/getgameurl`, `/getallgamesandprovider`, `/getallproviders`. */
+  path: z
+    .string()
+    .max(200)
+    .regex(/^\/[^?#\s]*$/, 'expected a path such as "/getgameurl" (no query)')
+    .transform((p) => routePath(p))
+    .optional(),
+  /** A provider code (trimmed, any case): the listing's `provider` query, or the launched game's provider. */
+  provider: text.optional(),
+  /** A game id: the launch's `gameId`. */
+  game: text.optional(),
+  /** A player: the launch's `username`. */
+  player: text.optional(),
+  /** Fields of the JSON body by dotted path, each equal to the value given: `{"currency": "EUR", "extras.vip": true}`. */
+  body: z
+    .record(z.string().min(1).max(200), z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]))
+    .refine((b) => Object.keys(b).length <= 20, { message: 'at most 20 body fields' })
+    .optional(),
+});
+export type FaultMatch = z.infer<typeof faultMatchSchema>;
+
+export const faultRuleSchema = z
+  .strictObject({
+    /** Letters, digits, `-` and `_`; generated when absent. */
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
+      .optional(),
+    match: faultMatchSchema.prefault({}),
+    fault: faultSchema,
+    /** Apply to the next N matching calls, then stop. */
+    times: z.number().int().min(1).max(1_000_000).optional(),
+    /** Apply only to the Nth matching call (1 = the next one). */
+    nth: z.number().int().min(1).max(1_000_000).optional(),
+    /** Apply to each matching call with this probability, drawn from a seeded generator. */
+    probability: z.number().min(0).max(1).optional(),
+    /** The probability's seed (default: the config's `seed` and the rule id): the same seed, the same faults. */
+    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
+  })
+  .superRefine((rule, ctx) => {
+    const modes = (['times', 'nth', 'probability'] as const).filter((k) => rule[k] !== undefined);
+    if (modes.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [modes[1] as string],
+        message: `give at most one of "times", "nth" or "probability" (got ${modes.join(' and ')})`,
+      });
+    }
+    if (rule.seed !== undefined && rule.probability === undefined)
+      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'a seed only matters with "probability"' });
+    if (rule.fault.kind === 'expired-link' && rule.match.path !== undefined && rule.match.path !== '/getgameurl')
+      ctx.addIssue({ code: 'custom', path: ['match', 'path'], message: 'an "expired-link" fault applies to /getgameurl only' });
+  });
+export type FaultRuleInput = z.input<typeof faultRuleSchema>;
+export type FaultRule = z.infer<typeof faultRuleSchema>;
+export type Fault = FaultRule['fault'];
+
+export const faultRulesSchema = z
+  .array(faultRuleSchema)
+  .max(MAX_FAULT_RULES, `at most ${MAX_FAULT_RULES} fault rules`)
+  .default([]);
+
+/** The route a request path names: without `/casino`, the query or a trailing slash. */
+export function routePath(path: string): string {
+  let p = path;
+  const q = p.indexOf('?');
+  if (q >= 0) p = p.slice(0, q);
+  if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}

@@ -1,0 +1,106 @@
+import { API_ROUTES, routePath } from '../config/index.ts';
+import { parseJsonOr } from '../shared/index.ts';
+
+/** Headers that always carry credentials, whatever the config names. */
+const ALWAYS_SECRET = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+
+/** Query parameters whose value is masked too (a client that puts its key in the URL). */
+const SECRET_PARAM = /key|token|secret|sig|pass|auth/i;
+
+export const MASKED = '[masked]';
+
+/**
+ * Masks every credential in a request's headers: the configured API key and signature headers
+ * and the usual authorization headers. The journal and anything shown from it never hold a
+ * key, a secret or a signature.
+ */
+export function credentialMasker(
+  secretHeaders: readonly string[],
+): (headers: Record<string, string | string[] | undefined>) => Record<string, string> {
+  const secret = new Set([...ALWAYS_SECRET, ...secretHeaders.map((h) => h.toLowerCase())]);
+  // A client sends the same headers call after call: the last masked result is reused when they match.
+  let lastKey = '';
+  let last: Record<string, string> = {};
+  return (headers) => {
+    const key = JSON.stringify(headers);
+    if (key === lastKey) return last;
+    lastKey = key;
+    last = mask(headers);
+    return last;
+  };
+  function mask(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      const lower = name.toLowerCase();
+      out[lower] = secret.has(lower) ? MASKED : Array.isArray(value) ? value.join(', ') : value;
+    }
+    return out;
+  }
+}
+
+/** A request target's query as an object (repeated names as arrays), credentials masked. */
+export function maskedQuery(search: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, raw] of new URLSearchParams(search)) {
+    const value = SECRET_PARAM.test(name) ? MASKED : raw;
+    const prior = out[name];
+    out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+  }
+  return out;
+}
+
+/**
+ * Why a request was refused or unmatched, in one line: the nearest API route for a path or method
+ * that matches none (did you mean …?), else the first field the reply's `errors` name.
+ */
+export function refusalHint(method: string, path: string, status: number | null, reply: string | null): string | null {
+  if (status === null || status < 400) return null;
+  const body =
+    reply === null ? undefined : (parseJsonOr(reply, undefined) as { message?: unknown; errors?: unknown } | undefined);
+  const route = routePath(path);
+  const known = API_ROUTES.find((r) => r.path === route);
+  if (status === 404 && typeof body?.message === 'string' && body.message.startsWith('No route')) {
+    if (known) return `${method} is not served on ${route}: did you mean ${known.method} ${path}?`;
+    const nearest = nearestRoute(route);
+    return nearest
+      ? `No route ${method} ${path}: did you mean ${nearest.method} ${path.startsWith('/casino/') ? '/casino' : ''}${nearest.path}?`
+      : `No route ${method} ${path}: the API serves ${API_ROUTES.map((r) => `${r.method} ${r.path}`).join(', ')}.`;
+  }
+  const first = Array.isArray(body?.errors) ? (body.errors[0] as { field?: unknown; message?: unknown } | undefined) : undefined;
+  if (first && typeof first.field === 'string') return `${first.field}: ${String(first.message ?? 'refused')}`;
+  return typeof body?.message === 'string' ? body.message.slice(0, 300) : null;
+}
+
+/** The API route whose path is nearest (by edit distance, ignoring case) to `path`, when it is near enough to be a typo. */
+export function nearestRoute(path: string): (typeof API_ROUTES)[number] | undefined {
+  const wanted = path.toLowerCase();
+  let best: (typeof API_ROUTES)[number] | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const route of API_ROUTES) {
+    // A route inside a longer path (/api/v1/getgameurl) counts as near.
+    const d = wanted.endsWith(route.path) ? 0 : editDistance(wanted, route.path);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = route;
+    }
+  }
+  return best && bestDistance <= Math.max(3, Math.floor(best.path.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  if (a.length > 200) return Number.POSITIVE_INFINITY;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
+}

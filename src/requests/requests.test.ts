@@ -1,0 +1,206 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../callbacks/db.ts';
+import { validateConfig } from '../config/index.ts';
+import { credentialMasker, MASKED, maskedQuery, nearestRoute, refusalHint } from './describe.ts';
+import { type NewJournaledRequest, RequestJournal } from './journal.ts';
+import { FaultRules } from './rules.ts';
+
+const status500 = { kind: 'status', status: 500 } as const;
+
+describe('FaultRules', () => {
+  it('fires an always-rule on every matching call and never on another route', () => {
+    const rules = new FaultRules({ seed: 1 });
+    rules.add({ match: { path: '/getgameurl' }, fault: status500 });
+    expect(rules.fire({ method: 'POST', path: '/getgameurl' })?.fault).toEqual(status500);
+    expect(rules.fire({ method: 'POST', path: '/getgameurl' })?.fault).toEqual(status500);
+    expect(rules.fire({ method: 'GET', path: '/getallproviders' })).toBeUndefined();
+  });
+
+  it('fires a times-rule for the next N matching calls, then is spent', () => {
+    const rules = new FaultRules({ seed: 1 });
+    rules.add({ fault: status500, times: 2 });
+    const fired = [1, 2, 3].map(() => rules.fire({ method: 'GET', path: '/getallproviders' }) !== undefined);
+    expect(fired).toEqual([true, true, false]);
+    expect(rules.list()[0]).toMatchObject({ matched: 2, fired: 2, spent: true });
+    expect(rules.mayMatch('GET', '/getallproviders')).toBe(false);
+  });
+
+  it('fires an nth-rule on the Nth matching call only; a call that does not match does not count', () => {
+    const rules = new FaultRules({ seed: 1 });
+    rules.add({ match: { player: 'p2' }, fault: status500, nth: 2 });
+    const calls = ['p2', 'p1', 'p2', 'p2'].map(
+      (player) => rules.fire({ method: 'POST', path: '/getgameurl', player }) !== undefined,
+    );
+    expect(calls).toEqual([false, false, true, false]);
+  });
+
+  it('draws a probability-rule from its seed: the same seed, the same sequence; another seed, another', () => {
+    const sequence = (seed: number | string) => {
+      const rules = new FaultRules({ seed });
+      rules.add({ id: 'r', fault: status500, probability: 0.3 });
+      return Array.from({ length: 40 }, () => (rules.fire({ method: 'GET', path: '/getallproviders' }) ? 1 : 0)).join('');
+    };
+    expect(sequence(7)).toBe(sequence(7));
+    expect(sequence(7)).not.toBe(sequence(8));
+    const ones = [...sequence(7)].filter((c) => c === '1').length;
+    expect(ones).toBeGreaterThan(3);
+    expect(ones).toBeLessThan(25);
+  });
+
+  it('draws uniform and log-normal delays within their bounds and the cap, the same for the same seed', () => {
+    const draws = (fault: object) => {
+      const rules = new FaultRules({ seed: 'd' });
+      rules.add({ id: 'd', fault });
+      return Array.from({ length: 50 }, () => rules.fire({ method: 'GET', path: '/x' })?.delayMs as number);
+    };
+    const uniform = draws({ kind: 'delay', uniform: { min: 10, max: 20 } });
+    expect(Math.min(...uniform)).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...uniform)).toBeLessThanOrEqual(20);
+    expect(new Set(uniform).size).toBeGreaterThan(3);
+    const lognormal = draws({ kind: 'delay', lognormal: { median: '1s', sigma: 4 } });
+    expect(Math.max(...lognormal)).toBeLessThanOrEqual(60_000);
+    expect(lognormal).toEqual(draws({ kind: 'delay', lognormal: { median: '1s', sigma: 4 } }));
+  });
+
+  it('matches the provider trimmed and in any case, and body fields by dotted path', () => {
+    const rules = new FaultRules({ seed: 1 });
+    rules.add({ match: { provider: ' pgsoft ', body: { 'extras.vip': true } }, fault: status500 });
+    expect(
+      rules.fire({ method: 'POST', path: '/getgameurl', provider: 'PGSOFT', body: { extras: { vip: true } } }),
+    ).toBeDefined();
+    expect(
+      rules.fire({ method: 'POST', path: '/getgameurl', provider: 'PGSOFT', body: { extras: { vip: false } } }),
+    ).toBeUndefined();
+  });
+
+  it('takes rules from the config, refusing a bad one with the field named', () => {
+    const config = validateConfig({ api: { faults: [{ id: 'c1', match: { path: '/casino/getgameurl/' }, fault: status500 }] } });
+    const rules = new FaultRules({ seed: config.seed, rules: config.api.faults });
+    expect(rules.list()).toEqual([expect.objectContaining({ id: 'c1', source: 'config', match: { path: '/getgameurl' } })]);
+    expect(() => validateConfig({ api: { faults: [{ fault: { kind: 'delay', ms: '2h' } }] } })).toThrow(
+      /api\.faults\.0\.fault\.ms/,
+    );
+    expect(() => validateConfig({ api: { faults: [{ fault: { kind: 'drip' }, probability: 2 }] } })).toThrow(
+      /api\.faults\.0\.probability/,
+    );
+  });
+
+  it('refuses a duplicate id and more than the maximum number of rules', () => {
+    const rules = new FaultRules({ seed: 1 });
+    rules.add({ id: 'a', fault: status500 });
+    expect(() => rules.add({ id: 'a', fault: status500 })).toThrow(/exists already/);
+    for (let i = 1; i < 100; i++) rules.add({ fault: status500 });
+    expect(() => rules.add({ fault: status500 })).toThrow(/At most 100/);
+  });
+});
+
+describe('credential masking and hints', () => {
+  it('masks API keys, signatures, authorization and cookies, and key-like query parameters', () => {
+    const mask = credentialMasker(['x-betnex-key', 'X-Signature']);
+    expect(
+      mask({
+        'x-betnex-key': 'k',
+        'x-signature': 's',
+        authorization: 'Bearer t',
+        cookie: 'c',
+        'content-type': 'application/json',
+      }),
+    ).toEqual({
+      'x-betnex-key': MASKED,
+      'x-signature': MASKED,
+      authorization: MASKED,
+      cookie: MASKED,
+      'content-type': 'application/json',
+    });
+    expect(maskedQuery('provider=PG&apikey=k&token=t')).toEqual({ provider: 'PG', apikey: MASKED, token: MASKED });
+  });
+
+  it('names the nearest route for a typo, and none for a path far from every route', () => {
+    expect(nearestRoute('/getgameurls')?.path).toBe('/getgameurl');
+    expect(nearestRoute('/api/v1/getallproviders')?.path).toBe('/getallproviders');
+    expect(nearestRoute('/wallet/balance')).toBeUndefined();
+    expect(refusalHint('GET', '/x', 404, JSON.stringify({ message: 'No route GET /x.' }))).toMatch(/the API serves/);
+    expect(
+      refusalHint(
+        'POST',
+        '/getgameurl',
+        400,
+        JSON.stringify({ message: 'bad', errors: [{ field: 'money', message: 'expected number' }] }),
+      ),
+    ).toBe('money: expected number');
+    expect(refusalHint('GET', '/getallproviders', 200, '{}')).toBeNull();
+  });
+});
+
+describe('RequestJournal', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  const entry = (overrides: Partial<NewJournaledRequest> = {}): NewJournaledRequest => ({
+    at: new Date(1_700_000_000_000).toISOString(),
+    method: 'POST',
+    path: '/getgameurl',
+    query: {},
+    headers: {},
+    body: JSON.stringify({ currency: 'EUR' }),
+    bodyBytes: 18,
+    auth: { ok: true, method: 'api-key' },
+    status: 200,
+    reply: '{}',
+    replyBytes: 2,
+    complete: true,
+    latencyMs: 1,
+    fault: null,
+    hint: null,
+    ...overrides,
+  });
+
+  it('survives a restart: a journal reopened on the same file lists what the first wrote', () => {
+    dir = mkdtempSync(join(tmpdir(), 'aggmock-journal-'));
+    const file = join(dir, 'aggmock.db');
+    const retention = { maxEvents: 100, maxAge: 86_400_000 * 365 * 100 };
+    const db = openDatabase(file);
+    const first = new RequestJournal(db, { retention });
+    first.append(() => entry());
+    first.append(() => entry({ path: '/casino/getgameurl', body: JSON.stringify({ currency: 'USD' }) }));
+    first.close();
+    db.close();
+    const reopened = new RequestJournal(openDatabase(file), { retention });
+    expect(reopened.list().map((e) => e.path)).toEqual(['/casino/getgameurl', '/getgameurl']);
+    expect(reopened.count({ path: '/getgameurl', body: { currency: 'EUR' } })).toBe(1);
+    expect(reopened.count({ path: '/getgameurl' })).toBe(2);
+    reopened.db.close();
+  });
+
+  it('is pruned by the retention: the newest maxEvents are kept and older-than-maxAge removed', () => {
+    let now = 1_700_000_000_000;
+    const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 3, maxAge: 60_000 }, now: () => now });
+    for (let i = 0; i < 5; i++) journal.append(() => entry({ at: new Date(now).toISOString(), status: 200 + i }));
+    journal.flush();
+    expect(journal.prune()).toBe(2);
+    expect(journal.list().map((e) => e.status)).toEqual([204, 203, 202]);
+    now += 120_000;
+    journal.append(() => entry({ at: new Date(now).toISOString(), status: 299 }));
+    journal.flush();
+    journal.prune();
+    expect(journal.list().map((e) => e.status)).toEqual([299]);
+  });
+
+  it('writes nothing until a flush, and every read flushes first', () => {
+    const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 100, maxAge: 1e12 } });
+    let built = 0;
+    journal.append(() => {
+      built++;
+      return entry();
+    });
+    expect(built).toBe(0);
+    expect(journal.count()).toBe(1);
+    expect(built).toBe(1);
+  });
+});

@@ -1,0 +1,442 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request as undiciRequest } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/index.ts';
+import { type Aggmock, startAggmock } from '../../src/runtime.ts';
+import { requestPayload, signPayload } from '../../src/signing/index.ts';
+
+/*
+ * Every fault kind against real HTTP clients on loopback (Node's fetch and undici), and the
+ * journal of what the client sent. The server is one aggmock on a free port; each test sets its
+ * own rules and clears them after.
+ */
+
+const KEY = 'aggmock-dev-key';
+const HEADERS = { 'x-betnex-key': KEY };
+
+let aggmock: Aggmock;
+let gameId: string;
+let provider: string;
+
+beforeAll(async () => {
+  aggmock = await startAggmock(validateConfig({ port: 0, db: ':memory:', catalog: { providers: 3, games: 12 } }));
+  const game = aggmock.catalog.games[0];
+  if (!game) throw new Error('empty catalog');
+  gameId = game.id;
+  provider = game.provider;
+});
+afterAll(() => aggmock.close());
+afterEach(() => {
+  aggmock.faults.clear();
+  aggmock.requests.clear();
+});
+
+function launchBody(overrides: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    username: 'p1',
+    gameId,
+    money: 100,
+    platform: 1,
+    home_url: 'http://127.0.0.1/home',
+    currency: 'EUR',
+    ...overrides,
+  });
+}
+
+function launch(overrides: Record<string, unknown> = {}, init: RequestInit = {}) {
+  return fetch(`${aggmock.url}/getgameurl`, {
+    method: 'POST',
+    headers: { ...HEADERS, 'content-type': 'application/json' },
+    body: launchBody(overrides),
+    ...init,
+  });
+}
+
+describe('fault rules on the aggregator API, from a real client', () => {
+  it('answers the next matching call with the injected status and the API error body, then behaves again', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'status', status: 503, retryAfter: 2 }, times: 1 });
+    const first = await launch();
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('2');
+    const body = (await first.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ success: false, code: 503, error: 'UNAVAILABLE' });
+    expect(body.message).toBe(body.msg);
+    expect((await launch()).status).toBe(200);
+  });
+
+  it('leaves other routes alone when a rule names one route', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'status', status: 500 } });
+    expect((await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS })).status).toBe(200);
+    expect((await launch()).status).toBe(500);
+  });
+
+  it('matches a rule on /casino paths, the player, the game and a body field', async () => {
+    aggmock.faults.add({ match: { player: 'p2', body: { currency: 'USD' } }, fault: { kind: 'status', status: 502 } });
+    expect((await launch({ username: 'p2', currency: 'EUR' })).status).toBe(200);
+    expect((await launch({ username: 'p1', currency: 'USD' })).status).toBe(200);
+    const hit = await fetch(`${aggmock.url}/casino/getgameurl`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'content-type': 'application/json' },
+      body: launchBody({ username: 'p2', currency: 'USD' }),
+    });
+    expect(hit.status).toBe(502);
+    aggmock.faults.clear();
+    aggmock.faults.add({ match: { game: gameId }, fault: { kind: 'status', status: 429 } });
+    expect((await launch()).status).toBe(429);
+  });
+
+  it('fires an nth rule on exactly the Nth matching call', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'status', status: 500 }, nth: 3 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS })).status);
+    expect(statuses).toEqual([200, 200, 500, 200, 200]);
+  });
+
+  it('delays a reply by the fixed delay and still answers it in full', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'delay', ms: 150 } });
+    const started = performance.now();
+    const res = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { success: boolean }).success).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    const [entry] = aggmock.requests.list({ path: '/getallproviders' });
+    expect(entry?.fault).toMatchObject({ kind: 'delay', delayMs: 150 });
+  });
+
+  it('closes the connection without a byte for an empty reply (fetch and undici both fail)', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'empty' } });
+    await expect(fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS })).rejects.toThrow(/fetch failed/);
+    await expect(undiciRequest(`${aggmock.url}/getallproviders`, { headers: HEADERS })).rejects.toMatchObject({
+      code: 'UND_ERR_SOCKET',
+    });
+  });
+
+  it('resets the connection (ECONNRESET) for a reset fault', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'reset' } });
+    const error = await undiciRequest(`${aggmock.url}/getallproviders`, { headers: HEADERS }).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('ECONNRESET');
+    const failed = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS }).then(
+      () => undefined,
+      (e: { cause?: { code?: string } }) => e,
+    );
+    expect(failed?.cause?.code).toBe('ECONNRESET');
+  });
+
+  it('cuts the body mid-way: the headers promise more than arrives', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'cut', afterBytes: 100 } });
+    const res = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('content-length'))).toBeGreaterThan(100);
+    await expect(res.text()).rejects.toThrow(/terminated/);
+    const viaUndici = await undiciRequest(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    await expect(viaUndici.body.text()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+  });
+
+  it('answers malformed JSON with a matching length, so only the parser fails', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'malformed' } });
+    const res = await launch();
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
+  it('drips the real reply a few bytes at a time, complete in the end', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'drip', chunkBytes: 64, intervalMs: 5 } });
+    const res = await undiciRequest(`${aggmock.url}/getgameurl`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'content-type': 'application/json' },
+      body: launchBody(),
+    });
+    let chunks = 0;
+    const parts: Buffer[] = [];
+    for await (const chunk of res.body) {
+      chunks++;
+      parts.push(chunk as Buffer);
+    }
+    const body = JSON.parse(Buffer.concat(parts).toString()) as { success: boolean; payload: { game_launch_url: string } };
+    expect(body.success).toBe(true);
+    expect(chunks).toBeGreaterThan(2);
+  });
+
+  it('never answers a timeout fault: the client gives up through its own AbortSignal', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'timeout' }, times: 1 });
+    const error = await launch({}, { signal: AbortSignal.timeout(300) }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('TimeoutError');
+    const viaUndici = await undiciRequest(`${aggmock.url}/getgameurl`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'content-type': 'application/json' },
+      body: launchBody(),
+      headersTimeout: 300,
+    });
+    // The rule was for one call: the next one is answered.
+    expect(viaUndici.statusCode).toBe(200);
+    await viaUndici.body.dump();
+    // And a timeout rule set for good holds undici too, until its headers timeout.
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'timeout' } });
+    await expect(
+      undiciRequest(`${aggmock.url}/getallproviders`, { headers: HEADERS, headersTimeout: 300 }),
+    ).rejects.toMatchObject({
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const held = aggmock.requests.list({ path: '/getgameurl' }).at(-1);
+    expect(held).toMatchObject({ status: null, fault: { kind: 'timeout' } });
+  });
+
+  it('gives a launch link that has already expired when the client opens it', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'expired-link' }, times: 1 });
+    const res = await launch();
+    expect(res.status).toBe(200);
+    const { payload } = (await res.json()) as { payload: { game_launch_url: string } };
+    const page = await fetch(payload.game_launch_url);
+    expect(page.status).toBe(410);
+  });
+
+  it('answers a maintenance 503 for one provider only, on its listing and on a launch of its game', async () => {
+    aggmock.faults.add({ match: { provider: provider.toLowerCase() }, fault: { kind: 'maintenance', retryAfter: 30 } });
+    const listing = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(provider)}`, {
+      headers: HEADERS,
+    });
+    expect(listing.status).toBe(503);
+    expect(listing.headers.get('retry-after')).toBe('30');
+    expect(await listing.json()).toMatchObject({ success: false, code: 503, error: 'PROVIDER_MAINTENANCE', provider });
+    expect((await launch()).status).toBe(503);
+    const other = aggmock.catalog.providers.find((p) => p.code !== provider);
+    const fine = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(other?.code ?? '')}`, {
+      headers: HEADERS,
+    });
+    expect(fine.status).toBe(200);
+  });
+
+  it('draws a probability rule from its seed: the same seed gives the same sequence of faults', async () => {
+    const run = async (seed: string) => {
+      aggmock.faults.clear();
+      aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'status', status: 500 }, probability: 0.5, seed });
+      const statuses: number[] = [];
+      for (let i = 0; i < 16; i++) statuses.push((await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS })).status);
+      return statuses;
+    };
+    const a = await run('s1');
+    expect(await run('s1')).toEqual(a);
+    expect(a).toContain(500);
+    expect(a).toContain(200);
+    expect(await run('another seed')).not.toEqual(a);
+  });
+});
+
+describe('the admin API for fault rules', () => {
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(`${aggmock.url}/__admin${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
+
+  it('creates a rule (201 with its id), lists it, deletes it, and clears all', async () => {
+    const created = await admin('/faults', {
+      method: 'POST',
+      body: JSON.stringify({
+        match: { method: 'post', path: '/casino/getgameurl' },
+        fault: { kind: 'status', status: 500 },
+        times: 2,
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { fault } = (await created.json()) as { fault: { id: string; match: { method: string; path: string } } };
+    expect(fault.match).toEqual({ method: 'POST', path: '/getgameurl' });
+    expect((await launch()).status).toBe(500);
+    const listed = (await (await admin('/faults')).json()) as { faults: { id: string; fired: number }[] };
+    expect(listed.faults).toEqual([expect.objectContaining({ id: fault.id, fired: 1 })]);
+    expect((await admin(`/faults/${fault.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await admin(`/faults/${fault.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await launch()).status).toBe(200);
+    await admin('/faults', { method: 'POST', body: JSON.stringify({ fault: { kind: 'empty' } }) });
+    expect(await (await admin('/faults', { method: 'DELETE' })).json()).toEqual({ removed: 1 });
+  });
+
+  it('refuses a bad rule with a 400 naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ fault: { kind: 'explode' } }, 'fault.kind'],
+      [{ fault: { kind: 'delay', ms: 600_000 } }, 'fault.ms'],
+      [{ fault: { kind: 'delay' } }, 'fault'],
+      [{ fault: { kind: 'status', status: 200 } }, 'fault.status'],
+      [{ fault: { kind: 'empty' }, times: 1, nth: 2 }, 'nth'],
+      [{ fault: { kind: 'empty' }, probability: 1.5 }, 'probability'],
+      [{ fault: { kind: 'drip', chunkBytes: 0 } }, 'fault.chunkBytes'],
+      [{ match: { path: 'getgameurl' }, fault: { kind: 'empty' } }, 'match.path'],
+      [{ match: { colour: 'red' }, fault: { kind: 'empty' } }, 'match'],
+    ];
+    for (const [rule, field] of cases) {
+      const res = await admin('/faults', { method: 'POST', body: JSON.stringify(rule) });
+      expect(res.status, JSON.stringify(rule)).toBe(400);
+      const body = (await res.json()) as { errors: { field: string }[]; message: string };
+      expect(
+        body.errors.map((e) => e.field),
+        JSON.stringify(rule),
+      ).toContain(field);
+    }
+    expect(aggmock.faults.list()).toEqual([]);
+  });
+});
+
+describe('the fault and journal admin routes on a token-protected instance', () => {
+  it('want the admin bearer token, like every admin route', async () => {
+    const local = await startAggmock(
+      validateConfig({ port: 0, db: ':memory:', catalog: { providers: 2, games: 4 }, admin: { token: 't0ken-x' } }),
+    );
+    try {
+      const rule = JSON.stringify({ fault: { kind: 'reset' } });
+      const json = { 'content-type': 'application/json' };
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'POST', headers: json, body: rule })).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'DELETE' })).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/requests`)).status).toBe(401);
+      expect((await fetch(`${local.url}/__admin/requests/count`, { method: 'POST', headers: json, body: '{}' })).status).toBe(
+        401,
+      );
+      expect(local.faults.list()).toEqual([]);
+      const auth = { ...json, authorization: 'Bearer t0ken-x' };
+      expect((await fetch(`${local.url}/__admin/faults`, { method: 'POST', headers: auth, body: rule })).status).toBe(201);
+      expect((await fetch(`${local.url}/__admin/requests`, { headers: auth })).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('the journal of the client requests', () => {
+  it('survives a restart of aggmock on the same database file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aggmock-requests-'));
+    const config = validateConfig({ port: 0, db: join(dir, 'aggmock.db'), catalog: { providers: 2, games: 4 } });
+    try {
+      const first = await startAggmock(config);
+      await fetch(`${first.url}/getallproviders`, { headers: HEADERS });
+      await first.close();
+      const second = await startAggmock(config);
+      expect(second.requests.list()).toEqual([expect.objectContaining({ path: '/getallproviders', status: 200 })]);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('records method, path, query, masked headers, body, auth verdict, reply, latency and the fault', async () => {
+    aggmock.faults.add({ id: 'slow', match: { path: '/getgameurl' }, fault: { kind: 'delay', ms: 1 } });
+    expect((await launch()).status).toBe(200);
+    await fetch(`${aggmock.url}/getallgamesandprovider?provider=${provider}`, { headers: HEADERS });
+    const [games, launched] = aggmock.requests.list();
+    expect(games).toMatchObject({
+      method: 'GET',
+      path: '/getallgamesandprovider',
+      query: { provider },
+      status: 200,
+      fault: null,
+    });
+    expect(launched).toMatchObject({
+      method: 'POST',
+      path: '/getgameurl',
+      status: 200,
+      complete: true,
+      auth: { ok: true, method: 'api-key', header: 'x-betnex-key' },
+      fault: { ruleId: 'slow', kind: 'delay', delayMs: 1 },
+    });
+    expect(JSON.parse(launched?.body ?? '')).toMatchObject({ username: 'p1', currency: 'EUR' });
+    expect(JSON.parse(launched?.reply ?? '')).toMatchObject({ success: true });
+    expect(launched?.latencyMs).toBeGreaterThan(0);
+    expect(launched?.headers['x-betnex-key']).toBe('[masked]');
+  });
+
+  it('counts requests by a matcher: exactly one /getgameurl with currency EUR', async () => {
+    await launch({ currency: 'EUR' });
+    await launch({ currency: 'USD' });
+    await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(aggmock.requests.count({ method: 'POST', path: '/getgameurl', body: { currency: 'EUR' } })).toBe(1);
+    expect(aggmock.requests.count({ path: '/getgameurl' })).toBe(2);
+    const res = await fetch(`${aggmock.url}/__admin/requests/count`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'POST', path: '/getgameurl', body: { currency: 'EUR' } }),
+    });
+    expect(await res.json()).toEqual({ count: 1 });
+    const listed = (await (await fetch(`${aggmock.url}/__admin/requests?path=/getgameurl&limit=1`)).json()) as {
+      requests: { body: string }[];
+      nextBefore: number | null;
+    };
+    expect(listed.requests).toHaveLength(1);
+    expect(JSON.parse(listed.requests[0]?.body ?? '')).toMatchObject({ currency: 'USD' });
+    expect(listed.nextBefore).not.toBeNull();
+  });
+
+  it('names the nearest route for a typo and the failed field for a refused launch', async () => {
+    await fetch(`${aggmock.url}/getgameurls`, { method: 'POST', headers: HEADERS, body: '{}' });
+    await fetch(`${aggmock.url}/getgameurl`, { headers: HEADERS });
+    await launch({ platform: 7 });
+    const [badField, wrongMethod, typo] = aggmock.requests.list();
+    expect(typo?.hint).toContain('did you mean POST /getgameurl');
+    expect(wrongMethod?.hint).toContain('did you mean POST /getgameurl');
+    expect(badField?.status).toBe(400);
+    expect(badField?.hint).toMatch(/^platform: /);
+  });
+
+  it('never stores a real API key, secret or signature, and shows the string it expected signed on a mismatch', async () => {
+    const key = 'k-real-key-7f3a9c2e1b';
+    const secret = 's-real-secret-0d8e4b6a';
+    const local = await startAggmock(
+      validateConfig({
+        port: 0,
+        db: ':memory:',
+        catalog: { providers: 2, games: 4 },
+        auth: { apiKeys: [key], signing: { secrets: [secret] } },
+      }),
+    );
+    try {
+      await fetch(`${local.url}/getallproviders`, { headers: { 'x-betnex-key': key, authorization: `Bearer ${key}` } });
+      const body = launchBody({ gameId: local.catalog.games[0]?.id });
+      const t = Math.floor(Date.now() / 1000);
+      const good = signPayload({
+        scheme: 'timestamped',
+        secrets: [secret],
+        payload: requestPayload('POST', '/getgameurl', body),
+        timestamp: t,
+      });
+      const signed = await fetch(`${local.url}/getgameurl`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...good },
+        body,
+      });
+      expect(signed.status).toBe(200);
+      // Signed over another path: refused, and the journal shows what should have been signed.
+      const wrong = signPayload({
+        scheme: 'timestamped',
+        secrets: [secret],
+        payload: requestPayload('POST', '/other', body),
+        timestamp: t,
+      });
+      expect(
+        (
+          await fetch(`${local.url}/getgameurl?x=1`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...wrong },
+            body,
+          })
+        ).status,
+      ).toBe(401);
+      const entries = local.requests.list();
+      const stored = JSON.stringify(entries) + JSON.stringify(local.db.prepare('SELECT * FROM api_requests').all());
+      expect(stored).not.toContain(key);
+      expect(stored).not.toContain(secret);
+      for (const headers of [good, wrong]) for (const value of Object.values(headers)) expect(stored).not.toContain(value);
+      const refused = entries[0];
+      expect(refused?.auth).toMatchObject({ ok: false, error: 'INVALID_SIGNATURE' });
+      expect((refused?.auth as { signedString?: string } | undefined)?.signedString).toBe(`${t}.POST./getgameurl?x=1.${body}`);
+      expect(entries[1]?.auth).toMatchObject({ ok: true, method: 'hmac' });
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('does not journal aggmock’s own pages and admin API', async () => {
+    await fetch(`${aggmock.url}/health`);
+    await fetch(`${aggmock.url}/__admin/faults`);
+    await fetch(`${aggmock.url}/ui/deliveries`);
+    expect(aggmock.requests.count()).toBe(0);
+  });
+});
