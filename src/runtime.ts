@@ -9,6 +9,7 @@ import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEve
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
 import type { AggmockConfig } from './config/index.ts';
+import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
@@ -52,6 +53,9 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const logger = options.logger ?? silentLogger;
   const refusal = exposureRefusal(config);
   if (refusal) throw new Error(`aggmock will not start: ${refusal}`);
+  const exposed = exposureOf(config);
+  if (exposed)
+    logger.warn({ exposure: exposed }, 'aggmock is exposed: the admin API, the launch form and spins need the admin token');
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
