@@ -9,6 +9,7 @@ import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './ev
 import { TransactionIdSequence } from './ids.ts';
 import { type NewEvent, NewEvents } from './new-events.ts';
 import { OrderingLines } from './ordering.ts';
+import { OriginSlots } from './origin-slots.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
@@ -50,6 +51,7 @@ class Engine implements CallbackEngine {
   private readonly newEvents: NewEvents;
   private readonly lines: OrderingLines;
   private readonly pruneEvery: number;
+  private readonly slots: OriginSlots;
 
   private running = false;
   private transport: Transport | undefined;
@@ -80,6 +82,7 @@ class Engine implements CallbackEngine {
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.newEvents = new NewEvents({ cfg: this.cfg, clock: this.clock, random: this.random, ids: this.ids, url });
+    this.slots = new OriginSlots({ concurrency: this.cfg.concurrency, webhookUrl: url });
     this.lines = new OrderingLines({
       clock: this.clock,
       isRunning: () => this.running,
@@ -194,7 +197,8 @@ class Engine implements CallbackEngine {
 
   private pump(): void {
     while (this.running && this.inFlightCount < this.cfg.concurrency) {
-      const head = this.lines.nextReady();
+      // A launch-level callback_url's origin gets only its share of the pool (OriginSlots).
+      const head = this.lines.nextReady((event) => this.slots.mayStart(event.url));
       if (!head) break;
       this.deliverCallback(head);
     }
@@ -207,6 +211,7 @@ class Engine implements CallbackEngine {
     const transport = this.transport;
     if (!transport) return;
     this.inFlightCount++;
+    this.slots.started(event.url);
     const generation = this.generation;
     event.status = 'delivering';
     event.attemptCount += 1;
@@ -280,6 +285,7 @@ class Engine implements CallbackEngine {
   private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
     const { event, generation } = inFlight;
     this.inFlightCount--;
+    if (this.slots.finished(event.url)) this.lines.unpark();
     if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     if (generation !== this.generation) return; // the outbox was reset meanwhile
     const now = this.clock.now();
