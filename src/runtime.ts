@@ -59,7 +59,16 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
-  const engine = createCallbackEngine({ config, db, logger, ...(options.transport ? { transport: options.transport } : {}) });
+  let listenUrl: string | undefined;
+  const callbackUrls = launchCallbackUrls(config, () => listenUrl);
+  const engine = createCallbackEngine({
+    config,
+    db,
+    logger,
+    // Replays and events resumed after a restart are judged by today's policy before they go.
+    urlRefusal: (url) => callbackUrls.refusal(url),
+    ...(options.transport ? { transport: options.transport } : {}),
+  });
   const ledger = createShadowLedger({
     engine,
     db,
@@ -83,10 +92,8 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   ledger.onDiscrepancy((d) => logger.warn({ discrepancy: d }, 'shadow ledger discrepancy'));
 
   const sessions = new LaunchSessions();
-  let listenUrl: string | undefined;
   const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
   const onLaunch = (s: LaunchSession) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched');
-  const callbackUrls = launchCallbackUrls(config, () => listenUrl);
   const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError });
   const app = createApp({
     config,

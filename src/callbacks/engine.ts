@@ -52,6 +52,8 @@ class Engine implements CallbackEngine {
   private readonly lines: OrderingLines;
   private readonly pruneEvery: number;
   private readonly slots: OriginSlots;
+  private readonly webhookUrl: string;
+  private readonly urlRefusal: ((url: string) => string | undefined) | undefined;
 
   private running = false;
   private transport: Transport | undefined;
@@ -83,6 +85,8 @@ class Engine implements CallbackEngine {
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.newEvents = new NewEvents({ cfg: this.cfg, clock: this.clock, random: this.random, ids: this.ids, url });
     this.slots = new OriginSlots({ concurrency: this.cfg.concurrency, webhookUrl: url });
+    this.webhookUrl = url;
+    this.urlRefusal = options.urlRefusal;
     this.lines = new OrderingLines({
       clock: this.clock,
       isRunning: () => this.running,
@@ -210,6 +214,11 @@ class Engine implements CallbackEngine {
   private deliverCallback(event: StoredEvent): void {
     const transport = this.transport;
     if (!transport) return;
+    const refusal = event.url === this.webhookUrl ? undefined : this.urlRefusal?.(event.url);
+    if (refusal !== undefined) {
+      this.failUnsent(event, refusal);
+      return;
+    }
     this.inFlightCount++;
     this.slots.started(event.url);
     const generation = this.generation;
@@ -299,9 +308,23 @@ class Engine implements CallbackEngine {
     this.pump();
   }
 
-  /** Runs once the attempt and the event's new state are committed. */
-  private afterAttemptCommitted(attempt: Attempt, event: StoredEvent, settled: boolean): void {
-    if (this.attemptListeners.size > 0) {
+  /**
+   * The event's URL is not allowed now (the policy changed since it was stored: a replay, a resume
+   * after a restart): it ends failed, saying why, and nothing is sent or journaled as an attempt.
+   */
+  private failUnsent(event: StoredEvent, refusal: string): void {
+    event.status = 'failed';
+    event.settledAt = this.clock.now();
+    event.error = `not sent: its URL ${event.url} is not allowed now (${refusal})`;
+    delete event.nextAttemptAt;
+    this.outbox.markDirty(event);
+    this.afterCommit.push(() => this.afterAttemptCommitted(undefined, event, true));
+    this.scheduleTick();
+  }
+
+  /** Runs once the attempt (none when nothing was sent) and the event's new state are committed. */
+  private afterAttemptCommitted(attempt: Attempt | undefined, event: StoredEvent, settled: boolean): void {
+    if (attempt && this.attemptListeners.size > 0) {
       const snapshot = { ...event };
       for (const listener of this.attemptListeners) this.safely(() => listener(attempt, snapshot));
     }
