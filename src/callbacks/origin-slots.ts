@@ -10,30 +10,42 @@ export class OriginSlots {
   private readonly perOrigin: number;
   private readonly othersTotal: number;
   private readonly inFlight = new Map<string, number>();
+  /** URL → origin: asked three times per attempt, and most attempts go to a handful of URLs. */
+  private readonly origins = new Map<string, string>();
   private others = 0;
 
   constructor(options: { concurrency: number; webhookUrl: string }) {
-    this.webhookOrigin = originOf(options.webhookUrl);
+    this.webhookOrigin = parseOrigin(options.webhookUrl);
     this.perOrigin = Math.max(1, Math.floor(options.concurrency / 4));
     this.othersTotal = Math.max(1, Math.floor(options.concurrency / 2));
   }
 
+  private originOf(url: string): string {
+    let origin = this.origins.get(url);
+    if (origin === undefined) {
+      if (this.origins.size > 10_000) this.origins.clear();
+      origin = parseOrigin(url);
+      this.origins.set(url, origin);
+    }
+    return origin;
+  }
+
   /** Whether an attempt to `url` may start now (the global pool is the caller's check). */
   mayStart(url: string): boolean {
-    const origin = originOf(url);
+    const origin = this.originOf(url);
     if (origin === this.webhookOrigin) return true;
     return this.others < this.othersTotal && (this.inFlight.get(origin) ?? 0) < this.perOrigin;
   }
 
   started(url: string): void {
-    const origin = originOf(url);
+    const origin = this.originOf(url);
     this.inFlight.set(origin, (this.inFlight.get(origin) ?? 0) + 1);
     if (origin !== this.webhookOrigin) this.others++;
   }
 
   /** Returns whether the freed slot was another origin's (parked events may go now). */
   finished(url: string): boolean {
-    const origin = originOf(url);
+    const origin = this.originOf(url);
     const left = (this.inFlight.get(origin) ?? 1) - 1;
     if (left <= 0) this.inFlight.delete(origin);
     else this.inFlight.set(origin, left);
@@ -43,7 +55,7 @@ export class OriginSlots {
   }
 }
 
-function originOf(url: string): string {
+function parseOrigin(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
