@@ -1,6 +1,7 @@
 // @ts-check
 /*
- * Browser code shared by the pages that read the admin API (deliveries, discrepancies): the
+ * Browser code shared by the pages that read the admin API (deliveries, discrepancies; the play
+ * page, for its token when the server is exposed): the
  * bearer token kept in sessionStorage, `admin()` to call `/__admin`, and `el()` to build DOM nodes
  * from text (never innerHTML, so names and bodies from the wire cannot inject markup).
  */
@@ -93,8 +94,11 @@ const tokenInput = byId('auth-token');
 /** @type {(() => void)[]} */
 let authWaiters = [];
 
-/** @param {string} message */
-function askForToken(message) {
+/**
+ * Opens the token prompt with this message.
+ * @param {string} message
+ */
+export function askForToken(message) {
   auth.hidden = false;
   byId('auth-message').textContent = message;
   tokenInput.focus();
@@ -126,6 +130,15 @@ if (ctx.tokenRequired && !sessionStorage.getItem(TOKEN_KEY)) {
 }
 
 /**
+ * The Authorization header of the token this tab keeps, or none.
+ * @returns {Record<string, string>}
+ */
+export function bearerHeaders() {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/**
  * Calls the admin API; a 401 opens the token prompt and throws AdminError. The caller names the
  * shape of the answer it reads.
  * @param {string} path
@@ -133,9 +146,8 @@ if (ctx.tokenRequired && !sessionStorage.getItem(TOKEN_KEY)) {
  * @returns {Promise<unknown>}
  */
 export async function admin(path, init = {}) {
-  const headers = /** @type {Record<string, string>} */ (Object.assign({}, init.headers));
+  const headers = /** @type {Record<string, string>} */ (Object.assign({}, init.headers, bearerHeaders()));
   const token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) headers.authorization = `Bearer ${token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let res;
   try {

@@ -3,6 +3,7 @@
  * The play page's Spin: posts the bet to `/play/<session>/spin` and shows each callback's reply
  * and the balance the wallet answered with.
  */
+import { askForToken, bearerHeaders } from './admin-client.js';
 import { byId, find, pageData } from './page-data.js';
 
 /**
@@ -46,10 +47,16 @@ async function spin() {
   const bet = Number(/** @type {HTMLInputElement} */ (byId('bet')).value);
   const res = await fetch(`/play/${ctx.session}/spin`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: Object.assign({ 'content-type': 'application/json' }, bearerHeaders()),
     body: JSON.stringify({ bet }),
   });
   const body = await res.json();
+  if (res.status === 401) {
+    // An exposed server: spins move money, so they need the admin token (kept in this tab only).
+    askForToken(`Spins on this server need the admin token (401): ${body.message || ''}`);
+    result.textContent = 'Enter the admin token, then spin again.';
+    return;
+  }
   if (!res.ok) {
     result.textContent = body.message || `Error ${res.status}`;
     return;

@@ -8,6 +8,7 @@ import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/ind
 import type { AggmockConfig } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
+import { isExposed } from './http/exposure.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { type CallbackUrlPolicy, callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
@@ -15,6 +16,7 @@ import { registerAdminPaths } from './openapi/admin.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
 import { replySchemas, wireOf } from './profiles/index.ts';
+import { redactUrl } from './shared/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
 
@@ -116,7 +118,7 @@ export function launchCallbackUrls(config: AggmockConfig, listenUrl?: () => stri
     const listening = listenUrl?.();
     return listening ? Number(new URL(listening).port) : config.port || undefined;
   };
-  return callbackUrlPolicy({ callbacks: config.callbacks, ownPort });
+  return callbackUrlPolicy({ callbacks: config.callbacks, ownPort, exposed: isExposed(config) });
 }
 
 /** The base URL of absolute links: `config.publicUrl`, else where the server listens, else undefined (the request's origin). */
@@ -160,7 +162,7 @@ function registerCallbackWebhooks(app: OpenAPIHono, config: AggmockConfig): void
     app.openAPIRegistry.registerWebhook({
       method: 'post',
       path: name,
-      summary: `${name} callback to ${config.callbacks.webhookUrl} (profile ${wire.name})`,
+      summary: `${name} callback to ${redactUrl(config.callbacks.webhookUrl)} (profile ${wire.name})`,
       description: `${descriptions[kind]} A duplicate transactionId (same type, same player) must get the first reply again and move no money. ${signed}`,
       request: {
         headers: z.object(Object.fromEntries(signatureHeaders.map((h) => [h, z.string()]))),

@@ -10,6 +10,7 @@ import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEve
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
 import type { AggmockConfig, FaultRuleInput } from './config/index.ts';
+import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
@@ -78,10 +79,22 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const logger = options.logger ?? silentLogger;
   const refusal = exposureRefusal(config);
   if (refusal) throw new Error(`aggmock will not start: ${refusal}`);
+  const exposed = exposureOf(config);
+  if (exposed)
+    logger.warn({ exposure: exposed }, 'aggmock is exposed: the admin API, the launch form and spins need the admin token');
   const catalog = loadCatalog(config);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
-  const engine = createCallbackEngine({ config, db, logger, ...(options.transport ? { transport: options.transport } : {}) });
+  let listenUrl: string | undefined;
+  const callbackUrls = launchCallbackUrls(config, () => listenUrl);
+  const engine = createCallbackEngine({
+    config,
+    db,
+    logger,
+    // Replays and events resumed after a restart are judged by today's policy before they go.
+    urlRefusal: (url) => callbackUrls.refusal(url),
+    ...(options.transport ? { transport: options.transport } : {}),
+  });
   const ledger = createShadowLedger({
     engine,
     db,
@@ -110,10 +123,8 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     onError: (error) => logger.warn({ err: error }, 'could not journal a client request'),
   });
   const sessions = new LaunchSessions();
-  let listenUrl: string | undefined;
   const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
   const onLaunch = (s: LaunchSession) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched');
-  const callbackUrls = launchCallbackUrls(config, () => listenUrl);
   const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError, rules, journal });
   const app = createApp({
     config,

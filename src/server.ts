@@ -17,6 +17,26 @@ export interface RunningServer {
  */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, handOff: () => void) => boolean;
 
+/** How long a connection may take, so slow clients (slowloris) cannot hold sockets open. */
+export interface ServerTimeouts {
+  /** Until the request's headers are complete (Node: headersTimeout). */
+  headersMs: number;
+  /** Until the whole request, body included, has arrived (Node: requestTimeout). */
+  requestMs: number;
+  /** How long an idle kept-alive connection stays open (Node: keepAliveTimeout). */
+  keepAliveMs: number;
+  /** How often Node checks the two above: a timeout fires at most this much late. */
+  checkEveryMs: number;
+}
+
+/** Bodies are small (limits.bodyBytes): a client that needs longer than this is not sending one. */
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+};
+
 /**
  * Sees every request before the fast path and Hono, and calls `proceed` to have it answered as
  * usual — or answers it itself (a fault on the aggregator API, src/aggregator/client-faults.ts).
@@ -31,9 +51,17 @@ export type Intercept = (req: IncomingMessage, res: ServerResponse, proceed: () 
  */
 export function listen(
   app: { fetch: Parameters<typeof serve>[0]['fetch'] },
-  options: { port: number; host: string; fastPath?: FastPath; intercept?: Intercept },
+  options: { port: number; host: string; fastPath?: FastPath; intercept?: Intercept; timeouts?: Partial<ServerTimeouts> },
 ): Promise<RunningServer> {
   const { fastPath, intercept } = options;
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
+  // Every server aggmock starts (API, reference wallet) closes slow connections the same way.
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: timeouts.checkEveryMs,
+  };
   const withFastPath =
     fastPath || intercept
       ? {
@@ -48,7 +76,7 @@ export function listen(
           }) as typeof createServer,
         }
       : {};
-  const serveOptions = { fetch: app.fetch, port: options.port, hostname: options.host, ...withFastPath };
+  const serveOptions = { fetch: app.fetch, port: options.port, hostname: options.host, serverOptions, ...withFastPath };
   return new Promise((resolve, reject) => {
     const server = serve(serveOptions, (info: AddressInfo) => {
       server.off('error', reject);

@@ -12,6 +12,7 @@ import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBytes, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../http/errors.ts';
+import { credentialGuard, refuseAggmockCallbacks } from '../http/exposure.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
@@ -20,7 +21,6 @@ import { FaultRuleError, type FaultRules, type RequestJournal } from '../request
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { Scheduler } from '../schedule/index.ts';
-import { constantTimeEqual } from '../signing/index.ts';
 import {
   deliveriesQuerySchema,
   discrepanciesQuerySchema,
@@ -90,32 +90,19 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   // Any web page can POST to 127.0.0.1: only same-origin JSON changes anything here.
   app.use('*', sameOriginGuard({ bindHost: config.host, publicUrl: config.publicUrl }));
-  const token = config.admin.token;
-  if (token) {
-    app.use('*', async (c, next) => {
-      const header = c.req.header('authorization') ?? '';
-      const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-      if (!match) {
-        throw new ApiError(
-          401,
-          'The admin API needs "Authorization: Bearer <token>" (config admin.token or AGGMOCK_ADMIN_TOKEN).',
-          {
-            headers: {
-              'WWW-Authenticate': 'Bearer realm="aggmock-admin"',
-            },
-          },
-        );
-      }
-      if (!constantTimeEqual(match[1] as string, token)) {
-        throw new ApiError(401, 'The admin bearer token is wrong: it must equal config admin.token (AGGMOCK_ADMIN_TOKEN).', {
-          headers: {
-            'WWW-Authenticate': 'Bearer realm="aggmock-admin", error="invalid_token"',
-          },
-        });
-      }
-      await next();
-    });
-  }
+  // A launch's callback_url may name another local aggmock: its signed JSON callbacks are not admin requests.
+  app.use('*', refuseAggmockCallbacks('The admin API'));
+  // With a token, every route wants it; exposed (or reached through a proxy) without one, every route is refused.
+  app.use(
+    '*',
+    credentialGuard({
+      host: config.host,
+      publicUrl: config.publicUrl,
+      token: config.admin.token,
+      require: 'always',
+      what: 'The admin API',
+    }),
+  );
 
   // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
   const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;

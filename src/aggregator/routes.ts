@@ -7,7 +7,7 @@ import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { localPortOf } from '../http/loopback.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { clientAddress, rateLimit } from '../http/rate-limit.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
 import { type CachedListing, listingCache, matchesEtag } from './listings.ts';
 import {
@@ -173,12 +173,10 @@ function sendListing(c: Context, listing: CachedListing): Response {
 
 /** The API key that authenticated the request, else the peer address (HMAC and auth "none"). */
 function authenticatedClient(c: Context<Env>): string {
+  // A launch from the UI form: signed with the server's own key, counted against the visitor.
+  const uiClient = (c.env as { uiClient?: unknown } | undefined)?.uiClient;
+  if (typeof uiClient === 'string') return `ui:${uiClient}`;
   const auth = c.get('auth');
   const key = auth?.method === 'api-key' ? c.req.header(auth.header) : undefined;
   return key ? `key:${key}` : `addr:${clientAddress(c)}`;
-}
-
-function clientAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'local';
 }

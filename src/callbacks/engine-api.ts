@@ -56,4 +56,10 @@ export interface CallbackEngineOptions {
   logger?: Logger;
   /** How callbacks are sent; default: through HTTPS_PROXY/HTTP_PROXY when set (see proxy.ts), else direct. */
   transport?: TransportFactory;
+  /**
+   * Why an event's URL other than the webhook may not be sent to now (the launch `callback_url`
+   * policy, `callbacks.allowedUrls`), or undefined. Asked before every send, so an event stored
+   * under an older policy (a replay, or one resumed after a restart) ends failed, never sent.
+   */
+  urlRefusal?: (url: string) => string | undefined;
 }

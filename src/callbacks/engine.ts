@@ -9,6 +9,7 @@ import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './ev
 import { TransactionIdSequence } from './ids.ts';
 import { type NewEvent, NewEvents } from './new-events.ts';
 import { OrderingLines } from './ordering.ts';
+import { OriginSlots } from './origin-slots.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
@@ -50,6 +51,9 @@ class Engine implements CallbackEngine {
   private readonly newEvents: NewEvents;
   private readonly lines: OrderingLines;
   private readonly pruneEvery: number;
+  private readonly slots: OriginSlots;
+  private readonly webhookUrl: string;
+  private readonly urlRefusal: ((url: string) => string | undefined) | undefined;
 
   private running = false;
   private transport: Transport | undefined;
@@ -80,6 +84,9 @@ class Engine implements CallbackEngine {
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.newEvents = new NewEvents({ cfg: this.cfg, clock: this.clock, random: this.random, ids: this.ids, url });
+    this.slots = new OriginSlots({ concurrency: this.cfg.concurrency, webhookUrl: url });
+    this.webhookUrl = url;
+    this.urlRefusal = options.urlRefusal;
     this.lines = new OrderingLines({
       clock: this.clock,
       isRunning: () => this.running,
@@ -194,7 +201,8 @@ class Engine implements CallbackEngine {
 
   private pump(): void {
     while (this.running && this.inFlightCount < this.cfg.concurrency) {
-      const head = this.lines.nextReady();
+      // A launch-level callback_url's origin gets only its share of the pool (OriginSlots).
+      const head = this.lines.nextReady((event) => this.slots.mayStart(event.url));
       if (!head) break;
       this.deliverCallback(head);
     }
@@ -206,7 +214,13 @@ class Engine implements CallbackEngine {
   private deliverCallback(event: StoredEvent): void {
     const transport = this.transport;
     if (!transport) return;
+    const refusal = event.url === this.webhookUrl ? undefined : this.urlRefusal?.(event.url);
+    if (refusal !== undefined) {
+      this.failUnsent(event, refusal);
+      return;
+    }
     this.inFlightCount++;
+    this.slots.started(event.url);
     const generation = this.generation;
     event.status = 'delivering';
     event.attemptCount += 1;
@@ -280,6 +294,7 @@ class Engine implements CallbackEngine {
   private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
     const { event, generation } = inFlight;
     this.inFlightCount--;
+    if (this.slots.finished(event.url)) this.lines.unpark();
     if (this.inFlightCount === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     if (generation !== this.generation) return; // the outbox was reset meanwhile
     const now = this.clock.now();
@@ -293,9 +308,23 @@ class Engine implements CallbackEngine {
     this.pump();
   }
 
-  /** Runs once the attempt and the event's new state are committed. */
-  private afterAttemptCommitted(attempt: Attempt, event: StoredEvent, settled: boolean): void {
-    if (this.attemptListeners.size > 0) {
+  /**
+   * The event's URL is not allowed now (the policy changed since it was stored: a replay, a resume
+   * after a restart): it ends failed, saying why, and nothing is sent or journaled as an attempt.
+   */
+  private failUnsent(event: StoredEvent, refusal: string): void {
+    event.status = 'failed';
+    event.settledAt = this.clock.now();
+    event.error = `not sent: its URL ${event.url} is not allowed now (${refusal})`;
+    delete event.nextAttemptAt;
+    this.outbox.markDirty(event);
+    this.afterCommit.push(() => this.afterAttemptCommitted(undefined, event, true));
+    this.scheduleTick();
+  }
+
+  /** Runs once the attempt (none when nothing was sent) and the event's new state are committed. */
+  private afterAttemptCommitted(attempt: Attempt | undefined, event: StoredEvent, settled: boolean): void {
+    if (attempt && this.attemptListeners.size > 0) {
       const snapshot = { ...event };
       for (const listener of this.attemptListeners) this.safely(() => listener(attempt, snapshot));
     }

@@ -27,6 +27,8 @@ export class OrderingLines {
   private readonly timers = new Map<string, TimerHandle>();
   /** Keys whose head could not start because its row was not committed yet. */
   private awaitingStore = new Set<string>();
+  /** Keys whose head was ready but its origin had no free slot (see OriginSlots). */
+  private parked = new Set<string>();
 
   constructor(private readonly host: OrderingHost) {}
 
@@ -87,17 +89,32 @@ export class OrderingLines {
     for (const key of keys) this.activate(key);
   }
 
-  /** The next head that may be sent now, taken off the ready list; undefined when none is ready. */
-  nextReady(): StoredEvent | undefined {
+  /**
+   * The next head that may be sent now, taken off the ready list; undefined when none is ready.
+   * A head `mayGo` refuses (its origin is at its share of the pool) is parked until {@link unpark}.
+   */
+  nextReady(mayGo: (event: StoredEvent) => boolean = () => true): StoredEvent | undefined {
     while (this.readyHead < this.ready.length) {
       const key = this.ready[this.readyHead++] as string;
       this.readyKeys.delete(key);
       const head = this.lines.get(key)?.[0];
       if (head?.status !== 'pending') continue;
-      if (this.host.isStored(head)) return head;
-      this.awaitingStore.add(key);
+      if (!this.host.isStored(head)) {
+        this.awaitingStore.add(key);
+        continue;
+      }
+      if (mayGo(head)) return head;
+      this.parked.add(key);
     }
     return undefined;
+  }
+
+  /** A slot freed: the parked heads are ready again (in the order they were parked). */
+  unpark(): void {
+    if (this.parked.size === 0) return;
+    const keys = this.parked;
+    this.parked = new Set();
+    for (const key of keys) if (!this.readyKeys.has(key)) this.markReady(key);
   }
 
   /** Drops the served part of the ready list once it is most of it (it only grows otherwise). */
@@ -130,6 +147,7 @@ export class OrderingLines {
     this.lines.clear();
     this.clearReady();
     this.awaitingStore.clear();
+    this.parked.clear();
   }
 
   private fallDue(key: string): void {

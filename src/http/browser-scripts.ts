@@ -91,3 +91,9 @@ export function browserScriptRoutes(): Hono {
   });
   return app;
 }
+
+/** The admin-token prompt (browser/admin-client.js drives it): the admin pages' and the play page's; hidden until a token is needed. */
+export const AUTH_PROMPT_HTML = `<section id="auth" class="panel banner bad" hidden data-testid="auth-prompt">
+<p id="auth-message" data-testid="auth-message"></p>
+<form id="auth-form" class="toolbar"><input id="auth-token" type="password" placeholder="admin token" aria-label="Admin token" autocomplete="off" data-testid="auth-token">
+<button type="submit">Use token</button></form></section>`;

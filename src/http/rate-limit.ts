@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.ts';
 
 export interface RateLimitOptions {
@@ -35,4 +35,10 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
     }
     return next();
   };
+}
+
+/** The address a request came from (the socket's peer); `local` for `app.request()`. */
+export function clientAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'local';
 }

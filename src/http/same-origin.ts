@@ -28,19 +28,11 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
  */
 export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
   const accepted = ['application/json', ...(options.alsoAccept ?? [])];
-  const ownHosts = new Set([options.bindHost.toLowerCase()]);
-  if (options.publicUrl) ownHosts.add(new URL(options.publicUrl).hostname.toLowerCase());
-  const anyHost = WILDCARD_HOSTS.has(options.bindHost);
+  const foreignHost = hostCheck(options);
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    const hostname = hostnameOf(host);
-    // Rebinding needs a DNS name: on a wildcard binding an address literal is one of this machine's.
-    if (!isLoopbackHost(hostname) && !ownHosts.has(hostname) && !(anyHost && isIP(hostname.replace(/^\[|\]$/g, '')) !== 0)) {
-      throw forbidden(
-        `Host ${JSON.stringify(host)} is not this server's address (config host ${options.bindHost}, publicUrl); refused so another site's DNS name cannot reach it.`,
-        'host',
-      );
-    }
+    const refusal = foreignHost(host);
+    if (refusal) throw forbidden(refusal, 'host');
     if (SAFE_METHODS.has(c.req.method)) return next();
     const site = c.req.header('sec-fetch-site');
     if (site && site !== 'same-origin' && site !== 'none') {
@@ -73,6 +65,25 @@ export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
       });
     }
     return next();
+  };
+}
+
+/**
+ * The Host check alone (against DNS rebinding): `undefined` for one of this server's names, else
+ * why not. For servers whose callers are not browsers (the reference wallet's webhook), where the
+ * rest of {@link sameOriginGuard} does not apply.
+ */
+export function hostCheck(options: Pick<SameOriginOptions, 'bindHost' | 'publicUrl'>): (host: string) => string | undefined {
+  const ownHosts = new Set([options.bindHost.toLowerCase()]);
+  if (options.publicUrl) ownHosts.add(new URL(options.publicUrl).hostname.toLowerCase());
+  const anyHost = WILDCARD_HOSTS.has(options.bindHost);
+  return (host) => {
+    const hostname = hostnameOf(host);
+    // Rebinding needs a DNS name: on a wildcard binding an address literal is one of this machine's.
+    if (isLoopbackHost(hostname) || ownHosts.has(hostname) || (anyHost && isIP(hostname.replace(/^\[|\]$/g, '')) !== 0)) {
+      return undefined;
+    }
+    return `Host ${JSON.stringify(host)} is not this server's address (config host ${options.bindHost}, publicUrl); refused so another site's DNS name cannot reach it.`;
   };
 }
 

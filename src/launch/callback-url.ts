@@ -34,6 +34,12 @@ export interface CallbackUrlPolicyOptions {
   callbacks: Pick<AggmockConfig['callbacks'], 'allowedUrls' | 'webhookUrl'>;
   /** aggmock's own port: never a callback target, whatever the list says (its admin API lives there). */
   ownPort?: () => number | undefined;
+  /**
+   * The instance is exposed (`exposureOf` in http/exposure.ts): without an explicit list, only the
+   * configured webhook's origin, so an anonymous visitor cannot aim signed callbacks at this
+   * machine's other services.
+   */
+  exposed?: boolean;
 }
 
 export function callbackUrlPolicy(options: CallbackUrlPolicyOptions): CallbackUrlPolicy {
@@ -44,11 +50,13 @@ export function callbackUrlPolicy(options: CallbackUrlPolicyOptions): CallbackUr
     explicit.length > 0
       ? explicit.some((p) => url.origin === p.origin && url.pathname.startsWith(p.pathname))
       : // Loopback by address or `localhost`: a name DNS answers for (`x.localhost`, `localhost.`) could point anywhere.
-        dialsLoopback(url.hostname) || url.origin === webhookOrigin;
+        (!options.exposed && dialsLoopback(url.hostname)) || url.origin === webhookOrigin;
   const setting =
     explicit.length > 0
       ? `callbacks.allowedUrls (${allowedUrls.join(', ')})`
-      : `callbacks.allowedUrls (default: loopback addresses, localhost and ${webhookOrigin})`;
+      : options.exposed
+        ? `callbacks.allowedUrls (default on an exposed instance: only the webhook's origin ${webhookOrigin})`
+        : `callbacks.allowedUrls (default: loopback addresses, localhost and ${webhookOrigin})`;
   const judge = (text: string, self: AggmockSelf = {}): { url: string } | { refusal: string } => {
     let url: URL;
     try {

@@ -1,5 +1,5 @@
 import type { CatalogGame } from '../catalog/index.ts';
-import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
+import { AUTH_PROMPT_HTML, pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
 import { escapeHtml } from '../shared/index.ts';
@@ -34,6 +34,8 @@ export function playPage(
     minBetMinor: game?.minBetMinor ?? 10,
     maxBetMinor: game?.maxBetMinor ?? 10_000,
   },
+  /** The instance is exposed: spins need the admin token, which the page's prompt asks for. */
+  tokenRequired = false,
 ): string {
   const img = game ? (game.imgUrl ?? game.imgPath) : '';
   // Bets are written with the session currency's decimals (JPY: whole yen; KWD: three decimals).
@@ -61,6 +63,7 @@ li{background:#1e293b;border-radius:8px;padding:8px 10px;margin:6px 0;overflow-w
 a{color:#93c5fd}
 </style></head>
 <body><main>
+${AUTH_PROMPT_HTML}
 <img src="${escapeHtml(httpUrl(img, ''))}" alt="">
 <h1 data-testid="game-name">${escapeHtml(session.gameName)}</h1>
 <p class="sub"><span data-testid="player">${escapeHtml(session.playerId)}</span> · ${escapeHtml(session.provider)}</p>
@@ -74,7 +77,7 @@ a{color:#93c5fd}
 <ol id="log" data-testid="log"></ol>
 <p><a href="${escapeHtml(httpUrl(session.homeUrl))}" data-testid="home-link">Back to the casino</a></p>
 </main>
-${pageDataTag({ session: session.id, currency: session.currency, decimals, minBet, maxBet })}
+${pageDataTag({ session: session.id, currency: session.currency, decimals, minBet, maxBet, tokenRequired })}
 ${scriptTag('play.js')}
 </body></html>`;
 }

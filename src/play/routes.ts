@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { credentialGuard, isExposed, refuseAggmockCallbacks } from '../http/exposure.ts';
 import { localPortOf } from '../http/loopback.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
@@ -58,6 +59,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   const app = new Hono<{ Variables: RawBodyVariables }>();
   const waitMs = deps.waitMs ?? 15_000;
   const { callbackUrls } = deps;
+  const tokenRequired = isExposed(deps.config);
   let rounds = 0;
 
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
@@ -83,11 +85,20 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const session = activeSession(c.req.param('sessionId'), (c.req.header('accept') ?? '').includes('text/html'));
     if (session instanceof Response) return session;
     const game = deps.catalog.gameById.get(session.gameId);
-    return c.html(playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game)));
+    return c.html(playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game), tokenRequired));
   });
 
   const sameOrigin = sameOriginGuard({ bindHost: deps.config.host, publicUrl: deps.config.publicUrl });
-  app.post('/play/:sessionId/spin', sameOrigin, readRawBody(16 * 1024), parseJsonBody(), async (c) => {
+  // A spin moves money and sends signed callbacks: exposed, it needs the admin token.
+  const credentials = credentialGuard({
+    host: deps.config.host,
+    publicUrl: deps.config.publicUrl,
+    token: deps.config.admin.token,
+    require: 'when-exposed',
+    what: 'Spinning',
+  });
+  const ownCallbacks = refuseAggmockCallbacks('The spin endpoint');
+  app.post('/play/:sessionId/spin', sameOrigin, ownCallbacks, credentials, readRawBody(16 * 1024), parseJsonBody(), async (c) => {
     const session = activeSession(c.req.param('sessionId'), false) as LaunchSession;
     const engine = deps.engine;
     if (!engine || !deps.random)
@@ -126,13 +137,17 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
     };
     const steps: SpinStep[] = [];
+    // A launch-level callback_url may name any service the policy allows: its reply is judged
+    // (verdict, balance), never handed back, so a spin cannot read another service's answers.
+    const showReply = ownWebhook(session.callbackUrl, deps.config.callbacks.webhookUrl);
+    const step = (event: StoredEvent) => spinStep(event, deps.config, showReply);
     const rtp = (game?.rtp ?? 96) / 100;
     // A wire with bet and win fields (betnex) gets the whole round in one callback: the win is drawn first.
     const wholeWin = wireOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
     const round = wholeWin ? { winMinor: wholeWin } : {};
     const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...round, ...common }), waitMs);
     if (!debit.settled) return c.json(pending(debit.event), 202);
-    steps.push(step(debit.event, deps.config));
+    steps.push(step(debit.event));
     if (!isAccepted(debit.event)) {
       return c.json({
         outcome: 'refused',
@@ -141,7 +156,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
         win: 0,
         steps,
         balance: balanceOf(debit.event, deps.config),
-        message: refusalMessage(debit.event),
+        message: refusalMessage(debit.event, showReply),
       });
     }
     const winMinor = wholeWin ?? sessionWin(deps.random, betMinor, rtp);
@@ -149,7 +164,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     if (winMinor > 0 && wholeWin === undefined) {
       const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common }), waitMs);
       if (!credit.settled) return c.json({ ...pending(credit.event), steps }, 202);
-      steps.push(step(credit.event, deps.config));
+      steps.push(step(credit.event));
       last = credit.event;
     }
     return c.json({
@@ -174,7 +189,23 @@ async function settleWithin(queued: { event: StoredEvent; settled: Promise<Store
   return settled ? { settled: true as const, event: settled } : { settled: false as const, event: queued.event };
 }
 
-function step(event: StoredEvent, config: AggmockConfig): SpinStep {
+/** What a spin says of a launch-level URL's refusal: its status, never its words. */
+function hiddenReplyError(status: number): string {
+  const redirect = status >= 300 && status < 400 ? ', redirects are not followed' : '';
+  return `HTTP ${status} (the reply of a launch's own callback_url is not shown${redirect}; see the deliveries inspector)`;
+}
+
+/** Whether a session's callbacks go to the configured webhook (no launch-level URL, or the same one). */
+function ownWebhook(callbackUrl: string | undefined, webhookUrl: string): boolean {
+  if (callbackUrl === undefined) return true;
+  try {
+    return new URL(callbackUrl).href === new URL(webhookUrl).href;
+  } catch {
+    return false;
+  }
+}
+
+function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean): SpinStep {
   return {
     kind: event.kind,
     type: wireOf(config.callbacks).type(event.kind) ?? event.kind.toUpperCase(),
@@ -182,8 +213,8 @@ function step(event: StoredEvent, config: AggmockConfig): SpinStep {
     eventId: event.id,
     transactionId: event.transactionId,
     status: event.status,
-    ...(event.reply ? { httpStatus: event.reply.status, reply: event.reply.body } : {}),
-    ...(event.error ? { error: event.error } : {}),
+    ...(event.reply ? { httpStatus: event.reply.status, ...(showReply ? { reply: event.reply.body } : {}) } : {}),
+    ...(event.error ? { error: showReply || !event.reply ? event.error : hiddenReplyError(event.reply.status) } : {}),
     accepted: isAccepted(event),
   };
 }
@@ -194,8 +225,8 @@ function balanceOf(event: StoredEvent, config: AggmockConfig): number | undefine
   return balance.kind === 'ok' ? toMajor(balance.minor, wire.codec(event.currency).exponent) : undefined;
 }
 
-function refusalMessage(event: StoredEvent): string {
-  const body = event.reply?.body as { error?: string; message?: string } | undefined;
+function refusalMessage(event: StoredEvent, showReply: boolean): string {
+  const body = showReply ? (event.reply?.body as { error?: string; message?: string } | undefined) : undefined;
   if (body?.error) return `The wallet refused the bet: ${body.error}${body.message ? ` (${body.message})` : ''}.`;
   return event.status === 'failed'
     ? `The wallet did not answer: ${event.error ?? 'delivery failed'}.`

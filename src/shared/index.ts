@@ -91,3 +91,20 @@ export function setAt(target: Record<string, unknown>, path: string, value: unkn
   }
   current[keys.at(-1) as string] = value;
 }
+
+/**
+ * A URL as a page or document anyone may read shows it: scheme, host, port and path; any
+ * userinfo and query (where a webhook carries its token, `?access_token=…`) replaced by `…`.
+ * Text that is not a URL is shown as `(not a URL)`, never as itself.
+ */
+export function redactUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return '(not a URL)';
+  }
+  const userinfo = url.username || url.password ? '…@' : '';
+  const query = url.search ? '?…' : '';
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;
+}

@@ -1,5 +1,6 @@
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
+import { redactUrl } from '../shared/index.ts';
 import { AUTH_PROMPT_HTML, escapeHtml, layout } from './layout.ts';
 
 /** Header names that carry the callback signature in the configured scheme (lower-case). */
@@ -24,7 +25,7 @@ export function deliveriesPage(config: AggmockConfig, players: readonly string[]
   const statusOptions = EVENT_STATUSES.map((s) => `<option value="${s}">${s}</option>`).join('');
   const playerOptions = players.map((p) => `<option value="${escapeHtml(p)}">`).join('');
   const body = `<style>${CSS}</style>
-<h1>Deliveries <span class="muted small">callbacks to <span class="mono">${escapeHtml(config.callbacks.webhookUrl)}</span></span></h1>
+<h1>Deliveries <span class="muted small">callbacks to <span class="mono">${escapeHtml(redactUrl(config.callbacks.webhookUrl))}</span></span></h1>
 ${AUTH_PROMPT_HTML}
 <div id="list-error" class="banner bad" hidden data-testid="list-error"></div>
 <details class="tools-box" id="tools" open><summary>Send an event · Run a scenario</summary>

@@ -10,7 +10,10 @@ import { type Catalog, findGame } from '../catalog/index.ts';
 import { type AggmockConfig, playerOpening } from '../config/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import type { FieldError } from '../http/errors.ts';
+import { credentialGuard, isExposed, refuseAggmockCallbacks } from '../http/exposure.ts';
+import { clientAddress } from '../http/rate-limit.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
+import { redactUrl } from '../shared/index.ts';
 import { deliveriesPage } from './deliveries.ts';
 import { discrepanciesPage } from './discrepancies.ts';
 import { homePage, searchCatalog } from './home.ts';
@@ -41,6 +44,12 @@ export interface UiDeps {
 }
 
 const LAUNCH_PATH = '/getgameurl';
+/** The launch form's admin-token field, shown when the instance is exposed. */
+export const TOKEN_FIELD = 'admin_token';
+
+function formOf(c: Context<{ Variables: RawBodyVariables }>): URLSearchParams {
+  return new URLSearchParams(Buffer.from(c.get('rawBody')).toString('utf8'));
+}
 
 /**
  * The web UI (SPEC §6) on the API's port, server-rendered, with its scripts in `browser/` and no
@@ -64,6 +73,8 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     const opening = playerOpening(config.wallet, values.username);
     return opening === undefined ? values : { ...values, money: opening.balance.toFixed(2) };
   };
+  // Exposed, the form asks for the admin token (a plain form cannot send a header).
+  const tokenRequired = isExposed(config);
   const app = new Hono<{ Variables: RawBodyVariables }>();
   const html = (c: Context, body: string, status: ContentfulStatusCode = 200) => {
     c.header('Cache-Control', 'no-store');
@@ -97,7 +108,8 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
         provider: catalog.providerByCode.get(game.provider),
         values: defaults(),
         players,
-        webhookUrl: config.callbacks.webhookUrl,
+        webhookUrl: redactUrl(config.callbacks.webhookUrl),
+        tokenRequired,
       }),
     );
   });
@@ -108,53 +120,73 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     publicUrl: config.publicUrl,
     alsoAccept: ['application/x-www-form-urlencoded'],
   });
-  app.post('/ui/launch', sameOrigin, readRawBody(config.limits.bodyBytes), async (c) => {
-    const contentType = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-    if (contentType !== 'application/x-www-form-urlencoded') {
-      return html(
-        c,
-        messagePage(
-          'Not a form',
-          `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`,
-          'games',
-        ),
-        415,
-      );
-    }
-    const values = readLaunchForm(new URLSearchParams(Buffer.from(c.get('rawBody')).toString('utf8')));
-    const game = findGame(catalog, values.gameId);
-    if (!game) return unknownGame(c, values.gameId);
-
-    const body = JSON.stringify(launchRequestBody(values, `${deps.baseUrl(c)}/`));
-    const request = new Request(new URL(LAUNCH_PATH, c.req.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...internalAuthHeaders(config.auth, 'POST', LAUNCH_PATH, body, now()) },
-      body,
-    });
-    const response = await deps.api(request, c.env as object | undefined);
-    const answer = (await response.json().catch(() => undefined)) as
-      | { message?: string; msg?: string; errors?: FieldError[] }
-      | undefined;
-    if (response.status === 200) {
-      const launched = launchResponseSchema.safeParse(answer);
-      // Relative: the play page opens on whatever host the browser used for the form.
-      if (launched.success) return c.redirect(`/play/${encodeURIComponent(launched.data.payload.session_id)}`, 303);
-    }
-    const refused = {
-      game,
-      provider: catalog.providerByCode.get(game.provider),
-      values,
-      players,
-      webhookUrl: config.callbacks.webhookUrl,
-      errors: response.status === 400 ? (answer?.errors ?? []) : [],
-      ...(response.status === 400 && answer?.errors?.length
-        ? {}
-        : { problem: `POST ${LAUNCH_PATH} answered ${response.status}: ${answer?.message ?? answer?.msg ?? 'no explanation'}` }),
-    };
-    // The API's own 4xx (400, 401, 404, 429…) passes through; anything else is a bad gateway, never a 500.
-    const status = response.status >= 400 && response.status < 500 ? (response.status as ContentfulStatusCode) : 502;
-    return html(c, launchPage(refused), status);
+  // A launch sends signed callbacks: exposed, it needs the admin token (the form's field or a bearer header).
+  const credentials = credentialGuard({
+    host: config.host,
+    publicUrl: config.publicUrl,
+    token: config.admin.token,
+    require: 'when-exposed',
+    what: 'Launching from the UI',
+    tokenFrom: (c) => formOf(c).get(TOKEN_FIELD) ?? undefined,
   });
+  app.post(
+    '/ui/launch',
+    sameOrigin,
+    refuseAggmockCallbacks('The launch form'),
+    readRawBody(config.limits.bodyBytes),
+    credentials,
+    async (c) => {
+      const contentType = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      if (contentType !== 'application/x-www-form-urlencoded') {
+        return html(
+          c,
+          messagePage(
+            'Not a form',
+            `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`,
+            'games',
+          ),
+          415,
+        );
+      }
+      const values = readLaunchForm(formOf(c));
+      const game = findGame(catalog, values.gameId);
+      if (!game) return unknownGame(c, values.gameId);
+
+      const body = JSON.stringify(launchRequestBody(values, `${deps.baseUrl(c)}/`));
+      const request = new Request(new URL(LAUNCH_PATH, c.req.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...internalAuthHeaders(config.auth, 'POST', LAUNCH_PATH, body, now()) },
+        body,
+      });
+      // The UI's launches count against the visitor's address (`uiClient`, server-side only), not the API key real clients use.
+      const response = await deps.api(request, { ...(c.env as object | undefined), uiClient: clientAddress(c) });
+      const answer = (await response.json().catch(() => undefined)) as
+        | { message?: string; msg?: string; errors?: FieldError[] }
+        | undefined;
+      if (response.status === 200) {
+        const launched = launchResponseSchema.safeParse(answer);
+        // Relative: the play page opens on whatever host the browser used for the form.
+        if (launched.success) return c.redirect(`/play/${encodeURIComponent(launched.data.payload.session_id)}`, 303);
+      }
+      const refused = {
+        game,
+        provider: catalog.providerByCode.get(game.provider),
+        values,
+        players,
+        webhookUrl: redactUrl(config.callbacks.webhookUrl),
+        tokenRequired,
+        errors: response.status === 400 ? (answer?.errors ?? []) : [],
+        ...(response.status === 400 && answer?.errors?.length
+          ? {}
+          : {
+              problem: `POST ${LAUNCH_PATH} answered ${response.status}: ${answer?.message ?? answer?.msg ?? 'no explanation'}`,
+            }),
+      };
+      // The API's own 4xx (400, 401, 404, 429…) passes through; anything else is a bad gateway, never a 500.
+      const status = response.status >= 400 && response.status < 500 ? (response.status as ContentfulStatusCode) : 502;
+      return html(c, launchPage(refused), status);
+    },
+  );
 
   app.get('/ui/deliveries', (c) => html(c, deliveriesPage(config, players)));
   app.get('/ui/discrepancies', (c) => html(c, discrepanciesPage(config)));

@@ -73,7 +73,10 @@ export interface LaunchFormPage {
   errors?: readonly FieldError[];
   /** A problem that is not one field's (auth, rate limit). */
   problem?: string;
+  /** The configured webhook as anyone may see it (redacted: no query, no userinfo). */
   webhookUrl: string;
+  /** The instance is exposed: the form carries the admin token. */
+  tokenRequired?: boolean;
 }
 
 /** The launch form for one game: who plays, with what balance, where the callbacks go. */
@@ -127,6 +130,12 @@ ${summary}
 </div>
 <label class="field">Callback URL (optional)<input name="callback_url" type="url" value="${escapeHtml(values.callback_url)}" placeholder="${escapeHtml(p.webhookUrl)}" data-testid="field-callback_url"${invalid('callback_url')}>
 <span class="hint">Where this session's DEBIT and CREDIT go; empty means the configured webhook.</span>${note('callback_url')}</label>
+${
+  p.tokenRequired
+    ? `<label class="field">Admin token<input name="admin_token" type="password" autocomplete="off" required data-testid="field-admin_token">
+<span class="hint">This server is reachable from the network: launching sends signed callbacks, so it needs config admin.token (AGGMOCK_ADMIN_TOKEN).</span></label>`
+    : ''
+}
 <button type="submit" data-testid="launch-submit">Launch game</button>
 </form>
 </div>`;

@@ -59,11 +59,8 @@ export function messagePage(title: string, message: string, active?: NavKey): st
   });
 }
 
-/** The token prompt the admin pages share; hidden until a token is needed. */
-export const AUTH_PROMPT_HTML = `<section id="auth" class="panel banner bad" hidden data-testid="auth-prompt">
-<p id="auth-message" data-testid="auth-message"></p>
-<form id="auth-form" class="toolbar"><input id="auth-token" type="password" placeholder="admin token" aria-label="Admin token" autocomplete="off" data-testid="auth-token">
-<button type="submit">Use token</button></form></section>`;
+/** The token prompt the admin pages (and, exposed, the play page) share; hidden until a token is needed. */
+export { AUTH_PROMPT_HTML } from '../http/browser-scripts.ts';
 
 // The play page's palette: slate background, amber accent.
 const CSS = `

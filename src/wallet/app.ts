@@ -1,9 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AggmockConfig } from '../config/index.ts';
+import { type RawBodyVariables, readRawBody } from '../http/body.ts';
+import { ApiError } from '../http/errors.ts';
+import { credentialGuard, isExposed } from '../http/exposure.ts';
+import { hostCheck, sameOriginGuard } from '../http/same-origin.ts';
 import { encodeAmount } from '../money/index.ts';
 import type { Wire } from '../profiles/index.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import type { WalletBehaviour } from './behaviour.ts';
 import { type CallbackBodySchema, type ParsedCallback, parseCallbackBody, walletWire } from './events.ts';
 import type { WalletReply } from './replies.ts';
@@ -11,6 +16,8 @@ import { applyProviderState, parseProviderState, stateRequestSchema } from './st
 import type { WalletStore } from './store.ts';
 
 export const WEBHOOK_PATH = '/callback/webhook';
+
+const NOT_JSON = Symbol('not JSON');
 
 export interface WalletAppOptions {
   config: AggmockConfig;
@@ -20,6 +27,8 @@ export interface WalletAppOptions {
   testEndpoints: boolean;
   /** Unix seconds, for signature timestamps; injected by tests. */
   nowSeconds?: () => number;
+  /** The address the wallet binds (default 127.0.0.1): what its Host check and exposure rest on. */
+  bindHost?: string;
 }
 
 /**
@@ -36,10 +45,19 @@ export function createWalletApp(options: WalletAppOptions): Hono {
   };
   const app = new Hono();
 
+  const bindHost = options.bindHost ?? '127.0.0.1';
   app.get('/health', (c) => c.json({ status: 'ok' }));
 
+  // On loopback, only the loopback names reach it: a rebinding page (its own DNS name resolving to
+  // 127.0.0.1) cannot post callbacks signed with the public dev secret. A network binding is
+  // reached by whatever name the network uses (a container's service name), so no Host check there.
+  const foreignHost = isExposed({ host: bindHost }) ? () => undefined : hostCheck({ bindHost });
   app.post(
     WEBHOOK_PATH,
+    async (c, next) => {
+      const refusal = foreignHost(c.req.header('host') ?? new URL(c.req.url).host);
+      return refusal ? send(c, store.replies.reject('INVALID_REQUEST', refusal, { status: 403 })) : next();
+    },
     bodyLimit({
       maxSize: config.limits.bodyBytes,
       onError: (c) =>
@@ -48,14 +66,19 @@ export function createWalletApp(options: WalletAppOptions): Hono {
     async (c) => send(c, await receiveCallback(c, { config, schema, behaviour, store, nowSeconds: options.nowSeconds })),
   );
 
-  if (options.testEndpoints) mountTestEndpoints(app, store, wire);
+  if (options.testEndpoints) mountTestEndpoints(app, { store, wire, config, bindHost });
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
   app.onError((error, c) =>
-    c.json(
-      { error: 'INTERNAL_ERROR', message: `The wallet failed: ${error instanceof Error ? error.message : String(error)}` },
-      500,
-    ),
+    error instanceof ApiError
+      ? c.json(
+          { error: error.status === 401 || error.status === 403 ? 'FORBIDDEN' : 'INVALID_REQUEST', message: error.message },
+          error.status as 400,
+        )
+      : c.json(
+          { error: 'INTERNAL_ERROR', message: `The wallet failed: ${error instanceof Error ? error.message : String(error)}` },
+          500,
+        ),
   );
   return app;
 }
@@ -135,15 +158,26 @@ function send(c: Context, reply: WalletReply): Response {
   return c.json(reply.body, reply.status);
 }
 
-/** Provider states for Pact and a balance probe for `aggmock verify`. */
-function mountTestEndpoints(app: Hono, store: WalletStore, wire: Wire): void {
+/**
+ * Provider states for Pact and a balance probe for `aggmock verify`. They set any balance, so they
+ * take only same-origin JSON on one of the wallet's own names (no cross-site form, no rebinding),
+ * bounded by `limits.bodyBytes`; bound beyond loopback they also want the admin token.
+ */
+function mountTestEndpoints(app: Hono, deps: { store: WalletStore; wire: Wire; config: AggmockConfig; bindHost: string }): void {
+  const { store, wire, config, bindHost } = deps;
   const balanceOf = (playerId: string, minor: number) => encodeAmount(minor, wire.codec(store.currencyOf(playerId)));
+  const guards = [
+    sameOriginGuard({ bindHost }),
+    credentialGuard({ host: bindHost, token: config.admin.token, require: 'when-exposed', what: "The wallet's test endpoints" }),
+  ];
+  for (const path of ['/__state', '/__players/*']) app.use(path, ...guards);
 
-  app.post('/__state', async (c) => {
-    let json: unknown;
-    try {
-      json = await c.req.json();
-    } catch {
+  app.post('/__state', readRawBody(config.limits.bodyBytes) as MiddlewareHandler, async (c) => {
+    const json = parseJsonOr(
+      Buffer.from((c as unknown as Context<{ Variables: RawBodyVariables }>).get('rawBody')).toString('utf8'),
+      NOT_JSON,
+    );
+    if (json === NOT_JSON) {
       return c.json({ error: 'INVALID_REQUEST', message: 'Provider-state body must be JSON: {state, params?, action?}.' }, 400);
     }
     const request = stateRequestSchema.safeParse(json);

@@ -109,6 +109,8 @@ export interface CreateWalletOptions {
   faultOptions?: FaultOptions;
   /** Clock for signature timestamps and `created_at`; injected by tests. */
   now?: () => Date;
+  /** Default 127.0.0.1: a test wallet has no business listening on the network. */
+  host?: string;
 }
 
 export interface Wallet {
@@ -147,6 +149,7 @@ export function createWallet(options: CreateWalletOptions): Wallet {
     behaviour,
     testEndpoints: options.testEndpoints ?? config.wallet.testEndpoints,
     nowSeconds: () => Math.floor(now().getTime() / 1000),
+    ...(options.host === undefined ? {} : { bindHost: options.host }),
   });
   return { app, store, close: () => store.close() };
 }
@@ -154,8 +157,6 @@ export function createWallet(options: CreateWalletOptions): Wallet {
 export interface StartWalletOptions extends CreateWalletOptions {
   /** 0 picks a free port; the real one is reported. */
   port: number;
-  /** Default 127.0.0.1: a test wallet has no business listening on the network. */
-  host?: string;
 }
 
 export interface RunningWallet {

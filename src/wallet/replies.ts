@@ -7,7 +7,7 @@ import { type Wire, type WireReplyCode, writeReplyBody } from '../profiles/index
  */
 export type WalletReplyBody = Record<string, unknown>;
 
-export type WalletReplyStatus = 200 | 400 | 401 | 402 | 404 | 409 | 413 | 415 | 500;
+export type WalletReplyStatus = 200 | 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 500;
 
 /** What the wallet answers: the HTTP status and the JSON body, stored verbatim for idempotent replays. */
 export interface WalletReply {

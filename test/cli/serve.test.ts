@@ -18,6 +18,25 @@ describe('aggmock serve (a real process)', () => {
     }
   });
 
+  it('published at a public --public-url behind a proxy (loopback bind): warns, generates a token, and the admin API wants it', async () => {
+    const cli = runCli(['serve', '--port', '0', '--db', ':memory:', '--public-url', 'https://demo.example.test']);
+    try {
+      const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Press Ctrl-C to stop/);
+      expect(cli.stderr()).toContain('WARNING: aggmock is published at https://demo.example.test');
+      const token = /Admin token \(generated[^:]*: ([\w-]+)/.exec(cli.stderr())?.[1];
+      expect(token).toMatch(/^[\w-]{32}$/);
+      // The proxy forwards the public name as Host.
+      const anonymous = await fetch(`${url}/__admin/ledger`, { headers: { host: 'demo.example.test' } });
+      expect(anonymous.status).toBe(401);
+      const authorized = await fetch(`${url}/__admin/ledger`, {
+        headers: { host: 'demo.example.test', authorization: `Bearer ${token}` },
+      });
+      expect(authorized.status).toBe(200);
+    } finally {
+      expect(await cli.stop('SIGINT')).toBe(0);
+    }
+  });
+
   it('exits 2 naming the key, value and expectation for a bad config value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-cli-'));
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ callbacks: { concurrency: 0 } }));

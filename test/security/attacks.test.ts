@@ -450,7 +450,15 @@ describe('cross-site requests that carry no Origin', () => {
 describe('DNS rebinding against a wildcard binding (host 0.0.0.0)', () => {
   const overrides: AggmockConfigInput = { host: '0.0.0.0', admin: { token: 't' } };
   const { app, catalog, sessions } = testApp(overrides);
-  const form = () => new URLSearchParams({ gameId: catalog.games[0]!.id, username: 'p1', money: '10', platform: '1' }).toString();
+  // Exposed (0.0.0.0): the form carries the admin token.
+  const form = () =>
+    new URLSearchParams({
+      gameId: catalog.games[0]!.id,
+      username: 'p1',
+      money: '10',
+      platform: '1',
+      admin_token: 't',
+    }).toString();
   const launchFrom = (host: string) =>
     app.request(`http://${host}/ui/launch`, {
       method: 'POST',

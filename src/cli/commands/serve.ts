@@ -95,7 +95,8 @@ export function shown(value: string, devDefault: string): string {
   return value === devDefault ? value : `${'*'.repeat(8)} (${value.length} characters, masked)`;
 }
 
-function shownSecret(signing: SigningConfig): string {
+/** The signing secret as a banner prints it (the dev default in full, in the scheme's own form; any other masked). */
+export function shownSecret(signing: SigningConfig): string {
   const secret = signing.secrets[0] ?? '';
   if (secret !== DEV_SECRET) return shown(secret, DEV_SECRET);
   return signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;

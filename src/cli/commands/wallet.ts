@@ -1,12 +1,12 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, playerOpening } from '../../config/index.ts';
+import { type AggmockConfig, DEV_API_KEY, playerOpening } from '../../config/index.ts';
+import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
 import { wireOf } from '../../profiles/index.ts';
-import { toWhsec } from '../../signing/index.ts';
 import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
-import { onShutdown } from './serve.ts';
+import { onShutdown, shown, shownSecret } from './serve.ts';
 
 interface WalletFlags extends ServerFlags {
   fault?: WalletFault;
@@ -44,6 +44,8 @@ export function registerWalletCommand(program: Command): void {
         exitWithUsageError(error);
       }
       checkDbPaths([walletDbPath(config.db)]);
+      const testEndpoints = flags.testEndpoints ?? config.wallet.testEndpoints;
+      process.stderr.write(walletExposureWarning(config, testEndpoints));
       const started = config;
       const wallet = await listenOrExit(
         () =>
@@ -53,7 +55,7 @@ export function registerWalletCommand(program: Command): void {
             port: started.wallet.port,
             host: started.host,
             ...(flags.fault ? { fault: flags.fault } : {}),
-            testEndpoints: flags.testEndpoints ?? started.wallet.testEndpoints,
+            testEndpoints,
             faultOptions: {
               ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
               ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
@@ -66,7 +68,7 @@ export function registerWalletCommand(program: Command): void {
     });
 }
 
-function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: WalletFlags): string {
+export function walletReadyMessage(config: AggmockConfig, webhookUrl: string, flags: WalletFlags): string {
   const players = Object.keys(config.wallet.players);
   const shown = players
     .slice(0, 4)
@@ -97,12 +99,27 @@ function authLine(config: AggmockConfig): string {
   const wire = wireOf(config.callbacks);
   if (wire.signingScheme === 'none') {
     return wire.carries('apiKey')
-      ? `  api key     ${wire.apiKey} in the body (profile ${wire.name}, no signature)`
+      ? `  api key     ${shown(wire.apiKey, DEV_API_KEY)} in the body (profile ${wire.name}, no signature)`
       : `  signatures  none (profile ${wire.name})`;
   }
-  const secret = config.callbacks.signing.secrets[0] ?? '';
-  const shown = wire.signingScheme === 'standard-webhooks' ? toWhsec(secret) : secret;
-  return `  signatures  ${wire.signingScheme} with secret ${shown}`;
+  return `  signatures  ${wire.signingScheme} with secret ${shownSecret(config.callbacks.signing)}`;
+}
+
+/** Bound beyond loopback: anyone on the network can send it callbacks, and its test endpoints want the admin token. */
+function walletExposureWarning(config: AggmockConfig, testEndpoints: boolean): string {
+  const exposed = exposureOf({ host: config.host });
+  if (exposed === undefined) return '';
+  return [
+    `WARNING: the reference wallet is ${exposed}: anyone on this network can send it callbacks.`,
+    ...(testEndpoints
+      ? [
+          config.admin.token
+            ? '         Its test endpoints (/__state, /__players) need "Authorization: Bearer <admin.token>".'
+            : '         Its test endpoints (/__state, /__players) are refused: set admin.token (AGGMOCK_ADMIN_TOKEN) to use them.',
+        ]
+      : []),
+    '',
+  ].join('\n');
 }
 
 function positiveNumber(flag: string, value: string): number {
