@@ -20,7 +20,7 @@ import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
-import { CheckContext } from './context.ts';
+import { type BalanceProbe, CheckContext } from './context.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -38,6 +38,8 @@ export interface PactRunnerInput {
   /** Transaction ids of interactions that must arrive signed with a wrong secret. */
   wrongSecretTransactionIds: string[];
   timeoutMs: number;
+  /** Players mode: how balances are read (the preflight's choice). */
+  balanceProbe?: BalanceProbe;
   resultFile: string;
 }
 
@@ -198,6 +200,7 @@ export function stateHandlersFor(stateNames: readonly string[], input: Omit<Pact
       concurrency: 2,
       // Its own id space: this process counts transaction ids from 1 again.
       runId: `${input.runId}-pact`,
+      ...(input.balanceProbe === undefined ? {} : { balanceProbe: input.balanceProbe }),
     },
     'pact-states',
   );
