@@ -9,8 +9,8 @@ import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/in
 import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import type { BalanceProbe } from './context.ts';
-import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
+import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
 
 /** The outcome of one contract interaction replayed against the webhook. */
 export interface PactInteractionResult {

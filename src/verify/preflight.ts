@@ -61,9 +61,20 @@ export function blockedBy(cause: FirstCause | undefined, needs: readonly Prerequ
   return cause !== undefined && (cause.blocks === 'answers' || needs.includes(cause.blocks));
 }
 
+/** A first cause in two or three words, for the rows it blocks (the whole story is told once, above them). */
+const CAUSE_LABELS: Record<CauseKind, string> = {
+  down: 'the wallet is down',
+  timeout: 'no answer within --timeout',
+  signature: 'signature refused',
+  'unknown-player': 'unknown player',
+  currency: 'wrong currency',
+  'state-url': 'state URL failed',
+  balance: 'balance unreadable',
+};
+
 /** The reason a blocked result shows: short, pointing at the one place the cause is explained. */
 export function blockedReason(cause: FirstCause): string {
-  return `blocked by the first cause: ${cause.summary}`;
+  return `blocked by the first cause (${CAUSE_LABELS[cause.kind]}): see FIRST CAUSE`;
 }
 
 /**
@@ -248,9 +259,7 @@ function neutralProbeFinding(
 ): ProbeFinding {
   const rollback = ctx.wire.hasRollback;
   const probe = rollback ? 'a ROLLBACK of a transaction the wallet never saw (claiming 0.01)' : 'a CREDIT of 0';
-  const rule = rollback
-    ? 'a ROLLBACK of an unknown transaction must move no money'
-    : 'a CREDIT of 0 must move no money';
+  const rule = rollback ? 'a ROLLBACK of an unknown transaction must move no money' : 'a CREDIT of 0 must move no money';
   return {
     checkId: rollback ? 'rollback-unknown' : 'zero-amount',
     reason:
