@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { checksFor, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
+import { checksFor, type ResultEntry, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -33,7 +33,7 @@ export function verifyWallet(wallet: RunningWallet, mode: Mode, extra: Partial<R
   });
 }
 
-export function idsWith(outcome: VerifyOutcome, status: 'pass' | 'fail' | 'skip'): string[] {
+export function idsWith(outcome: VerifyOutcome, status: ResultEntry['status']): string[] {
   return (outcome.report?.results ?? []).filter((r) => r.status === status).map((r) => r.id);
 }
 
@@ -47,11 +47,17 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
 /** The ids of the stateful checks that exist on the default wire, in report order. */
 export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);
 
-/** Soft-asserts that a verify run passed: no failed check, nothing failed in the summary, exit code 0; the failures in the message. */
+/**
+ * Soft-asserts that a verify run passed: no first cause, no failed or blocked check, exit code 0;
+ * the failures (or the first cause) in the message.
+ */
 export function expectPassed(outcome: VerifyOutcome, what: string): void {
   const failed = failures(outcome);
-  const why = `${what}: ${outcome.error ?? JSON.stringify(failed, null, 2)}`;
+  const cause = outcome.report?.firstCause;
+  const why = `${what}: ${outcome.error ?? (cause ? `first cause: ${cause.summary}: ${cause.fix}` : JSON.stringify(failed, null, 2))}`;
+  expect.soft(cause, why).toBeUndefined();
   expect.soft(failed, why).toEqual({});
   expect.soft(outcome.report?.summary.failed, why).toBe(0);
+  expect.soft(outcome.report?.summary.blocked, why).toBe(0);
   expect.soft(outcome.exitCode, why).toBe(0);
 }
