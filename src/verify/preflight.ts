@@ -14,7 +14,7 @@
 import { formatMinor } from '../money/index.ts';
 import type { WireReplyCode } from '../profiles/index.ts';
 import { type Exchange, readReply } from './client.ts';
-import { type BalanceProbe, CheckContext, CheckFailure, type CheckSettings } from './context.ts';
+import { type BalanceProbe, CheckContext, CheckFailure, type CheckSettings, isFinal } from './context.ts';
 
 /**
  * What a check or contract interaction needs of the wallet. Every one needs it to 'answer' (in
@@ -91,11 +91,13 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   const findings: ProbeFinding[] = [];
   const [main, ...others] = settings.players as [string, ...string[]];
   const first = await readOnce(ctx, main, 'player', true);
+  if (first === null) return { findings, balanceProbe: probeOf(settings) };
   if (typeof first !== 'number') return { cause: first, findings, balanceProbe: probeOf(settings) };
 
   // The same read again: a probe that moves money shows as a balance that moved in between.
   const probe = ctx.lastProbe ?? probeOf(settings);
   const second = await readOnce(ctx, main, 'player', false);
+  if (second === null) return { findings, balanceProbe: probeOf(settings) };
   if (typeof second !== 'number') return { cause: second, findings, balanceProbe: probeOf(settings) };
   let balanceProbe = probeOf(settings);
   if (second !== first) {
@@ -110,6 +112,7 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
       const restored = (await ctx.restoreStartBalances()).every((r) => r.restored);
       const third = await readOnce(ctx, main, 'player', false);
       const fourth = typeof third === 'number' ? await readOnce(ctx, main, 'player', false) : third;
+      if (fourth === null || third === null) return { findings, balanceProbe };
       if (typeof fourth !== 'number') return { cause: fourth, findings, balanceProbe };
       if (!restored || third !== fourth) return { cause: noNeutralProbe(ctx, main, exchanges), findings, balanceProbe };
     } else {
@@ -118,7 +121,7 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   }
   for (const other of others) {
     const read = await readOnce(ctx, other, 'second-player', true);
-    if (typeof read !== 'number') return { cause: read, findings, balanceProbe };
+    if (read !== null && typeof read !== 'number') return { cause: read, findings, balanceProbe };
   }
   return { findings, balanceProbe };
 }
@@ -127,13 +130,17 @@ function probeOf(settings: CheckSettings): BalanceProbe {
   return settings.balanceProbe ?? 'neutral';
 }
 
-/** One balance read of `playerId` (set up first through a state URL when `setUp`): the balance, or the first cause it ran into. */
+/**
+ * One balance read of `playerId` (set up first through a state URL when `setUp`): the balance, the
+ * first cause it ran into, or null when it failed on answers aggmock would retry (5xx, garbage): a
+ * wallet that errs like that errs in the checks too, and they say so each with its own requests.
+ */
 async function readOnce(
   ctx: CheckContext,
   playerId: string,
   prerequisite: Prerequisite,
   setUp: boolean,
-): Promise<number | FirstCause> {
+): Promise<number | FirstCause | null> {
   const from = ctx.client.exchanges.length;
   let balance: number | undefined;
   let failure: string | undefined;
@@ -161,6 +168,7 @@ async function readOnce(
   }
   const cause = classify(ctx, sent, playerId, prerequisite);
   if (cause) return cause;
+  if (failure !== undefined && sent.some((x) => !isFinal(readReply(x, ctx.settings.callbacks)))) return null;
   if (failure !== undefined || balance === undefined) {
     return {
       kind: 'balance',
