@@ -13,7 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
 import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { config, DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
+import {
+  config,
+  DEFAULT_CHECK_IDS,
+  failures,
+  idsWith,
+  startReferenceWallet,
+  stopsAnsweringAfter,
+  verifyWallet,
+} from './helpers.ts';
 
 /** Every contract interaction and stateful check on the default wire. */
 const TOTAL = CONTRACT_INTERACTIONS.length + DEFAULT_CHECK_IDS.length;
@@ -291,4 +299,32 @@ describe('a wallet that is down, silent or slow: one cause, everything blocked, 
       await wallet.close();
     }
   });
+
+  it('a wallet that stops answering after the preflight: the contracts wait out one timeout, not one each', async () => {
+    const wallet = await startReferenceWallet();
+    // The preflight reads p1 twice and p2 once: three answered callbacks, then silence.
+    const front = await stopsAnsweringAfter(wallet, 3);
+    try {
+      const timeoutMs = 3_000;
+      const outcome = await runVerify({
+        webhookUrl: front.url,
+        players: ['p1', 'p2'],
+        timeoutMs,
+        only: ['pact'],
+        reportDir: false,
+      });
+      expect(outcome.exitCode).toBe(1);
+      const results = outcome.report?.results ?? [];
+      expect(results.filter((r) => r.status === 'fail')).toHaveLength(CONTRACT_INTERACTIONS.length);
+      const notSent = results.filter((r) =>
+        /stopped answering \(no answer within 3000 ms, --timeout\) earlier in this run/.test(r.reason ?? ''),
+      );
+      expect(notSent.length).toBeGreaterThanOrEqual(CONTRACT_INTERACTIONS.length - 1);
+      // Only the interaction that met the silence waited for it.
+      expect(results.filter((r) => r.durationMs >= timeoutMs).length).toBeLessThanOrEqual(1);
+    } finally {
+      await front.close();
+      await wallet.close();
+    }
+  }, 60_000);
 });
