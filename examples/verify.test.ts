@@ -22,11 +22,17 @@ describe('our wallet webhook', () => {
       secrets: ['aggmock-dev-secret'], // the secret your webhook verifies with
       reportDir: false, // or 'reports/verify' for junit.xml, report.json and report.html
     });
-    const failures = (report?.results ?? [])
-      .filter((r) => r.status === 'fail')
-      .map((r) => `${r.id}: ${r.reason}\n  rule: ${r.rule}\n  fix: ${r.hint ?? '-'}`);
+    // A first cause (wallet down, signature refused, unknown player…) blocks the checks that need it: fix it first.
+    const cause = report?.firstCause;
+    const failures = [
+      ...(cause ? [`first cause: ${cause.summary}\n  fix: ${cause.fix}`] : []),
+      ...(report?.results ?? [])
+        .filter((r) => r.status === 'fail')
+        .map((r) => `${r.id}: ${r.reason}\n  rule: ${r.rule}\n  fix: ${r.hint ?? '-'}`),
+    ];
     expect(failures, failures.join('\n')).toEqual([]);
     expect(report?.summary.failed).toBe(0);
+    expect(report?.summary.blocked).toBe(0);
     expect(exitCode).toBe(0);
   }, 60_000);
 });

@@ -46,7 +46,16 @@ export interface CheckSettings {
   concurrency: number;
   /** Prefix of every transactionId this run sends: `verify-<runId>-<n>`. */
   runId: string;
+  /** How balances are read (see CheckContext.readBalance); the preflight switches away from a probe that moves money. Default 'neutral'. */
+  balanceProbe?: BalanceProbe;
 }
+
+/**
+ * How verify reads a balance through the webhook. 'neutral': a ROLLBACK of a transaction the
+ * wallet never saw (a CREDIT of 0 on a wire without ROLLBACK), falling back to 'round-trip' when
+ * its reply carries no balance. 'round-trip': a DEBIT of 0.01 and its reversal.
+ */
+export type BalanceProbe = 'neutral' | 'round-trip';
 
 /** A reply that settles the question (acceptance or rejection), not one aggmock would retry. */
 export function isFinal(reply: ReadReply): boolean {
@@ -73,6 +82,8 @@ export class CheckContext {
   private readonly afterCleanups: (() => Promise<void>)[] = [];
   /** Players mode: the balance each player had when the check first read it, to restore afterwards. */
   private readonly startBalances = new Map<string, number>();
+  /** The probe the last successful readBalance used: which rule it relied on, if it moved money. */
+  lastProbe: BalanceProbe | undefined;
 
   constructor(
     readonly settings: CheckSettings,
@@ -168,6 +179,11 @@ export class CheckContext {
       outcomes.push(outcome);
     }
     return outcomes;
+  }
+
+  /** Players mode: the balance to put `playerId` back at afterwards, when a probe moved money before it could be read. */
+  restoreTo(playerId: string, balanceMinor: number): void {
+    this.startBalances.set(playerId, balanceMinor);
   }
 
   /** A player id no wallet knows: `verify-ghost-<runId>-<n>`. */
@@ -309,19 +325,39 @@ export class CheckContext {
    * Reads a player's balance through the webhook itself, moving no money: a ROLLBACK of a
    * transaction the wallet never saw. Whatever the wallet answers it with (an acknowledgement,
    * `TRANSACTION_NOT_FOUND`, 2xx or 4xx), any `balance` in the reply is read. Only when the reply
-   * carries none: a DEBIT of 0.01 and its ROLLBACK. And when that DEBIT is refused for want of
+   * carries none, or the preflight found that probe moving money (settings.balanceProbe
+   * 'round-trip'): a DEBIT of 0.01 and its ROLLBACK. And when that DEBIT is refused for want of
    * funds without a balance (the balance is 0.00, and the wallet's refusals carry none): a CREDIT
-   * of 0.01, taken straight back with a DEBIT of 0.01.
+   * of 0.01, taken straight back with a DEBIT of 0.01. A request with no answer at all ends the
+   * read at once: another would only wait out --timeout again.
    */
   async readBalance(playerId: string): Promise<number> {
-    const probe = this.wire.hasRollback
-      ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
-      : await this.credit('balance read: CREDIT of 0 (moves no money)', playerId, 0);
-    if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) return probe.reply.balanceMinor;
+    const attempts: Step[] = [];
+    const tried: string[] = [];
+    const unanswered = (step: Step) => {
+      if (!step.exchange.response) {
+        fail(`could not read the balance of player ${playerId}: ${tried.at(-1)} got ${describeOutcome(step.exchange)}`);
+      }
+    };
+    if ((this.settings.balanceProbe ?? 'neutral') === 'neutral') {
+      const probe = this.wire.hasRollback
+        ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
+        : await this.credit('balance read: CREDIT of 0 (moves no money)', playerId, 0);
+      attempts.push(probe);
+      tried.push(this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0');
+      unanswered(probe);
+      if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) {
+        this.lastProbe = 'neutral';
+        return probe.reply.balanceMinor;
+      }
+    }
+    this.lastProbe = 'round-trip';
     const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
+    attempts.push(debit);
+    tried.push('a DEBIT of 0.01');
+    unanswered(debit);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
-    const attempts = [probe, debit];
     if (debit.reply.accepted && debit.reply.balanceMinor !== undefined) {
       const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);
       if (!back.reply.accepted)
@@ -333,6 +369,7 @@ export class CheckContext {
     if (this.isRejection(debit, 'INSUFFICIENT_FUNDS')) {
       const credit = await this.credit('balance read: CREDIT 0.01 (a DEBIT of 0.01 was refused for want of funds)', playerId, 1);
       attempts.push(credit);
+      tried.push('a CREDIT of 0.01');
       if (credit.reply.accepted && credit.reply.balanceMinor !== undefined) {
         const back = await this.debit('balance read: take that CREDIT 0.01 back', playerId, 1);
         if (!back.reply.accepted)
@@ -340,11 +377,6 @@ export class CheckContext {
         return credit.reply.balanceMinor - 1;
       }
     }
-    const tried = [
-      this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0',
-      'a DEBIT of 0.01',
-      'a CREDIT of 0.01',
-    ];
     fail(
       `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${this.wire.currency}, the currency verify writes amounts in?): ` +
         `${attempts.map((step, i) => `${tried[i]} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +

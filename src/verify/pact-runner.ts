@@ -20,7 +20,7 @@ import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
-import { CheckContext } from './context.ts';
+import { type BalanceProbe, CheckContext } from './context.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -38,6 +38,8 @@ export interface PactRunnerInput {
   /** Transaction ids of interactions that must arrive signed with a wrong secret. */
   wrongSecretTransactionIds: string[];
   timeoutMs: number;
+  /** Players mode: how balances are read (the preflight's choice). */
+  balanceProbe?: BalanceProbe;
   resultFile: string;
 }
 
@@ -73,6 +75,24 @@ interface RunState {
   playerMap: Map<string, string>;
   /** Players mode: balances read while setting states up, minor units. */
   balances: Map<string, number>;
+  /**
+   * Set once the webhook is seen not to answer within --timeout (a state's request timed out, or the
+   * Verifier gave up on a forwarded request): the rest is answered at once with this reason instead
+   * of each waiting the timeout out again.
+   */
+  silent?: string;
+}
+
+/** Whether the webhook went silent: a forwarded request that never got its reply. */
+function noticeSilence(run: RunState, timeoutMs: number): string | undefined {
+  if (run.silent === undefined && Object.values(run.exchanges).some((e) => e.response === undefined)) {
+    run.silent = silenceReason(timeoutMs);
+  }
+  return run.silent;
+}
+
+function silenceReason(timeoutMs: number): string {
+  return `not sent: the webhook stopped answering (no answer within ${timeoutMs} ms, --timeout) earlier in this run`;
 }
 
 /** Players mode: the id a contract's transaction id gets in this run, so a persistent wallet never sees it twice. */
@@ -97,6 +117,12 @@ export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run:
   return (req: FilterRequest, res: ServerResponse, next: () => void) => {
     if (req.path !== CONTRACT_WEBHOOK_PATH) {
       next();
+      return;
+    }
+    const silent = noticeSilence(run, input.timeoutMs);
+    if (silent !== undefined) {
+      res.writeHead(504, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message: silent }));
       return;
     }
     let body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? {});
@@ -198,6 +224,7 @@ export function stateHandlersFor(stateNames: readonly string[], input: Omit<Pact
       concurrency: 2,
       // Its own id space: this process counts transaction ids from 1 again.
       runId: `${input.runId}-pact`,
+      ...(input.balanceProbe === undefined ? {} : { balanceProbe: input.balanceProbe }),
     },
     'pact-states',
   );
@@ -205,9 +232,12 @@ export function stateHandlersFor(stateNames: readonly string[], input: Omit<Pact
   for (const name of stateNames) {
     handlers[name] = async (params) => {
       try {
+        const silent = input.stateUrl === undefined ? noticeSilence(run, input.timeoutMs) : undefined;
+        if (silent !== undefined) throw new Error(silent);
         if (input.stateUrl !== undefined) await postState(input.stateUrl, name, params, input.timeoutMs);
         else await realiseState(ctx, name, (params ?? {}) as Record<string, unknown>, input, run);
       } catch (error) {
+        if (ctx.client.exchanges.at(-1)?.timedOut) run.silent ??= silenceReason(input.timeoutMs);
         run.stateErrors[name] = error instanceof Error ? error.message : String(error);
         throw error;
       }

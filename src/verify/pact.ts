@@ -8,7 +8,9 @@ import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
+import type { BalanceProbe } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
+import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
 
 /** The outcome of one contract interaction replayed against the webhook. */
 export interface PactInteractionResult {
@@ -16,7 +18,7 @@ export interface PactInteractionResult {
   id: string;
   description: string;
   rule: string;
-  status: 'pass' | 'fail' | 'skip';
+  status: 'pass' | 'fail' | 'skip' | 'blocked';
   reason?: string;
   durationMs: number;
   /** The provider states it needed. */
@@ -53,6 +55,20 @@ export function pactIdOf(description: string): string {
   );
 }
 
+/**
+ * What an interaction needs of the wallet (see preflight.ts), from its definition: aggmock's
+ * signature accepted unless it is signed wrong on purpose, the main player unless its states
+ * name none but absent ones. One not defined here (a custom pact file) needs everything.
+ */
+export function pactNeeds(description: string): readonly Prerequisite[] {
+  const known = CONTRACT_INTERACTIONS.find((i) => i.description === description);
+  if (!known) return DEFAULT_NEEDS;
+  const needs: Prerequisite[] = ['answers'];
+  if (known.signature === 'valid') needs.push('signature');
+  if (known.states.some((s) => !/ does not exist$/.test(s.name))) needs.push('player');
+  return needs;
+}
+
 /** Ids of the interactions in a pact file, in file order. */
 export function pactInteractionIds(pactFile: string): string[] {
   return readPact(pactFile).interactions.map((i) => pactIdOf(i.description));
@@ -73,6 +89,10 @@ export interface VerifyPactsOptions {
   timeoutMs: number;
   /** Interaction ids to run (`pact:<id>`); the rest are reported as skipped. */
   selected: (id: string) => boolean;
+  /** Why an interaction is blocked by the run's first cause (not run), given what it needs; undefined: run it. */
+  blocked?: (needs: readonly Prerequisite[]) => string | undefined;
+  /** How balances are read in players mode (the preflight's choice). */
+  balanceProbe?: BalanceProbe;
 }
 
 /**
@@ -100,8 +120,12 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
     };
     results.set(interaction.description, result);
     if (known?.hint !== undefined) result.hint = known.hint;
+    const blocked = options.blocked?.(pactNeeds(interaction.description));
     if (!options.selected(id)) {
       result.reason = 'not selected (--only/--skip)';
+    } else if (blocked !== undefined) {
+      result.status = 'blocked';
+      result.reason = blocked;
     } else {
       runnable.push(interaction);
     }
@@ -124,6 +148,7 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       callbacks: options.callbacks,
       wrongSecretTransactionIds: wrongSecretIds(runnable),
       timeoutMs: options.timeoutMs,
+      ...(options.balanceProbe === undefined ? {} : { balanceProbe: options.balanceProbe }),
       resultFile: join(dir, 'result.json'),
     };
     const output = await runChild(input);

@@ -1,6 +1,6 @@
 /**
  * How `aggmock verify` was asked to run, checked before anything is sent: the options, their
- * defaults, the selection of checks (--only/--skip), and the webhook and state URL answering at all.
+ * defaults, the selection of checks (--only/--skip), and the state URL answering at all.
  * A problem here is a usage error (exit 2), never a failed check.
  */
 
@@ -55,7 +55,7 @@ export interface RunVerifyOptions {
   color?: boolean;
 }
 
-/** A problem with how verify was called (bad flag, unknown check id, unreachable URL): exit 2. */
+/** A problem with how verify was called (bad flag, unknown check id, unreachable state URL): exit 2. */
 export class VerifyUsageError extends Error {
   override readonly name = 'VerifyUsageError';
 }
@@ -110,7 +110,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   const checkIds = [...CHECK_IDS];
   const selected = selection(options.only, options.skip, pactIds, checkIds);
 
-  await reachable(webhookUrl, timeoutMs, 'the webhook');
+  // The webhook is not probed here: a wallet that is down or silent is the preflight's first cause (exit 1, with reports).
   if (stateUrl !== undefined) await reachable(stateUrl, timeoutMs, 'the state URL');
 
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;

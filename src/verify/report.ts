@@ -2,8 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { escapeHtml } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
+import type { FirstCause } from './preflight.ts';
 
-export type ResultStatus = 'pass' | 'fail' | 'skip';
+/** `blocked`: not run, because the first cause (the preflight's finding) makes its verdict meaningless. */
+export type ResultStatus = 'pass' | 'fail' | 'skip' | 'blocked';
 
 /** One line of the report: a pact interaction or a stateful check. */
 export interface ResultEntry {
@@ -14,7 +16,7 @@ export interface ResultEntry {
   hint?: string;
   status: ResultStatus;
   durationMs: number;
-  /** Why it failed or was skipped. */
+  /** Why it failed, was skipped or is blocked. */
   reason?: string;
   notes: string[];
   /** Every request and reply of a check, in order. */
@@ -38,7 +40,9 @@ export interface VerifyReport {
   runId: string;
   startedAt: string;
   durationMs: number;
-  summary: { total: number; passed: number; failed: number; skipped: number };
+  summary: { total: number; passed: number; failed: number; skipped: number; blocked: number };
+  /** What the preflight found wrong before the checks (wallet down, signature refused…); the blocked results depend on it. */
+  firstCause?: FirstCause;
   notices: string[];
   results: ResultEntry[];
 }
@@ -55,7 +59,18 @@ export function summarise(results: readonly ResultEntry[]): VerifyReport['summar
     passed: results.filter((r) => r.status === 'pass').length,
     failed: results.filter((r) => r.status === 'fail').length,
     skipped: results.filter((r) => r.status === 'skip').length,
+    blocked: results.filter((r) => r.status === 'blocked').length,
   };
+}
+
+/** Whether the run passed: nothing failed, nothing blocked, no first cause. */
+export function passed(report: Pick<VerifyReport, 'summary' | 'firstCause'>): boolean {
+  return report.firstCause === undefined && report.summary.failed === 0 && report.summary.blocked === 0;
+}
+
+/** The first cause in one line: what happened, then how to fix it. */
+export function firstCauseLine(cause: FirstCause): string {
+  return `${cause.summary}: ${cause.fix}`;
 }
 
 /** Writes junit.xml, report.json and report.html into `dir` (created if missing). */
@@ -71,7 +86,9 @@ export function writeReports(report: VerifyReport, dir: string): ReportFiles {
 
 // ---- console ----
 
-const COLUMNS = { id: 28, result: 6, time: 9 };
+const COLUMNS = { id: 28, result: 7, time: 9 };
+/** ANSI colours of the console table's RESULT column. */
+const COLOURS: Record<ResultStatus, number> = { pass: 32, fail: 31, skip: 33, blocked: 35 };
 
 export function tableHeader(): string {
   return `${'CHECK'.padEnd(COLUMNS.id)} ${'RESULT'.padEnd(COLUMNS.result)} ${'TIME'.padStart(COLUMNS.time)}  REASON\n`;
@@ -81,17 +98,29 @@ export function tableHeader(): string {
 export function tableRow(entry: ResultEntry, color = false): string {
   const label = entry.status.toUpperCase();
   const painted = color
-    ? `\u001b[${entry.status === 'pass' ? 32 : entry.status === 'fail' ? 31 : 33}m${label.padEnd(COLUMNS.result)}\u001b[0m`
+    ? `\u001b[${COLOURS[entry.status]}m${label.padEnd(COLUMNS.result)}\u001b[0m`
     : label.padEnd(COLUMNS.result);
   const time = `${entry.durationMs < 10 ? entry.durationMs.toFixed(1) : Math.round(entry.durationMs)} ms`;
   const reason = entry.reason ? oneLine(entry.reason, 160) : '';
   return `${entry.id.padEnd(COLUMNS.id)} ${painted} ${time.padStart(COLUMNS.time)}  ${reason}\n`;
 }
 
+/** The first cause, said once before the table: what happened and how to fix it. */
+export function firstCauseBlock(cause: FirstCause): string {
+  return `FIRST CAUSE: ${cause.summary}.\n  Fix: ${cause.fix}\n  The checks that depend on it are BLOCKED (not run); the others still ran.\n\n`;
+}
+
 export function summaryLine(report: VerifyReport): string {
   const s = report.summary;
-  const verdict = s.failed > 0 ? 'FAILED' : 'PASSED';
-  return `\n${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
+  const verdict = passed(report) ? 'PASSED' : 'FAILED';
+  // Blocked results are named only when there are some, so a clean run reads as it always did.
+  const blocked =
+    report.firstCause !== undefined
+      ? `, ${s.blocked} blocked by the first cause above,`
+      : s.blocked > 0
+        ? `, ${s.blocked} blocked,`
+        : '';
+  return `\n${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${blocked} of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
 }
 
 function oneLine(text: string, max: number): string {
@@ -113,7 +142,12 @@ function xml(text: string): string {
   );
 }
 
-/** JUnit XML: one testsuite per kind, one testcase per interaction and check. */
+/**
+ * JUnit XML: one testsuite per kind, one testcase per interaction and check. A first cause is one
+ * testcase of its own suite with an <error> (the run could not judge the wallet: not an assertion
+ * that failed); the results it blocks are <skipped message="blocked by …"/>, so a CI page shows
+ * one red line naming the cause instead of dozens of failures that all repeat it.
+ */
 export function junitXml(report: VerifyReport): string {
   const suites = (['pact', 'check'] as const).map((kind) => {
     const entries = report.results.filter((r) => r.kind === kind);
@@ -125,32 +159,52 @@ export function junitXml(report: VerifyReport): string {
       const body =
         e.status === 'fail'
           ? `\n      <failure message="${xml(oneLine(e.reason ?? 'failed', 500))}" type="${kind === 'pact' ? 'ContractMismatch' : 'RuleBroken'}">${xml(failureText(e))}</failure>\n    `
-          : e.status === 'skip'
-            ? `\n      <skipped message="${xml(e.reason ?? 'skipped')}"/>\n    `
+          : e.status === 'skip' || e.status === 'blocked'
+            ? `\n      <skipped message="${xml(e.reason ?? e.status)}"/>\n    `
             : '';
       return `${open}${body}</testcase>`;
     });
     return (
-      `  <testsuite name="${xml(name)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped}" time="${seconds}" timestamp="${xml(report.startedAt)}">\n` +
+      `  <testsuite name="${xml(name)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped + s.blocked}" time="${seconds}" timestamp="${xml(report.startedAt)}">\n` +
       `${cases.join('\n')}\n  </testsuite>`
     );
   });
+  const cause = report.firstCause;
+  if (cause) {
+    suites.unshift(
+      `  <testsuite name="aggmock verify: preflight" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xml(report.startedAt)}">\n` +
+        `    <testcase classname="aggmock.verify.preflight" name="first-cause" time="0.000">\n` +
+        `      <error message="${xml(oneLine(firstCauseLine(cause), 500))}" type="FirstCause">${xml(causeText(cause))}</error>\n` +
+        '    </testcase>\n  </testsuite>',
+    );
+  }
   const s = report.summary;
+  const errors = cause ? 1 : 0;
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<testsuites name="aggmock verify ${xml(report.webhookUrl)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n` +
+    `<testsuites name="aggmock verify ${xml(report.webhookUrl)}" tests="${s.total + errors}" failures="${s.failed}" errors="${errors}" skipped="${s.skipped + s.blocked}" time="${(report.durationMs / 1000).toFixed(3)}">\n` +
     `${suites.join('\n')}\n</testsuites>\n`
   );
+}
+
+function causeText(cause: FirstCause): string {
+  return [`First cause: ${cause.summary}`, `How to fix: ${cause.fix}`, ...exchangeLines(cause.exchanges)].join('\n');
+}
+
+function exchangeLines(exchanges: readonly Exchange[]): string[] {
+  const lines: string[] = [];
+  for (const x of exchanges) {
+    lines.push('', `> ${x.label}`, `> POST ${x.request.url}`, `> ${x.request.body}`);
+    lines.push(x.response ? `< HTTP ${x.response.status} ${x.response.body}` : `< ${x.error ?? 'no answer'}`);
+  }
+  return lines;
 }
 
 function failureText(e: ResultEntry): string {
   const lines = [`Rule: ${e.rule}`, `Failure: ${e.reason ?? ''}`];
   if (e.hint) lines.push(`How to fix: ${e.hint}`);
   for (const note of e.notes) lines.push(`Note: ${note}`);
-  for (const x of e.exchanges) {
-    lines.push('', `> ${x.label}`, `> POST ${x.request.url}`, `> ${x.request.body}`);
-    lines.push(x.response ? `< HTTP ${x.response.status} ${x.response.body}` : `< ${x.error ?? 'no answer'}`);
-  }
+  lines.push(...exchangeLines(e.exchanges));
   return lines.join('\n');
 }
 
@@ -161,10 +215,10 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 header{background:#1d2330;color:#fff;padding:20px 28px}header h1{margin:0 0 4px;font-size:20px}header p{margin:2px 0;color:#c9d1e0}
 main{padding:20px 28px;max-width:1200px}
 .summary{display:flex;gap:12px;margin:0 0 20px}.pill{padding:8px 14px;border-radius:8px;background:#fff;border:1px solid #dde2ea;font-weight:600}
-.pill.fail{color:#b42318;border-color:#f4c7c3}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}
+.pill.fail{color:#b42318;border-color:#f4c7c3}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}.pill.blocked{color:#6941c6;border-color:#d9d6fe}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde2ea;border-radius:8px;overflow:hidden;margin-bottom:24px}
 th,td{padding:7px 10px;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}th{background:#f0f2f6;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
-td:first-child,td:nth-child(4){white-space:nowrap}.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}
+td:first-child,td:nth-child(4){white-space:nowrap}.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}.st.blocked{color:#6941c6}
 code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#0f1420;color:#e6edf3;padding:10px 12px;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all;margin:6px 0}
 section.failure{background:#fff;border:1px solid #f4c7c3;border-left:5px solid #b42318;border-radius:8px;padding:14px 18px;margin:0 0 18px}
@@ -198,20 +252,22 @@ export function htmlReport(report: VerifyReport): string {
         `<details id="${escapeHtml(anchor(r.id))}"><summary><code>${escapeHtml(r.id)}</code> — ${r.status.toUpperCase()}, ${r.exchanges.length} request(s)</summary>${r.exchanges.map(exchangeBlock).join('')}</details>`,
     )
     .join('\n');
+  const verdict = passed(report) ? 'PASSED' : 'FAILED';
+  const cause = report.firstCause ? causeSection(report.firstCause) : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>aggmock verify — ${s.failed > 0 ? 'FAILED' : 'PASSED'} — ${escapeHtml(report.webhookUrl)}</title><style>${CSS}</style></head>
-<body><header><h1>aggmock verify: ${s.failed > 0 ? 'FAILED' : 'PASSED'}</h1>
+<title>aggmock verify — ${verdict} — ${escapeHtml(report.webhookUrl)}</title><style>${CSS}</style></head>
+<body><header><h1>aggmock verify: ${verdict}</h1>
 <p>Webhook <code>${escapeHtml(report.webhookUrl)}</code> · profile <code>${escapeHtml(report.profile)}</code> · scheme <code>${escapeHtml(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${escapeHtml(report.stateUrl ?? '')}</code>` : `players ${escapeHtml(report.players.join(', '))} (relative balances)`}</p>
 <p>Run ${escapeHtml(report.runId)} started ${escapeHtml(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${escapeHtml(report.version)}</p></header>
 <main>
-<div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span></div>
-${report.notices.map((n) => `<div class="notice">${escapeHtml(n)}</div>`).join('\n')}
+<div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span><span class="pill blocked">${s.blocked} blocked</span></div>
+${cause}${report.notices.map((n) => `<div class="notice">${escapeHtml(n)}</div>`).join('\n')}
 <h2>Results</h2>
 <table class="results"><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
-${failures ? `<h2>Failures: every request and reply</h2>\n${failures}` : '<p>Every selected check passed.</p>'}
+${failures ? `<h2>Failures: every request and reply</h2>\n${failures}` : passed(report) ? '<p>Every selected check passed.</p>' : ''}
 ${others ? `<h2>Passed and skipped checks</h2>\n${others}` : ''}
 </main></body></html>
 `;
@@ -219,6 +275,16 @@ ${others ? `<h2>Passed and skipped checks</h2>\n${others}` : ''}
 
 function anchor(id: string): string {
   return `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+}
+
+/** The first cause, once, above the results: what happened, the fix, and the requests that showed it. */
+function causeSection(cause: FirstCause): string {
+  return (
+    `<section class="failure" id="first-cause"><h3>First cause: ${escapeHtml(cause.summary)}</h3>\n` +
+    `<div class="hint"><strong>How to fix:</strong> ${escapeHtml(cause.fix)}</div>\n` +
+    '<div class="rule">The checks that depend on it are BLOCKED (not run); the others still ran.</div>\n' +
+    `${cause.exchanges.map(exchangeBlock).join('')}</section>\n`
+  );
 }
 
 function failureSection(r: ResultEntry): string {

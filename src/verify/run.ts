@@ -14,9 +14,13 @@ export {
 } from './plan.ts';
 export { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE };
 
+import { needsOf } from './checks/shared.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
 import { verifyPacts } from './pact.ts';
+import { blockedBy, blockedReason, DEFAULT_NEEDS, type Prerequisite, type ProbeFinding, runPreflight } from './preflight.ts';
 import {
+  firstCauseBlock,
+  passed,
   type ReportFiles,
   type ResultEntry,
   summarise,
@@ -36,8 +40,10 @@ export interface VerifyOutcome {
 }
 
 /**
- * `aggmock verify`: replays the contracts through the Pact Verifier, then runs every stateful
- * check, and writes the reports. Exit code 0 only when every selected check passed.
+ * `aggmock verify`: a preflight (preflight.ts) that finds a first cause such as a refused
+ * signature or a wallet that does not answer, then the contracts through the Pact Verifier, then
+ * every stateful check, and the reports. What the first cause blocks is not run. Exit code 0 only
+ * when every selected check passed and nothing was blocked.
  *
  * @example
  * const { exitCode, report } = await runVerify({ webhookUrl: 'http://127.0.0.1:4001/callback/webhook', stateUrl: 'http://127.0.0.1:4001/__state' });
@@ -66,7 +72,13 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
         'transaction ids, and the checks work from the balances the webhook reports (players mode). Every player is left with the balance it had.',
     );
   }
+  // 0. The preflight: the first cause, if any, and the balance probe the run may use.
+  const preflight = await runPreflight(plan.settings);
+  plan.settings.balanceProbe = preflight.balanceProbe;
+  const cause = preflight.cause;
+  const blocked = (needs: readonly Prerequisite[]) => (blockedBy(cause, needs) && cause ? blockedReason(cause) : undefined);
   for (const n of notices) write(`note: ${n}\n\n`);
+  if (cause) write(firstCauseBlock(cause));
   write(tableHeader());
 
   // 1. The contracts, through the Pact Verifier.
@@ -76,7 +88,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     // Players mode moves real money through the webhook; put the player back where it was afterwards.
     const restorer = new CheckContext(plan.settings, 'pact');
     try {
-      if (plan.settings.stateUrl === undefined) {
+      if (plan.settings.stateUrl === undefined && blocked(DEFAULT_NEEDS) === undefined) {
         // A balance that cannot be read (an unknown player, another currency, a refused signature)
         // is the interactions' to report, as their replies show it; only the restore is lost.
         const player = plan.settings.players[0] as string;
@@ -96,6 +108,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
         callbacks: plan.settings.callbacks,
         timeoutMs: plan.settings.timeoutMs,
         selected: plan.selected,
+        blocked,
+        balanceProbe: preflight.balanceProbe,
       });
       // Moving money is what the interactions do; only a failure to put it back is worth a notice.
       for (const r of await restorer.restoreStartBalances()) if (!r.restored) notices.push(`contract interactions: ${r.note}`);
@@ -124,8 +138,14 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   // answering would make every check wait out --timeout several times, so after
   // TIMEOUT_BREAKER checks in a row failed on timeouts, the rest are reported as not run.
   let timedOutInARow = 0;
+  const findings = new Map(preflight.findings.map((f) => [f.checkId, f]));
   for (const check of checksFor(plan.settings.callbacks)) {
     if (!plan.selected(check.id)) continue;
+    const blockedBecause = blocked(needsOf(check));
+    if (blockedBecause !== undefined) {
+      emit({ ...notRun(check, blockedBecause), status: 'blocked' });
+      continue;
+    }
     if (timedOutInARow >= TIMEOUT_BREAKER) {
       emit(
         notRun(
@@ -135,10 +155,14 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
       );
       continue;
     }
-    const result = await runCheck(check, plan.settings);
+    const result = withFinding(await runCheck(check, plan.settings), findings.get(check.id));
+    findings.delete(check.id);
     emit(result);
     timedOutInARow = result.status === 'fail' && result.exchanges.some((e) => e.timedOut) ? timedOutInARow + 1 : 0;
   }
+
+  // A probe finding whose check did not run is still said, once.
+  for (const f of findings.values()) notices.push(`${f.checkId} (not run): ${f.reason}`);
 
   const report: VerifyReport = {
     tool: 'aggmock verify',
@@ -153,13 +177,30 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     startedAt,
     durationMs: Date.now() - started,
     summary: summarise(results),
+    ...(cause === undefined ? {} : { firstCause: cause }),
     notices,
     results,
   };
   write(summaryLine(report));
   const files = options.reportDir === false ? undefined : writeReports(report, options.reportDir ?? DEFAULT_REPORT_DIR);
   if (files) write(`Reports: ${files.junit}, ${files.json}, ${files.html}\n`);
-  return { exitCode: report.summary.failed > 0 ? EXIT_FAILED : EXIT_PASSED, report, ...(files ? { files } : {}) };
+  return { exitCode: passed(report) ? EXIT_PASSED : EXIT_FAILED, report, ...(files ? { files } : {}) };
+}
+
+/**
+ * A check whose rule the preflight's balance probe broke: its failure, once. When the check
+ * failed on its own the probe's finding is a note; when it passed anyway, the finding fails it.
+ */
+function withFinding(result: ResultEntry, finding: ProbeFinding | undefined): ResultEntry {
+  if (finding === undefined) return result;
+  const note = `verify's balance probe found it first: ${finding.reason}`;
+  if (result.status === 'fail') return { ...result, notes: [...result.notes, note] };
+  return {
+    ...result,
+    status: 'fail',
+    reason: finding.reason,
+    exchanges: [...finding.exchanges, ...result.exchanges],
+  };
 }
 
 /** Consecutive checks failed on timeouts after which the remaining checks are not run. */

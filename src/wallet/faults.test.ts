@@ -153,6 +153,13 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
     bug: 'a ROLLBACK of a DEBIT it never saw gets a 500',
     probe: async (client) => (await client.rollback('p1', 'never-seen', 10)).status === 500,
   },
+  'rollback-unknown-credits': {
+    bug: 'a ROLLBACK of a DEBIT it never saw pays the 10.00 it claims',
+    probe: async (client) => {
+      await client.rollback('p1', 'never-seen', 10);
+      return (await client.balance('p1')) === 1010;
+    },
+  },
   'malformed-json-crash': {
     bug: 'a body that is not JSON gets a 500',
     probe: async (client) => (await client.post('{"type":"DEBIT",')).status === 500,

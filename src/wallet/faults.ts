@@ -51,6 +51,8 @@ export const WALLET_FAULTS = [
   'negative-amounts',
   /** Throws on a ROLLBACK of a DEBIT it never saw: 500 (and no tombstone). */
   'rollback-unknown-crash',
+  /** Pays out the amount a ROLLBACK of a DEBIT it never saw claims ("a refund is a refund"). */
+  'rollback-unknown-credits',
   /** JSON.parse outside a try: a body that is not JSON gets a 500. */
   'malformed-json-crash',
   /** "reference" rollbacks: a second ROLLBACK of the same DEBIT under a new id restores it again. */
@@ -262,6 +264,29 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
             };
           }
           return store.applyEvent(event);
+        },
+      };
+    case 'rollback-unknown-credits':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const balance = store.balanceOf(event.playerId);
+          const debitId = event.debitTransactionId ?? event.transactionId;
+          if (
+            event.kind !== 'ROLLBACK' ||
+            balance === undefined ||
+            (event.currency !== undefined && event.currency !== store.currencyOf(event.playerId)) ||
+            store.replayIfDuplicate(event) ||
+            store.findTransaction(event.playerId, 'DEBIT', debitId)
+          ) {
+            return store.applyEvent(event);
+          }
+          // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
+          const after = balance + event.amountMinor;
+          store.setBalance(event.playerId, after);
+          const reply = store.replies.balance(after);
+          store.recordTransaction(event, 'tombstone', reply);
+          return reply;
         },
       };
     case 'malformed-json-crash':

@@ -142,7 +142,7 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
   it('verifies the embedded reference wallet by default and answers the report as JSON', async () => {
     const { json } = await call(client, 'run_verify', { only: ['debit-applies', 'idempotent-debit', 'rollback-restores'] });
     expect(json).toMatchObject({ exitCode: 0, tool: 'aggmock verify', mode: 'state' });
-    expect(json.summary).toEqual({ total: 3, passed: 3, failed: 0, skipped: 0 });
+    expect(json.summary).toEqual({ total: 3, passed: 3, failed: 0, skipped: 0, blocked: 0 });
     // Passed checks keep their rule but not their requests (detail: "failures").
     expect(json.results[0].rule).toBeTruthy();
     expect(json.results[0].exchanges).toEqual([]);
@@ -172,10 +172,13 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
     expect((await call(client, 'list_providers')).json.providers).toHaveLength(30);
   });
 
-  it('answers why verify could not run: a webhook that does not answer, a currency that does not exist', async () => {
+  it('answers a webhook that does not answer as the first cause, and why verify could not run for a currency that does not exist', async () => {
     const port = await freePort();
     const down = await call(client, 'run_verify', { webhookUrl: `http://127.0.0.1:${port}/callback/webhook` });
-    expect(down.error).toMatch(new RegExp(`^verify did not run: .*127\\.0\\.0\\.1:${port}.*not reachable`));
+    expect(down.json).toMatchObject({ exitCode: 1, firstCause: { kind: 'down', blocks: 'answers' } });
+    expect(down.json.firstCause.summary).toMatch(
+      new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port}/callback/webhook`),
+    );
     const currency = await call(client, 'run_verify', { currency: 'yen!' });
     expect(currency.error).toMatch(/^verify did not run: .*callbacks\.currency: expected an ISO 4217 code .*\(got "yen!"\)/s);
   });

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { checksFor, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
+import { checksFor, type ResultEntry, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -33,7 +36,7 @@ export function verifyWallet(wallet: RunningWallet, mode: Mode, extra: Partial<R
   });
 }
 
-export function idsWith(outcome: VerifyOutcome, status: 'pass' | 'fail' | 'skip'): string[] {
+export function idsWith(outcome: VerifyOutcome, status: ResultEntry['status']): string[] {
   return (outcome.report?.results ?? []).filter((r) => r.status === status).map((r) => r.id);
 }
 
@@ -47,11 +50,56 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
 /** The ids of the stateful checks that exist on the default wire, in report order. */
 export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);
 
-/** Soft-asserts that a verify run passed: no failed check, nothing failed in the summary, exit code 0; the failures in the message. */
+/**
+ * Soft-asserts that a verify run passed: no first cause, no failed or blocked check, exit code 0;
+ * the failures (or the first cause) in the message.
+ */
 export function expectPassed(outcome: VerifyOutcome, what: string): void {
   const failed = failures(outcome);
-  const why = `${what}: ${outcome.error ?? JSON.stringify(failed, null, 2)}`;
+  const cause = outcome.report?.firstCause;
+  const why = `${what}: ${outcome.error ?? (cause ? `first cause: ${cause.summary}: ${cause.fix}` : JSON.stringify(failed, null, 2))}`;
+  expect.soft(cause, why).toBeUndefined();
   expect.soft(failed, why).toEqual({});
   expect.soft(outcome.report?.summary.failed, why).toBe(0);
+  expect.soft(outcome.report?.summary.blocked, why).toBe(0);
   expect.soft(outcome.exitCode, why).toBe(0);
+}
+
+/**
+ * The reference wallet behind a front that forwards the first `answered` callbacks and then holds
+ * every later one open without a byte: a webhook that stops answering in the middle of a run.
+ */
+export async function stopsAnsweringAfter(
+  wallet: RunningWallet,
+  answered: number,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  let seen = 0;
+  const held = new Set<ServerResponse>();
+  const server = createServer(async (req, res) => {
+    seen += 1;
+    if (seen > answered) {
+      held.add(res);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'host'),
+    );
+    const reply = await fetch(wallet.webhookUrl, { method: 'POST', headers, body: Buffer.concat(chunks) });
+    res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
+    res.end(await reply.text());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callback/webhook`,
+    close: async () => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
 }

@@ -63,7 +63,7 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     .option('--json', 'print the report as JSON on stdout instead of the table')
     .addHelpText(
       'after',
-      `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed, 2 usage error (bad flag, unknown check id, unreachable URL).\n`,
+      `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed or was blocked by a first cause (wallet down or silent, signature refused, unknown player…), 2 usage error (bad flag, unknown check id, unreachable state URL).\n`,
     )
     .exitOverride(usageExit)
     .action(async (webhookUrl: string, flags: VerifyFlags) => {

@@ -304,7 +304,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'run_verify',
     title: 'Verify a wallet webhook',
     description:
-      'Run `aggmock verify` against a wallet webhook: the Pact contracts, then the stateful checks (idempotency, rollbacks, races, signatures, cents, latency). Answers the report as JSON: the summary and each check with its rule, status and reason; a failed check also carries its hint and every request and reply. The webhook and state URLs must be allowed by callbacks.allowedUrls (default: loopback and the webhook’s origin). Without webhookUrl, the embedded reference wallet is verified.',
+      'Run `aggmock verify` against a wallet webhook: the Pact contracts, then the stateful checks (idempotency, rollbacks, races, signatures, cents, latency). Answers the report as JSON: the summary and each check with its rule, status (pass, fail, skip, or blocked by the firstCause the preflight found: wallet down or silent, signature refused, unknown player…) and reason; a failed check also carries its hint and every request and reply. The webhook and state URLs must be allowed by callbacks.allowedUrls (default: loopback and the webhook’s origin). Without webhookUrl, the embedded reference wallet is verified.',
     inputSchema: {
       webhookUrl: z
         .string()
@@ -399,7 +399,7 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
     { stdout: () => {}, stderr: (text) => notes.push(text.trim()), color: false },
     target.config,
   );
-  // A usage problem (a bad value, a webhook that does not answer): verify ran nothing.
+  // A usage problem (a bad value, a state URL that does not answer): verify ran nothing. A webhook that is down is a first cause in the report.
   if (!outcome.report) throw new ToolError(`verify did not run: ${outcome.error ?? notes.join('\n')}`);
   return { exitCode: outcome.exitCode, ...trimReport(outcome.report, args.detail) };
 }

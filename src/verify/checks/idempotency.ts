@@ -1,5 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, skip } from '../context.ts';
+import { DEFAULT_NEEDS } from '../preflight.ts';
 import { affordable, BET, type Check, playerAndBalance, playerWithABet, sameReply } from './shared.ts';
 
 /** Retries are normal: the same transaction, sent again, moves money once. */
@@ -89,6 +90,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     rule: "The same transactionId for two different players is two independent transactions (or the second is refused), and never a replay of the other player's reply.",
     hint: "Key idempotency on (playerId, type, transactionId), not on transactionId alone; a rollback of one player's DEBIT must restore that player only.",
     source: 'contract (idempotency key); Blue Ocean "2 players" test; Caleta/Hub88 global ids (a refusal is accepted too)',
+    needs: [...DEFAULT_NEEDS, 'second-player'],
     async run(ctx) {
       const [p1, p2] = ctx.players as [string, string | undefined];
       if (p2 === undefined) skip('needs two players: pass --players p1,p2');

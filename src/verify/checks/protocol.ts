@@ -9,6 +9,8 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     rule: 'A DEBIT, CREDIT or ROLLBACK for a player the wallet does not know is refused with {error:"PLAYER_NOT_FOUND"}, and no player is created.',
     hint: 'Look the player up first and refuse with 404 {"error":"PLAYER_NOT_FOUND"}; never create a player (or a balance) from a callback.',
     source: 'contract (pact:unknown-player); Hub88 RS_ERROR_UNKNOWN_USER',
+    // Its players are made up: it means something even when the configured ones are unknown.
+    needs: ['answers', 'signature'],
     async run(ctx) {
       const ghost = ctx.ghostPlayer();
       const credit = await ctx.credit(`CREDIT ${ctx.money(BET)} for ${ghost}, a player the wallet never knew`, ghost, BET);
@@ -34,6 +36,8 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     rule: 'A signed body that is not valid JSON is refused with {error:"INVALID_REQUEST"} (4xx or 2xx), never a 5xx.',
     hint: 'Wrap JSON.parse (after verifying the signature over the raw bytes) and answer 400 {"error":"INVALID_REQUEST"}; a 5xx makes aggmock retry the same broken body through its whole retry schedule.',
     source: 'contract',
+    // The body is cut before the wallet could look the player up.
+    needs: ['answers', 'signature'],
     async run(ctx) {
       // A real DEBIT body cut off in the middle of its second field.
       const whole = ctx.client.body({ kind: 'debit', playerId: ctx.player, amountMinor: BET, transactionId: ctx.tx() });

@@ -2,6 +2,7 @@ import { repliesAgree } from '../../callbacks/reply.ts';
 import type { Wire } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
+import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -14,7 +15,18 @@ export interface Check {
   source: string;
   /** Whether the rule exists on this wire at all (a check that does not apply is not listed). Default: always. */
   appliesTo?: (wire: Wire) => boolean;
+  /**
+   * What it needs of the wallet to mean anything (see preflight.ts); when the preflight finds one
+   * of them broken, the check is blocked instead of run. Default: it answers, accepts aggmock's
+   * signature, and knows the main player in verify's currency.
+   */
+  needs?: readonly Prerequisite[];
   run(ctx: CheckContext): Promise<void>;
+}
+
+/** What a check needs of the wallet (its own list, or the default). */
+export function needsOf(check: Pick<Check, 'needs'>): readonly Prerequisite[] {
+  return check.needs ?? DEFAULT_NEEDS;
 }
 
 /** Checks about ROLLBACK exist only on wires that have one. */
