@@ -17,7 +17,8 @@ import { byId, field, find } from './page-data.js';
  * }} Delivery
  * @typedef {{
  *   n: number, outcome: string, startedAt: number, latencyMs: number, requestHeaders?: Record<string, string>,
- *   requestBody: string, responseStatus?: number, responseBody?: string | null, error?: string
+ *   requestBody: string, responseStatus?: number, responseBody?: string | null, error?: string,
+ *   responseBytes?: number, responseSha256?: string
  * }} Attempt
  * @typedef {{ id: number, kind: string, amount: number, playerId: string }} QueuedEvent
  * @typedef {{ name: string, description: string }} Scenario
@@ -298,6 +299,13 @@ function renderAttempt(a) {
     a.responseBody !== undefined && a.responseBody !== null
       ? el('pre', { dataset: { testid: 'response-body' } }, pretty(a.responseBody))
       : el('p', { class: 'muted' }, '(no body)'),
+    a.responseBytes !== undefined
+      ? el(
+          'p',
+          { class: 'muted small', dataset: { testid: 'response-truncated' } },
+          `Truncated: the first 4 KiB of ${a.responseBytes} bytes are stored (sha256 of the whole: ${a.responseSha256 ?? '?'})`,
+        )
+      : null,
     a.error ? el('p', { class: 'error', dataset: { testid: 'attempt-error' } }, a.error) : null,
   );
 }

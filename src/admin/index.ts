@@ -332,8 +332,9 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 }
 
 /** A delivery as the admin API shows it: the stored event plus its amount in major units. */
-export function toDelivery(event: StoredEvent): StoredEvent & { amount: number } {
-  return { ...event, amount: toMajor(event.amountMinor) };
+export function toDelivery(event: StoredEvent): Omit<StoredEvent, 'replyAttempt'> & { amount: number } {
+  const { replyAttempt: _stored, ...delivery } = event;
+  return { ...delivery, amount: toMajor(event.amountMinor) };
 }
 
 function describeSummary(summary: ScenarioRunSummary) {

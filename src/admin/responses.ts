@@ -48,7 +48,13 @@ export const attemptSchema = z
     requestHeaders: z.record(z.string(), z.string()),
     requestBody: z.string(),
     responseStatus: z.number().int().optional(),
-    responseBody: z.string().optional(),
+    responseBody: z.string().optional().describe('the reply as stored: at most its first 4 KiB (see responseBytes)'),
+    responseBytes: z
+      .number()
+      .int()
+      .optional()
+      .describe('only when responseBody is cut: the length in bytes of the whole reply as judged'),
+    responseSha256: z.string().optional().describe('only when responseBody is cut: the sha256 (hex) of the whole reply'),
     error: z.string().optional(),
     outcome: z.enum(['delivered', 'rejected', 'retry', 'failed']),
   })

@@ -4,6 +4,7 @@ import { signCallback, wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
 import { retryDelayMs, type Verdict } from './dispatcher.ts';
 import type { Attempt, CallbacksConfig, StoredEvent } from './events.ts';
+import { storedBody } from './outbox.ts';
 import type { Random } from './random.ts';
 
 /** `User-Agent` of every callback. */
@@ -73,7 +74,10 @@ export function answeredAttempt(
   };
   if (answer) {
     attempt.responseStatus = answer.status;
-    attempt.responseBody = answer.body;
+    const stored = storedBody(answer.body);
+    attempt.responseBody = stored.text;
+    if (stored.bytes !== undefined) attempt.responseBytes = stored.bytes;
+    if (stored.sha256 !== undefined) attempt.responseSha256 = stored.sha256;
   }
   if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
   return attempt;
@@ -91,7 +95,10 @@ export interface RetryPolicy {
  * attempt 'failed' when the retries are used up. Returns whether the event is settled.
  */
 export function applyVerdict(event: StoredEvent, attempt: Attempt, verdict: Verdict, retry: RetryPolicy): boolean {
-  if (verdict.reply) event.reply = verdict.reply;
+  if (verdict.reply) {
+    event.reply = verdict.reply;
+    event.replyAttempt = attempt.n;
+  }
   if (verdict.outcome === 'delivered' || verdict.outcome === 'rejected') {
     event.status = verdict.outcome;
     event.settledAt = retry.now;

@@ -102,6 +102,8 @@ export interface StoredEvent {
   settledAt?: number;
   /** The last HTTP answer: status and JSON body (or the raw text when it is not JSON). */
   reply?: { status: number; body: unknown };
+  /** The attempt whose journal row holds the reply's text (the reply is stored once). */
+  replyAttempt?: number;
   error?: string;
 }
 
@@ -117,8 +119,12 @@ export interface Attempt {
   requestHeaders: Record<string, string>;
   requestBody: string;
   responseStatus?: number;
-  /** Truncated to {@link MAX_JOURNALED_BODY} characters. */
+  /** As stored: cut at MAX_STORED_BODY bytes (then `responseBytes` and `responseSha256` describe the whole). */
   responseBody?: string;
+  /** Only when `responseBody` was cut: the length in UTF-8 bytes of the reply as judged. */
+  responseBytes?: number;
+  /** Only when `responseBody` was cut: the sha256 (hex) of the reply as judged. */
+  responseSha256?: string;
   error?: string;
   outcome: AttemptOutcome;
 }

@@ -58,7 +58,15 @@ export class NewEvents {
   /** The same body again as a new event (source 'replay:<id>'). */
   replayOf(original: StoredEvent): NewEvent {
     const createdAt = this.o.clock.now();
-    const { id, reply: _reply, error: _error, settledAt: _settledAt, nextAttemptAt: _next, ...copy } = original;
+    const {
+      id,
+      reply: _reply,
+      replyAttempt: _replyAttempt,
+      error: _error,
+      settledAt: _settledAt,
+      nextAttemptAt: _next,
+      ...copy
+    } = original;
     // The same receiver as the original (a launch's callback_url, or the webhook it had).
     return { ...copy, source: `replay:${id}`, url: original.url, ...this.unsent(createdAt) };
   }

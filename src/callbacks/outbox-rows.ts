@@ -8,9 +8,16 @@ import { ensureMetaTable } from './meta.ts';
 import { parseReplyBody } from './reply.ts';
 
 /** The schema this code writes. A newer database is refused rather than misread. */
-export const OUTBOX_SCHEMA_VERSION = 2;
+export const OUTBOX_SCHEMA_VERSION = 3;
 
 const MIGRATIONS: Record<number, string> = {
+  // 3: a reply is stored once, in its attempt's row (the event names that attempt), cut at
+  // MAX_STORED_BODY with the length and sha256 of the whole. Older rows keep their reply_body.
+  3: `
+    ALTER TABLE callback_events ADD COLUMN reply_attempt INTEGER;
+    ALTER TABLE callback_attempts ADD COLUMN response_bytes INTEGER;
+    ALTER TABLE callback_attempts ADD COLUMN response_sha256 TEXT;
+  `,
   // 2: a whole round (a DEBIT with its win in one callback) keeps its win.
   2: 'ALTER TABLE callback_events ADD COLUMN win_minor INTEGER;',
   1: `
@@ -66,15 +73,23 @@ export const OUTBOX_WRITES = {
     (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
      ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // reply_body stays NULL: the reply is in the row of the attempt it came from (reply_attempt).
   updateEvent: `UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
-    reply_status = ?, reply_body = ?, error = ? WHERE id = ?`,
+    reply_status = ?, reply_body = NULL, reply_attempt = ?, error = ? WHERE id = ?`,
   journal: `INSERT OR REPLACE INTO callback_attempts
-    (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome,
+     response_bytes, response_sha256)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   // The row as `journal` would write it when only the outcome differs (see Outbox.writeAttempt).
   journalOutcome: `UPDATE callback_attempts SET latency_ms = ?, response_status = ?, response_body = ?,
-    error = ?, outcome = ? WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`,
+    error = ?, outcome = ?, response_bytes = ?, response_sha256 = ?
+    WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`,
 } as const;
+
+/** An event row with its reply's text, read from the attempt that brought the reply (or the old reply_body column). */
+export const SELECT_EVENTS = `SELECT callback_events.*, coalesce((SELECT a.response_body FROM callback_attempts a
+    WHERE a.event_id = callback_events.id AND a.n = callback_events.reply_attempt), reply_body) AS reply_text
+  FROM callback_events`;
 
 /** The values `OUTBOX_WRITES.insertEvent` binds for a new event. */
 export function eventInsertValues(e: StoredEvent): unknown[] {
@@ -109,7 +124,7 @@ export function eventUpdateValues(e: StoredEvent): unknown[] {
     e.nextAttemptAt ?? null,
     e.settledAt ?? null,
     e.reply?.status ?? null,
-    e.reply === undefined ? null : replyText(e.reply.body),
+    e.reply === undefined ? null : (e.replyAttempt ?? null),
     e.error ?? null,
     e.id,
   ];
@@ -131,6 +146,8 @@ export function attemptValues(a: Attempt, headersJson: string, body: string | nu
     a.responseBody ?? null,
     a.error ?? null,
     a.outcome,
+    a.responseBytes ?? null,
+    a.responseSha256 ?? null,
   ];
 }
 
@@ -157,6 +174,9 @@ export interface EventRow {
   settled_at: number | null;
   reply_status: number | null;
   reply_body: string | null;
+  reply_attempt: number | null;
+  /** The reply's stored text (SELECT_EVENTS). */
+  reply_text: string | null;
   error: string | null;
 }
 
@@ -171,6 +191,8 @@ export interface AttemptRow {
   response_body: string | null;
   error: string | null;
   outcome: AttemptOutcome;
+  response_bytes: number | null;
+  response_sha256: string | null;
   event_body: string;
 }
 
@@ -217,7 +239,8 @@ export function toEvent(row: EventRow): StoredEvent {
   if (row.grp !== null) event.group = row.grp;
   if (row.next_attempt_at !== null) event.nextAttemptAt = row.next_attempt_at;
   if (row.settled_at !== null) event.settledAt = row.settled_at;
-  if (row.reply_status !== null) event.reply = { status: row.reply_status, body: parseReplyBody(row.reply_body ?? '') };
+  if (row.reply_status !== null) event.reply = { status: row.reply_status, body: parseReplyBody(row.reply_text ?? '') };
+  if (row.reply_attempt !== null) event.replyAttempt = row.reply_attempt;
   if (row.error !== null) event.error = row.error;
   return event;
 }
@@ -235,9 +258,7 @@ export function toAttempt(row: AttemptRow): Attempt {
   if (row.response_status !== null) attempt.responseStatus = row.response_status;
   if (row.response_body !== null) attempt.responseBody = row.response_body;
   if (row.error !== null) attempt.error = row.error;
+  if (row.response_bytes !== null && row.response_bytes !== undefined) attempt.responseBytes = row.response_bytes;
+  if (row.response_sha256 !== null && row.response_sha256 !== undefined) attempt.responseSha256 = row.response_sha256;
   return attempt;
-}
-
-export function replyText(body: unknown): string {
-  return typeof body === 'string' ? body : JSON.stringify(body);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, SETTLED_STATUSES, type StoredEvent } from './events.ts';
 import {
@@ -9,14 +10,37 @@ import {
   migrate,
   OUTBOX_SCHEMA_VERSION,
   OUTBOX_WRITES,
+  SELECT_EVENTS,
   toAttempt,
   toEvent,
 } from './outbox-rows.ts';
 
 export { OUTBOX_SCHEMA_VERSION };
 
-/** Reply bodies longer than this are cut in the journal (a wallet answering with a HTML page, say). */
+/** Reply bodies longer than this are cut before they are judged (a wallet answering with a HTML page, say). */
 export const MAX_JOURNALED_BODY = 64 * 1024;
+
+/**
+ * The most of one reply body the journal stores, in UTF-8 bytes. The reply is judged whole (up to
+ * MAX_JOURNALED_BODY); what is stored is for a person to read, and 10,000 callbacks with 64 KiB
+ * replies would otherwise take over a gigabyte.
+ */
+export const MAX_STORED_BODY = 4 * 1024;
+
+/** A reply body as the journal stores it: cut at MAX_STORED_BODY, with the length and sha256 of the whole when cut. */
+export function storedBody(text: string): { text: string; bytes?: number; sha256?: string } {
+  // A UTF-8 byte is at most one UTF-16 unit: text this short is within the cap whatever it holds.
+  if (text.length <= MAX_STORED_BODY / 3) return { text };
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= MAX_STORED_BODY) return { text };
+  let end = MAX_STORED_BODY;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--; // never cut a character in two
+  return {
+    text: bytes.subarray(0, end).toString('utf8'),
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
 
 export interface OutboxFilter {
   playerId?: string;
@@ -101,11 +125,11 @@ export class Outbox {
       update: db.prepare(OUTBOX_WRITES.updateEvent),
       journal: db.prepare(OUTBOX_WRITES.journal),
       journalOutcome: db.prepare(OUTBOX_WRITES.journalOutcome),
-      get: db.prepare('SELECT * FROM callback_events WHERE id = ?'),
+      get: db.prepare(`${SELECT_EVENTS} WHERE id = ?`),
       attempts: db.prepare(`SELECT a.*, e.body AS event_body FROM callback_attempts a
         JOIN callback_events e ON e.id = a.event_id WHERE a.event_id = ? ORDER BY a.n`),
       counts: db.prepare('SELECT status, count(*) AS n FROM callback_events GROUP BY status'),
-      unsettled: db.prepare("SELECT * FROM callback_events WHERE status IN ('pending', 'delivering') ORDER BY id"),
+      unsettled: db.prepare(`${SELECT_EVENTS} WHERE status IN ('pending', 'delivering') ORDER BY id`),
       resumeDelivering: db.prepare("UPDATE callback_events SET status = 'pending' WHERE status = 'delivering'"),
       // A send does not rewrite the event's row (see markDelivering): its journal row holds the count.
       restoreAttemptCounts: db.prepare(`UPDATE callback_events
@@ -130,10 +154,12 @@ export class Outbox {
     this.nextId = this.firstFreeId();
     this.reservedUpTo = this.nextId;
 
-    const writeUpdate = (e: StoredEvent) => this.stmts.update.run(eventUpdateValues(e));
+    const writeUpdate = (e: StoredEvent) => this.stmts.update.run(rowValues(e, eventUpdateValues, unstorableEvent));
     // The buffers are emptied only once the transaction committed: a failed commit loses nothing.
+    // A row whose values cannot be made (rowValues) is stored in a reduced form; a failing write
+    // (disk full, locked) fails the whole batch, which is retried.
     this.commitBatch = db.transaction((withDelivering: boolean) => {
-      for (const e of this.newEvents) this.stmts.insert.run(eventInsertValues(e));
+      for (const e of this.newEvents) this.stmts.insert.run(rowValues(e, eventInsertValues, unstorableEvent));
       for (const a of this.journalBuffer) this.writeAttempt(a);
       for (const e of this.dirty.values()) writeUpdate(e);
       if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
@@ -165,7 +191,13 @@ export class Outbox {
    */
   private writeAttempt(a: Attempt): void {
     const known = this.journaledHeaders.get(a.requestHeaders);
-    const headers = known ?? JSON.stringify(a.requestHeaders);
+    let headers: string;
+    try {
+      headers = known ?? JSON.stringify(a.requestHeaders);
+    } catch (error) {
+      headers = '{}';
+      unstorableAttempt(a, error);
+    }
     const body = a.requestBody === this.eventBody(a.eventId) ? null : a.requestBody;
     const status = a.responseStatus ?? null;
     const reply = a.responseBody ?? null;
@@ -177,6 +209,8 @@ export class Outbox {
         reply,
         error,
         a.outcome,
+        a.responseBytes ?? null,
+        a.responseSha256 ?? null,
         a.eventId,
         a.n,
         a.startedAt,
@@ -213,7 +247,7 @@ export class Outbox {
     if (filter.transactionId !== undefined) add('transaction_id = ?', filter.transactionId);
     if (filter.beforeId !== undefined) add('id < ?', filter.beforeId);
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
-    const sql = `SELECT * FROM callback_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
+    const sql = `${SELECT_EVENTS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
     return (this.db.prepare(sql).all(...params) as EventRow[]).map(toEvent);
   }
 
@@ -383,6 +417,33 @@ export class Outbox {
     const row = this.stmts.readIdMark.get(EVENT_ID_KEY) as { value: string } | undefined;
     return row ? Number(row.value) : 1;
   }
+}
+
+/**
+ * The values of a row, or, when they cannot be made (a value that does not serialise), the values
+ * after `reduce` marked the row's object as unstorable: one bad row never blocks the batch.
+ */
+function rowValues<T>(row: T, values: (row: T) => unknown[], reduce: (row: T, error: unknown) => void): unknown[] {
+  try {
+    return values(row);
+  } catch (error) {
+    reduce(row, error);
+    return values(row);
+  }
+}
+
+/** An event whose state cannot be stored ends failed, saying why, with no reply. */
+function unstorableEvent(e: StoredEvent, error: unknown): void {
+  e.status = 'failed';
+  e.settledAt ??= e.createdAt;
+  delete e.reply;
+  delete e.replyAttempt;
+  e.error = `aggmock could not store this event's state: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** An attempt whose request headers cannot be stored is journaled without them, saying why. */
+function unstorableAttempt(a: Attempt, error: unknown): void {
+  a.error = `${a.error ? `${a.error}; ` : ''}aggmock could not store this attempt's request headers: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 export { SETTLED_STATUSES };

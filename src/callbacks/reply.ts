@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { jsonDepth } from '../http/body.ts';
+import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
 import { type ReplyReading, WIRE_REPLY_CODES } from '../profiles/index.ts';
 import { cached, jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
@@ -154,13 +156,18 @@ function bodyOf(input: ReplyInput): unknown {
   return input.body !== undefined || input.text === undefined ? input.body : parseReplyBody(input.text);
 }
 
-/** A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. */
+/**
+ * A reply body as the engine holds it: parsed JSON when it is JSON, else the text itself. JSON
+ * nested deeper than MAX_JSON_DEPTH (the limit on requests too) stays text, so a 2xx with it is
+ * `invalid`: a reply 5,000 arrays deep parses, but every later walk of it (JSON.stringify,
+ * jsonEqual) would overflow the stack.
+ */
 export function parseReplyBody(text: string): unknown {
   if (text.length === 0) return '';
   const first = text.charCodeAt(0);
   // Only try JSON for what can start a JSON value; an HTML error page is kept as text.
   if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 || (first >= 0x30 && first <= 0x39) || first === 0x2d) {
-    return parseJsonOr(text, text);
+    return jsonDepth(text) > MAX_JSON_DEPTH ? text : parseJsonOr(text, text);
   }
   return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
 }
