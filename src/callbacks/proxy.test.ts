@@ -1,9 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../config/index.ts';
 import { openDatabase } from './db.ts';
 import { createCallbackEngine } from './engine.ts';
-import { proxySettings, transportFor } from './proxy.ts';
+import { MAX_JOURNALED_BODY } from './outbox.ts';
+import { createProxyTransport, proxySettings, transportFor } from './proxy.ts';
 import { startTestReceiver, type TestReceiver } from './test-receiver.ts';
 import { createTransport } from './transport.ts';
 
@@ -122,5 +125,31 @@ describe('callbacks behind a proxy', () => {
     const { settled } = await deliverWith({ HTTP_PROXY: 'http://127.0.0.1:9' });
     expect(settled.status).toBe('failed');
     expect(settled.error).toMatch(/proxy|ECONNREFUSED/i);
+  });
+
+  it('read at most MAX_JOURNALED_BODY of a reply that never ends, and drop the rest', async () => {
+    const chunk = Buffer.alloc(16 * 1024, 0x61);
+    const endless = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          endless.closeAllConnections();
+          endless.close(() => resolve());
+        }),
+    );
+    const transport = createProxyTransport({ maxSockets: 1, timeoutMs: 5_000 }, { httpProxy: proxy.url });
+    closers.push(() => transport.close());
+    const { port } = endless.address() as AddressInfo;
+    const answer = await transport.post(`http://127.0.0.1:${port}/hook`, {}, '{}');
+    expect(answer.status).toBe(200);
+    expect(answer.body.length).toBe(MAX_JOURNALED_BODY);
   });
 });

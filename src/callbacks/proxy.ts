@@ -1,3 +1,4 @@
+import { readBoundedText } from '../http/index.ts';
 import type { HttpAnswer } from './dispatcher.ts';
 import { MAX_JOURNALED_BODY } from './outbox.ts';
 import {
@@ -67,11 +68,12 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
           dispatcher,
           signal: abort.signal,
         });
-        const text = await res.body.text();
+        // Bounded like the direct transport: a 100 MB reply is not buffered, only its start is judged.
+        const { text } = await readBoundedText(res.body, MAX_JOURNALED_BODY);
         const retryAfter = res.headers['retry-after'];
         return {
           status: res.statusCode,
-          body: text.length > MAX_JOURNALED_BODY ? text.slice(0, MAX_JOURNALED_BODY) : text,
+          body: text,
           ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
         };
       } catch (error) {

@@ -172,6 +172,11 @@ export function parseReplyBody(text: string): unknown {
   return text === 'true' || text === 'false' || text === 'null' ? JSON.parse(text) : text;
 }
 
+/** A reply's text as JSON, or undefined when it is not JSON or nests deeper than MAX_JSON_DEPTH (see {@link parseReplyBody}). */
+export function replyJson(text: string): unknown {
+  return jsonDepth(text) > MAX_JSON_DEPTH ? undefined : parseJsonOr(text, undefined);
+}
+
 function isJsonObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -4,7 +4,9 @@
  * loopback host names and serving the pages' browser scripts (browser-scripts.ts). Foundation: it imports only shared, and must not import engines,
  * surfaces or the CLI.
  */
+
 export { parseJsonBody, parseJsonBytes, type RawBodyVariables, readRawBody } from './body.ts';
+export { type BoundedText, MAX_REPLY_BYTES, readBoundedText } from './bounded-read.ts';
 export {
   BROWSER_SCRIPTS,
   BROWSER_SCRIPTS_PATH,

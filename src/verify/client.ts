@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
-import { judgeReply, type ReplyVerdict } from '../callbacks/reply.ts';
+import { judgeReply, type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
+import { readBoundedText } from '../http/index.ts';
 import { type BonusKind, signCallback, wireOf } from '../profiles/index.ts';
-import { parseJsonOr, valueAt } from '../shared/index.ts';
+import { valueAt } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 
 /** One HTTP request the harness sent and what came back, kept for the HTML report. */
@@ -11,7 +12,16 @@ export interface Exchange {
   label: string;
   request: { method: 'POST'; url: string; headers: Record<string, string>; body: string };
   /** Absent when no answer came (timeout, refused). */
-  response?: { status: number; headers: Record<string, string>; body: string; json: unknown };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    /** At most MAX_REPLY_BYTES of it (see `truncated`). */
+    body: string;
+    /** The body as JSON; absent when it is not JSON or nests deeper than the JSON depth limit. */
+    json: unknown;
+    /** More came than MAX_REPLY_BYTES: the rest was not read. */
+    truncated?: true;
+  };
   error?: string;
   /** Set when no answer came within the timeout: what the run's timeout breaker counts. */
   timedOut?: true;
@@ -91,12 +101,13 @@ export class WebhookClient {
         signal: AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
       });
-      const text = await res.text();
+      const { text, truncated } = await readBoundedText(res.body);
       exchange.response = {
         status: res.status,
         headers: Object.fromEntries(res.headers),
         body: text,
-        json: parseJsonOr(text, undefined),
+        json: replyJson(text),
+        ...(truncated ? { truncated: true as const } : {}),
       };
     } catch (error) {
       exchange.error = describeFetchError(error, this.timeoutMs);
@@ -164,6 +175,7 @@ export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadR
 /** One line about an exchange's outcome, for failure messages. */
 export function describeOutcome(exchange: Exchange): string {
   if (!exchange.response) return `no answer (${exchange.error ?? 'unknown error'})`;
-  const body = exchange.response.body.length > 300 ? `${exchange.response.body.slice(0, 300)}…` : exchange.response.body;
-  return `HTTP ${exchange.response.status} ${body || '(empty body)'}`;
+  const { body: text, truncated, status } = exchange.response;
+  const body = text.length > 300 || truncated ? `${text.slice(0, 300)}…` : text;
+  return `HTTP ${status} ${body || '(empty body)'}${truncated ? ' (a reply over 64 KiB: only its start was read)' : ''}`;
 }

@@ -1,4 +1,5 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
+import { readBoundedText } from '../http/index.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
 import { type Wire, type WireReplyCode, wireOf } from '../profiles/index.ts';
 import {
@@ -312,13 +313,13 @@ export class CheckContext {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ state, params, action: 'setup' }),
         signal: AbortSignal.timeout(this.settings.timeoutMs),
+        redirect: 'manual',
       });
     } catch (error) {
       fail(`the state URL ${url} did not answer for state "${state}": ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (!res.ok)
-      fail(`the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    await res.arrayBuffer().catch(() => undefined);
+    const reply = await readBoundedText(res.body).catch(() => ({ text: '', truncated: false }));
+    if (!res.ok) fail(stateRefusal(url, state, res, reply.text));
   }
 
   /**
@@ -475,4 +476,13 @@ export class CheckContext {
       );
     }
   }
+}
+
+/** Why the state URL refused a state, from its answer; a redirect is refused (it is never followed). */
+export function stateRefusal(url: string, state: string, res: Response, text: string): string {
+  const redirect =
+    res.status >= 300 && res.status < 400
+      ? ` (a redirect to ${res.headers.get('location') ?? '(no Location)'}: aggmock never follows redirects; answer at the state URL itself)`
+      : '';
+  return `the state URL ${url} refused state "${state}" with HTTP ${res.status}${redirect}: ${text.slice(0, 300) || '(empty body)'}`;
 }

@@ -15,12 +15,13 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
+import { MAX_REPLY_BYTES, readBoundedText } from '../http/index.ts';
 import { encodeAmount, toMinor } from '../money/index.ts';
 import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
-import { type BalanceProbe, CheckContext } from './context.ts';
+import { type BalanceProbe, CheckContext, stateRefusal } from './context.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -46,7 +47,15 @@ export interface PactRunnerInput {
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
 export interface PactExchange {
   request: { url: string; headers: Record<string, string>; body: string };
-  response?: { status: number; headers: Record<string, string>; body: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    /** At most MAX_REPLY_BYTES of it. */
+    body: string;
+    truncated?: true;
+    /** Why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
+    refused?: string;
+  };
 }
 
 export interface PactRunnerOutput {
@@ -182,28 +191,82 @@ function playersModeBody(body: Record<string, unknown>, input: Omit<PactRunnerIn
   return out;
 }
 
-/** Starts recording one exchange: the request now, the reply as the proxy writes it back. */
+/**
+ * Starts recording one exchange: the request now, the reply as the proxy writes it back (at most
+ * MAX_REPLY_BYTES of it). Before the reply reaches the Rust Verifier, which follows redirects, a
+ * 3xx is turned into a 502 that says why: aggmock's engine never follows one, so a webhook that
+ * answers callbacks with redirects must not pass the contract. A reply announced over the limit
+ * becomes a 502 too; a longer chunked one is cut there.
+ */
 function record(req: FilterRequest, body: string, res: ServerResponse, url: string): PactExchange {
   const exchange: PactExchange = { request: { url, headers: flatHeaders(req.headers), body } };
   const chunks: Buffer[] = [];
-  const write = res.write.bind(res);
-  const end = res.end.bind(res);
-  const keep = (chunk: unknown) => {
-    if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
-    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  let kept = 0;
+  let truncated = false;
+  let refused: string | undefined;
+  let original: { status: number; headers: Record<string, string> } | undefined;
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  /** Runs before the first byte goes out, while status and headers can still change. */
+  const decide = () => {
+    if (original) return;
+    original = { status: res.statusCode, headers: flatHeaders(res.getHeaders() as IncomingHttpHeaders) };
+    const length = Number(res.getHeader('content-length'));
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      refused = `the webhook redirected to ${res.getHeader('location') ?? '(no Location)'} with HTTP ${res.statusCode}; aggmock never follows redirects: answer the callback itself`;
+    } else if (length > MAX_REPLY_BYTES) {
+      refused = `the webhook's reply is ${length} bytes; aggmock reads at most ${MAX_REPLY_BYTES} bytes of a reply`;
+    }
+    if (refused === undefined) return;
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    res.statusCode = 502;
+    res.setHeader('content-type', 'application/json');
+  };
+  const keep = (chunk: unknown): Buffer | undefined => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk instanceof Uint8Array ? Buffer.from(chunk) : undefined;
+    if (!buf || truncated) return undefined;
+    const room = MAX_REPLY_BYTES - kept;
+    const part = buf.length > room ? buf.subarray(0, room) : buf;
+    if (buf.length > room) truncated = true;
+    chunks.push(part);
+    kept += part.length;
+    return part;
+  };
+  let ended = false;
+  const finish = () => {
+    if (ended) return res;
+    ended = true;
+    exchange.response = {
+      status: original?.status ?? res.statusCode,
+      headers: original?.headers ?? flatHeaders(res.getHeaders() as IncomingHttpHeaders),
+      body: Buffer.concat(chunks).toString('utf8'),
+      ...(truncated ? { truncated: true as const } : {}),
+      ...(refused === undefined ? {} : { refused }),
+    };
+    return refused === undefined ? end() : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    keep(chunk);
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    decide();
+    const part = keep(chunk);
+    if (refused !== undefined || ended) return true; // the rest of the reply is read and dropped
+    if (truncated) {
+      if (part && part.length > 0) write(part);
+      finish();
+      return true;
+    }
+    return write(chunk, ...rest);
   }) as typeof res.write;
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    decide();
     if (chunk !== undefined && typeof chunk !== 'function') keep(chunk);
+    if (refused !== undefined || truncated || ended) return finish();
+    ended = true;
     exchange.response = {
       status: res.statusCode,
       headers: flatHeaders(res.getHeaders() as IncomingHttpHeaders),
       body: Buffer.concat(chunks).toString('utf8'),
     };
-    return (end as (...args: unknown[]) => ServerResponse)(chunk, ...rest);
+    return end(chunk, ...rest);
   }) as typeof res.end;
   return exchange;
 }
@@ -252,12 +315,10 @@ async function postState(url: string, state: string, params: unknown, timeoutMs:
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ state, params: params ?? {}, action: 'setup' }),
     signal: AbortSignal.timeout(timeoutMs),
+    redirect: 'manual',
   });
-  const text = await res.text();
-  if (!res.ok)
-    throw new Error(
-      `the state URL ${url} refused state "${state}" with HTTP ${res.status}: ${text.slice(0, 300) || '(empty body)'}`,
-    );
+  const reply = await readBoundedText(res.body);
+  if (!res.ok) throw new Error(stateRefusal(url, state, res, reply.text));
 }
 
 async function realiseState(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
+import { replyJson } from '../callbacks/reply.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
@@ -220,11 +221,14 @@ function applyReport(
       .map((s) => output.stateErrors?.[s.name])
       .filter((m): m is string => m !== undefined)
       .map((m) => `provider state failed: ${m}`);
-    if (outcome?.result === 'OK' && !problems && stateProblems.length === 0) {
+    const refused = sent?.response?.refused;
+    if (outcome?.result === 'OK' && !problems && stateProblems.length === 0 && refused === undefined) {
       r.status = 'pass';
     } else {
       r.status = 'fail';
-      const mismatch = problems ? [`the reply does not match the contract: ${problems.join('; ')}`] : [];
+      // A refused reply (a redirect) explains the mismatches the Verifier saw in its stead.
+      const mismatch =
+        refused !== undefined ? [refused] : problems ? [`the reply does not match the contract: ${problems.join('; ')}`] : [];
       r.reason = [...stateProblems, ...mismatch].join('; ') || `the Verifier reported ${outcome?.result ?? 'no result'}`;
     }
   }
@@ -238,7 +242,8 @@ function toExchange(label: string, sent: PactExchange): Exchange {
     latencyMs: 0,
   };
   if (sent.response) {
-    exchange.response = { ...sent.response, json: parseJsonOr(sent.response.body, undefined) };
+    const { refused: _refused, ...response } = sent.response;
+    exchange.response = { ...response, json: replyJson(sent.response.body) };
   } else {
     exchange.error = 'no reply was recorded';
   }

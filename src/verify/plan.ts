@@ -217,7 +217,8 @@ function positiveInt(value: number, flag: string): number {
 async function reachable(url: string, timeoutMs: number, what: string): Promise<void> {
   try {
     const res = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(Math.min(timeoutMs, 5_000)), redirect: 'manual' });
-    await res.arrayBuffer().catch(() => undefined);
+    // The status is all it needs: the body is not read (a reply that never ends would hold it for the whole timeout).
+    await res.body?.cancel().catch(() => undefined);
   } catch (error) {
     throw new VerifyUsageError(
       `${what} ${url} is not reachable: ${describeFetchError(error, Math.min(timeoutMs, 5_000))}. Is it running?`,
