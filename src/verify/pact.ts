@@ -7,7 +7,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
-import { parseJsonOr } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import type { BalanceProbe } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
