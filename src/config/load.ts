@@ -363,7 +363,8 @@ function readEnv(env: NodeJS.ProcessEnv): { layer: Layer; sources: Record<string
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '' || NON_CONFIG_ENV.includes(name)) continue;
     const rest = name.slice(ENV_PREFIX.length);
-    const alias = ENV_ALIASES[rest];
+    // Own keys only: AGGMOCK_hasOwnProperty or AGGMOCK___proto__ are unknown names, not Object's members.
+    const alias = Object.hasOwn(ENV_ALIASES, rest) ? ENV_ALIASES[rest] : undefined;
     if (alias) {
       const part = alias(value);
       for (const key of leafKeys(part)) sources[key] = name;

@@ -288,7 +288,11 @@ export function emptyLedgerState(): LedgerState {
 }
 
 function viewOf(state: LedgerState): LedgerView {
-  return { player: (id) => state.players[id], transaction: (key) => state.transactions[key] };
+  // Own keys only: a player called "constructor" is a player with no history, not Object's constructor.
+  return {
+    player: (id) => (Object.hasOwn(state.players, id) ? state.players[id] : undefined),
+    transaction: (key) => (Object.hasOwn(state.transactions, key) ? state.transactions[key] : undefined),
+  };
 }
 
 function applyOutcome(state: LedgerState, outcome: SettlementOutcome): LedgerState {

@@ -54,7 +54,8 @@ export function docsRoutes(openApiUrl: string, title: string): Hono {
   );
   app.get(`${DOCS_ASSETS_PATH}/:file`, (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    // Own keys only: `constructor` or `toString` must be a 404, not a file name.
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type)
       throw new ApiError(404, `No docs asset ${JSON.stringify(file)}; expected one of ${Object.keys(ASSETS).join(', ')}.`);
     c.header('Content-Type', type);
