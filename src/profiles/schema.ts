@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROTOTYPE_KEYS, prototypeSegment } from '../shared/index.ts';
 import { SIGNING_SCHEMES } from '../signing/index.ts';
 
 /*
@@ -37,6 +38,24 @@ export type ValueSource = (typeof VALUE_SOURCES)[number];
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
+/** The first PROTOTYPE_KEYS segment of a key or path from a profile file, as an issue message (it would write into every object's prototype). */
+function prototypeSegmentIssue(what: string, path: string): string | undefined {
+  const unsafe = prototypeSegment(path);
+  return unsafe === undefined
+    ? undefined
+    : `expected ${what} without the segment "${unsafe}" (${PROTOTYPE_KEYS.join(', ')} would write into every object's prototype)`;
+}
+
+/** A record whose keys (names or dotted paths written by aggmock) must not reach an object's prototype. */
+function safeKeyRecord<V extends z.ZodType>(value: V, what: string) {
+  return z.record(z.string().min(1), value).superRefine((record, ctx) => {
+    for (const key of Object.keys(record)) {
+      const message = prototypeSegmentIssue(what, key);
+      if (message) ctx.addIssue({ code: 'custom', message, path: [key], input: key });
+    }
+  });
+}
+
 /** A field copied from the event: the first source that has a value, else `default`, else the field is left out. */
 const fromField = z.strictObject({
   from: z
@@ -55,9 +74,9 @@ export type BodyField =
 
 /** A nested object whose members are fields in turn. */
 const objectField: z.ZodType<Extract<BodyField, { object: unknown }>> = z.strictObject({
-  object: z.record(
-    z.string().min(1),
+  object: safeKeyRecord(
     z.lazy(() => bodyField),
+    'a field name',
   ),
   omitWhenEmpty: z.boolean().optional().describe('leave the object out when none of its members has a value'),
 });
@@ -65,7 +84,7 @@ const objectField: z.ZodType<Extract<BodyField, { object: unknown }>> = z.strict
 export const bodyField: z.ZodType<BodyField> = z.union([fromField, constField, objectField]);
 
 /** One body: field name → field, in the order written. */
-export const bodyTemplateSchema = z.record(z.string().min(1), bodyField);
+export const bodyTemplateSchema = safeKeyRecord(bodyField, 'a field name');
 export type BodyTemplate = z.infer<typeof bodyTemplateSchema>;
 
 const eventSchema = z.strictObject({
@@ -76,7 +95,11 @@ const eventSchema = z.strictObject({
 /** A dotted path into the reply's JSON object, e.g. "balance" or "data.money". */
 const replyPath = z
   .string()
-  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"');
+  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"')
+  .superRefine((path, ctx) => {
+    const message = prototypeSegmentIssue('a reply path', path);
+    if (message) ctx.addIssue({ code: 'custom', message, input: path });
+  });
 
 /** The rejections a check can ask for, by aggmock's name; a profile maps them to its own codes. */
 export const WIRE_REPLY_CODES = [
@@ -115,8 +138,8 @@ export const replyRulesSchema = z.strictObject({
     .describe("the wallet's code for each rejection; absent: the wire has no codes, and any rejection will do"),
   writes: z
     .strictObject({
-      accepted: z.record(z.string().min(1), scalar).optional(),
-      rejected: z.record(z.string().min(1), scalar).optional(),
+      accepted: safeKeyRecord(scalar, 'a member path').optional(),
+      rejected: safeKeyRecord(scalar, 'a member path').optional(),
     })
     .optional()
     .describe(

@@ -13,14 +13,29 @@ export function parseJsonOr<T>(text: string, fallback: T): unknown {
   }
 }
 
-/** The value at `path` inside `value` (object keys, array indexes), or undefined where the path leaves it. */
+/**
+ * The value at `path` inside `value` (object keys, array indexes), or undefined where the path
+ * leaves it. Own properties only: "constructor" in a reply is the reply's member or nothing, never
+ * Object's constructor.
+ */
 export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
   for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return undefined;
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
+}
+
+/**
+ * Path segments that reach an object's prototype when written (`a.__proto__.x = 1` changes every
+ * object): refused in any path or key that comes from a file or a request.
+ */
+export const PROTOTYPE_KEYS: readonly string[] = ['__proto__', 'prototype', 'constructor'];
+
+/** The first segment of a dotted path that is one of {@link PROTOTYPE_KEYS}, or undefined. */
+export function prototypeSegment(path: string): string | undefined {
+  return path.split('.').find((segment) => PROTOTYPE_KEYS.includes(segment));
 }
 
 /**
@@ -80,12 +95,19 @@ export function cached<K, V>(
   return value;
 }
 
-/** Sets `value` at a dotted path ("data.money") of `target`, creating (or replacing non-object) members on the way. */
+/**
+ * Sets `value` at a dotted path ("data.money") of `target`, creating (or replacing non-object)
+ * members on the way. It walks own members only and refuses a {@link PROTOTYPE_KEYS} segment, so
+ * a path from a file can never write into Object.prototype.
+ */
 export function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const unsafe = prototypeSegment(path);
+  if (unsafe !== undefined)
+    throw new Error(`cannot set ${JSON.stringify(path)}: the segment "${unsafe}" is not allowed in a path`);
   const keys = path.split('.');
   let current = target;
   for (const key of keys.slice(0, -1)) {
-    const next = current[key];
+    const next = Object.hasOwn(current, key) ? current[key] : undefined;
     if (next === null || typeof next !== 'object' || Array.isArray(next)) current[key] = {};
     current = current[key] as Record<string, unknown>;
   }
