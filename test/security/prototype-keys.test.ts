@@ -98,7 +98,7 @@ describe('profile files (L1)', () => {
   });
 
   it('refuses a body field called constructor', () => {
-    const message = refusal(profileWith((p) => (p.events.debit.body.constructor = { const: 1 })));
+    const message = refusal(profileWith((p) => Object.assign(p.events.debit.body, { constructor: { const: 1 } })));
     expect(message).toContain('callbacks.profile.events.debit.body.constructor');
     expect(message).toContain('without the segment "constructor"');
   });
