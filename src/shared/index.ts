@@ -53,6 +53,30 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+/**
+ * `text` safe to print to a terminal: C0 and C1 control characters (ESC starts the sequences that
+ * move the cursor, erase lines, recolour or retitle the terminal), DEL, and the Unicode line
+ * separators and bidi overrides are written as visible escapes (`\x1b`, `\u202e`). Tab and line
+ * feed stay, except with `oneLine`, where they are escaped too, so a wallet's text cannot start a
+ * line of its own (a forged "PASS"). Every print of text a wallet, client or file supplied goes
+ * through here.
+ *
+ * @example terminalSafe('\u001b[32mPASS') // '\\x1b[32mPASS'
+ */
+export function terminalSafe(text: string, options: { oneLine?: boolean } = {}): string {
+  return text.replace(options.oneLine ? ONE_LINE_UNSAFE : TERMINAL_UNSAFE, visibleEscape);
+}
+
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const ONE_LINE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function visibleEscape(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (Object.hasOwn(NAMED_ESCAPES, ch)) return NAMED_ESCAPES[ch] as string;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
 const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** `text` safe to put between HTML tags or inside a quoted attribute. */

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { escapeHtml } from '../shared/index.ts';
+import { escapeHtml, terminalSafe } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import type { FirstCause } from './preflight.ts';
 
@@ -124,7 +124,7 @@ export function summaryLine(report: VerifyReport): string {
 }
 
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalSafe(text.replace(/\s+/g, ' ').trim(), { oneLine: true });
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

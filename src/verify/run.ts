@@ -1,4 +1,5 @@
 import { wireOf } from '../profiles/index.ts';
+import { terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checksFor } from './checks/index.ts';
 import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
@@ -77,8 +78,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   plan.settings.balanceProbe = preflight.balanceProbe;
   const cause = preflight.cause;
   const blocked = (needs: readonly Prerequisite[]) => (blockedBy(cause, needs) && cause ? blockedReason(cause) : undefined);
-  for (const n of notices) write(`note: ${n}\n\n`);
-  if (cause) write(firstCauseBlock(cause));
+  for (const n of notices) write(`note: ${terminalSafe(n)}\n\n`);
+  if (cause) write(terminalSafe(firstCauseBlock(cause)));
   write(tableHeader());
 
   // 1. The contracts, through the Pact Verifier.

@@ -8,6 +8,7 @@ import { createLogger } from '../../log/index.ts';
 import { formatMinor } from '../../money/index.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { startAggmock } from '../../runtime.ts';
+import { terminalSafe } from '../../shared/index.ts';
 import { startWallet } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, parsePort, resolveConfig } from '../options.ts';
 import { onShutdown, readyMessage, type ServeFlags, serveLayer } from './serve.ts';
@@ -122,9 +123,13 @@ export function callbackLine(event: StoredEvent, config: AggmockConfig): string 
       : (said ?? event.error ?? (event.reply ? `HTTP ${event.reply.status}` : ''));
   const status = outcome === 'accepted' ? event.status : `${event.status}${said ? ` ${said}` : ''}`;
   const amount = formatMinor(event.amountMinor, wire.codec(event.currency).exponent);
-  return `${time}  ${type} ${event.playerId.padEnd(4)} ${amount.padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`;
+  // The wallet wrote `said` and `detail`: no escape sequence of theirs reaches the terminal.
+  return terminalSafe(
+    `${time}  ${type} ${event.playerId.padEnd(4)} ${amount.padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`,
+    { oneLine: true },
+  );
 }
 
 export function discrepancyLine(d: Discrepancy): string {
-  return `!! discrepancy ${d.kind} for ${d.playerId}: ${d.message}`;
+  return terminalSafe(`!! discrepancy ${d.kind} for ${d.playerId}: ${d.message}`, { oneLine: true });
 }

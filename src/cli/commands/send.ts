@@ -4,7 +4,7 @@ import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engi
 import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
 import { formatMinor, parseMajorString } from '../../money/index.ts';
-import { parseJsonOr } from '../../shared/index.ts';
+import { parseJsonOr, terminalSafe } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import { type CommandIo, dbPathProblem, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
 
@@ -254,5 +254,6 @@ export function renderText(event: StoredEvent, attempts: readonly Attempt[]): st
   if (event.status === 'delivered') lines.push(`delivered: ${what} (${tries})`);
   else if (event.status === 'rejected') lines.push(`rejected: ${what} (${tries}): ${event.error ?? 'the wallet refused it'}`);
   else lines.push(`failed: ${what} (${tries}): ${event.error ?? 'no reply'}`);
-  return `${lines.join('\n')}\n`;
+  // Each line is ours; the wallet's text inside one (its reply, its error message) cannot move the cursor or start a line.
+  return `${lines.map((line) => terminalSafe(line, { oneLine: true })).join('\n')}\n`;
 }
