@@ -59,8 +59,24 @@ export function fill(node, children, keep) {
   return node;
 }
 
-/** @param {unknown} n */
-export const money = (n) => (typeof n === 'number' ? n.toFixed(2) : n === null || n === undefined ? '—' : String(n));
+/**
+ * An amount in major units with its currency's decimals (JPY 0, EUR 2, KWD 3; 2 for a code the
+ * browser does not know).
+ * @param {unknown} n
+ * @param {string} [currency]
+ */
+export const money = (n, currency) =>
+  typeof n === 'number' ? n.toFixed(decimalsOf(currency)) : n === null || n === undefined ? '—' : String(n);
+
+/** @param {string | undefined} currency */
+function decimalsOf(currency) {
+  if (!currency) return 2;
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().minimumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
 /** @param {number | null | undefined} ms */
 export const clock = (ms) => (ms ? new Date(ms).toLocaleTimeString([], { hour12: false }) : '—');
 /** @param {number | null | undefined} ms */

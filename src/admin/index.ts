@@ -15,7 +15,7 @@ import { ApiError, describeFieldErrors, errorResponse, fieldErrors } from '../ht
 import { credentialGuard, refuseAggmockCallbacks } from '../http/exposure.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
-import { parseMajorString, toMajor, toMinor } from '../money/index.ts';
+import { currencyExponent, parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { FaultRuleError, type FaultRules, type RequestJournal } from '../requests/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
@@ -152,7 +152,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   app.post('/events', async (c) => {
     const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
     const kind = kindOf(body.type, config, 'type');
-    let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount');
+    const currency = body.currency === undefined ? undefined : knownCurrency(body.currency, config);
+    let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount', currency, config);
     if (kind === 'rollback' && body.referenceTransactionId === undefined) {
       throw fieldError('referenceTransactionId', 'a rollback needs the transactionId of the DEBIT it reverses', undefined);
     }
@@ -173,12 +174,12 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         playerId: body.playerId,
         amountMinor,
         source: 'manual',
-        ...(body.win === undefined ? {} : { winMinor: minorOf(body.win, 'win') }),
+        ...(body.win === undefined ? {} : { winMinor: minorOf(body.win, 'win', currency, config) }),
         ...(body.transactionId ? { transactionId: body.transactionId } : {}),
         ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
         ...(body.roundId ? { roundId: body.roundId } : {}),
         ...(body.gameId ? { gameId: body.gameId } : {}),
-        ...(body.currency ? { currency: body.currency } : {}),
+        ...(currency ? { currency } : {}),
       }),
     );
   });
@@ -216,13 +217,15 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     const head = { scenario: name, group: started.group, playerId: plan.playerId, description: SCENARIO_DESCRIPTIONS[name] };
     if (wait) {
       const summary = await withTimeout(started.done, timeout);
-      if (summary) return c.json({ ...head, ...describeSummary(summary) }, 200);
+      if (summary) return c.json({ ...head, ...describeSummary(summary, config) }, 200);
     }
     return c.json(
       {
         ...head,
         steps: plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after })),
-        events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map(toDelivery),
+        events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map((e) =>
+          toDelivery(e, config),
+        ),
       },
       202,
     );
@@ -239,12 +242,15 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
       ...(q.before ? { beforeId: q.before } : {}),
     });
     const last = deliveries.at(-1);
-    return c.json({ deliveries: deliveries.map(toDelivery), nextBefore: deliveries.length === q.limit && last ? last.id : null });
+    return c.json({
+      deliveries: deliveries.map((e) => toDelivery(e, config)),
+      nextBefore: deliveries.length === q.limit && last ? last.id : null,
+    });
   });
 
   app.get('/deliveries/:id', (c) => {
     const event = delivery(engine, c.req.param('id'));
-    return c.json({ delivery: toDelivery(event), attempts: engine.outbox.attempts(event.id) });
+    return c.json({ delivery: toDelivery(event, config), attempts: engine.outbox.attempts(event.id) });
   });
 
   app.post('/deliveries/:id/replay', async (c) => {
@@ -289,8 +295,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     return c.json({
       discrepancies: discrepancies.map((d) => ({
         ...d,
-        expected: d.expectedMinor === null ? null : toMajor(d.expectedMinor),
-        actual: d.actualMinor === null ? null : toMajor(d.actualMinor),
+        expected: d.expectedMinor === null ? null : majorOf(d.expectedMinor, currencyOfEvents(engine, d.eventIds), config),
+        actual: d.actualMinor === null ? null : majorOf(d.actualMinor, currencyOfEvents(engine, d.eventIds), config),
       })),
       total: ledger.discrepancyCount(filter),
       nextBefore: discrepancies.length === q.limit && last ? last.id : null,
@@ -318,29 +324,62 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     const enqueued = enqueue();
     if (wait) {
       const settled = await withTimeout(enqueued.settled, timeout);
-      if (settled) return c.json({ event: toDelivery(settled) }, 200);
+      if (settled) return c.json({ event: toDelivery(settled, config) }, 200);
       const current = engine.outbox.get(enqueued.event.id) ?? enqueued.event;
       return c.json(
-        { event: toDelivery(current), waited: timeout, message: 'not settled yet; GET /__admin/deliveries/:id to follow it' },
+        {
+          event: toDelivery(current, config),
+          waited: timeout,
+          message: 'not settled yet; GET /__admin/deliveries/:id to follow it',
+        },
         202,
       );
     }
-    return c.json({ event: toDelivery(enqueued.event) }, 202);
+    return c.json({ event: toDelivery(enqueued.event, config) }, 202);
   }
 
   return app;
 }
 
 /** A delivery as the admin API shows it: the stored event plus its amount in major units. */
-export function toDelivery(event: StoredEvent): Omit<StoredEvent, 'replyAttempt'> & { amount: number } {
+export function toDelivery(event: StoredEvent, config: AggmockConfig): Omit<StoredEvent, 'replyAttempt'> & { amount: number } {
   const { replyAttempt: _stored, ...delivery } = event;
-  return { ...delivery, amount: toMajor(event.amountMinor) };
+  return { ...delivery, amount: majorOf(event.amountMinor, event.currency, config) };
 }
 
-function describeSummary(summary: ScenarioRunSummary) {
+/**
+ * The one conversion between the admin API's major units and minor units, in the currency's own
+ * decimals (JPY 0, EUR 2, KWD 3; configured extras from callbacks.currencies): 5 JPY is 5, not 500.
+ */
+function exponentOf(currency: string | undefined, config: AggmockConfig): number {
+  return wireOf(config.callbacks).codec(currency).exponent;
+}
+
+function majorOf(minor: number, currency: string | undefined, config: AggmockConfig): number {
+  return toMajor(minor, exponentOf(currency, config));
+}
+
+/** A currency code the admin API takes: ISO 4217 (upper case) or one of callbacks.currencies; else a 400 naming the field. */
+function knownCurrency(code: string, config: AggmockConfig): string {
+  if (currencyExponent(code, config.callbacks.currencies) === undefined)
+    throw fieldError(
+      'currency',
+      `expected an ISO 4217 currency code in upper case such as "EUR" or "JPY"${Object.keys(config.callbacks.currencies).length ? `, or one of callbacks.currencies (${Object.keys(config.callbacks.currencies).join(', ')})` : ' (add others under callbacks.currencies)'}`,
+      code,
+    );
+  return code;
+}
+
+/** The currency of a discrepancy's first event still in the outbox (the configured one when none is). */
+function currencyOfEvents(engine: CallbackEngine, eventIds: readonly number[]): string | undefined {
+  const id = eventIds[0];
+  return id === undefined ? undefined : engine.outbox.get(id)?.currency;
+}
+
+function describeSummary(summary: ScenarioRunSummary, config: AggmockConfig) {
   return {
     ok: summary.ok,
-    events: summary.events.map(toDelivery),
+    events: summary.events.map((e) => toDelivery(e, config)),
     steps: summary.steps.map((s) =>
       s.status === 'sent'
         ? { key: s.key, status: s.event.status, eventId: s.event.id }
@@ -361,10 +400,15 @@ export function kindOf(type: string, config: AggmockConfig, field: string): Even
   throw fieldError(field, `expected one of debit, credit, rollback (or the configured types ${configured})`, type);
 }
 
-function minorOf(amount: number | string, field: string): number {
-  const minor = typeof amount === 'number' ? toMinor(amount) : parseMajorString(amount);
+function minorOf(amount: number | string, field: string, currency: string | undefined, config: AggmockConfig): number {
+  const exponent = exponentOf(currency, config);
+  const minor = typeof amount === 'number' ? toMinor(amount, exponent) : parseMajorString(amount, exponent);
   if (minor === undefined)
-    throw fieldError(field, 'expected an amount in major units with at most 2 decimals, e.g. 10.5 or "10.50"', amount);
+    throw fieldError(
+      field,
+      `expected an amount in major units with at most ${exponent} decimal${exponent === 1 ? '' : 's'} (${currency ?? config.callbacks.currency}), e.g. ${toMajor(1050 * 10 ** Math.max(0, exponent - 2), exponent)}`,
+      amount,
+    );
   return minor;
 }
 
