@@ -41,15 +41,13 @@ export interface Job {
   request: string;
   resolve: (answer: HttpAnswer) => void;
   reject: (error: unknown) => void;
-  /** Sent once already on a kept-alive connection that turned out closed. */
-  retried: boolean;
 }
 
 /** Where a connection reports that it is free again or gone (the transport's pool for one origin). */
 export interface ConnectionOwner {
   released(conn: Connection): void;
-  /** Called exactly once per connection, when it is gone; `retry` goes again on another one. */
-  dropped(conn: Connection, retry?: Job): void;
+  /** Called exactly once per connection, when it is gone. */
+  dropped(conn: Connection): void;
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -67,6 +65,8 @@ export class Connection {
   /** Requests completed on this socket: a failure on a reused socket before any byte came is a stale keep-alive. */
   private served = 0;
   private gotBytes = false;
+  /** performance.now() when the connection last became idle. */
+  idleSince = 0;
   /** The socket is destroyed: never hand it another request. */
   private dead = false;
   /** The owner has been told the connection is gone (it must hear it exactly once). */
@@ -115,10 +115,10 @@ export class Connection {
     this.leave();
   }
 
-  private leave(retry?: Job): void {
+  private leave(): void {
     if (this.left) return;
     this.left = true;
-    this.origin.dropped(this, retry);
+    this.origin.dropped(this);
   }
 
   private resetParser(): void {
@@ -376,23 +376,21 @@ export class Connection {
       this.leave();
       return;
     }
-    // A kept-alive connection the server closed while it was idle: the request never reached a
-    // handler (not a byte came back), so it goes again on a fresh connection, once. This is the
-    // race every keep-alive client has; it is not counted as an attempt.
-    if (
-      this.served > 0 &&
-      !this.gotBytes &&
-      !job.retried &&
-      !this.left &&
-      !(error instanceof InterruptedError) &&
-      !(error instanceof TimeoutError)
-    ) {
-      job.retried = true;
-      this.leave(job);
-      return;
-    }
+    // A request written to a kept-alive connection that then closed without a byte of answer is
+    // NOT sent again here: the wallet may have read and applied it before closing (a DEBIT taken
+    // twice). It fails as an attempt of its own, journaled, and the engine retries it on its
+    // schedule. Connections the server closed while idle are dropped before reuse (transport.ts).
     this.leave();
-    job.reject(error);
+    const reusedAndSilent =
+      this.served > 0 && !this.gotBytes && !(error instanceof InterruptedError) && !(error instanceof TimeoutError);
+    job.reject(
+      reusedAndSilent
+        ? new ConnectionError(
+            `${error.message} on a kept-alive connection, after the request was written: the wallet may have applied it`,
+            error.code ?? 'ECONNRESET',
+          )
+        : error,
+    );
   }
 
   private finishJob(answer: HttpAnswer | undefined, error?: Error): void {

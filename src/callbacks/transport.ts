@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import type { HttpAnswer } from './dispatcher.ts';
 import { Connection, ConnectionError, InterruptedError, type Job, TimeoutError } from './transport-connection.ts';
@@ -74,6 +75,9 @@ export function createTransport(options: TransportOptions): Transport {
 
 const SAFE_HEADER = /^[^\r\n]*$/;
 
+/** An idle connection older than this is closed instead of reused (below Node's 5 s keepAliveTimeout). */
+export const MAX_IDLE_REUSE_MS = 4_000;
+
 function serialise(host: string, path: string, headers: Record<string, string>, body: string): string {
   let head = `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n`;
   for (const name in headers) {
@@ -108,7 +112,7 @@ class Origin {
   }
 
   request(request: string): Promise<HttpAnswer> {
-    return new Promise((resolve, reject) => this.dispatch({ request, resolve, reject, retried: false }));
+    return new Promise((resolve, reject) => this.dispatch({ request, resolve, reject }));
   }
 
   abortAll(reason: string): void {
@@ -123,6 +127,12 @@ class Origin {
 
   private dispatch(job: Job): void {
     let conn = this.idle.pop();
+    // Idle this long, a server may be closing it right now (Node closes after 5 s): a new
+    // connection is cheaper than a request lost in that race. The idle list is oldest first.
+    if (conn && performance.now() - conn.idleSince > MAX_IDLE_REUSE_MS) {
+      for (const stale of [...this.idle.splice(0), conn]) stale.destroy();
+      conn = undefined;
+    }
     if (!conn) {
       if (this.busy.size >= this.options.maxSockets) {
         this.waiting.push(job);
@@ -134,27 +144,36 @@ class Origin {
     conn.send(job, this.options.timeoutMs);
   }
 
-  /** A connection finished its request and may carry another. */
+  /**
+   * A connection finished its request and may carry another. A waiting request gets it on the
+   * next turn, not at once: a server that closes right after its answer has its close (read with
+   * the answer) seen first, so the request goes out on a fresh connection instead of into a
+   * closing one, where it would fail after being written.
+   */
   released(conn: Connection): void {
     this.busy.delete(conn);
-    const next = this.waiting.shift();
-    if (next) {
-      this.busy.add(conn);
-      conn.send(next, this.options.timeoutMs);
-    } else {
-      this.idle.push(conn);
+    conn.idleSince = performance.now();
+    this.idle.push(conn);
+    if (this.waiting.length > 0 && !this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(this.drainWaiting);
     }
   }
 
-  /** A connection is gone; `retry` is a job that never reached the server and goes again. */
-  dropped(conn: Connection, retry?: Job): void {
+  private drainScheduled = false;
+  private readonly drainWaiting = (): void => {
+    this.drainScheduled = false;
+    while (this.waiting.length > 0 && (this.idle.length > 0 || this.busy.size < this.options.maxSockets)) {
+      this.dispatch(this.waiting.shift() as Job);
+    }
+  };
+
+  /** A connection is gone: a waiting request takes its place on a new one. */
+  dropped(conn: Connection): void {
     this.busy.delete(conn);
     const i = this.idle.indexOf(conn);
     if (i >= 0) this.idle.splice(i, 1);
-    if (retry) this.dispatch(retry);
-    else {
-      const next = this.waiting.shift();
-      if (next) this.dispatch(next);
-    }
+    const next = this.waiting.shift();
+    if (next) this.dispatch(next);
   }
 }
