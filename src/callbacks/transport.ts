@@ -144,29 +144,18 @@ class Origin {
     conn.send(job, this.options.timeoutMs);
   }
 
-  /**
-   * A connection finished its request and may carry another. A waiting request gets it on the
-   * next turn, not at once: a server that closes right after its answer has its close (read with
-   * the answer) seen first, so the request goes out on a fresh connection instead of into a
-   * closing one, where it would fail after being written.
-   */
+  /** A connection finished its request and may carry another (a waiting request gets it at once). */
   released(conn: Connection): void {
     this.busy.delete(conn);
     conn.idleSince = performance.now();
-    this.idle.push(conn);
-    if (this.waiting.length > 0 && !this.drainScheduled) {
-      this.drainScheduled = true;
-      setImmediate(this.drainWaiting);
+    const next = this.waiting.shift();
+    if (next) {
+      this.busy.add(conn);
+      conn.send(next, this.options.timeoutMs);
+    } else {
+      this.idle.push(conn);
     }
   }
-
-  private drainScheduled = false;
-  private readonly drainWaiting = (): void => {
-    this.drainScheduled = false;
-    while (this.waiting.length > 0 && (this.idle.length > 0 || this.busy.size < this.options.maxSockets)) {
-      this.dispatch(this.waiting.shift() as Job);
-    }
-  };
 
   /** A connection is gone: a waiting request takes its place on a new one. */
   dropped(conn: Connection): void {
