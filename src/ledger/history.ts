@@ -1,0 +1,380 @@
+import type { EventKind } from '../callbacks/events.ts';
+
+/**
+ * The one history checker: is what a wallet answered for one player explained by SOME order of
+ * the events it accepted that respects real time (an event answered before another was sent
+ * comes first)? That is linearizability with the wallet as the sequential model, the question
+ * Jepsen's Knossos and Porcupine answer: a depth-first search over the events that may go next,
+ * memoising (events placed, wallet state) so no state is explored twice (Wing & Gong, Lowe).
+ * Pure: no I/O, no clock. The shadow ledger and `aggmock verify` both ask here.
+ *
+ * The model: the balance in integer minor units. An applied DEBIT takes its amount (and pays its
+ * win) and is refused when the balance does not cover it; a CREDIT adds; a ROLLBACK gives its
+ * DEBIT back once; a repeated transaction (same type, player and id) moves nothing; a rejected
+ * event moves nothing; an event whose outcome is unknown (no reply) may or may not have been
+ * applied, at any time after it was sent. A reply without a balance constrains nothing.
+ */
+
+export type HistoryOutcome = 'accepted' | 'rejected' | 'unknown';
+
+export interface HistoryOp {
+  /** The user's handle for it: an event id, or a step number. */
+  id: number;
+  kind: EventKind;
+  /** Its idempotency key (type, player, transactionId): a second op with the same key moves nothing. */
+  key: string;
+  /** ROLLBACK: the key of the DEBIT it gives back. */
+  reverses?: string;
+  amountMinor: number;
+  /** A whole round: the win paid with this DEBIT's bet. */
+  winMinor?: number;
+  outcome: HistoryOutcome;
+  /** The balance its reply reported, minor units; absent when the reply carried none. */
+  balanceMinor?: number;
+  /** Real time, in any unit: when it was sent (or earliest could have been) and when its answer came (Infinity: never). */
+  sentAt: number;
+  answeredAt: number;
+  /** How a person names it: "DEBIT tx_1 (event #3)". */
+  label: string;
+}
+
+/** What is known of a transaction settled before this history (an earlier, closed window). */
+export type PastStatus = 'applied' | 'rolled-back' | 'maybe' | 'tombstone';
+export interface PastTx {
+  status: PastStatus;
+  amountMinor: number;
+}
+
+export interface HistoryStart {
+  /** The balance before the first op; undefined when unknown (the first reply with a balance sets it). */
+  balanceMinor?: number;
+  /** Transactions from before, by key. */
+  past?: (key: string) => PastTx | undefined;
+}
+
+/** One possible wallet state: the balance and what this history did to each transaction key. */
+export interface WalletState {
+  balance: number | undefined;
+  /** Key → what happened to it within this history. */
+  touched: ReadonlyMap<string, PastTx>;
+}
+
+/** Why the reply no order explains is wrong, in the model's terms. */
+export type HistoryCause =
+  | 'overdraft'
+  | 'moved-on-duplicate'
+  | 'rollback-not-restored'
+  | 'rollback-moved-money'
+  | 'rejected-moved-money'
+  | 'drift';
+
+export interface HistoryExplanation {
+  /** The reply no order explains (given the replies answered before it). */
+  op: HistoryOp;
+  cause: HistoryCause;
+  /** What the model would have had the balance be, nearest to the reported one first (the balance before, for an overdraft). */
+  expected: number;
+  /** Every balance some order could have given this reply (sorted, at most {@link MAX_LISTED}). */
+  possible: number[];
+  /** The ops that overlap in time with it (itself included): the events involved. */
+  involved: HistoryOp[];
+}
+
+export type HistoryVerdict =
+  | {
+      linearizable: true;
+      /** Every distinct state the wallet can be in after all ops; `complete` false when the search budget cut the enumeration short. */
+      finals: WalletState[];
+      complete: boolean;
+    }
+  | { linearizable: false; explanation: HistoryExplanation }
+  /** Too many overlapping events to search within the budget: neither cleared nor blamed. */
+  | { linearizable: undefined };
+
+export interface HistoryLimits {
+  /** Search nodes per search; past it the answer is "undetermined". */
+  budget?: number;
+}
+
+/** Search nodes per search: ample for bursts of dozens of events whose replies carry balances. */
+export const DEFAULT_BUDGET = 200_000;
+const MAX_LISTED = 12;
+
+/**
+ * Judges one player's history. Ops are given in any order; real time comes from `sentAt` and
+ * `answeredAt`.
+ *
+ * @example
+ * const verdict = checkHistory(ops, { balanceMinor: 10_000 });
+ * if (verdict.linearizable === false) console.log(verdict.explanation.op.label, verdict.explanation.possible);
+ */
+export function checkHistory(ops: readonly HistoryOp[], start: HistoryStart = {}, limits: HistoryLimits = {}): HistoryVerdict {
+  const budget = limits.budget ?? DEFAULT_BUDGET;
+  // Constraints are switched on in answer order: the first that no order satisfies names the reply to blame.
+  const byAnswer = ops.map((_, i) => i).sort((a, b) => answerOrder(ops, a, b));
+  const rank = new Int32Array(ops.length);
+  byAnswer.forEach((opIndex, r) => {
+    rank[opIndex] = r;
+  });
+  const all = search(ops, start, { upTo: ops.length, rank, budget, exhaustive: true });
+  if (all.found) return { linearizable: true, finals: [...all.finals.values()], complete: !all.cut };
+  if (all.cut) return { linearizable: undefined };
+
+  // Binary search for the fewest constraints (in answer order) that no order satisfies.
+  let lo = 0; // satisfiable with `lo` constraints (none: always)
+  let hi = ops.length; // unsatisfiable with `hi`
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    const probe = search(ops, start, { upTo: mid, rank, budget, exhaustive: false });
+    if (probe.cut) return { linearizable: undefined };
+    if (probe.found) lo = mid;
+    else hi = mid;
+  }
+  const culprit = byAnswer[hi - 1] as number;
+  const seen = search(ops, start, { upTo: hi - 1, rank, budget, exhaustive: true, watch: culprit });
+  const op = ops[culprit] as HistoryOp;
+  return { linearizable: false, explanation: explain(op, seen.watched, ops) };
+}
+
+/** Earlier answers first (never-answered last), then the order given. */
+function answerOrder(ops: readonly HistoryOp[], a: number, b: number): number {
+  const x = (ops[a] as HistoryOp).answeredAt;
+  const y = (ops[b] as HistoryOp).answeredAt;
+  return x < y ? -1 : x > y ? 1 : a - b;
+}
+
+/** Where the watched op was placed: the state before it and what the model would make of it. */
+interface Placement {
+  pre: number | undefined;
+  /** Balances the model allows after it, overdraft allowed. */
+  posts: number[];
+  overdraft: boolean;
+  duplicate: boolean;
+  /** A ROLLBACK whose DEBIT was applied and not yet given back. */
+  restoring: boolean;
+  /** Its own movement if applied fresh (−bet + win, +credit, +the DEBIT's amount). */
+  movement: number;
+}
+
+interface SearchOptions {
+  /** Ops whose answer rank is below this have their constraint on. */
+  upTo: number;
+  rank: Int32Array;
+  budget: number;
+  /** Enumerate every final state (else stop at the first linearization). */
+  exhaustive: boolean;
+  watch?: number;
+}
+
+interface SearchResult {
+  found: boolean;
+  cut: boolean;
+  finals: Map<string, WalletState>;
+  watched: Placement[];
+}
+
+interface Node {
+  balance: number | undefined;
+  touched: Map<string, PastTx>;
+  /** Canonical text of the state, for the memo. */
+  id: string;
+}
+
+function node(balance: number | undefined, touched: Map<string, PastTx>): Node {
+  let id = balance === undefined ? '?' : String(balance);
+  if (touched.size > 0) {
+    const parts: string[] = [];
+    for (const [k, v] of touched) parts.push(`${k}\u0001${v.status}\u0001${v.amountMinor}`);
+    parts.sort();
+    id += `\u0002${parts.join('\u0002')}`;
+  }
+  return { balance, touched, id };
+}
+
+function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchOptions): SearchResult {
+  const n = ops.length;
+  const done = new Uint8Array(n);
+  const words = new Int32Array(Math.ceil(n / 31) || 1);
+  const visited = new Set<string>();
+  const finals = new Map<string, WalletState>();
+  const watched: Placement[] = [];
+  const past = start.past ?? (() => undefined);
+  let steps = 0;
+  let found = false;
+  let cut = false;
+
+  const statusOf = (s: Node, key: string): PastTx | undefined => s.touched.get(key) ?? past(key);
+
+  /** The states one op can leave, or none when its constraint fails. */
+  const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): Node[] => {
+    const out: Node[] = [];
+    const consider = (apply: boolean) => {
+      for (const next of effects(s, op, apply, statusOf, constrained, record ? watched : undefined)) {
+        if (!constrained || op.balanceMinor === undefined) {
+          out.push(next);
+          continue;
+        }
+        if (next.balance === undefined) out.push(node(op.balanceMinor, next.touched));
+        else if (next.balance === op.balanceMinor) out.push(next);
+      }
+    };
+    if (op.outcome === 'unknown') {
+      consider(false);
+      consider(true);
+    } else consider(op.outcome === 'accepted');
+    return out;
+  };
+
+  const dfs = (count: number, s: Node): void => {
+    if (found && !options.exhaustive) return;
+    if (++steps > options.budget) {
+      cut = true;
+      return;
+    }
+    if (count === n) {
+      found = true;
+      finals.set(s.id, { balance: s.balance, touched: s.touched });
+      return;
+    }
+    const memo = `${words.join(',')}|${s.id}`;
+    if (visited.has(memo)) return;
+    visited.add(memo);
+
+    let earliestAnswer = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) if (!done[i]) earliestAnswer = Math.min(earliestAnswer, (ops[i] as HistoryOp).answeredAt);
+    const candidates: number[] = [];
+    for (let i = 0; i < n; i++) if (!done[i] && (ops[i] as HistoryOp).sentAt <= earliestAnswer) candidates.push(i);
+
+    // An op that may go now and leaves the state as it is can always go first: placing it earlier
+    // frees the ops that must follow it and changes nothing else (partial-order reduction).
+    for (const i of candidates) {
+      const op = ops[i] as HistoryOp;
+      if (op.outcome === 'unknown' || i === options.watch) continue;
+      const next = step(s, op, (options.rank[i] as number) < options.upTo, false);
+      if (next.length === 1 && (next[0] as Node).id === s.id) {
+        place(i, count, next[0] as Node);
+        return;
+      }
+    }
+    for (const i of candidates) {
+      const op = ops[i] as HistoryOp;
+      for (const next of step(s, op, (options.rank[i] as number) < options.upTo, i === options.watch)) {
+        place(i, count, next);
+        if (cut || (found && !options.exhaustive)) return;
+      }
+    }
+  };
+
+  const place = (i: number, count: number, next: Node) => {
+    done[i] = 1;
+    const w = (i / 31) | 0;
+    words[w] = (words[w] as number) | (1 << (i % 31));
+    dfs(count + 1, next);
+    done[i] = 0;
+    words[w] = (words[w] as number) & ~(1 << (i % 31));
+  };
+
+  dfs(0, node(start.balanceMinor, new Map()));
+  return { found, cut, finals, watched };
+}
+
+/**
+ * The model's step: the states `op` can leave `s` in when it is applied (`apply`) or not. A
+ * constrained accepted DEBIT the balance does not cover leaves none (a correct wallet refuses it).
+ */
+function effects(
+  s: Node,
+  op: HistoryOp,
+  apply: boolean,
+  statusOf: (s: Node, key: string) => PastTx | undefined,
+  constrained: boolean,
+  watched: Placement[] | undefined,
+): Node[] {
+  const own = statusOf(s, op.key);
+  const duplicate = apply && own !== undefined && own.status !== 'tombstone' && own.status !== 'maybe';
+  const with_ = (key: string, tx: PastTx) => new Map(s.touched).set(key, tx);
+  const plus = (delta: number) => (s.balance === undefined ? undefined : s.balance + delta);
+  let out: Node[];
+  let movement = 0;
+  let restoring = false;
+  let overdraft = false;
+  if (!apply) out = [s];
+  else if (duplicate) {
+    out = [s];
+    movement = fresh(op, s, statusOf);
+  } else if (op.kind === 'credit') {
+    movement = op.amountMinor;
+    out = [node(plus(movement), with_(op.key, { status: 'applied', amountMinor: op.amountMinor }))];
+  } else if (op.kind === 'debit') {
+    movement = -op.amountMinor + (op.winMinor ?? 0);
+    overdraft = s.balance !== undefined && op.amountMinor > s.balance;
+    const taken = node(plus(movement), with_(op.key, { status: 'applied', amountMinor: op.amountMinor }));
+    // A DEBIT after its own ROLLBACK: a wallet may take it or acknowledge it without taking money.
+    out =
+      own?.status === 'tombstone' ? [taken, node(s.balance, with_(op.key, { status: 'rolled-back', amountMinor: 0 }))] : [taken];
+  } else {
+    const debitKey = op.reverses ?? op.key;
+    const debit = statusOf(s, debitKey);
+    const mark = (touched: Map<string, PastTx>) => touched.set(op.key, { status: 'applied', amountMinor: 0 });
+    if (debit?.status === 'applied' || debit?.status === 'maybe') {
+      restoring = debit.status === 'applied';
+      movement = debit.amountMinor;
+      const back = mark(with_(debitKey, { status: 'rolled-back', amountMinor: debit.amountMinor }));
+      out = [node(plus(debit.amountMinor), back)];
+      // A DEBIT whose fate is unknown may never have taken anything to give back.
+      if (debit.status === 'maybe') out.push(node(s.balance, mark(new Map(back))));
+    } else {
+      const tomb = debit === undefined ? with_(debitKey, { status: 'tombstone', amountMinor: 0 }) : new Map(s.touched);
+      out = [node(s.balance, mark(tomb))];
+    }
+  }
+  // A copy of an op whose first delivery has an unknown fate: that one may have moved the money already.
+  if (apply && own?.status === 'maybe')
+    out.push(node(s.balance, with_(op.key, { status: 'applied', amountMinor: own.amountMinor })));
+  if (watched && s.balance !== undefined) {
+    const posts = out.flatMap((o) => (o.balance === undefined ? [] : [o.balance]));
+    watched.push({ pre: s.balance, posts, overdraft, duplicate, restoring, movement });
+  }
+  if (apply && constrained && overdraft && op.kind === 'debit' && !duplicate) return [];
+  return out;
+}
+
+/** What a repeated op would have moved had it been the first: to recognise a double debit or credit. */
+function fresh(op: HistoryOp, s: Node, statusOf: (s: Node, key: string) => PastTx | undefined): number {
+  if (op.kind === 'credit') return op.amountMinor;
+  if (op.kind === 'debit') return -op.amountMinor + (op.winMinor ?? 0);
+  return statusOf(s, op.reverses ?? op.key)?.amountMinor ?? 0;
+}
+
+function explain(op: HistoryOp, placements: readonly Placement[], ops: readonly HistoryOp[]): HistoryExplanation {
+  const actual = op.balanceMinor as number;
+  const possible = [...new Set(placements.flatMap((p) => p.posts))].sort((a, b) => a - b);
+  const involved = ops.filter((o) => o === op || (o.sentAt < op.answeredAt && op.sentAt < o.answeredAt));
+  const nearest = (values: readonly number[]) =>
+    values.reduce((best, v) => (Math.abs(v - actual) < Math.abs(best - actual) ? v : best), values[0] ?? actual);
+  const found = (cause: HistoryCause, expected: number): HistoryExplanation => ({
+    op,
+    cause,
+    expected,
+    possible: possible.slice(0, MAX_LISTED),
+    involved,
+  });
+  const at = (test: (p: Placement & { pre: number }) => boolean) =>
+    placements.find((p): p is Placement & { pre: number } => p.pre !== undefined && test(p as Placement & { pre: number }));
+
+  const over = at((p) => p.overdraft && (op.balanceMinor === undefined || p.posts.includes(actual)));
+  if (over && op.outcome !== 'rejected') return found('overdraft', over.pre);
+  if (op.outcome === 'rejected') {
+    const moved = at((p) => actual !== p.pre);
+    if (moved) return found('rejected-moved-money', moved.pre);
+  }
+  const twice = at((p) => p.duplicate && p.movement !== 0 && actual - p.pre === p.movement);
+  if (twice) return found('moved-on-duplicate', twice.pre);
+  if (op.kind === 'rollback' && op.outcome === 'accepted') {
+    const kept = at((p) => p.restoring && actual === p.pre);
+    if (kept) return found('rollback-not-restored', nearest(kept.posts));
+    const stray = at((p) => !p.restoring && !p.duplicate && actual !== p.pre);
+    if (stray) return found('rollback-moved-money', stray.pre);
+  }
+  return found('drift', nearest(possible));
+}
