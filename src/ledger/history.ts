@@ -74,6 +74,8 @@ export interface HistoryExplanation {
   cause: HistoryCause;
   /** What the model would have had the balance be, nearest to the reported one first (the balance before, for an overdraft). */
   expected: number;
+  /** The balance just before it, in the order that comes closest (undefined when unknown). */
+  before: number | undefined;
   /** Every balance some order could have given this reply (sorted, at most {@link MAX_LISTED}). */
   possible: number[];
   /** The ops that overlap in time with it (itself included): the events involved. */
@@ -148,6 +150,8 @@ interface Placement {
   pre: number | undefined;
   /** Balances the model allows after it, overdraft allowed. */
   posts: number[];
+  /** The balance after it on the path taken. */
+  post?: number | undefined;
   overdraft: boolean;
   duplicate: boolean;
   /** A ROLLBACK whose DEBIT was applied and not yet given back. */
@@ -199,6 +203,9 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
   const finals = new Map<string, WalletState>();
   const watched: Placement[] = [];
   const past = start.past ?? (() => undefined);
+  /** The watched op's placement on the path being explored, and which placement each of its resulting states came from. */
+  let placement: Placement | undefined;
+  const placedBy = new WeakMap<Node, Placement>();
   let steps = 0;
   let found = false;
   let cut = false;
@@ -209,7 +216,9 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
   const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): Node[] => {
     const out: Node[] = [];
     const consider = (apply: boolean) => {
-      for (const next of effects(s, op, apply, statusOf, constrained, record ? watched : undefined)) {
+      const noted: Placement[] = [];
+      for (const next of effects(s, op, apply, statusOf, constrained, record ? noted : undefined)) {
+        if (record && noted[0]) placedBy.set(next, { ...noted[0], post: next.balance });
         if (!constrained || op.balanceMinor === undefined) {
           out.push(next);
           continue;
@@ -234,9 +243,11 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     if (count === n) {
       found = true;
       finals.set(s.id, { balance: s.balance, touched: s.touched });
+      // Only orders that place every op count: the watched op's placement on this path is one.
+      if (placement) watched.push(placement);
       return;
     }
-    const memo = `${words.join(',')}|${s.id}`;
+    const memo = `${words.join(',')}|${s.id}|${placement ? `${placement.pre}>${placement.post}` : ''}`;
     if (visited.has(memo)) return;
     visited.add(memo);
 
@@ -269,7 +280,10 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     done[i] = 1;
     const w = (i / 31) | 0;
     words[w] = (words[w] as number) | (1 << (i % 31));
+    const outer = placement;
+    if (i === options.watch) placement = placedBy.get(next);
     dfs(count + 1, next);
+    placement = outer;
     done[i] = 0;
     words[w] = (words[w] as number) & ~(1 << (i % 31));
   };
@@ -348,14 +362,15 @@ function fresh(op: HistoryOp, s: Node, statusOf: (s: Node, key: string) => PastT
 
 function explain(op: HistoryOp, placements: readonly Placement[], ops: readonly HistoryOp[]): HistoryExplanation {
   const actual = op.balanceMinor as number;
-  const possible = [...new Set(placements.flatMap((p) => p.posts))].sort((a, b) => a - b);
+  const possible = [...new Set(placements.flatMap((p) => (p.post === undefined ? [] : [p.post])))].sort((a, b) => a - b);
   const involved = ops.filter((o) => o === op || (o.sentAt < op.answeredAt && op.sentAt < o.answeredAt));
   const nearest = (values: readonly number[]) =>
     values.reduce((best, v) => (Math.abs(v - actual) < Math.abs(best - actual) ? v : best), values[0] ?? actual);
-  const found = (cause: HistoryCause, expected: number): HistoryExplanation => ({
+  const found = (cause: HistoryCause, expected: number, before?: number): HistoryExplanation => ({
     op,
     cause,
     expected,
+    before: before ?? placements.find((p) => p.posts.includes(expected))?.pre,
     possible: possible.slice(0, MAX_LISTED),
     involved,
   });
@@ -363,18 +378,18 @@ function explain(op: HistoryOp, placements: readonly Placement[], ops: readonly 
     placements.find((p): p is Placement & { pre: number } => p.pre !== undefined && test(p as Placement & { pre: number }));
 
   const over = at((p) => p.overdraft && (op.balanceMinor === undefined || p.posts.includes(actual)));
-  if (over && op.outcome !== 'rejected') return found('overdraft', over.pre);
+  if (over && op.outcome !== 'rejected') return found('overdraft', over.pre, over.pre);
   if (op.outcome === 'rejected') {
     const moved = at((p) => actual !== p.pre);
-    if (moved) return found('rejected-moved-money', moved.pre);
+    if (moved) return found('rejected-moved-money', moved.pre, moved.pre);
   }
   const twice = at((p) => p.duplicate && p.movement !== 0 && actual - p.pre === p.movement);
-  if (twice) return found('moved-on-duplicate', twice.pre);
+  if (twice) return found('moved-on-duplicate', twice.pre, twice.pre);
   if (op.kind === 'rollback' && op.outcome === 'accepted') {
     const kept = at((p) => p.restoring && actual === p.pre);
-    if (kept) return found('rollback-not-restored', nearest(kept.posts));
+    if (kept) return found('rollback-not-restored', nearest(kept.posts), kept.pre);
     const stray = at((p) => !p.restoring && !p.duplicate && actual !== p.pre);
-    if (stray) return found('rollback-moved-money', stray.pre);
+    if (stray) return found('rollback-moved-money', stray.pre, stray.pre);
   }
   return found('drift', nearest(possible));
 }
