@@ -180,19 +180,41 @@ interface SearchResult {
 interface Node {
   balance: number | undefined;
   touched: Map<string, PastTx>;
+  /** Order-independent 2×32-bit hash of `touched`, kept up to date as entries change. */
+  h1: number;
+  h2: number;
   /** Canonical text of the state, for the memo. */
   id: string;
 }
 
-function node(balance: number | undefined, touched: Map<string, PastTx>): Node {
-  let id = balance === undefined ? '?' : String(balance);
-  if (touched.size > 0) {
-    const parts: string[] = [];
-    for (const [k, v] of touched) parts.push(`${k}\u0001${v.status}\u0001${v.amountMinor}`);
-    parts.sort();
-    id += `\u0002${parts.join('\u0002')}`;
+function node(balance: number | undefined, touched: Map<string, PastTx>, h1 = 0, h2 = 0): Node {
+  return { balance, touched, h1, h2, id: `${balance === undefined ? '?' : balance}|${touched.size}|${h1}|${h2}` };
+}
+
+/** `s` with `key` set to `tx`: the touched map copied, the hash updated by removing the old entry and adding the new. */
+function touch(s: Node, key: string, tx: PastTx, balance: number | undefined): Node {
+  const touched = new Map(s.touched);
+  let { h1, h2 } = s;
+  const old = touched.get(key);
+  if (old) {
+    h1 = (h1 - entryHash(key, old, 0x811c9dc5)) | 0;
+    h2 = (h2 - entryHash(key, old, 0x01000193)) | 0;
   }
-  return { balance, touched, id };
+  touched.set(key, tx);
+  h1 = (h1 + entryHash(key, tx, 0x811c9dc5)) | 0;
+  h2 = (h2 + entryHash(key, tx, 0x01000193)) | 0;
+  return node(balance, touched, h1, h2);
+}
+
+function entryHash(key: string, tx: PastTx, seed: number): number {
+  let h = seed;
+  const text = `${key}\u0001${tx.status}\u0001${tx.amountMinor}`;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 15;
+  return Math.imul(h, 0x2c1b3c6d) ^ (h >>> 12);
 }
 
 function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchOptions): SearchResult {
@@ -223,7 +245,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
           out.push(next);
           continue;
         }
-        if (next.balance === undefined) out.push(node(op.balanceMinor, next.touched));
+        if (next.balance === undefined) out.push(node(op.balanceMinor, next.touched, next.h1, next.h2));
         else if (next.balance === op.balanceMinor) out.push(next);
       }
     };
@@ -306,8 +328,8 @@ function effects(
 ): Node[] {
   const own = statusOf(s, op.key);
   const duplicate = apply && own !== undefined && own.status !== 'tombstone' && own.status !== 'maybe';
-  const with_ = (key: string, tx: PastTx) => new Map(s.touched).set(key, tx);
   const plus = (delta: number) => (s.balance === undefined ? undefined : s.balance + delta);
+  const APPLIED_ROLLBACK: PastTx = { status: 'applied', amountMinor: 0 };
   let out: Node[];
   let movement = 0;
   let restoring = false;
@@ -318,33 +340,36 @@ function effects(
     movement = fresh(op, s, statusOf);
   } else if (op.kind === 'credit') {
     movement = op.amountMinor;
-    out = [node(plus(movement), with_(op.key, { status: 'applied', amountMinor: op.amountMinor }))];
+    out = [touch(s, op.key, { status: 'applied', amountMinor: op.amountMinor }, plus(movement))];
   } else if (op.kind === 'debit') {
     movement = -op.amountMinor + (op.winMinor ?? 0);
     overdraft = s.balance !== undefined && op.amountMinor > s.balance;
-    const taken = node(plus(movement), with_(op.key, { status: 'applied', amountMinor: op.amountMinor }));
+    const taken = touch(s, op.key, { status: 'applied', amountMinor: op.amountMinor }, plus(movement));
     // A DEBIT after its own ROLLBACK: a wallet may take it or acknowledge it without taking money.
-    out =
-      own?.status === 'tombstone' ? [taken, node(s.balance, with_(op.key, { status: 'rolled-back', amountMinor: 0 }))] : [taken];
+    out = own?.status === 'tombstone' ? [taken, touch(s, op.key, { status: 'rolled-back', amountMinor: 0 }, s.balance)] : [taken];
   } else {
     const debitKey = op.reverses ?? op.key;
     const debit = statusOf(s, debitKey);
-    const mark = (touched: Map<string, PastTx>) => touched.set(op.key, { status: 'applied', amountMinor: 0 });
     if (debit?.status === 'applied' || debit?.status === 'maybe') {
       restoring = debit.status === 'applied';
       movement = debit.amountMinor;
-      const back = mark(with_(debitKey, { status: 'rolled-back', amountMinor: debit.amountMinor }));
-      out = [node(plus(debit.amountMinor), back)];
+      const back = touch(
+        touch(s, debitKey, { status: 'rolled-back', amountMinor: debit.amountMinor }, s.balance),
+        op.key,
+        APPLIED_ROLLBACK,
+        s.balance,
+      );
+      out = [node(plus(debit.amountMinor), back.touched, back.h1, back.h2)];
       // A DEBIT whose fate is unknown may never have taken anything to give back.
-      if (debit.status === 'maybe') out.push(node(s.balance, mark(new Map(back))));
+      if (debit.status === 'maybe') out.push(back);
     } else {
-      const tomb = debit === undefined ? with_(debitKey, { status: 'tombstone', amountMinor: 0 }) : new Map(s.touched);
-      out = [node(s.balance, mark(tomb))];
+      const tomb = debit === undefined ? touch(s, debitKey, { status: 'tombstone', amountMinor: 0 }, s.balance) : s;
+      out = [touch(tomb, op.key, APPLIED_ROLLBACK, s.balance)];
     }
   }
   // A copy of an op whose first delivery has an unknown fate: that one may have moved the money already.
   if (apply && own?.status === 'maybe')
-    out.push(node(s.balance, with_(op.key, { status: 'applied', amountMinor: own.amountMinor })));
+    out.push(touch(s, op.key, { status: 'applied', amountMinor: own.amountMinor }, s.balance));
   if (watched && s.balance !== undefined) {
     const posts = out.flatMap((o) => (o.balance === undefined ? [] : [o.balance]));
     watched.push({ pre: s.balance, posts, overdraft, duplicate, restoring, movement });
