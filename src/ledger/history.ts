@@ -76,6 +76,11 @@ export interface HistoryExplanation {
   expected: number;
   /** The balance just before it, in the order that comes closest (undefined when unknown). */
   before: number | undefined;
+  /**
+   * What `possible` assumes: every other reply right (`others`), or, when they cannot all be, the
+   * replies answered before this one (`earlier`).
+   */
+  basis: 'others' | 'earlier';
   /** Every balance some order could have given this reply (sorted, at most {@link MAX_LISTED}). */
   possible: number[];
   /** The ops that overlap in time with it (itself included): the events involved. */
@@ -99,7 +104,7 @@ export interface HistoryLimits {
 }
 
 /** Search nodes per search: ample for bursts of dozens of events whose replies carry balances. */
-export const DEFAULT_BUDGET = 200_000;
+export const DEFAULT_BUDGET = 50_000;
 const MAX_LISTED = 12;
 
 /**
@@ -112,37 +117,27 @@ const MAX_LISTED = 12;
  */
 export function checkHistory(ops: readonly HistoryOp[], start: HistoryStart = {}, limits: HistoryLimits = {}): HistoryVerdict {
   const budget = limits.budget ?? DEFAULT_BUDGET;
-  // Constraints are switched on in answer order: the first that no order satisfies names the reply to blame.
-  const byAnswer = ops.map((_, i) => i).sort((a, b) => answerOrder(ops, a, b));
-  const rank = new Int32Array(ops.length);
-  byAnswer.forEach((opIndex, r) => {
-    rank[opIndex] = r;
-  });
-  const all = search(ops, start, { upTo: ops.length, rank, budget, exhaustive: true });
+  const all = search(ops, start, { constrained: () => true, budget, exhaustive: true });
   if (all.found) return { linearizable: true, finals: [...all.finals.values()], complete: !all.cut };
-  if (all.cut) return { linearizable: undefined };
-
-  // Binary search for the fewest constraints (in answer order) that no order satisfies.
-  let lo = 0; // satisfiable with `lo` constraints (none: always)
-  let hi = ops.length; // unsatisfiable with `hi`
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    const probe = search(ops, start, { upTo: mid, rank, budget, exhaustive: false });
-    if (probe.cut) return { linearizable: undefined };
-    if (probe.found) lo = mid;
-    else hi = mid;
-  }
-  const culprit = byAnswer[hi - 1] as number;
-  const seen = search(ops, start, { upTo: hi - 1, rank, budget, exhaustive: true, watch: culprit });
-  const op = ops[culprit] as HistoryOp;
-  return { linearizable: false, explanation: explain(op, seen.watched, ops) };
+  if (all.cut || all.blocker === undefined) return { linearizable: undefined };
+  // The reply no order gets past, as Porcupine reports the longest partial linearization: the op
+  // whose answer blocked the search at its furthest point in time. Freed of its own constraint, the
+  // others' orders say what it could have reported.
+  const culprit = all.blocker;
+  const others = search(ops, start, { constrained: (i) => i !== culprit, budget, exhaustive: true, watch: culprit });
+  if (others.watched.length > 0)
+    return { linearizable: false, explanation: explain(ops[culprit] as HistoryOp, others.watched, ops, 'others') };
+  // Other replies are wrong too: what the replies answered before it allow.
+  const earlier = (i: number) => answeredBefore(ops, i, culprit);
+  const seen = search(ops, start, { constrained: earlier, budget, exhaustive: true, watch: culprit });
+  return { linearizable: false, explanation: explain(ops[culprit] as HistoryOp, seen.watched, ops, 'earlier') };
 }
 
-/** Earlier answers first (never-answered last), then the order given. */
-function answerOrder(ops: readonly HistoryOp[], a: number, b: number): number {
-  const x = (ops[a] as HistoryOp).answeredAt;
-  const y = (ops[b] as HistoryOp).answeredAt;
-  return x < y ? -1 : x > y ? 1 : a - b;
+/** Whether op `i` was answered before op `j` (ties: given first). */
+export function answeredBefore(ops: readonly HistoryOp[], i: number, j: number): boolean {
+  const x = (ops[i] as HistoryOp).answeredAt;
+  const y = (ops[j] as HistoryOp).answeredAt;
+  return x < y || (x === y && i < j);
 }
 
 /** Where the watched op was placed: the state before it and what the model would make of it. */
@@ -161,9 +156,8 @@ interface Placement {
 }
 
 interface SearchOptions {
-  /** Ops whose answer rank is below this have their constraint on. */
-  upTo: number;
-  rank: Int32Array;
+  /** Whether op i's constraint (its reported balance; a DEBIT covered by the balance) holds. */
+  constrained: (i: number) => boolean;
   budget: number;
   /** Enumerate every final state (else stop at the first linearization). */
   exhaustive: boolean;
@@ -171,6 +165,8 @@ interface SearchOptions {
 }
 
 interface SearchResult {
+  /** Where a failed search got furthest: the unplaced op with the earliest answer at the latest such time. */
+  blocker?: number;
   found: boolean;
   cut: boolean;
   finals: Map<string, WalletState>;
@@ -228,7 +224,8 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
   /** The watched op's placement on the path being explored, and which placement each of its resulting states came from. */
   let placement: Placement | undefined;
   const placedBy = new WeakMap<Node, Placement>();
-  let steps = 0;
+  let furthest = { time: Number.NEGATIVE_INFINITY, depth: -1, op: -1 };
+  let visits = 0;
   let found = false;
   let cut = false;
 
@@ -258,7 +255,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
 
   const dfs = (count: number, s: Node): void => {
     if (found && !options.exhaustive) return;
-    if (++steps > options.budget) {
+    if (++visits > options.budget) {
       cut = true;
       return;
     }
@@ -274,24 +271,34 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     visited.add(memo);
 
     let earliestAnswer = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < n; i++) if (!done[i]) earliestAnswer = Math.min(earliestAnswer, (ops[i] as HistoryOp).answeredAt);
+    let blocking = -1;
+    for (let i = 0; i < n; i++) {
+      const answered = (ops[i] as HistoryOp).answeredAt;
+      if (!done[i] && answered < earliestAnswer) {
+        earliestAnswer = answered;
+        blocking = i;
+      }
+    }
+    if (blocking >= 0 && (earliestAnswer > furthest.time || (earliestAnswer === furthest.time && count > furthest.depth))) {
+      furthest = { time: earliestAnswer, depth: count, op: blocking };
+    }
     const candidates: number[] = [];
     for (let i = 0; i < n; i++) if (!done[i] && (ops[i] as HistoryOp).sentAt <= earliestAnswer) candidates.push(i);
 
     // An op that may go now and leaves the state as it is can always go first: placing it earlier
     // frees the ops that must follow it and changes nothing else (partial-order reduction).
+    const steps: Node[][] = [];
     for (const i of candidates) {
       const op = ops[i] as HistoryOp;
-      if (op.outcome === 'unknown' || i === options.watch) continue;
-      const next = step(s, op, (options.rank[i] as number) < options.upTo, false);
-      if (next.length === 1 && (next[0] as Node).id === s.id) {
+      const next = step(s, op, options.constrained(i), i === options.watch);
+      steps.push(next);
+      if (op.outcome !== 'unknown' && i !== options.watch && next.length === 1 && (next[0] as Node).id === s.id) {
         place(i, count, next[0] as Node);
         return;
       }
     }
-    for (const i of candidates) {
-      const op = ops[i] as HistoryOp;
-      for (const next of step(s, op, (options.rank[i] as number) < options.upTo, i === options.watch)) {
+    for (const [c, i] of candidates.entries()) {
+      for (const next of steps[c] as Node[]) {
         place(i, count, next);
         if (cut || (found && !options.exhaustive)) return;
       }
@@ -311,7 +318,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
   };
 
   dfs(0, node(start.balanceMinor, new Map()));
-  return { found, cut, finals, watched };
+  return { found, cut, finals, watched, ...(furthest.op >= 0 ? { blocker: furthest.op } : {}) };
 }
 
 /**
@@ -385,7 +392,12 @@ function fresh(op: HistoryOp, s: Node, statusOf: (s: Node, key: string) => PastT
   return statusOf(s, op.reverses ?? op.key)?.amountMinor ?? 0;
 }
 
-function explain(op: HistoryOp, placements: readonly Placement[], ops: readonly HistoryOp[]): HistoryExplanation {
+function explain(
+  op: HistoryOp,
+  placements: readonly Placement[],
+  ops: readonly HistoryOp[],
+  basis: HistoryExplanation['basis'],
+): HistoryExplanation {
   const actual = op.balanceMinor as number;
   const possible = [...new Set(placements.flatMap((p) => (p.post === undefined ? [] : [p.post])))].sort((a, b) => a - b);
   const involved = ops.filter((o) => o === op || (o.sentAt < op.answeredAt && op.sentAt < o.answeredAt));
@@ -395,6 +407,7 @@ function explain(op: HistoryOp, placements: readonly Placement[], ops: readonly 
     op,
     cause,
     expected,
+    basis,
     before: before ?? placements.find((p) => p.posts.includes(expected))?.pre,
     possible: possible.slice(0, MAX_LISTED),
     involved,
