@@ -29,6 +29,8 @@ export { type DiscrepancyFilter, isDiscrepancyKind } from './store.ts';
 
 /** Transactions remembered for duplicate and rollback checks; the oldest are forgotten past this. */
 export const REMEMBERED_TRANSACTIONS = 200_000;
+/** Ordering keys whose last answer is remembered before the idle ones are swept. */
+const IDLE_LINES_SWEEP = 1024;
 
 export interface PlayerBalance {
   playerId: string;
@@ -111,6 +113,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const lineAnswered = new Map<string, number>();
   const listeners = new Set<(d: Discrepancy) => void>();
   let tick = 0;
+  let forgetAt = IDLE_LINES_SWEEP;
   let insertedSincePrune = 0;
 
   const view: LedgerView = { player: (id) => players.get(id), transaction: (key) => transactions.get(key) };
@@ -169,10 +172,12 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
 
   /** Keys with nothing in flight need no memory of their last answer. */
   const forgetIdleLines = () => {
-    if (lineAnswered.size < 1024) return;
+    if (lineAnswered.size < forgetAt) return;
     const busy = new Set<string>();
     for (const mine of inFlight.values()) for (const f of mine.values()) busy.add(f.orderingKey);
     for (const key of lineAnswered.keys()) if (!busy.has(key)) lineAnswered.delete(key);
+    // Amortised: the next sweep waits until the map has doubled again.
+    forgetAt = Math.max(IDLE_LINES_SWEEP, 2 * lineAnswered.size);
   };
 
   const reset = () => {

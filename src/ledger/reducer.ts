@@ -344,10 +344,10 @@ export function describeExplanation(
       sentence = `${op.label} repeats transactionId ${event.transactionId} and must move no money, but ${was} became ${actual === undefined ? '?' : money(actual)}${first ? `; ${firstSaid(first, event)}` : ''}`;
       break;
     case 'rollback-not-restored':
-      sentence = `${op.label} was accepted but ${was} stayed: the DEBIT ${event.referenceTransactionId ?? event.transactionId} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
+      sentence = `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
       break;
     case 'rollback-moved-money':
-      sentence = `${op.label} reverses DEBIT ${event.referenceTransactionId ?? event.transactionId}, which was never accepted or was already given back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
+      sentence = `${op.label} reverses a DEBIT${ref(event)}, which was never accepted or was already given back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
       break;
     case 'rejected-moved-money':
       sentence = `${op.label} was rejected but ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
@@ -367,6 +367,12 @@ export function describeExplanation(
         ? `the only balance an order gives it is ${could[0]}`
         : `an order could give ${could.slice(0, -1).join(', ')} or ${could[could.length - 1]}`;
   return `${sentence}. It overlapped ${ids.length - 1} other event(s) (${shown}); no order of them that respects when each was sent and answered explains ${actual === undefined ? 'it' : money(actual)}: ${options}`;
+}
+
+/** " tx_1": the reversed DEBIT's id, when the caller knows it. */
+function ref(event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId'>): string {
+  const id = event.referenceTransactionId ?? event.transactionId;
+  return id ? ` ${id}` : '';
 }
 
 function uncertainty(linearizable: boolean | undefined, window: readonly TimedEvent[], balances: number): string {

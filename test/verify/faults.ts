@@ -51,8 +51,16 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'malformed-json-crash': ['malformed-json'],
   // A 500 instead of "not found", and no tombstone; a ROLLBACK for an unknown player crashes too.
   'rollback-unknown-crash': ['rollback-unknown', 'late-debit-after-rollback', 'unknown-player'],
-  // The reply of every CREDIT (DEBIT) is wrong, so every check that reads one fails.
-  'stale-credit-reply': ['credit-applies', 'cent-precision', 'large-amounts', 'idempotent-credit'],
+  // The reply of every CREDIT (DEBIT) is wrong, so every check that reads one fails (the concurrent
+  // checks judge every reply's balance with the one history checker, not only the final balance).
+  'stale-credit-reply': [
+    'credit-applies',
+    'cent-precision',
+    'large-amounts',
+    'idempotent-credit',
+    'concurrent-credits',
+    'concurrent-mixed',
+  ],
   'stale-debit-reply': [
     'debit-applies',
     'exact-balance',
@@ -66,8 +74,14 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'rollback-unknown',
     'debit-retry-after-rollback',
     'rollback-amount-mismatch',
+    'concurrent-debits',
+    'concurrent-rollbacks',
+    'concurrent-mixed',
+    'concurrent-duplicates',
     'rotated-signatures',
   ],
+  // The money is right, but under concurrency the replies carry balances no order explains.
+  'reply-from-stale-read': CONCURRENCY,
 };
 
 /**
