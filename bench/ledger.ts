@@ -89,8 +89,14 @@ function runHistory(steps: readonly Step[]): { ms: number; found: number } {
   const stored: ((e: StoredEvent) => void)[] = [];
   const settled: ((e: StoredEvent) => void)[] = [];
   const engine = {
-    onEnqueued: (l: (e: StoredEvent) => void) => (stored.push(l), () => {}),
-    onSettled: (l: (e: StoredEvent) => void) => (settled.push(l), () => {}),
+    onEnqueued: (l: (e: StoredEvent) => void) => {
+      stored.push(l);
+      return () => {};
+    },
+    onSettled: (l: (e: StoredEvent) => void) => {
+      settled.push(l);
+      return () => {};
+    },
   };
   const ledger = createShadowLedger({ engine, db });
   const t0 = performance.now();
