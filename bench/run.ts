@@ -24,6 +24,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'callbacks', load: () => import('./callbacks.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
   { name: 'verify', load: () => import('./verify.ts') },
+  { name: 'ledger', load: () => import('./ledger.ts') },
 ];
 
 function parseArgs(argv: string[]) {

@@ -31,6 +31,12 @@ export interface CallbackEngine {
   enqueueMany(reqs: readonly EnqueueRequest[]): Enqueued[];
   /** Sends the same body again as a NEW outbox event (source 'replay:<id>'). */
   replay(eventId: number): Enqueued;
+  /**
+   * Called once per event when it is stored and queued (enqueue, replay, the rollback of a failed
+   * DEBIT, and unsettled events resumed by start()), before its first attempt: the shadow ledger
+   * learns which events may overlap in time.
+   */
+  onEnqueued(listener: (event: StoredEvent) => void): () => void;
   /** Called once per event when it ends delivered|rejected|failed, in settle order. */
   onSettled(listener: (event: StoredEvent) => void): () => void;
   onAttempt(listener: (attempt: Attempt, event: StoredEvent) => void): () => void;

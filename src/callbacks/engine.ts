@@ -61,6 +61,7 @@ class Engine implements CallbackEngine {
   private inFlightCount = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly resolvers = new Map<number, (event: StoredEvent) => void>();
+  private readonly enqueuedListeners = new Set<(event: StoredEvent) => void>();
   private readonly settledListeners = new Set<(event: StoredEvent) => void>();
   private readonly attemptListeners = new Set<(attempt: Attempt, event: StoredEvent) => void>();
   /** Work that must wait until the batched journal writes are committed. */
@@ -143,6 +144,11 @@ class Engine implements CallbackEngine {
     return this.store(this.newEvents.replayOf(original), false);
   }
 
+  onEnqueued(listener: (event: StoredEvent) => void): () => void {
+    this.enqueuedListeners.add(listener);
+    return () => this.enqueuedListeners.delete(listener);
+  }
+
   onSettled(listener: (event: StoredEvent) => void): () => void {
     this.settledListeners.add(listener);
     return () => this.settledListeners.delete(listener);
@@ -159,7 +165,9 @@ class Engine implements CallbackEngine {
     this.transport ??= this.makeTransport({ maxSockets: this.cfg.concurrency, timeoutMs: this.cfg.timeout });
     // The outbox is the truth: pending events of an earlier run (or enqueued while stopped), and
     // any left 'delivering' by a crash, go out again in their original order.
-    this.lines.resume(this.outbox.takeUnsettled());
+    const unsettled = this.outbox.takeUnsettled();
+    for (const event of unsettled) for (const listener of this.enqueuedListeners) this.safely(() => listener({ ...event }));
+    this.lines.resume(unsettled);
     this.prune();
     this.pump();
   }
@@ -195,6 +203,7 @@ class Engine implements CallbackEngine {
   private track(event: StoredEvent, atFront: boolean): Enqueued {
     const settled = new Promise<StoredEvent>((resolve) => this.resolvers.set(event.id, resolve));
     const snapshot = { ...event };
+    for (const listener of this.enqueuedListeners) this.safely(() => listener(snapshot));
     if (this.running && this.lines.add(event, atFront)) this.pump();
     return { event: snapshot, settled };
   }

@@ -58,11 +58,39 @@ describe('judgeReply', () => {
     ['a 2xx with a JSON string is garbage', 200, '"ok"', 'invalid', {}],
     ['a 2xx with truncated JSON is garbage', 200, '{"balance":1', 'invalid', {}],
     [
-      'a balance as a string is unreadable',
+      'a balance as a decimal string is read exactly',
       200,
-      '{"balance":"10.00"}',
+      '{"balance":"995.29"}',
       'accepted',
-      { balance: { kind: 'invalid', raw: '10.00' } },
+      { balance: { kind: 'ok', minor: 99_529 }, balanceExact: true },
+    ],
+    [
+      'a decimal-string balance with a decimal too many is a wrong balance, not a rounding',
+      200,
+      '{"balance":"995.291"}',
+      'accepted',
+      { balance: { kind: 'invalid', raw: '995.291' } },
+    ],
+    [
+      'a balance string in exponent notation is no amount',
+      200,
+      '{"balance":"1e3"}',
+      'accepted',
+      { balance: { kind: 'invalid', raw: '1e3' } },
+    ],
+    [
+      'a balance string with spaces is no amount',
+      200,
+      '{"balance":" 995.29"}',
+      'accepted',
+      { balance: { kind: 'invalid', raw: ' 995.29' } },
+    ],
+    [
+      'a rejection carrying a decimal-string balance',
+      200,
+      '{"error":"INSUFFICIENT_FUNDS","balance":"0.50"}',
+      'rejected',
+      { balance: { kind: 'ok', minor: 50 } },
     ],
     [
       'a balance with a third decimal is unreadable',
@@ -105,6 +133,17 @@ describe('judgeReply', () => {
     expect(judgeReply({ status: 200, text: '{"balance":1.1e2}' }).balanceExact).toBe(false);
     expect(judgeReply({ status: 200, text: '{"balance":1050}' }, MINOR).balanceExact).toBe(true);
     expect(judgeReply({ status: 200, text: '{"balance":1050.0}' }, MINOR).balanceExact).toBe(false);
+  });
+
+  it('judges a decimal-string balance on its text, like the same digits written as a number', () => {
+    for (const text of ['109.71', '109.7', '109', '109.71000000000001', '-5.5']) {
+      const asNumber = judgeReply({ status: 200, text: `{"balance":${text}}` });
+      const asString = judgeReply({ status: 200, text: `{"balance":"${text}"}` });
+      expect(asString.balance).toEqual(asNumber.balance);
+      expect(asString.balanceExact).toBe(asNumber.balanceExact);
+    }
+    expect(judgeReply({ status: 200, text: '{"balance":"1050"}' }, MINOR).balance).toEqual({ kind: 'ok', minor: 1050 });
+    expect(judgeReply({ status: 200, text: '{"balance":"10.5"}' }, MINOR).balance).toEqual({ kind: 'invalid', raw: '10.5' });
   });
 });
 

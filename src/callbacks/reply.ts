@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
-import { decodeAmount, isExactAmountLiteral } from '../money/index.ts';
+import { type AmountCodec, decodeAmount, isExactAmountLiteral } from '../money/index.ts';
 import { type ReplyReading, WIRE_REPLY_CODES } from '../profiles/index.ts';
 import { cached, jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
 
@@ -46,9 +46,9 @@ export interface JudgedReply {
   /** Read from ANY reply that carries one, acceptance or rejection. */
   balance: ReplyBalance;
   /**
-   * Whether `balance` is written exactly as the wire's format demands: in `decimal`, a number with
-   * at most 2 decimals as written in the raw JSON text (109.71000000000001 is not); in `minor`, a
-   * whole number. Absent when there is no balance or no raw text to judge.
+   * Whether `balance` is written exactly as the wire's format demands: in `decimal`, a number (or
+   * decimal string) with at most the currency's decimals as written in the raw JSON text
+   * (109.71000000000001 is not); in `minor`, a whole number. Absent when there is no balance or no raw text to judge.
    */
   balanceExact?: boolean;
 }
@@ -125,7 +125,7 @@ export function judgeReply(input: ReplyInput, reading: ReplyReading = DEFAULT_RE
     verdict === 'rejected' && !rules.balanceOnRejection ? { kind: 'none' } : readBalance(object, reading);
   const exact =
     balance.kind === 'ok' && input.text !== undefined && !rules.balance.includes('.')
-      ? isExactAmountLiteral(rawTopLevelValue(input.text, rules.balance), codec)
+      ? isExactAmountLiteral(rawTopLevelValue(input.text, rules.balance), balanceCodec(codec))
       : undefined;
   return {
     verdict,
@@ -196,8 +196,20 @@ function readBalance(object: Record<string, unknown> | undefined, reading: Reply
   if (!object) return { kind: 'none' };
   const raw = at(object, reading.rules.balance);
   if (raw === undefined || raw === null) return { kind: 'none' };
-  const minor = decodeAmount(raw, reading.codec);
+  const minor = decodeAmount(raw, balanceCodec(reading.codec));
   return minor === undefined ? { kind: 'invalid', raw } : { kind: 'ok', minor };
+}
+
+/**
+ * A reply's balance is read as a JSON number or as a decimal string (`"995.29"`, as Red Tiger,
+ * Blue Ocean, 100HP and St8 answer), whatever the wire writes in its callbacks. A string is judged
+ * exactly as the same digits written as a number: `"995.29"` is exact, `"995.291"` has a decimal
+ * too many for the currency (a wrong balance, never rounded), `"995.2900000001"` is float noise
+ * (read, but not exact); anything that is not plain decimal digits (`"1e3"`, `" 995.29"`, `"+5"`)
+ * is not a balance.
+ */
+function balanceCodec(codec: AmountCodec): AmountCodec {
+  return codec.as === 'string' ? codec : { ...codec, as: 'string' };
 }
 
 /**

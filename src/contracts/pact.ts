@@ -106,6 +106,16 @@ function atPath(path: string, value: unknown, target: Record<string, unknown> = 
   return target;
 }
 
+/**
+ * A balance as the wallet may write it: a JSON number or a decimal string ("995.29"), the example
+ * in the wire's own form. Pact's regex matcher reads a number by its text, so one rule takes both;
+ * whether the amount is exact is verify's money checks' business, as it is for `like`.
+ */
+function balanceMatcher(example: number | string): unknown {
+  return { 'pact:matcher:type': 'regex', regex: BALANCE_TEXT, value: example };
+}
+export const BALANCE_TEXT = String.raw`^-?\d+(\.\d+)?$`;
+
 /** The reply body the rule requires, in the wire's shape: the balance (and success flag), or the rejection's code or flag. */
 function replyTemplate(wire: Wire, reply: ContractInteraction['reply']): Record<string, unknown> {
   const { rules } = wire.reading();
@@ -113,7 +123,7 @@ function replyTemplate(wire: Wire, reply: ContractInteraction['reply']): Record<
   if (reply.accepted) {
     // Set one after the other: two paths under one parent ("data.ok", "data.money") must both stay.
     const body = success ? atPath(success.path, success.equals) : {};
-    return atPath(rules.balance, like(encodeAmount(reply.balanceMinor, wire.codec())), body);
+    return atPath(rules.balance, balanceMatcher(encodeAmount(reply.balanceMinor, wire.codec())), body);
   }
   const code = wire.code(reply.error);
   if (code !== undefined) return atPath(rules.error, code);

@@ -12,23 +12,25 @@ import type { ReplyReading } from '../profiles/index.ts';
 import { DEFAULT_REDUCER_OPTIONS, type ReducerOptions } from './model.ts';
 import {
   type Discrepancy,
-  evaluateConcurrentGroup,
-  evaluateSettlement,
+  evaluateWindow,
   type LedgerTx,
   type LedgerView,
+  MAX_WINDOW,
   type PlayerLedger,
   type SettlementOutcome,
+  type TimedEvent,
 } from './reducer.ts';
 import { type DiscrepancyFilter, DiscrepancyStore } from './store.ts';
 
+export * from './history.ts';
 export * from './reducer.ts';
 export { isAccepted, type ReplyOutcome, replyBalance, replyOutcome } from './reply.ts';
 export { type DiscrepancyFilter, isDiscrepancyKind } from './store.ts';
 
 /** Transactions remembered for duplicate and rollback checks; the oldest are forgotten past this. */
 export const REMEMBERED_TRANSACTIONS = 200_000;
-/** Parallel groups remembered as already judged, so a late replay of one member is judged alone. */
-const REMEMBERED_GROUPS = 10_000;
+/** Ordering keys whose last answer is remembered before the idle ones are swept. */
+const IDLE_LINES_SWEEP = 1024;
 
 export interface PlayerBalance {
   playerId: string;
@@ -60,8 +62,12 @@ export interface ShadowLedger {
 }
 
 export interface ShadowLedgerOptions {
-  /** Settled events arrive through `engine.onSettled`; parallel groups are completed from `engine.outbox`. */
-  engine: Pick<CallbackEngine, 'onSettled' | 'outbox'>;
+  /**
+   * Settled events arrive through `engine.onSettled`; `engine.onEnqueued` says which are still in
+   * flight, so events that overlap in time are judged together. Without it each settled event is
+   * judged on its own, as if every event went out after the previous one's answer.
+   */
+  engine: Pick<CallbackEngine, 'onSettled'> & Partial<Pick<CallbackEngine, 'onEnqueued' | 'outbox'>>;
   /** The same database as the outbox. */
   db: Database;
   /** How replies read in a currency; default the documented wire (`wireOf(config.callbacks).reading`). */
@@ -71,11 +77,23 @@ export interface ShadowLedgerOptions {
   now?: () => number;
 }
 
+/** An event sent but not yet settled: when it was stored, on the ledger's logical clock. */
+interface InFlight {
+  orderingKey: string;
+  storedAt: number;
+}
+
 /**
- * The shadow ledger of SPEC §5: it watches every settled callback, checks the balance each reply
- * reports against the previous balance and the event, and records every mismatch as a
- * discrepancy in SQLite. Events sent in parallel for one player (a burst: same group, their own
- * ordering keys) are held until the whole group has settled and judged as a set.
+ * The shadow ledger of SPEC §5: it watches every settled callback and checks each player's
+ * replies with the one history checker — every balance must be explained by some order of the
+ * accepted events that respects real time — recording every mismatch as a discrepancy in SQLite.
+ *
+ * Real time is the ledger's own logical clock: each settlement is one tick, each enqueue happens
+ * between two. An event was sent no earlier than it was stored, and no earlier than the answer to
+ * the event before it on its ordering key (the engine sends one at a time per key). Settled events
+ * wait in their player's window while another event of that player that may overlap them is in
+ * flight; when none is, the window is judged and pruned, so the player's state is again a single
+ * known balance and the search stays small.
  *
  * @example
  * const ledger = createShadowLedger({ engine, db, reading: wireOf(config.callbacks).reading });
@@ -87,9 +105,15 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const store = new DiscrepancyStore(db);
   const players = new Map<string, PlayerLedger>();
   const transactions = new Map<string, LedgerTx>();
-  const openGroups = new Map<string, { events: Map<number, StoredEvent>; expected: number }>();
-  const judgedGroups = new Set<string>();
+  /** Settled, not yet judged events per player, in settle order. */
+  const windows = new Map<string, TimedEvent[]>();
+  /** Stored, not yet settled events per player. */
+  const inFlight = new Map<string, Map<number, InFlight>>();
+  /** The tick of the last answer per ordering key, while that key has events in flight. */
+  const lineAnswered = new Map<string, number>();
   const listeners = new Set<(d: Discrepancy) => void>();
+  let tick = 0;
+  let forgetAt = IDLE_LINES_SWEEP;
   let insertedSincePrune = 0;
 
   const view: LedgerView = { player: (id) => players.get(id), transaction: (key) => transactions.get(key) };
@@ -115,38 +139,61 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
     return stored;
   };
 
+  /** Earliest an event of this key can still be sent: after its stored time and the last answer on its key. */
+  const earliestSend = (f: InFlight) => Math.max(f.storedAt, (lineAnswered.get(f.orderingKey) ?? Number.NEGATIVE_INFINITY) + 0.5);
+
+  const enqueued = (event: StoredEvent) => {
+    const mine = inFlight.get(event.playerId) ?? new Map<number, InFlight>();
+    inFlight.set(event.playerId, mine);
+    mine.set(event.id, { orderingKey: event.orderingKey, storedAt: tick + 0.25 });
+  };
+
   const record = (event: StoredEvent): Discrepancy[] => {
-    const groupKey = parallelGroupKey(event);
-    if (groupKey === undefined || judgedGroups.has(groupKey)) return commit(evaluateSettlement(view, event, reducer));
-    const open = openGroups.get(groupKey) ?? { events: new Map<number, StoredEvent>(), expected: 0 };
-    open.events.set(event.id, event);
-    openGroups.set(groupKey, open);
-    // The outbox says who belongs to the group; asked again only once as many have settled as it named last time.
-    if (open.events.size < open.expected) return [];
-    const members = engine.outbox
-      .list({ group: event.group as string, playerId: event.playerId, limit: 100_000 })
-      .filter((e) => parallelGroupKey(e) === groupKey);
-    open.expected = members.length;
-    if (!members.every((m) => open.events.has(m.id))) return [];
-    const buffered = [...open.events.values()].sort((a, b) => a.id - b.id);
-    openGroups.delete(groupKey);
-    judgedGroups.add(groupKey);
-    if (judgedGroups.size > REMEMBERED_GROUPS) judgedGroups.delete(judgedGroups.values().next().value as string);
-    return commit(evaluateConcurrentGroup(view, buffered, reducer));
+    tick += 1;
+    const mine = inFlight.get(event.playerId);
+    const announced = mine?.get(event.id);
+    mine?.delete(event.id);
+    // Unannounced (no onEnqueued, or recorded by hand): sent after the previous answer, like a sequential delivery.
+    const sentAt = announced ? earliestSend(announced) : tick - 0.5;
+    lineAnswered.set(event.orderingKey, tick);
+    const window = windows.get(event.playerId) ?? [];
+    window.push({ event, sentAt, answeredAt: tick });
+    forgetIdleLines();
+    // Another event of this player that may still be applied before some answer in the window keeps it open.
+    const overlapping = mine !== undefined && [...mine.values()].some((f) => earliestSend(f) < tick);
+    if (overlapping && window.length <= MAX_WINDOW) {
+      windows.set(event.playerId, window);
+      return [];
+    }
+    windows.delete(event.playerId);
+    if (mine?.size === 0) inFlight.delete(event.playerId);
+    return commit(evaluateWindow(view, window, reducer));
+  };
+
+  /** Keys with nothing in flight need no memory of their last answer. */
+  const forgetIdleLines = () => {
+    if (lineAnswered.size < forgetAt) return;
+    const busy = new Set<string>();
+    for (const mine of inFlight.values()) for (const f of mine.values()) busy.add(f.orderingKey);
+    for (const key of lineAnswered.keys()) if (!busy.has(key)) lineAnswered.delete(key);
+    // Amortised: the next sweep waits until the map has doubled again.
+    forgetAt = Math.max(IDLE_LINES_SWEEP, 2 * lineAnswered.size);
   };
 
   const reset = () => {
     players.clear();
     transactions.clear();
-    openGroups.clear();
-    judgedGroups.clear();
+    windows.clear();
+    inFlight.clear();
+    lineAnswered.clear();
     store.clear();
   };
 
   const unsubscribe = engine.onSettled((event) => {
     record(event);
   });
-  const unsubscribeReset = engine.outbox.onReset?.(reset);
+  const unsubscribeEnqueued = engine.onEnqueued?.(enqueued);
+  const unsubscribeReset = engine.outbox?.onReset?.(reset);
 
   return {
     balances: () => [...players.values()].sort((a, b) => a.playerId.localeCompare(b.playerId)).map(toBalance),
@@ -170,18 +217,10 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
     reset,
     close() {
       unsubscribe();
+      unsubscribeEnqueued?.();
       unsubscribeReset?.();
     },
   };
-}
-
-/**
- * Events of one group sent in parallel for one player carry their own ordering key (not the
- * player id); they form one set to judge.
- */
-function parallelGroupKey(event: StoredEvent): string | undefined {
-  if (event.group === undefined || event.orderingKey === event.playerId) return undefined;
-  return `${event.group}\u0000${event.playerId}`;
 }
 
 function toBalance(p: PlayerLedger): PlayerBalance {

@@ -234,12 +234,14 @@ describe('applyConcurrentGroup', () => {
     expect(state.players.p1?.balanceMinor).toBe(7_000);
   });
 
-  it('flags a lost update: every bet accepted but only one taken', () => {
+  it('flags a lost update: every bet accepted but only one taken, naming the reply no order explains', () => {
+    // The second reply of 90.00 is the first no order explains: after the first bet, another leaves 80.00 (or 70.00).
     const { discrepancies } = applyConcurrentGroup(base(), burst([ok(90), ok(90), ok(90)]));
     expect(discrepancies).toEqual([
-      expect.objectContaining({ kind: 'balance-drift', expectedMinor: 7_000, actualMinor: 9_000, eventIds: expect.any(Array) }),
+      expect.objectContaining({ kind: 'balance-drift', expectedMinor: 8_000, actualMinor: 9_000, eventIds: expect.any(Array) }),
     ]);
     expect(discrepancies[0]?.eventIds).toHaveLength(3);
+    expect(discrepancies[0]?.message).toContain('an order could give 70.00 or 80.00');
   });
 
   it('flags more bets accepted than the balance covered', () => {

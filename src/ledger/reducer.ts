@@ -1,7 +1,14 @@
 import type { StoredEvent } from '../callbacks/events.ts';
 import { repliesAgree } from '../callbacks/reply.ts';
 import { formatMinor } from '../money/index.ts';
-import { evaluateConcurrentGroup } from './burst.ts';
+import {
+  checkHistory,
+  type HistoryExplanation,
+  type HistoryOp,
+  type HistoryOutcome,
+  type PastTx,
+  type WalletState,
+} from './history.ts';
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,
@@ -14,22 +21,35 @@ import {
   type SettlementOutcome,
   transactionKey,
 } from './model.ts';
-import { type ReplyBalance, replyBalance, replyOutcome } from './reply.ts';
+import { replyBalance, replyOutcome } from './reply.ts';
 
 /**
- * The shadow ledger's arithmetic, pure: given what the ledger knew and one settled event, what
- * the wallet's reply should have said and every way it did not. No SQLite, no timers, no engine.
+ * The shadow ledger's rules, pure: given what the ledger knew and a window of settled events of
+ * one player (one event when they go one after another; several when they overlapped in time),
+ * every way the wallet's replies were wrong. No SQLite, no timers, no engine.
  *
- * Each player has a last known balance. An accepted DEBIT must take its amount off, a CREDIT add
- * it, a ROLLBACK of an accepted DEBIT give the DEBIT back; a duplicate transactionId (same type,
- * same player) must get the first reply again and move nothing; a rejected event or a rollback of
- * something unknown, rejected or already rolled back moves nothing. The ledger follows the
- * wallet's reported balance after each check, so one mistake is reported once, not on every
- * later event.
+ * The balance rule is the one history checker (history.ts): every reply's balance must be
+ * explained by some order of the accepted events that respects real time. When none is, the
+ * first reply no order explains is reported, as what the model says it is: a double debit or
+ * credit (a repeated transaction moved money), a rollback that did not give the bet back, money
+ * moved by a rejection or by a rollback of nothing, an overdraft, or plain balance drift. The
+ * rules that are not about order stay their own: a repeated transaction must get the first reply
+ * again, an accepted reply must carry a usable balance, a balance is never negative, and a
+ * rejected ROLLBACK of a bet accepted earlier left the bet taken. After a mismatch the ledger
+ * follows the wallet, so one mistake is reported once, not on every later event.
  */
 
-export { evaluateConcurrentGroup } from './burst.ts';
 export * from './model.ts';
+
+/** A settled event with when it could first have reached the wallet and when its answer came (any unit). */
+export interface TimedEvent {
+  event: StoredEvent;
+  sentAt: number;
+  answeredAt: number;
+}
+
+/** Events overlapping in one window beyond this are not searched: the balance becomes uncertain instead. */
+export const MAX_WINDOW = 400;
 
 /**
  * Judges one settled, sequentially delivered event against what the ledger knew.
@@ -42,230 +62,336 @@ export function evaluateSettlement(
   event: StoredEvent,
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): SettlementOutcome {
-  const at = event.settledAt ?? event.createdAt;
-  const before: PlayerLedger = view.player(event.playerId) ?? { playerId: event.playerId, uncertain: false };
-  const prev = before.uncertain ? undefined : before.balanceMinor;
-  const outcome = replyOutcome(event);
-  const balance = replyBalance(event, options.reading(event.currency));
-  const self = ledgerTx(event, outcome);
-  const { key } = self;
-  const label = `${event.kind.toUpperCase()} ${event.transactionId} (event #${event.id})`;
+  return evaluateWindow(view, [{ event, sentAt: 0, answeredAt: 1 }], options);
+}
+
+/** Events sent in parallel for one player (a burst), all overlapping in time, judged as one history. */
+export function evaluateConcurrentGroup(
+  view: LedgerView,
+  events: readonly StoredEvent[],
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
+): SettlementOutcome {
+  if (events.length === 0) throw new RangeError('evaluateConcurrentGroup needs at least one event');
+  return evaluateWindow(
+    view,
+    events.map((event) => ({ event, sentAt: 0, answeredAt: 1 })),
+    options,
+  );
+}
+
+/**
+ * Judges a window of one player's settled events, given in settle order, whose real-time
+ * intervals are known: no event outside the window overlaps any inside it, so the player's
+ * state before it is the ledger's and after it is a single known balance (or uncertain).
+ */
+export function evaluateWindow(
+  view: LedgerView,
+  window: readonly TimedEvent[],
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
+): SettlementOutcome {
+  const first = window[0];
+  if (!first) throw new RangeError('evaluateWindow needs at least one event');
+  const playerId = first.event.playerId;
+  const at = Math.max(...window.map(({ event }) => event.settledAt ?? event.createdAt));
+  const lastEventId = window[window.length - 1]?.event.id as number;
+  const before: PlayerLedger = view.player(playerId) ?? { playerId, uncertain: false };
+  const start = before.uncertain ? undefined : before.balanceMinor;
   const discrepancies: DiscrepancyDraft[] = [];
-  const flag = (kind: DiscrepancyKind, expectedMinor: number | null, actualMinor: number | null, message: string) =>
+  const flag = (
+    kind: DiscrepancyKind,
+    expectedMinor: number | null,
+    actualMinor: number | null,
+    eventIds: number[],
+    message: string,
+    group?: string,
+  ) =>
     discrepancies.push({
-      playerId: event.playerId,
+      playerId,
       kind,
       expectedMinor,
       actualMinor,
-      eventIds: [event.id],
+      eventIds,
       message,
       createdAt: at,
-      ...(event.group ? { group: event.group } : {}),
+      ...(group ? { group } : {}),
     });
-  const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId: event.id, updatedAt: at });
+  const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId, updatedAt: at });
 
-  if (outcome === 'failed') {
-    const first = view.transaction(key);
-    return {
-      player: moved({
-        uncertain: true,
-        note: `balance uncertain: ${label} failed without a reply (${event.error ?? 'no reply'}); the next reply sets a new baseline`,
-      }),
-      transactions: first && first.outcome !== 'failed' ? [] : [self],
-      discrepancies,
-    };
-  }
-
-  const first = view.transaction(key);
-  if (first && first.outcome !== 'failed') {
-    return judgeDuplicate(first, event, { balance, prev, before, moved, flag, label, discrepancies, options });
-  }
-
-  const transactions: LedgerTx[] = [self];
-  if (balance.kind === 'invalid') {
-    flag('invalid-balance', null, null, `${label}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`);
-    return {
-      player: moved({ uncertain: true, note: `balance uncertain: ${label} replied with an unusable balance` }),
-      transactions,
-      discrepancies,
-    };
-  }
-
-  // Which DEBIT a ROLLBACK reverses, and whether it can still be given back.
-  const reversed = event.kind === 'rollback' ? reversedDebit(view, event) : undefined;
-  if (
-    reversed &&
-    outcome === 'accepted' &&
-    (reversed.outcome === 'accepted' || reversed.outcome === 'failed') &&
-    !reversed.rolledBack
-  ) {
-    transactions.push({ ...reversed, rolledBack: true });
-  }
-
-  if (prev === undefined || (reversed?.outcome === 'failed' && !reversed.rolledBack)) {
-    // No baseline yet (or the reversed DEBIT's fate is unknown): this reply is the baseline.
-    if (balance.kind === 'none') {
-      if (outcome === 'accepted') flag('missing-balance', null, null, `${label} was accepted but the reply carries no balance`);
-      return { player: moved({}), transactions, discrepancies };
-    }
-    if (balance.minor < 0)
-      flag('overdraft', 0, balance.minor, `${label}: the wallet reports a negative balance ${formatMinor(balance.minor)}`);
-    const note =
-      before.balanceMinor === undefined
-        ? `baseline ${formatMinor(balance.minor)} from the first reply (${label})`
-        : `re-baselined at ${formatMinor(balance.minor)} from ${label} after an uncertain balance`;
-    return { player: moved({ balanceMinor: balance.minor, uncertain: false, note }), transactions, discrepancies };
-  }
-
-  const actual = balance.kind === 'ok' ? balance.minor : undefined;
-  let expected = prev;
-  let explained = false;
-  const amount = event.amountMinor;
-
-  if (event.kind === 'debit' && outcome === 'accepted') {
-    // A whole round (bet and win in one callback) pays its win at once.
-    expected = prev - amount + (event.winMinor ?? 0);
-    if (amount > prev) {
+  // ---- per reply: what it says, and the rules that are not about order ----
+  const firstOf = new Map<string, LedgerTx>();
+  const remembered = (key: string) => firstOf.get(key) ?? view.transaction(key);
+  const ops: HistoryOp[] = [];
+  const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
+  for (const { event, sentAt, answeredAt } of window) {
+    const outcome = replyOutcome(event);
+    const balance = replyBalance(event, options.reading(event.currency));
+    const label = labelOf(event);
+    const key = transactionKey(event.kind, event.playerId, event.transactionId);
+    const earlier = remembered(key);
+    const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
+    // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
+    const replayed =
+      repeat?.reply !== undefined &&
+      event.reply !== undefined &&
+      repliesAgree(repeat.reply, event.reply, options.reading(event.currency));
+    if (balance.kind === 'invalid') {
       flag(
-        'overdraft',
-        prev,
-        actual ?? null,
-        `${label}: a bet of ${formatMinor(amount)} was accepted with a balance of only ${formatMinor(prev)}`,
-      );
-      explained = true;
-    }
-  } else if (event.kind === 'credit' && outcome === 'accepted') {
-    expected = prev + amount;
-  } else if (event.kind === 'rollback') {
-    const ref = event.referenceTransactionId ?? event.transactionId;
-    if (reversed && reversed.outcome === 'accepted' && !reversed.rolledBack) {
-      expected = prev + reversed.amountMinor;
-      if (outcome !== 'accepted') {
-        flag(
-          'rollback-not-restored',
-          expected,
-          actual ?? prev,
-          `${label} was rejected, so the accepted DEBIT ${ref} (event #${reversed.eventId}, ${formatMinor(reversed.amountMinor)}) was not given back`,
-        );
-        expected = prev;
-        explained = true;
-      } else if (actual === prev) {
-        flag(
-          'rollback-not-restored',
-          expected,
-          actual,
-          `${label} was accepted but the balance stayed ${formatMinor(prev)}: the DEBIT ${ref} of ${formatMinor(reversed.amountMinor)} was not given back`,
-        );
-        explained = true;
-      }
-    } else if (actual !== undefined && actual !== prev) {
-      const why = !reversed ? 'was never sent' : reversed.outcome === 'rejected' ? 'was rejected' : 'was already rolled back';
-      flag(
-        'rollback-moved-money',
-        prev,
-        actual,
-        `${label} reverses DEBIT ${ref}, which ${why}, yet the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}`,
-      );
-      explained = true;
-    }
-  }
-
-  if (outcome === 'rejected' && event.kind !== 'rollback' && actual !== undefined && actual !== prev) {
-    flag(
-      'rejected-moved-money',
-      prev,
-      actual,
-      `${label} was rejected but the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}`,
-    );
-    explained = true;
-  }
-
-  if (actual === undefined) {
-    if (outcome === 'accepted') {
-      flag(
-        'missing-balance',
-        expected,
+        'invalid-balance',
         null,
-        `${label} was accepted but the reply carries no balance (expected ${formatMinor(expected)})`,
+        null,
+        [event.id],
+        `${label}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
+        event.group,
       );
-      return {
-        player: moved({ uncertain: true, note: `balance uncertain: ${label} replied without a balance` }),
-        transactions,
-        discrepancies,
-      };
+    } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed) {
+      flag('missing-balance', null, null, [event.id], `${label} was accepted but the reply carries no balance`, event.group);
     }
-    // A rejection without a balance: nothing moved, as far as the ledger can tell.
-    return { player: moved({ balanceMinor: expected, uncertain: false }), transactions, discrepancies };
+    const op: HistoryOp = {
+      id: event.id,
+      kind: event.kind,
+      key,
+      ...(event.kind === 'rollback'
+        ? { reverses: transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId) }
+        : {}),
+      amountMinor: event.amountMinor,
+      ...(event.winMinor === undefined ? {} : { winMinor: event.winMinor }),
+      outcome: HISTORY_OUTCOME[outcome],
+      ...(balance.kind === 'ok' && !replayed ? { balanceMinor: balance.minor } : {}),
+      sentAt,
+      answeredAt: outcome === 'failed' ? Number.POSITIVE_INFINITY : answeredAt,
+      label,
+    };
+    ops.push(op);
+    if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
+    if (!earlier || earlier.outcome === 'failed') firstOf.set(key, ledgerTx(event, outcome));
+    if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses) {
+      // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
+      const debit = view.transaction(op.reverses);
+      if (debit?.outcome === 'accepted' && !debit.rolledBack) {
+        const ref = event.referenceTransactionId ?? event.transactionId;
+        flag(
+          'rollback-not-restored',
+          start === undefined ? null : start + debit.amountMinor,
+          balance.kind === 'ok' ? balance.minor : null,
+          [event.id],
+          `${label} was rejected, so the accepted DEBIT ${ref} (event #${debit.eventId}, ${formatMinor(debit.amountMinor)}) was not given back`,
+          event.group,
+        );
+      }
+    }
   }
 
-  if (!explained && actual !== expected) {
-    flag(
-      'balance-drift',
-      expected,
-      actual,
-      `${label} of ${formatMinor(amount)}: expected the balance ${formatMinor(prev)} → ${formatMinor(expected)}, the wallet reports ${formatMinor(actual)}`,
-    );
-  }
-  if (actual < 0 && !discrepancies.some((d) => d.kind === 'overdraft')) {
-    flag('overdraft', 0, actual, `${label}: the wallet reports a negative balance ${formatMinor(actual)}`);
-  }
-  return { player: moved({ balanceMinor: actual, uncertain: false }), transactions, discrepancies };
-}
-
-function reversedDebit(view: LedgerView, event: StoredEvent): LedgerTx | undefined {
-  const ref = event.referenceTransactionId ?? event.transactionId;
-  return view.transaction(transactionKey('debit', event.playerId, ref));
-}
-
-interface DuplicateContext {
-  balance: ReplyBalance;
-  prev: number | undefined;
-  before: PlayerLedger;
-  moved: (p: Partial<PlayerLedger>) => PlayerLedger;
-  flag: (kind: DiscrepancyKind, e: number | null, a: number | null, m: string) => void;
-  label: string;
-  discrepancies: DiscrepancyDraft[];
-  options: ReducerOptions;
-}
-
-/** A transactionId seen before (same type, same player): the first reply again, and no money moved. */
-function judgeDuplicate(first: LedgerTx, event: StoredEvent, ctx: DuplicateContext): SettlementOutcome {
-  const { balance, prev, before, moved, flag, label, discrepancies } = ctx;
-  const sameReply =
-    first.reply !== undefined &&
-    event.reply !== undefined &&
-    repliesAgree(first.reply, event.reply, ctx.options.reading(event.currency));
-  if (sameReply) return { player: moved({}), transactions: [], discrepancies };
-
-  const actual = balance.kind === 'ok' ? balance.minor : undefined;
-  const firstSaid = `first reply (event #${first.eventId}) ${describeReply(first.reply)}, this one ${describeReply(event.reply)}`;
-  if (actual !== undefined && prev !== undefined && actual !== prev) {
-    const delta = actual - prev;
-    const kind: DiscrepancyKind =
-      event.kind === 'debit' && delta === -event.amountMinor + (event.winMinor ?? 0)
-        ? 'double-debit'
-        : event.kind === 'credit' && delta === event.amountMinor
-          ? 'double-credit'
-          : event.kind === 'rollback'
-            ? 'double-rollback'
-            : 'balance-drift';
+  // ---- the balance: one history check ----
+  const verdict =
+    ops.length > MAX_WINDOW
+      ? ({ linearizable: undefined } as const)
+      : checkHistory(ops, {
+          ...(start === undefined ? {} : { balanceMinor: start }),
+          past: (key) => pastOf(view.transaction(key)),
+        });
+  const byId = new Map(window.map(({ event }) => [event.id, event]));
+  let blamed: HistoryExplanation | undefined;
+  if (verdict.linearizable === false) {
+    blamed = verdict.explanation;
+    const event = byId.get(blamed.op.id) as StoredEvent;
+    const kind = kindOf(blamed);
+    const duplicate = duplicates.find((d) => d.op === blamed?.op);
     flag(
       kind,
-      prev,
-      actual,
-      `${label} repeats transactionId ${event.transactionId} and must move no money, but the balance moved from ${formatMinor(prev)} to ${formatMinor(actual)}; ${firstSaid}`,
-    );
-  } else {
-    const firstBalance = first.reply ? replyBalance({ reply: first.reply }, ctx.options.reading(first.currency)) : undefined;
-    flag(
-      'duplicate-reply-differs',
-      firstBalance?.kind === 'ok' ? firstBalance.minor : null,
-      actual ?? null,
-      `${label} repeats transactionId ${event.transactionId} and must get the same reply as the first time; ${firstSaid}`,
+      blamed.expected,
+      blamed.op.balanceMinor ?? null,
+      blamed.involved.map((o) => o.id).sort((a, b) => a - b),
+      describeExplanation(blamed, event, window.length, duplicate?.first),
+      event.group,
     );
   }
-  const player = actual !== undefined ? moved({ balanceMinor: actual, uncertain: false }) : moved({ ...before });
-  return { player, transactions: [], discrepancies };
+  for (const { event, first, op } of duplicates) {
+    if (blamed?.op === op) continue;
+    const balance = replyBalance({ reply: first.reply }, options.reading(first.currency));
+    flag(
+      'duplicate-reply-differs',
+      balance.kind === 'ok' ? balance.minor : null,
+      op.balanceMinor ?? null,
+      [event.id],
+      `${op.label} repeats transactionId ${event.transactionId} and must get the same reply as the first time; ${firstSaid(first, event)}`,
+      event.group,
+    );
+  }
+  for (const op of ops) {
+    if (op.balanceMinor === undefined || op.balanceMinor >= 0) continue;
+    if (blamed?.op === op && blamed.cause === 'overdraft') continue;
+    flag(
+      'overdraft',
+      0,
+      op.balanceMinor,
+      [op.id],
+      `${op.label}: the wallet reports a negative balance ${formatMinor(op.balanceMinor)}`,
+      byId.get(op.id)?.group,
+    );
+  }
+
+  // ---- what the ledger knows afterwards ----
+  const finals = verdict.linearizable === true ? verdict.finals : [];
+  const transactions = remember(view, window, ops, finals[0]);
+  const balances = new Set(finals.map((f) => f.balance));
+  const [only] = balances;
+  if (verdict.linearizable === true && balances.size === 1 && only !== undefined && verdict.complete) {
+    const labels = window.length === 1 ? first.event : undefined;
+    const note =
+      start !== undefined
+        ? before.note
+        : before.balanceMinor === undefined
+          ? `baseline ${formatMinor(only)} from the first reply${labels ? ` (${labelOf(labels)})` : ''}`
+          : `re-baselined at ${formatMinor(only)}${labels ? ` from ${labelOf(labels)}` : ''} after an uncertain balance`;
+    return { player: moved({ balanceMinor: only, uncertain: false, ...(note ? { note } : {}) }), transactions, discrepancies };
+  }
+  if (verdict.linearizable === true && balances.size === 1 && only === undefined) {
+    // No reply carried a balance and none was known: still nothing known.
+    return { player: moved({}), transactions, discrepancies };
+  }
+  // After a mismatch the ledger follows the wallet: the last reply of a lone event is the new balance.
+  const last = ops[ops.length - 1] as HistoryOp;
+  if (verdict.linearizable === false && ops.length === 1 && last.balanceMinor !== undefined) {
+    return { player: moved({ balanceMinor: last.balanceMinor, uncertain: false }), transactions, discrepancies };
+  }
+  return {
+    player: moved({ uncertain: true, note: uncertainty(verdict.linearizable, window, balances.size) }),
+    transactions,
+    discrepancies,
+  };
+}
+
+const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<
+  ReturnType<typeof replyOutcome>,
+  HistoryOutcome
+>;
+
+/** What the history checker may assume of a transaction the ledger settled before. */
+function pastOf(tx: LedgerTx | undefined): PastTx | undefined {
+  if (!tx || tx.outcome === 'rejected') return undefined;
+  if (tx.rolledBack) return { status: 'rolled-back', amountMinor: tx.amountMinor };
+  return { status: tx.outcome === 'accepted' ? 'applied' : 'maybe', amountMinor: tx.amountMinor };
+}
+
+/** The transaction records after the window: its own events, and earlier DEBITs its ROLLBACKs gave back. */
+function remember(
+  view: LedgerView,
+  window: readonly TimedEvent[],
+  ops: readonly HistoryOp[],
+  final: WalletState | undefined,
+): LedgerTx[] {
+  const out = new Map<string, LedgerTx>();
+  for (const { event } of window) {
+    const tx = ledgerTx(event, replyOutcome(event));
+    const known = out.get(tx.key) ?? view.transaction(tx.key);
+    if (known && known.outcome !== 'failed') continue; // the first settlement stays the one to compare with
+    out.set(tx.key, tx);
+  }
+  for (const op of ops) {
+    if (op.kind !== 'rollback' || op.outcome === 'rejected' || !op.reverses) continue;
+    const debit = out.get(op.reverses) ?? view.transaction(op.reverses);
+    if (!debit || debit.rolledBack) continue;
+    // Given back in the order found; when none was (a mismatch), an accepted ROLLBACK still closes its DEBIT.
+    const status = final?.touched.get(op.reverses)?.status;
+    if (final === undefined ? op.outcome === 'accepted' : status === 'rolled-back')
+      out.set(op.reverses, { ...debit, rolledBack: true });
+  }
+  return [...out.values()];
+}
+
+function kindOf(explanation: HistoryExplanation): DiscrepancyKind {
+  switch (explanation.cause) {
+    case 'overdraft':
+      return 'overdraft';
+    case 'moved-on-duplicate':
+      return explanation.op.kind === 'debit'
+        ? 'double-debit'
+        : explanation.op.kind === 'credit'
+          ? 'double-credit'
+          : 'double-rollback';
+    case 'rollback-not-restored':
+      return 'rollback-not-restored';
+    case 'rollback-moved-money':
+      return 'rollback-moved-money';
+    case 'rejected-moved-money':
+      return 'rejected-moved-money';
+    case 'drift':
+      return 'balance-drift';
+  }
+}
+
+/**
+ * The explanation in the integrator's words: what the reply said, what the model would have it
+ * say, and, when events overlapped, that no order of them explains it and which balances one could.
+ */
+export function describeExplanation(
+  explanation: HistoryExplanation,
+  event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId' | 'reply'>,
+  windowSize: number,
+  first?: LedgerTx,
+  money: (minor: number) => string = formatMinor,
+): string {
+  const { op, expected, before } = explanation;
+  const actual = op.balanceMinor;
+  const was = before === undefined ? 'the balance' : `the balance ${money(before)}`;
+  const reports = actual === undefined ? 'the reply carried no balance' : `the wallet reports ${money(actual)}`;
+  let sentence: string;
+  switch (explanation.cause) {
+    case 'overdraft':
+      sentence = `${op.label}: a bet of ${money(op.amountMinor)} was accepted with a balance of only ${money(expected)}`;
+      break;
+    case 'moved-on-duplicate':
+      sentence = `${op.label} repeats transactionId ${event.transactionId} and must move no money, but ${was} became ${actual === undefined ? '?' : money(actual)}${first ? `; ${firstSaid(first, event)}` : ''}`;
+      break;
+    case 'rollback-not-restored':
+      sentence = `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
+      break;
+    case 'rollback-moved-money':
+      sentence = `${op.label} reverses a DEBIT${ref(event)}, which was never accepted or was already given back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
+      break;
+    case 'rejected-moved-money':
+      sentence = `${op.label} was rejected but ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
+      break;
+    case 'drift':
+      sentence = `${op.label} of ${money(op.amountMinor)}: expected ${before === undefined ? '' : `${money(before)} → `}${money(expected)}, ${reports}`;
+      break;
+  }
+  if (windowSize <= 1 || explanation.involved.length <= 1) return sentence;
+  const ids = explanation.involved.map((o) => `#${o.id}`);
+  const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, …` : ids.join(', ');
+  const could = explanation.possible.map((minor) => money(minor));
+  const options =
+    could.length === 0
+      ? 'no order reaches it at all'
+      : could.length === 1
+        ? `the only balance an order gives it is ${could[0]}`
+        : `an order could give ${could.slice(0, -1).join(', ')} or ${could[could.length - 1]}`;
+  return `${sentence}. It overlapped ${ids.length - 1} other event(s) (${shown}); no order of them that respects when each was sent and answered explains ${actual === undefined ? 'it' : money(actual)}: ${options}`;
+}
+
+/** " tx_1": the reversed DEBIT's id, when the caller knows it. */
+function ref(event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId'>): string {
+  const id = event.referenceTransactionId ?? event.transactionId;
+  return id ? ` ${id}` : '';
+}
+
+function uncertainty(linearizable: boolean | undefined, window: readonly TimedEvent[], balances: number): string {
+  const what = window.length === 1 ? labelOf((window[0] as TimedEvent).event) : `${window.length} overlapping events`;
+  if (linearizable === undefined)
+    return `balance uncertain: ${what} are too many to search for an order; the next reply sets a new baseline`;
+  if (linearizable === false) return `balance uncertain after the discrepancy in ${what}; the next reply sets a new baseline`;
+  const failed = window.find(({ event }) => replyOutcome(event) === 'failed')?.event;
+  if (failed)
+    return `balance uncertain: ${labelOf(failed)} failed without a reply (${failed.error ?? 'no reply'}); the next reply sets a new baseline`;
+  return `balance uncertain: ${what} leave ${balances} possible balances; the next reply sets a new baseline`;
+}
+
+function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id'>): string {
+  return `${event.kind.toUpperCase()} ${event.transactionId} (event #${event.id})`;
+}
+
+function firstSaid(first: LedgerTx, event: Pick<StoredEvent, 'reply'>): string {
+  return `first reply (event #${first.eventId}) ${describeReply(first.reply)}, this one ${describeReply(event.reply)}`;
 }
 
 function describeReply(reply: { status: number; body: unknown } | undefined): string {
@@ -319,12 +445,22 @@ export function applySettlement(
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
 }
 
-/** {@link applySettlement} for a parallel group, judged as a set. */
+/** {@link applySettlement} for a parallel group, judged as one history. */
 export function applyConcurrentGroup(
   state: LedgerState,
   events: readonly StoredEvent[],
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
   const outcome = evaluateConcurrentGroup(viewOf(state), events, options);
+  return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
+}
+
+/** {@link evaluateWindow} on a plain state. */
+export function applyWindow(
+  state: LedgerState,
+  window: readonly TimedEvent[],
+  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
+): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
+  const outcome = evaluateWindow(viewOf(state), window, options);
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
 }

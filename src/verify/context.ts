@@ -393,7 +393,7 @@ export class CheckContext {
     if (!reply.accepted) fail(`${what}: expected 2xx {balance: ${this.money(expectedMinor)}}, got ${describeOutcome(exchange)}`);
     if (reply.balanceMinor === undefined) {
       fail(
-        `${what}: expected {balance} as a number with at most 2 decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`,
+        `${what}: expected {balance} as a number or decimal string with at most ${this.wire.codec().exponent} decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`,
       );
     }
     if (reply.balanceMinor !== expectedMinor) {

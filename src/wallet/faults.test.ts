@@ -130,6 +130,13 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
     bug: 'a DEBIT of 10.00 is answered with the balance before it',
     probe: async (client) => (await client.debit('p1', 'bet', 10)).body.balance === 1000,
   },
+  'reply-from-stale-read': {
+    bug: 'two parallel DEBITs of 10.00 on 1000.00 both answer 990.00, a balance no order of them explains',
+    probe: async (client) => {
+      const [a, b] = await Promise.all([client.debit('p1', 'bet-a', 10), client.debit('p1', 'bet-b', 10)]);
+      return a.body.balance === b.body.balance;
+    },
+  },
   'stale-credit-reply': {
     bug: 'a CREDIT of 10.00 is answered with the balance before it',
     probe: async (client) => (await client.credit('p1', 'win', 10)).body.balance === 1000,

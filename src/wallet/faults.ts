@@ -73,6 +73,13 @@ export const WALLET_FAULTS = [
   'first-signature-only',
   /** Refuses signatures that are too old but not ones dated in the future. */
   'past-only-timestamp',
+  /**
+   * Moves the money atomically, but builds each reply from the balance read when the request
+   * arrived plus its own movement: under concurrency a reply carries a balance no order of the
+   * callbacks explains (two parallel bets of 10.00 on 1000.00 both answer 990.00), while the final
+   * balance is right.
+   */
+  'reply-from-stale-read',
 ] as const;
 export type WalletFault = (typeof WALLET_FAULTS)[number];
 
@@ -367,6 +374,24 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
           return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
         },
       };
+    case 'reply-from-stale-read': {
+      const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const arrived = store.balanceOf(event.playerId);
+          await sleep(windowMs);
+          const replay = store.replayIfDuplicate(event);
+          if (replay) return replay;
+          const atApply = store.balanceOf(event.playerId);
+          const reply = store.applyEvent(event);
+          const after = store.balanceOf(event.playerId);
+          if (reply.status !== 200 || arrived === undefined || atApply === undefined || after === undefined) return reply;
+          // BUG: the reply adds this callback's movement to the balance read when the request arrived.
+          return store.replies.balance(arrived + (after - atApply));
+        },
+      };
+    }
     case 'creates-players':
       return {
         ...reference,

@@ -12,6 +12,7 @@ import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../..
 import { signPayload } from '../../src/signing/index.ts';
 import { runVerify } from '../../src/verify/index.ts';
 import { expectPassed } from './helpers.ts';
+import { decimalStringBalances, startDecimalStringsWallet } from './wallets/decimal-strings.ts';
 import { expressBalances, startExpressStyleWallet } from './wallets/express-style.ts';
 import { minorBalances, startMinorUnitsWallet } from './wallets/minor-units.ts';
 import { mutexBalances, startMutexJsonWallet } from './wallets/mutex-json-file.ts';
@@ -93,6 +94,17 @@ const CASES: WalletCase[] = [
     config: {},
     restart: true,
     hasState: true,
+  },
+  {
+    name: 'decimal-strings ({"balance":"995.29"})',
+    refusesZero: false,
+    referenceRollbacks: true,
+    start: startDecimalStringsWallet,
+    balances: decimalStringBalances,
+    file: 'wallet.db',
+    config: {},
+    restart: true,
+    hasState: false,
   },
 ];
 
@@ -213,6 +225,8 @@ describe.each(CASES)('the $name wallet honours the wire contract on its own', (c
       playerId,
     });
   const accepted = (r: Sent) => r.status >= 200 && r.status < 300 && r.json.error === undefined;
+  /** The reply's balance as a number, whether the wallet wrote it as a number or as a decimal string. */
+  const wireBalance = (r: Sent) => (typeof r.json.balance === 'string' ? Number(r.json.balance) : r.json.balance);
   const balance = (p = 'p1') => c.balances(dbPath)[p];
 
   it('accepts a signature from any active secret in any position; refuses stale, future, missing and tampered ones', async () => {
@@ -263,7 +277,7 @@ describe.each(CASES)('the $name wallet honours the wire contract on its own', (c
     const b0 = balance() as number;
     await debit('p1', 10);
     const r = await debit('p1', 20);
-    expect(r.json.balance).toBe(enc(b0 - 30));
+    expect(wireBalance(r)).toBe(enc(b0 - 30));
     const over = await debit('p1', b0);
     expect(over.status).toBeLessThan(500);
     expect(over.json.error).toBe('INSUFFICIENT_FUNDS');
@@ -300,8 +314,8 @@ describe.each(CASES)('the $name wallet honours the wire contract on its own', (c
     const b0 = balance() as number;
     const id = tx();
     await debit('p1', 250, id);
-    expect((await rollback('p1', id, 250)).json.balance).toBe(enc(b0));
-    expect((await rollback('p1', id, 250)).json.balance).toBe(enc(b0));
+    expect(wireBalance(await rollback('p1', id, 250))).toBe(enc(b0));
+    expect(wireBalance(await rollback('p1', id, 250))).toBe(enc(b0));
     const early = tx();
     const unknown = await rollback('p1', early, 300);
     expect(unknown.status).toBeLessThan(500);

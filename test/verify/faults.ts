@@ -54,8 +54,16 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   // verify's own balance probe is such a ROLLBACK: it notices the probe moving money, reads balances
   // another way, and reports the rule once (preflight.ts).
   'rollback-unknown-credits': ['rollback-unknown'],
-  // The reply of every CREDIT (DEBIT) is wrong, so every check that reads one fails.
-  'stale-credit-reply': ['credit-applies', 'cent-precision', 'large-amounts', 'idempotent-credit'],
+  // The reply of every CREDIT (DEBIT) is wrong, so every check that reads one fails (the concurrent
+  // checks judge every reply's balance with the one history checker, not only the final balance).
+  'stale-credit-reply': [
+    'credit-applies',
+    'cent-precision',
+    'large-amounts',
+    'idempotent-credit',
+    'concurrent-credits',
+    'concurrent-mixed',
+  ],
   'stale-debit-reply': [
     'debit-applies',
     'exact-balance',
@@ -69,8 +77,14 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'rollback-unknown',
     'debit-retry-after-rollback',
     'rollback-amount-mismatch',
+    'concurrent-debits',
+    'concurrent-rollbacks',
+    'concurrent-mixed',
+    'concurrent-duplicates',
     'rotated-signatures',
   ],
+  // The money is right, but under concurrency the replies carry balances no order explains.
+  'reply-from-stale-read': CONCURRENCY,
 };
 
 /**

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
+import { checkHistory, describeExplanation, type HistoryOp } from '../../ledger/index.ts';
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail, type Step } from '../context.ts';
+import { type CheckContext, fail, isFinal, type Step } from '../context.ts';
 import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet } from './shared.ts';
 
 const RULE_HINT =
@@ -20,8 +22,9 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const before = await ctx.startBalance(p, half * BET);
       const amount = ctx.hasState ? BET : Math.max(1, Math.floor(Math.max(before, 0) / half));
       const covered = Math.floor(Math.max(before, 0) / amount);
+      const history = new SentHistory(ctx, p);
       const steps = await Promise.all(
-        Array.from({ length: n }, (_, i) => ctx.debit(`parallel DEBIT ${i + 1}/${n} of ${ctx.money(amount)}`, p, amount)),
+        Array.from({ length: n }, (_, i) => history.debit(`parallel DEBIT ${i + 1}/${n} of ${ctx.money(amount)}`, amount)),
       );
       const accepted = steps.filter((s) => s.reply.accepted);
       for (const s of accepted) ctx.undoDebit(p, s.transactionId, amount);
@@ -38,11 +41,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
             `only ${covered}: the wallet overdraws under concurrency`,
         );
       }
-      await ctx.expectBalanceNow(
-        p,
-        before - accepted.length * amount,
-        `${accepted.length} accepted DEBITs of ${ctx.money(amount)} from ${ctx.money(before)} (lost or double updates?)`,
-      );
+      await history.expectExplained(before, `${n} parallel DEBITs of ${ctx.money(amount)} from ${ctx.money(before)}`);
     },
   },
   {
@@ -54,8 +53,9 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const p = ctx.player;
       const n = ctx.settings.concurrency;
       const before = await ctx.startBalance(p);
+      const history = new SentHistory(ctx, p);
       const steps = await Promise.all(
-        Array.from({ length: n }, (_, i) => ctx.credit(`parallel CREDIT ${i + 1}/${n} of ${ctx.money(BET)}`, p, BET)),
+        Array.from({ length: n }, (_, i) => history.credit(`parallel CREDIT ${i + 1}/${n} of ${ctx.money(BET)}`, BET)),
       );
       for (const s of steps) if (s.reply.accepted) ctx.undoCredit(p, BET);
       expectAllAnswered(steps, 'parallel CREDITs');
@@ -64,7 +64,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
         fail(
           `${refused.length} of ${n} parallel CREDITs were refused (expected all accepted), e.g. ${describeOutcome((refused[0] as Step).exchange)}`,
         );
-      await ctx.expectBalanceNow(p, before + n * BET, `${n} CREDITs of ${ctx.money(BET)} paid in parallel (lost updates?)`);
+      await history.expectExplained(before, `${n} CREDITs of ${ctx.money(BET)} paid in parallel`);
     },
   },
   {
@@ -78,18 +78,26 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const n = Math.max(2, Math.floor(ctx.settings.concurrency / 2));
       const before = await ctx.startBalance(p);
       const amount = affordable(ctx, Math.floor(before / n), p);
-      const debits = await debitsInTurn(ctx, p, n, amount);
+      const history = new SentHistory(ctx, p);
+      const debits = await debitsInTurn(ctx, history, n, amount);
       const backs = await Promise.all(
         debits.flatMap((d, i) =>
           [1, 2].map((copy) =>
-            ctx.rollback(`parallel ROLLBACK ${i + 1}/${n} (copy ${copy})`, p, d.transactionId, amount, `${d.transactionId}-rb`),
+            history.rollback(`parallel ROLLBACK ${i + 1}/${n} (copy ${copy})`, d.transactionId, amount, `${d.transactionId}-rb`),
           ),
         ),
       );
       expectAllAnswered(backs, 'parallel ROLLBACKs');
-      const now = await ctx.readBalance(p);
-      if (now < before) ctx.giveBack(p, before - now, 'DEBITs were not restored');
-      if (now > before) ctx.takeBack(p, now - before);
+      const now = await history.expectExplained(
+        before,
+        `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel)`,
+        {
+          cleanup: (read) => {
+            if (read < before) ctx.giveBack(p, before - read, 'DEBITs were not restored');
+            if (read > before) ctx.takeBack(p, read - before);
+          },
+        },
+      );
       if (now !== before) {
         fail(
           `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel): expected the balance back at ${ctx.money(before)}, got ${ctx.money(now)}`,
@@ -109,26 +117,27 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const before = await ctx.startBalance(p);
       const third = Math.ceil(n / 3);
       const amount = affordable(ctx, Math.floor(before / (2 * third)), p);
-      const earlier = await debitsInTurn(ctx, p, third, amount);
+      const history = new SentHistory(ctx, p);
+      const earlier = await debitsInTurn(ctx, history, third, amount);
       let expected = before - third * amount;
       const work: Promise<{ step: Step; delta: number; undo?: () => void }>[] = [];
       for (let i = 0; i < third; i++) {
         work.push(
-          ctx.debit(`parallel DEBIT ${i + 1}`, p, amount).then((step) => ({
+          history.debit(`parallel DEBIT ${i + 1}`, amount).then((step) => ({
             step,
             delta: -amount,
             undo: () => ctx.undoDebit(p, step.transactionId, amount),
           })),
         );
         work.push(
-          ctx
-            .credit(`parallel CREDIT ${i + 1}`, p, amount)
+          history
+            .credit(`parallel CREDIT ${i + 1}`, amount)
             .then((step) => ({ step, delta: amount, undo: () => ctx.undoCredit(p, amount) })),
         );
         const d = earlier[i] as Step & { transactionId: string };
         work.push(
-          ctx
-            .rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, p, d.transactionId, amount)
+          history
+            .rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, d.transactionId, amount)
             .then((step) => ({ step, delta: amount })),
         );
       }
@@ -144,7 +153,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
         done.map((d) => d.step),
         'parallel callbacks',
       );
-      await ctx.expectBalanceNow(p, expected, 'after DEBITs, CREDITs and ROLLBACKs in parallel (lost or double updates?)');
+      await history.expectExplained(before, 'DEBITs, CREDITs and ROLLBACKs in parallel', { expectedNow: expected });
     },
   },
   {
@@ -158,8 +167,9 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const { p, before, amount } = await playerWithABet(ctx);
       const tx = ctx.tx();
       const n = Math.max(2, Math.min(ctx.settings.concurrency, 10));
+      const history = new SentHistory(ctx, p);
       const steps = await Promise.all(
-        Array.from({ length: n }, (_, i) => ctx.debit(`the same DEBIT ${tx}, copy ${i + 1}/${n}`, p, amount, tx)),
+        Array.from({ length: n }, (_, i) => history.debit(`the same DEBIT ${tx}, copy ${i + 1}/${n}`, amount, tx)),
       );
       if (steps.some((s) => s.reply.accepted)) ctx.undoDebit(p, tx, amount);
       const retried = steps.filter((s) => s.reply.verdict === 'retry').length;
@@ -167,8 +177,11 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
         ctx.notes.push(
           `${retried} of ${n} copies were answered with a status aggmock retries (fine, if a retry then gets the first reply)`,
         );
-      const now = await ctx.readBalance(p);
-      if (now < before - amount) ctx.giveBack(p, before - amount - now, 'extra copies of the DEBIT took it');
+      const now = await history.expectExplained(before, `${n} copies of one DEBIT of ${ctx.money(amount)} sent at once`, {
+        cleanup: (read) => {
+          if (read < before - amount) ctx.giveBack(p, before - amount - read, 'extra copies of the DEBIT took it');
+        },
+      });
       if (now !== before - amount) {
         fail(
           `${n} copies of one DEBIT of ${ctx.money(amount)} sent at once: expected the balance to move once, from ${ctx.money(before)} to ${ctx.money(before - amount)}, got ${ctx.money(now)}`,
@@ -179,15 +192,119 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
 ];
 
 /** `n` accepted DEBITs of `amount`, one after another (the set-up of the rollback races). */
-async function debitsInTurn(ctx: CheckContext, p: string, n: number, amount: number) {
+async function debitsInTurn(ctx: CheckContext, history: SentHistory, n: number, amount: number) {
   const debits = [];
   for (let i = 0; i < n; i++) {
-    const d = await ctx.debit(`DEBIT ${i + 1}/${n} of ${ctx.money(amount)} (to be rolled back in parallel)`, p, amount);
+    const d = await history.debit(`DEBIT ${i + 1}/${n} of ${ctx.money(amount)} (to be rolled back in parallel)`, amount);
     if (!d.reply.accepted) {
-      for (const earlier of debits) ctx.undoDebit(p, earlier.transactionId, amount);
+      for (const earlier of debits) ctx.undoDebit(history.playerId, earlier.transactionId, amount);
       fail(`the set-up DEBIT ${i + 1} of ${ctx.money(amount)} was not accepted: ${describeOutcome(d.exchange)}`);
     }
     debits.push(d);
   }
   return debits;
+}
+
+/**
+ * What a check sent to one player and when, for the one history checker the shadow ledger uses
+ * too: every reply's balance, and the balance read back at the end, must be explained by some
+ * order of the accepted callbacks that respects real time (one answered before another was sent
+ * comes first). A final balance that adds up is not enough: a reply built from a stale read, or
+ * another player's balance, shows up here.
+ */
+class SentHistory {
+  private readonly ops: HistoryOp[] = [];
+
+  constructor(
+    private readonly ctx: CheckContext,
+    readonly playerId: string,
+  ) {}
+
+  debit(label: string, amountMinor: number, transactionId = this.ctx.tx()) {
+    return this.timed({ kind: 'debit', key: `debit:${transactionId}`, amountMinor, label }, () =>
+      this.ctx.debit(label, this.playerId, amountMinor, transactionId),
+    );
+  }
+
+  credit(label: string, amountMinor: number) {
+    const transactionId = this.ctx.tx();
+    return this.timed({ kind: 'credit', key: `credit:${transactionId}`, amountMinor, label }, () =>
+      this.ctx.credit(label, this.playerId, amountMinor, transactionId),
+    );
+  }
+
+  rollback(label: string, debitTx: string, amountMinor: number, rollbackTx = this.ctx.tx()) {
+    // In 'original' style a ROLLBACK's own id is its DEBIT's: two ROLLBACKs of one DEBIT are the same transaction.
+    const own = this.ctx.wire.rollbackStyle === 'original' ? debitTx : rollbackTx;
+    return this.timed({ kind: 'rollback', key: `rollback:${own}`, reverses: `debit:${debitTx}`, amountMinor, label }, () =>
+      this.ctx.rollback(label, this.playerId, debitTx, amountMinor, rollbackTx),
+    );
+  }
+
+  /**
+   * Reads the balance back and fails unless every reply and that balance are explained by some
+   * real-time order of what was accepted (`expectedNow`, when given, must be the balance read).
+   * `cleanup` gets the balance read before anything fails (to give back what a wrong wallet took).
+   * Returns the balance read.
+   */
+  async expectExplained(
+    before: number,
+    what: string,
+    { cleanup, expectedNow }: { cleanup?: (now: number) => void; expectedNow?: number } = {},
+  ): Promise<number> {
+    const sentAt = performance.now();
+    const now = await this.ctx.readBalance(this.playerId);
+    cleanup?.(now);
+    const read: HistoryOp = {
+      id: this.ops.length + 1,
+      kind: 'credit',
+      key: 'balance-read',
+      amountMinor: 0,
+      outcome: 'accepted',
+      balanceMinor: now,
+      sentAt,
+      answeredAt: performance.now(),
+      label: 'the balance read back afterwards',
+    };
+    const verdict = checkHistory([...this.ops, read], { balanceMinor: before });
+    if (verdict.linearizable === false) {
+      const { explanation } = verdict;
+      const told = describeExplanation(
+        explanation,
+        { transactionId: '', reply: undefined },
+        this.ops.length + 1,
+        undefined,
+        (m) => this.ctx.money(m),
+      );
+      fail(
+        `${what}, starting from ${this.ctx.money(before)}: ${told}. Expected every reply's balance and the balance read back to follow ` +
+          'from some order of the accepted callbacks: lost or double updates, or replies built from a stale read of the balance?',
+      );
+    }
+    if (verdict.linearizable === undefined) this.ctx.notes.push(`${what}: too many overlapping callbacks to search every order`);
+    if (expectedNow !== undefined && now !== expectedNow) {
+      fail(
+        `${what}: expected player ${this.playerId}'s balance to be ${this.ctx.money(expectedNow)}, got ${this.ctx.money(now)} (off by ${this.ctx.money(now - expectedNow)})`,
+      );
+    }
+    return now;
+  }
+
+  private async timed<T extends Step>(
+    op: Pick<HistoryOp, 'kind' | 'key' | 'amountMinor' | 'label'> & { reverses?: string },
+    send: () => Promise<T>,
+  ): Promise<T> {
+    const sentAt = performance.now();
+    const step = await send();
+    const answered = isFinal(step.reply);
+    this.ops.push({
+      ...op,
+      id: this.ops.length + 1,
+      outcome: !answered ? 'unknown' : step.reply.accepted ? 'accepted' : 'rejected',
+      ...(answered && step.reply.balanceMinor !== undefined ? { balanceMinor: step.reply.balanceMinor } : {}),
+      sentAt,
+      answeredAt: answered ? performance.now() : Number.POSITIVE_INFINITY,
+    });
+    return step;
+  }
 }

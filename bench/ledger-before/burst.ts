@@ -1,5 +1,5 @@
-import type { StoredEvent } from '../callbacks/events.ts';
-import { formatMinor } from '../money/index.ts';
+/** The burst rule before the one history checker, the baseline of bench/ledger.ts only. */
+import type { StoredEvent } from '../../src/callbacks/events.ts';
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,
@@ -10,8 +10,9 @@ import {
   type PlayerLedger,
   type ReducerOptions,
   type SettlementOutcome,
-} from './model.ts';
-import { replyBalance, replyOutcome } from './reply.ts';
+} from '../../src/ledger/model.ts';
+import { replyBalance, replyOutcome } from '../../src/ledger/reply.ts';
+import { formatMinor } from '../../src/money/index.ts';
 
 /**
  * Judges a set of events sent in parallel for one player (a burst) as a whole: the order the
