@@ -1,3 +1,4 @@
+import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
 import { affordable, BET, type Check, overdraftDebit, sameReply } from './shared.ts';
 
@@ -42,7 +43,7 @@ export const RETRY_CHECKS: readonly Check[] = [
     id: 'idempotent-later-retry',
     rule:
       'A DEBIT or CREDIT repeated late, after other DEBITs of the same player, after the CREDIT of its round and while other ' +
-      'players play, gets its first reply again and moves no money.',
+      'players play, gets its first reply again (on a "same-outcome" wire: its first outcome) and moves no money.',
     hint:
       'Keep every transaction (not only the player’s last one, not only in a short-lived cache) under (playerId, type, ' +
       'transactionId) with its reply, and look a repeat up there whatever came in between.',
@@ -93,8 +94,14 @@ async function lateRepeats(ctx: CheckContext, p: string): Promise<void> {
   const now = await ctx.readBalance(p);
   if (now < expected) ctx.giveBack(p, expected - now, 'a repeated DEBIT took it');
   if (now > expected) ctx.takeBack(p, now - expected);
-  for (const { first, again, kind } of repeats)
-    sameReply(ctx, first, again, `${p}'s ${kind} ${first.transactionId}, repeated after later transactions`);
+  // A "same-outcome" wire (Betnex) answers a repeat with the balance as it is now: there the verdict must match, not the balance.
+  const sameBalance = ctx.wire.reading().rules.duplicates === 'same-reply';
+  for (const { first, again, kind } of repeats) {
+    const what = `${p}'s ${kind} ${first.transactionId}, repeated after later transactions`;
+    if (sameBalance) sameReply(ctx, first, again, what);
+    else if (again.reply.verdict !== first.reply.verdict)
+      fail(`${what}: expected the first outcome (${first.reply.verdict}) again, got ${describeOutcome(again.exchange)}`);
+  }
   if (now !== expected)
     fail(
       `${p}: after three transactions and a late repeat of each, money must have moved once: expected balance ${ctx.money(expected)}, got ${ctx.money(now)}`,
