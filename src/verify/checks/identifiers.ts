@@ -1,7 +1,7 @@
 import { MAX_ID_LENGTH } from '../../http/limits.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
-import { affordable, type Check, playerAndBalance, sameReply } from './shared.ts';
+import { affordable, type Check, playerAndBalance, putBack, sameReply } from './shared.ts';
 
 /**
  * Wires whose own documentation reads player ids case-insensitively and trimmed, where exact player
@@ -48,7 +48,11 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
         { what: 'differ only by surrounding spaces', ids: [`${base}-sp`, ` ${base}-sp `], mayRefuse: true },
       ];
       let balance = before;
-      for (const pair of pairs) balance = await twoTransactions(ctx, p, balance, pair);
+      try {
+        for (const pair of pairs) balance = await twoTransactions(ctx, p, balance, pair);
+      } finally {
+        putBack(ctx, p, await ctx.readBalance(p), before, 'the check’s DEBITs took it');
+      }
       await ctx.expectBalanceNow(p, balance, 'after DEBITs whose transaction ids differ only slightly, each charged once');
     },
   },
@@ -110,13 +114,16 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
         `${base}-"%_\\\\' OR '1'='1`.padEnd(MAX_ID_LENGTH, '%'),
       ];
       let balance = before;
-      for (const id of ids) {
-        const first = await ctx.debit(`DEBIT ${ctx.money(FIRST)} as ${JSON.stringify(id)}`, p, FIRST, id);
-        if (first.reply.accepted) ctx.undoDebit(p, id, FIRST);
-        ctx.expectBalance(first, balance - FIRST, `a DEBIT whose transactionId is ${JSON.stringify(id)}`);
-        balance -= FIRST;
-        const again = await ctx.debit(`the same DEBIT again (${JSON.stringify(id)})`, p, FIRST, id);
-        sameReply(ctx, first, again, `the repeated DEBIT ${JSON.stringify(id)}`);
+      try {
+        for (const id of ids) {
+          const first = await ctx.debit(`DEBIT ${ctx.money(FIRST)} as ${JSON.stringify(id)}`, p, FIRST, id);
+          ctx.expectBalance(first, balance - FIRST, `a DEBIT whose transactionId is ${JSON.stringify(id)}`);
+          balance -= FIRST;
+          const again = await ctx.debit(`the same DEBIT again (${JSON.stringify(id)})`, p, FIRST, id);
+          sameReply(ctx, first, again, `the repeated DEBIT ${JSON.stringify(id)}`);
+        }
+      } finally {
+        putBack(ctx, p, await ctx.readBalance(p), before, 'the check’s DEBITs took it');
       }
       const ghost = `${ctx.ghostPlayer()}' OR '1'='1`;
       const unknown = await ctx.debit(`DEBIT ${ctx.money(FIRST)} for the unknown player ${JSON.stringify(ghost)}`, ghost, FIRST);
@@ -150,7 +157,6 @@ async function twoTransactions(ctx: CheckContext, p: string, before: number, pai
   for (const [i, id] of pair.ids.entries()) {
     const amount = i === 0 ? FIRST : SECOND;
     const step: Step = await ctx.debit(`DEBIT ${ctx.money(amount)} as ${JSON.stringify(id)}`, p, amount, id);
-    if (step.reply.accepted) ctx.undoDebit(p, id, amount);
     const what = `two DEBITs whose transaction ids ${pair.what} (${pair.ids.map((s) => JSON.stringify(s)).join(' and ')}): the ${i === 0 ? 'first' : 'second'}`;
     if (pair.mayRefuse && step.reply.verdict === 'rejected') {
       ctx.notes.push(`the transaction id ${JSON.stringify(id)} was refused (${step.reply.error ?? 'no code'})`);

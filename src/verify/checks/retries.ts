@@ -1,6 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
-import { affordable, BET, type Check, overdraftDebit, sameReply } from './shared.ts';
+import { affordable, BET, type Check, overdraftDebit, putBack, sameReply } from './shared.ts';
 
 /**
  * Aggregators retry late: after the player's balance moved, after the round's win, between other
@@ -52,7 +52,10 @@ export const RETRY_CHECKS: readonly Check[] = [
       'Caleta (win and rollback retried "as many times necessary"); Blue Ocean test list',
     async run(ctx) {
       // Every player at once, each with its own sequence: the repeats interleave with the other players' callbacks.
-      await Promise.all(ctx.players.map((p) => lateRepeats(ctx, p)));
+      // allSettled: the cleanups must not start while another player's sequence is still sending.
+      const outcomes = await Promise.allSettled(ctx.players.map((p) => lateRepeats(ctx, p)));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   },
 ];
@@ -74,11 +77,11 @@ async function lateRepeats(ctx: CheckContext, p: string): Promise<void> {
     ['credit', win],
   ] as const) {
     const step = await ctx[kind](`${p}: ${kind.toUpperCase()} ${ctx.money(amount)}`, p, amount);
-    if (step.reply.accepted && kind === 'debit') ctx.undoDebit(p, step.transactionId, amount);
-    if (step.reply.accepted && kind === 'credit') ctx.undoCredit(p, amount);
     expected += kind === 'debit' ? -amount : amount;
-    ctx.expectBalance(step, expected, `${p}'s ${kind.toUpperCase()} of ${ctx.money(amount)}`);
     firsts.push({ step, kind, amount });
+    const why = `${p}'s ${kind.toUpperCase()} of ${ctx.money(amount)}`;
+    if (step.reply.balanceMinor !== expected) putBack(ctx, p, step.reply.balanceMinor ?? (await ctx.readBalance(p)), before, why);
+    ctx.expectBalance(step, expected, why);
   }
   const repeats: { first: Step & { transactionId: string }; again: Step; kind: string }[] = [];
   for (const i of [0, 2, 1]) {
@@ -92,8 +95,8 @@ async function lateRepeats(ctx: CheckContext, p: string): Promise<void> {
     repeats.push({ first: step, again, kind: kind.toUpperCase() });
   }
   const now = await ctx.readBalance(p);
-  if (now < expected) ctx.giveBack(p, expected - now, 'a repeated DEBIT took it');
-  if (now > expected) ctx.takeBack(p, now - expected);
+  // One CREDIT (or DEBIT) after the check undoes the three transactions and whatever a repeat moved.
+  putBack(ctx, p, now, before, 'the check’s transactions moved it');
   // A "same-outcome" wire (Betnex) answers a repeat with the balance as it is now: there the verdict must match, not the balance.
   const sameBalance = ctx.wire.reading().rules.duplicates === 'same-reply';
   for (const { first, again, kind } of repeats) {
