@@ -53,6 +53,8 @@ export interface SendOptions {
   timestamp?: number;
   /** Sends these bytes instead of the signed body (a tampered request). */
   sentBody?: string;
+  /** Sends these headers of an earlier request, signatures and all, instead of signing this body (a replay). */
+  replayHeaders?: Record<string, string>;
 }
 
 /**
@@ -80,7 +82,7 @@ export class WebhookClient {
 
   /** Sends raw body bytes (malformed JSON, say), signed over those bytes unless told otherwise. */
   async post(label: string, body: string, options: SendOptions = {}): Promise<Exchange> {
-    const headers: Record<string, string> = {
+    const headers: Record<string, string> = options.replayHeaders ?? {
       'Content-Type': 'application/json',
       'User-Agent': `aggmock/${VERSION} (verify)`,
       ...(options.sign === false

@@ -122,7 +122,7 @@ async function receiveCallback(c: Context, context: CallbackContext): Promise<Wa
     if (refusal) return replies.reject('INVALID_SIGNATURE', refusal);
   }
 
-  const parsed = parseCallbackBody(rawBody, context.schema);
+  const parsed = parseCallbackBody(context.behaviour.rewriteBody?.(rawBody) ?? rawBody, context.schema);
   const crash = parsed.ok ? undefined : context.behaviour.onUnparsable?.(parsed);
   if (crash) return crash;
   if (!parsed.ok) return replies.reject('INVALID_REQUEST', parsed.message, { errors: parsed.errors });

@@ -28,6 +28,8 @@ export interface WalletBehaviour {
   allowNegativeAmounts?: boolean;
   /** Only `malformed-json-crash`: what a body that does not parse gets instead of a 400 (undefined: the 400). */
   onUnparsable?: (parsed: ParsedCallback & { ok: false }) => WalletReply | undefined;
+  /** Only `rounds-amounts`: what the wallet does to the body bytes, after the signature check, before reading them. */
+  rewriteBody?: (rawBody: Uint8Array) => Uint8Array;
   applyCallback(event: WalletEvent): Promise<WalletReply>;
 }
 

@@ -164,3 +164,87 @@ export async function racyApplyOther(store: WalletStore, event: WalletEvent, win
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The event with every id (player, transaction, reversed DEBIT) passed through `f`, as a lossy id column stores it. */
+export function mapIds(event: WalletEvent, f: (id: string) => string): WalletEvent {
+  return {
+    ...event,
+    playerId: f(event.playerId),
+    transactionId: f(event.transactionId),
+    ...(event.debitTransactionId === undefined ? {} : { debitTransactionId: f(event.debitTransactionId) }),
+  };
+}
+
+/** `debit-only-signature`: the signature is checked for a body whose type is DEBIT, and for nothing else. */
+export function debitOnlySignature(input: SignatureInput): string | undefined {
+  let type: unknown;
+  try {
+    type = (JSON.parse(Buffer.from(input.rawBody).toString('utf8')) as { type?: unknown }).type;
+  } catch {
+    return signatureRefusal(input);
+  }
+  // BUG: the check lives in the bet handler.
+  return type === 'DEBIT' ? signatureRefusal(input) : undefined;
+}
+
+/** `signature-cache`: a signature header that verified once is trusted again on any body. */
+export function signatureCache(): (input: SignatureInput) => string | undefined {
+  const good = new Set<string>();
+  return (input) => {
+    const names = { ...DEFAULT_HEADER_NAMES, ...input.signing.headers };
+    const header = input.headers.get(names.signature) ?? input.headers.get(names.webhookSignature) ?? '';
+    // BUG: "seen and verified before, so it is fine" — but never against THIS body.
+    if (good.has(header)) return undefined;
+    const refusal = signatureRefusal(input);
+    if (refusal === undefined && header !== '') good.add(header);
+    return refusal;
+  };
+}
+
+/**
+ * `sql-concat-ids`: the duplicate lookup is a string of SQL with the ids pasted in. A quote in an
+ * id makes it a syntax error (better-sqlite3 throws when preparing it; nothing runs), answered
+ * with a 500; an id like `' OR '1'='1` finds somebody else's transaction.
+ */
+export function sqlConcatLookup(store: WalletStore, event: WalletEvent): WalletReply | undefined {
+  const sql = `SELECT reply_status, reply_body FROM transactions WHERE player_id = '${event.playerId}' AND type = '${event.kind}' AND tx_id = '${event.transactionId}'`;
+  try {
+    const seen = store.db.prepare<[], { reply_status: number; reply_body: string }>(sql).get();
+    return seen ? { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) } : undefined;
+  } catch (error) {
+    return { status: 500, body: { error: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+/** `rounds-amounts`: the body's amount rounded to cents in binary floats before it is read. */
+export function roundAmounts(rawBody: Uint8Array): Uint8Array {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(Buffer.from(rawBody).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return rawBody;
+  }
+  if (typeof body.amount !== 'number') return rawBody;
+  // BUG: Math.round(1.005 * 100) is 100: the DEBIT of 1.005 takes 1.00.
+  body.amount = Math.round(body.amount * 100) / 100;
+  return new TextEncoder().encode(JSON.stringify(body));
+}
+
+/**
+ * `last-bet-only`: a DEBIT is a duplicate only when it repeats the player's last DEBIT (the
+ * immediate retry); an older DEBIT's retry is taken for a new bet and charged again.
+ */
+export function lastBetOnly(store: WalletStore): (event: WalletEvent) => Promise<WalletReply> {
+  const lastBet = new Map<string, string>();
+  return async (event) => {
+    if (event.kind !== 'DEBIT') return store.applyEvent(event);
+    // BUG: the player row holds one last_bet_id; older bets are forgotten.
+    if (
+      lastBet.get(event.playerId) !== event.transactionId &&
+      store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'accepted'
+    )
+      store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+    lastBet.set(event.playerId, event.transactionId);
+    return store.applyEvent(event);
+  };
+}

@@ -241,6 +241,75 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
         )
       ).status === 200,
   },
+  'debit-only-signature': {
+    bug: 'an unsigned CREDIT pays',
+    probe: async (client) => {
+      const reply = await client.post({ type: 'CREDIT', transactionId: 'w', amount: 10, playerId: 'p1' }, { sign: false });
+      return reply.status === 200 && (await client.balance('p1')) === 1010;
+    },
+  },
+  'signature-cache': {
+    bug: 'the signature headers of an accepted DEBIT are accepted again on a CREDIT',
+    probe: async (client) => {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const debit = JSON.stringify({ type: 'DEBIT', transactionId: 'bet', amount: 1, playerId: 'p1' });
+      await client.post(debit, { timestamp });
+      const credit = { type: 'CREDIT', transactionId: 'forged', amount: 500, playerId: 'p1' };
+      return (await client.post(credit, { timestamp, signedBody: debit })).status === 200;
+    },
+  },
+  'ci-collation-ids': {
+    bug: 'a DEBIT for P1 charges p1, and tx-A repeats tx-a',
+    probe: async (client) => {
+      await client.debit('P1', 'tx-a', 10);
+      await client.debit('p1', 'tx-A', 5);
+      return (await client.balance('p1')) !== 995;
+    },
+  },
+  'trims-ids': {
+    bug: 'a DEBIT for " p1" charges p1',
+    probe: async (client) => {
+      await client.debit(' p1', 'tx-1', 10);
+      return (await client.balance('p1')) === 990;
+    },
+  },
+  'truncates-ids': {
+    bug: 'two 128-character transaction ids that differ only at the end are one DEBIT',
+    probe: async (client) => {
+      await client.debit('p1', `${'x'.repeat(127)}a`, 10);
+      await client.debit('p1', `${'x'.repeat(127)}b`, 5);
+      return (await client.balance('p1')) !== 985;
+    },
+  },
+  'sql-concat-ids': {
+    bug: 'a transaction id with a quote gets a 500',
+    probe: async (client) => (await client.debit('p1', "it's", 10)).status === 500,
+  },
+  'rounds-amounts': {
+    bug: 'a DEBIT of 1.005 takes 1.00',
+    probe: async (client) => {
+      const reply = await client.debit('p1', 'fine', 1.005);
+      return reply.status === 200 && (await client.balance('p1')) === 999;
+    },
+  },
+  'charges-retried-refusal': {
+    bug: 'a DEBIT refused for lack of funds is charged when retried after a win',
+    probe: async (client) => {
+      await client.debit('p1', 'big', 1500);
+      await client.credit('p1', 'win', 1000);
+      await client.debit('p1', 'big', 1500);
+      return (await client.balance('p1')) !== 2000;
+    },
+  },
+  'last-bet-only': {
+    bug: 'the retry of a DEBIT that is not the last one is charged again',
+    probe: async (client) => {
+      await client.debit('p1', 'bet-1', 10);
+      await client.debit('p1', 'bet-2', 5);
+      await client.debit('p1', 'bet-1', 10);
+      return (await client.balance('p1')) !== 985;
+    },
+  },
 };
 
 describe('faulty wallet variants', () => {

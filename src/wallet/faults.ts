@@ -1,13 +1,19 @@
 import { mulberry32 } from '../shared/index.ts';
 import { referenceBehaviour, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
 import {
+  debitOnlySignature,
   firstSignatureOnly,
   floatMoneyBehaviour,
+  lastBetOnly,
+  mapIds,
   pastOnlyTimestamp,
   racyApply,
   refusedDebitOf,
   rollbackDeletesDebit,
+  roundAmounts,
+  signatureCache,
   sleep,
+  sqlConcatLookup,
 } from './fault-bugs.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
@@ -80,6 +86,24 @@ export const WALLET_FAULTS = [
    * balance is right.
    */
   'reply-from-stale-read',
+  /** Verifies the signature of DEBITs only (the check sits in the bet handler): a forged CREDIT or ROLLBACK moves money. */
+  'debit-only-signature',
+  /** Remembers signature headers that verified and accepts a header it has seen on any body, without checking it again. */
+  'signature-cache',
+  /** Compares ids case- and accent-insensitively (MySQL's default utf8mb4_0900_ai_ci collation): `ABC` is `abc`, `é` is `e`. */
+  'ci-collation-ids',
+  /** Trims surrounding spaces off ids (an input "cleaner"): ` tx ` is `tx`, ` p1` is `p1`. */
+  'trims-ids',
+  /** Keeps the first 64 characters of an id (a VARCHAR(64) column without strict mode): long ids with a common start collide. */
+  'truncates-ids',
+  /** Looks duplicates up with the ids concatenated into the SQL: a quote in an id is a syntax error, answered with a 500. */
+  'sql-concat-ids',
+  /** Rounds amounts to cents (`Math.round(amount * 100)`) instead of refusing finer ones: a DEBIT of 1.005 takes 1.00. */
+  'rounds-amounts',
+  /** Does not record DEBITs it refused for lack of funds, so a retry after the balance rose is charged. */
+  'charges-retried-refusal',
+  /** Remembers only each player's last DEBIT for idempotency (a last_bet_id column): an older DEBIT's retry is charged again. */
+  'last-bet-only',
 ] as const;
 export type WalletFault = (typeof WALLET_FAULTS)[number];
 
@@ -392,6 +416,39 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
         },
       };
     }
+    case 'debit-only-signature':
+      return { ...reference, checkSignature: debitOnlySignature };
+    case 'signature-cache':
+      return { ...reference, checkSignature: signatureCache() };
+    case 'ci-collation-ids':
+      // BUG: the id columns compare case- and accent-insensitively.
+      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, foldCaseAndAccents)) };
+    case 'trims-ids':
+      // BUG: "clean" ids by trimming them.
+      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.trim())) };
+    case 'truncates-ids':
+      // BUG: VARCHAR(64), and the database truncates what is longer.
+      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64))) };
+    case 'sql-concat-ids':
+      return { ...reference, applyCallback: async (event) => sqlConcatLookup(store, event) ?? store.applyEvent(event) };
+    case 'rounds-amounts':
+      return { ...reference, rewriteBody: roundAmounts };
+    case 'charges-retried-refusal':
+      return {
+        ...reference,
+        applyCallback: async (event) => {
+          const reply = store.applyEvent(event);
+          // BUG: only accepted bets are kept; a refused one is "nothing happened".
+          if (
+            event.kind === 'DEBIT' &&
+            store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'rejected'
+          )
+            store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+          return reply;
+        },
+      };
+    case 'last-bet-only':
+      return { ...reference, applyCallback: lastBetOnly(store) };
     case 'creates-players':
       return {
         ...reference,
@@ -402,6 +459,11 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
         },
       };
   }
+}
+
+/** How a case- and accent-insensitive collation sees an id. */
+function foldCaseAndAccents(id: string): string {
+  return id.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
 /** `negative-balance`: the store is opened with no floor under the balance. */

@@ -164,6 +164,8 @@ const README_FAILURES: string[] = [
   // Number(-1) is a fine bet_amount to it: a "bet" of -1.00 pays the player.
   'negative-amount',
   'pact:insufficient-funds',
+  // No funds check, so the DEBIT that should be refused (and refused again when retried) is taken.
+  'refused-debit-retried',
   // It stores currency_code but never compares it with the player's currency.
   'wrong-currency',
 ];

@@ -21,14 +21,23 @@ const ROLLBACKS = [
 
 /** What each fault breaks: the same with or without a state URL, since every contract interaction runs in both. */
 const FAILURES: Partial<Record<WalletFault, string[]>> = {
-  'double-debit': ['idempotent-debit', 'duplicate-changed-amount', 'concurrent-duplicates'],
-  'no-signature-check': ['pact:bad-signature', 'missing-signature', ...SIGNATURE],
+  // A DEBIT forgotten after it was applied: every repeat is charged, also that of a refused one once funds arrived.
+  'double-debit': [
+    'idempotent-debit',
+    'duplicate-changed-amount',
+    'refused-debit-retried',
+    'idempotent-later-retry',
+    'hostile-ids',
+    'concurrent-duplicates',
+  ],
+  'no-signature-check': ['pact:bad-signature', 'missing-signature', ...SIGNATURE, 'signed-every-event', 'replayed-signature'],
   // Ignoring rollbacks breaks every rule about them, including the cleanup of same-tx-two-players.
   'rollback-ignored': ['same-tx-two-players', ...ROLLBACKS, 'concurrent-rollbacks', 'concurrent-mixed'],
   'negative-balance': [
     'pact:insufficient-funds',
     'insufficient-funds',
     'exact-balance',
+    'refused-debit-retried',
     'rollback-refused-debit',
     'concurrent-debits',
   ],
@@ -46,7 +55,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'creates-players': ['unknown-player'],
   'first-signature-only': ['rotated-signatures'],
   'past-only-timestamp': ['future-timestamp'],
-  'double-credit': ['idempotent-credit'],
+  'double-credit': ['idempotent-credit', 'idempotent-later-retry'],
   'negative-amounts': ['negative-amount'],
   'malformed-json-crash': ['malformed-json'],
   // A 500 instead of "not found", and no tombstone; a ROLLBACK for an unknown player crashes too.
@@ -63,6 +72,8 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'idempotent-credit',
     'concurrent-credits',
     'concurrent-mixed',
+    'refused-debit-retried',
+    'idempotent-later-retry',
   ],
   'stale-debit-reply': [
     'debit-applies',
@@ -72,6 +83,9 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'idempotent-debit',
     'duplicate-changed-amount',
     'same-tx-two-players',
+    'idempotent-later-retry',
+    'distinct-transaction-ids',
+    'hostile-ids',
     'rollback-restores',
     'duplicate-rollback',
     'rollback-unknown',
@@ -82,9 +96,20 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'concurrent-mixed',
     'concurrent-duplicates',
     'rotated-signatures',
+    'signed-every-event',
+    'replayed-signature',
   ],
   // The money is right, but under concurrency the replies carry balances no order explains.
   'reply-from-stale-read': CONCURRENCY,
+  'debit-only-signature': ['signed-every-event', 'replayed-signature'],
+  'signature-cache': ['replayed-signature'],
+  'ci-collation-ids': ['distinct-transaction-ids', 'distinct-player-ids'],
+  'trims-ids': ['distinct-transaction-ids', 'distinct-player-ids'],
+  'truncates-ids': ['distinct-transaction-ids'],
+  'sql-concat-ids': ['hostile-ids'],
+  'rounds-amounts': ['excess-decimals'],
+  'charges-retried-refusal': ['refused-debit-retried'],
+  'last-bet-only': ['idempotent-later-retry'],
 };
 
 /**
@@ -113,6 +138,9 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
     'idempotent-debit',
     'idempotent-credit',
     'duplicate-changed-amount',
+    'refused-debit-retried',
+    'idempotent-later-retry',
+    'hostile-ids',
     'concurrent-duplicates',
     'whole-round',
     'free-spin',

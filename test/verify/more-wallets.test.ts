@@ -242,6 +242,7 @@ describe.each([
     {
       'idempotent-debit': expect.stringMatching(/must get the first reply again/),
       'idempotent-credit': expect.stringMatching(/must get the first reply again/),
+      'idempotent-later-retry': expect.stringMatching(/repeated after later transactions must get the first reply again/),
     },
   ],
   [
@@ -253,6 +254,32 @@ describe.each([
     'rollback-capped-by-claim',
     'rollback-capped-by-claim' as const,
     { 'rollback-amount-mismatch': expect.stringMatching(/claiming 0\.50 for a DEBIT of 1\.00: expected balance/) },
+  ],
+  [
+    'trims-ids',
+    'trims-ids' as const,
+    {
+      'distinct-transaction-ids': expect.stringMatching(/differ only by surrounding spaces .*: the second: expected balance/),
+      'distinct-player-ids': expect.stringMatching(/DEBITs for " p1", "p1 " must not touch player "p1"/),
+    },
+  ],
+  [
+    'lower-cases-ids',
+    'lower-cases-ids' as const,
+    {
+      'distinct-transaction-ids': expect.stringMatching(/differ only in case .*: the second: expected balance/),
+      'distinct-player-ids': expect.stringMatching(/DEBITs for "P1" must not touch player "p1"/),
+    },
+  ],
+  [
+    'rounds-amounts',
+    'rounds-amounts' as const,
+    { 'excess-decimals': expect.stringMatching(/a DEBIT of 1\.005 .*the wallet rounds amounts/) },
+  ],
+  [
+    'forgets-refusals',
+    'forgets-refusals' as const,
+    { 'refused-debit-retried': expect.stringMatching(/repeat of a DEBIT refused for lack of funds.*INSUFFICIENT_FUNDS/) },
   ],
 ] as const)('verify against a wallet with the subtle bug %s', (_, bug, expected) => {
   it(bug ? 'fails exactly the checks that name the bug' : 'passes every check', async () => {

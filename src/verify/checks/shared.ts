@@ -105,3 +105,12 @@ export function expectAllAnswered(steps: readonly Step[], what: string): void {
     );
   }
 }
+
+/**
+ * After a check's bets, one CREDIT (or DEBIT) puts the player back at `start` from `now`, instead
+ * of one reversal per bet: cheaper, and right also when a faulty wallet moved other amounts.
+ */
+export function putBack(ctx: CheckContext, p: string, now: number, start: number, why: string): void {
+  if (now < start) ctx.giveBack(p, start - now, why);
+  if (now > start) ctx.takeBack(p, now - start);
+}

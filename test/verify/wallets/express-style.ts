@@ -97,7 +97,12 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
     let ref: string | null = null;
     if (type === 'DEBIT') {
       if (reversedBefore.get(player, txid)) return refuse('INVALID_REQUEST', 'transaction already rolled back', acc.cents);
-      if (acc.cents < (amount as number)) return refuse('INSUFFICIENT_FUNDS', 'not enough money', acc.cents);
+      if (acc.cents < (amount as number)) {
+        // Kept like any transaction (with nothing to give back), so a repeat gets this refusal again.
+        reply = refuse('INSUFFICIENT_FUNDS', 'not enough money', acc.cents);
+        record.run(player, type, txid, 0, null, JSON.stringify(reply));
+        return reply;
+      }
       setBalance.run(acc.cents - (amount as number), player);
       reply = ok(acc.cents - (amount as number), txid);
     } else if (type === 'CREDIT') {

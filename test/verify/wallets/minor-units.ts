@@ -94,8 +94,12 @@ export async function startMinorUnitsWallet(options: WalletOptions): Promise<Sta
       // A ROLLBACK for this DEBIT came first (original style: same id): acknowledge, take nothing.
       const cancelled = getTx.get(playerId, 'ROLLBACK', transactionId);
       if (cancelled) rolledBack = 1;
-      else if ((amount as number) > balance) throw new HttpError(402, 'INSUFFICIENT_FUNDS', { balance });
-      else moved = -(amount as number);
+      else if ((amount as number) > balance) {
+        // Kept like any transaction (nothing to give back), so a repeat gets this refusal again.
+        const refusal = { refused: 402, error: 'INSUFFICIENT_FUNDS', balance };
+        insertTx.run(playerId, type, transactionId, 0, 1, JSON.stringify(refusal));
+        return refusal;
+      } else moved = -(amount as number);
     } else {
       const debit = getTx.get(playerId, 'DEBIT', transactionId);
       if (debit && !debit.rolled_back) {
@@ -127,7 +131,9 @@ export async function startMinorUnitsWallet(options: WalletOptions): Promise<Sta
           throw new HttpError(400, 'INVALID_REQUEST', { message: 'malformed JSON' });
         }
         if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new HttpError(400, 'INVALID_REQUEST');
-        out = applyCallback.immediate(msg as Record<string, unknown>);
+        const { refused, ...body } = applyCallback.immediate(msg as Record<string, unknown>);
+        if (typeof refused === 'number') status = refused;
+        out = body;
       } catch (e) {
         status = e instanceof HttpError ? e.status : 500;
         out = e instanceof HttpError ? { error: e.code, ...e.extra } : { error: 'INTERNAL_ERROR' };

@@ -91,9 +91,14 @@ export async function startMutexJsonWallet(options: WalletOptions): Promise<Star
       const changes: Record<string, Entry> = {};
       if (type === 'DEBIT') {
         const cancelled = state.entries[`${p}|ROLLBACK|${id}`];
-        if (!cancelled && amount > balance) return { status: 402, body: { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 } };
-        if (!cancelled) after = balance - amount;
-        changes[key] = { amount, reply: ok(after), rolledBack: Boolean(cancelled) };
+        if (!cancelled && amount > balance) {
+          // Kept like any transaction (nothing to give back), so a repeat gets this refusal again.
+          const reply: Reply = { status: 402, body: { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 } };
+          changes[key] = { amount: 0, reply, rolledBack: true };
+        } else {
+          if (!cancelled) after = balance - amount;
+          changes[key] = { amount, reply: ok(after), rolledBack: Boolean(cancelled) };
+        }
       } else if (type === 'CREDIT') {
         after = balance + amount;
         changes[key] = { amount, reply: ok(after) };

@@ -79,7 +79,9 @@ export async function startStrict4xxWallet(options: WalletOptions): Promise<Star
     if (type === 'CREDIT')
       return saved(player, type, id, amount!, 'ACCEPTED', [200, { balance: (q.move.get(amount, player) as number) / 100 }]);
     if (type === 'DEBIT') {
-      if (amount! > balance) return [402, { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 }];
+      // Kept (with nothing to give back), so a repeat gets this refusal again.
+      if (amount! > balance)
+        return saved(player, type, id, 0, 'CANCELLED', [402, { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 }]);
       return saved(player, type, id, amount!, 'ACCEPTED', [200, { balance: (q.move.get(-amount!, player) as number) / 100 }]);
     }
     const debitId = typeof b.referenceTransactionId === 'string' ? b.referenceTransactionId : id;

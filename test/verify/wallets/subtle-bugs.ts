@@ -29,6 +29,14 @@ export const SUBTLE_BUGS = [
    * bet"): safe against a ROLLBACK claiming too much, but one claiming less gives back too little.
    */
   'rollback-capped-by-claim',
+  /** Trims ids (a validator with `trim: true`): ` p1` is p1, and ` tx ` repeats `tx`. */
+  'trims-ids',
+  /** Lower-cases ids ("ids are case-insensitive"): `P1` is p1, and `TX-A` repeats `tx-a`. */
+  'lower-cases-ids',
+  /** Reads amounts as Math.round(amount * 100) with no check of the decimals: a DEBIT of 1.005 takes 1.00. */
+  'rounds-amounts',
+  /** Keeps only transactions that moved money: a DEBIT refused for lack of funds, retried after a win, is charged. */
+  'forgets-refusals',
 ] as const;
 export type SubtleBug = (typeof SUBTLE_BUGS)[number];
 
@@ -58,12 +66,23 @@ export async function startSubtleBugWallet(options: {
     body: { error, ...(cents === undefined ? {} : { balance: cents / 100 }) },
   });
 
+  const cleanId = (id: string) => (bug === 'trims-ids' ? id.trim() : bug === 'lower-cases-ids' ? id.toLowerCase() : id);
+
   function apply(b: Record<string, unknown>): Reply {
-    const { type, playerId: p, transactionId: id } = b;
-    if (typeof p !== 'string' || typeof id !== 'string' || (type !== 'DEBIT' && type !== 'CREDIT' && type !== 'ROLLBACK'))
+    const { type } = b;
+    if (
+      typeof b.playerId !== 'string' ||
+      typeof b.transactionId !== 'string' ||
+      (type !== 'DEBIT' && type !== 'CREDIT' && type !== 'ROLLBACK')
+    )
       return refuse(400, 'INVALID_REQUEST');
+    const p = cleanId(b.playerId);
+    const id = cleanId(b.transactionId);
     const amount = typeof b.amount === 'number' && Number.isFinite(b.amount) ? Math.round(b.amount * 100) : Number.NaN;
     if (type !== 'ROLLBACK' && !(amount >= 0)) return refuse(400, 'INVALID_REQUEST');
+    // More decimals than cents: refused, unless the bug rounds them away.
+    if (bug !== 'rounds-amounts' && type !== 'ROLLBACK' && Math.abs((b.amount as number) * 100 - amount) > 1e-6)
+      return refuse(400, 'INVALID_REQUEST');
     const balance = balances.get(p);
     if (balance === undefined) return refuse(404, 'PLAYER_NOT_FOUND');
     const key = bug === 'amount-in-key' && type !== 'ROLLBACK' ? `${p} ${type} ${id} ${amount}` : `${p} ${type} ${id}`;
@@ -76,13 +95,15 @@ export async function startSubtleBugWallet(options: {
       entry = { cents: amount, reply: ok(balance + amount) };
     } else if (type === 'DEBIT') {
       if (tombstones.has(`${p} ${id}`)) entry = { cents: 0, reply: refuse(409, 'INVALID_REQUEST', balance) };
-      else if (amount > balance) entry = { cents: 0, reply: refuse(402, 'INSUFFICIENT_FUNDS', balance) };
-      else {
+      else if (amount > balance) {
+        entry = { cents: 0, reply: refuse(402, 'INSUFFICIENT_FUNDS', balance) };
+        if (bug === 'forgets-refusals') return entry.reply;
+      } else {
         balances.set(p, balance - amount);
         entry = { cents: amount, reply: ok(balance - amount), open: true };
       }
     } else {
-      const debitId = typeof b.referenceTransactionId === 'string' ? b.referenceTransactionId : id;
+      const debitId = typeof b.referenceTransactionId === 'string' ? cleanId(b.referenceTransactionId) : id;
       const debitKey = [...entries.keys()].find((k) => k === `${p} DEBIT ${debitId}` || k.startsWith(`${p} DEBIT ${debitId} `));
       const debit = debitKey === undefined ? undefined : entries.get(debitKey);
       if (debit === undefined) tombstones.add(`${p} ${debitId}`);

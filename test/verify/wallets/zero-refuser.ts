@@ -85,7 +85,12 @@ export async function startZeroRefuserWallet(options: WalletOptions): Promise<St
       return result;
     }
     if (cb.type === 'DEBIT') {
-      if (amount > balance) return { status: 402, body: { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 } };
+      if (amount > balance) {
+        // Kept (with nothing to give back), so a repeat gets this refusal again.
+        const refused: Result = { status: 402, body: { error: 'INSUFFICIENT_FUNDS', balance: balance / 100 } };
+        insertDebit.run(p, id, 0, 'VOID', JSON.stringify(refused));
+        return refused;
+      }
       const result = ok(add.get(-amount, p) as number);
       insertDebit.run(p, id, amount, 'OPEN', JSON.stringify(result));
       return result;

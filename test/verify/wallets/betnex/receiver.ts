@@ -142,7 +142,12 @@ function carefulHandler(users: Map<string, User>, apiKey: string, faults: Set<Be
     if (callback.currency_code !== user.currency && !faults.has('ignores-currency')) {
       return refuse(`currency ${callback.currency_code} is not the player's (${user.currency})`);
     }
-    if (bet > user.balance) return refuse('Insufficient balance');
+    if (bet > user.balance) {
+      // Kept, so a repeat of this serial_number gets this refusal again.
+      const refusal = refuse('Insufficient balance');
+      seen.set(key, refusal);
+      return refusal;
+    }
     let money: number;
     if (faults.has('float-money')) {
       // The SDK's calculateBalance on a balance kept as a JavaScript number.
