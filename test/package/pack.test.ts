@@ -82,7 +82,7 @@ async function install(name: string, manager: 'npm' | 'pnpm', managerNode: strin
 
 /**
  * Every installed package (under node_modules, pnpm's .pnpm store included) that would run code
- * when installed: a preinstall, install or postinstall script, or a binding.gyp (npm builds it).
+ * when installed: a non-empty preinstall, install or postinstall script, or a binding.gyp (npm builds it).
  */
 function installScripts(app: string): string[] {
   const found = new Set<string>();
@@ -94,7 +94,10 @@ function installScripts(app: string): string[] {
       name?: string;
       scripts?: Record<string, string>;
     };
-    const scripts = Object.keys(manifest.scripts ?? {}).filter((s) => ['preinstall', 'install', 'postinstall'].includes(s));
+    // An empty script runs nothing (@pact-foundation/pact-core sets `install: ""` to turn off npm's default build).
+    const scripts = Object.entries(manifest.scripts ?? {}).filter(
+      ([name, command]) => ['preinstall', 'install', 'postinstall'].includes(name) && command.trim() !== '',
+    );
     if (scripts.length > 0 || existsSync(join(app, 'node_modules', dirname(entry), 'binding.gyp')))
       found.add(manifest.name ?? entry);
   }
