@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The CLI, compiled once to dist/ (by `npm run build`, which `npm ci` and `npm pack` run through `prepare`).
+// The CLI, compiled once to dist/ (by `npm run build`: `npm test` runs it first, `npm pack` through `prepack`).
 await import('../dist/cli/main.js');

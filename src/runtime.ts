@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
 import { clientFaults } from './aggregator/client-faults.ts';
@@ -25,6 +24,7 @@ import {
 } from './requests/index.ts';
 import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
+import type { Database } from './storage/index.ts';
 
 /** Builds the catalog the config describes: generated from the seed, then the fixture applied. */
 export function loadCatalog(config: AggmockConfig): Catalog {

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAdminRoutes } from '../src/admin/index.ts';
@@ -6,6 +5,7 @@ import { createCallbackEngine } from '../src/callbacks/index.ts';
 import { validateConfig } from '../src/config/index.ts';
 import { createShadowLedger } from '../src/ledger/index.ts';
 import { signPayload } from '../src/signing/index.ts';
+import { openDatabase } from '../src/storage/index.ts';
 import { createWallet } from '../src/wallet/index.ts';
 
 const config = validateConfig({
@@ -67,7 +67,7 @@ describe('the reference wallet under random signed input', () => {
 });
 
 describe('the admin API under random input', () => {
-  const db = new Database(':memory:');
+  const db = openDatabase(':memory:');
   const engine = createCallbackEngine({ config, db });
   const ledger = createShadowLedger({ engine, db });
   const admin = createAdminRoutes({ engine, ledger, config });

@@ -1,8 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { type Database, openDatabase as openSqlite } from '../storage/index.ts';
 
-export type { Database } from 'better-sqlite3';
+export type { Database } from '../storage/index.ts';
 
 /**
  * Opens (creating if needed) a SQLite database tuned for an outbox: WAL so readers never block
@@ -11,17 +9,15 @@ export type { Database } from 'better-sqlite3';
  *
  * @example const db = openDatabase('.aggmock/aggmock.db'); // or ':memory:'
  */
-export function openDatabase(path: string): Database.Database {
-  const inMemory = path === ':memory:' || path === '';
-  if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  if (!inMemory) db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  // Checkpoint (the only fsync under NORMAL) every ~32 MB of WAL rather than every 4 MB: with a
-  // commit every few ms under load, the default made checkpoints a third of the cost of a commit.
-  db.pragma('wal_autocheckpoint = 8000');
-  db.pragma('journal_size_limit = 67108864');
-  db.pragma('foreign_keys = ON');
-  return db;
+export function openDatabase(path: string): Database {
+  return openSqlite(path, {
+    pragmas: [
+      'synchronous = NORMAL',
+      // Checkpoint (the only fsync under NORMAL) every ~32 MB of WAL rather than every 4 MB: with a
+      // commit every few ms under load, the default made checkpoints a third of the cost of a commit.
+      'wal_autocheckpoint = 8000',
+      'journal_size_limit = 67108864',
+      'foreign_keys = ON',
+    ],
+  });
 }

@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AggmockConfig } from '../config/index.ts';
+import type { Database } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
 import type { CallbackRequestError } from './enqueue-request.ts';
 import type { Attempt, EnqueueRequest, StoredEvent } from './events.ts';

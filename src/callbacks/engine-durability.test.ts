@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase as openSqlite } from '../storage/index.ts';
 import { FakeClock } from './clock.ts';
 import { openDatabase } from './db.ts';
 import { type CallbackEngine, CallbackRequestError, createCallbackEngine } from './engine.ts';
@@ -304,13 +304,13 @@ describe('the outbox', () => {
 describe('storing the events of one turn in one commit', () => {
   /** A second connection to the same file (opened once the engine created it): sees only what is committed. */
   function reader(dbPath: string) {
-    let db: Database.Database | undefined;
+    let db: Database | undefined;
     onCleanup(() => {
       db?.close();
     });
     return {
       ids: () => {
-        db ??= new Database(dbPath, { readonly: true });
+        db ??= openSqlite(dbPath, { readonly: true });
         return (db.prepare('SELECT id FROM callback_events ORDER BY id').all() as { id: number }[]).map((r) => r.id);
       },
     };

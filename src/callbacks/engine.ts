@@ -390,7 +390,7 @@ class Engine implements CallbackEngine {
     try {
       this.outbox.flush();
     } catch (error) {
-      if (!this.outbox.db.open) {
+      if (!this.outbox.db.isOpen) {
         this.logger?.error(
           { err: error },
           'the database was closed before the callback outbox was written (stop the engine first)',

@@ -1,12 +1,12 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../storage/index.ts';
 import { ID_BLOCK, idNamespaceOf, TransactionIdSequence, transactionIdAt } from './ids.ts';
 
 describe('TransactionIdSequence', () => {
   it('gives tx_<namespace>_ + 24 hex digits, the same sequence for the same seed and namespace', () => {
-    const a = new TransactionIdSequence(new Database(':memory:'), 42, { namespace: 'run1' });
-    const b = new TransactionIdSequence(new Database(':memory:'), 42, { namespace: 'run1' });
-    const c = new TransactionIdSequence(new Database(':memory:'), 43, { namespace: 'run1' });
+    const a = new TransactionIdSequence(openDatabase(':memory:'), 42, { namespace: 'run1' });
+    const b = new TransactionIdSequence(openDatabase(':memory:'), 42, { namespace: 'run1' });
+    const c = new TransactionIdSequence(openDatabase(':memory:'), 43, { namespace: 'run1' });
     const first = [a.next(), a.next(), a.next()];
     expect(first.every((id) => /^tx_run1_[0-9a-f]{24}$/.test(id))).toBe(true);
     expect([b.next(), b.next(), b.next()]).toEqual(first);
@@ -15,8 +15,8 @@ describe('TransactionIdSequence', () => {
   });
 
   it('never repeats an id across two fresh databases with the same seed (each draws its own namespace)', () => {
-    const a = new TransactionIdSequence(new Database(':memory:'), 42);
-    const b = new TransactionIdSequence(new Database(':memory:'), 42);
+    const a = new TransactionIdSequence(openDatabase(':memory:'), 42);
+    const b = new TransactionIdSequence(openDatabase(':memory:'), 42);
     expect(a.namespace).toMatch(/^[a-z0-9]{6}$/);
     expect(b.namespace).not.toBe(a.namespace);
     const idsA = [a.next(), a.next()];
@@ -25,21 +25,21 @@ describe('TransactionIdSequence', () => {
   });
 
   it('keeps the namespace a database drew, across restarts', () => {
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     const first = new TransactionIdSequence(db, 42).namespace;
     expect(idNamespaceOf(db)).toBe(first);
     expect(new TransactionIdSequence(db, 42).namespace).toBe(first);
   });
 
   it('uses a configured namespace, and none at all for ""', () => {
-    expect(new TransactionIdSequence(new Database(':memory:'), 42, { namespace: 'ci' }).next()).toBe(
+    expect(new TransactionIdSequence(openDatabase(':memory:'), 42, { namespace: 'ci' }).next()).toBe(
       transactionIdAt(42, 0, 'ci'),
     );
-    expect(new TransactionIdSequence(new Database(':memory:'), 42, { namespace: '' }).next()).toMatch(/^tx_[0-9a-f]{24}$/);
+    expect(new TransactionIdSequence(openDatabase(':memory:'), 42, { namespace: '' }).next()).toMatch(/^tx_[0-9a-f]{24}$/);
   });
 
   it('continues with the next id after a clean restart', () => {
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     const before = new TransactionIdSequence(db, 's', { namespace: '' });
     before.next();
     before.next();
@@ -48,7 +48,7 @@ describe('TransactionIdSequence', () => {
   });
 
   it('skips to the next block after a crash rather than repeating an id', () => {
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     const before = new TransactionIdSequence(db, 's', { namespace: '' });
     const used = [before.next(), before.next()];
     const after = new TransactionIdSequence(db, 's', { namespace: '' }); // no checkpoint: the process died

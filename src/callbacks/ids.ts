@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../storage/index.ts';
 import { ensureMetaTable } from './meta.ts';
 
 /** Ids handed out per write of the sequence position (see {@link TransactionIdSequence}). */

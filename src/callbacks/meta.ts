@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../storage/index.ts';
 
 /** Key/value rows of the callback engine: its schema version and the id counters. */
 export function ensureMetaTable(db: Database): void {

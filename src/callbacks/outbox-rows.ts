@@ -2,7 +2,7 @@
  * The outbox's SQLite side: the schema and its migrations, and the mapping from rows to events
  * and attempts. outbox.ts holds the behaviour; this file changes only with the tables.
  */
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../storage/index.ts';
 import type { Attempt, AttemptOutcome, EventKind, EventStatus, StoredEvent } from './events.ts';
 import { ensureMetaTable } from './meta.ts';
 import { parseReplyBody } from './reply.ts';

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase as openSqlite } from '../storage/index.ts';
 import { openDatabase } from './db.ts';
 import type { StoredEvent } from './events.ts';
 import { EVENT_ID_BLOCK, Outbox } from './outbox.ts';
@@ -23,7 +23,7 @@ function tempDbPath(): string {
 function open(path: string): Outbox {
   const db = openDatabase(path);
   cleanups.push(() => {
-    if (db.open) db.close();
+    db.close();
   });
   return new Outbox(db);
 }
@@ -54,7 +54,7 @@ describe('Outbox event ids', () => {
     const ids = addSome(outbox, 3);
     expect(ids).toEqual([1, 2, 3]);
     expect(outbox.hasBuffered()).toBe(true);
-    const other = new Database(path, { readonly: true });
+    const other = openSqlite(path, { readonly: true });
     cleanups.push(() => other.close());
     const count = () => (other.prepare('SELECT count(*) AS n FROM callback_events').get() as { n: number }).n;
     expect(count()).toBe(0);
@@ -113,10 +113,11 @@ describe('Outbox event ids', () => {
     // that reads before it writes must take the write lock first, or a commit between its read and
     // its write fails it at once with SQLITE_BUSY (no busy timeout applies to that).
     const writer = new Worker(
-      `const Database = require(require('node:worker_threads').workerData.driver);
-       const { parentPort, workerData } = require('node:worker_threads');
-       const db = new Database(workerData.path);
-       db.pragma('busy_timeout = 5000');
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = workerData.driver === 'node'
+         ? new (process.getBuiltinModule('node:sqlite').DatabaseSync)(workerData.path)
+         : new (require(workerData.betterSqlite))(workerData.path);
+       db.exec('PRAGMA busy_timeout = 5000');
        const write = db.prepare("INSERT INTO callback_meta (key, value) VALUES ('other-writer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
        parentPort.postMessage('writing');
        const until = Date.now() + workerData.ms;
@@ -124,7 +125,15 @@ describe('Outbox event ids', () => {
        while (Date.now() < until) write.run(String(n++));
        db.close();
        parentPort.postMessage(n);`,
-      { eval: true, workerData: { path, ms: 1_500, driver: createRequire(import.meta.url).resolve('better-sqlite3') } },
+      {
+        eval: true,
+        workerData: {
+          path,
+          ms: 1_500,
+          driver: outbox.db.driver,
+          betterSqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
+        },
+      },
     );
     const writes = new Promise<number>((resolve, reject) => {
       writer.on('message', (m: string | number) => typeof m === 'number' && resolve(m));
@@ -149,7 +158,7 @@ describe('Outbox event ids', () => {
     addSome(outbox, 1);
     outbox.flush();
     // Another writer that ignores the reservation takes the next id: the commit fails.
-    const intruder = new Database(path);
+    const intruder = openSqlite(path);
     intruder
       .prepare(`INSERT INTO callback_events (id, kind, transaction_id, player_id, amount_minor, source, ordering_key, url, body,
         status, created_at) VALUES (2, 'credit', 'tx_x', 'px', 1, 'manual', 'px', 'http://x', '{}', 'pending', 1)`)

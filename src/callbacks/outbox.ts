@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from '../storage/index.ts';
 import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, SETTLED_STATUSES, type StoredEvent } from './events.ts';
 import {
   type AttemptRow,
@@ -154,33 +154,32 @@ export class Outbox {
     this.nextId = this.firstFreeId();
     this.reservedUpTo = this.nextId;
 
-    const writeUpdate = (e: StoredEvent) => this.stmts.update.run(rowValues(e, eventUpdateValues, unstorableEvent));
+    const writeUpdate = (e: StoredEvent) => this.stmts.update.run(...rowValues(e, eventUpdateValues, unstorableEvent));
     // The buffers are emptied only once the transaction committed: a failed commit loses nothing.
     // A row whose values cannot be made (rowValues) is stored in a reduced form; a failing write
     // (disk full, locked) fails the whole batch, which is retried.
     this.commitBatch = db.transaction((withDelivering: boolean) => {
-      for (const e of this.newEvents) this.stmts.insert.run(rowValues(e, eventInsertValues, unstorableEvent));
+      for (const e of this.newEvents) this.stmts.insert.run(...rowValues(e, eventInsertValues, unstorableEvent));
       for (const a of this.journalBuffer) this.writeAttempt(a);
       for (const e of this.dirty.values()) writeUpdate(e);
       if (withDelivering) for (const e of this.delivering.values()) writeUpdate(e);
     });
-    // These read, then write: IMMEDIATE takes the write lock first, so a second process committing
-    // in between makes them wait (busy_timeout) instead of failing at once with SQLITE_BUSY.
-    const reserveIds = db.transaction(() => {
+    // These read, then write: IMMEDIATE (every transaction of openDatabase) takes the write lock
+    // first, so a second process committing in between makes them wait (busy_timeout) instead of
+    // failing at once with SQLITE_BUSY.
+    this.reserveIds = db.transaction(() => {
       // Read again inside the transaction: another process may have reserved or inserted meanwhile.
       const from = Math.max(this.nextId, this.firstFreeId());
       this.stmts.writeIdMark.run(EVENT_ID_KEY, String(from + EVENT_ID_BLOCK));
       this.nextId = from;
       this.reservedUpTo = from + EVENT_ID_BLOCK;
     });
-    this.reserveIds = () => reserveIds.immediate();
-    const giveBackIds = db.transaction(() => {
+    this.giveBackIds = db.transaction(() => {
       // Only if nobody reserved after us, or their ids could be handed out twice.
       if (this.readIdMark() !== this.reservedUpTo) return;
       this.stmts.writeIdMark.run(EVENT_ID_KEY, String(this.nextId));
       this.reservedUpTo = this.nextId;
     });
-    this.giveBackIds = () => giveBackIds.immediate();
   }
 
   /**
@@ -219,7 +218,7 @@ export class Outbox {
       );
       if (changes > 0) return;
     }
-    this.stmts.journal.run(attemptValues(a, headers, body));
+    this.stmts.journal.run(...attemptValues(a, headers, body));
     this.journaledHeaders.set(a.requestHeaders, headers);
   }
 
@@ -372,16 +371,14 @@ export class Outbox {
    */
   prune(now: number, policy: RetentionPolicy): number {
     this.flush();
-    return this.db
-      .transaction(() => {
-        const beyondCount = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
-        const upTo = Math.max(beyondCount, this.lastIdCreatedBefore(now - policy.maxAge));
-        if (upTo === 0) return 0;
-        const removed = this.stmts.pruneUpTo.run(upTo).changes;
-        if (removed > 0) this.stmts.pruneAttempts.run(upTo);
-        return removed;
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      const beyondCount = (this.stmts.settledThreshold.get(policy.maxEvents) as { id: number } | undefined)?.id ?? 0;
+      const upTo = Math.max(beyondCount, this.lastIdCreatedBefore(now - policy.maxAge));
+      if (upTo === 0) return 0;
+      const removed = this.stmts.pruneUpTo.run(upTo).changes;
+      if (removed > 0) this.stmts.pruneAttempts.run(upTo);
+      return removed;
+    })();
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CatalogFixtureError } from '../catalog/fixture.ts';
 import { ConfigError } from '../config/index.ts';
+import { SqliteUnavailableError } from '../storage/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
 import { EXIT_USAGE, usageExit } from './options.ts';
@@ -20,7 +21,8 @@ registerCommands(program);
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) usageExit(error);
   // Bad input, already described by key or JSON path, value and expectation: no stack trace.
-  if (error instanceof ConfigError || error instanceof CatalogFixtureError) {
+  // Also no SQLite driver (Node 20 without a built better-sqlite3): one line on how to get one.
+  if (error instanceof ConfigError || error instanceof CatalogFixtureError || error instanceof SqliteUnavailableError) {
     process.stderr.write(`aggmock: ${error.message}\n`);
     process.exit(EXIT_USAGE);
   }

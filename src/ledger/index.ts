@@ -4,11 +4,12 @@
  * reducer.ts; this file stores them. An engine: it imports callbacks and money; it must not
  * import surfaces (admin, ui, play, verify) or the CLI.
  */
-import type { Database } from 'better-sqlite3';
+
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
 import { toMajor } from '../money/index.ts';
 import type { ReplyReading } from '../profiles/index.ts';
+import type { Database } from '../storage/index.ts';
 import { DEFAULT_REDUCER_OPTIONS, type ReducerOptions } from './model.ts';
 import {
   type Discrepancy,

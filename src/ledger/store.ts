@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from '../storage/index.ts';
 import { DISCREPANCY_KINDS, type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
 
 /** Discrepancies in SQLite, next to the outbox: a thin table and the queries the admin API and UI need. */

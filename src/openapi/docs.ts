@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Hono } from 'hono';
 import { html, raw } from 'hono/html';
 import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import { ApiError } from '../http/errors.ts';
+import { swaggerUiFolder } from './swagger-ui.ts';
 
 /*
- * Swagger UI at /docs, its script and stylesheet served from the swagger-ui-dist package, so the
- * page works with no network at all (a CDN copy stays blank offline).
+ * Swagger UI at /docs, its script and stylesheet served from the copy the package ships (see
+ * swagger-ui.ts), so the page works with no network at all (a CDN copy stays blank offline).
  */
 
 export const DOCS_ASSETS_PATH = '/docs/assets';
@@ -25,8 +25,7 @@ const cache = new Map<string, string>();
 function asset(file: string): string {
   let text = cache.get(file);
   if (text === undefined) {
-    const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    text = readFileSync(join(folder, file), 'utf8');
+    text = readFileSync(join(swaggerUiFolder(), file), 'utf8');
     cache.set(file, text);
   }
   return text;

@@ -1,5 +1,5 @@
-import type { Database, Statement } from 'better-sqlite3';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
+import type { Database, Statement } from '../storage/index.ts';
 
 /** Request bodies longer than this are cut in the journal. */
 export const MAX_JOURNALED_REQUEST_BODY = 16 * 1024;

@@ -50,8 +50,11 @@ describe('persistence in a SQLite file', () => {
   it('opens the file in WAL mode with the two tables', async () => {
     const { wallet } = await startTestWallet({ dbPath });
     try {
-      expect(wallet.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-      const tables = wallet.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(wallet.store.db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      const tables = wallet.store.db
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((t) => t.name);
       expect(tables).toEqual(['players', 'transactions']);
     } finally {
       await wallet.close();

@@ -1,8 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { type AmountFormat, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies, formatMinor } from '../money/index.ts';
 import type { WireReplyCode } from '../profiles/index.ts';
+import { type Database, openDatabase } from '../storage/index.ts';
 import { documentedWire, type WalletEvent, type WalletEventKind } from './events.ts';
 import { type RejectOptions, type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
 
@@ -54,7 +52,7 @@ export interface WalletStoreOptions {
 
 /** The wallet's money and memory, usable without HTTP. Every amount is in minor units. */
 export interface WalletStore {
-  readonly db: Database.Database;
+  readonly db: Database;
   readonly replies: ReplyWriter;
   /** The balance in minor units, or `undefined` for an unknown player. */
   balanceOf(playerId: string): number | undefined;
@@ -121,12 +119,9 @@ interface TransactionRow {
  * store.applyEvent({ kind: 'DEBIT', playerId: 'p1', transactionId: 'tx-1', amountMinor: 1_000 }); // {status:200, body:{balance:990}}
  */
 export function openWalletStore(options: WalletStoreOptions): WalletStore {
-  if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
   // WAL lets readers (GET /__players, a second process) run while a callback writes; the busy
   // timeout makes a second writer wait for the lock instead of failing.
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openDatabase(options.path);
   db.exec(SCHEMA);
   addCurrencyColumn(db);
 
@@ -341,12 +336,10 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     },
     replayIfDuplicate,
     recordTransaction,
-    // IMMEDIATE takes the write lock before the first read, so even another process sharing the
-    // file cannot read the same balance and write a stale one.
-    applyEvent: (event) => applyAtomically.immediate(event),
-    close: () => {
-      if (db.open) db.close();
-    },
+    // The transaction takes the write lock before the first read (BEGIN IMMEDIATE), so even another
+    // process sharing the file cannot read the same balance and write a stale one.
+    applyEvent: applyAtomically,
+    close: () => db.close(),
   };
 }
 
@@ -367,7 +360,7 @@ function toStoredTransaction(row: TransactionRow): StoredTransaction {
 const DEFAULT_TYPES = { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' };
 
 /** A database from before currencies has no currency column: add it (every player keeps the wallet's currency). */
-function addCurrencyColumn(db: Database.Database): void {
+function addCurrencyColumn(db: Database): void {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(players)').all();
   if (!columns.some((c) => c.name === 'currency')) db.exec('ALTER TABLE players ADD COLUMN currency TEXT');
 }

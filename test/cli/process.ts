@@ -15,9 +15,18 @@ export interface CliProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `aggmock …` as a real process, the way a user does; `bin` is another install's bin/aggmock.js. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string, bin = BIN): CliProcess {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd, stdio: 'pipe' });
+/**
+ * Runs `aggmock …` as a real process, the way a user does; `bin` is another install's
+ * bin/aggmock.js, `node` another Node binary than this one.
+ */
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+  bin = BIN,
+  node = process.execPath,
+): CliProcess {
+  const child = spawn(node, [bin, ...args], { env: { ...process.env, ...env }, cwd, stdio: 'pipe' });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => {

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import { openDatabase as openSqlite } from '../../src/storage/index.ts';
 import { type CliProcess, freePort, runCli } from '../cli/process.ts';
 
 /**
@@ -173,7 +173,7 @@ async function expectConsistent(url: string, ws: ReturnType<typeof workspace>, e
   const planned = new Set(events.map((e) => e.transactionId));
   expect(new Set(deliveries.filter((d) => planned.has(d.transactionId)).map((d) => d.transactionId)).size).toBe(events.length);
 
-  const wallet = new Database(join(ws.dir, 'wallet', 'wallet.db'), { readonly: true });
+  const wallet = openSqlite(join(ws.dir, 'wallet', 'wallet.db'), { readonly: true });
   try {
     const applied = wallet
       .prepare(

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { InvalidArgumentError } from 'commander';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { LaunchSessions } from '../../src/launch/sessions.ts';
 import { createShadowLedger } from '../../src/ledger/index.ts';
 import { loadCatalog } from '../../src/runtime.ts';
 import { parseScheduleFlag, ScheduleFlagError } from '../../src/schedule/flag.ts';
+import { openDatabase } from '../../src/storage/index.ts';
 
 /**
  * Hostile input over every surface: each HTTP route (API, UI, play pages, admin API), config
@@ -31,7 +31,7 @@ const config = validateConfig({
   callbacks: { webhookUrl: 'http://127.0.0.1:9/callback/webhook', retrySchedule: [0] },
 });
 const catalog = loadCatalog(config);
-const db = new Database(':memory:');
+const db = openDatabase(':memory:');
 // Not started: events are stored, never sent, so the fuzz sends nothing anywhere.
 const engine = createCallbackEngine({ config, db });
 const ledger = createShadowLedger({ engine, db });

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
@@ -155,7 +154,7 @@ describe('stored reply bodies (M5)', () => {
 
   it('opens an outbox written by the previous schema and reads its replies', async () => {
     const dbPath = tempDbPath();
-    const old = new Database(dbPath);
+    const old = openDatabase(dbPath);
     old.exec(SCHEMA_2);
     old
       .prepare(`INSERT INTO callback_events (id, kind, transaction_id, player_id, amount_minor, source, ordering_key, url, body,

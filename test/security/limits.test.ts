@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../../src/http/limits.ts';
 import { DiscrepancyStore } from '../../src/ledger/store.ts';
 import type { Aggmock } from '../../src/runtime.ts';
+import { openDatabase } from '../../src/storage/index.ts';
 import { DEV_KEY_HEADERS, startSmallAggmock, testApp } from '../api/helpers.ts';
 
 /** Memory and disk stay bounded whatever clients send: field limits, a session cap, retention. */
@@ -74,7 +74,7 @@ describe('bounded memory and storage', () => {
   });
 
   it('discrepancies follow the deliveries’ retention (callbacks.retention)', () => {
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     const store = new DiscrepancyStore(db);
     const draft = (createdAt: number) => ({
       playerId: 'p1',

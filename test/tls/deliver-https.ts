@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
 import { createCallbackEngine } from '../../src/callbacks/index.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { verifySignature } from '../../src/signing/index.ts';
+import { openDatabase } from '../../src/storage/index.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 const received: Array<{ verified: boolean; body: string }> = [];
@@ -38,7 +38,7 @@ const config = validateConfig({
   db: ':memory:',
   callbacks: { webhookUrl: `https://${host}:${port}/callback/webhook`, retrySchedule: [0] },
 });
-const db = new Database(':memory:');
+const db = openDatabase(':memory:');
 const engine = createCallbackEngine({ config, db });
 engine.start();
 const settled = await engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 1000, transactionId: 'tx-tls' }).settled;

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { transactionIdAt } from '../../callbacks/ids.ts';
 import { startStubWallet } from '../../ledger/test-wallet.ts';
 import { verifySignature } from '../../signing/index.ts';
+import { openDatabase } from '../../storage/index.ts';
 import { registerSendCommand, runSend, type SendFlags } from './send.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -146,7 +146,7 @@ describe('aggmock send', () => {
     const dbPath = join(dir, 'state', 'send.db');
     expect(await runSend('bet', { player: 'p1', amount: '2', db: dbPath }, io(dir).io)).toBe(0);
     expect(w.received[0]).toMatchObject({ type: 'BET', amount: 2 });
-    const db = new Database(dbPath, { readonly: true });
+    const db = openDatabase(dbPath, { readonly: true });
     const row = db.prepare('SELECT status, source FROM callback_events').get();
     db.close();
     expect(row).toEqual({ status: 'delivered', source: 'cli:send' });

@@ -15,7 +15,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openDatabase, pluck } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 type Reply = { status: number; body: Record<string, unknown> };
@@ -27,7 +27,7 @@ const SCHEMA = `
     PRIMARY KEY (player, type, tx));`;
 
 export function claimFirstBalances(dbPath: string): Record<string, number> {
-  const db = new Database(dbPath, { readonly: true });
+  const db = openDatabase(dbPath, { readonly: true });
   try {
     const rows = db.prepare('SELECT id, cents FROM players').all() as { id: string; cents: number }[];
     return Object.fromEntries(rows.map((r) => [r.id, r.cents]));
@@ -50,22 +50,21 @@ function signed(header: string | undefined, raw: Buffer, secret: string): boolea
 
 export async function startClaimFirstWallet(options: WalletOptions): Promise<StartedWallet> {
   const secret = options.secret ?? 'aggmock-dev-secret';
-  const db = new Database(options.dbPath);
-  db.pragma('journal_mode = WAL');
+  const db = openDatabase(options.dbPath);
   db.exec(SCHEMA);
   const seed = db.prepare('INSERT OR IGNORE INTO players VALUES (?, ?)');
   for (const [id, major] of Object.entries(options.players ?? {})) seed.run(id, Math.round(major * 100));
 
   const claim = db.prepare('INSERT INTO claims (player, type, tx, cents) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1');
-  const storedReply = db.prepare('SELECT reply FROM claims WHERE player = ? AND type = ? AND tx = ?').pluck();
+  const storedReply = pluck(db.prepare('SELECT reply FROM claims WHERE player = ? AND type = ? AND tx = ?'));
   const settle = db.prepare('UPDATE claims SET status = ?, reply = ? WHERE player = ? AND type = ? AND tx = ?');
   const debitOf = db.prepare("SELECT cents, status FROM claims WHERE player = ? AND type = 'DEBIT' AND tx = ?");
   const markDebit = db.prepare("UPDATE claims SET status = ? WHERE player = ? AND type = 'DEBIT' AND tx = ?");
   const tombstone = db.prepare(
     "INSERT INTO claims (player, type, tx, status, reply) VALUES (?, 'DEBIT', ?, 'VOID', ?) ON CONFLICT DO NOTHING",
   );
-  const balanceOf = db.prepare('SELECT cents FROM players WHERE id = ?').pluck();
-  const move = db.prepare('UPDATE players SET cents = cents + ? WHERE id = ? RETURNING cents').pluck();
+  const balanceOf = pluck(db.prepare('SELECT cents FROM players WHERE id = ?'));
+  const move = pluck(db.prepare('UPDATE players SET cents = cents + ? WHERE id = ? RETURNING cents'));
 
   const balance = (cents: number): Reply => ({ status: 200, body: { balance: cents / 100 } });
   const refusal = (status: number, error: string, message: string): Reply => ({ status, body: { error, message } });
@@ -134,7 +133,7 @@ export async function startClaimFirstWallet(options: WalletOptions): Promise<Sta
           reply = refusal(400, 'INVALID_REQUEST', 'the body must be a JSON object');
         else {
           try {
-            reply = handle.immediate(body as Record<string, unknown>);
+            reply = handle(body as Record<string, unknown>);
           } catch (e) {
             reply = refusal(500, 'INTERNAL_ERROR', (e as Error).message);
           }

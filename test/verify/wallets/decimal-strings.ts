@@ -10,7 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openDatabase, pluck } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 const TOLERANCE_S = 300;
@@ -48,9 +48,7 @@ function signatureOk(header: string | string[] | undefined, body: Buffer, secret
 }
 
 function open(path: string) {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openDatabase(path);
   db.exec(`CREATE TABLE IF NOT EXISTS accounts (player TEXT PRIMARY KEY, cents INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS ledger (player TEXT NOT NULL, type TEXT NOT NULL, id TEXT NOT NULL,
       cents INTEGER NOT NULL, status TEXT NOT NULL, reply TEXT NOT NULL, PRIMARY KEY (player, type, id));`);
@@ -69,8 +67,8 @@ export async function startDecimalStringsWallet(options: WalletOptions): Promise
   const db = open(options.dbPath);
   for (const [player, major] of Object.entries(options.players ?? {}))
     db.prepare('INSERT OR IGNORE INTO accounts VALUES (?, ?)').run(player, Math.round(major * 100));
-  const cents = db.prepare('SELECT cents FROM accounts WHERE player = ?').pluck();
-  const add = db.prepare('UPDATE accounts SET cents = cents + ? WHERE player = ? RETURNING cents').pluck();
+  const cents = pluck(db.prepare('SELECT cents FROM accounts WHERE player = ?'));
+  const add = pluck(db.prepare('UPDATE accounts SET cents = cents + ? WHERE player = ? RETURNING cents'));
   const find = db.prepare('SELECT cents, status, reply FROM ledger WHERE player = ? AND type = ? AND id = ?');
   const insert = db.prepare('INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?)');
   const mark = db.prepare("UPDATE ledger SET status = 'ROLLED_BACK' WHERE player = ? AND type = 'DEBIT' AND id = ?");
@@ -136,7 +134,7 @@ export async function startDecimalStringsWallet(options: WalletOptions): Promise
       }
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
         return send(400, { error: 'INVALID_REQUEST', message: 'expected a JSON object' });
-      send(200, handle.immediate(msg as Record<string, unknown>));
+      send(200, handle(msg as Record<string, unknown>));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openDatabase } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 type Reply = { status: number; body: Record<string, unknown> };
@@ -39,8 +39,7 @@ function cents(v: unknown): number | undefined {
 }
 
 function openDb(dbPath: string) {
-  const db = new Database(dbPath);
-  db.pragma('journal_mode = WAL');
+  const db = openDatabase(dbPath);
   db.exec(`CREATE TABLE IF NOT EXISTS accounts (player TEXT PRIMARY KEY, cents INTEGER NOT NULL CHECK (cents >= 0));
     CREATE TABLE IF NOT EXISTS ledger (player TEXT, kind TEXT, txid TEXT, cents INTEGER, ref TEXT, reversed INTEGER DEFAULT 0,
       reply TEXT NOT NULL, PRIMARY KEY (player, kind, txid))`);
@@ -169,7 +168,7 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
         } catch {
           return send(res, { status: 400, body: { error: 'INVALID_REQUEST', message: 'state body is not JSON' } });
         }
-        return send(res, s.action === 'teardown' ? { status: 200, body: {} } : provide.immediate(s.state ?? '', s.params ?? {}));
+        return send(res, s.action === 'teardown' ? { status: 200, body: {} } : provide(s.state ?? '', s.params ?? {}));
       }
       if (req.method !== 'POST' || req.url !== '/callback/webhook')
         return send(res, { status: 404, body: { error: 'NOT_FOUND' } });
@@ -184,7 +183,7 @@ export async function startExpressStyleWallet(options: WalletOptions): Promise<S
       if (!body || typeof body !== 'object' || Array.isArray(body))
         return send(res, { status: 400, body: { error: 'INVALID_REQUEST', message: 'body must be an object' } });
       try {
-        send(res, handle.immediate(body as Record<string, unknown>));
+        send(res, handle(body as Record<string, unknown>));
       } catch (e) {
         send(res, { status: 500, body: { error: 'INTERNAL', message: (e as Error).message } });
       }

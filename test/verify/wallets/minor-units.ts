@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openDatabase } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 const TOLERANCE_S = 300;
@@ -36,9 +36,7 @@ function checkSignature(header: string | string[] | undefined, body: Buffer, sec
 }
 
 function openStore(path: string) {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openDatabase(path);
   db.exec(`CREATE TABLE IF NOT EXISTS players (id TEXT PRIMARY KEY, balance INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS transactions (
       player_id TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, amount INTEGER NOT NULL,
@@ -131,7 +129,7 @@ export async function startMinorUnitsWallet(options: WalletOptions): Promise<Sta
           throw new HttpError(400, 'INVALID_REQUEST', { message: 'malformed JSON' });
         }
         if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new HttpError(400, 'INVALID_REQUEST');
-        const { refused, ...body } = applyCallback.immediate(msg as Record<string, unknown>);
+        const { refused, ...body } = applyCallback(msg as Record<string, unknown>);
         if (typeof refused === 'number') status = refused;
         out = body;
       } catch (e) {

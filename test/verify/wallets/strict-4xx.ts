@@ -7,10 +7,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { verifySignature } from '../../../src/signing/index.ts';
+import { openDatabase, pluck } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 type Out = [ContentfulStatusCode, Record<string, unknown>];
@@ -23,8 +23,7 @@ const toCents = (v: unknown) => {
 };
 
 function open(dbPath: string) {
-  const db = new Database(dbPath);
-  db.pragma('journal_mode = WAL');
+  const db = openDatabase(dbPath);
   db.exec(`
     CREATE TABLE IF NOT EXISTS wallet (player_id TEXT PRIMARY KEY, balance_cents INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS txs (player_id TEXT NOT NULL, type TEXT NOT NULL, tx_id TEXT NOT NULL, amount INTEGER NOT NULL,
@@ -47,8 +46,8 @@ export async function startStrict4xxWallet(options: WalletOptions): Promise<Star
     upsert: db.prepare(
       'INSERT INTO wallet VALUES (?, ?) ON CONFLICT (player_id) DO UPDATE SET balance_cents = excluded.balance_cents',
     ),
-    balance: db.prepare('SELECT balance_cents AS b FROM wallet WHERE player_id = ?').pluck(),
-    move: db.prepare('UPDATE wallet SET balance_cents = balance_cents + ? WHERE player_id = ? RETURNING balance_cents').pluck(),
+    balance: pluck(db.prepare('SELECT balance_cents AS b FROM wallet WHERE player_id = ?')),
+    move: pluck(db.prepare('UPDATE wallet SET balance_cents = balance_cents + ? WHERE player_id = ? RETURNING balance_cents')),
     removePlayer: db.prepare('DELETE FROM wallet WHERE player_id = ?'),
     tx: db.prepare('SELECT amount, state, reply FROM txs WHERE player_id = ? AND type = ? AND tx_id = ?'),
     save: db.prepare('INSERT INTO txs VALUES (?, ?, ?, ?, ?, ?)'),
@@ -144,13 +143,13 @@ export async function startStrict4xxWallet(options: WalletOptions): Promise<Star
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return c.json({ error: 'INVALID_REQUEST', message: 'expected a JSON object' }, 400);
-    const [status, out] = apply.immediate(body as Record<string, unknown>);
+    const [status, out] = apply(body as Record<string, unknown>);
     return c.json(out, status);
   });
   app.post('/__state', async (c) => {
     const req = (await c.req.json().catch(() => ({}))) as { state?: string; params?: Record<string, unknown>; action?: string };
     if (req.action === 'teardown') return c.json({});
-    const [status, out] = applyState.immediate(req.state ?? '', req.params ?? {});
+    const [status, out] = applyState(req.state ?? '', req.params ?? {});
     return c.json(out, status);
   });
 

@@ -8,8 +8,8 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
 import { verifySignature } from '../../../src/signing/index.ts';
+import { openDatabase, pluck } from './sqlite.ts';
 import type { StartedWallet, WalletOptions } from './types.ts';
 
 interface Callback {
@@ -28,7 +28,7 @@ const schema = `
   CREATE TABLE IF NOT EXISTS rollbacks (player TEXT, id TEXT, debit_id TEXT, result TEXT, PRIMARY KEY (player, id));`;
 
 export function zeroRefuserBalances(dbPath: string): Record<string, number> {
-  const db = new Database(dbPath, { readonly: true });
+  const db = openDatabase(dbPath, { readonly: true });
   const rows = db.prepare('SELECT player, minor FROM balances').all() as { player: string; minor: number }[];
   db.close();
   return Object.fromEntries(rows.map((r) => [r.player, r.minor]));
@@ -52,14 +52,13 @@ function parse(body: unknown): Callback | string {
 
 export async function startZeroRefuserWallet(options: WalletOptions): Promise<StartedWallet> {
   const secret = options.secret ?? 'aggmock-dev-secret';
-  const db = new Database(options.dbPath);
-  db.pragma('journal_mode = WAL');
+  const db = openDatabase(options.dbPath);
   db.exec(schema);
   const addPlayer = db.prepare('INSERT OR IGNORE INTO balances VALUES (?, ?)');
   for (const [id, major] of Object.entries(options.players ?? {})) addPlayer.run(id, Math.round(major * 100));
 
-  const balanceOf = db.prepare('SELECT minor FROM balances WHERE player = ?').pluck();
-  const add = db.prepare('UPDATE balances SET minor = minor + ? WHERE player = ? RETURNING minor').pluck();
+  const balanceOf = pluck(db.prepare('SELECT minor FROM balances WHERE player = ?'));
+  const add = pluck(db.prepare('UPDATE balances SET minor = minor + ? WHERE player = ? RETURNING minor'));
   const debitRow = db.prepare('SELECT minor, status, result FROM debits WHERE player = ? AND id = ?');
   const creditRow = db.prepare('SELECT result FROM credits WHERE player = ? AND id = ?');
   const rollbackRow = db.prepare('SELECT result FROM rollbacks WHERE player = ? AND id = ?');
@@ -140,7 +139,7 @@ export async function startZeroRefuserWallet(options: WalletOptions): Promise<St
     const cb = parse(json);
     if (typeof cb === 'string') return reply({ status: 400, body: { error: 'INVALID_REQUEST', message: cb } });
     try {
-      reply(handle.immediate(cb));
+      reply(handle(cb));
     } catch (e) {
       reply({ status: 500, body: { error: 'INTERNAL_ERROR', message: (e as Error).message } });
     }
