@@ -35,9 +35,10 @@ async function call(
   credentials: Credentials,
   facts: Omit<CallFacts, 'createdAt' | 'requestId'>,
 ): Promise<ReadReply> {
+  clock += 1000;
   const full: CallFacts = {
     ...facts,
-    createdAt: (clock += 1000),
+    createdAt: clock,
     requestId: `5f0c${String(++ids).padStart(4, '0')}-aaaa-4bbb-8ccc-0123456789ab`,
   };
   const req = buildRequest(dialect, full, credentials);
