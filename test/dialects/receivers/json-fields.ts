@@ -61,6 +61,12 @@ export class FieldReader {
     return value;
   }
 
+  /** Records a deviation the typed readers cannot see (a format, a range), named by its full path. */
+  report(name: string, message: string): undefined {
+    this.problems.push(`${this.prefix}${name}: ${message}`);
+    return undefined;
+  }
+
   private wrong(name: string, value: unknown, expected: string): undefined {
     this.problems.push(`${this.prefix}${name}: got ${describe(value)}; expected ${expected}`);
     return undefined;
