@@ -65,7 +65,7 @@ interface CaletaTransaction {
   rolledBack: boolean;
 }
 
-export function startCaletaReceiver(options: {
+export async function startCaletaReceiver(options: {
   credentials: Record<string, string>;
   players: ReceiverPlayer[];
 }): Promise<VendorReceiver> {
@@ -230,7 +230,7 @@ export function startCaletaReceiver(options: {
     const betOfPlayer = bet && bet.playerId === owner.playerId ? bet : undefined;
     if (kind === 'win') {
       if (currency !== player.currency) return refuse('RS_ERROR_WRONG_CURRENCY');
-      if (!betOfPlayer || betOfPlayer.kind !== 'bet') {
+      if (betOfPlayer?.kind !== 'bet') {
         return refuse(
           rolledBackUnknown.has(reference as string) ? 'RS_ERROR_TRANSACTION_ROLLED_BACK' : 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
         );

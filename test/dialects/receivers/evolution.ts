@@ -61,7 +61,7 @@ interface EvolutionBet {
   state: 'open' | 'settled' | 'cancelled';
 }
 
-export function startEvolutionReceiver(options: {
+export async function startEvolutionReceiver(options: {
   credentials: Record<string, string>;
   players: ReceiverPlayer[];
 }): Promise<VendorReceiver> {
