@@ -224,6 +224,34 @@ describe('Caleta receiver', () => {
     expect((await post('/wallet/check', { token: 'never-issued' })).json).toEqual({ status: 'RS_ERROR_INVALID_TOKEN' });
   });
 
+  it('records a rollback of a win as a problem (Caleta only rolls back bets) and moves no money', async () => {
+    const placed = bet();
+    await post('/wallet/bet', placed);
+    const paid = win(placed);
+    await post('/wallet/win', paid);
+    const reply = await post('/wallet/rollback', rollback(paid));
+    expect(reply.json).toMatchObject({ status: 'RS_OK', balance: 100649000 });
+    expect(receiver.errors).toEqual([expect.stringMatching(/is a win; Caleta only rolls back bets/)]);
+  });
+
+  it('records a win whose round differs from its bet round, and still pays it', async () => {
+    const placed = bet();
+    await post('/wallet/bet', placed);
+    const reply = await post('/wallet/win', win(placed, { round: 'CG-elsewhere' }));
+    expect(reply.json.status).toBe('RS_OK');
+    expect(receiver.errors).toEqual([expect.stringMatching(/round "CG-elsewhere" differs from its bet's round "CG-1718271"/)]);
+  });
+
+  it('moves no cash for a free bet (no bonus wallet) and pays its win in cash', async () => {
+    const placed = bet({ is_free: true, campaign_uuid: uuid(), reward_uuid: uuid() });
+    expect((await post('/wallet/bet', placed)).json).toMatchObject({ status: 'RS_OK', balance: 100000000 });
+    expect((await post('/wallet/win', win(placed, { is_free: true }))).json).toMatchObject({
+      status: 'RS_OK',
+      balance: 101005000,
+    });
+    expect((await post('/wallet/rollback', rollback(placed))).json).toMatchObject({ status: 'RS_OK', balance: 101005000 });
+  });
+
   it('records a call to a path Caleta does not have and answers 404', async () => {
     const reply = await post('/transaction/bet', bet());
     expect(reply.status).toBe(404);
