@@ -24,6 +24,8 @@ export interface ReadReply {
   balance: DialectBalance;
   /** Echoed facts that differ from the request's (a reply to another request, say). */
   echoMismatches: string[];
+  /** The session token to use from then on, when the call's reply gives one. */
+  token?: string;
 }
 
 export interface ReplyText {
@@ -77,7 +79,8 @@ export function readReply(
   facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
   reply: ReplyText,
 ): ReadReply {
-  const rules = dialect.reply;
+  const own = dialect.operations[facts.operation as Operation]?.reply;
+  const rules = own?.code === false ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
   const object = parseObject(reply.text);
   const code = rules.code && object ? codeText(at(object, rules.code)) : undefined;
   const message = object
@@ -113,7 +116,9 @@ export function readReply(
     }
   }
   const outcome = verdict === 'rejected' ? outcomeOf(dialect, code) : undefined;
+  const token = own?.token && object && verdict === 'accepted' ? at(object, own.token) : undefined;
   return {
+    ...(typeof token === 'string' && token !== '' ? { token } : {}),
     verdict,
     status: reply.status,
     ...(code === undefined ? {} : { code }),

@@ -193,7 +193,18 @@ export const operationSchema = z.strictObject({
   headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
   fields: fieldsSchema.describe('the body (json, form) or the query (query), field by field'),
   /** Overrides of the dialect's reply rules for this operation (Pragmatic's refund reply has no balance). */
-  reply: z.strictObject({ balance: z.boolean().optional().describe('false: this reply carries no balance') }).optional(),
+  reply: z
+    .strictObject({
+      balance: z.boolean().optional().describe('false: this reply carries no balance'),
+      code: z.boolean().optional().describe('false: this reply carries no outcome code; a JSON object in a 2xx is an acceptance'),
+      token: z
+        .string()
+        .max(128)
+        .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/)
+        .optional()
+        .describe('where this reply gives the session token to use from then on (Caleta swaps it)'),
+    })
+    .optional(),
 });
 export type OperationDefinition = z.infer<typeof operationSchema>;
 

@@ -9,9 +9,12 @@ import {
   type ReadReply,
   readReply,
 } from '../../src/dialects/index.ts';
+import { startCaletaReceiver } from './receivers/caleta.ts';
+import { startEvolutionReceiver } from './receivers/evolution.ts';
 import { startHub88Receiver } from './receivers/hub88.ts';
 import { startPragmaticReceiver } from './receivers/pragmatic.ts';
 import type { VendorReceiver } from './receivers/receiver-kit.ts';
+import { startRedTigerReceiver } from './receivers/redtiger.ts';
 
 /**
  * aggmock's vendor dialects against wallets written from the vendors' documentation by someone who
@@ -59,7 +62,12 @@ async function playRounds(dialect: Dialect, credentials: Credentials, player: { 
     name: string,
     facts: Omit<CallFacts, 'createdAt' | 'requestId' | 'playerId' | 'currency'>,
     expected: unknown,
-  ) => results.push([name, await call(dialect, credentials, { ...base, ...facts }), expected]);
+  ) => {
+    const reply = await call(dialect, credentials, { ...base, ...facts });
+    // A wire whose authenticate swaps the launch token (Caleta) carries the new one from then on.
+    if (reply.token) base.sessionToken = reply.token;
+    results.push([name, reply, expected]);
+  };
 
   if (dialect.operations.authenticate) await step('authenticate', { operation: 'authenticate' }, { verdict: 'accepted' });
   if (dialect.operations.balance) await step('balance', { operation: 'balance' }, { verdict: 'accepted', balance: at(100000) });
@@ -164,5 +172,51 @@ describe('pragmatic against a Pragmatic Play wallet written from the Integration
     );
     expect(reply).toMatchObject({ verdict: 'rejected', outcome: 'INVALID_SIGNATURE' });
     expect(receiver.balanceOf('player01')).toBe('1000.00');
+  });
+});
+
+/** A player with a session token long enough for every wire (Red Tiger wants 32 to 128 characters). */
+const PLAYER = { playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-0123456789abcdef0123456789' };
+
+describe.each([
+  {
+    name: 'caleta',
+    start: () => {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      return {
+        credentials: { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+        receiver: startCaletaReceiver({
+          credentials: { publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string },
+          players: [PLAYER],
+        }),
+      };
+    },
+  },
+  {
+    name: 'evolution',
+    start: () => ({
+      credentials: { authToken: 'evo-token-1' },
+      receiver: startEvolutionReceiver({ credentials: { authToken: 'evo-token-1' }, players: [PLAYER] }),
+    }),
+  },
+  {
+    name: 'redtiger',
+    start: () => ({
+      credentials: { apiKey: 'rt-api-key-1' },
+      receiver: startRedTigerReceiver({ credentials: { apiKey: 'rt-api-key-1' }, players: [PLAYER] }),
+    }),
+  },
+])('$name against a wallet written from the vendor\u2019s sources', ({ name, start }) => {
+  it('plays bet, win, a duplicate, a rollback and a refusal with no receiver-side error, each reply read as meant', async () => {
+    const started = start();
+    receiver = await started.receiver;
+    const results = await playRounds(builtinDialect(name), started.credentials, {
+      playerId: PLAYER.playerId,
+      sessionToken: PLAYER.token,
+    });
+    expect(receiver.errors).toEqual([]);
+    for (const [step, reply, expected] of results)
+      expect({ name: step, ...reply }).toMatchObject({ name: step, ...(expected as object) });
+    expect(receiver.balanceOf(PLAYER.playerId)).toBe('1014.50');
   });
 });

@@ -53,7 +53,12 @@ export const CALETA: DialectInput = {
     place: { header: 'X-Auth-Signature' },
   },
   operations: {
-    authenticate: { path: '/wallet/check', fields: { token: { from: 'sessionToken' }, request_uuid: { from: 'requestId' } } },
+    authenticate: {
+      path: '/wallet/check',
+      fields: { token: { from: 'sessionToken' }, request_uuid: { from: 'requestId' } },
+      // The check answers only {token}: the launch token swapped for the one later calls carry.
+      reply: { code: false, balance: false, token: 'token' },
+    },
     balance: {
       path: '/wallet/balance',
       fields: {

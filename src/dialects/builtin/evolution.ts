@@ -12,7 +12,8 @@ const base: Record<string, Field> = {
   uuid: { from: 'requestId' },
 };
 
-const money = (refFacts: ('betTransactionId' | 'roundId' | 'transactionId')[]): Record<string, Field> => ({
+/** A debit, credit or cancel: `idFacts` name its transaction id; refId is the debit's, which its credit and cancel repeat. */
+const money = (idFacts: ('betTransactionId' | 'transactionId')[]): Record<string, Field> => ({
   ...base,
   currency: { from: 'currency' },
   game: {
@@ -24,8 +25,8 @@ const money = (refFacts: ('betTransactionId' | 'roundId' | 'transactionId')[]): 
   },
   transaction: {
     object: {
-      id: { from: 'transactionId' },
-      refId: { from: refFacts },
+      id: { from: idFacts },
+      refId: { from: ['roundId', 'betTransactionId', 'transactionId'] },
       amount: { from: 'amount' },
     },
   },
@@ -60,8 +61,9 @@ export const EVOLUTION: DialectInput = {
   operations: {
     authenticate: { path: '/check', fields: { ...base, channel: { object: { type: { const: 'P' } } } } },
     balance: { path: '/balance', fields: { ...base, currency: { from: 'currency' } } },
-    bet: { path: '/debit', fields: money(['roundId', 'transactionId']) },
-    win: { path: '/credit', fields: money(['betTransactionId', 'roundId', 'transactionId']) },
+    bet: { path: '/debit', fields: money(['transactionId']) },
+    win: { path: '/credit', fields: money(['transactionId']) },
+    // A cancel carries the debit's own transaction id and its refId.
     rollback: { path: '/cancel', fields: money(['betTransactionId']) },
   },
   reply: {
