@@ -1,3 +1,3 @@
-import { describeFaults, FAULT_HALVES } from './faults.ts';
+import { describeFaults, faultsFor } from './faults.ts';
 
-describeFaults('players', FAULT_HALVES[0] ?? []);
+describeFaults('players', faultsFor('players', 0));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { describeFaults, FAULT_HALVES } from './faults.ts';
+import { describeFaults, faultsFor } from './faults.ts';
 import { config, failures, startReferenceWallet, verifyWallet } from './helpers.ts';
 
-describeFaults('state', FAULT_HALVES[1] ?? []);
+describeFaults('state', faultsFor('state', 1));
 
 describe('in the "reference" rollback style (a ROLLBACK has its own id)', () => {
   const reference = config({ callbacks: { rollbackStyle: 'reference' } });

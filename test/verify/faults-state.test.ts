@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { describeFaults, FAULT_HALVES } from './faults.ts';
+import { describeFaults, faultsFor } from './faults.ts';
 import { failures, idsWith, startReferenceWallet, stopsAnsweringAfter, verifyWallet } from './helpers.ts';
 
-describeFaults('state', FAULT_HALVES[0] ?? []);
+describeFaults('state', faultsFor('state', 0));
 
 describe('--fault slow', () => {
   let wallet: RunningWallet;
