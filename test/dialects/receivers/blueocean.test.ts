@@ -9,19 +9,39 @@ const CREDENTIALS = { callerId: 'casino_s', callerPassword: 'pw', salt: 'Salt123
 let wallet: VendorReceiver;
 
 beforeEach(async () => {
-  wallet = await startBlueOceanReceiver({ credentials: CREDENTIALS, players: [{ playerId: 'u1', currency: 'EUR', balance: '300.00' }] });
+  wallet = await startBlueOceanReceiver({
+    credentials: CREDENTIALS,
+    players: [{ playerId: 'u1', currency: 'EUR', balance: '300.00' }],
+  });
 });
 afterEach(() => wallet.stop());
 
 async function call(params: Record<string, string>, key?: string) {
-  const query = new URLSearchParams({ callerId: CREDENTIALS.callerId, callerPassword: CREDENTIALS.callerPassword, ...params }).toString();
-  const signed = `${query}&key=${key ?? createHash('sha1').update(CREDENTIALS.salt + query).digest('hex')}`;
+  const query = new URLSearchParams({
+    callerId: CREDENTIALS.callerId,
+    callerPassword: CREDENTIALS.callerPassword,
+    ...params,
+  }).toString();
+  const signed = `${query}&key=${
+    key ??
+    createHash('sha1')
+      .update(CREDENTIALS.salt + query)
+      .digest('hex')
+  }`;
   const res = await fetch(`${wallet.url}/api/seamless/s2s/gh?${signed}`);
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, string>;
 }
 
-const debit = (id: string, amount: string) => ({ action: 'debit', username: 'u1', session_id: 's1', round_id: 'r1', gameplay_final: '0', amount, transaction_id: id });
+const debit = (id: string, amount: string) => ({
+  action: 'debit',
+  username: 'u1',
+  session_id: 's1',
+  round_id: 'r1',
+  gameplay_final: '0',
+  amount,
+  transaction_id: id,
+});
 
 describe('Blue Ocean receiver', () => {
   it('answers a balance call with status and balance as strings', async () => {
@@ -32,7 +52,10 @@ describe('Blue Ocean receiver', () => {
   it('debits and credits exactly, including a 0 credit that closes the round', async () => {
     expect(await call(debit('tx-debit-1', '0.10'))).toEqual({ status: '200', balance: '299.90' });
     expect(await call({ ...debit('tx-credit-1', '0.20'), action: 'credit' })).toEqual({ status: '200', balance: '300.10' });
-    expect(await call({ ...debit('tx-credit-2', '0'), action: 'credit', gameplay_final: '1' })).toEqual({ status: '200', balance: '300.10' });
+    expect(await call({ ...debit('tx-credit-2', '0'), action: 'credit', gameplay_final: '1' })).toEqual({
+      status: '200',
+      balance: '300.10',
+    });
     expect(wallet.balanceOf('u1')).toBe('300.10');
     expect(wallet.errors).toEqual([]);
   });
@@ -51,15 +74,25 @@ describe('Blue Ocean receiver', () => {
 
   it('rolls back a debit once by its transaction_id, ignoring the amount, and answers 404 for an unknown one', async () => {
     await call(debit('tx-1', '40'));
-    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({ status: '200', balance: '300.00' });
-    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({ status: '200', balance: '300.00' });
+    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({
+      status: '200',
+      balance: '300.00',
+    });
+    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({
+      status: '200',
+      balance: '300.00',
+    });
     expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'nope' })).toMatchObject({ status: '404' });
     expect(wallet.balanceOf('u1')).toBe('300.00');
   });
 
   it('accepts a key over the query exactly as sent, whatever its parameter order', async () => {
     const query = `amount=1.00&transaction_id=t9&username=u1&action=debit&callerPassword=pw&callerId=casino_s&game_id=a%20b`;
-    const res = await fetch(`${wallet.url}/?${query}&key=${createHash('sha1').update(CREDENTIALS.salt + query).digest('hex')}`);
+    const res = await fetch(
+      `${wallet.url}/?${query}&key=${createHash('sha1')
+        .update(CREDENTIALS.salt + query)
+        .digest('hex')}`,
+    );
     expect(await res.json()).toEqual({ status: '200', balance: '299.00' });
     expect(wallet.errors).toEqual([]);
   });

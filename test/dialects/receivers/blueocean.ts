@@ -99,16 +99,29 @@ export async function startBlueOceanReceiver(options: {
     const rawQuery = request.rawQuery;
     const key = query.get('key');
     const valid =
-      key !== null && signedForms(rawQuery, query).some((text) => constantTimeEqual(key.toLowerCase(), createHash('sha1').update(salt + text).digest('hex')));
+      key !== null &&
+      signedForms(rawQuery, query).some((text) =>
+        constantTimeEqual(
+          key.toLowerCase(),
+          createHash('sha1')
+            .update(salt + text)
+            .digest('hex'),
+        ),
+      );
     if (!valid) {
-      errors.push(`${where}: key ${key === null ? 'is missing' : 'does not match'}; expected sha1(salt + the query string without key, unsorted)`);
+      errors.push(
+        `${where}: key ${key === null ? 'is missing' : 'does not match'}; expected sha1(salt + the query string without key, unsorted)`,
+      );
       return reply({ status: '403', msg: 'INCORRECT_KEY_VALIDATION' }, fields);
     }
     for (const name of ['callerId', 'callerPassword', 'key']) {
       if (query.getAll(name).length > 1) errors.push(`${where}: ${name} appears more than once`);
     }
     // unknown: the reply for wrong caller credentials; a refusal like the bad key.
-    if (!constantTimeEqual(query.get('callerId') ?? '', callerId) || !constantTimeEqual(query.get('callerPassword') ?? '', callerPassword)) {
+    if (
+      !constantTimeEqual(query.get('callerId') ?? '', callerId) ||
+      !constantTimeEqual(query.get('callerPassword') ?? '', callerPassword)
+    ) {
       errors.push(`${where}: callerId/callerPassword are not the ones the casino issued`);
       return reply({ status: '403', msg: 'INCORRECT_CALLER' }, fields);
     }
@@ -121,7 +134,8 @@ export async function startBlueOceanReceiver(options: {
     if (!username) problems.push('username: required by the docs but missing or empty; expected the player id');
     for (const flag of FLAGS) {
       const value = query.get(flag);
-      if (value !== null && value !== '0' && value !== '1') problems.push(`${flag}: got ${JSON.stringify(value)}; expected 0 or 1`);
+      if (value !== null && value !== '0' && value !== '1')
+        problems.push(`${flag}: got ${JSON.stringify(value)}; expected 0 or 1`);
     }
     let amount: number | undefined;
     let transactionId: string | undefined;
@@ -132,7 +146,10 @@ export async function startBlueOceanReceiver(options: {
       if (action !== 'rollback') {
         const text = query.get('amount');
         amount = text === null ? undefined : decimalToUnits(text, SCALE);
-        if (amount === undefined) problems.push(`amount: got ${text === null ? 'nothing' : JSON.stringify(text)}; expected a non-negative decimal with at most 2 places, e.g. 1.50`);
+        if (amount === undefined)
+          problems.push(
+            `amount: got ${text === null ? 'nothing' : JSON.stringify(text)}; expected a non-negative decimal with at most 2 places, e.g. 1.50`,
+          );
       }
     }
     if (problems.length > 0) {

@@ -98,7 +98,10 @@ export async function startHundredHpReceiver(options: {
     const amountText = moves ? reader.string(body, 'amount', { nonEmpty: true }) : undefined;
     const amount = amountText === undefined ? undefined : truncatedUnits(amountText);
     if (amountText !== undefined && amount === undefined) {
-      reader.report('amount', `got ${JSON.stringify(amountText)}; expected a non-negative decimal string such as "100" or "10.50"`);
+      reader.report(
+        'amount',
+        `got ${JSON.stringify(amountText)}; expected a non-negative decimal string such as "100" or "10.50"`,
+      );
     }
     const fields: JsonObject = { sessionId, userId, txId, amount: amountText };
     if (reader.problems.length > 0) {
@@ -114,7 +117,12 @@ export async function startHundredHpReceiver(options: {
     }
     // unknown: the errCode for an unknown player.
     if (!player) return failure(400, 'Player not found', fields);
-    const ok = (): JsonObject => ({ userId: player.playerId, currency: player.currency, balance: unitsToDecimal(player.units, SCALE), sessionId });
+    const ok = (): JsonObject => ({
+      userId: player.playerId,
+      currency: player.currency,
+      balance: unitsToDecimal(player.units, SCALE),
+      sessionId,
+    });
     if (route === '/auth' || route === '/balance') return { status: 200, body: ok(), fields };
 
     const id = txId as string;

@@ -2,8 +2,8 @@
 // softswiss_seamless_service_api.php), signed here with HMAC-SHA256 hex of the raw body.
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSoftswissReceiver } from './softswiss.ts';
 import type { VendorReceiver } from './receiver-kit.ts';
+import { startSoftswissReceiver } from './softswiss.ts';
 
 const AUTH_TOKEN = 'casino-auth-token';
 let wallet: VendorReceiver;
@@ -20,13 +20,23 @@ async function post(path: string, body: unknown, sign?: string) {
   const raw = JSON.stringify(body);
   const res = await fetch(`${wallet.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-request-sign': sign ?? createHmac('sha256', AUTH_TOKEN).update(raw).digest('hex') },
+    headers: {
+      'content-type': 'application/json',
+      'x-request-sign': sign ?? createHmac('sha256', AUTH_TOKEN).update(raw).digest('hex'),
+    },
     body: raw,
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const play = (actions: unknown[]) => ({ user_id: 'p1', currency: 'EUR', game: 'acceptance:test', game_id: 'r1', finished: false, actions });
+const play = (actions: unknown[]) => ({
+  user_id: 'p1',
+  currency: 'EUR',
+  game: 'acceptance:test',
+  game_id: 'r1',
+  finished: false,
+  actions,
+});
 
 describe('SoftSwiss receiver', () => {
   it('answers a balance request (no actions) with the integer subunit balance', async () => {
@@ -36,7 +46,13 @@ describe('SoftSwiss receiver', () => {
   });
 
   it('applies a bet and a win in one call and echoes each action with its tx_id', async () => {
-    const reply = await post('/play', play([{ action: 'bet', action_id: 'a1', amount: 250 }, { action: 'win', action_id: 'a2', amount: 100 }]));
+    const reply = await post(
+      '/play',
+      play([
+        { action: 'bet', action_id: 'a1', amount: 250 },
+        { action: 'win', action_id: 'a2', amount: 100 },
+      ]),
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.balance).toBe(850);
     expect(reply.body.game_id).toBe('r1');
@@ -56,7 +72,13 @@ describe('SoftSwiss receiver', () => {
   });
 
   it('refuses a bet over the balance with 412 and code 100, charging nothing (not even the win beside it)', async () => {
-    const reply = await post('/play', play([{ action: 'win', action_id: 'w0', amount: 5 }, { action: 'bet', action_id: 'a1', amount: 1006 }]));
+    const reply = await post(
+      '/play',
+      play([
+        { action: 'win', action_id: 'w0', amount: 5 },
+        { action: 'bet', action_id: 'a1', amount: 1006 },
+      ]),
+    );
     expect(reply.status).toBe(412);
     expect(reply.body).toMatchObject({ code: 100, balance: 1000 });
     expect(wallet.balanceOf('p1')).toBe('10.00');
@@ -65,11 +87,20 @@ describe('SoftSwiss receiver', () => {
 
   it('rolls a bet back once, answers an unknown rollback with success and no money, and never charges the late bet', async () => {
     await post('/play', play([{ action: 'bet', action_id: 'a1', amount: 400 }]));
-    const rollback = { user_id: 'p1', currency: 'EUR', game: 'acceptance:test', game_id: 'r1', actions: [{ action: 'rollback', action_id: 'rb1', original_action_id: 'a1' }] };
+    const rollback = {
+      user_id: 'p1',
+      currency: 'EUR',
+      game: 'acceptance:test',
+      game_id: 'r1',
+      actions: [{ action: 'rollback', action_id: 'rb1', original_action_id: 'a1' }],
+    };
     expect((await post('/rollback', rollback)).body.balance).toBe(1000);
     const second = { ...rollback, actions: [{ action: 'rollback', action_id: 'rb2', original_action_id: 'a1' }] };
     expect((await post('/rollback', second)).body.balance).toBe(1000);
-    const unknown = await post('/rollback', { ...rollback, actions: [{ action: 'rollback', action_id: 'rb3', original_action_id: 'late' }] });
+    const unknown = await post('/rollback', {
+      ...rollback,
+      actions: [{ action: 'rollback', action_id: 'rb3', original_action_id: 'late' }],
+    });
     expect(unknown.status).toBe(200);
     expect(unknown.body.transactions).toEqual([expect.objectContaining({ action_id: 'rb3', tx_id: '' })]);
     const late = await post('/play', play([{ action: 'bet', action_id: 'late', amount: 500 }]));
@@ -80,7 +111,12 @@ describe('SoftSwiss receiver', () => {
 
   it('takes a rolled-back win back', async () => {
     await post('/play', play([{ action: 'win', action_id: 'w1', amount: 200 }]));
-    const reply = await post('/rollback', { user_id: 'p1', currency: 'EUR', game: 'acceptance:test', actions: [{ action: 'rollback', action_id: 'rb', original_action_id: 'w1' }] });
+    const reply = await post('/rollback', {
+      user_id: 'p1',
+      currency: 'EUR',
+      game: 'acceptance:test',
+      actions: [{ action: 'rollback', action_id: 'rb', original_action_id: 'w1' }],
+    });
     expect(reply.body.balance).toBe(1000);
   });
 
@@ -92,7 +128,13 @@ describe('SoftSwiss receiver', () => {
   });
 
   it('refuses a decimal amount and a rollback action on /play with 400, naming the fields', async () => {
-    const reply = await post('/play', play([{ action: 'bet', action_id: 'a1', amount: 1.5 }, { action: 'rollback', action_id: 'x', original_action_id: 'a1' }]));
+    const reply = await post(
+      '/play',
+      play([
+        { action: 'bet', action_id: 'a1', amount: 1.5 },
+        { action: 'rollback', action_id: 'x', original_action_id: 'a1' },
+      ]),
+    );
     expect(reply.status).toBe(400);
     expect(wallet.errors.join('\n')).toMatch(/actions\[0\]\.amount: got number 1\.5; expected an integer/);
     expect(wallet.errors.join('\n')).toMatch(/actions\[1\]\.action: got "rollback"/);

@@ -98,7 +98,8 @@ export async function startSoftswissReceiver(options: {
     reader.boolean(body, 'finished', { optional: true });
     const list = readActions(body, request.path === '/play' ? ['bet', 'win'] : ['rollback'], reader);
     const fields: JsonObject = { user_id: userId, currency, game, game_id: gameId, actions: list };
-    if (request.path === '/rollback' && list?.length === 0) reader.report('actions', 'empty; a rollback carries at least one action');
+    if (request.path === '/rollback' && list?.length === 0)
+      reader.report('actions', 'empty; a rollback carries at least one action');
     if (reader.problems.length > 0 || userId === undefined || currency === undefined || list === undefined) {
       for (const problem of reader.problems) errors.push(`${where}: ${problem}`);
       return error(400, 400, `Bad request: ${reader.problems.join('; ')}`, fields);
@@ -130,7 +131,14 @@ export async function startSoftswissReceiver(options: {
       }
       if (action.kind === 'rollback') {
         const original = actions.get(action.originalActionId);
-        const stored: StoredAction = { kind: 'rollback', userId, amount: 0, txId: String(nextTx++), processedAt: now, rolledBack: false };
+        const stored: StoredAction = {
+          kind: 'rollback',
+          userId,
+          amount: 0,
+          txId: String(nextTx++),
+          processedAt: now,
+          rolledBack: false,
+        };
         if (original && original.userId === userId && !original.rolledBack && original.kind !== 'rollback') {
           // A bet is credited back; a win is taken back.
           balance += original.kind === 'bet' ? original.amount : -original.amount;
@@ -149,12 +157,20 @@ export async function startSoftswissReceiver(options: {
         continue;
       }
       if (action.kind === 'bet') {
-        if (action.amount > balance) return error(412, 100, 'Player has not enough funds to process an action', fields, player.units);
+        if (action.amount > balance)
+          return error(412, 100, 'Player has not enough funds to process an action', fields, player.units);
         balance -= action.amount;
       } else {
         balance += action.amount;
       }
-      const stored: StoredAction = { kind: action.kind, userId, amount: action.amount, txId: String(nextTx++), processedAt: now, rolledBack: false };
+      const stored: StoredAction = {
+        kind: action.kind,
+        userId,
+        amount: action.amount,
+        txId: String(nextTx++),
+        processedAt: now,
+        rolledBack: false,
+      };
       staged.push({ actionId: action.actionId, stored, fresh: true });
     }
     player.units = balance;
@@ -165,7 +181,11 @@ export async function startSoftswissReceiver(options: {
     const reply: JsonObject = { balance };
     if (gameId !== undefined) reply.game_id = gameId;
     if (list.length > 0) {
-      reply.transactions = staged.map((entry) => ({ action_id: entry.actionId, tx_id: entry.stored.txId, processed_at: entry.stored.processedAt }));
+      reply.transactions = staged.map((entry) => ({
+        action_id: entry.actionId,
+        tx_id: entry.stored.txId,
+        processed_at: entry.stored.processedAt,
+      }));
     }
     return { status: 200, body: reply, fields };
   }
@@ -197,7 +217,10 @@ function readActions(body: JsonObject, allowed: readonly string[], reader: Field
     const kind = inner.string(item, 'action', { nonEmpty: true });
     const actionId = inner.string(item, 'action_id', { nonEmpty: true });
     if (kind !== undefined && !allowed.includes(kind)) {
-      inner.report('action', `got ${JSON.stringify(kind)}; expected ${allowed.map((a) => JSON.stringify(a)).join(' or ')} on this path`);
+      inner.report(
+        'action',
+        `got ${JSON.stringify(kind)}; expected ${allowed.map((a) => JSON.stringify(a)).join(' or ')} on this path`,
+      );
       return;
     }
     if (kind === 'rollback') {
