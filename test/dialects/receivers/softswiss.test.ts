@@ -115,9 +115,34 @@ describe('SoftSwiss receiver', () => {
       user_id: 'p1',
       currency: 'EUR',
       game: 'acceptance:test',
+      game_id: 'r1',
       actions: [{ action: 'rollback', action_id: 'rb', original_action_id: 'w1' }],
     });
     expect(reply.body.balance).toBe(1000);
+  });
+
+  it('keeps the money when the win to take back is more than the balance (success, nothing moved)', async () => {
+    await post('/play', play([{ action: 'win', action_id: 'w1', amount: 200 }]));
+    await post('/play', play([{ action: 'bet', action_id: 'b1', amount: 1100 }]));
+    const rollback = { user_id: 'p1', currency: 'EUR', game: 'acceptance:test', game_id: 'r1' };
+    const reply = await post('/rollback', {
+      ...rollback,
+      actions: [{ action: 'rollback', action_id: 'rb', original_action_id: 'w1' }],
+    });
+    expect(reply).toMatchObject({ status: 200, body: { balance: 100 } });
+    expect(wallet.balanceOf('p1')).toBe('1.00');
+  });
+
+  it('requires game and game_id once a call carries actions, but not on a balance request', async () => {
+    const reply = await post('/play', {
+      user_id: 'p1',
+      currency: 'EUR',
+      actions: [{ action: 'bet', action_id: 'a1', amount: 1 }],
+    });
+    expect(reply.status).toBe(400);
+    expect(wallet.errors.join('\n')).toMatch(/game: required by the docs but missing/);
+    expect(wallet.errors.join('\n')).toMatch(/game_id: required by the docs but missing/);
+    expect(wallet.balanceOf('p1')).toBe('10.00');
   });
 
   it('refuses a bad signature with 403 and records it', async () => {

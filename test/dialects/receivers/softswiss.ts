@@ -15,8 +15,10 @@
  *
  * Unknown in the sources, chosen leniently (each marked "unknown:" below): the subunit exponent per
  * currency (2 for every currency here), whether `game` / `game_id` / `finished` are required on a
- * balance request, the HTTP status for an unknown player (412 + 101 here), and whether a win needs
- * a bet in the same round (t1 answers 404; the vendor's wire does not say, so a lone win is paid).
+ * balance request (t1: optional there, required with actions), the HTTP status for an unknown player
+ * (412 + 101 here), and whether a win needs a bet in the same round (t1 answers 404; nothing from
+ * the vendor says so, so a lone win is paid here). A rollback of a win larger than the balance
+ * succeeds without moving money, as t1 does.
  */
 import { createHmac } from 'node:crypto';
 import { FieldReader, isObject, type JsonObject, parseJsonObject } from './json-fields.ts';
@@ -92,9 +94,11 @@ export async function startSoftswissReceiver(options: {
     const reader = new FieldReader();
     const userId = reader.string(body, 'user_id', { nonEmpty: true });
     const currency = reader.string(body, 'currency', { nonEmpty: true });
-    // unknown: required on bets in t1 code, but nothing says a balance request carries them.
-    const game = reader.string(body, 'game', { optional: true });
-    const gameId = reader.string(body, 'game_id', { optional: true });
+    // t1's controller requires game and game_id (the round) once there are actions; a balance
+    // request (no actions) may leave them out.
+    const hasActions = Array.isArray(body.actions) && body.actions.length > 0;
+    const game = reader.string(body, 'game', { optional: !hasActions, nonEmpty: true });
+    const gameId = reader.string(body, 'game_id', { optional: !hasActions, nonEmpty: true });
     reader.boolean(body, 'finished', { optional: true });
     const list = readActions(body, request.path === '/play' ? ['bet', 'win'] : ['rollback'], reader);
     const fields: JsonObject = { user_id: userId, currency, game, game_id: gameId, actions: list };
@@ -139,7 +143,14 @@ export async function startSoftswissReceiver(options: {
           processedAt: now,
           rolledBack: false,
         };
-        if (original && original.userId === userId && !original.rolledBack && original.kind !== 'rollback') {
+        const reversible =
+          original !== undefined &&
+          original.userId === userId &&
+          !original.rolledBack &&
+          original.kind !== 'rollback' &&
+          // t1 keeps the money (success, nothing moved) when a win to take back exceeds the balance.
+          (original.kind === 'bet' || original.amount <= balance);
+        if (original && reversible) {
           // A bet is credited back; a win is taken back.
           balance += original.kind === 'bet' ? original.amount : -original.amount;
           stored.amount = original.amount;
