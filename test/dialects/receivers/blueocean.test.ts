@@ -35,6 +35,8 @@ async function call(params: Record<string, string>, key?: string) {
 
 const debit = (id: string, amount: string) => ({
   action: 'debit',
+  game_id_hash: 're_re-reactor',
+  gamesession_id: 'gs-1',
   username: 'u1',
   session_id: 's1',
   round_id: 'r1',
@@ -62,7 +64,7 @@ describe('Blue Ocean receiver', () => {
 
   it('answers a repeated transaction_id with the same response and moves no money', async () => {
     const first = await call(debit('tx-1', '50'));
-    await call({ action: 'credit', username: 'u1', amount: '5', transaction_id: 'tx-2' });
+    await call({ ...debit('tx-2', '5'), action: 'credit' });
     expect(await call(debit('tx-1', '50'))).toEqual(first);
     expect(wallet.balanceOf('u1')).toBe('255.00');
   });
@@ -87,7 +89,7 @@ describe('Blue Ocean receiver', () => {
   });
 
   it('accepts a key over the query exactly as sent, whatever its parameter order', async () => {
-    const query = `amount=1.00&transaction_id=t9&username=u1&action=debit&callerPassword=pw&callerId=casino_s&game_id=a%20b`;
+    const query = `amount=1.00&transaction_id=t9&username=u1&action=debit&callerPassword=pw&callerId=casino_s&game_id=a%20b&session_id=s&round_id=r&gameplay_final=0&gamesession_id=g`;
     const res = await fetch(
       `${wallet.url}/?${query}&key=${createHash('sha1')
         .update(CREDENTIALS.salt + query)
@@ -107,6 +109,15 @@ describe('Blue Ocean receiver', () => {
     expect((await call({ ...debit('tx-1', '1.005'), gameplay_final: 'true' })).status).toBe('500');
     expect(wallet.errors.join('\n')).toMatch(/amount: got "1\.005"/);
     expect(wallet.errors.join('\n')).toMatch(/gameplay_final: got "true"; expected 0 or 1/);
+    expect(wallet.balanceOf('u1')).toBe('300.00');
+  });
+
+  it('records a debit missing its round, session and game, and moves no money', async () => {
+    const reply = await call({ action: 'debit', username: 'u1', amount: '1', transaction_id: 'tx-1' });
+    expect(reply.status).toBe('500');
+    for (const name of ['session_id', 'round_id', 'gameplay_final', 'gamesession_id', 'game_id_hash']) {
+      expect(wallet.errors.join('\n')).toContain(`${name}: required by the docs`);
+    }
     expect(wallet.balanceOf('u1')).toBe('300.00');
   });
 });

@@ -6,7 +6,9 @@
  * - "Seamless wallet calls (balance, debit, credit, rollback)" (pageId 3070361626): request
  *   validation, key = sha1(SALT + query string without key), parameters not sorted, bad key answered
  *   {"status":"403","msg":"INCORRECT_KEY_VALIDATION"};
- * - "7) seamless player balance callback", "8) seamless debit players balance callback", the credit
+ * - "Seamless player debit callback" (pages/1209172004) and "8) seamless debit players balance
+ *   callback" (pages/1209172092): the mandatory query fields of a debit, sizes, the example;
+ * - "7) seamless player balance callback", the credit
  *   and rollback callbacks, "3.4 seamless rollback transaction callback";
  * - research note wires.md §2.8, which summarises those pages.
  *
@@ -144,6 +146,15 @@ export async function startBlueOceanReceiver(options: {
       if (!transactionId) problems.push('transaction_id: required by the docs but missing or empty');
       // The rollback's amount is ignored (the original's is used), so it is not checked.
       if (action !== 'rollback') {
+        // Marked mandatory on the debit/credit pages (transaction_id's "32-70" is a size, not a
+        // minimum: the page's own example id is 14 characters, so lengths are not checked).
+        for (const name of ['session_id', 'round_id', 'gameplay_final', 'gamesession_id']) {
+          if (!query.get(name)) problems.push(`${name}: required by the docs for a ${action} but missing or empty`);
+        }
+        // Older pages name the game game_id, newer ones game_id_hash: either will do.
+        if (!query.get('game_id_hash') && !query.get('game_id')) {
+          problems.push(`game_id_hash: required by the docs for a ${action} (or game_id in older versions) but both are missing`);
+        }
         const text = query.get('amount');
         amount = text === null ? undefined : decimalToUnits(text, SCALE);
         if (amount === undefined)
