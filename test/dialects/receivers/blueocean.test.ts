@@ -76,15 +76,35 @@ describe('Blue Ocean receiver', () => {
 
   it('rolls back a debit once by its transaction_id, ignoring the amount, and answers 404 for an unknown one', async () => {
     await call(debit('tx-1', '40'));
-    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({
+    expect(
+      await call({
+        action: 'rollback',
+        username: 'u1',
+        session_id: 's1',
+        gamesession_id: 'gs-1',
+        transaction_id: 'tx-1',
+        amount: '1',
+      }),
+    ).toEqual({
       status: '200',
       balance: '300.00',
     });
-    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'tx-1', amount: '1' })).toEqual({
+    expect(
+      await call({
+        action: 'rollback',
+        username: 'u1',
+        session_id: 's1',
+        gamesession_id: 'gs-1',
+        transaction_id: 'tx-1',
+        amount: '1',
+      }),
+    ).toEqual({
       status: '200',
       balance: '300.00',
     });
-    expect(await call({ action: 'rollback', username: 'u1', transaction_id: 'nope' })).toMatchObject({ status: '404' });
+    expect(
+      await call({ action: 'rollback', username: 'u1', session_id: 's1', gamesession_id: 'gs-1', transaction_id: 'nope' }),
+    ).toEqual({ status: '404', msg: 'transaction missing' });
     expect(wallet.balanceOf('u1')).toBe('300.00');
   });
 

@@ -8,6 +8,8 @@
  *   {"status":"403","msg":"INCORRECT_KEY_VALIDATION"};
  * - "Seamless player debit callback" (pages/1209172004) and "8) seamless debit players balance
  *   callback" (pages/1209172092): the mandatory query fields of a debit, sizes, the example;
+ * - "Seamless player rollback callback" (pages/1209172038): the original's amount is used, 404
+ *   {"status":"404","msg":"transaction missing"}, 500 is retried;
  * - "7) seamless player balance callback", the credit
  *   and rollback callbacks, "3.4 seamless rollback transaction callback";
  * - research note wires.md §2.8, which summarises those pages.
@@ -144,11 +146,15 @@ export async function startBlueOceanReceiver(options: {
     if (action === 'debit' || action === 'credit' || action === 'rollback') {
       transactionId = query.get('transaction_id') ?? undefined;
       if (!transactionId) problems.push('transaction_id: required by the docs but missing or empty');
+      // Mandatory on every money call, the rollback included ("Seamless player rollback callback").
+      for (const name of ['session_id', 'gamesession_id']) {
+        if (!query.get(name)) problems.push(`${name}: required by the docs for a ${action} but missing or empty`);
+      }
       // The rollback's amount is ignored (the original's is used), so it is not checked.
       if (action !== 'rollback') {
         // Marked mandatory on the debit/credit pages (transaction_id's "32-70" is a size, not a
         // minimum: the page's own example id is 14 characters, so lengths are not checked).
-        for (const name of ['session_id', 'round_id', 'gameplay_final', 'gamesession_id']) {
+        for (const name of ['round_id', 'gameplay_final']) {
           if (!query.get(name)) problems.push(`${name}: required by the docs for a ${action} but missing or empty`);
         }
         // Older pages name the game game_id, newer ones game_id_hash: either will do.
@@ -181,7 +187,7 @@ export async function startBlueOceanReceiver(options: {
     const id = `${player.playerId}\u0000${transactionId}`;
     const stored = transactions.get(id);
     if (action === 'rollback') {
-      if (!stored) return reply({ status: '404', msg: 'TRANSACTION_NOT_FOUND' }, fields);
+      if (!stored) return reply({ status: '404', msg: 'transaction missing' }, fields);
       if (!stored.rolledBack) {
         // A debit is given back; a credit (rolled back after a timeout) is taken back.
         player.units += stored.kind === 'debit' ? stored.amount : -stored.amount;
