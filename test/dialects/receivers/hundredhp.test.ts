@@ -82,9 +82,18 @@ describe('100HP receiver', () => {
     expect((await post('/bonusWin', { txId: 'b1', amount: '5' })).body.balance).toBe('105.00');
   });
 
-  it('authorizes the launch session and refuses another', async () => {
+  it('authorizes the launch session and answers the balance by it; another session is 604', async () => {
     expect((await post('/auth', { userId: undefined })).body).toMatchObject({ userId: USER, balance: '100.00' });
-    expect((await post('/auth', { sessionId: 'stolen' })).status).toBe(400);
+    expect(await post('/balance', { userId: undefined })).toEqual({
+      status: 200,
+      body: { userId: USER, currency: 'USD', balance: '100.00' },
+    });
+    expect(await post('/balance', { userId: undefined, sessionId: 'stolen' })).toEqual({
+      status: 604,
+      body: { data: '', errCode: 604, message: 'Session not found' },
+    });
+    expect((await post('/auth', { sessionId: 'stolen' })).status).toBe(604);
+    expect(wallet.errors).toEqual([]);
   });
 
   it('refuses a wrong secret with 601 and records it', async () => {

@@ -10,6 +10,8 @@
  *   more than 2 decimal places are truncated to 2; the deposit uses the withdrawal's txId; a deposit
  *   after a rollback -> "Transaction already refunded"; a rollback after a deposit -> "Transaction
  *   already settled";
+ * - /get-balance-27045084e0: POST /balance {sessionId, secret} -> {userId, currency, balance};
+ *   604 Session not found;
  * - /http-status-codes-and-custom-error-codes-1941472m0: the HTTP status is the errCode, body
  *   {data:"", errCode, message}; 400 validation, 601 invalid secret, 605 transaction not found,
  *   608 transaction already refunded, 702 internal wallet error;
@@ -17,8 +19,9 @@
  *
  * Unknown, chosen leniently (each marked "unknown:" below): the errCode for insufficient funds, an
  * unknown player and "already settled" (400 with a plain message here: no code for them was found);
- * the path of "Get balance" (/balance here) and the body of "Player authorization" (/auth with
- * sessionId, userId optional); whether /bonusWin carries the same fields as a deposit (it is read
+ * the path and body of "Player authorization" (/auth, read like /balance: the player is found by
+ * the launch sessionId; the reply adds sessionId); whether money calls must carry the launch session
+ * (not checked: the docs' examples use other sessionIds there); whether /bonusWin carries the same fields as a deposit (it is read
  * so, with its own txId and no withdrawal); whether a repeated rollback is an error (it is answered
  * with the first reply, no money moved).
  */
@@ -92,9 +95,11 @@ export async function startHundredHpReceiver(options: {
     }
     const reader = new FieldReader();
     const sessionId = reader.string(body, 'sessionId', { nonEmpty: true });
-    const userId = reader.string(body, 'userId', { nonEmpty: true, optional: route === '/auth' });
+    const bySession = route === '/auth' || route === '/balance';
+    // The balance page's body is {sessionId, secret}: the player is found by the session there.
+    const userId = reader.string(body, 'userId', { nonEmpty: true, optional: bySession });
     const moves = route === '/withdrawal' || route === '/deposit' || route === '/bonusWin';
-    const txId = route === '/auth' || route === '/balance' ? undefined : reader.string(body, 'txId', { nonEmpty: true });
+    const txId = bySession ? undefined : reader.string(body, 'txId', { nonEmpty: true });
     const amountText = moves ? reader.string(body, 'amount', { nonEmpty: true }) : undefined;
     const amount = amountText === undefined ? undefined : truncatedUnits(amountText);
     if (amountText !== undefined && amount === undefined) {
@@ -109,11 +114,12 @@ export async function startHundredHpReceiver(options: {
       return failure(400, `Validation error: ${reader.problems.join('; ')}`, fields);
     }
     let player = userId === undefined ? undefined : ledger.get(userId);
-    if (route === '/auth') {
-      // Player authorization: the launch session must be the one the casino issued.
-      const bySession = [...ledger.values()].find((p) => p.token !== undefined && p.token === sessionId);
-      if (player && player.token !== undefined && player.token !== sessionId) return failure(400, 'Invalid session', fields);
-      player = player ?? bySession;
+    if (bySession) {
+      // The session the casino issued at launch names the player; 604 "Session not found" (the
+      // balance page) otherwise, or when a userId sent beside it is someone else's.
+      const owner = [...ledger.values()].find((p) => p.token !== undefined && p.token === sessionId);
+      if (!owner || (userId !== undefined && owner.playerId !== userId)) return failure(604, 'Session not found', fields);
+      player = owner;
     }
     // unknown: the errCode for an unknown player.
     if (!player) return failure(400, 'Player not found', fields);
@@ -123,7 +129,12 @@ export async function startHundredHpReceiver(options: {
       balance: unitsToDecimal(player.units, SCALE),
       sessionId,
     });
-    if (route === '/auth' || route === '/balance') return { status: 200, body: ok(), fields };
+    if (route === '/balance') {
+      const { sessionId: _omitted, ...balance } = ok();
+      return { status: 200, body: balance, fields };
+    }
+    // unknown: the authorization reply; the money calls' shape.
+    if (route === '/auth') return { status: 200, body: ok(), fields };
 
     const id = txId as string;
     const withdrawal = withdrawals.get(id);
