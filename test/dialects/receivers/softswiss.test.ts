@@ -71,6 +71,14 @@ describe('SoftSwiss receiver', () => {
     expect(wallet.balanceOf('p1')).toBe('7.00');
   });
 
+  it("refuses a win reusing a bet's action_id, moving no money", async () => {
+    await post('/play', play([{ action: 'bet', action_id: 'a1', amount: 100 }]));
+    const reply = await post('/play', play([{ action: 'win', action_id: 'a1', amount: 500 }]));
+    expect(reply.status).toBe(400);
+    expect(wallet.balanceOf('p1')).toBe('9.00');
+    expect(wallet.errors).toEqual([expect.stringContaining('action_id a1 was already used by a bet')]);
+  });
+
   it('refuses a bet over the balance with 412 and code 100, charging nothing (not even the win beside it)', async () => {
     const reply = await post(
       '/play',

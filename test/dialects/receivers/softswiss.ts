@@ -121,6 +121,11 @@ export async function startSoftswissReceiver(options: {
         errors.push(`${where}: action_id ${action.actionId} was already used by player ${stored.userId}`);
         return error(400, 400, `Bad request: action_id ${action.actionId} belongs to another player`, fields, player.units);
       }
+      // A retry repeats the action; the same action_id for another kind is a different action.
+      if (stored && stored.kind !== action.kind) {
+        errors.push(`${where}: action_id ${action.actionId} was already used by a ${stored.kind}, now sent as a ${action.kind}`);
+        return error(400, 400, `Bad request: action_id ${action.actionId} is already a ${stored.kind}`, fields, player.units);
+      }
     }
 
     // Apply on a copy: a request whose bet cannot be paid moves no money at all.
