@@ -46,6 +46,8 @@ export interface ReceivedRequest {
   /** The path without the query string. */
   path: string;
   query: URLSearchParams;
+  /** The query text as sent, without the '?': for vendors that sign the query string itself. */
+  rawQuery: string;
   headers: IncomingMessage['headers'];
   rawBody: Buffer;
 }
@@ -95,6 +97,7 @@ export async function startLoopbackReceiver(
         method: req.method ?? 'GET',
         path: url.pathname,
         query: url.searchParams,
+        rawQuery: url.search.slice(1),
         headers: req.headers,
         rawBody: Buffer.concat(chunks),
       };
