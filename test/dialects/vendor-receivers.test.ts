@@ -6,15 +6,19 @@ import {
   type CallFacts,
   type Credentials,
   type Dialect,
+  type OutcomeCode,
   type ReadReply,
   readReply,
 } from '../../src/dialects/index.ts';
+import { startBlueOceanReceiver } from './receivers/blueocean.ts';
 import { startCaletaReceiver } from './receivers/caleta.ts';
 import { startEvolutionReceiver } from './receivers/evolution.ts';
 import { startHub88Receiver } from './receivers/hub88.ts';
+import { startHundredHpReceiver } from './receivers/hundredhp.ts';
 import { startPragmaticReceiver } from './receivers/pragmatic.ts';
 import type { VendorReceiver } from './receivers/receiver-kit.ts';
 import { startRedTigerReceiver } from './receivers/redtiger.ts';
+import { startSoftswissReceiver } from './receivers/softswiss.ts';
 
 /**
  * aggmock's vendor dialects against wallets written from the vendors' documentation by someone who
@@ -51,6 +55,16 @@ async function call(
     ...(req.body === undefined ? {} : { body: req.body }),
   });
   return readReply(dialect, full, { status: res.status, text: await res.text() });
+}
+
+/** Whether the dialect has a code for this outcome that no other outcome shares. */
+function distinctCode(dialect: Dialect, outcome: OutcomeCode): boolean {
+  const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).map(String);
+  const mine = list(dialect.reply.codes[outcome]);
+  const others = Object.entries(dialect.reply.codes)
+    .filter(([name]) => name !== outcome)
+    .flatMap(([, v]) => list(v));
+  return mine.length > 0 && mine.every((code) => !others.includes(code));
 }
 
 /** A round of play as aggmock's scenarios make it: bet and win, a duplicate, a rollback, a refusal. */
@@ -107,7 +121,11 @@ async function playRounds(dialect: Dialect, credentials: Credentials, player: { 
   await step(
     'bet beyond the balance',
     { operation: 'bet', transactionId: 'tx0004', roundId: '1003', amountMinor: 50_000_000 },
-    { verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS' },
+    // A wire with its own code for "not enough money" must be read as that; Blue Ocean answers "403" to it and to a bad key
+    // alike, and 100HP documents none, so there a refusal is all the reply can say.
+    distinctCode(dialect, 'INSUFFICIENT_FUNDS')
+      ? { verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS' }
+      : { verdict: 'rejected' },
   );
   if (dialect.operations.balance)
     await step('balance at the end', { operation: 'balance' }, { verdict: 'accepted', balance: at(101450) });
@@ -197,6 +215,27 @@ describe.each([
     start: () => ({
       credentials: { authToken: 'evo-token-1' },
       receiver: startEvolutionReceiver({ credentials: { authToken: 'evo-token-1' }, players: [PLAYER] }),
+    }),
+  },
+  {
+    name: 'softswiss',
+    start: () => ({
+      credentials: { authToken: 'ss-auth-token' },
+      receiver: startSoftswissReceiver({ credentials: { authToken: 'ss-auth-token' }, players: [PLAYER] }),
+    }),
+  },
+  {
+    name: 'blueocean',
+    start: () => {
+      const credentials = { callerId: 'aggmock', callerPassword: 'bo-pass', salt: 'bo-salt' };
+      return { credentials, receiver: startBlueOceanReceiver({ credentials, players: [PLAYER] }) };
+    },
+  },
+  {
+    name: '100hp',
+    start: () => ({
+      credentials: { secret: 'hp-secret' },
+      receiver: startHundredHpReceiver({ credentials: { secret: 'hp-secret' }, players: [PLAYER] }),
     }),
   },
   {
