@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/index.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
+import { stopsAnsweringAfter } from '../verify/helpers.ts';
 import { runCli } from './process.ts';
 
 /** PIDs whose parent is `pid`, from /proc (Linux). */
@@ -30,25 +31,23 @@ const until = async (what: string, ok: () => boolean, ms = 15_000) => {
 // Reads other processes through /proc: Linux only, where CI runs.
 describe.skipIf(process.platform !== 'linux')('stopping aggmock stops every process it started', () => {
   let wallet: RunningWallet;
+  const fronts: Awaited<ReturnType<typeof stopsAnsweringAfter>>[] = [];
   beforeAll(async () => {
-    // Slow replies keep the Pact Verifier child busy long enough to be stopped mid-run.
-    wallet = await startWallet({
-      config: validateConfig({}),
-      dbPath: ':memory:',
-      port: 0,
-      testEndpoints: true,
-      fault: 'slow',
-      faultOptions: { slowMs: 30_000 },
-    });
+    wallet = await startWallet({ config: validateConfig({}), dbPath: ':memory:', port: 0, testEndpoints: true });
   });
   afterAll(async () => {
+    for (const front of fronts) await front.close();
     await wallet?.close();
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)(
     '%s to `aggmock verify` ends its Pact Verifier child too',
     async (signal) => {
-      const cli = runCli(['verify', wallet.webhookUrl, '--state-url', `${wallet.url}/__state`, '--no-reports']);
+      // The preflight's three balance reads are answered; then the webhook holds every request, so
+      // the Pact Verifier child is busy waiting when the signal comes.
+      const front = await stopsAnsweringAfter(wallet, 3);
+      fronts.push(front);
+      const cli = runCli(['verify', front.url, '--state-url', `${wallet.url}/__state`, '--no-reports', '--timeout', '30s']);
       const pid = cli.child.pid as number;
       let pact: number[] = [];
       await until('the Pact child runs', () => {

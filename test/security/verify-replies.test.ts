@@ -135,7 +135,10 @@ describe('verify against a webhook that answers every POST with a redirect (M3)'
       reportDir: false,
       timeoutMs: 3_000,
     });
-    expect(outcome.report?.results[0]?.reason).toContain('never follows redirects');
+    // The state URL's refusal is the run's first cause, said once; the check it blocks points at it.
+    expect(outcome.report?.firstCause?.kind).toBe('state-url');
+    expect(outcome.report?.firstCause?.fix).toContain('never follows redirects');
+    expect(outcome.report?.results[0]?.status).toBe('blocked');
     expect(target.seen).toEqual([]);
   });
 });

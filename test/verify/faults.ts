@@ -70,10 +70,10 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'cent-precision',
     'large-amounts',
     'idempotent-credit',
-    'concurrent-credits',
-    'concurrent-mixed',
     'refused-debit-retried',
     'idempotent-later-retry',
+    'concurrent-credits',
+    'concurrent-mixed',
   ],
   'stale-debit-reply': [
     'debit-applies',

@@ -1,5 +1,6 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
+import { DEFAULT_NEEDS } from '../preflight.ts';
 import { affordable, BET, type Check, overdraftDebit, putBack, sameReply } from './shared.ts';
 
 /**
@@ -41,6 +42,8 @@ export const RETRY_CHECKS: readonly Check[] = [
   },
   {
     id: 'idempotent-later-retry',
+    // It plays every player at once, so an unknown second player blocks it as it does same-tx-two-players.
+    needs: [...DEFAULT_NEEDS, 'second-player'],
     rule:
       'A DEBIT or CREDIT repeated late, after other DEBITs of the same player, after the CREDIT of its round and while other ' +
       'players play, gets its first reply again (on a "same-outcome" wire: its first outcome) and moves no money.',

@@ -95,7 +95,9 @@ export async function startDecimalStringsWallet(options: WalletOptions): Promise
     if (type === 'CREDIT')
       return remember(player, type, id, amount as number, 'DONE', { balance: decimalString(add.get(amount, player) as number) });
     if (type === 'DEBIT') {
-      if ((amount as number) > balance) return { error: 'INSUFFICIENT_FUNDS', balance: decimalString(balance) };
+      // A refusal is kept too: a retry of this DEBIT gets the refusal again, whatever the balance is by then.
+      if ((amount as number) > balance)
+        return remember(player, type, id, 0, 'REFUSED', { error: 'INSUFFICIENT_FUNDS', balance: decimalString(balance) });
       return remember(player, type, id, amount as number, 'DONE', {
         balance: decimalString(add.get(-(amount as number), player) as number),
       });
