@@ -1,6 +1,6 @@
 import { writeAmount } from './amounts.ts';
 import type { Dialect, Encoding, Fact, Field, Fields, Operation, Scalar } from './schema.ts';
-import { MONEY_OPERATIONS } from './schema.ts';
+import { FACTS, MONEY_OPERATIONS } from './schema.ts';
 
 /** The bonus an event belongs to. */
 export type BonusKind = 'free-spins' | 'jackpot' | 'promotion';
@@ -151,33 +151,11 @@ function credentialValue(credentials: Credentials, name: string): string {
 /** `{fact}` or `{credential.name}` in a field template. */
 function placeholder(dialect: Dialect, facts: CallFacts, credentials: Credentials, name: string): string {
   if (name.startsWith('credential.')) return credentialValue(credentials, name.slice('credential.'.length));
-  const value = (FACT_NAMES as readonly string[]).includes(name) ? factValue(dialect, facts, name as Fact) : undefined;
+  const value = FACT_NAMES.includes(name) ? factValue(dialect, facts, name as Fact) : undefined;
   return value === undefined ? '' : String(value);
 }
 
-const FACT_NAMES: readonly Fact[] = [
-  'operation',
-  'type',
-  'transactionId',
-  'betTransactionId',
-  'amount',
-  'betAmount',
-  'winAmount',
-  'playerId',
-  'roundId',
-  'roundClosed',
-  'gameId',
-  'gameName',
-  'provider',
-  'currency',
-  'timestamp',
-  'timestampSeconds',
-  'timestampMs',
-  'bonusKind',
-  'bonusId',
-  'sessionToken',
-  'requestId',
-];
+const FACT_NAMES: readonly string[] = FACTS;
 
 /** Fills `{name}` placeholders; `{{` and `}}` stand for literal braces. */
 export function fillTemplate(template: string, value: (name: string) => string): string {
