@@ -1,10 +1,18 @@
-/** Entry of the child process `aggmock verify` runs the Pact Verifier in (see pact-runner.ts). */
-import { readFileSync, writeFileSync } from 'node:fs';
+/**
+ * Entry of the child process `aggmock verify` runs the Pact Verifier in (see pact-runner.ts and
+ * pact.ts). It serves one run per message over the IPC channel, so a process that verifies many
+ * times (a test suite, `aggmock verify` in a loop of scenarios) pays the child's start-up once;
+ * it ends when its parent goes away.
+ */
+import { writeFileSync } from 'node:fs';
 import { type PactRunnerInput, type PactRunnerOutput, runPactVerifier } from './pact-runner.ts';
 
-const input = JSON.parse(readFileSync(0, 'utf8')) as PactRunnerInput;
-const output: PactRunnerOutput = await runPactVerifier(input).catch((error: unknown) => ({
-  error: error instanceof Error ? error.message : String(error),
-}));
-writeFileSync(input.resultFile, JSON.stringify(output));
-process.exit(0);
+process.on('message', (input: PactRunnerInput) => {
+  void runPactVerifier(input)
+    .catch((error: unknown): PactRunnerOutput => ({ error: error instanceof Error ? error.message : String(error) }))
+    .then((output) => {
+      writeFileSync(input.resultFile, JSON.stringify(output));
+      process.send?.({ done: input.resultFile });
+    });
+});
+process.on('disconnect', () => process.exit(0));

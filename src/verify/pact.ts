@@ -267,8 +267,19 @@ function childCommand(): string[] {
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, entry];
 }
 
-/** Pact children still running, stopped with this process (see stopChildrenWithUs). */
+/** Pact children running a verification now, stopped with this process (see stopChildrenWithUs). */
 const children = new Set<ChildProcess>();
+
+/**
+ * Children that finished a run and wait for the next, so a process that verifies again skips the
+ * child's start-up (about 1.5 s, most of a verify against a quick wallet). They hold nothing of
+ * the last run, keep no reference on this process's event loop, and end when it ends (the IPC
+ * channel closes) or after IDLE_MS without work.
+ */
+const idle: ChildProcess[] = [];
+const MAX_IDLE = 2;
+const IDLE_MS = 30_000;
+const idleTimers = new WeakMap<ChildProcess, NodeJS.Timeout>();
 
 /**
  * Ctrl-C or SIGTERM to aggmock stops its Pact child too. A signal sent to one PID (`kill`, a CI
@@ -278,8 +289,9 @@ const children = new Set<ChildProcess>();
 function stopChildrenWithUs(child: ChildProcess): () => void {
   children.add(child);
   const onSignal = (signal: NodeJS.Signals) => {
-    for (const c of children) c.kill('SIGTERM');
+    for (const c of [...children, ...idle]) c.kill('SIGTERM');
     children.clear();
+    idle.length = 0;
     if (process.listenerCount(signal) === 1) {
       process.removeListener(signal, onSignal);
       process.kill(process.pid, signal);
@@ -294,32 +306,99 @@ function stopChildrenWithUs(child: ChildProcess): () => void {
   };
 }
 
+/** Whether a child holds this process open: yes while it works, no while it waits. */
+function holdOpen(child: ChildProcess, hold: boolean): void {
+  const handles = [child, child.channel, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
+  for (const h of handles) {
+    if (hold) h?.ref?.();
+    else h?.unref?.();
+  }
+}
+
+function spawnChild(): ChildProcess {
+  const child = spawn(process.execPath, childCommand(), {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
+  });
+  // The Verifier's own report goes to stdout from native code; only its last words are kept,
+  // for the error of a run that produced no report.
+  child.stdout?.on('data', () => {});
+  child.stderr?.on('data', () => {});
+  child.once('exit', () => {
+    const i = idle.indexOf(child);
+    if (i >= 0) idle.splice(i, 1);
+  });
+  return child;
+}
+
+function park(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null || !child.connected || idle.length >= MAX_IDLE) {
+    child.disconnect?.();
+    return;
+  }
+  holdOpen(child, false);
+  const timer = setTimeout(() => {
+    const i = idle.indexOf(child);
+    if (i >= 0) idle.splice(i, 1);
+    if (child.connected) child.disconnect();
+  }, IDLE_MS);
+  timer.unref();
+  idleTimers.set(child, timer);
+  idle.push(child);
+}
+
+function takeChild(): ChildProcess {
+  for (let child = idle.pop(); child !== undefined; child = idle.pop()) {
+    clearTimeout(idleTimers.get(child));
+    if (child.connected && child.exitCode === null && child.signalCode === null) {
+      holdOpen(child, true);
+      return child;
+    }
+  }
+  return spawnChild();
+}
+
 function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, childCommand(), {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
-    });
+    const child = takeChild();
     const release = stopChildrenWithUs(child);
     let output = '';
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    child.once('error', (error) => {
+    const keep = (d: Buffer) => {
+      output = (output + d.toString()).slice(-4000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    let settled = false;
+    const settle = (result: PactRunnerOutput, reusable: boolean) => {
+      if (settled) return;
+      settled = true;
+      child.stdout?.off('data', keep);
+      child.stderr?.off('data', keep);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      child.off('error', onError);
       release();
-      resolve({ error: `could not start the Pact Verifier: ${error.message}` });
-    });
-    child.once('exit', (code) => {
-      release();
+      if (reusable) park(child);
+      resolve(result);
+    };
+    const readResult = (code: number | null): PactRunnerOutput => {
       try {
-        resolve(JSON.parse(readFileSync(input.resultFile, 'utf8')) as PactRunnerOutput);
+        return JSON.parse(readFileSync(input.resultFile, 'utf8')) as PactRunnerOutput;
       } catch {
-        resolve({ error: `the Pact Verifier exited with code ${code} without a report. Its output:\n${output.slice(-2000)}` });
+        return { error: `the Pact Verifier exited with code ${code} without a report. Its output:\n${output.slice(-2000)}` };
       }
+    };
+    const onMessage = (message: unknown) => {
+      if ((message as { done?: unknown } | null)?.done !== input.resultFile) return;
+      settle(readResult(null), true);
+    };
+    const onExit = (code: number | null) => settle(readResult(code), false);
+    const onError = (error: Error) => settle({ error: `could not start the Pact Verifier: ${error.message}` }, false);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.once('error', onError);
+    child.send(input, (error) => {
+      if (error) settle({ error: `could not start the Pact Verifier: ${error.message}` }, false);
     });
-    child.stdin.end(JSON.stringify(input));
   });
 }
