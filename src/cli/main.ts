@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CatalogFixtureError } from '../catalog/fixture.ts';
-import { ConfigError } from '../config/index.ts';
+import { ConfigError, CredentialError } from '../config/index.ts';
+import { NotAProfileError } from '../profiles/index.ts';
 import { SqliteUnavailableError } from '../storage/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
@@ -22,7 +23,14 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) usageExit(error);
   // Bad input, already described by key or JSON path, value and expectation: no stack trace.
   // Also no SQLite driver (Node 20 without a built better-sqlite3): one line on how to get one.
-  if (error instanceof ConfigError || error instanceof CatalogFixtureError || error instanceof SqliteUnavailableError) {
+  // A vendor dialect on a command that does not speak dialects yet, or a credential file that cannot be read.
+  if (
+    error instanceof ConfigError ||
+    error instanceof CatalogFixtureError ||
+    error instanceof SqliteUnavailableError ||
+    error instanceof NotAProfileError ||
+    error instanceof CredentialError
+  ) {
     process.stderr.write(`aggmock: ${error.message}\n`);
     process.exit(EXIT_USAGE);
   }

@@ -37,6 +37,41 @@ export interface ServerFlags {
   dataDir?: string;
   logLevel?: string;
   profile?: string;
+  /** `--credential name=value`, repeated: a vendor dialect's credentials. */
+  credential?: Record<string, string>;
+}
+
+/**
+ * `--credential name=value` (repeatable) into `{name: value}`: a vendor dialect's credentials by
+ * the vendor's names (`secretKey`, `privateKey` as PEM text or a file path).
+ */
+export function collectCredential(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected name=value such as secretKey=testKey, got ${JSON.stringify(value)}.`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/** The --profile and --credential pair every command that speaks a wire takes. */
+export function addWireOptions(command: Command): Command {
+  return command
+    .option(
+      '--profile <name|file>',
+      'the wire: a profile (default, betnex), a vendor dialect (aggmock profiles lists them) or a profile or dialect file (.json)',
+    )
+    .option(
+      '--credential <name=value>',
+      "a vendor dialect's credential by the vendor's name, e.g. secretKey=… or privateKey=key.pem; repeat for several",
+      collectCredential,
+    );
+}
+
+/** The config layer of --profile and --credential. */
+export function wireLayer(flags: { profile?: string; credential?: Record<string, string> }): Record<string, unknown> {
+  const callbacks = {
+    ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+    ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
+  };
+  return Object.keys(callbacks).length === 0 ? {} : { callbacks };
 }
 
 export function parsePort(value: string): number {
@@ -47,7 +82,7 @@ export function parsePort(value: string): number {
 }
 
 export function addServerOptions(command: Command, defaults: { port: number }): Command {
-  return command
+  return addWireOptions(command)
     .addOption(
       new Option('-p, --port <port>', `port to listen on (0 = any free port) (default: ${defaults.port})`).argParser(parsePort),
     )
@@ -56,8 +91,7 @@ export function addServerOptions(command: Command, defaults: { port: number }): 
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
     .option('--data-dir <dir>', 'the folder aggmock writes its databases to (default: .aggmock)')
     .option('--db <file>', 'SQLite state file, or :memory: (default: <data dir>/aggmock.db)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-    .option('--profile <name|file>', 'wire profile of the callbacks: default, betnex, or a profile file (.json)');
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent');
 }
 
 /** A numeric seed stays a number so `--seed 42` and `"seed": 42` are the same run. */
@@ -77,6 +111,7 @@ export const SERVER_FLAG_NAMES: Record<string, string> = {
   schedule: '--schedule',
   'auth.mode': '--auth',
   'callbacks.profile': '--profile',
+  'callbacks.credentials': '--credential',
   'callbacks.webhookUrl': '--webhook',
   'wallet.port': '--wallet-port',
 };
@@ -99,7 +134,7 @@ export function resolveConfig(
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
   };
-  const wire = flags.profile === undefined ? {} : { callbacks: { profile: flags.profile } };
+  const wire = wireLayer(flags);
   return loadConfig({
     configPath: flags.config,
     flags: deepMerge(deepMerge(base, wire), layer),

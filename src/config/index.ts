@@ -4,6 +4,8 @@
  * signing (scheme names, default header names) and shared; it must not import engines,
  * surfaces or the CLI.
  */
+
+export { CredentialError, credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from './dialect.ts';
 export { parseDuration } from './duration.ts';
 export * from './faults.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, envNameOf, loadConfig, validateConfig } from './load.ts';

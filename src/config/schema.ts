@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUILTIN_DIALECTS, builtinDialect, type Dialect, dialectSchema, isBuiltinDialect } from '../dialects/index.ts';
 import { currencyExponent } from '../money/index.ts';
 import {
   BUILTIN_PROFILES,
@@ -94,26 +95,40 @@ export const catalogSchema = z.strictObject({
 export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp', 'bonus'] as const;
 
 /**
- * `callbacks.profile`: a built-in name, or a profile definition (the loader reads a profile file
- * into one). Its issues are reported under `callbacks.profile.<field>`.
+ * `callbacks.profile`: a built-in profile or vendor dialect by name, or a definition (the loader
+ * reads a profile or dialect file into one; a definition with `operations` is a dialect). Its
+ * issues are reported under `callbacks.profile.<field>`.
  */
 const profileSetting = z
   .unknown()
   .default('default')
-  .transform((value, ctx): string | ProfileDefinition => {
+  .transform((value, ctx): string | ProfileDefinition | Dialect => {
     if (typeof value === 'string') {
-      if (isBuiltinProfile(value)) return value;
+      if (isBuiltinProfile(value) || isBuiltinDialect(value)) return value;
       ctx.addIssue({
         code: 'custom',
-        message: `expected a built-in profile (${BUILTIN_PROFILES.join(', ')}) or the path of a profile file ending in .json`,
+        message: `expected a built-in profile (${BUILTIN_PROFILES.join(', ')}), a vendor dialect (${BUILTIN_DIALECTS.join(', ')}) or the path of a profile or dialect file ending in .json`,
       });
       return z.NEVER;
     }
-    const parsed = profileDefinitionSchema.safeParse(value);
+    const isDialect = typeof value === 'object' && value !== null && Object.hasOwn(value, 'operations');
+    const parsed = (isDialect ? dialectSchema : profileDefinitionSchema).safeParse(value);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     return z.NEVER;
   });
+
+/**
+ * `callbacks.credentials`: a vendor dialect's credentials by the vendor's names (`secretKey`,
+ * `privateKey` as PEM text or a file path, `authToken`…). Which names a dialect takes, and the
+ * development values it has, are checked when the dialect is resolved (config/dialect.ts).
+ */
+const credentialsSetting = z
+  .record(
+    z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a credential name such as "secretKey"'),
+    z.string().min(1).max(16_384),
+  )
+  .default({});
 
 /** Currency code → decimals of its major unit, for currencies ISO 4217 does not list (crypto, say). */
 const currenciesSetting = z
@@ -124,8 +139,9 @@ const currenciesSetting = z
   .default({});
 
 const callbacksObjectSchema = z.strictObject({
-  /** The wire format: a built-in profile ("default", "betnex") or a profile file. */
+  /** The wire format: a built-in profile ("default", "betnex"), a vendor dialect ("hub88"…) or a file. */
   profile: profileSetting,
+  credentials: credentialsSetting,
   /** What a profile's `{"from":"apiKey"}` field writes (Betnex: the operator's `api_key`). */
   apiKey: z.string().min(1).default(DEV_API_KEY),
   currencies: currenciesSetting,
@@ -177,6 +193,12 @@ const callbacksObjectSchema = z.strictObject({
   allowedUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL prefix' })).default([]),
 });
 
+/** The vendor dialect a profile setting names or holds; undefined for a profile. */
+export function dialectSetting(profile: string | ProfileDefinition | Dialect): Dialect | undefined {
+  if (typeof profile === 'string') return isBuiltinDialect(profile) ? builtinDialect(profile) : undefined;
+  return 'operations' in profile ? profile : undefined;
+}
+
 /** Settings that shape only the default profile's wire; with another profile they would be silently ignored. */
 const DEFAULT_PROFILE_ONLY = ['types', 'rollbackStyle', 'amountFormat', 'extraFields'] as const;
 
@@ -188,6 +210,30 @@ export const callbacksSchema = callbacksObjectSchema.superRefine((c, ctx) => {
       path: ['currency'],
       message: `expected an ISO 4217 code in capitals such as "EUR" or "JPY", or one of callbacks.currencies; got ${JSON.stringify(c.currency)}`,
     });
+  }
+  const dialect = dialectSetting(c.profile);
+  for (const name of Object.keys(c.credentials)) {
+    const declared = dialect === undefined ? [] : Object.keys(dialect.credentials);
+    if (declared.includes(name)) continue;
+    const profileName = typeof c.profile === 'string' ? c.profile : c.profile.name;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['credentials', name],
+      message:
+        declared.length === 0
+          ? `the "${profileName}" ${dialect ? 'dialect' : 'profile'} takes no credentials (profiles sign with callbacks.signing)`
+          : `the "${profileName}" dialect has no credential "${name}"; it takes ${declared.map((d) => `"${d}"`).join(', ')}`,
+    });
+  }
+  if (dialect !== undefined) {
+    for (const [name, spec] of Object.entries(dialect.credentials)) {
+      if (Object.hasOwn(c.credentials, name) || spec.default !== undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['credentials', name],
+        message: `the "${dialect.name}" dialect needs the credential "${name}" (${spec.description}): pass --credential ${name}=<value> or set callbacks.credentials.${name}`,
+      });
+    }
   }
   if (c.profile === 'default') return;
   const defaults = callbacksObjectSchema.parse({});
@@ -323,7 +369,12 @@ const configObjectSchema = z.strictObject({
 /** Whether the configured profile has a ROLLBACK callback, and its name. */
 function profileRollback(callbacks: z.infer<typeof callbacksSchema>): { name: string; hasRollback: boolean } {
   const { profile } = callbacks;
-  if (typeof profile !== 'string') return { name: profile.name, hasRollback: profile.events.rollback !== undefined };
+  if (typeof profile !== 'string') {
+    const hasRollback =
+      'operations' in profile ? profile.operations.rollback !== undefined : profile.events.rollback !== undefined;
+    return { name: profile.name, hasRollback };
+  }
+  if (isBuiltinDialect(profile)) return { name: profile, hasRollback: builtinDialect(profile).operations.rollback !== undefined };
   const hasRollback = !isBuiltinProfile(profile) || builtinProfile(profile, callbacks).events.rollback !== undefined;
   return { name: profile, hasRollback };
 }

@@ -27,4 +27,13 @@ export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, replySchemas, typ
 export { type ReplyOutcome, writeReplyBody } from './reply-writer.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
-export { type ReplyReading, type Wire, type WireEventKind, type WireSettings, wireOf } from './wire.ts';
+export {
+  isVendorDialectSetting,
+  NotAProfileError,
+  type ReplyReading,
+  type VendorDialectSetting,
+  type Wire,
+  type WireEventKind,
+  type WireSettings,
+  wireOf,
+} from './wire.ts';

@@ -17,8 +17,12 @@ export type WireEventKind = 'debit' | 'credit' | 'rollback';
 
 /** The `callbacks` settings a wire is resolved from. */
 export interface WireSettings extends DefaultWireSettings {
-  /** A built-in name, or a definition (a profile file, read by the config loader). */
-  profile: string | ProfileDefinition;
+  /**
+   * A built-in name, or a definition (a profile file, read by the config loader). A vendor
+   * dialect (a name such as "hub88", or a definition with `operations`) is no profile: the
+   * surfaces that speak dialects resolve it with `dialectOf` (config/dialect.ts) instead.
+   */
+  profile: string | ProfileDefinition | VendorDialectSetting;
   /** The currency of events that name none. */
   currency: string;
   /** Extra currencies (crypto, say): code → decimals. */
@@ -64,6 +68,27 @@ export interface Wire {
   code(name: WireReplyCode): string | undefined;
 }
 
+/** A vendor dialect's definition as a profile setting may hold it (its type lives in dialects). */
+export interface VendorDialectSetting {
+  readonly name: string;
+  readonly operations: object;
+}
+
+/** Thrown by {@link wireOf} for a vendor dialect, which has no profile wire. */
+export class NotAProfileError extends Error {
+  override name = 'NotAProfileError';
+  constructor(readonly dialect: string) {
+    super(
+      `"${dialect}" is a vendor dialect, not a wire profile: this part of aggmock speaks only the default and betnex profiles and profile files so far`,
+    );
+  }
+}
+
+/** Whether a profile setting names or holds a vendor dialect rather than a profile. */
+export function isVendorDialectSetting(profile: WireSettings['profile']): boolean {
+  return typeof profile === 'string' ? !isBuiltinProfile(profile) : Object.hasOwn(profile, 'operations');
+}
+
 const resolved = new WeakMap<object, Wire>();
 
 /**
@@ -82,8 +107,12 @@ const MAX_CACHED_CURRENCIES = 256;
 
 function definitionOf(settings: WireSettings): ProfileDefinition {
   const { profile } = settings;
-  if (typeof profile !== 'string') return profile;
-  if (!isBuiltinProfile(profile)) throw new Error(`unknown profile "${profile}": expected default, betnex or a profile file`);
+  if (typeof profile !== 'string') {
+    if ('operations' in profile) throw new NotAProfileError(profile.name);
+    return profile;
+  }
+  // The config accepts only profiles and dialects by name: any other name is a vendor dialect.
+  if (!isBuiltinProfile(profile)) throw new NotAProfileError(profile);
   return profileDefinitionSchema.parse(builtinProfile(profile, settings));
 }
 

@@ -6,7 +6,7 @@ import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.
 import { formatMinor, parseMajorString } from '../../money/index.ts';
 import { parseJsonOr, terminalSafe } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
-import { type CommandIo, dbPathProblem, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
+import { addWireOptions, type CommandIo, dbPathProblem, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
 
@@ -25,6 +25,7 @@ export interface SendFlags {
   secret?: string[];
   scheme?: string;
   profile?: string;
+  credential?: Record<string, string>;
   config?: string;
   seed?: string;
   db?: string;
@@ -46,15 +47,16 @@ class UsageError extends Error {}
  * aggmock send rollback --player p1 --ref tx_… --amount 5 --to http://127.0.0.1:4001/callback/webhook
  */
 export function registerSendCommand(program: Command, io: SendIo = PROCESS_IO): Command {
-  return program
-    .command('send')
-    .description('Send ONE signed callback (DEBIT, CREDIT or ROLLBACK) to a webhook and print the request and the reply.')
-    .argument('<type>', 'debit, credit or rollback (or a configured type string such as BET)')
+  return addWireOptions(
+    program
+      .command('send')
+      .description('Send ONE signed callback (DEBIT, CREDIT or ROLLBACK) to a webhook and print the request and the reply.')
+      .argument('<type>', 'debit, credit or rollback (or a configured type string such as BET)'),
+  )
     .option('--player <id>', 'player id (required)')
     .option('--amount <major>', "amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT's amount)")
     .option('--tx <id>', 'transactionId (default: the next id of the seeded sequence)')
     .option('--ref <debitTx>', 'rollback: transactionId of the DEBIT to reverse (required for a rollback)')
-    .option('--profile <name|file>', 'wire profile: default, betnex, or a profile file (.json)')
     .option('--to <url>', 'webhook URL (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)')
     .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [
       ...previous,
@@ -101,6 +103,7 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const callbacks: Record<string, unknown> = {
     ...(flags.to !== undefined ? { webhookUrl: flags.to } : {}),
     ...(flags.profile ? { profile: flags.profile } : {}),
+    ...(flags.credential ? { credentials: flags.credential } : {}),
     ...(flags.secret?.length || flags.scheme
       ? {
           signing: {
@@ -122,6 +125,7 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
       seed: '--seed',
       'callbacks.webhookUrl': '--to',
       'callbacks.profile': '--profile',
+      'callbacks.credentials': '--credential',
       'callbacks.signing.secrets': '--secret',
       'callbacks.signing.scheme': '--scheme',
     },

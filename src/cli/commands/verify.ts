@@ -5,7 +5,7 @@ import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
 import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
-import { type CommandIo, EXIT_USAGE, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
+import { addWireOptions, type CommandIo, EXIT_USAGE, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -14,6 +14,7 @@ export interface VerifyFlags {
   scheme?: SigningScheme;
   players?: string;
   profile?: string;
+  credential?: Record<string, string>;
   currency?: string;
   stateUrl?: string;
   timeout?: string;
@@ -39,13 +40,14 @@ export interface VerifyIo extends CommandIo {
  * aggmock verify https://staging.example.com/callback/webhook --players 1001,1002 --secret "$AGGMOCK_SECRET"
  */
 export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_IO): Command {
-  return program
-    .command('verify')
-    .description('Check a wallet webhook against the contracts (Pact) and the stateful rules; JUnit, JSON and HTML reports.')
-    .argument('<webhookUrl>', 'the webhook to check, e.g. http://127.0.0.1:4001/callback/webhook')
+  return addWireOptions(
+    program
+      .command('verify')
+      .description('Check a wallet webhook against the contracts (Pact) and the stateful rules; JUnit, JSON and HTML reports.')
+      .argument('<webhookUrl>', 'the webhook to check, e.g. http://127.0.0.1:4001/callback/webhook'),
+  )
     .option('--secret <s>', 'HMAC secret the webhook verifies with; repeat for several (default: aggmock-dev-secret)', collect)
     .addOption(new Option('--scheme <scheme>', 'signature scheme (default: timestamped)').choices([...SIGNING_SCHEMES]))
-    .option('--profile <name|file>', 'wire profile the webhook speaks: default, betnex, or a profile file (.json)')
     .option('--players <ids>', 'comma-separated player ids the webhook knows (default: p1,p2)')
     .option('--currency <code>', "the players' currency; amounts are written in its decimals (default: callbacks.currency, EUR)")
     .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
@@ -114,10 +116,15 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
   const wire = {
     callbacks: {
       ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+      ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
       ...(flags.currency === undefined ? {} : { currency: flags.currency }),
     },
   };
-  const flagNames = { 'callbacks.profile': '--profile', 'callbacks.currency': '--currency' };
+  const flagNames = {
+    'callbacks.profile': '--profile',
+    'callbacks.credentials': '--credential',
+    'callbacks.currency': '--currency',
+  };
   const config: AggmockConfig = base
     ? flags.currency === undefined
       ? base

@@ -1,3 +1,4 @@
+import { DEV_RSA_PRIVATE_KEY } from '../dev-keys.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -39,6 +40,7 @@ export const CALETA: DialectInput = {
   credentials: {
     privateKey: {
       kind: 'private-key',
+      default: DEV_RSA_PRIVATE_KEY,
       description: 'the RSA private key (PEM text or a file path) Caleta signs with; give your wallet the matching public key',
     },
   },

@@ -1,3 +1,4 @@
+import { DEV_RSA_PRIVATE_KEY } from '../dev-keys.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -58,6 +59,7 @@ export const HUB88: DialectInput = {
   credentials: {
     privateKey: {
       kind: 'private-key',
+      default: DEV_RSA_PRIVATE_KEY,
       description:
         'the RSA private key (PEM text or a file path) Hub88 signs with; give your wallet the matching public key (aggmock profiles show hub88 prints it)',
     },

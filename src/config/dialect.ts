@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Credentials, type Dialect, dialectOfProfile, type SignOptions } from '../dialects/index.ts';
+import { wireOf } from '../profiles/index.ts';
+import { cached } from '../shared/index.ts';
+import { type AggmockConfig, dialectSetting, signingKeys } from './schema.ts';
+
+type CallbacksSettings = AggmockConfig['callbacks'];
+
+/*
+ * The dialect the callbacks settings speak, with its credentials: the one place a surface asks
+ * which wire it talks and with which keys. A profile (default, betnex, a profile file) is a
+ * dialect too (dialects/profile.ts), so a surface that speaks dialects speaks profiles unchanged.
+ */
+
+const dialects = new WeakMap<CallbacksSettings, Dialect>();
+const credentials = new WeakMap<CallbacksSettings, Credentials>();
+
+/**
+ * The dialect of `callbacks.profile`: a vendor dialect as it is, a profile as its dialect.
+ *
+ * @example dialectOf(config.callbacks).operations.bet?.path // '/transaction/bet' under hub88
+ */
+export function dialectOf(callbacks: CallbacksSettings): Dialect {
+  return cached(dialects, callbacks, (c) => {
+    const vendor = dialectSetting(c.profile);
+    if (vendor !== undefined) return vendor;
+    const wire = wireOf(c);
+    return dialectOfProfile(wire.definition, wire.rollbackStyle);
+  });
+}
+
+/** Whether `callbacks.profile` is a vendor dialect (hub88, a dialect file) rather than a profile. */
+export function isVendorDialect(callbacks: CallbacksSettings): boolean {
+  return dialectSetting(callbacks.profile) !== undefined;
+}
+
+/** Thrown when a credential cannot be read (a private key file that is missing). */
+export class CredentialError extends Error {
+  override name = 'CredentialError';
+}
+
+/**
+ * The credentials by the vendor's names: the dialect's development values, overridden by
+ * `callbacks.credentials` (`--credential`). A private key given as a file path is read here,
+ * relative to the working folder. A profile's only credential is `apiKey` (callbacks.apiKey).
+ * The config's validation has already refused unknown names and missing values.
+ */
+export function credentialsOf(callbacks: CallbacksSettings, cwd = process.cwd()): Credentials {
+  return cached(credentials, callbacks, (c) => {
+    const dialect = dialectOf(c);
+    if (!isVendorDialect(c)) return Object.freeze({ apiKey: c.apiKey });
+    const out: Record<string, string> = {};
+    for (const [name, spec] of Object.entries(dialect.credentials)) {
+      const given = Object.hasOwn(c.credentials, name) ? c.credentials[name] : undefined;
+      const value = given ?? spec.default;
+      if (value === undefined) continue;
+      out[name] = spec.kind === 'private-key' && given !== undefined ? privateKeyText(name, given, cwd) : value;
+    }
+    return Object.freeze(out);
+  });
+}
+
+/** A private key is PEM text, or the path of a file that holds it. */
+function privateKeyText(name: string, value: string, cwd: string): string {
+  if (value.includes('-----BEGIN')) return value;
+  const path = resolve(cwd, value);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CredentialError(
+      `callbacks.credentials.${name}: expected PEM text or the path of a PEM file; ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+}
+
+/** What signing needs besides the credentials: aggmock's header schemes, for profiles. */
+export function signOptionsOf(callbacks: CallbacksSettings): SignOptions {
+  return { scheme: signingKeys(callbacks.signing) };
+}
