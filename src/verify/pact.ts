@@ -306,6 +306,11 @@ function stopChildrenWithUs(child: ChildProcess): () => void {
   };
 }
 
+/** The PIDs of the Pact children waiting for a run (for tests of the reuse). */
+export function idlePactChildPids(): number[] {
+  return idle.map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
+}
+
 /** Whether a child holds this process open: yes while it works, no while it waits. */
 function holdOpen(child: ChildProcess, hold: boolean): void {
   const handles = [child, child.channel, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
