@@ -227,6 +227,117 @@ describe('Hub88 requests', () => {
   });
 });
 
+describe('Slotegrator requests', () => {
+  const sg = builtinDialect('slotegrator');
+  const keys = { merchantId: 'merchant-7', merchantKey: 'mk-secret' };
+  /** The signing string as Slotegrator's PHP example builds it: ksort, then http_build_query (form-urlencoded). */
+  const phpSigningString = (params: [string, string][]) =>
+    new URLSearchParams([...params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
+
+  it('posts a bet as a form with action=bet, the amount in major units and the session id', () => {
+    const req = buildRequest(sg, bet(), keys);
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('');
+    expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(req.body))).toEqual({
+      action: 'bet',
+      player_id: 'p1',
+      currency: 'EUR',
+      game_uuid: 'vs20test',
+      session_id: 'tok-123',
+      amount: '10.50',
+      transaction_id: 'tx_1',
+      round_id: 'r_1',
+      type: 'bet',
+      finished: '0',
+    });
+  });
+
+  it('sends X-Merchant-Id, X-Timestamp in Unix seconds and a 32-character X-Nonce that changes with each attempt', () => {
+    const first = buildRequest(sg, bet(), keys);
+    expect(first.headers['x-merchant-id']).toBe('merchant-7');
+    expect(first.headers['x-timestamp']).toBe(String(T / 1000));
+    expect(first.headers['x-nonce']).toMatch(/^[0-9a-f]{32}$/);
+    const retry = buildRequest(sg, bet({ createdAt: T + 5000 }), keys);
+    expect(retry.headers['x-nonce']).not.toBe(first.headers['x-nonce']);
+    expect(buildRequest(sg, bet({ nonce: 'given-nonce-0001' }), keys).headers['x-nonce']).toBe('given-nonce-0001');
+  });
+
+  it('signs X-Sign as HMAC-SHA1 hex of the parameters and the three headers, sorted and written as http_build_query writes them', () => {
+    const req = buildRequest(sg, bet({ playerId: 'p 1' }), keys);
+    const params: [string, string][] = [
+      ...new URLSearchParams(req.body),
+      ['X-Merchant-Id', req.headers['x-merchant-id'] as string],
+      ['X-Timestamp', req.headers['x-timestamp'] as string],
+      ['X-Nonce', req.headers['x-nonce'] as string],
+    ];
+    const text = phpSigningString(params);
+    expect(text.startsWith('X-Merchant-Id=merchant-7&X-Nonce=')).toBe(true);
+    expect(text).toContain('&player_id=p+1&');
+    expect(req.headers['x-sign']).toBe(createHmac('sha1', 'mk-secret').update(text).digest('hex'));
+  });
+
+  it('signs a rollback list under its bracketed names, escaped as a form writes them', () => {
+    const req = buildRequest(
+      sg,
+      bet({ operation: 'rollbackWin', transactionId: 'rb_1', betTransactionId: 'win_1', amountMinor: 2500 }),
+      keys,
+    );
+    const params = new URLSearchParams(req.body);
+    expect(params.get('action')).toBe('rollback');
+    expect(params.get('rollback_transactions[0][action]')).toBe('win');
+    expect(params.get('rollback_transactions[0][amount]')).toBe('25.00');
+    expect(params.get('rollback_transactions[0][transaction_id]')).toBe('win_1');
+    expect(req.signed).toContain('&rollback_transactions%5B0%5D%5Baction%5D=win&');
+    const text = phpSigningString([
+      ...params,
+      ['X-Merchant-Id', 'merchant-7'],
+      ['X-Timestamp', req.headers['x-timestamp'] as string],
+      ['X-Nonce', req.headers['x-nonce'] as string],
+    ]);
+    expect(req.headers['x-sign']).toBe(createHmac('sha1', 'mk-secret').update(text).digest('hex'));
+  });
+
+  it('sends the rollback of a bet as action=refund with the bet it reverses in bet_transaction_id', () => {
+    const req = buildRequest(sg, bet({ operation: 'rollback', transactionId: 'rf_1', betTransactionId: 'tx_1' }), keys);
+    const params = new URLSearchParams(req.body);
+    expect(params.get('action')).toBe('refund');
+    expect(params.get('transaction_id')).toBe('rf_1');
+    expect(params.get('bet_transaction_id')).toBe('tx_1');
+  });
+
+  it('verifies its own X-Sign and refuses a changed header, a changed amount and a missing header', () => {
+    const req = buildRequest(sg, bet(), keys);
+    const received = { method: 'POST', path: req.path, headers: req.headers, body: req.body as string };
+    expect(verifyRequest(sg, received, keys)).toEqual({ ok: true });
+    expect(verifyRequest(sg, { ...received, headers: { ...req.headers, 'x-nonce': 'replayed' } }, keys).ok).toBe(false);
+    expect(verifyRequest(sg, { ...received, body: (req.body as string).replace('10.50', '1.50') }, keys)).toMatchObject({
+      ok: false,
+      reason: 'the signature in the header X-Sign does not match',
+    });
+    const { 'x-timestamp': _dropped, ...withoutTimestamp } = req.headers;
+    expect(verifyRequest(sg, { ...received, headers: withoutTimestamp }, keys)).toEqual({
+      ok: false,
+      reason: 'the X-Timestamp header, which the signature covers, is missing from the request',
+    });
+  });
+
+  it('reads {balance, transaction_id} as success and error_code INSUFFICIENT_FUNDS as a refusal for lack of money', () => {
+    const facts = { operation: 'bet' as const, currency: 'EUR' };
+    expect(readReply(sg, facts, { status: 200, text: '{"balance":989.5,"transaction_id":"w-77"}' })).toMatchObject({
+      verdict: 'accepted',
+      balance: { kind: 'ok', minor: 98950 },
+    });
+    expect(
+      readReply(sg, facts, {
+        status: 200,
+        text: '{"error_code":"INSUFFICIENT_FUNDS","error_description":"Not enough money to continue playing"}',
+      }),
+    ).toMatchObject({ verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS', message: 'Not enough money to continue playing' });
+    expect(readReply(sg, facts, { status: 200, text: '{"error_code":"INTERNAL_ERROR"}' }).verdict).toBe('rejected');
+  });
+});
+
 describe('amounts on a wire with a scale of its own', () => {
   const hub88 = builtinDialect('hub88');
 
@@ -364,6 +475,29 @@ describe('signing recipes', () => {
     expect(
       verifyRequest(dialect, { method: 'POST', path: req.path, headers: req.headers, body: req.body as string }, creds),
     ).toEqual({ ok: true });
+  });
+
+  it('signs request headers as parameters under their own names, and escapes names and values when asked', () => {
+    const dialect = dialectSchema.parse({
+      ...withRecipe({ algorithm: 'none' }, 'form'),
+      request: { encoding: 'form', headers: { 'X-Stamp': { from: 'timestampSeconds' } } },
+      signing: {
+        algorithm: 'hmac-sha256',
+        key: 'secret',
+        payload: { over: 'params', headers: ['X-Stamp'], escape: 'form' },
+        place: { header: 'X-Sign' },
+      },
+    });
+    const req = buildRequest(dialect, bet({ playerId: 'a b/c' }), creds);
+    expect(req.signed).toBe(`X-Stamp=${T / 1000}&amount=10.5&id=tx_1&user=a+b%2Fc`);
+    expect(req.headers['x-sign']).toBe(
+      createHmac('sha256', 's3cret')
+        .update(req.signed as string)
+        .digest('hex'),
+    );
+    const received = { method: 'POST', path: req.path, headers: req.headers, body: req.body as string };
+    expect(verifyRequest(dialect, received, creds)).toEqual({ ok: true });
+    expect(verifyRequest(dialect, { ...received, headers: { ...req.headers, 'x-stamp': '1' } }, creds).ok).toBe(false);
   });
 
   it('says which credential is missing and how to pass it', () => {

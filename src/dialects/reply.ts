@@ -81,7 +81,7 @@ export function readReply(
 ): ReadReply {
   const own = dialect.operations[facts.operation as Operation]?.reply;
   const rules = own?.code === false ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
-  const object = parseObject(reply.text);
+  const object = within(parseObject(reply.text), own?.root);
   const code = rules.code && object ? codeText(at(object, rules.code)) : undefined;
   const message = object
     ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
@@ -129,6 +129,13 @@ export function readReply(
   };
 }
 
+/** The member a reply is wrapped in (Habanero's `fundtransferresponse`), or the reply itself; undefined when it is not an object. */
+function within(object: Record<string, unknown> | undefined, root: string | undefined): Record<string, unknown> | undefined {
+  if (!object || root === undefined) return object;
+  const inner = at(object, root);
+  return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined;
+}
+
 /** An error signalled the plain way: a non-empty string, a non-zero number or `true`. */
 function signalsError(value: unknown): boolean {
   if (typeof value === 'string') return value.length > 0;
@@ -158,7 +165,8 @@ export type WalletAnswer =
 /**
  * The reply a correct wallet writes under the dialect: the success value or the refusal's code at
  * the code path, the balance (all of it in the first member of a cash + bonus pair, the rest 0),
- * the facts the wire echoes. The reference wallet answers with it.
+ * the facts the wire echoes, wrapped in the operation's root member when it has one. The
+ * reference wallet answers with it.
  */
 export function writeReply(
   dialect: Dialect,
@@ -195,7 +203,18 @@ export function writeReply(
     if (value !== undefined) set(path as string, value);
   }
   const status = answer.accepted ? 200 : (rules.statuses[answer.refusal] ?? 200);
-  return { status, body };
+  const root = dialect.operations[facts.operation as Operation]?.reply?.root;
+  if (root === undefined) return { status, body };
+  const wrapped: Record<string, unknown> = {};
+  let node = wrapped;
+  const keys = root.split('.');
+  for (const key of keys.slice(0, -1)) {
+    const next: Record<string, unknown> = {};
+    node[key] = next;
+    node = next;
+  }
+  node[keys.at(-1) as string] = body;
+  return { status, body: wrapped };
 }
 
 function firstOf(value: Scalar | Scalar[] | undefined): Scalar | undefined {

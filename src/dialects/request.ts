@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeAmount } from './amounts.ts';
 import type { Dialect, Encoding, Fact, Field, Fields, Operation, Scalar } from './schema.ts';
 import { FACTS, MONEY_OPERATIONS } from './schema.ts';
@@ -27,6 +28,11 @@ export interface CallFacts {
   sessionToken?: string | undefined;
   /** One id per call, the same on each retry of it. */
   requestId?: string | undefined;
+  /**
+   * A string used once, new on every attempt (retries included). Absent: derived from the call's
+   * id and `createdAt`, which a retry renews (32 hex characters).
+   */
+  nonce?: string | undefined;
   /** ms epoch of the call. */
   createdAt: number;
 }
@@ -82,9 +88,17 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
       return facts.bonus?.id;
     case 'roundClosed':
       return facts.roundClosed;
+    case 'nonce':
+      return facts.nonce ?? derivedNonce(facts);
     default:
       return facts[fact];
   }
+}
+
+/** A nonce from what a call already has: its id and the attempt's time, hashed (deterministic: a replay of a run is the same run). */
+function derivedNonce(facts: CallFacts): string {
+  const id = facts.requestId ?? facts.transactionId ?? `${facts.operation}:${facts.playerId}`;
+  return createHash('sha256').update(`${id}|${facts.createdAt}`).digest('hex').slice(0, 32);
 }
 
 function renderField(dialect: Dialect, facts: CallFacts, credentials: Credentials, field: Field): Rendered | undefined {

@@ -36,7 +36,8 @@ export const MONEY_OPERATIONS: Readonly<Partial<Record<Operation, 'debit' | 'cre
  * What a field can carry: the facts of one call (see {@link CallFacts}). `amount` is the call's
  * amount, `betAmount`/`winAmount` split a round body; `betTransactionId` is the bet a win or a
  * rollback refers to; `sessionToken` is the launch's token; `requestId` identifies one call (the
- * same on every retry of it, so a wallet can answer a retry with the first reply).
+ * same on every retry of it, so a wallet can answer a retry with the first reply); `nonce` is used
+ * once: a new one on every attempt, retries included (Slotegrator's X-Nonce).
  */
 export const FACTS = [
   'operation',
@@ -60,6 +61,7 @@ export const FACTS = [
   'bonusId',
   'sessionToken',
   'requestId',
+  'nonce',
 ] as const;
 export type Fact = (typeof FACTS)[number];
 
@@ -139,6 +141,17 @@ const payload = z.union([
     skipEmpty: z.boolean().default(false).describe('leave out parameters whose value is empty'),
     prefix: z.string().max(256).default('').describe('template written before, e.g. "{credential.salt}"'),
     suffix: z.string().max(256).default('').describe('template written after, e.g. "{credential.secretKey}"'),
+    headers: z
+      .array(z.string().regex(/^[A-Za-z0-9-]{1,128}$/, 'expected a header name such as "X-Nonce"'))
+      .max(8)
+      .default([])
+      .describe(
+        'request headers signed as if they were parameters, under these names (Slotegrator: X-Merchant-Id, X-Timestamp, X-Nonce)',
+      ),
+    escape: z
+      .enum(['none', 'form'])
+      .default('none')
+      .describe('how names and values are written: as they are, or form-urlencoded as PHP\u2019s http_build_query writes them'),
   }),
   z.strictObject({
     over: z.literal('template'),
@@ -178,6 +191,15 @@ export const recipeSchema = z.union([
 export type Recipe = z.infer<typeof recipeSchema>;
 export type SignedRecipe = Extract<Recipe, { place: unknown }>;
 
+/** A dotted path into the reply's JSON ("balance", "result.balance.cash"). */
+export const replyPath = z
+  .string()
+  .max(128)
+  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"')
+  .refine((p) => !p.split('.').some((s) => ['__proto__', 'prototype', 'constructor'].includes(s)), {
+    message: 'a path may not name __proto__, prototype or constructor',
+  });
+
 /** One operation's request. */
 export const operationSchema = z.strictObject({
   method: httpMethod.default('POST'),
@@ -203,19 +225,15 @@ export const operationSchema = z.strictObject({
         .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/)
         .optional()
         .describe('where this reply gives the session token to use from then on (Caleta swaps it)'),
+      root: replyPath
+        .optional()
+        .describe(
+          'the member this reply is wrapped in; every reply path is read under it (Habanero: fundtransferresponse, playerdetailresponse)',
+        ),
     })
     .optional(),
 });
 export type OperationDefinition = z.infer<typeof operationSchema>;
-
-/** A dotted path into the reply's JSON ("balance", "result.balance.cash"). */
-export const replyPath = z
-  .string()
-  .max(128)
-  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"')
-  .refine((p) => !p.split('.').some((s) => ['__proto__', 'prototype', 'constructor'].includes(s)), {
-    message: 'a path may not name __proto__, prototype or constructor',
-  });
 
 /** aggmock's names for the answers a check can ask for; a dialect maps each to its own codes. */
 export const OUTCOME_CODES = [

@@ -64,7 +64,15 @@ function placedName(recipe: SignedRecipe): string | undefined {
 /** The text a recipe signs for a request whose signature is not yet (or no longer) in it. */
 export function signedText(
   recipe: SignedRecipe,
-  parts: { method: string; path: string; query: string; body: string | undefined; params: [string, string][] },
+  parts: {
+    method: string;
+    path: string;
+    query: string;
+    body: string | undefined;
+    params: [string, string][];
+    /** The request's headers, names in lower case (for a recipe that signs some of them as parameters). */
+    headers?: Readonly<Record<string, string | undefined>> | undefined;
+  },
   credentials: Credentials,
 ): string {
   const placeholders = (name: string): string => {
@@ -82,10 +90,23 @@ export function signedText(
   if (payload.over === 'template') return fillTemplate(payload.template, placeholders);
   const own = placedName(recipe);
   const excluded = new Set([...payload.exclude, ...(own ? [own] : [])]);
-  let params = parts.params.filter(([k, v]) => !excluded.has(k) && !(payload.skipEmpty && v === ''));
+  const signedHeaders = payload.headers.map((name): [string, string] => {
+    const value = parts.headers?.[name.toLowerCase()];
+    if (value === undefined)
+      throw new DialectRequestError(`the ${name} header, which the signature covers, is missing from the request`);
+    return [name, value];
+  });
+  let params = [...parts.params, ...signedHeaders].filter(([k, v]) => !excluded.has(k) && !(payload.skipEmpty && v === ''));
   if (payload.sort === 'key') params = [...params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const joined = params.map(([k, v]) => `${k}${payload.pair}${v}`).join(payload.join);
+  // Sorted by the raw names, then escaped: PHP's ksort + http_build_query does the same.
+  const write = payload.escape === 'form' ? formComponent : (text: string) => text;
+  const joined = params.map(([k, v]) => `${write(k)}${payload.pair}${write(v)}`).join(payload.join);
   return fillTemplate(payload.prefix, placeholders) + joined + fillTemplate(payload.suffix, placeholders);
+}
+
+/** One name or value as `application/x-www-form-urlencoded` writes it (spaces as `+`, `[` as `%5B`). */
+function formComponent(text: string): string {
+  return formText([['', text]]).slice(1);
 }
 
 function credential(credentials: Credentials, name: string): string {
@@ -173,7 +194,11 @@ export function signRequest(
     });
     return { method: req.method, path: withQuery(query), headers: { ...headers, ...signature }, body, signed: body ?? '' };
   }
-  const text = signedText(recipe, { method: req.method, path: req.path, query, body, params: paramsOf(req) }, credentials);
+  const text = signedText(
+    recipe,
+    { method: req.method, path: req.path, query, body, params: paramsOf(req), headers },
+    credentials,
+  );
   const signature = signatureOf(recipe, text, credentials);
   const place = recipe.place;
   if ('header' in place) {
@@ -287,7 +312,14 @@ export function verifyRequest(
   try {
     expected = signedText(
       recipe,
-      { method: received.method.toUpperCase(), path, query: unsignedQuery, body: isJson || isForm ? body : undefined, params },
+      {
+        method: received.method.toUpperCase(),
+        path,
+        query: unsignedQuery,
+        body: isJson || isForm ? body : undefined,
+        params,
+        headers: received.headers,
+      },
       credentials,
     );
   } catch (error) {

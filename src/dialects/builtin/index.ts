@@ -6,6 +6,7 @@ import { HUB88 } from './hub88.ts';
 import { HUNDRED_HP } from './hundredhp.ts';
 import { PRAGMATIC } from './pragmatic.ts';
 import { REDTIGER } from './redtiger.ts';
+import { SLOTEGRATOR } from './slotegrator.ts';
 import { SOFTSWISS } from './softswiss.ts';
 
 /** The vendor dialects built in, by name. Each file cites its sources and says what they leave unknown. */
@@ -18,6 +19,7 @@ const BUILTIN: Readonly<Record<string, DialectInput>> = Object.freeze({
   blueocean: BLUEOCEAN,
   redtiger: REDTIGER,
   '100hp': HUNDRED_HP,
+  slotegrator: SLOTEGRATOR,
 });
 
 export const BUILTIN_DIALECTS = Object.keys(BUILTIN);

@@ -1,0 +1,166 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * Slotegrator's Game Integration Service (GIS, "APIgrator"): one merchant callback URL, every call
+ * a form POST whose `action` says what it is (balance, bet, win, refund, rollback); X-Sign is the
+ * HMAC-SHA1 hex, keyed by the merchant key, of the parameters together with the X-Merchant-Id,
+ * X-Timestamp and X-Nonce headers, sorted by name and written as PHP's http_build_query writes
+ * them. Replies are HTTP 200 {balance, transaction_id} or {error_code, error_description}.
+ *
+ * aggmock's rollback (of a bet) is Slotegrator's `refund`; its rollbackWin is a `rollback` whose
+ * rollback_transactions[] holds the win (betTransactionId names the win reversed).
+ */
+
+const player: Record<string, Field> = {
+  player_id: { from: 'playerId' },
+  currency: { from: 'currency' },
+  game_uuid: { from: 'gameId', default: 'aggmock-test-game' },
+  session_id: { from: 'sessionToken' },
+};
+
+/** A round flag as PHP writes a boolean in a form: 1 or 0. */
+const finished: Field = { from: 'roundClosed', map: { true: 1, false: 0 }, default: 0 };
+
+export const SLOTEGRATOR: DialectInput = {
+  name: 'slotegrator',
+  description:
+    "Slotegrator's GIS callbacks: one URL, form POSTs with action balance, bet, win, refund or rollback; " +
+    'X-Sign = HMAC-SHA1 hex (merchant key) of the sorted parameters plus X-Merchant-Id, X-Timestamp and X-Nonce, http_build_query style; ' +
+    'replies HTTP 200 {balance, transaction_id} or {error_code: "INSUFFICIENT_FUNDS" | "INTERNAL_ERROR", error_description}. ' +
+    "Slotegrator's own documentation was not readable: the wire follows open-source integrations and a reseller that states byte compatibility.",
+  sources: [
+    {
+      title:
+        'SoftBet Customer API contract (a gateway that states it is byte-compatible with the Slotegrator GIS API: the signing string, the headers, the ±5 min window)',
+      url: 'https://softbet.io/docs/CUSTOMER-API.md',
+      grade: 'secondary',
+    },
+    {
+      title:
+        'An open-source Laravel client (SlotegratorClient generateHeaders / verifySignature: ksort + http_build_query + hash_hmac sha1)',
+      grade: 'secondary',
+    },
+    {
+      title:
+        'Open-source merchant callback handlers (Express and Next.js: form bodies, actions, error_code replies, rollback_transactions[i][k]; a NestJS DTO of each action)',
+      grade: 'secondary',
+    },
+  ],
+  unknown: [
+    "Slotegrator's own callback documentation: every field here is as open-source integrations read it.",
+    'Whether a win carries bet_transaction_id (one third-party DTO lists it, the handlers never read it): aggmock does not send it.',
+    'How amounts are written (the handlers parse floats; one shows "47.16"): aggmock writes two decimals.',
+    'How many seconds of clock skew the X-Timestamp may show (one client checks 30 s, the reseller ±5 min).',
+    'Which outcomes besides INSUFFICIENT_FUNDS have a code of their own: the sources name only INSUFFICIENT_FUNDS and INTERNAL_ERROR, so every other refusal is INTERNAL_ERROR.',
+    'Whether the aggregator retries a bet, a win or a refund after INTERNAL_ERROR, and how often.',
+    'The type of a rollback call and what provider_round_id holds: aggmock sends neither.',
+    'The freespin_id and quantity of a free-spin bet or win: aggmock marks the type freespin but has no Slotegrator free-spin id to send.',
+  ],
+  credentials: {
+    merchantId: {
+      kind: 'text',
+      description: 'the merchant id sent in X-Merchant-Id and signed with the parameters',
+      default: 'aggmock',
+    },
+    merchantKey: {
+      kind: 'secret',
+      description: 'the merchant key that keys the HMAC-SHA1 of X-Sign',
+      default: 'aggmock-dev-key',
+    },
+  },
+  session: { token: 'required', checkedOn: [] },
+  request: {
+    encoding: 'form',
+    headers: {
+      'X-Merchant-Id': { credential: 'merchantId' },
+      'X-Timestamp': { from: 'timestampSeconds' },
+      'X-Nonce': { from: 'nonce' },
+    },
+  },
+  amounts: { format: 'decimal', as: 'string' },
+  signing: {
+    algorithm: 'hmac-sha1',
+    key: 'merchantKey',
+    payload: {
+      over: 'params',
+      sort: 'key',
+      pair: '=',
+      join: '&',
+      headers: ['X-Merchant-Id', 'X-Timestamp', 'X-Nonce'],
+      escape: 'form',
+    },
+    encoding: 'hex',
+    place: { header: 'X-Sign' },
+  },
+  operations: {
+    balance: { path: '', fields: { action: { const: 'balance' }, ...player } },
+    bet: {
+      path: '',
+      fields: {
+        action: { const: 'bet' },
+        ...player,
+        amount: { from: 'amount' },
+        transaction_id: { from: 'transactionId' },
+        round_id: { from: ['roundId', 'transactionId'] },
+        type: { from: 'bonusKind', map: { 'free-spins': 'freespin' }, default: 'bet' },
+        finished,
+      },
+    },
+    win: {
+      path: '',
+      fields: {
+        action: { const: 'win' },
+        ...player,
+        amount: { from: 'amount' },
+        transaction_id: { from: 'transactionId' },
+        round_id: { from: ['roundId', 'transactionId'] },
+        type: { from: 'bonusKind', map: { 'free-spins': 'freespin', jackpot: 'jackpot', promotion: 'promo' }, default: 'win' },
+        finished,
+      },
+    },
+    rollback: {
+      path: '',
+      fields: {
+        action: { const: 'refund' },
+        ...player,
+        amount: { from: 'amount' },
+        transaction_id: { from: 'transactionId' },
+        bet_transaction_id: { from: 'betTransactionId' },
+        round_id: { from: ['roundId', 'betTransactionId'] },
+      },
+    },
+    rollbackWin: {
+      path: '',
+      fields: {
+        action: { const: 'rollback' },
+        ...player,
+        transaction_id: { from: 'transactionId' },
+        round_id: { from: ['roundId', 'betTransactionId'] },
+        rollback_transactions: {
+          list: [
+            {
+              object: {
+                action: { const: 'win' },
+                amount: { from: 'amount' },
+                transaction_id: { from: 'betTransactionId' },
+              },
+            },
+          ],
+        },
+      },
+    },
+  },
+  reply: {
+    code: 'error_code',
+    codes: {
+      INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
+      INVALID_SIGNATURE: 'INTERNAL_ERROR',
+      PLAYER_NOT_FOUND: 'INTERNAL_ERROR',
+      INVALID_REQUEST: 'INTERNAL_ERROR',
+      INVALID_TOKEN: 'INTERNAL_ERROR',
+    },
+    balance: 'balance',
+    message: ['error_description'],
+    duplicates: 'current-balance',
+  },
+};
