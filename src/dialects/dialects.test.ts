@@ -338,6 +338,95 @@ describe('Slotegrator requests', () => {
   });
 });
 
+describe('Habanero requests', () => {
+  const hb = builtinDialect('habanero');
+  const keys = { passkey: 'pk-1', brandId: 'brand-1' };
+  const fundsOf = (req: { body?: string | undefined }) => JSON.parse(req.body as string).fundtransferrequest.funds;
+
+  it('posts a bet to /transaction as a fundtransferrequest with the passkey and a negative fundinfo amount', () => {
+    const req = buildRequest(hb, bet(), keys);
+    expect(req.path).toBe('/transaction');
+    const body = JSON.parse(req.body as string);
+    expect(body).toMatchObject({
+      type: 'fundtransferrequest',
+      auth: { passkey: 'pk-1', brandid: 'brand-1' },
+      fundtransferrequest: { token: 'tok-123', accountid: 'p1', gameinstanceid: 'r_1', isrefund: false },
+    });
+    expect(body.fundtransferrequest.funds).toEqual({
+      debitandcredit: false,
+      fundinfo: [
+        { transferid: 'tx_1', currencycode: 'EUR', amount: -10.5, dtevent: new Date(T).toISOString(), gamestatemode: 1 },
+      ],
+    });
+  });
+
+  it('sends a win as a non-negative credit that ends the round and names its bet in initialdebittransferid', () => {
+    const req = buildRequest(
+      hb,
+      bet({ operation: 'win', transactionId: 'tx_2', betTransactionId: 'tx_1', roundClosed: true }),
+      keys,
+    );
+    expect(fundsOf(req).fundinfo).toEqual([
+      expect.objectContaining({ transferid: 'tx_2', amount: 10.5, gamestatemode: 2, initialdebittransferid: 'tx_1' }),
+    ]);
+  });
+
+  it('sends a bet and its win in one call with debitandcredit, the bet first', () => {
+    const req = buildRequest(hb, bet({ operation: 'betWin', winMinor: 2500 }), keys);
+    expect(fundsOf(req).debitandcredit).toBe(true);
+    expect(fundsOf(req).fundinfo.map((f: { amount: number; gamestatemode: number }) => [f.amount, f.gamestatemode])).toEqual([
+      [-10.5, 1],
+      [25, 2],
+    ]);
+  });
+
+  it('sends the rollback of a bet as a refund of the original transfer, flagged isrefund', () => {
+    const req = buildRequest(hb, bet({ operation: 'rollback', transactionId: 'rf_1', betTransactionId: 'tx_1' }), keys);
+    const body = JSON.parse(req.body as string);
+    expect(body.fundtransferrequest).toMatchObject({ isrefund: true, isretry: true });
+    expect(body.fundtransferrequest.funds.refund).toEqual({
+      transferid: 'rf_1',
+      originaltransferid: 'tx_1',
+      currencycode: 'EUR',
+      amount: 10.5,
+    });
+  });
+
+  it('reads the reply inside fundtransferresponse: success with the balance, nofunds as a lack of money', () => {
+    const facts = { operation: 'bet' as const, currency: 'EUR' };
+    expect(
+      readReply(hb, facts, {
+        status: 200,
+        text: '{"fundtransferresponse":{"status":{"success":true,"nofunds":false},"balance":989.5,"currencycode":"EUR"}}',
+      }),
+    ).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 98950 } });
+    expect(
+      readReply(hb, facts, {
+        status: 200,
+        text: '{"fundtransferresponse":{"status":{"success":false,"nofunds":true,"message":"Insufficient funds."},"balance":5}}',
+      }),
+    ).toMatchObject({ verdict: 'rejected', outcome: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds.' });
+    expect(
+      readReply(hb, facts, {
+        status: 200,
+        text: '{"fundtransferresponse":{"status":{"success":false,"message":"Passkey don\'t match!"}}}',
+      }),
+    ).toMatchObject({ verdict: 'rejected', message: "Passkey don't match!" });
+    // A reply without the wrapper is no acceptance, even with a balance at the top.
+    expect(readReply(hb, facts, { status: 200, text: '{"status":{"success":true},"balance":1}' }).verdict).toBe('invalid');
+  });
+
+  it('reads and writes the authenticate reply inside playerdetailresponse', () => {
+    const facts = { operation: 'authenticate' as const, currency: 'EUR' };
+    const written = writeReply(hb, facts, { accepted: true, balanceMinor: 100000 }, (m) => writeAmount(hb, 'EUR', m));
+    expect(written.body).toEqual({ playerdetailresponse: { status: { success: true }, balance: 1000 } });
+    expect(readReply(hb, facts, { status: 200, text: JSON.stringify(written.body) })).toMatchObject({
+      verdict: 'accepted',
+      balance: { kind: 'ok', minor: 100000 },
+    });
+  });
+});
+
 describe('amounts on a wire with a scale of its own', () => {
   const hub88 = builtinDialect('hub88');
 
