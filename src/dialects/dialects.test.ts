@@ -427,6 +427,70 @@ describe('Habanero requests', () => {
   });
 });
 
+describe('GrooveTech requests', () => {
+  const groove = builtinDialect('groove');
+  const query = (req: { path: string }) => Object.fromEntries(new URLSearchParams(req.path.split('?')[1]));
+
+  it('sends a wager as a GET to the casino endpoint itself, the request and the game session in the query', () => {
+    const req = buildRequest(groove, bet(), {});
+    expect(req.method).toBe('GET');
+    expect(req.body).toBeUndefined();
+    expect(req.path.startsWith('?request=wager&')).toBe(true);
+    expect(query(req)).toEqual({
+      request: 'wager',
+      gamesessionid: 'tok-123',
+      accountid: 'p1',
+      device: 'desktop',
+      gameid: 'vs20test',
+      apiversion: '1.2',
+      betamount: '10.50',
+      roundid: 'r_1',
+      transactionid: 'tx_1',
+    });
+  });
+
+  it('reports a win as a result that completes the round, or leaves it pending', () => {
+    const closed = query(buildRequest(groove, bet({ operation: 'win', transactionId: 'tx_2', roundClosed: true }), {}));
+    expect(closed).toMatchObject({ request: 'result', result: '10.50', gamestatus: 'completed', transactionid: 'tx_2' });
+    const open = query(buildRequest(groove, bet({ operation: 'win', transactionId: 'tx_3', roundClosed: false }), {}));
+    expect(open.gamestatus).toBe('pending');
+  });
+
+  it("rolls a wager back under the wager's own transactionid, and a result back with reversewin", () => {
+    const rollback = query(
+      buildRequest(groove, bet({ operation: 'rollback', transactionId: 'rb_1', betTransactionId: 'tx_1' }), {}),
+    );
+    expect(rollback).toMatchObject({ request: 'rollback', transactionid: 'tx_1', rollbackAmount: '10.50' });
+    const reverse = query(
+      buildRequest(groove, bet({ operation: 'rollbackWin', transactionId: 'rw_1', betTransactionId: 'tx_2' }), {}),
+    );
+    expect(reverse).toMatchObject({ request: 'reversewin', transactionid: 'tx_2', amount: '10.50' });
+  });
+
+  it('reads code 200 as success and the code of each refusal, 1006 being a lack of money', () => {
+    const facts = { operation: 'bet' as const, currency: 'EUR' };
+    expect(
+      readReply(groove, facts, {
+        status: 200,
+        text: '{"code":200,"status":"Success","balance":989.5,"real_balance":989.5,"bonus_balance":0,"apiversion":"1.2"}',
+      }),
+    ).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 98950 } });
+    expect(readReply(groove, facts, { status: 200, text: '{"code":1006,"status":"Out of money","balance":5}' })).toMatchObject({
+      verdict: 'rejected',
+      outcome: 'INSUFFICIENT_FUNDS',
+      message: 'Out of money',
+    });
+    expect(
+      readReply(
+        groove,
+        { operation: 'rollback', currency: 'EUR' },
+        { status: 200, text: '{"code":102,"status":"Wager not found"}' },
+      ),
+    ).toMatchObject({ verdict: 'rejected', outcome: 'TRANSACTION_NOT_FOUND' });
+    expect(readReply(groove, facts, { status: 200, text: '{"status":"Success","balance":1}' }).verdict).toBe('invalid');
+  });
+});
+
 describe('amounts on a wire with a scale of its own', () => {
   const hub88 = builtinDialect('hub88');
 

@@ -283,6 +283,8 @@ describe.each<{ name: string; file: string; start: string; credentials: Record<s
     start: 'startHabaneroReceiver',
     credentials: { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' },
   },
+  // Groove's documentation names no credential for its calls to the casino.
+  { name: 'groove', file: 'groove.ts', start: 'startGrooveReceiver', credentials: {} },
 ])('$name against a wallet written from the vendor\u2019s sources', ({ name, file, start, credentials }) => {
   const present = existsSync(new URL(`./receivers/${file}`, import.meta.url));
   it.skipIf(!present)(

@@ -2,6 +2,7 @@ import { type Dialect, type DialectInput, dialectSchema } from '../schema.ts';
 import { BLUEOCEAN } from './blueocean.ts';
 import { CALETA } from './caleta.ts';
 import { EVOLUTION } from './evolution.ts';
+import { GROOVE } from './groove.ts';
 import { HABANERO } from './habanero.ts';
 import { HUB88 } from './hub88.ts';
 import { HUNDRED_HP } from './hundredhp.ts';
@@ -22,6 +23,7 @@ const BUILTIN: Readonly<Record<string, DialectInput>> = Object.freeze({
   '100hp': HUNDRED_HP,
   slotegrator: SLOTEGRATOR,
   habanero: HABANERO,
+  groove: GROOVE,
 });
 
 export const BUILTIN_DIALECTS = Object.keys(BUILTIN);

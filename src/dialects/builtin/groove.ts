@@ -1,0 +1,149 @@
+import type { DialectInput, Field } from '../schema.ts';
+
+/*
+ * GrooveTech's Transaction API, as the casino receives it: one casino endpoint, every call a GET
+ * whose query names it in `request` (getaccount, getbalance, wager, result, wagerAndResult,
+ * rollback, reversewin) and carries the game session; replies are JSON {code: 200, status:
+ * "Success", balance, real_balance, bonus_balance, …} with the code holding success or the error.
+ * A rollback carries the wager's own transactionid; a reversewin the result's.
+ */
+
+const session: Record<string, Field> = {
+  gamesessionid: { from: 'sessionToken' },
+  accountid: { from: 'playerId' },
+  device: { const: 'desktop' },
+};
+
+const game: Record<string, Field> = {
+  gameid: { from: 'gameId', default: '80102' },
+  apiversion: { const: '1.2' },
+};
+
+const request = (name: string): Record<string, Field> => ({ request: { const: name } });
+
+export const GROOVE: DialectInput = {
+  name: 'groove',
+  description:
+    "GrooveTech's Transaction API: one casino endpoint, GET with request=getaccount, getbalance, wager, result, wagerAndResult, rollback or reversewin " +
+    'and the game session in the query; replies {code: 200, status: "Success", balance, …}, errors in code (1006 out of money, 102 wager not found, 110 operation not allowed). ' +
+    'How Groove authenticates its calls to the casino is not documented in what we read: aggmock signs nothing.',
+  sources: [
+    {
+      title:
+        'Groove Transaction API (casino side): Get Account, Get Balance, Wager, Result, Rollback, Rollback On Result, Rollback On Rollback',
+      url: 'https://groove-docs.pages.dev/transaction-api/',
+      grade: 'primary',
+    },
+    {
+      title: 'Groove Transaction API (game provider side): Wager And Result, request and reply parameters',
+      url: 'https://groove-reverse.pages.dev/transaction-api/',
+      grade: 'primary',
+    },
+    { title: 'Groove response codes (appendix)', url: 'https://groove-docs.pages.dev/appendix/', grade: 'primary' },
+  ],
+  unknown: [
+    'How Groove authenticates its calls to the casino (the game-to-Groove leg uses HMAC-SHA256 in Authorization): aggmock sends no signature.',
+    'The device of the player: aggmock always sends desktop.',
+    'The Groove game id: aggmock sends the call\u2019s game id, or 80102 (the documentation\u2019s example).',
+    'Free rounds (frbid) and CMA fields (game_mode, order): aggmock sends none of them.',
+    'Groove resends a result or a rollback on any code but success (and 102 or 110 for a rollback); aggmock cannot say a retry rule per call, so it retries none of those codes.',
+    'Which code an unknown account gets: the appendix lists none for it.',
+  ],
+  credentials: {},
+  session: { token: 'required', checkedOn: ['authenticate', 'balance', 'bet'] },
+  request: { encoding: 'query' },
+  amounts: { format: 'decimal', as: 'string' },
+  signing: { algorithm: 'none' },
+  operations: {
+    authenticate: { method: 'GET', path: '', fields: { ...request('getaccount'), ...session, apiversion: { const: '1.2' } } },
+    balance: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('getbalance'),
+        ...session,
+        nogsgameid: { from: 'gameId', default: '80102' },
+        apiversion: { const: '1.2' },
+      },
+    },
+    bet: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('wager'),
+        ...session,
+        ...game,
+        betamount: { from: 'amount' },
+        roundid: { from: ['roundId', 'transactionId'] },
+        transactionid: { from: 'transactionId' },
+      },
+    },
+    win: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('result'),
+        ...session,
+        ...game,
+        result: { from: 'amount' },
+        gamestatus: { from: 'roundClosed', map: { true: 'completed', false: 'pending' }, default: 'completed' },
+        roundid: { from: ['roundId', 'transactionId'] },
+        transactionid: { from: 'transactionId' },
+      },
+    },
+    betWin: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('wagerAndResult'),
+        ...session,
+        ...game,
+        betamount: { from: 'betAmount' },
+        result: { from: 'winAmount' },
+        gamestatus: { from: 'roundClosed', map: { true: 'completed', false: 'pending' }, default: 'completed' },
+        roundid: { from: ['roundId', 'transactionId'] },
+        transactionid: { from: 'transactionId' },
+      },
+    },
+    rollback: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('rollback'),
+        ...session,
+        ...game,
+        rollbackAmount: { from: 'amount' },
+        roundid: { from: ['roundId', 'betTransactionId'] },
+        // The wager's own id: Groove names the wager a rollback reverses by its transactionid.
+        transactionid: { from: 'betTransactionId' },
+      },
+    },
+    rollbackWin: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('reversewin'),
+        ...session,
+        ...game,
+        amount: { from: 'amount' },
+        roundid: { from: ['roundId', 'betTransactionId'] },
+        transactionid: { from: 'betTransactionId' },
+      },
+    },
+  },
+  reply: {
+    code: 'code',
+    ok: 200,
+    codes: {
+      INSUFFICIENT_FUNDS: 1006,
+      TRANSACTION_NOT_FOUND: 102,
+      ALREADY_SETTLED: 110,
+      DUPLICATE_TRANSACTION: 400,
+      // 1000 Not logged on, 1003 Authentication failed: the session is not (or no longer) the account's.
+      INVALID_TOKEN: [1000, 1003],
+    },
+    balance: 'balance',
+    message: ['status'],
+    duplicates: 'current-balance',
+  },
+};
