@@ -641,8 +641,9 @@ describe('signing recipes', () => {
         place: { header: 'X-Sign' },
       },
     });
-    const req = buildRequest(dialect, bet({ playerId: 'a b/c' }), creds);
-    expect(req.signed).toBe(`X-Stamp=${T / 1000}&amount=10.5&id=tx_1&user=a+b%2Fc`);
+    const req = buildRequest(dialect, bet({ playerId: 'a b/c*~é' }), creds);
+    // PHP: urlencode('a b/c*~é') === 'a+b%2Fc%2A%7E%C3%A9'
+    expect(req.signed).toBe(`X-Stamp=${T / 1000}&amount=10.5&id=tx_1&user=a+b%2Fc%2A%7E%C3%A9`);
     expect(req.headers['x-sign']).toBe(
       createHmac('sha256', 's3cret')
         .update(req.signed as string)

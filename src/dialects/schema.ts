@@ -151,7 +151,9 @@ const payload = z.union([
     escape: z
       .enum(['none', 'form'])
       .default('none')
-      .describe('how names and values are written: as they are, or form-urlencoded as PHP\u2019s http_build_query writes them'),
+      .describe(
+        'how names and values are written: as they are, or escaped as PHP\u2019s http_build_query writes them (spaces as +, all but letters, digits, - _ . as %XX)',
+      ),
   }),
   z.strictObject({
     over: z.literal('template'),

@@ -104,9 +104,14 @@ export function signedText(
   return fillTemplate(payload.prefix, placeholders) + joined + fillTemplate(payload.suffix, placeholders);
 }
 
-/** One name or value as `application/x-www-form-urlencoded` writes it (spaces as `+`, `[` as `%5B`). */
+/**
+ * One name or value as PHP's urlencode writes it inside http_build_query: spaces as `+`, every
+ * character but letters, digits, `-`, `_` and `.` escaped (a form body leaves `*` as it is; PHP does not).
+ */
 function formComponent(text: string): string {
-  return formText([['', text]]).slice(1);
+  return formText([['', text]])
+    .slice(1)
+    .replaceAll('*', '%2A');
 }
 
 function credential(credentials: Credentials, name: string): string {
