@@ -48,6 +48,7 @@ export const GROOVE: DialectInput = {
     'Free rounds (frbid) and CMA fields (game_mode, order): aggmock sends none of them.',
     'Groove resends a result or a rollback on any code but success (and 102 or 110 for a rollback); aggmock cannot say a retry rule per call, so it retries none of those codes.',
     'Which code an unknown account gets: the appendix lists none for it.',
+    'Whether a rollback\u2019s success is code 200 (every example) or 0 (the rollback page\u2019s words): aggmock reads both as success and writes 200.',
   ],
   credentials: {},
   session: { token: 'required', checkedOn: ['authenticate', 'balance', 'bet'] },
@@ -133,7 +134,8 @@ export const GROOVE: DialectInput = {
   },
   reply: {
     code: 'code',
-    ok: 200,
+    // 200 everywhere, but the rollback page says "0 success": a wallet that follows it is read as it means.
+    ok: [200, 0],
     codes: {
       INSUFFICIENT_FUNDS: 1006,
       TRANSACTION_NOT_FOUND: 102,
