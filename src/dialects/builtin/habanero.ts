@@ -112,6 +112,19 @@ export const HABANERO: DialectInput = {
       fields: fundTransfer([fundinfo({ gamestatemode: { const: 1 } }, { from: 'amount', as: 'negate' })]),
       reply: { root: 'fundtransferresponse' },
     },
+    win: {
+      path: '/transaction',
+      fields: fundTransfer([
+        fundinfo(
+          {
+            gamestatemode: { from: 'roundClosed', map: { true: 2, false: 0 }, default: 2 },
+            initialdebittransferid: { from: 'betTransactionId' },
+          },
+          { from: 'amount' },
+        ),
+      ]),
+      reply: { root: 'fundtransferresponse' },
+    },
     betWin: {
       path: '/transaction',
       fields: fundTransfer([
@@ -126,19 +139,6 @@ export const HABANERO: DialectInput = {
             initialdebittransferid: { from: 'transactionId' },
           },
         },
-      ]),
-      reply: { root: 'fundtransferresponse' },
-    },
-    win: {
-      path: '/transaction',
-      fields: fundTransfer([
-        fundinfo(
-          {
-            gamestatemode: { from: 'roundClosed', map: { true: 2, false: 0 }, default: 2 },
-            initialdebittransferid: { from: 'betTransactionId' },
-          },
-          { from: 'amount' },
-        ),
       ]),
       reply: { root: 'fundtransferresponse' },
     },
