@@ -51,6 +51,7 @@ export const SLOTEGRATOR: DialectInput = {
     'Whether a win carries bet_transaction_id (one third-party DTO lists it, the handlers never read it): aggmock does not send it.',
     'How amounts are written (the handlers parse floats; one shows "47.16"): aggmock writes two decimals.',
     'How many seconds of clock skew the X-Timestamp may show (one client checks 30 s, the reseller ±5 min).',
+    'How the signing string escapes: the PHP client (ksort + http_build_query) escapes names and values alike, the reseller describes literal names and encodeURIComponent values; aggmock follows http_build_query. The two differ only on the rollback list\u2019s bracketed names and on characters such as spaces.',
     'Which outcomes besides INSUFFICIENT_FUNDS have a code of their own: the sources name only INSUFFICIENT_FUNDS and INTERNAL_ERROR, so every other refusal is INTERNAL_ERROR.',
     'Whether the aggregator retries a bet, a win or a refund after INTERNAL_ERROR, and how often.',
     'The type of a rollback call and what provider_round_id holds: aggmock sends neither.',
