@@ -40,7 +40,10 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
         return `${name === setting ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
       });
       if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a profile file)`);
-      const dialects = BUILTIN_DIALECTS.map((name) => `  ${name.padEnd(10)} ${firstSentence(builtinDialect(name).description)}`);
+      const width = Math.max(10, ...BUILTIN_DIALECTS.map((name) => name.length));
+      const dialects = BUILTIN_DIALECTS.map(
+        (name) => `  ${name.padEnd(width)} ${firstSentence(builtinDialect(name).description)}`,
+      );
       io.stdout(
         `${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n\n` +
           'Vendor dialects (preview: their requests, signatures and replies are built in; serve, demo, wallet and verify do not speak them yet):\n' +
@@ -61,7 +64,9 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
           `${JSON.stringify({ $schema: './node_modules/aggmock/contracts/dialect.schema.json', ...dialect }, null, 2)}\n`,
         );
         const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
-        io.stderr(`${name} needs these credentials:\n${needs.join('\n')}\n`);
+        io.stderr(
+          needs.length === 0 ? `${name} needs no credentials\n` : `${name} needs these credentials:\n${needs.join('\n')}\n`,
+        );
         return;
       }
       if (name !== undefined && !isBuiltinProfile(name)) {
