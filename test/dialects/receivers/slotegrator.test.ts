@@ -53,11 +53,13 @@ function authHeaders(timestamp = Math.floor(Date.now() / 1000)): Record<string, 
 function formBody(params: Params): string {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
-    if (typeof value === 'string') body.append(name, value);
-    else
-      value.forEach((entry, index) =>
-        Object.entries(entry).forEach(([inner, text]) => body.append(`${name}[${index}][${inner}]`, text)),
-      );
+    if (typeof value === 'string') {
+      body.append(name, value);
+      continue;
+    }
+    for (const [index, entry] of value.entries()) {
+      for (const [inner, text] of Object.entries(entry)) body.append(`${name}[${index}][${inner}]`, text);
+    }
   }
   return body.toString();
 }

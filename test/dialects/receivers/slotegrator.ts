@@ -304,8 +304,12 @@ function unflatten(pairs: readonly Pair[]): Record<string, unknown> {
       if (index === path.length - 1) {
         node[segment] = value;
       } else {
-        const next = node[segment];
-        node = isObject(next) ? next : ((node[segment] = {}) as Record<string, unknown>);
+        let next = node[segment];
+        if (!isObject(next)) {
+          next = {};
+          node[segment] = next;
+        }
+        node = next as Record<string, unknown>;
       }
     }
   }
@@ -358,7 +362,7 @@ function canonicalStrings(pairs: readonly Pair[]): string[] {
     ([key, value]) => `${key}=${value}`,
   ];
   const texts = new Set<string>();
-  for (const order of [topSorted, flatSorted]) for (const escape of escapings) texts.add(order.map(escape).join('&'));
+  for (const order of [topSorted, flatSorted]) for (const escaping of escapings) texts.add(order.map(escaping).join('&'));
   return [...texts];
 }
 
