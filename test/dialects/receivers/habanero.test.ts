@@ -88,6 +88,19 @@ describe('Habanero wallet', () => {
     expect(wallet.errors).toEqual([]);
   });
 
+  it('refuses playerdetailrequest for a token it never issued', async () => {
+    const reply = await post(envelope('playerdetailrequest', { token: 'tok-forged', gamelaunch: true }));
+    expect((reply.playerdetailresponse as Json).status).toMatchObject({ success: false, autherror: true });
+    expect(wallet.errors).toEqual([expect.stringContaining('playerdetailrequest.token: string "tok-forged" is no session')]);
+  });
+
+  it('notes a request without its type, and still reads it by the object it carries', async () => {
+    const { type: _omitted, ...untyped } = transfer({ debitandcredit: false, fundinfo: [entry('t1', -1)] });
+    const reply = await fund(untyped);
+    expect(reply.status.success).toBe(true);
+    expect(wallet.errors).toEqual([expect.stringContaining('type: got missing; expected one of playerdetailrequest')]);
+  });
+
   it('debits a negative fundinfo amount and credits a positive one', async () => {
     const debit = await fund(transfer({ debitandcredit: false, fundinfo: [entry('t1', -2.5)] }));
     expect(debit.status).toMatchObject({ success: true, successdebit: true, nofunds: false });

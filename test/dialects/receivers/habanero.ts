@@ -118,11 +118,11 @@ export async function startHabaneroReceiver(options: {
     }
     const body = parsed.body;
     const problems: string[] = [];
-    const kind = requestKind(body, problems);
-    if (kind === undefined) {
-      note(problems);
-      return { status: 400, body: { error: problems.join('; ') }, fields: body };
-    }
+    const kindProblems: string[] = [];
+    const kind = requestKind(body, kindProblems);
+    // Noted, but a body whose kind is still clear from what it carries is served.
+    note(kindProblems);
+    if (kind === undefined) return { status: 400, body: { error: kindProblems.join('; ') }, fields: body };
     const wrapper =
       kind === 'playerdetailrequest'
         ? 'playerdetailresponse'
@@ -169,8 +169,14 @@ export async function startHabaneroReceiver(options: {
         token === undefined
           ? undefined
           : [...ledger.values()].find((p) => p.token !== undefined && constantTimeEqual(p.token, token));
-      note(problems);
-      if (!player) return reply({ autherror: true, message: 'Invalid Auth Token.' });
+      if (problems.length > 0) {
+        note(problems);
+        return reply({ message: problems.join('; ') });
+      }
+      if (!player) {
+        note([`${kind}.token: ${describe(token)} is no session this wallet opened`]);
+        return reply({ autherror: true, message: 'Invalid Auth Token.' });
+      }
       return reply(
         { success: true },
         { accountid: player.playerId, accountname: player.playerId, balance: money(player.units), currencycode: player.currency },
