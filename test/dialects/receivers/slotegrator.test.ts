@@ -213,6 +213,18 @@ describe('Slotegrator GIS wallet', () => {
     expect(wallet.errors).toEqual([]);
   });
 
+  it('accepts a rollback signed by PHP with its entries in the order they were sent, not sorted', async () => {
+    await callback(bet('b1', '10.00'));
+    const rollback = {
+      ...base,
+      action: 'rollback',
+      transaction_id: 'rb1',
+      rollback_transactions: [{ transaction_id: 'b1', amount: '10.00', action: 'bet' }],
+    };
+    expect(await callback(rollback)).toEqual({ balance: 100, transaction_id: expect.any(String), rollback_transactions: ['b1'] });
+    expect(wallet.errors).toEqual([]);
+  });
+
   it('refuses a wrong X-Sign, says why, and moves no money', async () => {
     const headers = authHeaders();
     const reply = await callback(bet('b1', '10.00'), { headers, sign: phpSign(bet('b1', '10.00'), headers, 'another-key') });

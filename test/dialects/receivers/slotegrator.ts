@@ -15,8 +15,8 @@
  *   rollback entries `rollback_transactions[i][action|transaction_id|amount]` not found = skipped.
  *
  * What the material leaves open, and the lenient reading taken here:
- * - The exact canonical string: PHP http_build_query (keys encoded, spaces as '+', nested arrays
- *   in received order), SoftBet's (keys literal, values encodeURIComponent) and the Node
+ * - The exact canonical string: PHP http_build_query (keys encoded, spaces as '+' or, RFC 3986,
+ *   '%20'; nested arrays in received order), SoftBet's (keys literal, values encodeURIComponent) and the Node
  *   integrator's (keys and values encodeURIComponent) differ only in escaping; every one of them
  *   is accepted, over top-level-sorted or fully flattened-sorted keys.
  * - The timestamp window: the Laravel client cites 30 s, SoftBet 5 min; the wider one is used.
@@ -355,8 +355,12 @@ function canonicalStrings(pairs: readonly Pair[]): string[] {
     encodeURIComponent(text)
       .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
       .replace(/%20/g, '+');
+  // rawurlencode / PHP_QUERY_RFC3986: like urlencode but spaces as %20 and '~' literal.
+  const rfc3986 = (text: string) =>
+    encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const escapings: ((pair: Pair) => string)[] = [
     ([key, value]) => `${php(key)}=${php(value)}`,
+    ([key, value]) => `${rfc3986(key)}=${rfc3986(value)}`,
     ([key, value]) => `${key}=${encodeURIComponent(value)}`,
     ([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`,
     ([key, value]) => `${key}=${value}`,
