@@ -252,6 +252,32 @@ describe('Slotegrator GIS wallet', () => {
     expect(wallet.balanceOf('p1')).toBe('100.00');
   });
 
+  it('judges X-Timestamp by the clock it is given', async () => {
+    const frozen = await startSlotegratorReceiver({
+      credentials: { merchantId: MERCHANT_ID, merchantKey: MERCHANT_KEY },
+      players: [{ playerId: 'p1', currency: 'EUR', balance: '100.00' }],
+      now: () => Date.UTC(2024, 0, 1),
+    });
+    try {
+      const send = async (timestamp: number) => {
+        const headers = authHeaders(timestamp);
+        const params = { ...base, action: 'balance' };
+        const response = await fetch(frozen.url, {
+          method: 'POST',
+          headers: { ...headers, 'X-Sign': phpSign(params, headers), 'content-type': 'application/x-www-form-urlencoded' },
+          body: formBody(params),
+        });
+        return (await response.json()) as Record<string, unknown>;
+      };
+      const then = Date.UTC(2024, 0, 1) / 1000;
+      expect(await send(then + 299)).toEqual({ balance: 100 });
+      expect((await send(Math.floor(Date.now() / 1000))).error_code).toBe('INTERNAL_ERROR');
+      expect(frozen.errors).toEqual([expect.stringContaining('X-Timestamp:')]);
+    } finally {
+      await frozen.stop();
+    }
+  });
+
   it('accepts a JSON body signed SoftBet-style (sorted keys, encodeURIComponent values)', async () => {
     const headers = authHeaders();
     const params = { ...bet('b1', '2.25'), game_uuid: 'game with spaces & symbols' };

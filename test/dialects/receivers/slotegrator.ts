@@ -76,7 +76,10 @@ interface Transaction {
 export async function startSlotegratorReceiver(options: {
   credentials: Record<string, string>;
   players: ReceiverPlayer[];
+  /** The wallet's clock in epoch milliseconds, for the X-Timestamp window (default: the system clock). */
+  now?: () => number;
 }): Promise<VendorReceiver> {
+  const now = options.now ?? Date.now;
   const merchantId = options.credentials.merchantId;
   const merchantKey = options.credentials.merchantKey;
   if (!merchantId || !merchantKey) {
@@ -109,7 +112,7 @@ export async function startSlotegratorReceiver(options: {
     if ('problem' in parsed) return refuse([parsed.problem], {});
     const { pairs, params } = parsed;
 
-    const signatureProblem = verifySignature(request, pairs, merchantId, merchantKey);
+    const signatureProblem = verifySignature(request, pairs, { merchantId, merchantKey, nowSeconds: Math.floor(now() / 1000) });
     if (signatureProblem) return refuse([signatureProblem], params);
 
     const problems: string[] = [];
@@ -317,7 +320,11 @@ function unflatten(pairs: readonly Pair[]): Record<string, unknown> {
 }
 
 /** undefined when X-Sign is right, else the sentence saying what is wrong. */
-function verifySignature(request: ReceivedRequest, pairs: readonly Pair[], merchantId: string, merchantKey: string) {
+function verifySignature(
+  request: ReceivedRequest,
+  pairs: readonly Pair[],
+  { merchantId, merchantKey, nowSeconds }: { merchantId: string; merchantKey: string; nowSeconds: number },
+) {
   const header = (name: string) => {
     const value = request.headers[name.toLowerCase()];
     return Array.isArray(value) ? value[0] : value;
@@ -329,7 +336,7 @@ function verifySignature(request: ReceivedRequest, pairs: readonly Pair[], merch
   }
   const timestamp = header('X-Timestamp')!;
   if (!/^\d{1,12}$/.test(timestamp)) return `X-Timestamp: got ${describe(timestamp)}; expected unix seconds`;
-  const skew = Math.abs(Math.floor(Date.now() / 1000) - Number(timestamp));
+  const skew = Math.abs(nowSeconds - Number(timestamp));
   if (skew > TIMESTAMP_WINDOW_SECONDS) {
     return `X-Timestamp: ${timestamp} is ${skew} s from the wallet's clock; expected within ${TIMESTAMP_WINDOW_SECONDS} s`;
   }
