@@ -176,6 +176,13 @@ describe('Habanero wallet', () => {
       refundstatus: '2',
       message: 'Original request never debited. So closing record.',
     });
+    const repeated = await fund(
+      transfer(
+        { debitandcredit: false, refund: { transferid: 'rf1', originaltransferid: 'late', amount: 10, currencycode: 'EUR' } },
+        { isrefund: true, isretry: true },
+      ),
+    );
+    expect(repeated.status).toMatchObject({ success: true, refundstatus: '2' });
     const late = await fund(transfer({ debitandcredit: false, fundinfo: [entry('late', -10)] }));
     expect(late.status.success).toBe(false);
     expect(wallet.balanceOf('p1')).toBe('100.00');

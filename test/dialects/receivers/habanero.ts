@@ -92,7 +92,7 @@ export async function startHabaneroReceiver(options: {
   /** Debits refunded before they arrived: never charged. */
   const refundedBeforeArrival = new Set<string>();
   /** Refund transfer ids already answered. */
-  const refunds = new Map<string, string>();
+  const refunds = new Map<string, { walletId: string; status: Partial<Status> }>();
   let nextWalletId = 1;
 
   const balanceOf = (playerId: string): string => {
@@ -268,20 +268,18 @@ export async function startHabaneroReceiver(options: {
         : `transferid ${entry.transferId} was first sent for ${previous.playerId} with ${unitsToDecimal(previous.units, SCALE)}; now ${player.playerId} with ${unitsToDecimal(entry.units, SCALE)}`;
 
     if (refund) {
+      // A repeated refund gets the answer the first one got, with the balance of now.
       const previousRefund = refunds.get(refund.transferId);
-      if (previousRefund) return answer({ success: true, refundstatus: '1' }, previousRefund);
+      if (previousRefund) return answer(previousRefund.status, previousRefund.walletId);
       const original = refund.originalTransferId === undefined ? undefined : transfers.get(refund.originalTransferId);
       const walletId = `hb-${nextWalletId++}`;
-      refunds.set(refund.transferId, walletId);
       if (!original || original.playerId !== player.playerId) {
         if (refund.originalTransferId !== undefined) refundedBeforeArrival.add(refund.originalTransferId);
-        return answer(
-          { success: true, refundstatus: '2', message: 'Original request never debited. So closing record.' },
-          walletId,
-        );
+        const status = { success: true, refundstatus: '2', message: 'Original request never debited. So closing record.' };
+        refunds.set(refund.transferId, { walletId, status });
+        return answer(status, walletId);
       }
       if (original.units >= 0) {
-        refunds.delete(refund.transferId);
         note([`${prefix}funds.refund.originaltransferid: ${original.transferId} is a credit; only a debit can be refunded`]);
         return answer({ message: 'Could Not Refund.' });
       }
@@ -294,6 +292,7 @@ export async function startHabaneroReceiver(options: {
         original.refunded = true;
         player.units -= original.units;
       }
+      refunds.set(refund.transferId, { walletId, status: { success: true, refundstatus: '1' } });
       return answer({ success: true, refundstatus: '1' }, walletId);
     }
 
