@@ -138,23 +138,33 @@ export function checkHistory(ops: readonly HistoryOp[], start: HistoryStart = {}
 /** The common case, one event on its own, without the search's machinery; undefined when it fails (the search explains). */
 function loneOp(op: HistoryOp, start: HistoryStart): HistoryVerdict | undefined {
   const past = start.past ?? (() => undefined);
-  const s = node(start.balanceMinor, new Map());
+  const s = Node.root(start.balanceMinor);
   const statusOf = (n: Node, key: string) => n.touched.get(key) ?? past(key);
-  const finals = new Map<string, WalletState>();
+  const finals: Node[] = [];
   for (const apply of op.outcome === 'unknown' ? [false, true] : [op.outcome === 'accepted']) {
-    for (const next of effects(s, op, apply, statusOf, true, undefined)) {
-      const after =
-        op.balanceMinor === undefined
-          ? next
-          : next.balance === undefined
-            ? node(op.balanceMinor, next.touched, next.h1, next.h2)
-            : next.balance === op.balanceMinor
-              ? next
-              : undefined;
-      if (after) finals.set(after.id, { balance: after.balance, touched: after.touched });
+    for (const move of effects(s, op, apply, statusOf, true, undefined)) {
+      const balance = afterReply(move.balance, op.balanceMinor);
+      if (balance === null) continue;
+      // No memo here, so no state hashes: a lone op leaves at most three states, compared entry by entry.
+      const after = s.then(move, balance);
+      if (!finals.some((f) => f.sameAs(after))) finals.push(after);
     }
   }
-  return finals.size > 0 ? { linearizable: true, finals: [...finals.values()], complete: true } : undefined;
+  return finals.length > 0 ? { linearizable: true, finals: finals.map(stateOf), complete: true } : undefined;
+}
+
+/**
+ * The balance after an op whose reply reported `reported`, given the balance the model reaches:
+ * the reported one when the model did not know it, null when they disagree.
+ */
+function afterReply(reached: number | undefined, reported: number | undefined): number | undefined | null {
+  if (reported === undefined) return reached;
+  if (reached === undefined) return reported;
+  return reached === reported ? reached : null;
+}
+
+function stateOf(n: Node): WalletState {
+  return { balance: n.balance, touched: n.touched };
 }
 
 /** Whether op `i` was answered before op `j` (ties: given first). */
@@ -197,42 +207,106 @@ interface SearchResult {
   watched: Placement[];
 }
 
-interface Node {
+/** One change a step makes to what the history did to a transaction key. */
+interface Change {
+  key: string;
+  tx: PastTx;
+}
+
+/**
+ * What one op does to a state, before it is built: the balance after it and the keys it touches.
+ * The search builds a state (a copied map) only for the moves a reply's balance allows.
+ */
+interface Move {
   balance: number | undefined;
-  touched: Map<string, PastTx>;
-  /** Order-independent 2×32-bit hash of `touched`, kept up to date as entries change. */
-  h1: number;
-  h2: number;
-  /** Canonical text of the state, for the memo. */
-  id: string;
+  changes: readonly Change[];
 }
 
-function node(balance: number | undefined, touched: Map<string, PastTx>, h1 = 0, h2 = 0): Node {
-  return { balance, touched, h1, h2, id: `${balance === undefined ? '?' : balance}|${touched.size}|${h1}|${h2}` };
-}
+const NO_CHANGES: readonly Change[] = [];
+const NONE: readonly Node[] = [];
+const STATUS_CODES: Record<PastStatus, number> = { applied: 1, 'rolled-back': 2, maybe: 3, tombstone: 4 };
 
-/** `s` with `key` set to `tx`: the touched map copied, the hash updated by removing the old entry and adding the new. */
-function touch(s: Node, key: string, tx: PastTx, balance: number | undefined): Node {
-  const touched = new Map(s.touched);
-  let { h1, h2 } = s;
-  const old = touched.get(key);
-  if (old) {
-    h1 = (h1 - entryHash(key, old, 0x811c9dc5)) | 0;
-    h2 = (h2 - entryHash(key, old, 0x01000193)) | 0;
+/**
+ * Per search, each key's two 32-bit hashes, computed once: a state's hash is updated per change
+ * from integers, never by re-reading the key's characters.
+ */
+class KeyHashes {
+  private readonly known = new Map<string, readonly [number, number]>();
+  of(key: string): readonly [number, number] {
+    let pair = this.known.get(key);
+    if (!pair) {
+      pair = [textHash(key, 0x811c9dc5), textHash(key, 0x01000193)];
+      this.known.set(key, pair);
+    }
+    return pair;
   }
-  touched.set(key, tx);
-  h1 = (h1 + entryHash(key, tx, 0x811c9dc5)) | 0;
-  h2 = (h2 + entryHash(key, tx, 0x01000193)) | 0;
-  return node(balance, touched, h1, h2);
 }
 
-function entryHash(key: string, tx: PastTx, seed: number): number {
+/** One wallet state in the search: the balance and what this history did to each key, with an order-independent hash of the latter. */
+class Node {
+  private text: string | undefined;
+  private constructor(
+    readonly balance: number | undefined,
+    readonly touched: ReadonlyMap<string, PastTx>,
+    /** Order-independent 2×32-bit hash of `touched` (0 when built without hashing). */
+    private readonly h1: number,
+    private readonly h2: number,
+  ) {}
+
+  static root(balance: number | undefined): Node {
+    return new Node(balance, new Map(), 0, 0);
+  }
+
+  /** The state `move` leaves, at `balance`; the hash kept up to date by removing each old entry and adding the new one. */
+  then(move: Move, balance: number | undefined, hashes?: KeyHashes): Node {
+    if (move.changes.length === 0) return balance === this.balance ? this : new Node(balance, this.touched, this.h1, this.h2);
+    const touched = new Map(this.touched);
+    let { h1, h2 } = this;
+    for (const { key, tx } of move.changes) {
+      if (hashes) {
+        const [k1, k2] = hashes.of(key);
+        const old = touched.get(key);
+        if (old) {
+          h1 = (h1 - entryHash(k1, old)) | 0;
+          h2 = (h2 - entryHash(k2, old)) | 0;
+        }
+        h1 = (h1 + entryHash(k1, tx)) | 0;
+        h2 = (h2 + entryHash(k2, tx)) | 0;
+      }
+      touched.set(key, tx);
+    }
+    return new Node(balance, touched, h1, h2);
+  }
+
+  /** Canonical text of the state, for the memo (states built with hashing only). */
+  get id(): string {
+    this.text ??= `${this.balance === undefined ? '?' : this.balance}|${this.touched.size}|${this.h1}|${this.h2}`;
+    return this.text;
+  }
+
+  sameAs(other: Node): boolean {
+    if (other.balance !== this.balance || other.touched.size !== this.touched.size) return false;
+    for (const [key, tx] of this.touched) {
+      const theirs = other.touched.get(key);
+      if (!theirs || theirs.status !== tx.status || theirs.amountMinor !== tx.amountMinor) return false;
+    }
+    return true;
+  }
+}
+
+function textHash(text: string, seed: number): number {
   let h = seed;
-  const text = `${key}\u0001${tx.status}\u0001${tx.amountMinor}`;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  return h;
+}
+
+function entryHash(keyHash: number, tx: PastTx): number {
+  let h = Math.imul(keyHash ^ STATUS_CODES[tx.status], 0x01000193);
+  h = Math.imul(h ^ (tx.amountMinor | 0), 0x01000193);
+  h = Math.imul(h ^ Math.floor(tx.amountMinor / 0x1_0000_0000), 0x01000193);
   h ^= h >>> 15;
   return Math.imul(h, 0x2c1b3c6d) ^ (h >>> 12);
 }
@@ -254,20 +328,29 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
   let cut = false;
 
   const statusOf = (s: Node, key: string): PastTx | undefined => s.touched.get(key) ?? past(key);
+  const hashes = new KeyHashes();
 
-  /** The states one op can leave, or none when its constraint fails. */
-  const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): Node[] => {
+  /** The states one op can leave, or none when its constraint fails; only those are built. */
+  const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): readonly Node[] => {
+    // Every move leaves the balance where it was or moves it by what the op moves when fresh
+    // (effects): a reply reporting neither rules the op out here, with nothing built.
+    const reported = constrained && !record ? op.balanceMinor : undefined;
+    if (
+      reported !== undefined &&
+      s.balance !== undefined &&
+      reported !== s.balance &&
+      reported !== s.balance + fresh(op, s, statusOf)
+    )
+      return NONE;
     const out: Node[] = [];
     const consider = (apply: boolean) => {
       const noted: Placement[] = [];
-      for (const next of effects(s, op, apply, statusOf, constrained, record ? noted : undefined)) {
-        if (record && noted[0]) placedBy.set(next, { ...noted[0], post: next.balance });
-        if (!constrained || op.balanceMinor === undefined) {
-          out.push(next);
-          continue;
-        }
-        if (next.balance === undefined) out.push(node(op.balanceMinor, next.touched, next.h1, next.h2));
-        else if (next.balance === op.balanceMinor) out.push(next);
+      for (const move of effects(s, op, apply, statusOf, constrained, record ? noted : undefined)) {
+        const balance = constrained ? afterReply(move.balance, op.balanceMinor) : move.balance;
+        if (balance === null) continue;
+        const next = s.then(move, balance, hashes);
+        if (record && noted[0]) placedBy.set(next, { ...noted[0], post: move.balance });
+        out.push(next);
       }
     };
     if (op.outcome === 'unknown') {
@@ -285,7 +368,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     }
     if (count === n) {
       found = true;
-      finals.set(s.id, { balance: s.balance, touched: s.touched });
+      finals.set(s.id, stateOf(s));
       // Only orders that place every op count: the watched op's placement on this path is one.
       if (placement) watched.push(placement);
       return;
@@ -311,7 +394,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
 
     // An op that may go now and leaves the state as it is can always go first: placing it earlier
     // frees the ops that must follow it and changes nothing else (partial-order reduction).
-    const steps: Node[][] = [];
+    const steps: (readonly Node[])[] = [];
     for (const i of candidates) {
       const op = ops[i] as HistoryOp;
       const next = step(s, op, options.constrained(i), i === options.watch);
@@ -322,7 +405,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
       }
     }
     for (const [c, i] of candidates.entries()) {
-      for (const next of steps[c] as Node[]) {
+      for (const next of steps[c] as readonly Node[]) {
         place(i, count, next);
         if (cut || (found && !options.exhaustive)) return;
       }
@@ -341,13 +424,13 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     words[w] = (words[w] as number) & ~(1 << (i % 31));
   };
 
-  dfs(0, node(start.balanceMinor, new Map()));
+  dfs(0, Node.root(start.balanceMinor));
   return { found, cut, finals, watched, ...(furthest.op >= 0 ? { blocker: furthest.op } : {}) };
 }
 
 /**
- * The model's step: the states `op` can leave `s` in when it is applied (`apply`) or not. A
- * constrained accepted DEBIT the balance does not cover leaves none (a correct wallet refuses it).
+ * The model's step: the moves `op` can make from `s` when it is applied (`apply`) or not. A
+ * constrained accepted DEBIT the balance does not cover makes none (a correct wallet refuses it).
  */
 function effects(
   s: Node,
@@ -356,51 +439,55 @@ function effects(
   statusOf: (s: Node, key: string) => PastTx | undefined,
   constrained: boolean,
   watched: Placement[] | undefined,
-): Node[] {
+): Move[] {
   const own = statusOf(s, op.key);
   const duplicate = apply && own !== undefined && own.status !== 'tombstone' && own.status !== 'maybe';
   const plus = (delta: number) => (s.balance === undefined ? undefined : s.balance + delta);
-  const APPLIED_ROLLBACK: PastTx = { status: 'applied', amountMinor: 0 };
-  let out: Node[];
+  const stay: Move = { balance: s.balance, changes: NO_CHANGES };
+  let out: Move[];
   let movement = 0;
   let restoring = false;
   let overdraft = false;
-  if (!apply) out = [s];
+  if (!apply) out = [stay];
   else if (duplicate) {
-    out = [s];
+    out = [stay];
     movement = fresh(op, s, statusOf);
   } else if (op.kind === 'credit') {
     movement = op.amountMinor;
-    out = [touch(s, op.key, { status: 'applied', amountMinor: op.amountMinor }, plus(movement))];
+    out = [{ balance: plus(movement), changes: [{ key: op.key, tx: { status: 'applied', amountMinor: op.amountMinor } }] }];
   } else if (op.kind === 'debit') {
     movement = -op.amountMinor + (op.winMinor ?? 0);
     overdraft = s.balance !== undefined && op.amountMinor > s.balance;
-    const taken = touch(s, op.key, { status: 'applied', amountMinor: op.amountMinor }, plus(movement));
+    const taken: Move = {
+      balance: plus(movement),
+      changes: [{ key: op.key, tx: { status: 'applied', amountMinor: op.amountMinor } }],
+    };
     // A DEBIT after its own ROLLBACK: a wallet may take it or acknowledge it without taking money.
-    out = own?.status === 'tombstone' ? [taken, touch(s, op.key, { status: 'rolled-back', amountMinor: 0 }, s.balance)] : [taken];
+    out =
+      own?.status === 'tombstone'
+        ? [taken, { balance: s.balance, changes: [{ key: op.key, tx: { status: 'rolled-back', amountMinor: 0 } }] }]
+        : [taken];
   } else {
     const debitKey = op.reverses ?? op.key;
     const debit = statusOf(s, debitKey);
     if (debit?.status === 'applied' || debit?.status === 'maybe') {
       restoring = debit.status === 'applied';
       movement = debit.amountMinor;
-      const back = touch(
-        touch(s, debitKey, { status: 'rolled-back', amountMinor: debit.amountMinor }, s.balance),
-        op.key,
-        APPLIED_ROLLBACK,
-        s.balance,
-      );
-      out = [node(plus(debit.amountMinor), back.touched, back.h1, back.h2)];
+      const back: Change[] = [
+        { key: debitKey, tx: { status: 'rolled-back', amountMinor: debit.amountMinor } },
+        { key: op.key, tx: APPLIED_ROLLBACK },
+      ];
+      out = [{ balance: plus(debit.amountMinor), changes: back }];
       // A DEBIT whose fate is unknown may never have taken anything to give back.
-      if (debit.status === 'maybe') out.push(back);
+      if (debit.status === 'maybe') out.push({ balance: s.balance, changes: back });
     } else {
-      const tomb = debit === undefined ? touch(s, debitKey, { status: 'tombstone', amountMinor: 0 }, s.balance) : s;
-      out = [touch(tomb, op.key, APPLIED_ROLLBACK, s.balance)];
+      const tomb: Change[] = debit === undefined ? [{ key: debitKey, tx: TOMBSTONE }] : [];
+      out = [{ balance: s.balance, changes: [...tomb, { key: op.key, tx: APPLIED_ROLLBACK }] }];
     }
   }
   // A copy of an op whose first delivery has an unknown fate: that one may have moved the money already.
   if (apply && own?.status === 'maybe')
-    out.push(touch(s, op.key, { status: 'applied', amountMinor: own.amountMinor }, s.balance));
+    out.push({ balance: s.balance, changes: [{ key: op.key, tx: { status: 'applied', amountMinor: own.amountMinor } }] });
   if (watched && s.balance !== undefined) {
     const posts = out.flatMap((o) => (o.balance === undefined ? [] : [o.balance]));
     watched.push({ pre: s.balance, posts, overdraft, duplicate, restoring, movement });
@@ -408,6 +495,9 @@ function effects(
   if (apply && constrained && overdraft && op.kind === 'debit' && !duplicate) return [];
   return out;
 }
+
+const APPLIED_ROLLBACK: PastTx = { status: 'applied', amountMinor: 0 };
+const TOMBSTONE: PastTx = { status: 'tombstone', amountMinor: 0 };
 
 /** What a repeated op would have moved had it been the first: to recognise a double debit or credit. */
 function fresh(op: HistoryOp, s: Node, statusOf: (s: Node, key: string) => PastTx | undefined): number {

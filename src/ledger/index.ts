@@ -161,7 +161,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
     window.push({ event, sentAt, answeredAt: tick });
     forgetIdleLines();
     // Another event of this player that may still be applied before some answer in the window keeps it open.
-    const overlapping = mine !== undefined && [...mine.values()].some((f) => earliestSend(f) < tick);
+    const overlapping = mine !== undefined && mayOverlap(mine.values());
     if (overlapping && window.length <= MAX_WINDOW) {
       windows.set(event.playerId, window);
       return [];
@@ -169,6 +169,11 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
     windows.delete(event.playerId);
     if (mine?.size === 0) inFlight.delete(event.playerId);
     return commit(evaluateWindow(view, window, reducer));
+  };
+
+  const mayOverlap = (flying: Iterable<InFlight>) => {
+    for (const f of flying) if (earliestSend(f) < tick) return true;
+    return false;
   };
 
   /** Keys with nothing in flight need no memory of their last answer. */

@@ -92,7 +92,8 @@ export function evaluateWindow(
   const first = window[0];
   if (!first) throw new RangeError('evaluateWindow needs at least one event');
   const playerId = first.event.playerId;
-  const at = Math.max(...window.map(({ event }) => event.settledAt ?? event.createdAt));
+  let at = Number.NEGATIVE_INFINITY;
+  for (const { event } of window) at = Math.max(at, event.settledAt ?? event.createdAt);
   const lastEventId = window[window.length - 1]?.event.id as number;
   const before: PlayerLedger = view.player(playerId) ?? { playerId, uncertain: false };
   const start = before.uncertain ? undefined : before.balanceMinor;
@@ -118,16 +119,18 @@ export function evaluateWindow(
   const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId, updatedAt: at });
 
   // ---- per reply: what it says, and the rules that are not about order ----
+  // Each event's transaction record and what the ledger knew of its key are made and looked up once.
   const firstOf = new Map<string, LedgerTx>();
-  const remembered = (key: string) => firstOf.get(key) ?? view.transaction(key);
+  const judged: Judged[] = [];
   const ops: HistoryOp[] = [];
   const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
   for (const { event, sentAt, answeredAt } of window) {
     const outcome = replyOutcome(event);
     const balance = replyBalance(event, options.reading(event.currency));
-    const label = labelOf(event);
-    const key = transactionKey(event.kind, event.playerId, event.transactionId);
-    const earlier = remembered(key);
+    const tx = ledgerTx(event, outcome);
+    const { key } = tx;
+    const known = view.transaction(key);
+    const earlier = firstOf.get(key) ?? known;
     const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
     // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
     const replayed =
@@ -140,30 +143,31 @@ export function evaluateWindow(
         null,
         null,
         [event.id],
-        `${label}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
+        `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
         event.group,
       );
     } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed) {
-      flag('missing-balance', null, null, [event.id], `${label} was accepted but the reply carries no balance`, event.group);
+      flag(
+        'missing-balance',
+        null,
+        null,
+        [event.id],
+        `${labelOf(event)} was accepted but the reply carries no balance`,
+        event.group,
+      );
     }
-    const op: HistoryOp = {
-      id: event.id,
-      kind: event.kind,
+    const op = historyOp(
+      event,
       key,
-      ...(event.kind === 'rollback'
-        ? { reverses: transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId) }
-        : {}),
-      amountMinor: event.amountMinor,
-      ...(event.winMinor === undefined ? {} : { winMinor: event.winMinor }),
-      outcome: HISTORY_OUTCOME[outcome],
-      ...(balance.kind === 'ok' && !replayed ? { balanceMinor: balance.minor } : {}),
+      HISTORY_OUTCOME[outcome],
       sentAt,
-      answeredAt: outcome === 'failed' ? Number.POSITIVE_INFINITY : answeredAt,
-      label,
-    };
+      outcome === 'failed' ? Number.POSITIVE_INFINITY : answeredAt,
+    );
+    if (balance.kind === 'ok' && !replayed) op.balanceMinor = balance.minor;
     ops.push(op);
+    judged.push({ tx, known });
     if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
-    if (!earlier || earlier.outcome === 'failed') firstOf.set(key, ledgerTx(event, outcome));
+    if (!earlier || earlier.outcome === 'failed') firstOf.set(key, tx);
     if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses) {
       // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
       const debit = view.transaction(op.reverses);
@@ -174,7 +178,7 @@ export function evaluateWindow(
           start === undefined ? null : start + debit.amountMinor,
           balance.kind === 'ok' ? balance.minor : null,
           [event.id],
-          `${label} was rejected, so the accepted DEBIT ${ref} (event #${debit.eventId}, ${formatMinor(debit.amountMinor)}) was not given back`,
+          `${op.label} was rejected, so the accepted DEBIT ${ref} (event #${debit.eventId}, ${formatMinor(debit.amountMinor)}) was not given back`,
           event.group,
         );
       }
@@ -189,11 +193,11 @@ export function evaluateWindow(
           ...(start === undefined ? {} : { balanceMinor: start }),
           past: (key) => pastOf(view.transaction(key)),
         });
-  const byId = new Map(window.map(({ event }) => [event.id, event]));
+  const eventOf = (op: HistoryOp) => (window[ops.indexOf(op)] as TimedEvent).event;
   let blamed: HistoryExplanation | undefined;
   if (verdict.linearizable === false) {
     blamed = verdict.explanation;
-    const event = byId.get(blamed.op.id) as StoredEvent;
+    const event = eventOf(blamed.op);
     const kind = kindOf(blamed);
     const duplicate = duplicates.find((d) => d.op === blamed?.op);
     flag(
@@ -226,13 +230,13 @@ export function evaluateWindow(
       op.balanceMinor,
       [op.id],
       `${op.label}: the wallet reports a negative balance ${formatMinor(op.balanceMinor)}`,
-      byId.get(op.id)?.group,
+      eventOf(op).group,
     );
   }
 
   // ---- what the ledger knows afterwards ----
   const finals = verdict.linearizable === true ? verdict.finals : [];
-  const transactions = remember(view, window, ops, finals[0]);
+  const transactions = remember(view, judged, ops, finals[0]);
   const balances = new Set(finals.map((f) => f.balance));
   const [only] = balances;
   if (verdict.linearizable === true && balances.size === 1 && only !== undefined && verdict.complete) {
@@ -273,18 +277,44 @@ function pastOf(tx: LedgerTx | undefined): PastTx | undefined {
   return { status: tx.outcome === 'accepted' ? 'applied' : 'maybe', amountMinor: tx.amountMinor };
 }
 
+/** What the reducer made of one event of the window: its transaction record, and what the ledger knew of its key before. */
+interface Judged {
+  tx: LedgerTx;
+  known: LedgerTx | undefined;
+}
+
+/** The history checker's view of one event. */
+function historyOp(event: StoredEvent, key: string, outcome: HistoryOutcome, sentAt: number, answeredAt: number): HistoryOp {
+  const op: HistoryOp = {
+    id: event.id,
+    kind: event.kind,
+    key,
+    amountMinor: event.amountMinor,
+    outcome,
+    sentAt,
+    answeredAt,
+    // Named only when a message needs it: most events are never blamed.
+    get label() {
+      return labelOf(event);
+    },
+  };
+  if (event.kind === 'rollback')
+    op.reverses = transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId);
+  if (event.winMinor !== undefined) op.winMinor = event.winMinor;
+  return op;
+}
+
 /** The transaction records after the window: its own events, and earlier DEBITs its ROLLBACKs gave back. */
 function remember(
   view: LedgerView,
-  window: readonly TimedEvent[],
+  judged: readonly Judged[],
   ops: readonly HistoryOp[],
   final: WalletState | undefined,
 ): LedgerTx[] {
   const out = new Map<string, LedgerTx>();
-  for (const { event } of window) {
-    const tx = ledgerTx(event, replyOutcome(event));
-    const known = out.get(tx.key) ?? view.transaction(tx.key);
-    if (known && known.outcome !== 'failed') continue; // the first settlement stays the one to compare with
+  for (const { tx, known } of judged) {
+    const first = out.get(tx.key) ?? known;
+    if (first && first.outcome !== 'failed') continue; // the first settlement stays the one to compare with
     out.set(tx.key, tx);
   }
   for (const op of ops) {
