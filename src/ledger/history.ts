@@ -146,7 +146,7 @@ function loneOp(op: HistoryOp, start: HistoryStart): HistoryVerdict | undefined 
       const balance = afterReply(move.balance, op.balanceMinor);
       if (balance === null) continue;
       // No memo here, so no state hashes: a lone op leaves at most three states, compared entry by entry.
-      const after = s.then(move, balance);
+      const after = s.after(move, balance);
       if (!finals.some((f) => f.sameAs(after))) finals.push(after);
     }
   }
@@ -258,7 +258,7 @@ class Node {
   }
 
   /** The state `move` leaves, at `balance`; the hash kept up to date by removing each old entry and adding the new one. */
-  then(move: Move, balance: number | undefined, hashes?: KeyHashes): Node {
+  after(move: Move, balance: number | undefined, hashes?: KeyHashes): Node {
     if (move.changes.length === 0) return balance === this.balance ? this : new Node(balance, this.touched, this.h1, this.h2);
     const touched = new Map(this.touched);
     let { h1, h2 } = this;
@@ -348,7 +348,7 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
       for (const move of effects(s, op, apply, statusOf, constrained, record ? noted : undefined)) {
         const balance = constrained ? afterReply(move.balance, op.balanceMinor) : move.balance;
         if (balance === null) continue;
-        const next = s.then(move, balance, hashes);
+        const next = s.after(move, balance, hashes);
         if (record && noted[0]) placedBy.set(next, { ...noted[0], post: move.balance });
         out.push(next);
       }
