@@ -360,7 +360,8 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
     return out;
   };
 
-  const dfs = (count: number, s: Node): void => {
+  /** `alone`: every state on the path to `s` had one successor, so no other path reaches `s` and the memo is not asked. */
+  const dfs = (count: number, s: Node, alone: boolean): void => {
     if (found && !options.exhaustive) return;
     if (++visits > options.budget) {
       cut = true;
@@ -373,9 +374,11 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
       if (placement) watched.push(placement);
       return;
     }
-    const memo = `${words.join(',')}|${s.id}|${placement ? `${placement.pre}>${placement.post}` : ''}`;
-    if (visited.has(memo)) return;
-    visited.add(memo);
+    if (!alone) {
+      const memo = `${words.join(',')}|${s.id}|${placement ? `${placement.pre}>${placement.post}` : ''}`;
+      if (visited.has(memo)) return;
+      visited.add(memo);
+    }
 
     let earliestAnswer = Number.POSITIVE_INFINITY;
     let blocking = -1;
@@ -399,32 +402,40 @@ function search(ops: readonly HistoryOp[], start: HistoryStart, options: SearchO
       const op = ops[i] as HistoryOp;
       const next = step(s, op, options.constrained(i), i === options.watch);
       steps.push(next);
-      if (op.outcome !== 'unknown' && i !== options.watch && next.length === 1 && (next[0] as Node).id === s.id) {
-        place(i, count, next[0] as Node);
+      const only = next.length === 1 ? (next[0] as Node) : undefined;
+      if (
+        op.outcome !== 'unknown' &&
+        i !== options.watch &&
+        only &&
+        (only === s || (only.balance === s.balance && only.id === s.id))
+      ) {
+        place(i, count, only, alone);
         return;
       }
     }
+    let successors = 0;
+    for (const next of steps) successors += next.length;
     for (const [c, i] of candidates.entries()) {
       for (const next of steps[c] as readonly Node[]) {
-        place(i, count, next);
+        place(i, count, next, alone && successors === 1);
         if (cut || (found && !options.exhaustive)) return;
       }
     }
   };
 
-  const place = (i: number, count: number, next: Node) => {
+  const place = (i: number, count: number, next: Node, alone: boolean) => {
     done[i] = 1;
     const w = (i / 31) | 0;
     words[w] = (words[w] as number) | (1 << (i % 31));
     const outer = placement;
     if (i === options.watch) placement = placedBy.get(next);
-    dfs(count + 1, next);
+    dfs(count + 1, next, alone);
     placement = outer;
     done[i] = 0;
     words[w] = (words[w] as number) & ~(1 << (i % 31));
   };
 
-  dfs(0, Node.root(start.balanceMinor));
+  dfs(0, Node.root(start.balanceMinor), true);
   return { found, cut, finals, watched, ...(furthest.op >= 0 ? { blocker: furthest.op } : {}) };
 }
 

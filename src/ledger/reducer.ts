@@ -156,7 +156,7 @@ export function evaluateWindow(
         event.group,
       );
     }
-    const op = historyOp(
+    const op = new EventOp(
       event,
       key,
       HISTORY_OUTCOME[outcome],
@@ -283,25 +283,33 @@ interface Judged {
   known: LedgerTx | undefined;
 }
 
-/** The history checker's view of one event. */
-function historyOp(event: StoredEvent, key: string, outcome: HistoryOutcome, sentAt: number, answeredAt: number): HistoryOp {
-  const op: HistoryOp = {
-    id: event.id,
-    kind: event.kind,
-    key,
-    amountMinor: event.amountMinor,
-    outcome,
-    sentAt,
-    answeredAt,
-    // Named only when a message needs it: most events are never blamed.
-    get label() {
-      return labelOf(event);
-    },
-  };
-  if (event.kind === 'rollback')
-    op.reverses = transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId);
-  if (event.winMinor !== undefined) op.winMinor = event.winMinor;
-  return op;
+/** The history checker's view of one event, named only when a message needs it: most events are never blamed. */
+class EventOp implements HistoryOp {
+  declare reverses?: string;
+  declare winMinor?: number;
+  declare balanceMinor?: number;
+  readonly id: number;
+  readonly kind: StoredEvent['kind'];
+  readonly amountMinor: number;
+
+  constructor(
+    private readonly event: StoredEvent,
+    readonly key: string,
+    readonly outcome: HistoryOutcome,
+    readonly sentAt: number,
+    readonly answeredAt: number,
+  ) {
+    this.id = event.id;
+    this.kind = event.kind;
+    this.amountMinor = event.amountMinor;
+    if (event.kind === 'rollback')
+      this.reverses = transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId);
+    if (event.winMinor !== undefined) this.winMinor = event.winMinor;
+  }
+
+  get label(): string {
+    return labelOf(this.event);
+  }
 }
 
 /** The transaction records after the window: its own events, and earlier DEBITs its ROLLBACKs gave back. */
