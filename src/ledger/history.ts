@@ -24,13 +24,13 @@ export interface HistoryOp {
   /** Its idempotency key (type, player, transactionId): a second op with the same key moves nothing. */
   key: string;
   /** ROLLBACK: the key of the DEBIT it gives back. */
-  reverses?: string;
+  reverses?: string | undefined;
   amountMinor: number;
   /** A whole round: the win paid with this DEBIT's bet. */
-  winMinor?: number;
+  winMinor?: number | undefined;
   outcome: HistoryOutcome;
   /** The balance its reply reported, minor units; absent when the reply carried none. */
-  balanceMinor?: number;
+  balanceMinor?: number | undefined;
   /** Real time, in any unit: when it was sent (or earliest could have been) and when its answer came (Infinity: never). */
   sentAt: number;
   answeredAt: number;
@@ -47,7 +47,7 @@ export interface PastTx {
 
 export interface HistoryStart {
   /** The balance before the first op; undefined when unknown (the first reply with a balance sets it). */
-  balanceMinor?: number;
+  balanceMinor?: number | undefined;
   /** Transactions from before, by key. */
   past?: (key: string) => PastTx | undefined;
 }

@@ -120,7 +120,8 @@ export function evaluateWindow(
 
   // ---- per reply: what it says, and the rules that are not about order ----
   // Each event's transaction record and what the ledger knew of its key are made and looked up once.
-  const firstOf = new Map<string, LedgerTx>();
+  // Only a window of several events can repeat a key within itself.
+  const firstOf = window.length > 1 ? new Map<string, LedgerTx>() : undefined;
   const judged: Judged[] = [];
   const ops: HistoryOp[] = [];
   const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
@@ -130,7 +131,7 @@ export function evaluateWindow(
     const tx = ledgerTx(event, outcome);
     const { key } = tx;
     const known = view.transaction(key);
-    const earlier = firstOf.get(key) ?? known;
+    const earlier = firstOf?.get(key) ?? known;
     const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
     // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
     const replayed =
@@ -167,7 +168,7 @@ export function evaluateWindow(
     ops.push(op);
     judged.push({ tx, known });
     if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
-    if (!earlier || earlier.outcome === 'failed') firstOf.set(key, tx);
+    if (!earlier || earlier.outcome === 'failed') firstOf?.set(key, tx);
     if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses) {
       // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
       const debit = view.transaction(op.reverses);
@@ -190,8 +191,9 @@ export function evaluateWindow(
     ops.length > MAX_WINDOW
       ? ({ linearizable: undefined } as const)
       : checkHistory(ops, {
-          ...(start === undefined ? {} : { balanceMinor: start }),
-          past: (key) => pastOf(view.transaction(key)),
+          balanceMinor: start,
+          // The window's own keys were looked up above: a lone event's is not looked up twice.
+          past: (key) => pastOf(judged.length === 1 && key === judged[0]?.tx.key ? judged[0].known : view.transaction(key)),
         });
   const eventOf = (op: HistoryOp) => (window[ops.indexOf(op)] as TimedEvent).event;
   let blamed: HistoryExplanation | undefined;
@@ -237,9 +239,9 @@ export function evaluateWindow(
   // ---- what the ledger knows afterwards ----
   const finals = verdict.linearizable === true ? verdict.finals : [];
   const transactions = remember(view, judged, ops, finals[0]);
-  const balances = new Set(finals.map((f) => f.balance));
+  const balances = finals.length === 1 ? [(finals[0] as WalletState).balance] : [...new Set(finals.map((f) => f.balance))];
   const [only] = balances;
-  if (verdict.linearizable === true && balances.size === 1 && only !== undefined && verdict.complete) {
+  if (verdict.linearizable === true && balances.length === 1 && only !== undefined && verdict.complete) {
     const labels = window.length === 1 ? first.event : undefined;
     const note =
       start !== undefined
@@ -249,7 +251,7 @@ export function evaluateWindow(
           : `re-baselined at ${formatMinor(only)}${labels ? ` from ${labelOf(labels)}` : ''} after an uncertain balance`;
     return { player: moved({ balanceMinor: only, uncertain: false, ...(note ? { note } : {}) }), transactions, discrepancies };
   }
-  if (verdict.linearizable === true && balances.size === 1 && only === undefined) {
+  if (verdict.linearizable === true && balances.length === 1 && only === undefined) {
     // No reply carried a balance and none was known: still nothing known.
     return { player: moved({}), transactions, discrepancies };
   }
@@ -259,7 +261,7 @@ export function evaluateWindow(
     return { player: moved({ balanceMinor: last.balanceMinor, uncertain: false }), transactions, discrepancies };
   }
   return {
-    player: moved({ uncertain: true, note: uncertainty(verdict.linearizable, window, balances.size) }),
+    player: moved({ uncertain: true, note: uncertainty(verdict.linearizable, window, balances.length) }),
     transactions,
     discrepancies,
   };
@@ -285,12 +287,12 @@ interface Judged {
 
 /** The history checker's view of one event, named only when a message needs it: most events are never blamed. */
 class EventOp implements HistoryOp {
-  declare reverses?: string;
-  declare winMinor?: number;
-  declare balanceMinor?: number;
   readonly id: number;
   readonly kind: StoredEvent['kind'];
   readonly amountMinor: number;
+  readonly reverses: string | undefined;
+  readonly winMinor: number | undefined;
+  balanceMinor: number | undefined = undefined;
 
   constructor(
     private readonly event: StoredEvent,
@@ -302,9 +304,12 @@ class EventOp implements HistoryOp {
     this.id = event.id;
     this.kind = event.kind;
     this.amountMinor = event.amountMinor;
-    if (event.kind === 'rollback')
-      this.reverses = transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId);
-    if (event.winMinor !== undefined) this.winMinor = event.winMinor;
+    // Every field set here, whatever the event: one shape for all ops.
+    this.reverses =
+      event.kind === 'rollback'
+        ? transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId)
+        : undefined;
+    this.winMinor = event.winMinor;
   }
 
   get label(): string {
@@ -319,6 +324,11 @@ function remember(
   ops: readonly HistoryOp[],
   final: WalletState | undefined,
 ): LedgerTx[] {
+  const lone = judged.length === 1 ? judged[0] : undefined;
+  if (lone && ops[0]?.kind !== 'rollback') {
+    // One event that gives nothing back: its own record, unless an earlier settlement stays the one to compare with.
+    return lone.known && lone.known.outcome !== 'failed' ? [] : [lone.tx];
+  }
   const out = new Map<string, LedgerTx>();
   for (const { tx, known } of judged) {
     const first = out.get(tx.key) ?? known;
