@@ -108,7 +108,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
   const transactions = new Map<string, LedgerTx>();
   /** Settled, not yet judged events per player, in settle order. */
   const windows = new Map<string, TimedEvent[]>();
-  /** Stored, not yet settled events per player. */
+  /** Stored, not yet settled events per player (a player's map is kept when empty: like its balance, it is needed again). */
   const inFlight = new Map<string, Map<number, InFlight>>();
   /** The tick of the last answer per ordering key, while that key has events in flight. */
   const lineAnswered = new Map<string, number>();
@@ -167,7 +167,6 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
       return [];
     }
     windows.delete(event.playerId);
-    if (mine?.size === 0) inFlight.delete(event.playerId);
     return commit(evaluateWindow(view, window, reducer));
   };
 
