@@ -281,6 +281,14 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
       return (await client.balance('p1')) !== 985;
     },
   },
+  'utf8mb3-ids': {
+    bug: 'two transaction ids that differ only after an emoji are one DEBIT',
+    probe: async (client) => {
+      await client.debit('p1', 'tx-\u{1F3B0}a', 10);
+      await client.debit('p1', 'tx-\u{1F3B0}b', 5);
+      return (await client.balance('p1')) !== 985;
+    },
+  },
   'sql-concat-ids': {
     bug: 'a transaction id with a quote gets a 500',
     probe: async (client) => (await client.debit('p1', "it's", 10)).status === 500,

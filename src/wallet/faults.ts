@@ -96,6 +96,11 @@ export const WALLET_FAULTS = [
   'trims-ids',
   /** Keeps the first 64 characters of an id (a VARCHAR(64) column without strict mode): long ids with a common start collide. */
   'truncates-ids',
+  /**
+   * Keeps ids in a 3-byte utf8 (MySQL utf8mb3) column without strict mode: an id is cut at its first
+   * character outside the Basic Multilingual Plane (an emoji), so ids that differ only after it collide.
+   */
+  'utf8mb3-ids',
   /** Looks duplicates up with the ids concatenated into the SQL: a quote in an id is a syntax error, answered with a 500. */
   'sql-concat-ids',
   /** Rounds amounts to cents (`Math.round(amount * 100)`) instead of refusing finer ones: a DEBIT of 1.005 takes 1.00. */
@@ -429,6 +434,9 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
     case 'truncates-ids':
       // BUG: VARCHAR(64), and the database truncates what is longer.
       return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64))) };
+    case 'utf8mb3-ids':
+      // BUG: utf8mb3 cannot store a 4-byte character, and the database drops the rest of the id.
+      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, cutAtAstral)) };
     case 'sql-concat-ids':
       return { ...reference, applyCallback: async (event) => sqlConcatLookup(store, event) ?? store.applyEvent(event) };
     case 'rounds-amounts':
@@ -464,6 +472,12 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
 /** How a case- and accent-insensitive collation sees an id. */
 function foldCaseAndAccents(id: string): string {
   return id.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** How a utf8mb3 column without strict mode keeps an id: up to its first character outside the BMP. */
+function cutAtAstral(id: string): string {
+  const at = id.search(/[\u{10000}-\u{10FFFF}]/u);
+  return at < 0 ? id : id.slice(0, at);
 }
 
 /** `negative-balance`: the store is opened with no floor under the balance. */

@@ -23,18 +23,19 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
     id: 'distinct-transaction-ids',
     rule:
       `Transaction ids are compared exactly, up to ${MAX_ID_LENGTH} characters: two ids that differ only in case, only in their ` +
-      `last character, by an accent or by surrounding spaces are two transactions, each charged (ids with spaces or ` +
-      'non-ASCII characters may be refused instead).',
+      `last character, by an accent, by surrounding spaces or only after an emoji are two transactions, each charged (ids ` +
+      'with spaces or non-ASCII characters may be refused instead).',
     hint:
       `Store transaction ids as they come, in a column of at least ${MAX_ID_LENGTH} characters with a binary (case- and ` +
-      'accent-sensitive, no-pad) collation, e.g. VARCHAR(128) COLLATE utf8mb4_bin or Postgres text; never trim, lower-case, ' +
-      'normalise or truncate them (MySQL without strict mode truncates silently).',
+      'accent-sensitive, no-pad) collation and a 4-byte character set, e.g. VARCHAR(128) CHARACTER SET utf8mb4 COLLATE ' +
+      'utf8mb4_bin or Postgres text (MySQL’s 3-byte utf8 cannot store an emoji); never trim, lower-case, normalise or ' +
+      'truncate them (MySQL without strict mode truncates silently).',
     source:
       `contract (transactionId is a string; ids up to ${MAX_ID_LENGTH} characters); Jackpot Studio Operator Integration Tester ` +
       '"Edge Cases" (very long strings, Unicode characters)',
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
-      atLeast(ctx, p, before, (FIRST + SECOND) * 4);
+      atLeast(ctx, p, before, (FIRST + SECOND) * 5);
       const base = ctx.tx();
       const long = (end: string) => `${base}-`.padEnd(MAX_ID_LENGTH - 1, 'x') + end;
       const pairs: IdPair[] = [
@@ -46,6 +47,8 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
         },
         { what: 'differ only by an accent', ids: [`${base}-é`, `${base}-e`], mayRefuse: true },
         { what: 'differ only by surrounding spaces', ids: [`${base}-sp`, ` ${base}-sp `], mayRefuse: true },
+        // A character outside the Basic Multilingual Plane: 4 bytes in UTF-8, 2 UTF-16 units.
+        { what: 'differ only after an emoji', ids: [`${base}-\u{1F3B0}a`, `${base}-\u{1F3B0}b`], mayRefuse: true },
       ];
       let balance = before;
       try {
