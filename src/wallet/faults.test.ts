@@ -282,11 +282,12 @@ const PROBES: Record<WalletFault, { bug: string; probe: (client: WalletClient, w
     },
   },
   'utf8mb3-ids': {
-    bug: 'two transaction ids that differ only after an emoji are one DEBIT',
+    bug: 'two transaction ids that differ only after an emoji are one DEBIT, and a DEBIT for "p1" and an emoji charges p1',
     probe: async (client) => {
       await client.debit('p1', 'tx-\u{1F3B0}a', 10);
       await client.debit('p1', 'tx-\u{1F3B0}b', 5);
-      return (await client.balance('p1')) !== 985;
+      await client.debit('p1\u{1F3B0}', 'tx-other', 1);
+      return (await client.balance('p1')) === 989;
     },
   },
   'sql-concat-ids': {

@@ -106,7 +106,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'ci-collation-ids': ['distinct-transaction-ids', 'distinct-player-ids'],
   'trims-ids': ['distinct-transaction-ids', 'distinct-player-ids'],
   'truncates-ids': ['distinct-transaction-ids'],
-  'utf8mb3-ids': ['distinct-transaction-ids'],
+  'utf8mb3-ids': ['distinct-transaction-ids', 'distinct-player-ids'],
   'sql-concat-ids': ['hostile-ids'],
   'rounds-amounts': ['excess-decimals'],
   'charges-retried-refusal': ['refused-debit-retried'],

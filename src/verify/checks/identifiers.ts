@@ -62,8 +62,8 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
   {
     id: 'distinct-player-ids',
     rule:
-      'Player ids are compared exactly: a DEBIT for the known player’s id in another case or with surrounding spaces is ' +
-      'refused (PLAYER_NOT_FOUND) or charged to that other player, never to the known one.',
+      'Player ids are compared exactly: a DEBIT for the known player’s id in another case, with surrounding spaces or ' +
+      'followed by an emoji is refused (PLAYER_NOT_FOUND) or charged to that other player, never to the known one.',
     hint:
       'Look players up by their exact id (a binary collation, no trim, no lower-case); an id you do not know is ' +
       '404 {"error":"PLAYER_NOT_FOUND"}.',
@@ -73,7 +73,8 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p, FIRST);
-      const variants = [p.toUpperCase(), p.toLowerCase(), ` ${p}`, `${p} `].filter((v) => v !== p);
+      // The emoji: a wallet that cannot store a 4-byte character may cut the id there, back to the known player's.
+      const variants = [p.toUpperCase(), p.toLowerCase(), ` ${p}`, `${p} `, `${p}\u{1F3B0}`].filter((v) => v !== p);
       const steps = await Promise.all(
         variants.map((v) =>
           ctx.debit(`DEBIT ${ctx.money(amount)} for ${JSON.stringify(v)} (not ${JSON.stringify(p)})`, v, amount),
