@@ -48,13 +48,19 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'add_fault',
+        'clear_faults',
+        'clear_requests',
+        'count_requests',
         'get_delivery',
         'info',
         'launch_game',
         'list_deliveries',
         'list_discrepancies',
+        'list_faults',
         'list_games',
         'list_providers',
+        'list_requests',
         'run_scenario',
         'run_verify',
         'send_event',
@@ -200,6 +206,96 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
     }
     const file = await call(client, 'run_verify', { webhookUrl: 'file:///etc/passwd' });
     expect(file.error).toMatch(/^webhookUrl: expected an http\(s\) URL/);
+  });
+});
+
+describe('aggmock mcp tools for the client under test: faults on the aggregator API and the journal of its requests', () => {
+  const game = '527ca4b2d024cda5378b59ce0234986f';
+  let target: AggmockTarget;
+  let client: Client;
+  beforeAll(async () => {
+    target = await embeddedTarget(base(), { ownWebhook: false });
+    client = await connect(target);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await target?.close();
+  });
+  // launch_game is a client of the aggregator API like any other: the faults hit it, the journal records it.
+  const launch = () => call(client, 'launch_game', { username: 'p1', gameId: game, money: 1000 });
+
+  it('fails the next launch with the fault added, lets the one after through, and lists the rule as fired once and spent', async () => {
+    const added = await call(client, 'add_fault', {
+      id: 'launch-down',
+      match: { method: 'post', path: '/casino/getgameurl' },
+      fault: { kind: 'status', status: 503, message: 'launches are down' },
+      times: 1,
+    });
+    expect(added.json.fault).toMatchObject({
+      id: 'launch-down',
+      source: 'admin',
+      match: { method: 'POST', path: '/getgameurl' },
+      fired: 0,
+      spent: false,
+    });
+
+    const failed = await launch();
+    expect(failed.error).toMatch(/^aggmock answered HTTP 503 to POST \/getgameurl: launches are down/);
+    expect((await launch()).json.game_launch_url).toMatch(new RegExp(`^${target.url}/play/[0-9a-f]{32}$`));
+
+    const { faults } = (await call(client, 'list_faults')).json;
+    expect(faults).toEqual([
+      expect.objectContaining({ id: 'launch-down', fault: expect.objectContaining({ kind: 'status' }), fired: 1, spent: true }),
+    ]);
+  });
+
+  it('counts and lists what the client sent: both launches, newest first, the one the fault hit named by its rule', async () => {
+    const count = async (matcher: Record<string, unknown>) => (await call(client, 'count_requests', matcher)).json.count;
+    expect(await count({ method: 'POST', path: '/getgameurl' })).toBe(2);
+    expect(await count({ faultRule: 'launch-down' })).toBe(1);
+    expect(await count({ path: '/getgameurl', status: 503, body: { username: 'p1', gameId: game } })).toBe(1);
+    expect(await count({ path: '/getgameurl', body: { username: 'p2' } })).toBe(0);
+    expect(await count({ path: '/getallproviders' })).toBe(0);
+
+    const { requests } = (await call(client, 'list_requests', { path: '/getgameurl' })).json;
+    expect(requests.map((r: { status: number }) => r.status)).toEqual([200, 503]);
+    expect(requests[1]).toMatchObject({ method: 'POST', path: '/getgameurl', fault: { ruleId: 'launch-down', kind: 'status' } });
+    expect(JSON.parse(requests[1].body)).toMatchObject({ username: 'p1', gameId: game });
+    // The API key the tools send is journaled masked, never in clear.
+    expect(JSON.stringify(requests)).not.toContain('aggmock-dev-key');
+  });
+
+  it('removes a rule by id, then every rule, and forgets the requests so the next count starts from nothing', async () => {
+    const slow = (await call(client, 'add_fault', { id: 'slow', fault: { kind: 'delay', ms: '250ms' } })).json;
+    expect(slow.fault.fault).toEqual({ kind: 'delay', ms: 250 });
+    await call(client, 'add_fault', { id: 'silent', match: { path: '/getallproviders' }, fault: { kind: 'empty' } });
+
+    expect((await call(client, 'clear_faults', { id: 'slow' })).json).toEqual({ removed: 1 });
+    expect((await call(client, 'clear_faults', { id: 'slow' })).error).toMatch(/HTTP 404 .*No fault rule "slow"/);
+    expect((await call(client, 'list_faults')).json.faults.map((f: { id: string }) => f.id)).toEqual(['launch-down', 'silent']);
+    expect((await call(client, 'clear_faults')).json).toEqual({ removed: 2 });
+    expect((await call(client, 'list_faults')).json.faults).toEqual([]);
+
+    expect((await call(client, 'clear_requests')).json).toEqual({ cleared: true });
+    expect((await call(client, 'count_requests')).json.count).toBe(0);
+    expect((await call(client, 'list_providers')).json.providers).toHaveLength(30);
+    expect((await call(client, 'count_requests', { path: '/getallproviders', status: 200 })).json.count).toBe(1);
+  });
+
+  it('answers a rule or a matcher aggmock refuses as a tool error naming the field, and adds nothing', async () => {
+    const both = await call(client, 'add_fault', { fault: { kind: 'status', status: 503 }, times: 1, nth: 2 });
+    expect(both.error).toMatch(/HTTP 400/);
+    expect(both.error).toMatch(/- nth: give at most one of "times", "nth" or "probability" \(got times and nth\)/);
+    const kind = await call(client, 'add_fault', { fault: { kind: 'explode' } });
+    expect(kind.error).toMatch(/Invalid arguments for tool add_fault: .*expected a fault kind: delay, status, empty/s);
+    const delay = await call(client, 'add_fault', { fault: { kind: 'delay', ms: '2 days' } });
+    expect(delay.error).toMatch(/expected a duration from 0 to 60000 ms/);
+    expect((await call(client, 'list_faults')).json.faults).toEqual([]);
+
+    const status = await call(client, 'count_requests', { status: 42 });
+    expect(status.error).toMatch(/Invalid arguments for tool count_requests: .*at status/s);
+    const unknown = await call(client, 'count_requests', { route: '/getgameurl' });
+    expect(unknown.error).toMatch(/Invalid arguments for tool count_requests: .*Unrecognized key: "route"/s);
   });
 });
 

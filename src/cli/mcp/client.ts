@@ -10,7 +10,7 @@ export class ToolError extends Error {}
 const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AggmockRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { VERSION } from '../../version.ts';
 import { ToolError } from './client.ts';
 import type { AggmockTarget } from './target.ts';
@@ -19,7 +20,7 @@ export function createMcpServer(target: AggmockTarget): McpServer {
     { name: 'aggmock', version: VERSION },
     {
       instructions:
-        'aggmock is a local game-aggregator mock that sends signed DEBIT/CREDIT/ROLLBACK callbacks to a casino wallet webhook and checks its balances. Call info first to see where it runs; list_games then launch_game to play; send_event or run_scenario to send callbacks; list_deliveries, get_delivery and list_discrepancies to see what the wallet answered; run_verify to check a webhook against every rule.',
+        'aggmock is a local game-aggregator mock that sends signed DEBIT/CREDIT/ROLLBACK callbacks to a casino wallet webhook and checks its balances. Call info first to see where it runs; list_games then launch_game to play; send_event or run_scenario to send callbacks; list_deliveries, get_delivery and list_discrepancies to see what the wallet answered; run_verify to check a webhook against every rule. To test the client that calls the aggregator API: add_fault makes that API fail (errors, delays, cut replies), list_requests and count_requests show what the client sent.',
     },
   );
   for (const tool of TOOLS) {
@@ -28,7 +29,8 @@ export function createMcpServer(target: AggmockTarget): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        // Strict: a misspelt field is an error the agent reads, not a filter silently dropped (a count of everything).
+        inputSchema: z.strictObject(tool.inputSchema),
         annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
       },
       async (args: unknown): Promise<CallToolResult> => {
