@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -169,6 +169,20 @@ describe('configuration', () => {
     it('accepts record keys and the variables the examples and browser tests read', () => {
       const env = { AGGMOCK_WALLET__PLAYERS__ALICE: '12.5', AGGMOCK_URL: 'http://127.0.0.1:1', AGGMOCK_CHROMIUM: '/x' };
       expect(loadConfig({ cwd: tempDir(), env }).wallet.players.alice).toBe(12.5);
+    });
+
+    it('accepts the variables the package scripts set for the tests (test:nightly sizes, test:package matrix)', () => {
+      const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        scripts: Record<string, string>;
+      };
+      const set = [
+        ...Object.values(scripts)
+          .join(' ')
+          .matchAll(/\b(AGGMOCK_[A-Z_]+)=(\S+)/g),
+      ];
+      const env = Object.fromEntries(set.map(([, name, value]) => [name, value]));
+      expect(Object.keys(env)).toEqual(expect.arrayContaining(['AGGMOCK_CRASH_EVENTS', 'AGGMOCK_PACKAGE_MATRIX']));
+      expect(loadConfig({ cwd: tempDir(), env }).port).toBe(defaultConfig().port);
     });
 
     it('says each thing once', () => {

@@ -27,9 +27,20 @@ const ENV_ALIASES: Record<string, (value: string) => Layer> = {
 /**
  * `AGGMOCK_*` names that are not configuration: the SQLite driver (`AGGMOCK_SQLITE_DRIVER`, read
  * by src/storage), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
- * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`). Any other unknown name is refused.
+ * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`, and the sizes `npm run test:nightly` sets). Any other
+ * unknown name is refused.
  */
-export const NON_CONFIG_ENV = ['URL', 'CHROMIUM', 'UI_SHOTS', 'SQLITE_DRIVER', 'PACKAGE_MATRIX'].map((n) => ENV_PREFIX + n);
+export const NON_CONFIG_ENV = [
+  'URL',
+  'CHROMIUM',
+  'UI_SHOTS',
+  'SQLITE_DRIVER',
+  'PACKAGE_MATRIX',
+  'CRASH_EVENTS',
+  'CRASH_KILLS',
+  'FUZZ_RUNS',
+  'FAULTS_BOTH_MODES',
+].map((n) => ENV_PREFIX + n);
 
 let knownKeys: string[] | undefined;
 /** Every dotted key of the schema (computed once, on the first unknown key). */
