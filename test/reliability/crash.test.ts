@@ -20,7 +20,10 @@ const EVENTS = Number(process.env.AGGMOCK_CRASH_EVENTS ?? 5_000);
 const KILLS = Number(process.env.AGGMOCK_CRASH_KILLS ?? 3);
 const PLAYERS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
 const OPENING_MINOR = 100_000;
-const TIMEOUT_MS = 60_000 + EVENTS * 20;
+/** The outer bound; a stalled outbox fails sooner (STALL_MS). Generous: a loaded machine is slower, not wrong. */
+const TIMEOUT_MS = 60_000 + EVENTS * 40;
+/** How long the outbox may settle nothing before the test calls it stuck: longer than any retry delay. */
+const STALL_MS = 20_000;
 
 const children: CliProcess[] = [];
 const dirs: string[] = [];
@@ -144,13 +147,38 @@ async function allDeliveries(url: string): Promise<Delivery[]> {
   return out;
 }
 
-async function drained(url: string, deadline: number): Promise<void> {
-  for (;;) {
-    const pending = (await admin(url, '/deliveries?status=pending&limit=1')) as { deliveries: unknown[] };
-    const delivering = (await admin(url, '/deliveries?status=delivering&limit=1')) as { deliveries: unknown[] };
-    if (pending.deliveries.length === 0 && delivering.deliveries.length === 0) return;
-    if (Date.now() > deadline) throw new Error('the outbox did not drain');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+/** How many events have not settled yet (pending or delivering), counted page by page. */
+async function unsettled(url: string): Promise<number> {
+  let count = 0;
+  for (const status of ['pending', 'delivering']) {
+    let before: number | null = null;
+    do {
+      const page = (await admin(url, `/deliveries?status=${status}&limit=1000${before ? `&before=${before}` : ''}`)) as {
+        deliveries: unknown[];
+        nextBefore: number | null;
+      };
+      count += page.deliveries.length;
+      before = page.nextBefore;
+    } while (before);
+  }
+  return count;
+}
+
+/**
+ * Waits until every event has settled. A loaded machine delivers more slowly (about 50 a second
+ * with a dozen processes on 2 cores), so it fails only when the outbox stops moving: nothing
+ * settled for {@link STALL_MS}.
+ */
+async function drained(url: string): Promise<void> {
+  let left = await unsettled(url);
+  let movedAt = Date.now();
+  while (left > 0) {
+    if (Date.now() - movedAt > STALL_MS)
+      throw new Error(`the outbox stopped draining: ${left} events unsettled, none settled in ${STALL_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await unsettled(url);
+    if (now < left) movedAt = Date.now();
+    left = now;
   }
 }
 
@@ -226,7 +254,7 @@ describe.sequential('crash durability (child processes, SIGKILL)', () => {
         serve = await startServe(ws);
       }
       expect(killedMidway).toBeGreaterThan(0);
-      await drained(serve.url, Date.now() + TIMEOUT_MS / 2);
+      await drained(serve.url);
       await expectConsistent(serve.url, ws, events);
     },
     TIMEOUT_MS,
@@ -249,7 +277,7 @@ describe.sequential('crash durability (child processes, SIGKILL)', () => {
         wallet = await startWalletChild(ws, walletPort);
       }
       expect(killedMidway).toBeGreaterThan(0);
-      await drained(serve.url, Date.now() + TIMEOUT_MS / 2);
+      await drained(serve.url);
       await expectConsistent(serve.url, ws, events);
     },
     TIMEOUT_MS,
