@@ -124,6 +124,8 @@ interface NodeSqlite {
     options?: { readOnly?: boolean },
   ) => {
     prepare(sql: string): {
+      /** The text of the one statement compiled: a prefix of the SQL given, without what follows it. */
+      readonly sourceSQL: string;
       run(...p: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
       get(...p: unknown[]): unknown;
       all(...p: unknown[]): unknown[];
@@ -155,6 +157,14 @@ function loadBuiltin(): NodeSqlite {
 
 let builtin: NodeSqlite | undefined;
 
+/** better-sqlite3's words for SQL that holds a second statement, which both drivers refuse to prepare. */
+const MORE_THAN_ONE_STATEMENT = 'The supplied SQL string contains more than one statement';
+
+/** Whether SQL text holds a statement: anything but spaces, semicolons and comments. */
+function hasStatement(sql: string): boolean {
+  return sql.replace(/\/\*[\s\S]*?(\*\/|$)|--[^\n]*|[\s;]+/g, '') !== '';
+}
+
 function openBuiltin(path: string, readOnly: boolean): Database {
   builtin ??= loadBuiltin();
   const raw = new builtin.DatabaseSync(path, { readOnly });
@@ -170,6 +180,11 @@ function openBuiltin(path: string, readOnly: boolean): Database {
     },
     prepare<P extends unknown[], R>(sql: string): Statement<P, R> {
       const stmt = raw.prepare(sql);
+      // node:sqlite compiles the first statement and drops the rest; better-sqlite3 refuses. Refuse
+      // here too, or SQL pasted together from input (`'; DROP TABLE …`) would act on one driver only.
+      if (sql.startsWith(stmt.sourceSQL) && hasStatement(sql.slice(stmt.sourceSQL.length))) {
+        throw new RangeError(MORE_THAN_ONE_STATEMENT);
+      }
       return {
         run: (...params) => {
           const { changes, lastInsertRowid } = stmt.run(...params);

@@ -83,6 +83,28 @@ describe(`SQLite through the ${defaultDriver()} driver`, () => {
     expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run([1, 2])).toThrow();
   });
 
+  it('refuses to prepare SQL holding a second statement, and takes a trailing semicolon or comment', () => {
+    const db = open();
+    db.exec("CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('kept')");
+    // What a wallet that pastes ids into SQL runs: neither driver may run the first part and drop the rest.
+    for (const sql of [
+      "SELECT v FROM t WHERE v = 'x';DROP TABLE t;--'",
+      'SELECT 1; SELECT 2',
+      'SELECT 1 /* a */; /* b */ SELECT 2',
+    ]) {
+      expect(() => db.prepare(sql), sql).toThrow(new RangeError('The supplied SQL string contains more than one statement'));
+    }
+    for (const sql of [
+      'SELECT v FROM t;',
+      "SELECT v FROM t WHERE v = 'a;b' ; ",
+      'SELECT v FROM t; -- the rows',
+      'SELECT v FROM t /* a */;; /* b */',
+    ]) {
+      expect(db.prepare(sql).all(), sql).toBeDefined();
+    }
+    expect({ ...(db.prepare('SELECT v FROM t').get() as object) }).toEqual({ v: 'kept' });
+  });
+
   it('commits a transaction that returns and rolls back one that throws, nested ones as savepoints', () => {
     const db = open();
     db.exec('CREATE TABLE t (v TEXT)');

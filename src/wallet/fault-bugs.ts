@@ -203,8 +203,9 @@ export function signatureCache(): (input: SignatureInput) => string | undefined 
 
 /**
  * `sql-concat-ids`: the duplicate lookup is a string of SQL with the ids pasted in. A quote in an
- * id makes it a syntax error (better-sqlite3 throws when preparing it; nothing runs), answered
- * with a 500; an id like `' OR '1'='1` finds somebody else's transaction.
+ * id makes it a syntax error, or a second statement (`';DROP TABLE …;--`) that both SQLite drivers
+ * refuse to prepare (nothing runs), answered with a 500; an id like `' OR '1'='1` finds somebody
+ * else's transaction.
  */
 export function sqlConcatLookup(store: WalletStore, event: WalletEvent): WalletReply | undefined {
   const sql = `SELECT reply_status, reply_body FROM transactions WHERE player_id = '${event.playerId}' AND type = '${event.kind}' AND tx_id = '${event.transactionId}'`;
