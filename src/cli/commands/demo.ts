@@ -101,11 +101,12 @@ export function registerDemoCommand(program: Command): void {
       const walletLine = wallet
         ? [`  wallet      reference wallet, players ${Object.keys(config.wallet.players).join(', ')}`]
         : [];
-      process.stdout.write(`${readyMessage(config, aggmock.url, walletLine)}\n`);
+      // Before the banner: whoever reads "Press Ctrl-C to stop" may signal at once, and must get a clean stop.
       onShutdown(async () => {
         await aggmock.close();
         await wallet?.close();
       });
+      process.stdout.write(`${readyMessage(config, aggmock.url, walletLine)}\n`);
     });
 }
 

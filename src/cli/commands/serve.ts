@@ -46,10 +46,11 @@ export function registerServeCommand(program: Command): void {
         portFlag: '--port',
         portKey: 'port',
       });
-      process.stdout.write(readyMessage(config, aggmock.url));
+      // Before the banner: whoever reads "Press Ctrl-C to stop" may signal at once, and must get a clean stop.
       onShutdown(async () => {
         await aggmock.close();
       });
+      process.stdout.write(readyMessage(config, aggmock.url));
     });
 }
 

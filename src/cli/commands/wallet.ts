@@ -63,8 +63,9 @@ export function registerWalletCommand(program: Command): void {
           }),
         { what: 'the reference wallet', host: config.host, port: config.wallet.port, portFlag: '--port', portKey: 'wallet.port' },
       );
-      process.stdout.write(walletReadyMessage(config, wallet.webhookUrl, flags));
+      // Before the banner: whoever reads "Press Ctrl-C to stop" may signal at once, and must get a clean stop.
       onShutdown(() => wallet.close());
+      process.stdout.write(walletReadyMessage(config, wallet.webhookUrl, flags));
     });
 }
 
