@@ -59,7 +59,9 @@ describe('integrator faults: each classified, journaled readably, retried as doc
       webhookUrl: `${base}/ok`,
       retrySchedule: [0, 50],
       jitter: 0,
-      timeout: 500,
+      // Long enough for a 10 MiB reply on a loaded 2-core machine (at 500 ms, `huge` ended as a
+      // timeout there); only `hang` waits it out, twice.
+      timeout: 3000,
       rollbackFailedDebits: false,
     });
   });
