@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, openDatabase as openSqlite } from '../storage/index.ts';
+import { type Database, defaultDriver, openDatabase as openSqlite } from '../storage/index.ts';
 import { FakeClock } from './clock.ts';
 import { openDatabase } from './db.ts';
 import { type CallbackEngine, CallbackRequestError, createCallbackEngine } from './engine.ts';
@@ -10,7 +10,9 @@ import { configFor, drive, engineFor, onCleanup, receiver, runCleanups, sleep, t
 
 afterEach(runCleanups);
 
-describe('durability', () => {
+// The driver this runtime opens: better-sqlite3 under `npm test` (Node 20), node:sqlite under
+// `npm run test:node24`; each run names it, and both must pass.
+describe(`durability (SQLite through ${defaultDriver()})`, () => {
   it('sends nothing for an attempt the outbox was reset under between its journal row and its send', async () => {
     const rx = await receiver();
     const engine = engineFor(configFor(rx.url));

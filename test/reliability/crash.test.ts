@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { openDatabase as openSqlite } from '../../src/storage/index.ts';
+import { defaultDriver, openDatabase as openSqlite } from '../../src/storage/index.ts';
 import { type CliProcess, freePort, runCli } from '../cli/process.ts';
 
 /**
@@ -239,7 +239,9 @@ async function expectConsistent(url: string, ws: ReturnType<typeof workspace>, e
   expect(discrepancies.discrepancies).toEqual([]);
 }
 
-describe.sequential('crash durability (child processes, SIGKILL)', () => {
+// Children and test open SQLite with this runtime's driver: better-sqlite3 under `npm test` (Node 20),
+// node:sqlite under `npm run test:node24`. Both runs must pass.
+describe.sequential(`crash durability with ${defaultDriver()} (child processes, SIGKILL)`, () => {
   it(
     `aggmock SIGKILLed ${KILLS} times during ${EVENTS} deliveries: nothing lost, nothing applied twice`,
     async () => {
