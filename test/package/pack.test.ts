@@ -137,6 +137,8 @@ async function installedPackages(i: Install): Promise<InstalledPackage[]> {
       for (const locator of pnp.getAllLocators()) {
         const info = pnp.getPackageInformation(locator);
         if (!info || info.linkType !== 'HARD') continue;
+        // Optional packages of other platforms are in the map but not installed.
+        if (!fs.existsSync(path.join(info.packageLocation, 'package.json'))) continue;
         const manifest = JSON.parse(fs.readFileSync(path.join(info.packageLocation, 'package.json'), 'utf8'));
         found.push({ manifest, bindingGyp: fs.existsSync(path.join(info.packageLocation, 'binding.gyp')) });
       }
