@@ -330,7 +330,7 @@ describe(`installed with npm, run on this Node (${process.version})`, () => {
   });
 
   it.runIf(!builtin)(
-    'exits 2 from serve, wallet and demo with one line on how to add better-sqlite3',
+    'exits 2 from serve (in the full matrix also wallet and demo) with one line on how to add better-sqlite3',
     () => expectSqliteAdvice(i),
     60_000,
   );
