@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthCheck, authCheck } from '../auth/index.ts';
+import { type AuthCheck, acceptedAuth, authCheck } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { type AggmockConfig, type Fault, MAX_DRIP_MS, MAX_FAULT_HOLD_MS, routePath } from '../config/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
@@ -53,7 +53,11 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
   ]);
   const maxBody = config.limits.bodyBytes;
 
+  const journaling = config.api.journal;
+
   return (req, res, proceed) => {
+    // Journal off and no rule set: nothing to do, not even a look at the path.
+    if (!journaling && rules.size === 0) return proceed();
     const target = req.url ?? '/';
     if (isOwnPath(target)) return proceed();
     const arrivedAt = now();
@@ -62,38 +66,44 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
     const q = target.indexOf('?');
     const pathname = q < 0 ? target : target.slice(0, q);
     const route = routePath(pathname);
-    const reply = captureReply(res);
     let body: Buffer | undefined;
     let fired: FiredFault | undefined;
 
-    res.once('close', () => {
-      const latencyMs = performance.now() - started;
-      const status = res.headersSent ? res.statusCode : null;
-      const complete = res.writableFinished;
-      journal.append(() => {
-        const replyText = reply.text(journaledReplyLimit(status));
-        const entry = {
-          at: new Date(arrivedAt).toISOString(),
-          method,
-          path: pathname,
-          query: q < 0 ? {} : maskedQuery(target.slice(q + 1)),
-          headers: mask(req.headers),
-          body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
-          bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
-          auth: verdict(check, method, req, target, body),
-          status,
-          reply: replyText,
-          replyBytes: reply.bytes,
-          complete,
-          latencyMs: Math.round(latencyMs * 1000) / 1000,
-          fault: fired
-            ? { ruleId: fired.ruleId, kind: fired.fault.kind, ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }) }
-            : null,
-          hint: refusalHint(method, pathname, status, replyText),
-        };
-        return entry;
+    if (journaling) {
+      const reply = captureReply(res);
+      res.once('close', () => {
+        const latencyMs = performance.now() - started;
+        const status = res.headersSent ? res.statusCode : null;
+        const complete = res.writableFinished;
+        journal.append(() => {
+          const replyText = reply.text(journaledReplyLimit(status));
+          const entry = {
+            at: new Date(arrivedAt).toISOString(),
+            method,
+            path: pathname,
+            query: q < 0 ? {} : maskedQuery(target.slice(q + 1)),
+            headers: mask(req.headers),
+            body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
+            bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
+            auth: verdict(check, method, req, target, body),
+            status,
+            reply: replyText,
+            replyBytes: reply.bytes,
+            complete,
+            latencyMs: Math.round(latencyMs * 1000) / 1000,
+            fault: fired
+              ? {
+                  ruleId: fired.ruleId,
+                  kind: fired.fault.kind,
+                  ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
+                }
+              : null,
+            hint: refusalHint(method, pathname, status, replyText),
+          };
+          return entry;
+        });
       });
-    });
+    }
 
     const decide = () => {
       if (rules.size === 0 || !rules.mayMatch(method, route)) return proceed();
@@ -181,7 +191,10 @@ function factsOf(
   return facts;
 }
 
+/** The auth verdict as the route gave it; judged again only for a request no check accepted (for its expected signed string). */
 function verdict(check: AuthCheck, method: string, req: IncomingMessage, target: string, body: Buffer | undefined): AuthVerdict {
+  const accepted = acceptedAuth(req);
+  if (accepted) return { ok: true, ...accepted };
   const result = check(method, `http://localhost${target}`, body ?? EMPTY, (name) => {
     const value = req.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthCheck, authCheck } from '../auth/index.ts';
+import { type AuthCheck, authCheck, rememberAuth } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
@@ -62,8 +62,11 @@ function listingsPath(deps: AggregatorFastPathDeps, check: AuthCheck): (req: Inc
     const length = req.headers['content-length'];
     if (length !== undefined && length !== '0') return false;
 
-    if (config.auth.mode !== 'none' && check('GET', `http://${host}${target}`, EMPTY, headerReader(req)) instanceof ApiError)
-      return false;
+    if (config.auth.mode !== 'none') {
+      const auth = check('GET', `http://${host}${target}`, EMPTY, headerReader(req));
+      if (auth instanceof ApiError) return false;
+      rememberAuth(req, auth);
+    }
 
     const headers = responseHeaders(listing);
     if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
@@ -96,8 +99,11 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
    * launchGame's ApiErrors) is thrown before a session is created, and Hono answers it from the same bytes.
    */
   const judge = (req: IncomingMessage, host: string, target: string, body: Buffer, baseUrl: string) => {
-    if (config.auth.mode !== 'none' && check('POST', `http://${host}${target}`, body, headerReader(req)) instanceof ApiError)
-      return undefined;
+    if (config.auth.mode !== 'none') {
+      const auth = check('POST', `http://${host}${target}`, body, headerReader(req));
+      if (auth instanceof ApiError) return undefined;
+      rememberAuth(req, auth);
+    }
     const request = launchRequestSchema.safeParse(parseJsonBytes(body));
     // The port the request came in on, as the route passes it: the same launchGame decides both.
     return request.success ? launchGame(deps, request.data, baseUrl, req.socket.localPort) : undefined;

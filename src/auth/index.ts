@@ -36,8 +36,27 @@ export function inboundAuth(
     const result = check(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
     if (result instanceof ApiError) throw result;
     c.set('auth', result);
+    const incoming = (c.env as { incoming?: object } | undefined)?.incoming;
+    if (incoming) rememberAuth(incoming, result);
     return next();
   };
+}
+
+/** The credentials each request in progress was accepted with, by its Node request object. */
+const accepted = new WeakMap<object, AuthResult>();
+
+/**
+ * Records that a request's credentials were accepted, so the request journal shows the verdict
+ * without checking (an HMAC over the body) a second time: the route or the fast path that checked
+ * calls it; a refused request is judged again, once, for the string it should have signed.
+ */
+export function rememberAuth(request: object, result: AuthResult): void {
+  accepted.set(request, result);
+}
+
+/** How a request's credentials were accepted, if a check accepted them ({@link rememberAuth}). */
+export function acceptedAuth(request: object): AuthResult | undefined {
+  return accepted.get(request);
 }
 
 /**

@@ -344,8 +344,14 @@ const configObjectSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   catalog: catalogSchema.prefault({}),
   auth: authSchema.prefault({}),
-  /** The aggregator API's behaviour towards the integrator's client: fault rules (see faults.ts). */
-  api: z.strictObject({ faults: faultRulesSchema }).prefault({}),
+  /** The aggregator API's behaviour towards the integrator's client: fault rules (see faults.ts) and its request journal. */
+  api: z
+    .strictObject({
+      faults: faultRulesSchema,
+      /** Journal every request the client makes (`/__admin/requests`); off, the API answers without a record (faults still apply). */
+      journal: z.boolean().default(true),
+    })
+    .prefault({}),
   limits: z
     .strictObject({
       bodyBytes: z.coerce.number().int().min(1).default(1_048_576),
