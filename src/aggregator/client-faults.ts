@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthCheck, acceptedAuth, authCheck } from '../auth/index.ts';
+import { type AuthCheck, type AuthResult, acceptedAuth, authCheck } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { type AggmockConfig, type Fault, MAX_DRIP_MS, MAX_FAULT_HOLD_MS, routePath } from '../config/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
@@ -52,6 +52,8 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
     config.auth.signing.headers.webhookSignature,
   ]);
   const maxBody = config.limits.bodyBytes;
+  const replyText = replyTextReuse();
+  const okVerdict = acceptedVerdictReuse();
 
   const journaling = config.api.journal;
 
@@ -76,18 +78,19 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
         const status = res.headersSent ? res.statusCode : null;
         const complete = res.writableFinished;
         journal.append(() => {
-          const replyText = reply.text(journaledReplyLimit(status));
+          const text = replyText(reply, journaledReplyLimit(status));
+          const accepted = acceptedAuth(req);
           const entry = {
-            at: new Date(arrivedAt).toISOString(),
+            at: arrivedAt,
             method,
             path: pathname,
-            query: q < 0 ? {} : maskedQuery(target.slice(q + 1)),
-            headers: mask(req.headers),
+            query: q < 0 ? NO_QUERY : maskedQuery(target.slice(q + 1)),
+            headers: mask(req.headers, req.rawHeaders),
             body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
             bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
-            auth: verdict(check, method, req, target, body),
+            auth: accepted ? okVerdict(accepted) : verdict(check, method, req, target, body),
             status,
-            reply: replyText,
+            reply: text,
             replyBytes: reply.bytes,
             complete,
             latencyMs: Math.round(latencyMs * 1000) / 1000,
@@ -98,7 +101,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
                   ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
                 }
               : null,
-            hint: refusalHint(method, pathname, status, replyText),
+            hint: refusalHint(method, pathname, status, text),
           };
           return entry;
         });
@@ -191,10 +194,47 @@ function factsOf(
   return facts;
 }
 
-/** The auth verdict as the route gave it; judged again only for a request no check accepted (for its expected signed string). */
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The verdict of credentials a route or the fast path accepted ({@link acceptedAuth}): the same
+ * object while they are the same, so the journal writes its JSON once for a run of calls.
+ */
+function acceptedVerdictReuse(): (accepted: AuthResult) => AuthVerdict {
+  let last: AuthVerdict | undefined;
+  let lastKey = '';
+  return (accepted) => {
+    const key = `${accepted.method}:${'header' in accepted ? accepted.header : ''}:${'secretIndex' in accepted ? accepted.secretIndex : ''}`;
+    if (last === undefined || key !== lastKey) {
+      last = { ok: true, ...accepted };
+      lastKey = key;
+    }
+    return last as AuthVerdict;
+  };
+}
+
+/**
+ * The journal's text of a reply, reused while the reply is the same bytes: a listing is sent from
+ * one cached buffer call after call, so its head is decoded once, not per request.
+ */
+function replyTextReuse(): (reply: CapturedReply, limit: number) => string | null {
+  let lastSource: Uint8Array | undefined;
+  let lastLimit = 0;
+  let lastText: string | null = null;
+  return (reply, limit) => {
+    const source = reply.source();
+    if (source === undefined) return reply.text(limit);
+    if (source !== lastSource || limit !== lastLimit) {
+      lastText = reply.text(limit);
+      lastSource = source;
+      lastLimit = limit;
+    }
+    return lastText;
+  };
+}
+
+/** A request no check accepted, judged again for the journal: the error and the string it should have signed. */
 function verdict(check: AuthCheck, method: string, req: IncomingMessage, target: string, body: Buffer | undefined): AuthVerdict {
-  const accepted = acceptedAuth(req);
-  if (accepted) return { ok: true, ...accepted };
   const result = check(method, `http://localhost${target}`, body ?? EMPTY, (name) => {
     const value = req.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
@@ -212,14 +252,24 @@ function verdict(check: AuthCheck, method: string, req: IncomingMessage, target:
 
 const EMPTY = new Uint8Array();
 
+interface CapturedReply {
+  text: (limit: number) => string | null;
+  readonly bytes: number;
+  /** The one buffer the whole body was written from, if it was (a cached listing): the same buffer, the same text. */
+  source: () => Uint8Array | undefined;
+}
+
 /** Keeps the head of what is written to `res` (for the journal), without changing what is sent. */
-function captureReply(res: ServerResponse): { text: (limit: number) => string | null; readonly bytes: number } {
+function captureReply(res: ServerResponse): CapturedReply {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let total = 0;
+  let writes = 0;
+  let first: Uint8Array | undefined;
   const keep = (chunk: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+    if (writes++ === 0 && typeof chunk !== 'string') first = bytes;
     total += bytes.byteLength;
     if (keptBytes < MAX_JOURNALED_REPLY_BODY) {
       const part = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, MAX_JOURNALED_REPLY_BODY - keptBytes));
@@ -239,6 +289,7 @@ function captureReply(res: ServerResponse): { text: (limit: number) => string | 
   } as typeof res.end;
   return {
     text: (limit) => (total === 0 ? null : Buffer.concat(kept).subarray(0, limit).toString('utf8')),
+    source: () => (writes === 1 ? first : undefined),
     get bytes() {
       return total;
     },

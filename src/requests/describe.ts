@@ -16,15 +16,16 @@ export const MASKED = '[masked]';
  */
 export function credentialMasker(
   secretHeaders: readonly string[],
-): (headers: Record<string, string | string[] | undefined>) => Record<string, string> {
+): (headers: Record<string, string | string[] | undefined>, raw?: readonly string[]) => Record<string, string> {
   const secret = new Set([...ALWAYS_SECRET, ...secretHeaders.map((h) => h.toLowerCase())]);
-  // A client sends the same headers call after call: the last masked result is reused when they match.
-  let lastKey = '';
+  // A client sends the same headers call after call: the last masked result is reused (the same
+  // object, so the journal writes its JSON once) while the raw name/value list is the same.
+  let lastRaw: readonly string[] = [];
   let last: Record<string, string> = {};
-  return (headers) => {
-    const key = JSON.stringify(headers);
-    if (key === lastKey) return last;
-    lastKey = key;
+  return (headers, raw) => {
+    if (raw === undefined) return mask(headers);
+    if (sameStrings(raw, lastRaw)) return last;
+    lastRaw = raw;
     last = mask(headers);
     return last;
   };
@@ -39,8 +40,28 @@ export function credentialMasker(
   }
 }
 
-/** A request target's query as an object (repeated names as arrays), credentials masked. */
-export function maskedQuery(search: string): Record<string, string | string[]> {
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+let lastSearch: string | undefined;
+let lastMasked: Record<string, string | string[]> = {};
+
+/**
+ * A request target's query as an object (repeated names as arrays), credentials masked. The
+ * same query string as the last call gives the same (frozen) object: a client repeats its queries.
+ */
+export function maskedQuery(search: string): Readonly<Record<string, string | string[]>> {
+  if (search !== lastSearch) {
+    lastMasked = Object.freeze(maskQuery(search));
+    lastSearch = search;
+  }
+  return lastMasked;
+}
+
+function maskQuery(search: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, raw] of new URLSearchParams(search)) {
     const value = SECRET_PARAM.test(name) ? MASKED : raw;
