@@ -353,6 +353,7 @@ function applyFault(
     case 'drip':
     case 'malformed':
     case 'expired-link':
+    case 'used-link':
       realReply(deps, req, res, body).then(
         (real) => bendReply(deps, fault, real, req, res),
         () =>
@@ -451,10 +452,14 @@ function bendReply(deps: ClientFaultsDeps, fault: Fault, real: RealReply, req: I
       res.once('close', () => clearInterval(timer));
       return;
     }
-    case 'expired-link': {
+    case 'expired-link':
+    case 'used-link': {
       if (real.status === 200) {
         const sessionId = (parseJsonBytes(bytes) as { payload?: { session_id?: unknown } } | undefined)?.payload?.session_id;
-        if (typeof sessionId === 'string') deps.sessions.expire(sessionId);
+        if (typeof sessionId === 'string') {
+          if (fault.kind === 'expired-link') deps.sessions.expire(sessionId);
+          else deps.sessions.markUsed(sessionId);
+        }
       }
       res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
       res.end(bytes);

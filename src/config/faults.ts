@@ -87,6 +87,8 @@ export const faultSchema = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('malformed') }),
     /** A real launch whose link has already expired when the client opens it (POST /getgameurl only). */
     z.strictObject({ kind: z.literal('expired-link') }),
+    /** A real launch whose link has already been used (opened once) when the client opens it: 410 (POST /getgameurl only). */
+    z.strictObject({ kind: z.literal('used-link') }),
     /** 503 with the API's error body: the provider is under maintenance. */
     z.strictObject({ kind: z.literal('maintenance'), message: text.optional(), retryAfter }),
   ],
@@ -105,6 +107,7 @@ export const FAULT_KINDS = [
   'timeout',
   'malformed',
   'expired-link',
+  'used-link',
   'maintenance',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -155,18 +158,17 @@ export const faultRuleSchema = z
     seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
   })
   .superRefine((rule, ctx) => {
-    const modes = (['times', 'nth', 'probability'] as const).filter((k) => rule[k] !== undefined);
-    if (modes.length > 1) {
+    firingModeIssues(rule, ctx);
+    if (
+      (rule.fault.kind === 'expired-link' || rule.fault.kind === 'used-link') &&
+      rule.match.path !== undefined &&
+      rule.match.path !== '/getgameurl'
+    )
       ctx.addIssue({
         code: 'custom',
-        path: [modes[1] as string],
-        message: `give at most one of "times", "nth" or "probability" (got ${modes.join(' and ')})`,
+        path: ['match', 'path'],
+        message: `a "${rule.fault.kind}" fault applies to /getgameurl only`,
       });
-    }
-    if (rule.seed !== undefined && rule.probability === undefined)
-      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'a seed only matters with "probability"' });
-    if (rule.fault.kind === 'expired-link' && rule.match.path !== undefined && rule.match.path !== '/getgameurl')
-      ctx.addIssue({ code: 'custom', path: ['match', 'path'], message: 'an "expired-link" fault applies to /getgameurl only' });
   });
 export type FaultRuleInput = z.input<typeof faultRuleSchema>;
 export type FaultRule = z.infer<typeof faultRuleSchema>;
@@ -185,4 +187,131 @@ export function routePath(path: string): string {
   if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
   if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   return p;
+}
+
+/*
+ * Fault rules on the callbacks aggmock sends (`callbacks.faults` in config, `POST /__admin/callback-faults`):
+ * the domain cases a wallet must survive that a healthy aggregator rarely produces on demand.
+ */
+
+/** The callback kinds a rule can name (the engine's event kinds). */
+export const CALLBACK_FAULT_EVENTS = ['debit', 'credit', 'rollback'] as const;
+
+export const callbackFaultSchema = z.discriminatedUnion(
+  'kind',
+  [
+    /**
+     * aggmock gives up on the attempt as if it timed out, whatever the wallet answers: with no
+     * `afterMs`, once the wallet's reply is in (so the wallet has applied it); with `afterMs`, that
+     * long after sending or at the reply, whichever comes first (the request stays open, the
+     * wallet may still be applying it). Then callbacks.retrySchedule goes on (the same callback
+     * again), or with `giveUp` the event ends failed at once (a DEBIT is then rolled back).
+     */
+    z.strictObject({
+      kind: z.literal('timeout'),
+      afterMs: delayMs().optional(),
+      giveUp: z.boolean().default(false),
+    }),
+    /** A second copy of the callback (the same body, signed afresh) sent `afterMs` after the first goes out (default 0: both in flight). */
+    z.strictObject({ kind: z.literal('duplicate'), afterMs: delayMs().default(0) }),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union' ? `expected a callback fault kind: ${CALLBACK_FAULT_KINDS.join(', ')}` : undefined,
+  },
+);
+export const CALLBACK_FAULT_KINDS = ['timeout', 'duplicate'] as const;
+export type CallbackFault = z.infer<typeof callbackFaultSchema>;
+
+export const callbackFaultMatchSchema = z.strictObject({
+  /** The callback's kind, or a list of kinds. */
+  event: z
+    .union([z.enum(CALLBACK_FAULT_EVENTS), z.array(z.enum(CALLBACK_FAULT_EVENTS)).min(1).max(3)], {
+      error: `expected one of ${CALLBACK_FAULT_EVENTS.map((k) => `"${k}"`).join(', ')}, or a list of them`,
+    })
+    .optional(),
+  /** The player the callback is for. */
+  player: text.optional(),
+  /** The callback's transaction id. */
+  transactionId: text.optional(),
+});
+export type CallbackFaultMatch = z.infer<typeof callbackFaultMatchSchema>;
+
+export const callbackFaultRuleSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
+      .optional(),
+    match: callbackFaultMatchSchema.prefault({}),
+    fault: callbackFaultSchema,
+    /** Apply to the next N matching attempts, then stop. */
+    times: z.number().int().min(1).max(1_000_000).optional(),
+    /** Apply only to the Nth matching attempt (1 = the next one). */
+    nth: z.number().int().min(1).max(1_000_000).optional(),
+    /** Apply to each matching attempt with this probability, drawn from a seeded generator. */
+    probability: z.number().min(0).max(1).optional(),
+    /** The probability's seed (default: the config's `seed` and the rule id). */
+    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
+  })
+  .superRefine((rule, ctx) => firingModeIssues(rule, ctx));
+export type CallbackFaultRuleInput = z.input<typeof callbackFaultRuleSchema>;
+export type CallbackFaultRule = z.infer<typeof callbackFaultRuleSchema>;
+
+export const callbackFaultRulesSchema = z
+  .array(callbackFaultRuleSchema)
+  .max(MAX_FAULT_RULES, `at most ${MAX_FAULT_RULES} callback fault rules`)
+  .default([]);
+
+/** A rule's firing mode: at most one of times, nth, probability; a seed only with a probability. */
+function firingModeIssues(
+  rule: { times?: number | undefined; nth?: number | undefined; probability?: number | undefined; seed?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const modes = (['times', 'nth', 'probability'] as const).filter((k) => rule[k] !== undefined);
+  if (modes.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [modes[1] as string],
+      message: `give at most one of "times", "nth" or "probability" (got ${modes.join(' and ')})`,
+    });
+  }
+  if (rule.seed !== undefined && rule.probability === undefined)
+    ctx.addIssue({ code: 'custom', path: ['seed'], message: 'a seed only matters with "probability"' });
+}
+
+/** A fault rule that is not valid, or cannot be added: the message and each field's issue. */
+export class FaultRuleError extends Error {
+  override readonly name = 'FaultRuleError';
+  constructor(
+    message: string,
+    readonly issues: { field: string; message: string; received?: unknown }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** How often a rule matched and fired, and whether it can fire again. */
+export interface FiringState {
+  times?: number | undefined;
+  nth?: number | undefined;
+  probability?: number | undefined;
+  matched: number;
+  fired: number;
+  spent: boolean;
+}
+
+/**
+ * Whether a rule fires for a call it matches (already counted in `matched`): always, for its next
+ * `times` calls, on its `nth`, or with its `probability` drawn from `next` on every matching call
+ * (so the sequence depends only on the seed and the calls). Counts the firing and spends the rule.
+ * The API's and the callbacks' fault rules both decide here.
+ */
+export function firesNow(state: FiringState, next: () => number): boolean {
+  const fires =
+    state.nth !== undefined ? state.matched === state.nth : state.probability !== undefined ? next() < state.probability : true;
+  if (!fires) return false;
+  state.fired++;
+  if ((state.times !== undefined && state.fired >= state.times) || state.nth !== undefined) state.spent = true;
+  return true;
 }

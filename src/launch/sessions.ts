@@ -16,11 +16,14 @@ export interface LaunchSession {
   balanceAtLaunchMinor: number;
   createdAt: number;
   expiresAt: number;
+  /** When the link was spent by an earlier open (a client fault: one-time links), if it was. */
+  usedAt?: number;
 }
 
 export type SessionLookup =
   | { status: 'active'; session: LaunchSession }
   | { status: 'expired'; session: LaunchSession }
+  | { status: 'used'; session: LaunchSession }
   | { status: 'unknown' };
 
 export interface CreateSessionOptions {
@@ -78,7 +81,16 @@ export class LaunchSessions {
   lookup(id: string): SessionLookup {
     const session = this.sessions.get(id);
     if (!session) return { status: 'unknown' };
-    return this.now() >= session.expiresAt ? { status: 'expired', session } : { status: 'active', session };
+    if (this.now() >= session.expiresAt) return { status: 'expired', session };
+    return session.usedAt === undefined ? { status: 'active', session } : { status: 'used', session };
+  }
+
+  /** Marks a session's link as already used (a client fault: a one-time link someone opened first). */
+  markUsed(id: string): boolean {
+    const session = this.sessions.get(id);
+    if (!session) return false;
+    session.usedAt ??= this.now();
+    return true;
   }
 
   /** Makes a session's link expired from now on (a client fault: the link the client got is already dead). */

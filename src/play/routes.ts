@@ -65,19 +65,24 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
     const found = deps.sessions.lookup(id);
     if (found.status === 'active') return found.session;
-    const status = found.status === 'expired' ? 410 : 404;
+    const status = found.status === 'unknown' ? 404 : 410;
     const message =
       found.status === 'expired'
         ? `This launch link expired at ${new Date(found.session.expiresAt).toISOString()}. Request a new one with POST /getgameurl.`
-        : `No game session ${JSON.stringify(id)}: the link is wrong, or the server restarted since it was made. Request a new one with POST /getgameurl.`;
+        : found.status === 'used'
+          ? `This launch link was already used at ${new Date(found.session.usedAt ?? 0).toISOString()}: a link opens one game session once. Request a new one with POST /getgameurl.`
+          : `No game session ${JSON.stringify(id)}: the link is wrong, or the server restarted since it was made. Request a new one with POST /getgameurl.`;
+    const title = { expired: 'Launch link expired', used: 'Launch link already used', unknown: 'Unknown game session' }[
+      found.status
+    ];
     if (wantsHtml) {
-      return new Response(errorPage(status === 410 ? 'Launch link expired' : 'Unknown game session', message), {
+      return new Response(errorPage(title, message), {
         status,
         headers: { 'content-type': 'text/html; charset=UTF-8' },
       });
     }
     throw new ApiError(status, message, {
-      errors: [{ field: 'sessionId', message: status === 410 ? 'expired' : 'unknown', received: id }],
+      errors: [{ field: 'sessionId', message: found.status, received: id }],
     });
   };
 

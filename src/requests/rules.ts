@@ -3,12 +3,16 @@ import { seededRandom } from '../callbacks/random.ts';
 import {
   type Fault,
   type FaultRule,
+  FaultRuleError,
   type FaultRuleInput,
   faultRuleSchema,
+  firesNow,
   MAX_FAULT_DELAY_MS,
   MAX_FAULT_RULES,
 } from '../config/index.ts';
 import { valueAt } from '../shared/index.ts';
+
+export { FaultRuleError };
 
 /** What a rule can match on in one client request; fields the request does not carry are undefined. */
 export interface RequestFacts {
@@ -39,16 +43,6 @@ export interface FiredFault {
   fault: Fault;
   /** For a delay: the drawn ms. */
   delayMs?: number;
-}
-
-export class FaultRuleError extends Error {
-  override readonly name = 'FaultRuleError';
-  constructor(
-    message: string,
-    readonly issues: { field: string; message: string; received?: unknown }[] = [],
-  ) {
-    super(message);
-  }
 }
 
 interface LiveRule {
@@ -154,21 +148,12 @@ export class FaultRules {
       const { state } = rule;
       if (state.spent || !matches(state, request)) continue;
       state.matched++;
-      if (fired || !decides(rule)) continue;
-      state.fired++;
-      if ((state.times !== undefined && state.fired >= state.times) || state.nth !== undefined) state.spent = true;
+      if (fired || !firesNow(state, rule.next)) continue;
       fired = { ruleId: state.id, fault: state.fault };
       if (state.fault.kind === 'delay') fired.delayMs = drawDelay(state.fault, rule.next);
     }
     return fired;
   }
-}
-
-function decides({ state, next }: LiveRule): boolean {
-  if (state.nth !== undefined) return state.matched === state.nth;
-  // Drawn on every matching call, so the sequence depends only on the seed and the calls.
-  if (state.probability !== undefined) return next() < state.probability;
-  return true;
 }
 
 function matches({ match }: FaultRuleState, request: RequestFacts): boolean {

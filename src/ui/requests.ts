@@ -14,6 +14,7 @@ export const BREAK_CHOICES = [
   { id: 'drip', label: 'Slow drip', fault: { kind: 'drip', chunkBytes: 64, intervalMs: 50 } },
   { id: 'maintenance', label: 'Provider maintenance (503)', fault: { kind: 'maintenance' } },
   { id: 'expired-link', label: 'Launch link already expired', fault: { kind: 'expired-link' } },
+  { id: 'used-link', label: 'Launch link already used', fault: { kind: 'used-link' } },
 ] as const;
 
 /**

@@ -195,6 +195,27 @@ describe('fault rules on the aggregator API, from a real client', () => {
     expect(page.status).toBe(410);
   });
 
+  it('gives a launch link that was already used: the play page refuses it with 410 and says so, and the next launch is fine', async () => {
+    aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'used-link' }, times: 1 });
+    const res = await launch();
+    expect(res.status).toBe(200);
+    const { payload } = (await res.json()) as { payload: { game_launch_url: string } };
+    const page = await fetch(payload.game_launch_url);
+    expect(page.status).toBe(410);
+    expect(await page.json()).toMatchObject({ message: expect.stringContaining('already used') });
+    const html = await fetch(payload.game_launch_url, { headers: { accept: 'text/html' } });
+    expect(await html.text()).toContain('Launch link already used');
+    const next = (await (await launch()).json()) as { payload: { game_launch_url: string } };
+    expect((await fetch(next.payload.game_launch_url)).status).toBe(200);
+    expect(aggmock.requests.count({ path: '/getgameurl', faultRule: aggmock.faults.list()[0]?.id ?? '' })).toBe(1);
+  });
+
+  it('refuses a used-link rule on a listing route, naming the field', () => {
+    expect(() => aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'used-link' } })).toThrow(
+      /match\.path: a "used-link" fault applies to \/getgameurl only/,
+    );
+  });
+
   it('answers a maintenance 503 for one provider only, on its listing and on a launch of its game', async () => {
     aggmock.faults.add({ match: { provider: provider.toLowerCase() }, fault: { kind: 'maintenance', retryAfter: 30 } });
     const listing = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(provider)}`, {
