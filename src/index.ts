@@ -8,9 +8,12 @@
  */
 
 export { createApp } from './app.ts';
+export type { CallbackFaultRuleState } from './callbacks/index.ts';
 export {
   type AggmockConfig,
   type AggmockConfigInput,
+  CALLBACK_FAULT_KINDS,
+  type CallbackFaultRuleInput,
   ConfigError,
   configSchema,
   defaultConfig,

@@ -5,10 +5,11 @@ import { createAdminRoutes } from './admin/index.ts';
 import { clientFaults } from './aggregator/client-faults.ts';
 import { aggregatorFastPath } from './aggregator/fast-path.ts';
 import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
+import type { CallbackFaultRuleState } from './callbacks/faults.ts';
 import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
-import type { AggmockConfig, FaultRuleInput } from './config/index.ts';
+import type { AggmockConfig, CallbackFaultRuleInput, FaultRuleInput } from './config/index.ts';
 import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
@@ -44,6 +45,15 @@ export interface Aggmock extends RunningServer {
     /** Adds a rule; a bad one throws naming the field. */
     add(rule: FaultRuleInput): FaultRuleState;
     list(): FaultRuleState[];
+    remove(id: string): boolean;
+    /** Removes every rule (config ones too); returns how many. */
+    clear(): number;
+  };
+  /** Fault rules on the callbacks aggmock sends (the same book as `/__admin/callback-faults`), e.g. `add({ match: { event: 'debit' }, fault: { kind: 'duplicate' }, times: 1 })`. */
+  callbackFaults: {
+    /** Adds a rule; a bad one throws naming the field. */
+    add(rule: CallbackFaultRuleInput): CallbackFaultRuleState;
+    list(): CallbackFaultRuleState[];
     remove(id: string): boolean;
     /** Removes every rule (config ones too); returns how many. */
     clear(): number;
@@ -186,10 +196,16 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     remove: (id: string) => rules.remove(id),
     clear: () => rules.clear(),
   };
+  const callbackFaults = {
+    add: (rule: CallbackFaultRuleInput) => engine.faults.add(rule),
+    list: () => engine.faults.list(),
+    remove: (id: string) => engine.faults.remove(id),
+    clear: () => engine.faults.clear(),
+  };
   const requests = {
     list: (filter?: RequestFilter) => journal.list(filter),
     count: (matcher?: RequestMatcher) => journal.count(matcher),
     clear: () => journal.clear(),
   };
-  return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db, faults, requests };
+  return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db, faults, callbackFaults, requests };
 }

@@ -106,7 +106,20 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
   const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;
-  for (const path of ['/events', '/scenarios/:name/run', '/faults', '/requests/count']) app.use(path, rawBody);
+  for (const path of ['/events', '/scenarios/:name/run', '/faults', '/callback-faults', '/requests/count'])
+    app.use(path, rawBody);
+
+  // The fault rules on the callbacks the engine sends: a timeout after the wallet applied one, a duplicate in flight.
+  const callbackFaults = deps.engine.faults;
+  app.post('/callback-faults', (c) => c.json({ fault: callbackFaults.add(jsonObjectBody(rawBodyOf(c))) }, 201));
+  app.get('/callback-faults', (c) => c.json({ faults: callbackFaults.list() }));
+  app.delete('/callback-faults', (c) => c.json({ removed: callbackFaults.clear() }));
+  app.delete('/callback-faults/:id', (c) => {
+    const id = c.req.param('id');
+    if (!callbackFaults.remove(id))
+      throw new ApiError(404, `No callback fault rule ${JSON.stringify(id)}. GET /__admin/callback-faults lists them.`);
+    return c.json({ removed: 1 });
+  });
 
   const { rules, journal } = deps;
   if (rules) {

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
-import { FAULT_KINDS } from '../config/index.ts';
+import { CALLBACK_FAULT_KINDS, FAULT_KINDS } from '../config/index.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
@@ -172,6 +172,26 @@ export const faultRuleStateSchema = z
 export const faultCreatedResponseSchema = z.strictObject({ fault: faultRuleStateSchema });
 export const faultsResponseSchema = z.strictObject({ faults: z.array(faultRuleStateSchema) });
 export const faultsRemovedResponseSchema = z.strictObject({ removed: z.number().int().min(0) });
+
+/** A callback fault rule as `/__admin/callback-faults` lists it. */
+export const callbackFaultRuleStateSchema = z
+  .object({
+    id: z.string(),
+    source: z.enum(['config', 'admin']),
+    match: z.record(z.string(), z.unknown()),
+    fault: z.object({ kind: z.enum(CALLBACK_FAULT_KINDS) }).passthrough(),
+    times: z.number().int().optional(),
+    nth: z.number().int().optional(),
+    probability: z.number().optional(),
+    seed: z.union([z.number(), z.string()]).optional(),
+    matched: z.number().int().min(0),
+    fired: z.number().int().min(0),
+    spent: z.boolean(),
+  })
+  .openapi('AdminCallbackFaultRule');
+
+export const callbackFaultCreatedResponseSchema = z.strictObject({ fault: callbackFaultRuleStateSchema });
+export const callbackFaultsResponseSchema = z.strictObject({ faults: z.array(callbackFaultRuleStateSchema) });
 
 /** One request the client made to the aggregator API, as journaled. */
 export const journaledRequestSchema = z

@@ -107,13 +107,19 @@ export function applyVerdict(event: StoredEvent, attempt: Attempt, verdict: Verd
     return true;
   }
   // Cut off by stop(): not the receiver's fault, so it goes again as soon as an engine runs.
-  const delay = verdict.interrupted ? 0 : retryDelayMs(event.attemptCount, retry.cfg, retry.random, verdict.retryAfterMs);
+  const delay = verdict.interrupted
+    ? 0
+    : verdict.final
+      ? undefined
+      : retryDelayMs(event.attemptCount, retry.cfg, retry.random, verdict.retryAfterMs);
   event.error = verdict.error;
   if (delay === undefined) {
     attempt.outcome = 'failed';
     event.status = 'failed';
     event.settledAt = retry.now;
-    event.error = `${verdict.error} — gave up after ${event.attemptCount} attempt(s) (callbacks.retrySchedule)`;
+    event.error = verdict.final
+      ? `${verdict.error} — gave up after attempt ${event.attemptCount}`
+      : `${verdict.error} — gave up after ${event.attemptCount} attempt(s) (callbacks.retrySchedule)`;
     return true;
   }
   event.status = 'pending';

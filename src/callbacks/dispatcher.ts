@@ -19,7 +19,15 @@ export interface HttpAnswer {
 export type Verdict =
   | { outcome: 'delivered'; reply: { status: number; body: unknown } }
   | { outcome: 'rejected'; reply: { status: number; body: unknown }; error: string }
-  | { outcome: 'retry'; reply?: { status: number; body: unknown }; error: string; retryAfterMs?: number; interrupted?: boolean };
+  | {
+      outcome: 'retry';
+      reply?: { status: number; body: unknown };
+      error: string;
+      retryAfterMs?: number;
+      interrupted?: boolean;
+      /** No retry after this attempt, whatever the schedule says (a `timeout` fault rule with `giveUp`). */
+      final?: boolean;
+    };
 
 /**
  * What an HTTP answer means for delivery, as {@link judgeReply} judges it: accepted → delivered;

@@ -4,6 +4,7 @@ import type { Database } from '../storage/index.ts';
 import type { Clock } from './clock.ts';
 import type { CallbackRequestError } from './enqueue-request.ts';
 import type { Attempt, EnqueueRequest, StoredEvent } from './events.ts';
+import type { CallbackFaults } from './faults.ts';
 import type { Outbox } from './outbox.ts';
 import type { TransportFactory } from './proxy.ts';
 import type { Random } from './random.ts';
@@ -45,6 +46,8 @@ export interface CallbackEngine {
   start(): void;
   /** Waits for attempts in flight up to the deadline, then aborts them; everything unsettled stays in the outbox. */
   stop(options?: { deadlineMs?: number }): Promise<void>;
+  /** The fault rules on the callbacks it sends (config `callbacks.faults`, `/__admin/callback-faults`). */
+  faults: CallbackFaults;
   /** The next id of the seeded, reproducible sequence (persisted, so a restart continues it). */
   nextTransactionId(): string;
   /** Attempts on the wire right now (tests use it to know when only timers are left). */

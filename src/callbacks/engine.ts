@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import { wireOf } from '../profiles/index.ts';
 import { type AttemptInFlight, answeredAttempt, applyVerdict, attemptHeaders, unansweredAttempt } from './attempt.ts';
 import { type Clock, systemClock } from './clock.ts';
+import type { HttpAnswer } from './dispatcher.ts';
 import { classifyAnswer, classifyFailure, type Verdict } from './dispatcher.ts';
 import type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
 import { CallbackRequestError } from './enqueue-request.ts';
 import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './events.ts';
+import { CallbackFaults, duplicateSource, FaultTimeoutError, type FiredCallbackFault, postWithTimeoutFault } from './faults.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { type NewEvent, NewEvents } from './new-events.ts';
 import { OrderingLines } from './ordering.ts';
@@ -43,6 +45,7 @@ export function createCallbackEngine(options: CallbackEngineOptions): CallbackEn
 
 class Engine implements CallbackEngine {
   readonly outbox: Outbox;
+  readonly faults: CallbackFaults;
   private readonly cfg: CallbacksConfig;
   private readonly clock: Clock;
   private readonly random: Random;
@@ -80,6 +83,7 @@ class Engine implements CallbackEngine {
     this.random = options.random ?? seededRandom(`${options.config.seed}:callbacks`);
     this.logger = options.logger;
     this.outbox = new Outbox(options.db);
+    this.faults = new CallbackFaults({ seed: options.config.seed, rules: this.cfg.faults });
     this.ids = new TransactionIdSequence(options.db, options.config.seed, {
       ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
     });
@@ -287,15 +291,45 @@ class Engine implements CallbackEngine {
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
     const attempt = inFlight(sending);
     const { event, headers } = sending;
-    transport.post(event.url, headers, event.body).then(
+    const fired = this.faults.size === 0 ? undefined : this.faults.fire(event);
+    (fired ? this.postFaulted(transport, attempt, fired) : transport.post(event.url, headers, event.body)).then(
       (answer) => {
         const verdict = classifyAnswer(answer, this.clock.now(), wireOf(this.cfg).reading(event.currency));
         this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
         const verdict = classifyFailure(error);
-        this.finishAttempt(attempt, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
+        if (error instanceof FaultTimeoutError)
+          this.finishAttempt(attempt, error.final ? { ...verdict, final: true } : verdict, error.answer);
+        else this.finishAttempt(attempt, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
       },
+    );
+  }
+
+  /**
+   * One attempt under the callback fault rule that fired (src/callbacks/faults.ts): a `duplicate`
+   * stores a copy as a new outbox event, journaled before it goes out like any other, on a line of
+   * its own so it is sent while this one is in flight; a `timeout` gives up on this attempt.
+   */
+  private postFaulted(transport: Transport, attempt: AttemptInFlight, fired: FiredCallbackFault): Promise<HttpAnswer> {
+    const { event, headers } = attempt;
+    const { fault } = fired;
+    if (fault.kind === 'duplicate') {
+      const send = () => {
+        if (!this.running) return;
+        const source = duplicateSource(fired.ruleId, event.id);
+        const copy = { ...this.newEvents.replayOf(event), source, orderingKey: `${event.orderingKey}#${source}` };
+        this.store(copy, false);
+      };
+      if (fault.afterMs > 0) setTimeout(send, fault.afterMs).unref();
+      else send();
+      return transport.post(event.url, headers, event.body);
+    }
+    return postWithTimeoutFault(transport, { ...fired, fault }, { url: event.url, headers, body: event.body }, (late) =>
+      this.logger?.info(
+        { eventId: event.id, attempt: event.attemptCount, rule: fired.ruleId, status: late.status },
+        'a callback reply came after a timeout fault rule gave up on it',
+      ),
     );
   }
 

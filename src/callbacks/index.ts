@@ -16,6 +16,13 @@ export {
   USER_AGENT,
 } from './engine.ts';
 export * from './events.ts';
+export {
+  type CallbackFaultRuleState,
+  CallbackFaults,
+  duplicateSource,
+  FaultTimeoutError,
+  type FiredCallbackFault,
+} from './faults.ts';
 export { TransactionIdSequence, transactionIdAt } from './ids.ts';
 export { MAX_JOURNALED_BODY, Outbox, type OutboxFilter, type RetentionPolicy } from './outbox.ts';
 export { type Random, seededRandom } from './random.ts';

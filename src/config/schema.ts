@@ -10,7 +10,7 @@ import {
 } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
-import { faultRulesSchema } from './faults.ts';
+import { callbackFaultRulesSchema, faultRulesSchema } from './faults.ts';
 
 /*
  * Every object is strict: an unknown key (a typo, a setting of another version) is refused with
@@ -166,6 +166,8 @@ const callbacksObjectSchema = z.strictObject({
   timeScale: z.coerce.number().positive().default(1),
   concurrency: z.coerce.number().int().min(1).max(1024).default(32),
   rollbackFailedDebits: z.boolean().default(true),
+  /** Fault rules on the callbacks (a timeout after the wallet applied one, a duplicate in flight): see faults.ts. */
+  faults: callbackFaultRulesSchema,
   /** Longest wait a 429/503 `Retry-After` can impose on one retry (it is honoured unscaled by timeScale). */
   retryAfterMax: durationMs.default(300_000),
   retention: z

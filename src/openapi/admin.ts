@@ -1,6 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import {
+  callbackFaultCreatedResponseSchema,
+  callbackFaultsResponseSchema,
   deliveriesResponseSchema,
   deliveryResponseSchema,
   discrepanciesResponseSchema,
@@ -28,7 +30,7 @@ import {
   triggerEventSchema,
   waitQuerySchema,
 } from '../admin/schemas.ts';
-import { faultRuleSchema } from '../config/index.ts';
+import { callbackFaultRuleSchema, faultRuleSchema } from '../config/index.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
@@ -178,6 +180,34 @@ export function registerAdminPaths(registry: Registry): void {
     'delete',
     '/faults/{id}',
     'Remove one fault rule',
+    { params: z.object({ id: z.string() }) },
+    { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
+  );
+  path(
+    'post',
+    '/callback-faults',
+    'Add a fault rule on the callbacks aggmock sends (a timeout after the wallet applied one, a duplicate while the first is in flight)',
+    { body: { required: true, content: { 'application/json': { schema: callbackFaultRuleSchema } } } },
+    { 201: json(callbackFaultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
+  );
+  path(
+    'get',
+    '/callback-faults',
+    'The callback fault rules and how often each matched and fired',
+    {},
+    { 200: json(callbackFaultsResponseSchema, 'Every rule'), ...errors(401) },
+  );
+  path(
+    'delete',
+    '/callback-faults',
+    'Remove every callback fault rule',
+    {},
+    { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
+  );
+  path(
+    'delete',
+    '/callback-faults/{id}',
+    'Remove one callback fault rule',
     { params: z.object({ id: z.string() }) },
     { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
   );
