@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createAdminRoutes } from '../../src/admin/index.ts';
 import {
+  callbackFaultCreatedResponseSchema,
+  callbackFaultsResponseSchema,
   deliveriesResponseSchema,
   deliveryResponseSchema,
   discrepanciesResponseSchema,
@@ -108,6 +110,19 @@ describe('the admin API answers as its documented schemas say', () => {
     await call(faultsRemovedResponseSchema, 'DELETE', `/faults/${created.fault.id}`);
     await call(faultsRemovedResponseSchema, 'DELETE', '/faults');
     await call(requestsClearedResponseSchema, 'DELETE', '/requests');
+  });
+
+  it('for callback fault rules', async () => {
+    const created = await call(callbackFaultCreatedResponseSchema, 'POST', '/callback-faults', {
+      match: { event: 'debit', player: 'p9' },
+      fault: { kind: 'duplicate', afterMs: 5 },
+      times: 1,
+    });
+    expect((await call(callbackFaultsResponseSchema, 'GET', '/callback-faults')).faults.map((f) => f.id)).toEqual([
+      created.fault.id,
+    ]);
+    await call(faultsRemovedResponseSchema, 'DELETE', `/callback-faults/${created.fault.id}`);
+    expect((await call(faultsRemovedResponseSchema, 'DELETE', '/callback-faults')).removed).toBe(0);
   });
 
   it('for events, scenarios, deliveries, attempts, replays, rollbacks, discrepancies, the ledger, the schedule and reset', async () => {
