@@ -454,6 +454,66 @@ describe('the journal of the client requests', () => {
     }
   });
 
+  it('keeps each request’s own auth verdict, headers and query when clients alternate on the listings fast path', async () => {
+    const key = 'k-real-key-2b7d';
+    const secret = 's-real-secret-9e1f';
+    const local = await startAggmock(
+      validateConfig({
+        port: 0,
+        db: ':memory:',
+        catalog: { providers: 2, games: 4 },
+        auth: { apiKeys: [key], signing: { secrets: [secret] } },
+      }),
+    );
+    try {
+      const code = local.catalog.providers[0]?.code ?? '';
+      const hmac = (target: string) =>
+        signPayload({
+          scheme: 'timestamped',
+          secrets: [secret],
+          payload: requestPayload('GET', target, ''),
+          timestamp: Math.floor(Date.now() / 1000),
+        });
+      const calls: [string, Record<string, string>][] = [
+        ['/getallproviders', { 'x-betnex-key': key, 'x-client': 'a' }],
+        ['/getallproviders', { ...hmac('/getallproviders'), 'x-client': 'b' }],
+        [`/getallgamesandprovider?provider=${code}`, { 'x-betnex-key': key, 'x-client': 'a' }],
+        ['/getallproviders', { 'x-betnex-key': 'wrong', 'x-client': 'c' }],
+        ['/getallproviders', { 'x-betnex-key': key, 'x-client': 'a' }],
+      ];
+      for (const [target, headers] of calls) await fetch(`${local.url}${target}`, { headers });
+      const entries = local.requests.list().reverse();
+      expect(entries.map((e) => [e.status, e.auth.ok && e.auth.method, e.headers['x-client'], e.query.provider ?? null])).toEqual(
+        [
+          [200, 'api-key', 'a', null],
+          [200, 'hmac', 'b', null],
+          [200, 'api-key', 'a', code],
+          [401, false, 'c', null],
+          [200, 'api-key', 'a', null],
+        ],
+      );
+      expect(entries[3]?.auth).toMatchObject({ ok: false, error: 'INVALID_API_KEY' });
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('with api.journal off records nothing, and fault rules still apply', async () => {
+    const local = await startAggmock(
+      validateConfig({ port: 0, db: ':memory:', catalog: { providers: 2, games: 4 }, api: { journal: false } }),
+    );
+    try {
+      expect((await fetch(`${local.url}/getallproviders`, { headers: HEADERS })).status).toBe(200);
+      local.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'status', status: 502 }, times: 1 });
+      expect((await fetch(`${local.url}/getallproviders`, { headers: HEADERS })).status).toBe(502);
+      expect((await fetch(`${local.url}/getallproviders`, { headers: HEADERS })).status).toBe(200);
+      expect(local.requests.count()).toBe(0);
+      expect(validateConfig({}).api.journal).toBe(true);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('does not journal aggmock’s own pages and admin API', async () => {
     await fetch(`${aggmock.url}/health`);
     await fetch(`${aggmock.url}/__admin/faults`);
