@@ -36,6 +36,9 @@ import {
 } from './lib.ts';
 import { type Fixture, PEERS } from './peers.ts';
 
+/** The target that is aggmock with a fault rule on `/getgameurl` only. */
+const RULE_ON_LAUNCH = 'aggmock, a rule on /getgameurl';
+
 /** Seconds of unmeasured load before each measurement (see the rounds below). */
 const WARMUP_S = 0.5;
 
@@ -88,7 +91,8 @@ async function compareBody(url: string, headers: Record<string, string>, expecte
 
 const bench: Benchmark = {
   name: 'listings',
-  description: 'aggmock vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
+  description:
+    'aggmock (also with a fault rule on another route) vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
   async run(options) {
     const { rounds, duration, connections } = options;
     const dir = tempDir('listings');
@@ -123,6 +127,25 @@ const bench: Benchmark = {
         }),
       );
       writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+
+      // The same aggmock with a fault rule on another route: a rule must not slow the routes it does not match.
+      const ruled = join(dir, 'rule-on-launch.json');
+      writeFileSync(
+        ruled,
+        JSON.stringify({
+          api: { faults: [{ id: 'slow-launch', match: { path: '/getgameurl' }, fault: { kind: 'delay', ms: 1 } }] },
+        }),
+      );
+      const withRule = await startAggmock(['--config', ruled], 'aggmock serve (a fault rule on /getgameurl)');
+      running.push(withRule);
+      targets.push({
+        name: RULE_ON_LAUNCH,
+        url: withRule.url,
+        started: withRule,
+        headers: DEV_KEY,
+        targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
+        body: {},
+      });
       const bare = await startProcess(
         process.execPath,
         [join(import.meta.dirname, 'bare-server.mjs'), join(dir, 'manifest.json')],

@@ -55,7 +55,8 @@ export function checks(results: Record_[]): Check[] {
     | undefined;
   for (const t of listings?.tables ?? []) {
     const mine = t.rows.find((r) => r.target === 'aggmock');
-    const peers = t.rows.filter((r) => r.target !== 'aggmock' && r.target !== 'bare node:http');
+    // Peers are the other servers: not aggmock in any configuration, not the bare floor.
+    const peers = t.rows.filter((r) => !r.target.startsWith('aggmock') && r.target !== 'bare node:http');
     if (!mine) continue;
     const cpu = mine.cpuToBare === undefined ? '' : ` (CPU per request ${mine.cpuToBare.toFixed(2)} × bare)`;
     out.push({
