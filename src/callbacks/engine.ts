@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import { wireOf } from '../profiles/index.ts';
 import { type AttemptInFlight, answeredAttempt, applyVerdict, attemptHeaders, unansweredAttempt } from './attempt.ts';
 import { type Clock, systemClock } from './clock.ts';
-import type { HttpAnswer } from './dispatcher.ts';
-import { classifyAnswer, classifyFailure, type Verdict } from './dispatcher.ts';
+import { classifyAnswer, classifyFailure, type HttpAnswer, type Verdict } from './dispatcher.ts';
 import type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
 import { CallbackRequestError } from './enqueue-request.ts';
 import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './events.ts';
@@ -315,8 +314,10 @@ class Engine implements CallbackEngine {
     const { event, headers } = attempt;
     const { fault } = fired;
     if (fault.kind === 'duplicate') {
+      const generation = this.generation;
       const send = () => {
-        if (!this.running) return;
+        // Not after a stop, nor a copy of an event an outbox reset has since forgotten.
+        if (!this.running || generation !== this.generation) return;
         const source = duplicateSource(fired.ruleId, event.id);
         const copy = { ...this.newEvents.replayOf(event), source, orderingKey: `${event.orderingKey}#${source}` };
         this.store(copy, false);
