@@ -136,7 +136,11 @@ const bench: Benchmark = {
           api: { faults: [{ id: 'slow-launch', match: { path: '/getgameurl' }, fault: { kind: 'delay', ms: 1 } }] },
         }),
       );
-      const withRule = await startAggmock(['--config', ruled], 'aggmock serve (a fault rule on /getgameurl)');
+      // The first one's public URL, so its listings (which carry links) are the same bytes.
+      const withRule = await startAggmock(
+        ['--config', ruled, '--public-url', aggmock.url],
+        'aggmock serve (a fault rule on /getgameurl)',
+      );
       running.push(withRule);
       targets.push({
         name: RULE_ON_LAUNCH,
