@@ -9,6 +9,15 @@
 export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
 export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
 export { DEV_EC_PRIVATE_KEY, DEV_EC_PUBLIC_KEY, DEV_RSA_PRIVATE_KEY, DEV_RSA_PUBLIC_KEY } from './dev-keys.ts';
+export {
+  type CallReading,
+  type FactsReading,
+  operationsAt,
+  type ReadFacts,
+  type ReadFactsOptions,
+  readFacts,
+  recogniseCall,
+} from './facts.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export { dialectOfProfile } from './profile.ts';
 export {
