@@ -469,3 +469,28 @@ function lowerKeys(headers: Readonly<Record<string, string | undefined>>): Recor
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = v;
   return out;
 }
+
+/**
+ * The credentials a call carries as they are (an API key in a header, a caller password in the
+ * query, a secret in the body), by the vendor's names: what a wallet compares, besides a signature.
+ *
+ * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
+ */
+export function credentialsCarried(dialect: Dialect, operation: Operation): string[] {
+  const def = dialect.operations[operation];
+  if (!def) return [];
+  const names = new Set<string>();
+  const ofTemplate = (template: string) => {
+    for (const m of template.matchAll(/\{credential\.([A-Za-z][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
+  };
+  const visit = (field: Field) => {
+    if ('credential' in field) names.add(field.credential);
+    else if ('template' in field) ofTemplate(field.template);
+    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
+    else if ('list' in field) for (const inner of field.list) visit(inner);
+  };
+  ofTemplate(def.path);
+  for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
+    for (const field of Object.values(fields)) visit(field);
+  return [...names];
+}

@@ -11,6 +11,7 @@ export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/in
 export { DEV_EC_PRIVATE_KEY, DEV_EC_PUBLIC_KEY, DEV_RSA_PRIVATE_KEY, DEV_RSA_PUBLIC_KEY } from './dev-keys.ts';
 export {
   type CallReading,
+  credentialsCarried,
   type FactsReading,
   operationsAt,
   type ReadFacts,

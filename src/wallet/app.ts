@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AggmockConfig } from '../config/index.ts';
+import { codecOf } from '../dialects/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { credentialGuard, isExposed } from '../http/exposure.ts';
@@ -10,6 +11,7 @@ import { encodeAmount } from '../money/index.ts';
 import type { Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import type { WalletBehaviour } from './behaviour.ts';
+import { type DialectSettings, dialectRoutes } from './dialect.ts';
 import { type CallbackBodySchema, type ParsedCallback, parseCallbackBody, walletWire } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import { applyProviderState, parseProviderState, stateRequestSchema } from './state.ts';
@@ -29,6 +31,8 @@ export interface WalletAppOptions {
   nowSeconds?: () => number;
   /** The address the wallet binds (default 127.0.0.1): what its Host check and exposure rest on. */
   bindHost?: string;
+  /** A vendor dialect: its calls are answered on its paths under the base URL instead of the profile webhook. */
+  dialect?: DialectSettings | undefined;
 }
 
 /**
@@ -37,12 +41,6 @@ export interface WalletAppOptions {
  */
 export function createWalletApp(options: WalletAppOptions): Hono {
   const { config, store, behaviour } = options;
-  const wire = walletWire(config.callbacks);
-  const schema: CallbackBodySchema = {
-    wire,
-    allowNegative: behaviour.allowNegativeAmounts === true,
-    currencyOf: (playerId) => store.currencyOf(playerId),
-  };
   const app = new Hono();
 
   const bindHost = options.bindHost ?? '127.0.0.1';
@@ -52,6 +50,37 @@ export function createWalletApp(options: WalletAppOptions): Hono {
   // 127.0.0.1) cannot post callbacks signed with the public dev secret. A network binding is
   // reached by whatever name the network uses (a container's service name), so no Host check there.
   const foreignHost = isExposed({ host: bindHost }) ? () => undefined : hostCheck({ bindHost });
+  if (options.dialect) {
+    const { dialect } = options.dialect;
+    const currency = config.wallet.currency;
+    if (options.testEndpoints)
+      mountTestEndpoints(app, {
+        store,
+        config,
+        bindHost,
+        balanceOf: (playerId, minor) =>
+          encodeAmount(minor, codecOf(dialect, store.currencyOf(playerId) ?? currency, config.callbacks.currencies)),
+      });
+    app.route(
+      '/',
+      dialectRoutes({
+        ...options.dialect,
+        store,
+        behaviour,
+        bodyBytes: config.limits.bodyBytes,
+        currency,
+        foreignHost,
+        nowSeconds: options.nowSeconds,
+      }),
+    );
+    return withErrorHandlers(app);
+  }
+  const wire = walletWire(config.callbacks);
+  const schema: CallbackBodySchema = {
+    wire,
+    allowNegative: behaviour.allowNegativeAmounts === true,
+    currencyOf: (playerId) => store.currencyOf(playerId),
+  };
   app.post(
     WEBHOOK_PATH,
     async (c, next) => {
@@ -66,8 +95,18 @@ export function createWalletApp(options: WalletAppOptions): Hono {
     async (c) => send(c, await receiveCallback(c, { config, schema, behaviour, store, nowSeconds: options.nowSeconds })),
   );
 
-  if (options.testEndpoints) mountTestEndpoints(app, { store, wire, config, bindHost });
+  if (options.testEndpoints)
+    mountTestEndpoints(app, {
+      store,
+      config,
+      bindHost,
+      balanceOf: (playerId, minor) => encodeAmount(minor, wire.codec(store.currencyOf(playerId))),
+    });
+  return withErrorHandlers(app);
+}
 
+/** Every answer is JSON, including 404 and unexpected errors. */
+function withErrorHandlers(app: Hono): Hono {
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
   app.onError((error, c) =>
     error instanceof ApiError
@@ -163,9 +202,17 @@ function send(c: Context, reply: WalletReply): Response {
  * take only same-origin JSON on one of the wallet's own names (no cross-site form, no rebinding),
  * bounded by `limits.bodyBytes`; bound beyond loopback they also want the admin token.
  */
-function mountTestEndpoints(app: Hono, deps: { store: WalletStore; wire: Wire; config: AggmockConfig; bindHost: string }): void {
-  const { store, wire, config, bindHost } = deps;
-  const balanceOf = (playerId: string, minor: number) => encodeAmount(minor, wire.codec(store.currencyOf(playerId)));
+function mountTestEndpoints(
+  app: Hono,
+  deps: {
+    store: WalletStore;
+    config: AggmockConfig;
+    bindHost: string;
+    /** A balance as the wire writes it. */
+    balanceOf: (playerId: string, minor: number) => number | string;
+  },
+): void {
+  const { store, config, bindHost, balanceOf } = deps;
   const guards = [
     sameOriginGuard({ bindHost }),
     credentialGuard({ host: bindHost, token: config.admin.token, require: 'when-exposed', what: "The wallet's test endpoints" }),

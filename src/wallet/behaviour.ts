@@ -24,6 +24,8 @@ export type SignatureCheck = (input: SignatureInput) => string | undefined;
 export interface WalletBehaviour {
   /** `null`: no signature check at all. */
   checkSignature: SignatureCheck | null;
+  /** Only `debit-only-signature`: in a vendor dialect, the signature is checked on debits only. */
+  signatureScope?: 'debits';
   /** Only `negative-amounts`: the body schema lets negative amounts through. */
   allowNegativeAmounts?: boolean;
   /** Only `malformed-json-crash`: what a body that does not parse gets instead of a 400 (undefined: the 400). */

@@ -422,7 +422,7 @@ export function faultyBehaviour(fault: WalletFault | undefined, store: WalletSto
       };
     }
     case 'debit-only-signature':
-      return { ...reference, checkSignature: debitOnlySignature };
+      return { ...reference, checkSignature: debitOnlySignature, signatureScope: 'debits' };
     case 'signature-cache':
       return { ...reference, checkSignature: signatureCache() };
     case 'ci-collation-ids':

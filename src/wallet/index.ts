@@ -60,16 +60,18 @@
  * await wallet.close();
  */
 import type { Hono } from 'hono';
-import { type AggmockConfig, ConfigError } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/index.ts';
 import { currencyExponent, toMinor } from '../money/index.ts';
 import { listen } from '../server.ts';
 import { createWalletApp, WEBHOOK_PATH } from './app.ts';
+import { type DialectSettings, devSessionToken, dialectAnswers } from './dialect.ts';
 import { walletWire } from './events.ts';
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
 import { replyWriter } from './replies.ts';
 import { type OpeningBalance, openWalletStore, type WalletStore } from './store.ts';
 
 export { createWalletApp, WEBHOOK_PATH } from './app.ts';
+export { type DialectSettings, devSessionToken } from './dialect.ts';
 export {
   type CallbackBodySchema,
   type CallbackWireOptions,
@@ -111,6 +113,11 @@ export interface CreateWalletOptions {
   now?: () => Date;
   /** Default 127.0.0.1: a test wallet has no business listening on the network. */
   host?: string;
+  /**
+   * Session tokens issued at launch, token → player, for dialects that carry one. Every configured
+   * player also holds {@link devSessionToken} (`aggmock-session-<id>`).
+   */
+  sessions?: Record<string, string>;
 }
 
 export interface Wallet {
@@ -129,13 +136,19 @@ export interface Wallet {
 export function createWallet(options: CreateWalletOptions): Wallet {
   const { config } = options;
   const now = options.now ?? (() => new Date());
+  const dialect = dialectSettings(config);
+  const players = openingBalances(config);
   const store = openWalletStore({
     path: options.dbPath,
     amountFormat: config.callbacks.amountFormat,
-    replies: replyWriter(walletWire(config.callbacks)),
+    replies: dialect ? dialectAnswers(dialect.dialect) : replyWriter(walletWire(config.callbacks)),
+    sessions: {
+      ...Object.fromEntries(Object.keys(players).map((id) => [devSessionToken(id), id])),
+      ...options.sessions,
+    },
     currency: config.wallet.currency,
     currencies: config.callbacks.currencies,
-    players: openingBalances(config),
+    players,
     overdraftLimitMinor: overdraftLimitFor(options.fault),
     now,
   });
@@ -150,8 +163,19 @@ export function createWallet(options: CreateWalletOptions): Wallet {
     testEndpoints: options.testEndpoints ?? config.wallet.testEndpoints,
     nowSeconds: () => Math.floor(now().getTime() / 1000),
     ...(options.host === undefined ? {} : { bindHost: options.host }),
+    dialect,
   });
   return { app, store, close: () => store.close() };
+}
+
+/** A vendor dialect with its credentials, or undefined when the wallet speaks a profile (its webhook, byte for byte as before). */
+function dialectSettings(config: AggmockConfig): DialectSettings | undefined {
+  if (!isVendorDialect(config.callbacks)) return undefined;
+  return {
+    dialect: dialectOf(config.callbacks),
+    credentials: credentialsOf(config.callbacks),
+    signOptions: signOptionsOf(config.callbacks),
+  };
 }
 
 export interface StartWalletOptions extends CreateWalletOptions {
@@ -160,9 +184,9 @@ export interface StartWalletOptions extends CreateWalletOptions {
 }
 
 export interface RunningWallet {
-  /** Base URL, e.g. `http://127.0.0.1:4001`. */
+  /** Base URL, e.g. `http://127.0.0.1:4001`: a vendor dialect's paths are appended to it. */
   url: string;
-  /** `url` + `/callback/webhook`: what to give the aggregator. */
+  /** What to give the aggregator: `url` + `/callback/webhook` for a profile, the base URL itself for a vendor dialect. */
   webhookUrl: string;
   port: number;
   store: WalletStore;
@@ -184,7 +208,7 @@ export async function startWallet(options: StartWalletOptions): Promise<RunningW
   const { url } = server;
   return {
     url,
-    webhookUrl: url + WEBHOOK_PATH,
+    webhookUrl: isVendorDialect(options.config.callbacks) ? url : url + WEBHOOK_PATH,
     port: server.port,
     store: wallet.store,
     close: async () => {

@@ -48,6 +48,8 @@ export interface WalletStoreOptions {
   overdraftLimitMinor?: number;
   /** Injected clock for `created_at`. */
   now?: () => Date;
+  /** Session tokens issued at launch, token → player (dialects that carry one); existing ones are kept. */
+  sessions?: Record<string, string>;
 }
 
 /** The wallet's money and memory, usable without HTTP. Every amount is in minor units. */
@@ -60,6 +62,10 @@ export interface WalletStore {
   currencyOf(playerId: string): string | undefined;
   /** Sets (or creates) a player's balance. */
   setBalance(playerId: string, balanceMinor: number): void;
+  /** The player a session token was issued to, or `undefined` for a token this wallet never issued. */
+  playerOfToken(token: string): string | undefined;
+  /** Issues (records) a session token for a player. */
+  addSession(token: string, playerId: string): void;
   /** Deletes a player and everything the wallet remembers about them. */
   removePlayer(playerId: string): void;
   findTransaction(playerId: string, kind: WalletEventKind, transactionId: string): StoredTransaction | undefined;
@@ -95,6 +101,11 @@ CREATE TABLE IF NOT EXISTS transactions (
   created_at   TEXT NOT NULL,
   -- The idempotency key: the same id for two players, or for a DEBIT and its ROLLBACK, is not a duplicate.
   PRIMARY KEY (player_id, type, tx_id)
+);
+-- Session tokens the wallet issued at launch (dialects that carry one): token -> player.
+CREATE TABLE IF NOT EXISTS sessions (
+  token     TEXT PRIMARY KEY,
+  player_id TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS transactions_by_reversed_debit ON transactions (player_id, ref_tx_id) WHERE type = 'ROLLBACK';
 `;
@@ -152,6 +163,11 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     ),
     setStatus: db.prepare('UPDATE transactions SET status = ? WHERE player_id = ? AND type = ? AND tx_id = ?'),
     deleteTransaction: db.prepare('DELETE FROM transactions WHERE player_id = ? AND type = ? AND tx_id = ?'),
+    playerOfToken: db.prepare<[string], { player_id: string }>('SELECT player_id FROM sessions WHERE token = ?'),
+    addSession: db.prepare(
+      'INSERT INTO sessions (token, player_id) VALUES (?, ?) ON CONFLICT (token) DO UPDATE SET player_id = excluded.player_id',
+    ),
+    deletePlayerSessions: db.prepare('DELETE FROM sessions WHERE player_id = ?'),
   };
 
   const seed = db.transaction((players: Record<string, OpeningBalance>) => {
@@ -161,6 +177,9 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     }
   });
   seed(options.players ?? {});
+  db.transaction((sessions: Record<string, string>) => {
+    for (const [token, playerId] of Object.entries(sessions)) sql.addSession.run(token, playerId);
+  })(options.sessions ?? {});
 
   const balanceOf = (playerId: string) => sql.balance.get(playerId)?.balance_minor;
   const currencyOf = (playerId: string) => {
@@ -326,8 +345,13 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     setBalance: (playerId, balanceMinor) => {
       sql.upsertBalance.run(playerId, balanceMinor);
     },
+    playerOfToken: (token) => sql.playerOfToken.get(token)?.player_id,
+    addSession: (token, playerId) => {
+      sql.addSession.run(token, playerId);
+    },
     removePlayer: db.transaction((playerId: string) => {
       sql.deletePlayerTransactions.run(playerId);
+      sql.deletePlayerSessions.run(playerId);
       sql.deletePlayer.run(playerId);
     }),
     findTransaction,
