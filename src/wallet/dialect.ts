@@ -148,7 +148,7 @@ function render(
 ): Rendered {
   const walletAnswer: WalletAnswer = answer.accepted
     ? { accepted: true, balanceMinor: answer.balanceMinor }
-    : { accepted: false, refusal: answer.refusal, balanceMinor: answer.balanceMinor };
+    : { accepted: false, refusal: spokenRefusal(dialect, answer.refusal), balanceMinor: answer.balanceMinor };
   const reply = writeReply(dialect, facts, walletAnswer, (minor) => writeAmount(dialect, facts.currency, minor));
   const messagePath = dialect.reply.message[0];
   if (!answer.accepted && messagePath && !messagePath.includes('.') && !Object.hasOwn(reply.body, messagePath))
@@ -156,6 +156,16 @@ function render(
   const tokenPath = dialect.operations[facts.operation]?.reply?.token;
   if (answer.accepted && token && tokenPath && !tokenPath.includes('.')) reply.body[tokenPath] = token;
   return { status: status ?? reply.status, body: reply.body };
+}
+
+/**
+ * A refusal the wire has no code for (100HP documents no "not enough money") is answered as the
+ * wire's invalid request, when it has one: a code the sender knows is a refusal, rather than a
+ * word it has never seen.
+ */
+function spokenRefusal(dialect: Dialect, refusal: OutcomeCode): OutcomeCode {
+  const codes = dialect.reply.codes;
+  return codes[refusal] === undefined && codes.INVALID_REQUEST !== undefined ? 'INVALID_REQUEST' : refusal;
 }
 
 /** How a money call moves money, as the store's event kinds. */
@@ -227,12 +237,8 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   const balance = store.balanceOf(playerId);
   const currency = store.currencyOf(playerId) ?? options.currency;
   const known = { ...base, currency, playerId };
-  if (balance === undefined)
-    return render(
-      dialect,
-      known,
-      refused('PLAYER_NOT_FOUND', `Player ${JSON.stringify(playerId)} does not exist in this wallet.`),
-    );
+  // Where the dialect checks the token, it is checked first: a call whose token is not the named
+  // player's is refused as such, whether or not that player exists.
   if (dialect.session.checkedOn.includes(operation) && (facts.sessionToken === undefined || byToken !== playerId))
     return render(
       dialect,
@@ -244,6 +250,12 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
           : `The session token is not one this wallet issued to player ${playerId}.`,
         balance,
       ),
+    );
+  if (balance === undefined)
+    return render(
+      dialect,
+      known,
+      refused('PLAYER_NOT_FOUND', `Player ${JSON.stringify(playerId)} does not exist in this wallet.`),
     );
 
   const kind = MONEY_OPERATIONS[operation];
@@ -259,13 +271,9 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // A fault's raw reply (a 500, a crash) goes out as it is.
   if (!answer) return { status: reply.status, body: reply.body };
   const now = store.balanceOf(event.playerId);
-  if (
-    seen &&
-    seen.status !== 'rejected' &&
-    answer.accepted &&
-    dialect.reply.duplicates === 'current-balance' &&
-    now !== undefined
-  )
+  // A repeat moves no money. "same-reply" wires get the first reply again; the others get the same
+  // outcome with the balance as it is now (which the repeat did not change).
+  if (seen && answer.accepted && dialect.reply.duplicates !== 'same-reply' && now !== undefined)
     return render(dialect, known, { accepted: true, balanceMinor: now });
   // A rollback of a bet the wallet never saw: remembered (a late bet is not charged), and answered
   // "not found" where the dialect has a code for it, else acknowledged.
