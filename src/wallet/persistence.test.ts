@@ -47,7 +47,7 @@ describe('persistence in a SQLite file', () => {
     }
   });
 
-  it('opens the file in WAL mode with the two tables', async () => {
+  it('opens the file in WAL mode with its three tables (players, their session tokens, transactions)', async () => {
     const { wallet } = await startTestWallet({ dbPath });
     try {
       expect(wallet.store.db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
@@ -55,7 +55,7 @@ describe('persistence in a SQLite file', () => {
         .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .all()
         .map((t) => t.name);
-      expect(tables).toEqual(['players', 'transactions']);
+      expect(tables).toEqual(['players', 'sessions', 'transactions']);
     } finally {
       await wallet.close();
     }
