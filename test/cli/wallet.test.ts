@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildRequest, builtinDialect, readReply } from '../../src/dialects/index.ts';
 import { signPayload } from '../../src/signing/index.ts';
 import { runCli } from './process.ts';
 
@@ -73,6 +74,45 @@ describe('aggmock wallet (a real process)', () => {
       expect((await round('operator-key', 'jp', 'EUR')).body).toMatchObject({ success: false, money: 0 });
     } finally {
       expect(await cli.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('speaks a vendor dialect with --profile: its paths under the base URL, its signature, its replies', async () => {
+    const cli = runCli(['wallet', '--profile', 'pragmatic', '--port', '0', '--db', ':memory:']);
+    try {
+      const [, url] = await cli.waitFor(
+        /listening on (http:\/\/127\.0\.0\.1:\d+) \(base URL of the pragmatic dialect\)[\s\S]*Press Ctrl-C to stop/,
+      );
+      expect(cli.stdout()).toContain('bet POST /bet.html');
+      expect(cli.stdout()).toContain('credentials secretKey (development default)');
+      const pragmatic = builtinDialect('pragmatic');
+      const facts = {
+        operation: 'bet' as const,
+        playerId: 'p1',
+        currency: 'EUR',
+        transactionId: 'tx-1',
+        roundId: '7',
+        amountMinor: 1050,
+        createdAt: Date.now(),
+      };
+      const req = buildRequest(pragmatic, facts, { secretKey: 'testKey' });
+      const res = await fetch(`${url}${req.path}`, { method: req.method, headers: req.headers, body: req.body ?? null });
+      expect(readReply(pragmatic, facts, { status: res.status, text: await res.text() })).toMatchObject({
+        verdict: 'accepted',
+        balance: { kind: 'ok', minor: 98_950 },
+      });
+    } finally {
+      expect(await cli.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('tells where the public key of an RSA dialect is', async () => {
+    const cli = runCli(['wallet', '--profile', 'hub88', '--port', '0', '--db', ':memory:']);
+    try {
+      await cli.waitFor(/Press Ctrl-C to stop/);
+      expect(cli.stdout()).toContain('rsa-sha256 with the public key of privateKey (print it: aggmock profiles show hub88)');
+    } finally {
+      await cli.stop('SIGINT');
     }
   });
 

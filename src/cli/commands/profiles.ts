@@ -1,6 +1,7 @@
+import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
-import { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from '../../dialects/index.ts';
+import { BUILTIN_DIALECTS, builtinDialect, type Dialect, isBuiltinDialect } from '../../dialects/index.ts';
 import { BUILTIN_PROFILES, builtinProfile, isBuiltinProfile, profileJsonSchemaText, wireOf } from '../../profiles/index.ts';
 import { EXIT_USAGE, usageExit } from '../options.ts';
 
@@ -65,7 +66,12 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
         );
         const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
         io.stderr(
-          needs.length === 0 ? `${name} needs no credentials\n` : `${name} needs these credentials:\n${needs.join('\n')}\n`,
+          (needs.length === 0 ? `${name} needs no credentials
+` : `${name} needs these credentials:
+${needs.join('
+')}
+`) +
+            publicKeyText(dialect),
         );
         return;
       }
@@ -86,6 +92,19 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
     .exitOverride(usageExit)
     .action(() => io.stdout(profileJsonSchemaText()));
   return command;
+}
+
+/**
+ * For a dialect signed with RSA or ECDSA: the public key of its development private key, the one a
+ * wallet (aggmock's reference wallet among them) verifies the development signatures with.
+ */
+function publicKeyText(dialect: Dialect): string {
+  const recipe = dialect.signing;
+  if (!('key' in recipe) || !recipe.key || !/^(rsa|ecdsa)-/.test(recipe.algorithm)) return '';
+  const pem = dialect.credentials[recipe.key]?.default;
+  if (pem === undefined) return '';
+  const publicKey = createPublicKey(pem).export({ type: 'spki', format: 'pem' }) as string;
+  return `\nThe public key of the development ${recipe.key}, to verify its signatures with (a wallet given another ${recipe.key} verifies with that key's):\n${publicKey}`;
 }
 
 /** A dialect's description up to its first colon or full stop, for a one-line listing. */

@@ -1,10 +1,10 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, DEV_API_KEY, playerOpening } from '../../config/index.ts';
+import { type AggmockConfig, credentialsOf, DEV_API_KEY, dialectOf, isVendorDialect, playerOpening } from '../../config/index.ts';
 import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
 import { wireOf } from '../../profiles/index.ts';
-import { startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
+import { devSessionToken, startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 import { onShutdown, shown, shownSecret } from './serve.ts';
 
@@ -23,7 +23,9 @@ export function walletDbPath(aggmockDb: string): string {
 export function registerWalletCommand(program: Command): void {
   const command = program
     .command('wallet')
-    .description('Run the reference integrator wallet: POST /callback/webhook, done right (or with one --fault, done wrong).');
+    .description(
+      "Run the reference integrator wallet: POST /callback/webhook (or a vendor dialect's paths under its base URL with --profile), done right (or with one --fault, done wrong).",
+    );
   addServerOptions(command, { port: 4001 })
     .addOption(new Option('--fault <name>', 'switch on one realistic bug, to test a harness').choices(WALLET_FAULTS))
     .option('--test-endpoints', 'expose POST /__state (Pact provider states) and GET /__players/:id; never on a real wallet')
@@ -75,10 +77,13 @@ export function walletReadyMessage(config: AggmockConfig, webhookUrl: string, fl
     .slice(0, 4)
     .map((id) => openingText(config, id))
     .join(', ');
+  const vendor = isVendorDialect(config.callbacks);
   return [
-    `reference wallet listening on ${webhookUrl}`,
+    vendor
+      ? `reference wallet listening on ${webhookUrl} (base URL of the ${dialectOf(config.callbacks).name} dialect)`
+      : `reference wallet listening on ${webhookUrl}`,
     `  players     ${shown}${players.length > 4 ? `, … (${players.length} in all)` : ''}`,
-    authLine(config),
+    ...(vendor ? dialectLines(config) : [authLine(config)]),
     ...(flags.testEndpoints || config.wallet.testEndpoints
       ? [`  test        POST ${new URL('/__state', webhookUrl)}  GET ${new URL('/__players/p1', webhookUrl)}`]
       : []),
@@ -104,6 +109,34 @@ function authLine(config: AggmockConfig): string {
       : `  signatures  none (profile ${wire.name})`;
   }
   return `  signatures  ${wire.signingScheme} with secret ${shownSecret(config.callbacks.signing)}`;
+}
+
+/**
+ * A vendor dialect: its calls and their paths, how they are verified (an RSA dialect's public key is
+ * the one of the configured private key: `aggmock profiles show <name>`), the session tokens issued.
+ */
+function dialectLines(config: AggmockConfig): string[] {
+  const dialect = dialectOf(config.callbacks);
+  const calls = Object.entries(dialect.operations).map(([op, def]) => `${op} ${def?.method} ${def?.path || '/'}`);
+  const recipe = dialect.signing;
+  const credentials = credentialsOf(config.callbacks);
+  const given = (name: string) => Object.hasOwn(config.callbacks.credentials, name);
+  const named = Object.keys(credentials).map((name) => `${name} ${given(name) ? '(given)' : '(development default)'}`);
+  const verifies =
+    recipe.algorithm === 'none'
+      ? 'no signature; the credentials the calls carry'
+      : recipe.algorithm === 'rsa-sha256' || recipe.algorithm === 'ecdsa-sha256'
+        ? `${recipe.algorithm} with the public key of ${recipe.key} (print it: aggmock profiles show ${dialect.name})`
+        : `${recipe.algorithm}`;
+  const first = Object.keys(config.wallet.players)[0];
+  return [
+    `  calls       ${calls.join(', ')}`,
+    `  verifies    ${verifies}`,
+    ...(named.length > 0 ? [`  credentials ${named.join(', ')}`] : []),
+    ...(dialect.session.token !== 'none' && first !== undefined
+      ? [`  sessions    each player holds the token ${devSessionToken('<id>')} (e.g. ${devSessionToken(first)})`]
+      : []),
+  ];
 }
 
 /** Bound beyond loopback: anyone on the network can send it callbacks, and its test endpoints want the admin token. */
