@@ -10,6 +10,8 @@
  * aggmock's outcome name — so a duplicate's stored answer is rendered in the dialect again, and
  * the planted faults (faults.ts), which go through the same store and behaviour, work here too.
  */
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
@@ -127,8 +129,19 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
 
 type Rendered = { status: number; body: unknown };
 
+/**
+ * Sends a reply. A status a `Response` cannot carry (100HP answers errors with 601–702) is written
+ * straight to Node's response when the wallet runs on a Node server; elsewhere (`app.request` in a
+ * test) it becomes a 400, still a final refusal.
+ */
 function send(c: Context, reply: Rendered): Response {
-  return c.json(reply.body as object, reply.status as 200);
+  if (reply.status >= 200 && reply.status <= 599) return c.json(reply.body as object, reply.status as 200);
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing) return c.json(reply.body as object, 400);
+  const text = JSON.stringify(reply.body);
+  outgoing.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  outgoing.end(text);
+  return RESPONSE_ALREADY_SENT;
 }
 
 const refused = (refusal: OutcomeCode, message: string, balanceMinor?: number): NeutralBody => ({
