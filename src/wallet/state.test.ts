@@ -10,6 +10,8 @@ describe('parseProviderState', () => {
     ['player has balance', { playerId: 'p3', balance: 12.34 }, { kind: 'player-balance', playerId: 'p3', balanceMinor: 1_234 }],
     ['player p1 has balance 1.00', { balance: '2.00' }, { kind: 'player-balance', playerId: 'p1', balanceMinor: 200 }],
     ['player p9 does not exist', {}, { kind: 'player-absent', playerId: 'p9' }],
+    ['player p1 has session token tok-1', {}, { kind: 'player-session', playerId: 'p1', token: 'tok-1' }],
+    ['player has a session token', { playerId: 'p2', token: 't2' }, { kind: 'player-session', playerId: 'p2', token: 't2' }],
     [
       'transaction tx-1 was debited from player p1 for 10.00',
       {},
@@ -71,6 +73,31 @@ describe('test endpoints', () => {
       expect(await client.balance('new')).toBe(5);
     } finally {
       await wallet.close();
+    }
+  });
+
+  it('issues a session token to a player, which a dialect that checks tokens then accepts', async () => {
+    const wallet = createWallet({
+      config: walletConfig({ callbacks: { profile: 'hub88' }, wallet: { players: { p1: 100 } } }),
+      dbPath: ':memory:',
+      testEndpoints: true,
+    });
+    try {
+      const res = await wallet.app.request('http://127.0.0.1:4001/__state', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:4001' },
+        body: JSON.stringify({ state: 'player p1 has session token launch-42' }),
+      });
+      expect(res.status).toBe(200);
+      expect(wallet.store.playerOfToken('launch-42')).toBe('p1');
+      const unknown = await wallet.app.request('http://127.0.0.1:4001/__state', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:4001' },
+        body: JSON.stringify({ state: 'player ghost has session token t' }),
+      });
+      expect(unknown.status).toBe(400);
+    } finally {
+      wallet.close();
     }
   });
 

@@ -9,12 +9,14 @@ import type { WalletStore } from './store.ts';
 export type ProviderState =
   | { kind: 'player-balance'; playerId: string; balanceMinor: number }
   | { kind: 'player-absent'; playerId: string }
-  | { kind: 'transaction-debited'; playerId: string; transactionId: string; amountMinor: number };
+  | { kind: 'transaction-debited'; playerId: string; transactionId: string; amountMinor: number }
+  | { kind: 'player-session'; playerId: string; token: string };
 
 export const SUPPORTED_STATES = [
   'player <id> has balance <amount>',
   'player <id> does not exist',
   'transaction <txId> was debited from player <id> for <amount>',
+  'player <id> has session token <token>',
 ] as const;
 
 /** The body a Pact verifier posts to a provider-state URL; older verifiers send `states`. */
@@ -30,6 +32,7 @@ const AMOUNT = String.raw`-?\d+(?:\.\d{1,2})?`;
 const PATTERNS = {
   balance: new RegExp(String.raw`^player(?: (?<playerId>\S+))? has (?:a )?balance(?: (?:of )?(?<balance>${AMOUNT}))?$`, 'i'),
   absent: /^player(?: (?<playerId>\S+))? does not exist$/i,
+  session: /^player(?: (?<playerId>\S+))? has (?:a )?session token(?: (?<token>\S+))?$/i,
   debited: new RegExp(
     String.raw`^transaction(?: (?<transactionId>\S+))? was debited(?: from player (?<playerId>\S+))?(?: for (?<amount>${AMOUNT}))?$`,
     'i',
@@ -50,6 +53,16 @@ export function parseProviderState(name: string, params: Record<string, unknown>
     const value = params[key] ?? groups?.[key];
     return value === undefined || value === null ? undefined : value;
   };
+
+  // Before the balance pattern: "has a session token" must not read as "has a balance".
+  const session = PATTERNS.session.exec(text);
+  if (session) {
+    const playerId = pick(session.groups, 'playerId');
+    const token = pick(session.groups, 'token');
+    if (typeof playerId !== 'string') return missing(name, 'playerId');
+    if (typeof token !== 'string' || token === '') return missing(name, 'token');
+    return { ok: true, state: { kind: 'player-session', playerId, token } };
+  }
 
   const balance = PATTERNS.balance.exec(text);
   if (balance) {
@@ -94,6 +107,14 @@ export function applyProviderState(store: WalletStore, state: ProviderState): St
       break;
     case 'player-absent':
       store.removePlayer(state.playerId);
+      break;
+    case 'player-session':
+      if (store.balanceOf(state.playerId) === undefined)
+        return {
+          ok: false,
+          message: `Player ${state.playerId} does not exist; set "player ${state.playerId} has balance <amount>" first.`,
+        };
+      store.addSession(state.token, state.playerId);
       break;
     case 'transaction-debited': {
       const { playerId, transactionId, amountMinor } = state;
