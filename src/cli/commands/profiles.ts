@@ -66,11 +66,7 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
         );
         const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
         io.stderr(
-          (needs.length === 0 ? `${name} needs no credentials
-` : `${name} needs these credentials:
-${needs.join('
-')}
-`) +
+          (needs.length === 0 ? `${name} needs no credentials\n` : `${name} needs these credentials:\n${needs.join('\n')}\n`) +
             publicKeyText(dialect),
         );
         return;
