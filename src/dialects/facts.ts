@@ -405,6 +405,7 @@ export function readFacts(
     'provider',
     'sessionToken',
     'requestId',
+    'nonce',
   ] as const) {
     const v = text(fact);
     if (v !== undefined) facts[fact] = v;

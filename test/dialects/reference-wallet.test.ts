@@ -15,11 +15,14 @@ import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
 import { startBlueOceanReceiver } from './receivers/blueocean.ts';
 import { startCaletaReceiver } from './receivers/caleta.ts';
 import { startEvolutionReceiver } from './receivers/evolution.ts';
+import { startGrooveReceiver } from './receivers/groove.ts';
+import { startHabaneroReceiver } from './receivers/habanero.ts';
 import { startHub88Receiver } from './receivers/hub88.ts';
 import { startHundredHpReceiver } from './receivers/hundredhp.ts';
 import { startPragmaticReceiver } from './receivers/pragmatic.ts';
 import type { ReceiverPlayer, VendorReceiver } from './receivers/receiver-kit.ts';
 import { startRedTigerReceiver } from './receivers/redtiger.ts';
+import { startSlotegratorReceiver } from './receivers/slotegrator.ts';
 import { startSoftswissReceiver } from './receivers/softswiss.ts';
 
 /**
@@ -39,8 +42,16 @@ const RECEIVERS: Record<string, { start: Start; credentials: (dev: Credentials) 
   pragmatic: { start: startPragmaticReceiver, credentials: (dev) => ({ secretKey: dev.secretKey as string }) },
   softswiss: { start: startSoftswissReceiver, credentials: (dev) => ({ authToken: dev.authToken as string }) },
   blueocean: { start: startBlueOceanReceiver, credentials: (dev) => ({ ...dev }) },
+  groove: {
+    // Groove's appendix gives an unknown account 110 ("operation not allowed"), which the dialect reads as
+    // ALREADY_SETTLED; the wallet refuses the token that is not the named player's with INVALID_TOKEN.
+    'bet of an unknown player': 'wallet rejected INVALID_TOKEN; holds 101450 | receiver rejected ALREADY_SETTLED; holds 101450',
+  },
   redtiger: { start: startRedTigerReceiver, credentials: (dev) => ({ apiKey: dev.apiKey as string }) },
   '100hp': { start: startHundredHpReceiver, credentials: (dev) => ({ secret: dev.secret as string }) },
+  slotegrator: { start: startSlotegratorReceiver, credentials: (dev) => ({ ...dev }) },
+  habanero: { start: startHabaneroReceiver, credentials: (dev) => ({ ...dev }) },
+  groove: { start: startGrooveReceiver, credentials: () => ({}) },
 };
 
 function devCredentials(dialect: Dialect): Credentials {
@@ -158,7 +169,8 @@ function steps(dialect: Dialect): Step[] {
   ];
 }
 
-const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+// Slotegrator's wallet refuses an X-Timestamp far from its own clock: play at the real time.
+const T0 = Date.now() - 60_000;
 
 /** Plays the steps on both sides; the differences, step by step, as text. */
 async function differences(name: string): Promise<{ differences: string[]; receiverErrors: string[] }> {
@@ -244,6 +256,11 @@ const KNOWN_DISAGREEMENTS: Record<string, Record<string, string>> = {
     // PLAYER_NOT_FOUND in status (a refusal with no outcome); the receiver chose "403", which the dialect
     // reads as INVALID_SIGNATURE (it shares "403" with INSUFFICIENT_FUNDS). Both refuse and move nothing.
     'bet of an unknown player': 'wallet rejected; holds 101450 | receiver rejected INVALID_SIGNATURE; holds 101450',
+  },
+  groove: {
+    // Groove's appendix gives an unknown account 110 ("operation not allowed"), which the dialect reads as
+    // ALREADY_SETTLED; the wallet refuses the token that is not the named player's with INVALID_TOKEN.
+    'bet of an unknown player': 'wallet rejected INVALID_TOKEN; holds 101450 | receiver rejected ALREADY_SETTLED; holds 101450',
   },
   redtiger: {
     // Red Tiger answers an unknown token with 301 (not authorized), which the dialect does not map; the
