@@ -42,11 +42,6 @@ const RECEIVERS: Record<string, { start: Start; credentials: (dev: Credentials) 
   pragmatic: { start: startPragmaticReceiver, credentials: (dev) => ({ secretKey: dev.secretKey as string }) },
   softswiss: { start: startSoftswissReceiver, credentials: (dev) => ({ authToken: dev.authToken as string }) },
   blueocean: { start: startBlueOceanReceiver, credentials: (dev) => ({ ...dev }) },
-  groove: {
-    // Groove's appendix gives an unknown account 110 ("operation not allowed"), which the dialect reads as
-    // ALREADY_SETTLED; the wallet refuses the token that is not the named player's with INVALID_TOKEN.
-    'bet of an unknown player': 'wallet rejected INVALID_TOKEN; holds 101450 | receiver rejected ALREADY_SETTLED; holds 101450',
-  },
   redtiger: { start: startRedTigerReceiver, credentials: (dev) => ({ apiKey: dev.apiKey as string }) },
   '100hp': { start: startHundredHpReceiver, credentials: (dev) => ({ secret: dev.secret as string }) },
   slotegrator: { start: startSlotegratorReceiver, credentials: (dev) => ({ ...dev }) },
