@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readingOf } from '../../src/callbacks/call.ts';
+import { readingOf, urlUnder } from '../../src/callbacks/call.ts';
 import { FakeClock } from '../../src/callbacks/clock.ts';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
@@ -8,9 +8,15 @@ import { seededRandom } from '../../src/callbacks/random.ts';
 import { judgeReply } from '../../src/callbacks/reply.ts';
 import { configFor, drive, engineFor, onCleanup, receiver, runCleanups, tempDbPath } from '../../src/callbacks/test-engine.ts';
 import { DEV_RSA_PUBLIC_KEY } from '../../src/dialects/index.ts';
+import { startBlueOceanReceiver } from './receivers/blueocean.ts';
+import { startCaletaReceiver } from './receivers/caleta.ts';
+import { startEvolutionReceiver } from './receivers/evolution.ts';
 import { startHub88Receiver } from './receivers/hub88.ts';
+import { startHundredHpReceiver } from './receivers/hundredhp.ts';
 import { startPragmaticReceiver } from './receivers/pragmatic.ts';
 import type { ReceiverPlayer, VendorReceiver } from './receivers/receiver-kit.ts';
+import { startRedTigerReceiver } from './receivers/redtiger.ts';
+import { startSoftswissReceiver } from './receivers/softswiss.ts';
 
 /**
  * The callback engine speaks vendor dialects: each event becomes a call, built and signed by the
@@ -43,6 +49,40 @@ const VENDORS = [
     name: 'pragmatic',
     receiver: () => startPragmaticReceiver({ credentials: { secretKey: 'engine-key' }, players: [PLAYER] }),
     credentials: { secretKey: 'engine-key' },
+  },
+  {
+    name: 'caleta',
+    receiver: () => startCaletaReceiver({ credentials: { publicKey: DEV_RSA_PUBLIC_KEY }, players: [PLAYER] }),
+    credentials: {},
+  },
+  {
+    name: 'evolution',
+    receiver: () => startEvolutionReceiver({ credentials: { authToken: 'evo-token-1' }, players: [PLAYER] }),
+    credentials: { authToken: 'evo-token-1' },
+  },
+  {
+    name: 'softswiss',
+    receiver: () => startSoftswissReceiver({ credentials: { authToken: 'ss-auth-token' }, players: [PLAYER] }),
+    credentials: { authToken: 'ss-auth-token' },
+  },
+  {
+    name: 'blueocean',
+    receiver: () =>
+      startBlueOceanReceiver({
+        credentials: { callerId: 'aggmock', callerPassword: 'bo-pass', salt: 'bo-salt' },
+        players: [PLAYER],
+      }),
+    credentials: { callerId: 'aggmock', callerPassword: 'bo-pass', salt: 'bo-salt' },
+  },
+  {
+    name: '100hp',
+    receiver: () => startHundredHpReceiver({ credentials: { secret: 'hp-secret' }, players: [PLAYER] }),
+    credentials: { secret: 'hp-secret' },
+  },
+  {
+    name: 'redtiger',
+    receiver: () => startRedTigerReceiver({ credentials: { apiKey: 'rt-api-key-1' }, players: [PLAYER] }),
+    credentials: { apiKey: 'rt-api-key-1' },
   },
 ] as const;
 
@@ -80,7 +120,7 @@ describe.each(VENDORS)('the engine speaking $name', ({ name, receiver, credentia
     expect(rx.balanceOf(PLAYER.playerId)).toBe('1014.50');
     // Each call went to its own path under the base URL, and the journal shows the request as sent.
     const attempts = engine.outbox.attempts(bet.id);
-    expect(attempts[0]?.requestPath).toBe(rx.log[0]?.path);
+    expect(new URL(urlUnder(rx.url, attempts[0]?.requestPath ?? '')).pathname).toBe(rx.log[0]?.path);
     expect(attempts[0]?.requestBody).toBe(bet.body);
   });
 
