@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/index.ts';
 import { buildRequest, type CallFacts, type Dialect, type Operation, type SignedRequest } from '../dialects/index.ts';
+import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
 import type { CallbacksConfig, EventKind, StoredEvent } from './events.ts';
@@ -33,6 +34,8 @@ export interface CallCapabilities {
   roundBody: boolean;
   /** 'original': a ROLLBACK carries the reversed DEBIT's id as its own; 'reference': an id of its own. */
   rollbackStyle: 'original' | 'reference';
+  /** Whether a win carries the transaction id of the bet it settles (a dialect's betTransactionId; a profile's bodies have no place for it). */
+  winsNameTheirBet: boolean;
 }
 
 export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
@@ -44,6 +47,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
       hasRollback: wire.hasRollback,
       roundBody: wire.roundBody,
       rollbackStyle: wire.rollbackStyle,
+      winsNameTheirBet: false,
     };
   }
   const dialect = dialectOf(cfg);
@@ -53,6 +57,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
     hasRollback: dialect.operations.rollback !== undefined,
     roundBody: dialect.operations.betWin !== undefined,
     rollbackStyle: 'reference',
+    winsNameTheirBet: true,
   };
 }
 
@@ -158,4 +163,16 @@ export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?:
 export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): Reading {
   const operation = isVendorDialect(cfg) ? callFactsOf(event, cfg).operation : undefined;
   return readingOf(cfg)(event.currency, operation);
+}
+
+/** The decimals of a currency's minor units (EUR 2, JPY 0, KWD 3; configured extras), whatever the wire writes. */
+export function exponentOf(cfg: CallbacksConfig, currency?: string): number {
+  if (!isVendorDialect(cfg)) return wireOf(cfg).codec(currency).exponent;
+  return currencyExponent(currency ?? cfg.currency, cfg.currencies) ?? DEFAULT_EXPONENT;
+}
+
+/** The name a call of this kind goes by on the wire: the profile's type string, else the dialect's operation. */
+export function callNameOf(cfg: CallbacksConfig, event: StoredEvent): string {
+  if (!isVendorDialect(cfg)) return wireOf(cfg).type(event.kind) ?? event.kind.toUpperCase();
+  return callFactsOf(event, cfg).operation;
 }

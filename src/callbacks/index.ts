@@ -5,7 +5,16 @@
  * shared, version); it must not import the ledger, scenarios, any surface or the CLI.
  */
 
-export { type CallCapabilities, callFactsOf, capabilitiesOf, readingOf, urlUnder } from './call.ts';
+export {
+  type CallCapabilities,
+  callFactsOf,
+  callNameOf,
+  capabilitiesOf,
+  exponentOf,
+  readingOf,
+  replyReadingOf,
+  urlUnder,
+} from './call.ts';
 export { type Clock, FakeClock, systemClock, type TimerHandle } from './clock.ts';
 export { openDatabase } from './db.ts';
 export { classifyAnswer, parseRetryAfter, retryDelayMs } from './dispatcher.ts';
