@@ -47,6 +47,13 @@ export const attemptSchema = z
     latencyMs: z.number().min(0),
     requestHeaders: z.record(z.string(), z.string()),
     requestBody: z.string(),
+    requestMethod: z.string().optional().describe('the HTTP method, when not POST (a query-string wire sends GET)'),
+    requestPath: z
+      .string()
+      .optional()
+      .describe(
+        "the path and query under the delivery's URL (a dialect with paths, e.g. /transaction/bet); absent for a profile",
+      ),
     responseStatus: z.number().int().optional(),
     responseBody: z.string().optional().describe('the reply as stored: at most its first 4 KiB (see responseBytes)'),
     responseBytes: z

@@ -62,6 +62,16 @@ describe.each(VENDORS)('aggmock serve --profile $name', ({ name, receiver, crede
       const tokens = Object.values(entry.fields).filter((v) => typeof v === 'string' && v.startsWith('tok-'));
       expect(tokens.every((t) => t === PLAYER.token)).toBe(true);
     }
+    // The deliveries inspector shows the first call as it was sent: method, path (and query) under the base URL, body.
+    const inspected = (await (await fetch(`${aggmock.url}/__admin/deliveries/1`)).json()) as {
+      attempts: { requestMethod?: string; requestPath?: string; requestBody: string }[];
+    };
+    const first = inspected.attempts[0];
+    const sent = new URL(`${rx.url}${first?.requestPath ?? ''}`);
+    expect({ method: first?.requestMethod ?? 'POST', path: sent.pathname }).toEqual({
+      method: rx.log[0]?.method,
+      path: rx.log[0]?.path,
+    });
     expect(balance).toBeDefined();
     expect(toMinor(Number(rx.balanceOf(PLAYER.playerId)), 2)).toBe(toMinor(balance as number, 2));
   });
