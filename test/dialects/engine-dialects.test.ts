@@ -19,10 +19,13 @@ import { PLAYER, started, VENDORS } from './vendor-table.ts';
 
 afterEach(runCleanups);
 
+/** A fake clock at the real time: Slotegrator's wallet refuses an X-Timestamp far from its own clock. */
+const nowClock = () => new FakeClock(Date.now());
+
 describe.each(VENDORS)('the engine speaking $name', ({ name, receiver, credentials }) => {
   it('delivers a bet, its win, a duplicate and a rollback, accepted with no receiver-side error and the balances the engine expects', async () => {
     const rx = await started(receiver());
-    const engine = engineFor(configFor(rx.url, { profile: name, credentials }));
+    const engine = engineFor(configFor(rx.url, { profile: name, credentials }), { clock: nowClock() });
     engine.start();
     const call = { playerId: PLAYER.playerId, sessionToken: PLAYER.token, currency: 'EUR', gameId: 'vs20fruitsw' };
     const bet = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 })
@@ -59,7 +62,7 @@ describe.each(VENDORS)('the engine speaking $name', ({ name, receiver, credentia
 
   it('refuses a bet beyond the balance as the wallet means it: rejected, not retried, no money moved', async () => {
     const rx = await started(receiver());
-    const engine = engineFor(configFor(rx.url, { profile: name, credentials }));
+    const engine = engineFor(configFor(rx.url, { profile: name, credentials }), { clock: nowClock() });
     engine.start();
     const refused = await engine.enqueue({
       kind: 'debit',
