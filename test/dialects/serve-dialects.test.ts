@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { onCleanup, runCleanups } from '../../src/callbacks/test-engine.ts';
+import { readyMessage } from '../../src/cli/commands/serve.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { toMinor } from '../../src/money/index.ts';
 import { startAggmock } from '../../src/runtime.ts';
@@ -74,5 +75,16 @@ describe.each(VENDORS)('aggmock serve --profile $name', ({ name, receiver, crede
     });
     expect(balance).toBeDefined();
     expect(toMinor(Number(rx.balanceOf(PLAYER.playerId)), 2)).toBe(toMinor(balance as number, 2));
+  });
+});
+
+describe('the serve banner', () => {
+  it("names the vendor dialect and the wallet's base URL instead of aggmock's header scheme", () => {
+    const line = (profile: string) =>
+      readyMessage(validateConfig({ callbacks: { profile, webhookUrl: 'http://127.0.0.1:9/' } }), 'http://127.0.0.1:4000')
+        .split('\n')
+        .find((l) => l.includes('callbacks'));
+    expect(line('pragmatic')).toContain("http://127.0.0.1:9/ (the wallet's base URL), in the pragmatic dialect, signed md5");
+    expect(line('default')).toContain('signed timestamped (HMAC-SHA256) in X-Signature');
   });
 });
