@@ -29,6 +29,14 @@ export const deliverySchema = z
     orderingKey: z.string(),
     url: z.string().describe('the webhook it is sent to'),
     body: z.string().describe('the exact bytes sent on every attempt'),
+    facts: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("the call's facts each attempt is built and signed from (operation, requestId, sessionToken, …)"),
+    request: z
+      .strictObject({ method: z.string(), path: z.string(), headers: z.record(z.string(), z.string()) })
+      .optional()
+      .describe("the request as rendered when it was stored: method, path under the webhook (the wallet's base URL), headers"),
     status: z.enum(EVENT_STATUSES),
     attemptCount: z.number().int().min(0),
     nextAttemptAt: ms.optional(),
