@@ -141,9 +141,10 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
 
     rounds++;
     // A vendor's round id may have to be a number (Pragmatic's roundId is a Long): digits only there.
-    const roundId = capabilitiesOf(deps.config.callbacks).noun === 'dialect'
-      ? `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`
-      : `${session.id.slice(0, 12)}-${rounds}`;
+    const roundId =
+      capabilitiesOf(deps.config.callbacks).noun === 'dialect'
+        ? `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`
+        : `${session.id.slice(0, 12)}-${rounds}`;
     const common = {
       playerId: session.playerId,
       gameId: session.gameId,
