@@ -7,8 +7,6 @@ import { OUTBOX_SCHEMA_VERSION } from '../../src/callbacks/outbox.ts';
 import { seededRandom } from '../../src/callbacks/random.ts';
 import { judgeReply } from '../../src/callbacks/reply.ts';
 import { configFor, drive, engineFor, onCleanup, receiver, runCleanups, tempDbPath } from '../../src/callbacks/test-engine.ts';
-import { DEV_RSA_PUBLIC_KEY } from '../../src/dialects/index.ts';
-import { startHub88Receiver } from './receivers/hub88.ts';
 import { PLAYER, started, VENDORS } from './vendor-table.ts';
 
 /**
