@@ -17,7 +17,7 @@ import { byId, field, find } from './page-data.js';
  * }} Delivery
  * @typedef {{
  *   n: number, outcome: string, startedAt: number, latencyMs: number, requestHeaders?: Record<string, string>,
- *   requestBody: string, responseStatus?: number, responseBody?: string | null, error?: string,
+ *   requestBody: string, requestMethod?: string, requestPath?: string, responseStatus?: number, responseBody?: string | null, error?: string,
  *   responseBytes?: number, responseSha256?: string
  * }} Attempt
  * @typedef {{ id: number, kind: string, amount: number, playerId: string }} QueuedEvent
@@ -292,6 +292,10 @@ function renderAttempt(a) {
       el('span', { class: `badge s-${a.outcome === 'retry' ? 'pending' : a.outcome}` }, a.outcome),
       ` · ${a.responseStatus ? `HTTP ${a.responseStatus}` : 'no response'} · ${a.latencyMs} ms · ${clock(a.startedAt)}`,
     ),
+    // A dialect's call goes to a path under the delivery's URL, maybe as a GET with its fields in the query.
+    a.requestMethod || a.requestPath
+      ? el('p', { class: 'small', dataset: { testid: 'request-line' } }, `${a.requestMethod || 'POST'} ${a.requestPath || ''}`)
+      : null,
     headersTable(a.requestHeaders || {}),
     el('div', { class: 'muted small' }, 'Request body (exact bytes)'),
     el('pre', { dataset: { testid: 'request-body' } }, a.requestBody),

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
 import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
-import type { AggmockConfig } from './config/index.ts';
+import { type AggmockConfig, isVendorDialect } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { isExposed } from './http/exposure.ts';
@@ -105,7 +105,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/', uiRoutes({ config, catalog, baseUrl, now: deps.now, api: (request, env) => app.fetch(request, env) }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
-  registerCallbackWebhooks(app, config);
+  // A vendor dialect's calls are the vendor's API, documented in docs/dialects.md, not aggmock's webhooks.
+  if (!isVendorDialect(config.callbacks)) registerCallbackWebhooks(app, config);
   registerAdminPaths(app.openAPIRegistry);
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   app.route('/', docsRoutes('/openapi.json', 'aggmock API'));

@@ -6,7 +6,15 @@ import { clientFaults } from './aggregator/client-faults.ts';
 import { aggregatorFastPath } from './aggregator/fast-path.ts';
 import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import type { CallbackFaultRuleState } from './callbacks/faults.ts';
-import { type CallbackEngine, createCallbackEngine, openDatabase, type StoredEvent, seededRandom } from './callbacks/index.ts';
+import {
+  type CallbackEngine,
+  capabilitiesOf,
+  createCallbackEngine,
+  openDatabase,
+  readingOf,
+  type StoredEvent,
+  seededRandom,
+} from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog } from './catalog/index.ts';
 import type { AggmockConfig, CallbackFaultRuleInput, FaultRuleInput } from './config/index.ts';
@@ -14,7 +22,6 @@ import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
-import { wireOf } from './profiles/index.ts';
 import {
   type FaultRuleState,
   FaultRules,
@@ -108,7 +115,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   const ledger = createShadowLedger({
     engine,
     db,
-    reading: wireOf(config.callbacks).reading,
+    reading: readingOf(config.callbacks),
     retention: config.callbacks.retention,
   });
   const scheduler = createScheduler({
@@ -116,8 +123,8 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     engine,
     random: seededRandom(`${config.seed}:schedule`),
     balances: () => ledger.knownBalances(),
-    rollback: { profile: wireOf(config.callbacks).name, available: wireOf(config.callbacks).hasRollback },
-    wholeRounds: wireOf(config.callbacks).roundBody,
+    rollback: { profile: capabilitiesOf(config.callbacks).name, available: capabilitiesOf(config.callbacks).hasRollback },
+    wholeRounds: capabilitiesOf(config.callbacks).roundBody,
     onRun: (run) => {
       if (run.error) logger.warn({ entry: run.entry, scenario: run.scenario, error: run.error }, 'scheduled run did not finish');
       options.onScheduledRun?.(run);

@@ -6,6 +6,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
+import { exponentOf as callbackExponent, capabilitiesOf } from '../callbacks/call.ts';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
@@ -16,7 +17,6 @@ import { credentialGuard, refuseAggmockCallbacks } from '../http/exposure.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { currencyExponent, parseMajorString, toMajor, toMinor } from '../money/index.ts';
-import { wireOf } from '../profiles/index.ts';
 import { FaultRuleError, type FaultRules, type RequestJournal } from '../requests/index.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
@@ -221,7 +221,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         balances: ledger.knownBalances(),
         ...(gameId ? { gameId } : {}),
         rollback: rollbackOf(config),
-        wholeRounds: wireOf(config.callbacks).roundBody,
+        wholeRounds: capabilitiesOf(config.callbacks).roundBody,
       },
       random,
       () => engine.nextTransactionId(),
@@ -365,7 +365,7 @@ export function toDelivery(event: StoredEvent, config: AggmockConfig): Omit<Stor
  * decimals (JPY 0, EUR 2, KWD 3; configured extras from callbacks.currencies): 5 JPY is 5, not 500.
  */
 function exponentOf(currency: string | undefined, config: AggmockConfig): number {
-  return wireOf(config.callbacks).codec(currency).exponent;
+  return callbackExponent(config.callbacks, currency);
 }
 
 function majorOf(minor: number, currency: string | undefined, config: AggmockConfig): number {
@@ -487,6 +487,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | unde
 
 /** Whether the active profile can send the ROLLBACK a scenario may need. */
 function rollbackOf(config: AggmockConfig): { profile: string; available: boolean } {
-  const wire = wireOf(config.callbacks);
+  const wire = capabilitiesOf(config.callbacks);
   return { profile: wire.name, available: wire.hasRollback };
 }

@@ -29,6 +29,14 @@ export const deliverySchema = z
     orderingKey: z.string(),
     url: z.string().describe('the webhook it is sent to'),
     body: z.string().describe('the exact bytes sent on every attempt'),
+    facts: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("the call's facts each attempt is built and signed from (operation, requestId, sessionToken, …)"),
+    request: z
+      .strictObject({ method: z.string(), path: z.string(), headers: z.record(z.string(), z.string()) })
+      .optional()
+      .describe("the request as rendered when it was stored: method, path under the webhook (the wallet's base URL), headers"),
     status: z.enum(EVENT_STATUSES),
     attemptCount: z.number().int().min(0),
     nextAttemptAt: ms.optional(),
@@ -47,6 +55,13 @@ export const attemptSchema = z
     latencyMs: z.number().min(0),
     requestHeaders: z.record(z.string(), z.string()),
     requestBody: z.string(),
+    requestMethod: z.string().optional().describe('the HTTP method, when not POST (a query-string wire sends GET)'),
+    requestPath: z
+      .string()
+      .optional()
+      .describe(
+        "the path and query under the delivery's URL (a dialect with paths, e.g. /transaction/bet); absent for a profile",
+      ),
     responseStatus: z.number().int().optional(),
     responseBody: z.string().optional().describe('the reply as stored: at most its first 4 KiB (see responseBytes)'),
     responseBytes: z

@@ -65,6 +65,7 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       homeUrl: request.home_url,
       // As the policy parsed it: the URL stored is the URL judged and the URL dialled.
       ...(callback ? { callbackUrl: callback.url } : {}),
+      ...(request.token === undefined ? {} : { token: request.token }),
       balanceAtLaunchMinor: balance,
     },
     { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },

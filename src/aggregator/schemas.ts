@@ -127,6 +127,17 @@ export const launchRequestSchema = z
       .openapi({
         description: 'Must match config callbacks.allowedUrls (default: loopback addresses, localhost and the webhook origin).',
       }),
+    token: z
+      .string({ error: "expected the operator's session token as a string" })
+      .regex(/^[\x21-\x7e]{1,512}$/, {
+        error: "expected the operator's session token: 1 to 512 printable characters without spaces",
+      })
+      .optional()
+      .openapi({
+        example: 'tok-player123-9f2c',
+        description:
+          "The operator's session token for this player: every wallet call of the session carries it (a vendor dialect's token field).",
+      }),
     extras: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
   })
   .openapi('LaunchRequest');

@@ -1,14 +1,11 @@
-import { hash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { signCallback, wireOf } from '../profiles/index.ts';
-import { VERSION } from '../version.ts';
+import type { AttemptRequest } from './call.ts';
 import { retryDelayMs, type Verdict } from './dispatcher.ts';
 import type { Attempt, CallbacksConfig, StoredEvent } from './events.ts';
 import { storedBody } from './outbox.ts';
 import type { Random } from './random.ts';
 
-/** `User-Agent` of every callback. */
-export const USER_AGENT = `aggmock/${VERSION}`;
+export { USER_AGENT } from './call.ts';
 
 /** The journal's word for an attempt sent without a recorded reply (in flight, or cut off by a crash). */
 export const UNANSWERED_ATTEMPT =
@@ -23,19 +20,18 @@ export interface AttemptInFlight {
   startedAt: number;
   /** performance.now() at the send, for the latency. */
   t0: number;
-  headers: Record<string, string>;
+  request: AttemptRequest;
 }
 
-/** The request headers of one attempt, signed afresh at its start over the same body bytes. */
-export function attemptHeaders(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): Record<string, string> {
-  const wire = wireOf(cfg);
+/** The request columns of a journal row: method and path only when they say more than "POST to the base URL". */
+function requestParts(
+  request: AttemptRequest,
+): Pick<Attempt, 'requestHeaders' | 'requestBody' | 'requestMethod' | 'requestPath'> {
   return {
-    'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
-    ...signCallback(wire, cfg.signing, event.body, {
-      timestamp: Math.floor(startedAt / 1000),
-      ...(wire.signingScheme === 'standard-webhooks' ? { id: webhookMessageId(event) } : {}),
-    }),
+    requestHeaders: request.headers,
+    requestBody: request.body,
+    ...(request.method === 'POST' ? {} : { requestMethod: request.method }),
+    ...(request.path === '' ? {} : { requestPath: request.path }),
   };
 }
 
@@ -43,14 +39,13 @@ export function attemptHeaders(event: StoredEvent, cfg: CallbacksConfig, started
  * The journal row of an attempt about to be sent. Its outcome replaces it; until then (and after a
  * crash mid-attempt) it says the receiver may have seen the request.
  */
-export function unansweredAttempt(event: StoredEvent, startedAt: number, headers: Record<string, string>): Attempt {
+export function unansweredAttempt(event: StoredEvent, startedAt: number, request: AttemptRequest): Attempt {
   return {
     eventId: event.id,
     n: event.attemptCount,
     startedAt,
     latencyMs: 0,
-    requestHeaders: headers,
-    requestBody: event.body,
+    ...requestParts(request),
     outcome: 'retry',
     error: UNANSWERED_ATTEMPT,
   };
@@ -62,14 +57,13 @@ export function answeredAttempt(
   verdict: Verdict,
   answer: { status: number; body: string } | undefined,
 ): Attempt {
-  const { event, startedAt, t0, headers } = inFlight;
+  const { event, startedAt, t0, request } = inFlight;
   const attempt: Attempt = {
     eventId: event.id,
     n: event.attemptCount,
     startedAt,
     latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
-    requestHeaders: headers,
-    requestBody: event.body,
+    ...requestParts(request),
     outcome: verdict.outcome,
   };
   if (answer) {
@@ -125,9 +119,4 @@ export function applyVerdict(event: StoredEvent, attempt: Attempt, verdict: Verd
   event.status = 'pending';
   if (delay > 0) event.nextAttemptAt = retry.now + delay;
   return false;
-}
-
-/** The Standard Webhooks message id: stable for an event across retries and restarts. */
-function webhookMessageId(event: StoredEvent): string {
-  return `msg_${hash('sha256', `${event.id}:${event.createdAt}:${event.transactionId}`, 'hex').slice(0, 24)}`;
 }

@@ -1,7 +1,6 @@
-import type { ReplyReading } from '../profiles/index.ts';
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
-import { DEFAULT_READING, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
+import { DEFAULT_READING, type JudgedReply, judgeReply, parseReplyBody, type Reading } from './reply.ts';
 
 /**
  * The delivery rules of SPEC §3 as pure functions: what an HTTP answer means, and how long to
@@ -35,11 +34,11 @@ export type Verdict =
  * and 5xx → retry (honouring Retry-After); a 2xx that is not a JSON object → retry, because
  * nobody can tell whether the wallet applied the event (callbacks are idempotent, so a retry is safe).
  */
-export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: ReplyReading = DEFAULT_READING): Verdict {
+export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: Reading = DEFAULT_READING): Verdict {
   const { status } = answer;
   const body = parseReplyBody(answer.body);
   const reply = { status, body };
-  const judged = judgeReply({ status, body }, reading);
+  const judged = judgeReply({ status, body, text: answer.body }, reading);
   const rejection = judged.error === undefined ? '' : ` ${describeRejection(judged)}`;
   switch (judged.verdict) {
     case 'accepted':

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { wireOf } from '../profiles/index.ts';
-import { type AttemptInFlight, answeredAttempt, applyVerdict, attemptHeaders, unansweredAttempt } from './attempt.ts';
+import { isVendorDialect } from '../config/index.ts';
+import { type AttemptInFlight, answeredAttempt, applyVerdict, unansweredAttempt } from './attempt.ts';
+import { attemptRequest, capabilitiesOf, replyReadingOf } from './call.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { classifyAnswer, classifyFailure, type HttpAnswer, type Verdict } from './dispatcher.ts';
 import type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
@@ -85,9 +86,18 @@ class Engine implements CallbackEngine {
     this.faults = new CallbackFaults({ seed: options.config.seed, rules: this.cfg.faults });
     this.ids = new TransactionIdSequence(options.db, options.config.seed, {
       ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
+      // Vendor wires cap ids (Red Tiger: 32 characters): tx_ + a 6-character namespace + _ + 22 hex digits fits.
+      ...(isVendorDialect(options.config.callbacks) ? { hexDigits: 22 } : {}),
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
-    this.newEvents = new NewEvents({ cfg: this.cfg, clock: this.clock, random: this.random, ids: this.ids, url });
+    this.newEvents = new NewEvents({
+      cfg: this.cfg,
+      clock: this.clock,
+      random: this.random,
+      ids: this.ids,
+      url,
+      seed: options.config.seed,
+    });
     this.slots = new OriginSlots({ concurrency: this.cfg.concurrency, webhookUrl: url });
     this.webhookUrl = url;
     this.urlRefusal = options.urlRefusal;
@@ -231,6 +241,15 @@ class Engine implements CallbackEngine {
       this.failUnsent(event, refusal);
       return;
     }
+    const startedAt = this.clock.now();
+    let request: AttemptInFlight['request'];
+    try {
+      request = attemptRequest(event, this.cfg, startedAt);
+    } catch (error) {
+      // The call cannot be rendered (a credential missing since it was stored): nothing can go out.
+      this.failUnsent(event, `not sent: its request cannot be built (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
     this.inFlightCount++;
     this.slots.started(event.url);
     const generation = this.generation;
@@ -238,15 +257,13 @@ class Engine implements CallbackEngine {
     event.attemptCount += 1;
     delete event.nextAttemptAt;
 
-    const startedAt = this.clock.now();
-    const headers = attemptHeaders(event, this.cfg, startedAt);
     // Journaled before it is sent, committed with the other sends of this turn: after a crash
     // mid-attempt the row is still there, so every request a receiver saw is in the journal. The
     // outcome replaces it.
-    this.outbox.journal(unansweredAttempt(event, startedAt, headers));
+    this.outbox.journal(unansweredAttempt(event, startedAt, request));
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
-    this.sendAfterCommit(transport, { event, generation, startedAt, headers });
+    this.sendAfterCommit(transport, { event, generation, startedAt, request });
   }
 
   private sendQueue: { transport: Transport; sending: Omit<AttemptInFlight, 't0'> }[] = [];
@@ -289,11 +306,14 @@ class Engine implements CallbackEngine {
 
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
     const attempt = inFlight(sending);
-    const { event, headers } = sending;
+    const { event, request } = sending;
     const fired = this.faults.size === 0 ? undefined : this.faults.fire(event);
-    (fired ? this.postFaulted(transport, attempt, fired) : transport.post(event.url, headers, event.body)).then(
+    (fired
+      ? this.postFaulted(transport, attempt, fired)
+      : transport.post(request.url, request.headers, request.body, request.method)
+    ).then(
       (answer) => {
-        const verdict = classifyAnswer(answer, this.clock.now(), wireOf(this.cfg).reading(event.currency));
+        const verdict = classifyAnswer(answer, this.clock.now(), replyReadingOf(this.cfg, event));
         this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
@@ -311,7 +331,7 @@ class Engine implements CallbackEngine {
    * its own so it is sent while this one is in flight; a `timeout` gives up on this attempt.
    */
   private postFaulted(transport: Transport, attempt: AttemptInFlight, fired: FiredCallbackFault): Promise<HttpAnswer> {
-    const { event, headers } = attempt;
+    const { event, request } = attempt;
     const { fault } = fired;
     if (fault.kind === 'duplicate') {
       const generation = this.generation;
@@ -324,9 +344,9 @@ class Engine implements CallbackEngine {
       };
       if (fault.afterMs > 0) setTimeout(send, fault.afterMs).unref();
       else send();
-      return transport.post(event.url, headers, event.body);
+      return transport.post(request.url, request.headers, request.body, request.method);
     }
-    return postWithTimeoutFault(transport, { ...fired, fault }, { url: event.url, headers, body: event.body }, (late) =>
+    return postWithTimeoutFault(transport, { ...fired, fault }, request, (late) =>
       this.logger?.info(
         { eventId: event.id, attempt: event.attemptCount, rule: fired.ruleId, status: late.status },
         'a callback reply came after a timeout fault rule gave up on it',
@@ -359,7 +379,7 @@ class Engine implements CallbackEngine {
   private failUnsent(event: StoredEvent, refusal: string): void {
     event.status = 'failed';
     event.settledAt = this.clock.now();
-    event.error = `not sent: its URL ${event.url} is not allowed now (${refusal})`;
+    event.error = refusal.startsWith('not sent:') ? refusal : `not sent: its URL ${event.url} is not allowed now (${refusal})`;
     delete event.nextAttemptAt;
     this.outbox.markDirty(event);
     this.afterCommit.push(() => this.afterAttemptCommitted(undefined, event, true));
@@ -386,7 +406,12 @@ class Engine implements CallbackEngine {
       resolve(snapshot);
     }
     for (const listener of this.settledListeners) this.safely(() => listener(snapshot));
-    if (event.kind === 'debit' && event.status === 'failed' && this.cfg.rollbackFailedDebits && wireOf(this.cfg).hasRollback) {
+    if (
+      event.kind === 'debit' &&
+      event.status === 'failed' &&
+      this.cfg.rollbackFailedDebits &&
+      capabilitiesOf(this.cfg).hasRollback
+    ) {
       this.rollbackFailedDebit(event);
     }
     if (this.lines.has(key)) this.lines.activate(key);

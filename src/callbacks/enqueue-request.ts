@@ -1,6 +1,6 @@
 /** Validating what callers ask the engine to send, with errors that name the wrong field. */
 import { describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
-import type { Wire } from '../profiles/index.ts';
+import type { CallCapabilities } from './call.ts';
 import { type EnqueueRequest, enqueueRequestSchema } from './events.ts';
 
 /** An enqueue request that names a wrong field. */
@@ -12,13 +12,13 @@ export class CallbackRequestError extends Error {
 }
 
 /** The request when it is valid (checked fast by hand, else by the schema); throws CallbackRequestError. */
-export function validEnqueueRequest(req: EnqueueRequest, wire: Wire): EnqueueRequest {
+export function validEnqueueRequest(req: EnqueueRequest, wire: CallCapabilities): EnqueueRequest {
   const r = isWellFormed(req) ? req : parseRequest(req);
   if (r.kind === 'rollback' && !wire.hasRollback) {
     throw new CallbackRequestError([
       {
         field: 'kind',
-        message: `the "${wire.name}" profile has no ROLLBACK callback; expected "debit" or "credit"`,
+        message: `the "${wire.name}" ${wire.noun} has no ROLLBACK callback; expected "debit" or "credit"`,
         received: r.kind,
       },
     ]);
@@ -27,7 +27,7 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: Wire): EnqueueReq
     throw new CallbackRequestError([
       {
         field: 'winMinor',
-        message: `the "${wire.name}" profile has no body for a whole round (a bet and its win in one callback); send a DEBIT and a CREDIT`,
+        message: `the "${wire.name}" ${wire.noun} has no body for a whole round (a bet and its win in one callback); send a DEBIT and a CREDIT`,
         received: r.winMinor,
       },
     ]);
@@ -45,7 +45,8 @@ function isWellFormed(r: EnqueueRequest): boolean {
   if (typeof r.playerId !== 'string' || r.playerId === '' || !Number.isSafeInteger(r.amountMinor)) return false;
   if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
   // A per-event URL is rare; let the schema check it is an http(s) URL.
-  if (r.url !== undefined || r.bonus !== undefined || r.winMinor !== undefined) return false;
+  if (r.url !== undefined || r.bonus !== undefined || r.winMinor !== undefined || r.roundClosed !== undefined) return false;
+  if (r.sessionToken !== undefined && (typeof r.sessionToken !== 'string' || r.sessionToken.length > 512)) return false;
   for (const key of OPTIONAL_STRINGS) {
     const value = r[key];
     if (value !== undefined && (typeof value !== 'string' || value === '')) return false;
@@ -64,6 +65,7 @@ const OPTIONAL_STRINGS = [
   'source',
   'orderingKey',
   'group',
+  'sessionToken',
 ] as const satisfies readonly (keyof EnqueueRequest)[];
 
 function parseRequest(req: EnqueueRequest): EnqueueRequest {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AggmockConfig } from '../config/index.ts';
+import type { CallFacts } from '../dialects/index.ts';
 import { BONUS_KINDS, bodySchemas, renderBody, type WireFields, wireOf } from '../profiles/index.ts';
 
 /** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
@@ -53,6 +54,10 @@ export const enqueueRequestSchema = z
         id: nonEmpty('the bonus id'),
       })
       .optional(),
+    /** The operator's session token of the launch the call belongs to (a dialect's `sessionToken`). */
+    sessionToken: nonEmpty('the session token').max(512, 'expected the session token in at most 512 characters').optional(),
+    /** Whether this call closes its round (a dialect's `roundClosed`: Hub88's round_closed, a win's last). */
+    roundClosed: z.boolean({ error: 'expected roundClosed as true or false' }).optional(),
     /** 'manual' | 'scenario:bet-win' | 'play' | 'rollback-of-failed-debit' | 'replay:<id>' … */
     source: nonEmpty('the source').optional(),
     /** Events with the same key go out strictly one after another; default the player id. */
@@ -94,6 +99,14 @@ export interface StoredEvent {
   url: string;
   /** The exact bytes sent on every attempt. */
   body: string;
+  /**
+   * The call's facts as the dialect reads them (operation, requestId, session token, game name…),
+   * kept so every attempt is rendered and signed afresh from them. Absent on rows written before
+   * outbox schema 4: their facts are read from the columns.
+   */
+  facts?: StoredFacts;
+  /** The request as rendered when the event was stored: method, path under the base URL, headers (signed at that time). */
+  request?: { method: string; path: string; headers: Record<string, string> };
   status: EventStatus;
   attemptCount: number;
   /** When the next attempt is due (ms epoch), while the event waits for a retry. */
@@ -107,6 +120,9 @@ export interface StoredEvent {
   error?: string;
 }
 
+/** The facts a call keeps with its event (its time is the event's `createdAt`). */
+export type StoredFacts = Omit<CallFacts, 'createdAt'>;
+
 export type AttemptOutcome = 'delivered' | 'rejected' | 'retry' | 'failed';
 
 /** One HTTP attempt as journaled. */
@@ -118,6 +134,10 @@ export interface Attempt {
   latencyMs: number;
   requestHeaders: Record<string, string>;
   requestBody: string;
+  /** The method, when not POST (a query-string wire's GET). Rows before outbox schema 4 have none. */
+  requestMethod?: string;
+  /** The path (and query) under the event's base URL, when not "" (a dialect with paths). */
+  requestPath?: string;
   responseStatus?: number;
   /** As stored: cut at MAX_STORED_BODY bytes (then `responseBytes` and `responseSha256` describe the whole). */
   responseBody?: string;

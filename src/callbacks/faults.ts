@@ -153,13 +153,13 @@ export class FaultTimeoutError extends Error {
 export function postWithTimeoutFault(
   transport: Transport,
   fired: FiredCallbackFault & { fault: { kind: 'timeout' } },
-  request: { url: string; headers: Record<string, string>; body: string },
+  request: { url: string; headers: Record<string, string>; body: string; method?: string },
   onLate: (answer: HttpAnswer) => void,
 ): Promise<HttpAnswer> {
   const { afterMs, giveUp } = fired.fault;
   const rule = `aggmock callback fault rule ${fired.ruleId}`;
   const next = giveUp ? 'no retry: the event ends failed' : 'retried on callbacks.retrySchedule';
-  const sent = transport.post(request.url, request.headers, request.body);
+  const sent = transport.post(request.url, request.headers, request.body, request.method);
   const inTime = (answer: HttpAnswer) =>
     new FaultTimeoutError(
       `timed out (${rule}): the wallet answered HTTP ${answer.status}, treated as too late and ignored; ${next}`,

@@ -13,8 +13,8 @@ export const ID_BLOCK = 1024;
  * @example transactionIdAt(42, 0) // the first id of every run seeded 42, without a namespace
  * @example transactionIdAt(42, 0, 'k3x9q2') // 'tx_k3x9q2_…'
  */
-export function transactionIdAt(seed: number | string, n: number, namespace = ''): string {
-  const hex = hash('sha256', `${seed}:${n}`, 'hex').slice(0, 24);
+export function transactionIdAt(seed: number | string, n: number, namespace = '', hexDigits = 24): string {
+  const hex = hash('sha256', `${seed}:${n}`, 'hex').slice(0, hexDigits);
   return namespace === '' ? `tx_${hex}` : `tx_${namespace}_${hex}`;
 }
 
@@ -61,12 +61,15 @@ export class TransactionIdSequence {
 
   /** The namespace every id of this sequence carries ("" for none). */
   readonly namespace: string;
+  /** Hex digits of each id (24; fewer for a wire that caps id lengths). */
+  private readonly hexDigits: number;
 
   constructor(
     db: Database,
     readonly seed: number | string,
-    options: { namespace?: string } = {},
+    options: { namespace?: string; hexDigits?: number } = {},
   ) {
+    this.hexDigits = options.hexDigits ?? 24;
     ensureMetaTable(db);
     this.namespace = idNamespaceOf(db, options.namespace);
     const key = `txid-position:${seed}`;
@@ -87,7 +90,7 @@ export class TransactionIdSequence {
       this.reservedUpTo = n + ID_BLOCK;
     }
     this.counter = n + 1;
-    return transactionIdAt(this.seed, n, this.namespace);
+    return transactionIdAt(this.seed, n, this.namespace, this.hexDigits);
   }
 
   /** Writes the exact position, so the next run continues without a gap. */

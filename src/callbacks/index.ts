@@ -4,6 +4,17 @@
  * An engine: it imports only the foundation (config, http's error helpers, money, signing,
  * shared, version); it must not import the ledger, scenarios, any surface or the CLI.
  */
+
+export {
+  type CallCapabilities,
+  callFactsOf,
+  callNameOf,
+  capabilitiesOf,
+  exponentOf,
+  readingOf,
+  replyReadingOf,
+  urlUnder,
+} from './call.ts';
 export { type Clock, FakeClock, systemClock, type TimerHandle } from './clock.ts';
 export { openDatabase } from './db.ts';
 export { classifyAnswer, parseRetryAfter, retryDelayMs } from './dispatcher.ts';
@@ -26,4 +37,4 @@ export {
 export { TransactionIdSequence, transactionIdAt } from './ids.ts';
 export { MAX_JOURNALED_BODY, Outbox, type OutboxFilter, type RetentionPolicy } from './outbox.ts';
 export { type Random, seededRandom } from './random.ts';
-export { DEFAULT_READING, type JudgedReply, judgeReply, type ReplyVerdict } from './reply.ts';
+export { DEFAULT_READING, type DialectReading, type JudgedReply, judgeReply, type Reading, type ReplyVerdict } from './reply.ts';

@@ -1,8 +1,12 @@
+import { hash } from 'node:crypto';
+import { isVendorDialect } from '../config/index.ts';
+import { DialectRequestError } from '../dialects/index.ts';
 import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
+import { callFactsOf, capabilitiesOf, renderCall } from './call.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
-import { validEnqueueRequest } from './enqueue-request.ts';
-import { buildCallbackBody, type CallbacksConfig, type EnqueueRequest, type StoredEvent } from './events.ts';
+import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
+import type { CallbacksConfig, EnqueueRequest, StoredEvent, StoredFacts } from './events.ts';
 import type { TransactionIdSequence } from './ids.ts';
 import type { Random } from './random.ts';
 
@@ -17,6 +21,8 @@ export interface NewEventsOptions {
   ids: TransactionIdSequence;
   /** The receiver when a request names none. */
   url: string;
+  /** Mixed into every call's requestId, so two runs with the same seed do not share ids. */
+  seed: number | string;
 }
 
 /**
@@ -24,13 +30,17 @@ export interface NewEventsOptions {
  * earlier event, or as the rollback of a DEBIT whose delivery failed. Each starts unsent.
  */
 export class NewEvents {
+  /** Calls made by this instance, for requestIds. */
+  private calls = 0;
+
   constructor(private readonly o: NewEventsOptions) {}
 
   /** Validates a request and builds its row; a bad request throws a CallbackRequestError. */
   fromRequest(req: EnqueueRequest): NewEvent {
-    const r = validEnqueueRequest(req, wireOf(this.o.cfg));
+    const capabilities = capabilitiesOf(this.o.cfg);
+    const r = validEnqueueRequest(req, capabilities);
     const createdAt = this.o.clock.now();
-    const byReference = r.kind === 'rollback' && wireOf(this.o.cfg).rollbackStyle === 'reference';
+    const byReference = r.kind === 'rollback' && capabilities.rollbackStyle === 'reference';
     // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own.
     const transactionId =
       r.kind === 'rollback' && !byReference ? (r.referenceTransactionId as string) : (r.transactionId ?? this.o.ids.next());
@@ -42,8 +52,7 @@ export class NewEvents {
       source: r.source ?? 'manual',
       orderingKey: r.orderingKey ?? r.playerId,
       url: r.url ?? this.o.url,
-      // createdAt before the spread (a request has none): `{ ...r, createdAt }` is a slow path in Node 20's V8.
-      body: buildCallbackBody({ createdAt, ...r, transactionId }, this.o.cfg),
+      body: '',
       ...this.unsent(createdAt),
     };
     if (r.referenceTransactionId !== undefined) event.referenceTransactionId = r.referenceTransactionId;
@@ -52,7 +61,39 @@ export class NewEvents {
     if (r.gameId !== undefined) event.gameId = r.gameId;
     event.currency = r.currency ?? this.o.cfg.currency;
     if (r.group !== undefined) event.group = r.group;
+    return this.rendered(event, {
+      ...(r.gameName === undefined ? {} : { gameName: r.gameName }),
+      ...(r.provider === undefined ? {} : { provider: r.provider }),
+      ...(r.bonus === undefined ? {} : { bonus: r.bonus }),
+      ...(r.sessionToken === undefined ? {} : { sessionToken: r.sessionToken }),
+      ...(r.roundClosed === undefined ? {} : { roundClosed: r.roundClosed }),
+    });
+  }
+
+  /**
+   * The event with its call: its facts (a fresh requestId, kept across retries) and the request
+   * they make, whose body is the bytes every attempt sends. A call the dialect cannot make (a
+   * credential missing) is refused here, before anything is stored.
+   */
+  private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
+    const { createdAt: _createdAt, ...facts } = callFactsOf({ ...event, id: 0 }, this.o.cfg);
+    const stored = definedOnly({ ...facts, ...extra, requestId: this.requestId(event) }) as StoredFacts;
+    event.facts = stored;
+    try {
+      const req = renderCall(this.o.cfg, { ...stored, createdAt: event.createdAt }, { signedAt: event.createdAt });
+      event.body = req.body ?? '';
+      event.request = { method: req.method, path: req.path, headers: req.headers };
+    } catch (error) {
+      if (!(error instanceof DialectRequestError)) throw error;
+      throw new CallbackRequestError([{ field: 'kind', message: error.message, received: event.kind }]);
+    }
     return event;
+  }
+
+  /** A UUID-shaped id for one call: the same on each retry of it, another for every new call (a replay too). */
+  private requestId(event: NewEvent): string {
+    const hex = hash('sha256', `${this.o.seed}:${event.createdAt}:${event.kind}:${event.transactionId}:${this.calls++}`, 'hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((Number.parseInt(hex[16] as string, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   }
 
   /** The same body again as a new event (source 'replay:<id>'). */
@@ -67,14 +108,17 @@ export class NewEvents {
       nextAttemptAt: _next,
       ...copy
     } = original;
-    // The same receiver as the original (a launch's callback_url, or the webhook it had).
-    return { ...copy, source: `replay:${id}`, url: original.url, ...this.unsent(createdAt) };
+    // The same receiver as the original (a launch's callback_url, or the webhook it had), the
+    // same body bytes; a new call, so a requestId of its own where the facts are kept.
+    const replay: NewEvent = { ...copy, source: `replay:${id}`, url: original.url, ...this.unsent(createdAt) };
+    if (original.facts) replay.facts = { ...original.facts, requestId: this.requestId(replay) };
+    return replay;
   }
 
   /** The ROLLBACK of a DEBIT nobody confirmed: it may still have moved money. */
   rollbackOf(debit: StoredEvent): NewEvent {
     const createdAt = this.o.clock.now();
-    const byReference = wireOf(this.o.cfg).rollbackStyle === 'reference';
+    const byReference = capabilitiesOf(this.o.cfg).rollbackStyle === 'reference';
     const transactionId = byReference ? this.o.ids.next() : debit.transactionId;
     const fields = {
       kind: 'rollback' as const,
@@ -85,17 +129,23 @@ export class NewEvents {
       ...(debit.roundId === undefined ? {} : { roundId: debit.roundId }),
       ...(debit.gameId === undefined ? {} : { gameId: debit.gameId }),
       ...(debit.currency === undefined ? {} : { currency: debit.currency }),
-      ...carriedBy(debit, this.o.cfg),
     };
-    return {
+    const event: NewEvent = {
       ...fields,
       source: 'rollback-of-failed-debit',
       ...(debit.group === undefined ? {} : { group: debit.group }),
       orderingKey: debit.orderingKey,
       url: debit.url,
-      body: buildCallbackBody({ createdAt, ...fields }, this.o.cfg),
+      body: '',
       ...this.unsent(createdAt),
     };
+    const { gameName, provider, bonus, sessionToken } = debit.facts ?? carriedBy(debit, this.o.cfg);
+    return this.rendered(event, {
+      ...(gameName === undefined ? {} : { gameName }),
+      ...(provider === undefined ? {} : { provider }),
+      ...(bonus === undefined ? {} : { bonus }),
+      ...(sessionToken === undefined ? {} : { sessionToken }),
+    });
   }
 
   /** The state every new event starts in: not yet sent. */
@@ -122,7 +172,11 @@ export class NewEvents {
  * the bonus), read back from the bytes it went out with, so its ROLLBACK says the same on a wire
  * whose ROLLBACK body has them, also after a restart.
  */
-function carriedBy(debit: StoredEvent, cfg: CallbacksConfig): Pick<WireFields, 'gameName' | 'provider' | 'bonus'> {
+function carriedBy(
+  debit: StoredEvent,
+  cfg: CallbacksConfig,
+): Pick<WireFields, 'gameName' | 'provider' | 'bonus'> & { sessionToken?: string } {
+  if (isVendorDialect(cfg)) return {};
   let json: unknown;
   try {
     json = JSON.parse(debit.body);
@@ -137,4 +191,11 @@ function carriedBy(debit: StoredEvent, cfg: CallbacksConfig): Pick<WireFields, '
   if (provider !== undefined) carried.provider = provider;
   if (bonus !== undefined) carried.bonus = bonus;
   return carried;
+}
+
+/** The members whose value is not undefined (what JSON keeps), so the stored facts compare equal after a reload. */
+function definedOnly(object: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) if (value !== undefined) out[key] = value;
+  return out;
 }

@@ -3,14 +3,25 @@
  * and attempts. outbox.ts holds the behaviour; this file changes only with the tables.
  */
 import type { Database } from '../storage/index.ts';
-import type { Attempt, AttemptOutcome, EventKind, EventStatus, StoredEvent } from './events.ts';
+import type { Attempt, AttemptOutcome, EventKind, EventStatus, StoredEvent, StoredFacts } from './events.ts';
 import { ensureMetaTable } from './meta.ts';
 import { parseReplyBody } from './reply.ts';
 
 /** The schema this code writes. A newer database is refused rather than misread. */
-export const OUTBOX_SCHEMA_VERSION = 3;
+export const OUTBOX_SCHEMA_VERSION = 4;
 
 const MIGRATIONS: Record<number, string> = {
+  // 4: an event is a call under a dialect: its facts (JSON) and the request they rendered (method,
+  // path under the base URL, headers); an attempt keeps its method and path when they are not
+  // "POST to the base URL". Older rows have none: their facts are read from the columns.
+  4: `
+    ALTER TABLE callback_events ADD COLUMN facts TEXT;
+    ALTER TABLE callback_events ADD COLUMN request_method TEXT;
+    ALTER TABLE callback_events ADD COLUMN request_path TEXT;
+    ALTER TABLE callback_events ADD COLUMN request_headers TEXT;
+    ALTER TABLE callback_attempts ADD COLUMN request_method TEXT;
+    ALTER TABLE callback_attempts ADD COLUMN request_path TEXT;
+  `,
   // 3: a reply is stored once, in its attempt's row (the event names that attempt), cut at
   // MAX_STORED_BODY with the length and sha256 of the whole. Older rows keep their reply_body.
   3: `
@@ -71,15 +82,16 @@ const MIGRATIONS: Record<number, string> = {
 export const OUTBOX_WRITES = {
   insertEvent: `INSERT INTO callback_events
     (id, kind, transaction_id, reference_transaction_id, player_id, amount_minor, round_id, game_id, currency, source, grp,
-     ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     ordering_key, url, body, status, attempt_count, next_attempt_at, created_at, win_minor,
+     facts, request_method, request_path, request_headers)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   // reply_body stays NULL: the reply is in the row of the attempt it came from (reply_attempt).
   updateEvent: `UPDATE callback_events SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ?,
     reply_status = ?, reply_body = NULL, reply_attempt = ?, error = ? WHERE id = ?`,
   journal: `INSERT OR REPLACE INTO callback_attempts
     (event_id, n, started_at, latency_ms, request_headers, request_body, response_status, response_body, error, outcome,
-     response_bytes, response_sha256)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     response_bytes, response_sha256, request_method, request_path)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   // The row as `journal` would write it when only the outcome differs (see Outbox.writeAttempt).
   journalOutcome: `UPDATE callback_attempts SET latency_ms = ?, response_status = ?, response_body = ?,
     error = ?, outcome = ?, response_bytes = ?, response_sha256 = ?
@@ -113,6 +125,10 @@ export function eventInsertValues(e: StoredEvent): unknown[] {
     e.nextAttemptAt ?? null,
     e.createdAt,
     e.winMinor ?? null,
+    e.facts === undefined ? null : JSON.stringify(e.facts),
+    e.request?.method ?? null,
+    e.request?.path ?? null,
+    e.request === undefined ? null : JSON.stringify(e.request.headers),
   ];
 }
 
@@ -148,6 +164,8 @@ export function attemptValues(a: Attempt, headersJson: string, body: string | nu
     a.outcome,
     a.responseBytes ?? null,
     a.responseSha256 ?? null,
+    a.requestMethod ?? null,
+    a.requestPath ?? null,
   ];
 }
 
@@ -178,6 +196,10 @@ export interface EventRow {
   /** The reply's stored text (SELECT_EVENTS). */
   reply_text: string | null;
   error: string | null;
+  facts?: string | null;
+  request_method?: string | null;
+  request_path?: string | null;
+  request_headers?: string | null;
 }
 
 export interface AttemptRow {
@@ -193,6 +215,8 @@ export interface AttemptRow {
   outcome: AttemptOutcome;
   response_bytes: number | null;
   response_sha256: string | null;
+  request_method?: string | null;
+  request_path?: string | null;
   event_body: string;
 }
 
@@ -242,7 +266,26 @@ export function toEvent(row: EventRow): StoredEvent {
   if (row.reply_status !== null) event.reply = { status: row.reply_status, body: parseReplyBody(row.reply_text ?? '') };
   if (row.reply_attempt !== null) event.replyAttempt = row.reply_attempt;
   if (row.error !== null) event.error = row.error;
+  const facts = row.facts ? jsonObject(row.facts) : undefined;
+  if (facts) event.facts = facts as unknown as StoredFacts;
+  if (row.request_method && row.request_path !== null && row.request_path !== undefined) {
+    event.request = {
+      method: row.request_method,
+      path: row.request_path,
+      headers: (jsonObject(row.request_headers ?? '{}') ?? {}) as Record<string, string>,
+    };
+  }
   return event;
+}
+
+/** A JSON object column, or undefined when it is not one (a row damaged by hand is read without it). */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function toAttempt(row: AttemptRow): Attempt {
@@ -260,5 +303,7 @@ export function toAttempt(row: AttemptRow): Attempt {
   if (row.error !== null) attempt.error = row.error;
   if (row.response_bytes !== null && row.response_bytes !== undefined) attempt.responseBytes = row.response_bytes;
   if (row.response_sha256 !== null && row.response_sha256 !== undefined) attempt.responseSha256 = row.response_sha256;
+  if (row.request_method) attempt.requestMethod = row.request_method;
+  if (row.request_path) attempt.requestPath = row.request_path;
   return attempt;
 }

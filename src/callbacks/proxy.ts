@@ -52,7 +52,7 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
   const inFlight = new Set<AbortController>();
 
   return {
-    async post(url, headers, body): Promise<HttpAnswer> {
+    async post(url, headers, body, method = 'POST'): Promise<HttpAnswer> {
       const [{ request }, dispatcher] = await Promise.all([undici, agent]);
       const abort = new AbortController();
       inFlight.add(abort);
@@ -62,9 +62,9 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
       );
       try {
         const res = await request(url, {
-          method: 'POST',
-          headers: { ...headers, 'content-type': headers['content-type'] ?? 'application/json' },
-          body,
+          method,
+          headers: method === 'GET' ? headers : { ...headers, 'content-type': headers['content-type'] ?? 'application/json' },
+          ...(method === 'GET' ? {} : { body }),
           dispatcher,
           signal: abort.signal,
         });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Dialect, type Operation, readReply } from '../dialects/index.ts';
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type AmountCodec, decodeAmount, isExactAmountLiteral } from '../money/index.ts';
@@ -77,6 +78,47 @@ export const DEFAULT_READING: ReplyReading = {
   codec: { format: 'decimal', as: 'number', exponent: 2 },
 };
 
+/**
+ * How a vendor dialect's replies read: the dialect's own rules (`readReply`: status classes, the
+ * code path with its success, retry and refusal codes, cash + bonus balances), for a call of
+ * `operation` (default a bet) in `currency`.
+ */
+export interface DialectReading {
+  dialect: Dialect;
+  currency: string;
+  operation?: Operation | undefined;
+}
+
+/** A profile's reading or a dialect's. */
+export type Reading = ReplyReading | DialectReading;
+
+function isDialectReading(reading: Reading): reading is DialectReading {
+  return Object.hasOwn(reading, 'dialect');
+}
+
+/** A reply judged under a dialect, in judgeReply's terms: `error` is the wallet's code (with aggmock's name for it). */
+function judgeUnderDialect(input: ReplyInput, reading: DialectReading): JudgedReply {
+  const text = input.text ?? (typeof input.body === 'string' ? input.body : JSON.stringify(input.body ?? ''));
+  const read = readReply(
+    reading.dialect,
+    { operation: reading.operation ?? 'bet', currency: reading.currency },
+    { status: input.status, text },
+  );
+  const error =
+    read.verdict === 'accepted' || read.code === undefined
+      ? undefined
+      : read.outcome !== undefined && read.outcome !== read.code
+        ? `${read.code} (${read.outcome})`
+        : read.code;
+  return {
+    verdict: read.verdict,
+    status: input.status,
+    ...(error === undefined ? {} : { error }),
+    ...(read.message === undefined ? {} : { message: read.message }),
+    balance: read.balance,
+  };
+}
+
 /** The value at a dotted path of a reply ("balance", "data.money"). */
 function at(object: Record<string, unknown>, path: string): unknown {
   return valueAt(object, cached(pathKeys, path, splitPath, MAX_CACHED_PATHS));
@@ -102,7 +144,8 @@ const splitPath = (path: string) => path.split('.');
  * @example judgeReply({ status: 200, text: '{"balance":10,"error":0}' }) // verdict 'accepted', balance 1000
  * @example judgeReply({ status: 200, text: '{"error":"INSUFFICIENT_FUNDS","balance":5}' }) // verdict 'rejected'
  */
-export function judgeReply(input: ReplyInput, reading: ReplyReading = DEFAULT_READING): JudgedReply {
+export function judgeReply(input: ReplyInput, reading: Reading = DEFAULT_READING): JudgedReply {
+  if (isDialectReading(reading)) return judgeUnderDialect(input, reading);
   const { status } = input;
   const { rules, codec } = reading;
   const body = input.body !== undefined || input.text === undefined ? input.body : parseReplyBody(input.text);
@@ -142,8 +185,9 @@ export function judgeReply(input: ReplyInput, reading: ReplyReading = DEFAULT_RE
  * (`reply.duplicates`): equal status and JSON (members in any order), or, for `same-outcome`, the
  * same verdict, error code and balance with any message. The shadow ledger and verify both ask here.
  */
-export function repliesAgree(first: ReplyInput, again: ReplyInput, reading: ReplyReading = DEFAULT_READING): boolean {
-  if (reading.rules.duplicates === 'same-outcome') {
+export function repliesAgree(first: ReplyInput, again: ReplyInput, reading: Reading = DEFAULT_READING): boolean {
+  const duplicates = isDialectReading(reading) ? reading.dialect.reply.duplicates : reading.rules.duplicates;
+  if (duplicates === 'same-outcome') {
     const a = judgeReply(first, reading);
     const b = judgeReply(again, reading);
     const balanceOf = (j: JudgedReply) => (j.balance.kind === 'ok' ? j.balance.minor : j.balance.kind);

@@ -18,7 +18,8 @@ export { ConnectionError, InterruptedError, TimeoutError };
  * Content-Length, chunked and close-delimited bodies, 1xx interim replies, `Connection: close`.
  */
 export interface Transport {
-  post(url: string, headers: Record<string, string>, body: string): Promise<HttpAnswer>;
+  /** Sends one request (POST unless `method` says otherwise: a query-string wire's GET carries no body). */
+  post(url: string, headers: Record<string, string>, body: string, method?: string): Promise<HttpAnswer>;
   /** Destroys every request in flight (each rejects with an {@link InterruptedError}). */
   abortAll(reason: string): void;
   /** Closes idle connections; later posts open new ones. */
@@ -56,10 +57,10 @@ export function createTransport(options: TransportOptions): Transport {
   };
 
   return {
-    post(url, headers, body) {
+    post(url, headers, body, method = 'POST') {
       try {
         const target = targetOf(url);
-        return target.origin.request(serialise(target.origin.hostHeader, target.path, headers, body));
+        return target.origin.request(serialise(method, target.origin.hostHeader, target.path, headers, body));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -78,8 +79,9 @@ const SAFE_HEADER = /^[^\r\n]*$/;
 /** An idle connection older than this is closed instead of reused (below Node's 5 s keepAliveTimeout). */
 export const MAX_IDLE_REUSE_MS = 4_000;
 
-function serialise(host: string, path: string, headers: Record<string, string>, body: string): string {
-  let head = `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n`;
+function serialise(method: string, host: string, path: string, headers: Record<string, string>, body: string): string {
+  if (!/^[A-Z]+$/.test(method)) throw new Error(`the HTTP method ${JSON.stringify(method)} is not a method name`);
+  let head = `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\n`;
   for (const name in headers) {
     const value = headers[name] as string;
     if (!SAFE_HEADER.test(name) || !SAFE_HEADER.test(value)) {
@@ -87,6 +89,7 @@ function serialise(host: string, path: string, headers: Record<string, string>, 
     }
     head += `${name}: ${value}\r\n`;
   }
+  if (method === 'GET' && body === '') return `${head}\r\n`;
   return `${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 

@@ -13,6 +13,8 @@ export interface LaunchSession {
   homeUrl: string;
   /** Where this session's wallet callbacks go, when the launch named one; else the configured webhook. */
   callbackUrl?: string;
+  /** The operator's session token given at launch: every call of the session carries it. */
+  token?: string;
   balanceAtLaunchMinor: number;
   createdAt: number;
   expiresAt: number;

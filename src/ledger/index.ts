@@ -1,3 +1,5 @@
+import type { Reading } from '../callbacks/reply.ts';
+import type { Operation } from '../dialects/index.ts';
 /**
  * The shadow ledger: follows every settled callback and flags what a correct wallet would not have
  * done (double debits, lost rollbacks, wrong balances, overdrafts). The pure rules are in
@@ -8,7 +10,6 @@
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
 import { toMajor } from '../money/index.ts';
-import type { ReplyReading } from '../profiles/index.ts';
 import type { Database } from '../storage/index.ts';
 import { DEFAULT_REDUCER_OPTIONS, type ReducerOptions } from './model.ts';
 import {
@@ -72,7 +73,7 @@ export interface ShadowLedgerOptions {
   /** The same database as the outbox. */
   db: Database;
   /** How replies read in a currency; default the documented wire (`wireOf(config.callbacks).reading`). */
-  reading?: (currency?: string) => ReplyReading;
+  reading?: (currency?: string, operation?: Operation) => Reading;
   /** Discrepancies kept, like deliveries (config.callbacks.retention); unbounded when absent. */
   retention?: { maxEvents: number; maxAge: number };
   now?: () => number;

@@ -1,6 +1,6 @@
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
-import { DEFAULT_READING } from '../callbacks/reply.ts';
-import type { ReplyReading } from '../profiles/index.ts';
+import { DEFAULT_READING, type Reading } from '../callbacks/reply.ts';
+import type { Operation } from '../dialects/index.ts';
 import type { ReplyOutcome } from './reply.ts';
 
 /** What the shadow ledger knows and reports: discrepancy kinds, per-player state, remembered transactions. */
@@ -81,7 +81,7 @@ export interface SettlementOutcome {
 
 export interface ReducerOptions {
   /** How the wire's replies read, in an event's currency (the active profile's `reading`). */
-  reading: (currency?: string) => ReplyReading;
+  reading: (currency?: string, operation?: Operation) => Reading;
 }
 
 export const DEFAULT_REDUCER_OPTIONS: ReducerOptions = { reading: () => DEFAULT_READING };

@@ -127,7 +127,7 @@ export function evaluateWindow(
   const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
   for (const { event, sentAt, answeredAt } of window) {
     const outcome = replyOutcome(event);
-    const balance = replyBalance(event, options.reading(event.currency));
+    const balance = replyBalance(event, options.reading(event.currency, event.facts?.operation));
     const tx = ledgerTx(event, outcome);
     const { key } = tx;
     const known = view.transaction(key);
@@ -137,7 +137,7 @@ export function evaluateWindow(
     const replayed =
       repeat?.reply !== undefined &&
       event.reply !== undefined &&
-      repliesAgree(repeat.reply, event.reply, options.reading(event.currency));
+      repliesAgree(repeat.reply, event.reply, options.reading(event.currency, event.facts?.operation));
     if (balance.kind === 'invalid') {
       flag(
         'invalid-balance',

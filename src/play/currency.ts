@@ -1,7 +1,7 @@
+import { exponentOf } from '../callbacks/index.ts';
 import type { CatalogGame } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
-import { wireOf } from '../profiles/index.ts';
 
 /** Bet limits when the game is unknown: 0.10 to 100.00 in a two-decimal currency. */
 const FALLBACK_LIMITS = { minBetMinor: 10, maxBetMinor: 10_000 };
@@ -24,7 +24,7 @@ export function playMoney(
   session: Pick<LaunchSession, 'currency'>,
   game: CatalogGame | undefined,
 ): PlayMoney {
-  const { exponent } = wireOf(config.callbacks).codec(session.currency);
+  const exponent = exponentOf(config.callbacks, session.currency);
   const limits = game ?? FALLBACK_LIMITS;
   const scale = (cents: number, round: (n: number) => number) => round(cents * 10 ** (exponent - 2));
   return {

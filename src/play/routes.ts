@@ -1,6 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { CallbackEngine, Random, StoredEvent } from '../callbacks/index.ts';
+import {
+  type CallbackEngine,
+  callNameOf,
+  capabilitiesOf,
+  exponentOf,
+  type Random,
+  replyReadingOf,
+  type StoredEvent,
+} from '../callbacks/index.ts';
 import type { Catalog } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
@@ -12,7 +20,6 @@ import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
-import { wireOf } from '../profiles/index.ts';
 import { sessionWin } from '../scenarios/plan.ts';
 import { type PlayMoney, playMoney } from './currency.ts';
 import { errorPage, playPage } from './page.ts';
@@ -132,7 +139,12 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const betMinor = spinBet(parsed.data.bet, money, game);
     const major = (minor: number) => toMajor(minor, money.exponent);
 
-    const roundId = `${session.id.slice(0, 12)}-${++rounds}`;
+    rounds++;
+    // A vendor's round id may have to be a number (Pragmatic's roundId is a Long): digits only there.
+    const roundId =
+      capabilitiesOf(deps.config.callbacks).noun === 'dialect'
+        ? `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`
+        : `${session.id.slice(0, 12)}-${rounds}`;
     const common = {
       playerId: session.playerId,
       gameId: session.gameId,
@@ -140,6 +152,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       currency: session.currency,
       source: 'play',
       ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
+      ...(session.token === undefined ? {} : { sessionToken: session.token }),
     };
     const steps: SpinStep[] = [];
     // A launch-level callback_url may name any service the policy allows: its reply is judged
@@ -148,7 +161,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const step = (event: StoredEvent) => spinStep(event, deps.config, showReply);
     const rtp = (game?.rtp ?? 96) / 100;
     // A wire with bet and win fields (betnex) gets the whole round in one callback: the win is drawn first.
-    const wholeWin = wireOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
+    const wholeWin = capabilitiesOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
     const round = wholeWin ? { winMinor: wholeWin } : {};
     const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...round, ...common }), waitMs);
     if (!debit.settled) return c.json(pending(debit.event), 202);
@@ -167,7 +180,11 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const winMinor = wholeWin ?? sessionWin(deps.random, betMinor, rtp);
     let last = debit.event;
     if (winMinor > 0 && wholeWin === undefined) {
-      const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common }), waitMs);
+      // On a dialect's wire a win names the bet it settles and closes the round.
+      const settles = capabilitiesOf(deps.config.callbacks).winsNameTheirBet
+        ? { referenceTransactionId: debit.event.transactionId, roundClosed: true }
+        : {};
+      const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common, ...settles }), waitMs);
       if (!credit.settled) return c.json({ ...pending(credit.event), steps }, 202);
       steps.push(step(credit.event));
       last = credit.event;
@@ -213,8 +230,8 @@ function ownWebhook(callbackUrl: string | undefined, webhookUrl: string): boolea
 function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean): SpinStep {
   return {
     kind: event.kind,
-    type: wireOf(config.callbacks).type(event.kind) ?? event.kind.toUpperCase(),
-    amount: toMajor(event.amountMinor, wireOf(config.callbacks).codec(event.currency).exponent),
+    type: callNameOf(config.callbacks, event),
+    amount: toMajor(event.amountMinor, exponentOf(config.callbacks, event.currency)),
     eventId: event.id,
     transactionId: event.transactionId,
     status: event.status,
@@ -225,9 +242,8 @@ function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean)
 }
 
 function balanceOf(event: StoredEvent, config: AggmockConfig): number | undefined {
-  const wire = wireOf(config.callbacks);
-  const balance = replyBalance(event, wire.reading(event.currency));
-  return balance.kind === 'ok' ? toMajor(balance.minor, wire.codec(event.currency).exponent) : undefined;
+  const balance = replyBalance(event, replyReadingOf(config.callbacks, event));
+  return balance.kind === 'ok' ? toMajor(balance.minor, exponentOf(config.callbacks, event.currency)) : undefined;
 }
 
 function refusalMessage(event: StoredEvent, showReply: boolean): string {

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { urlUnder } from '../../callbacks/call.ts';
 import { openDatabase } from '../../callbacks/db.ts';
 import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engine.ts';
 import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
@@ -21,6 +22,8 @@ export interface SendFlags {
   amount?: string;
   tx?: string;
   ref?: string;
+  token?: string;
+  round?: string;
   to?: string;
   secret?: string[];
   scheme?: string;
@@ -56,8 +59,16 @@ export function registerSendCommand(program: Command, io: SendIo = PROCESS_IO): 
     .option('--player <id>', 'player id (required)')
     .option('--amount <major>', "amount in major units, e.g. 5 or 10.50 (required; for a rollback, the DEBIT's amount)")
     .option('--tx <id>', 'transactionId (default: the next id of the seeded sequence)')
-    .option('--ref <debitTx>', 'rollback: transactionId of the DEBIT to reverse (required for a rollback)')
-    .option('--to <url>', 'webhook URL (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)')
+    .option(
+      '--ref <debitTx>',
+      'rollback: transactionId of the DEBIT to reverse (required for a rollback); credit: the DEBIT the win settles',
+    )
+    .option('--token <token>', "the operator's session token the call carries (a vendor dialect's token field)")
+    .option('--round <id>', 'the round id the call belongs to')
+    .option(
+      '--to <url>',
+      "webhook URL, or the wallet's base URL for a dialect with paths (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)",
+    )
     .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [
       ...previous,
       value,
@@ -153,8 +164,8 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   }
   if (kind === 'rollback' && !flags.ref)
     throw new UsageError('--ref: a rollback needs the transactionId of the DEBIT it reverses, e.g. --ref tx_….');
-  if (kind !== 'rollback' && flags.ref)
-    throw new UsageError(`--ref: only a rollback references a DEBIT; drop --ref or send "rollback".`);
+  if (kind === 'debit' && flags.ref)
+    throw new UsageError(`--ref: only a rollback or a credit references a DEBIT; drop --ref or send "rollback" or "credit".`);
   const dbPath = flags.db ?? ':memory:';
   const dbProblem = dbPathProblem(dbPath, io.cwd ?? process.cwd());
   if (dbProblem) throw new UsageError(`--db: ${dbProblem}.`);
@@ -199,6 +210,8 @@ async function deliverOnce(p: Prepared, flags: SendFlags, io: SendIo): Promise<n
       source: 'cli:send',
       ...(flags.tx ? { transactionId: flags.tx } : {}),
       ...(flags.ref ? { referenceTransactionId: flags.ref } : {}),
+      ...(flags.token ? { sessionToken: flags.token } : {}),
+      ...(flags.round ? { roundId: flags.round } : {}),
     });
     event = await enqueued.settled;
   } catch (error) {
@@ -227,7 +240,12 @@ async function deliverOnce(p: Prepared, flags: SendFlags, io: SendIo): Promise<n
 function describeAttempt(event: StoredEvent) {
   return (a: Attempt) => ({
     n: a.n,
-    request: { method: 'POST', url: event.url, headers: a.requestHeaders, body: a.requestBody },
+    request: {
+      method: a.requestMethod ?? 'POST',
+      url: urlUnder(event.url, a.requestPath ?? ''),
+      headers: a.requestHeaders,
+      body: a.requestBody,
+    },
     reply:
       a.responseStatus === undefined
         ? null
@@ -242,9 +260,9 @@ export function renderText(event: StoredEvent, attempts: readonly Attempt[]): st
   const lines: string[] = [];
   for (const a of attempts) {
     if (attempts.length > 1) lines.push(`# attempt ${a.n} of ${attempts.length}`);
-    lines.push(`→ POST ${event.url}`);
+    lines.push(`→ ${a.requestMethod ?? 'POST'} ${urlUnder(event.url, a.requestPath ?? '')}`);
     for (const [name, value] of Object.entries(a.requestHeaders)) lines.push(`  ${name}: ${value}`);
-    lines.push(`  ${a.requestBody}`);
+    if (a.requestBody !== '') lines.push(`  ${a.requestBody}`);
     if (a.responseStatus === undefined) {
       lines.push(`← no reply after ${a.latencyMs.toFixed(1)} ms: ${a.error ?? 'unknown error'}`);
     } else {

@@ -1,7 +1,14 @@
 import { basename, dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
-import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, type SigningConfig } from '../../config/index.ts';
+import {
+  type AggmockConfig,
+  DEV_API_KEY,
+  DEV_SECRET,
+  dialectOf,
+  isVendorDialect,
+  type SigningConfig,
+} from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
@@ -79,7 +86,9 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  launch      POST ${base}/getgameurl`,
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${shown(key, DEV_API_KEY)}  or  ${inbound.scheme} HMAC with secret ${shownSecret(inbound)}`,
-    `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
+    isVendorDialect(config.callbacks)
+      ? `  callbacks   → ${config.callbacks.webhookUrl} (the wallet's base URL), in the ${dialectOf(config.callbacks).name} dialect, signed ${dialectOf(config.callbacks).signing.algorithm} with its credentials`
+      : `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
     `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies${config.admin.token ? '   (bearer token required)' : ''}`,
     `  data        ${dataLine(config)}`,
     ...extra,

@@ -1,0 +1,178 @@
+import { hash } from 'node:crypto';
+import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/index.ts';
+import { buildRequest, type CallFacts, type Dialect, type Operation, type SignedRequest } from '../dialects/index.ts';
+import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
+import { wireOf } from '../profiles/index.ts';
+import { VERSION } from '../version.ts';
+import type { CallbacksConfig, EventKind, StoredEvent } from './events.ts';
+import type { Reading } from './reply.ts';
+
+/*
+ * An outbox event as a call under the configured dialect (ARCHITECTURE.md, dialects step 2): its
+ * facts, and the HTTP request they make — signed afresh on every attempt, to `<base URL><path>`.
+ * A profile is a dialect whose path is "" and whose bodies are the profile's bytes, so the one
+ * path serves `default`, `betnex` and every vendor.
+ */
+
+/** `User-Agent` of every callback. */
+export const USER_AGENT = `aggmock/${VERSION}`;
+
+/** The dialect operation of an event kind: a DEBIT with its win is the dialect's bet-and-win when it has one. */
+export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number): Operation {
+  if (kind === 'credit') return 'win';
+  if (kind === 'rollback') return 'rollback';
+  return winMinor !== undefined && dialect.operations.betWin ? 'betWin' : 'bet';
+}
+
+/** What the wire can send, asked of the dialect (a profile answers through its wire). */
+export interface CallCapabilities {
+  name: string;
+  /** What the wire is called in messages. */
+  noun: 'profile' | 'dialect';
+  hasRollback: boolean;
+  /** Whether a DEBIT may carry its win (a whole round in one call). */
+  roundBody: boolean;
+  /** 'original': a ROLLBACK carries the reversed DEBIT's id as its own; 'reference': an id of its own. */
+  rollbackStyle: 'original' | 'reference';
+  /** Whether a win carries the transaction id of the bet it settles (a dialect's betTransactionId; a profile's bodies have no place for it). */
+  winsNameTheirBet: boolean;
+}
+
+export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
+  if (!isVendorDialect(cfg)) {
+    const wire = wireOf(cfg);
+    return {
+      name: wire.name,
+      noun: 'profile',
+      hasRollback: wire.hasRollback,
+      roundBody: wire.roundBody,
+      rollbackStyle: wire.rollbackStyle,
+      winsNameTheirBet: false,
+    };
+  }
+  const dialect = dialectOf(cfg);
+  return {
+    name: dialect.name,
+    noun: 'dialect',
+    hasRollback: dialect.operations.rollback !== undefined,
+    roundBody: dialect.operations.betWin !== undefined,
+    rollbackStyle: 'reference',
+    winsNameTheirBet: true,
+  };
+}
+
+/** The facts of an event: its stored facts (requestId, session token…) over what its columns say. */
+export function callFactsOf(event: StoredEvent, cfg: CallbacksConfig): CallFacts {
+  const stored = event.facts;
+  const facts: CallFacts = {
+    operation: stored?.operation ?? operationOf(event.kind, dialectOf(cfg), event.winMinor),
+    playerId: event.playerId,
+    currency: event.currency ?? cfg.currency,
+    transactionId: event.transactionId,
+    betTransactionId: event.referenceTransactionId,
+    amountMinor: event.amountMinor,
+    winMinor: event.winMinor,
+    roundId: event.roundId,
+    gameId: event.gameId,
+    createdAt: event.createdAt,
+  };
+  if (stored) {
+    for (const [key, value] of Object.entries(stored))
+      if (value !== undefined) (facts as unknown as Record<string, unknown>)[key] = value;
+  }
+  return facts;
+}
+
+/** The request of a call, signed now (timestamped schemes get `signedAt`'s seconds). */
+export function renderCall(
+  cfg: CallbacksConfig,
+  facts: CallFacts,
+  sign: { signedAt: number; messageId?: string | undefined },
+): SignedRequest {
+  return buildRequest(dialectOf(cfg), facts, credentialsOf(cfg), {
+    ...signOptionsOf(cfg),
+    timestamp: Math.floor(sign.signedAt / 1000),
+    ...(sign.messageId === undefined ? {} : { id: sign.messageId }),
+  });
+}
+
+/** One attempt's request: method, the URL under the event's base URL, headers (content type, agent, signature), body. */
+export interface AttemptRequest {
+  method: SignedRequest['method'];
+  url: string;
+  /** The path (with its query) under the base URL, "" for a profile. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The request of one attempt, re-signed from the event's facts at `startedAt`. The body is built
+ * from the same facts on every attempt, so a retry carries the same bytes (and the same requestId)
+ * as the first try; only the signature's timestamp is fresh.
+ */
+export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
+  const standardWebhooks = !isVendorDialect(cfg) && wireOf(cfg).signingScheme === 'standard-webhooks';
+  const req = renderCall(cfg, callFactsOf(event, cfg), {
+    signedAt: startedAt,
+    ...(standardWebhooks ? { messageId: webhookMessageId(event) } : {}),
+  });
+  const { 'content-type': contentType, ...rest } = req.headers;
+  const headers: Record<string, string> = {
+    ...(contentType === undefined ? {} : { 'Content-Type': contentType }),
+    'User-Agent': USER_AGENT,
+    ...rest,
+  };
+  return { method: req.method, url: urlUnder(event.url, req.path), path: req.path, headers, body: req.body ?? '' };
+}
+
+/**
+ * `<base URL><path>`: a path under a base that ends in "/" does not double the slash, and a query the
+ * base URL has stays a query (after the path, joined with the path's own).
+ */
+export function urlUnder(base: string, path: string): string {
+  if (path === '') return base;
+  const q = base.indexOf('?');
+  const head = q < 0 ? base : base.slice(0, q);
+  const baseQuery = q < 0 ? '' : base.slice(q + 1);
+  const p = path.indexOf('?');
+  const pathOnly = p < 0 ? path : path.slice(0, p);
+  const pathQuery = p < 0 ? '' : path.slice(p + 1);
+  const joined = head.endsWith('/') && pathOnly.startsWith('/') ? `${head}${pathOnly.slice(1)}` : `${head}${pathOnly}`;
+  const query = [baseQuery, pathQuery].filter((x) => x !== '').join('&');
+  return query === '' ? joined : `${joined}?${query}`;
+}
+
+/** The Standard Webhooks message id: stable for an event across retries and restarts. */
+function webhookMessageId(event: StoredEvent): string {
+  return `msg_${hash('sha256', `${event.id}:${event.createdAt}:${event.transactionId}`, 'hex').slice(0, 24)}`;
+}
+
+/**
+ * How replies read under the configured wire, in a currency (default the configured one): a
+ * profile's reading, or the vendor dialect's rules for a call of `operation` (default a bet).
+ * The engine, the shadow ledger and the play page all ask here.
+ */
+export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?: Operation) => Reading {
+  if (!isVendorDialect(cfg)) return wireOf(cfg).reading;
+  const dialect = dialectOf(cfg);
+  return (currency, operation) => ({ dialect, currency: currency ?? cfg.currency, operation });
+}
+
+/** How the reply to one event reads. */
+export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): Reading {
+  const operation = isVendorDialect(cfg) ? callFactsOf(event, cfg).operation : undefined;
+  return readingOf(cfg)(event.currency, operation);
+}
+
+/** The decimals of a currency's minor units (EUR 2, JPY 0, KWD 3; configured extras), whatever the wire writes. */
+export function exponentOf(cfg: CallbacksConfig, currency?: string): number {
+  if (!isVendorDialect(cfg)) return wireOf(cfg).codec(currency).exponent;
+  return currencyExponent(currency ?? cfg.currency, cfg.currencies) ?? DEFAULT_EXPONENT;
+}
+
+/** The name a call of this kind goes by on the wire: the profile's type string, else the dialect's operation. */
+export function callNameOf(cfg: CallbacksConfig, event: StoredEvent): string {
+  if (!isVendorDialect(cfg)) return wireOf(cfg).type(event.kind) ?? event.kind.toUpperCase();
+  return callFactsOf(event, cfg).operation;
+}
