@@ -101,7 +101,7 @@ async function lateRepeats(ctx: CheckContext, p: string): Promise<void> {
   // One CREDIT (or DEBIT) after the check undoes the three transactions and whatever a repeat moved.
   putBack(ctx, p, now, before, 'the check’s transactions moved it');
   // A "same-outcome" wire (Betnex) answers a repeat with the balance as it is now: there the verdict must match, not the balance.
-  const sameBalance = ctx.wire.reading().rules.duplicates === 'same-reply';
+  const sameBalance = ctx.wire.duplicates === 'same-reply';
   for (const { first, again, kind } of repeats) {
     const what = `${p}'s ${kind} ${first.transactionId}, repeated after later transactions`;
     if (sameBalance) sameReply(ctx, first, again, what);

@@ -1,4 +1,4 @@
-import type { Wire } from '../../profiles/index.ts';
+import type { VerifyWire as Wire } from '../wire.ts';
 import type { CallbackSpec } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
 import { BET, type Check, playerWithABet, sameReply } from './shared.ts';
