@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
 import { type CallFacts, type ReadReply as DialectReadReply, type Operation, statusIn } from '../dialects/index.ts';
@@ -307,8 +308,8 @@ export class CheckContext {
       for (let attempt = 1; ; attempt++) {
         const sent = { ...facts, createdAt: Date.now() };
         // A changed amount carries the signature of the same request as it was signed, before the change.
-        const { signedAmount, ...rest } = forgery;
-        const signatureOf = signedAmount === undefined ? rest.signatureOf : { ...sent, amountMinor: signedAmount };
+        const { signedAs, ...rest } = forgery;
+        const signatureOf = signedAs === undefined ? rest.signatureOf : { ...sent, ...signedAs };
         exchange = await client.call(attempt === 1 ? label : `${label} (retry ${attempt - 1}: the wallet asked for one)`, sent, {
           ...rest,
           ...(signatureOf ? { signatureOf } : {}),
@@ -359,7 +360,7 @@ export class CheckContext {
         operation: spec.winMinor !== undefined && this.wire.has('betWin') ? 'betWin' : 'bet',
         transactionId: spec.transactionId,
         amountMinor: spec.amountMinor,
-        roundId: spec.roundId ?? spec.transactionId,
+        roundId: spec.roundId ?? roundIdOf(spec.transactionId),
         ...(spec.winMinor === undefined ? {} : { winMinor: spec.winMinor }),
       };
     } else if (spec.kind === 'credit') {
@@ -370,7 +371,7 @@ export class CheckContext {
         operation: 'bet',
         transactionId: bet,
         amountMinor: 0,
-        roundId: spec.roundId ?? bet,
+        roundId: spec.roundId ?? roundIdOf(bet),
       });
       facts = {
         ...common,
@@ -378,7 +379,7 @@ export class CheckContext {
         transactionId: spec.transactionId,
         betTransactionId: bet,
         amountMinor: spec.amountMinor,
-        roundId: spec.roundId ?? bet,
+        roundId: spec.roundId ?? roundIdOf(bet),
         roundClosed: true,
       };
     } else {
@@ -389,19 +390,42 @@ export class CheckContext {
         transactionId: spec.transactionId,
         betTransactionId: reference,
         amountMinor: spec.amountMinor,
-        roundId: spec.roundId ?? reference,
+        roundId: spec.roundId ?? roundIdOf(reference),
       };
     }
     const forgery: DialectForgery = {
       ...(options.sign === false ? { unsigned: true as const } : {}),
       ...(options.secrets !== undefined ? { wrongKeys: true as const } : {}),
-      ...(options.tamperAmount ? { signedAmount: facts.amountMinor ?? 0 } : {}),
+
       ...(options.replayOf && factsOf(options.replayOf.exchange)
         ? { signatureOf: factsOf(options.replayOf.exchange) as CallFacts }
         : {}),
     };
-    if (options.tamperAmount) facts = { ...facts, amountMinor: (facts.amountMinor ?? 0) + 1 };
+    if (options.tamperAmount) {
+      const tampered = this.tampered({ ...facts, currency: facts.currency ?? this.wire.currency });
+      forgery.signedAs = tampered.signedAs;
+      facts = tampered.sent;
+    }
     return this.call(label, facts, forgery);
+  }
+
+  /**
+   * A call changed after signing: its amount 0.01 higher, or, when the call carries no amount (Hub88's
+   * rollback), its own transaction id changed.
+   */
+  private tampered(facts: Omit<CallFacts, 'createdAt' | 'requestId'>): {
+    sent: typeof facts;
+    signedAs: Partial<CallFacts>;
+  } {
+    const client = this.dialectClient as DialectClient;
+    const fixed = { requestId: 'r', createdAt: 0 };
+    const bytes = (f: typeof facts) => {
+      const req = client.request({ ...f, ...fixed });
+      return `${req.path} ${req.body ?? ''}`;
+    };
+    const more = { ...facts, amountMinor: (facts.amountMinor ?? 0) + 1 };
+    if (bytes(more) !== bytes(facts)) return { sent: more, signedAs: { amountMinor: facts.amountMinor } };
+    return { sent: { ...facts, transactionId: `${facts.transactionId}-changed` }, signedAs: { transactionId: facts.transactionId } };
   }
 
   /** Sends raw body bytes (a tampered body, say), signed over those bytes. */
@@ -607,6 +631,10 @@ export class CheckContext {
       this.expectAnyRejection(step, what);
       return;
     }
+    // A player the wallet does not know has no session token it issued: a refusal of the token is a refusal of the player.
+    const op = this.isVendor ? factsOf(step.exchange)?.operation : undefined;
+    if (op !== undefined && codes.includes('PLAYER_NOT_FOUND') && factsOf(step.exchange)?.sessionToken !== undefined)
+      codes.push(this.wire.code('INVALID_TOKEN'));
     const wanted = codes.map((c) => `{error:"${c}"}`).join(' or ');
     const { reply, exchange } = step;
     if (!exchange.response) fail(`${what}: expected ${wanted}, got ${describeOutcome(exchange)}`);
@@ -620,6 +648,19 @@ export class CheckContext {
     }
     if (status !== undefined && s !== status)
       fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
+  }
+
+  /**
+   * Whether a repeat was answered "already done" (Evolution's BET_ALREADY_SETTLED): under a vendor
+   * dialect that documents such a code, an acknowledgement of the repeat that moves no money.
+   */
+  repeatAcknowledged(step: Step): boolean {
+    return this.isVendor && step.reply.verdict === 'rejected' && step.reply.error === 'ALREADY_SETTLED';
+  }
+
+  /** A repeat's verdict, an "already done" answer counted as the acknowledgement it is. */
+  repeatVerdict(step: Step): ReadReply['verdict'] {
+    return this.repeatAcknowledged(step) ? 'accepted' : step.reply.verdict;
   }
 
   /** Whether a step was refused for this reason (on a wire without codes: refused at all). */
@@ -670,6 +711,15 @@ export class CheckContext {
       );
     }
   }
+}
+
+/**
+ * The round of a bet under a vendor dialect: digits made from its transaction id (Pragmatic's
+ * roundId is a Long), the same for every repeat of it and for its win and rollback.
+ */
+export function roundIdOf(transactionId: string): string {
+  const hex = createHash('sha256').update(transactionId).digest('hex').slice(0, 13);
+  return String(Number.parseInt(hex, 16));
 }
 
 /** Attempts of one call whose reply asks for a retry in a 2xx (Pragmatic 100), as the engine would make them. */

@@ -27,8 +27,8 @@ export interface DialectForgery {
   wrongKeys?: true;
   /** Carries the signature made for these facts instead of its own (a replay of another request). */
   signatureOf?: CallFacts;
-  /** Carries the signature of the same request with this amount: the amount was changed after signing. */
-  signedAmount?: number;
+  /** Carries the signature of the same call with these facts: it was changed after signing. */
+  signedAs?: Partial<CallFacts>;
 }
 
 /** The facts each exchange was sent with, so a reply can be read again under the dialect. */
