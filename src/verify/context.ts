@@ -626,15 +626,15 @@ export class CheckContext {
    * the wallet's choice. Never a 5xx, 408 or 429 (aggmock retries those), never garbage.
    */
   expectRejection(step: Step, code: OutcomeCode | readonly OutcomeCode[], what: string, status?: number): void {
-    const codes = (typeof code === 'string' ? [code] : code).map((c) => this.wire.code(c));
+    const names: OutcomeCode[] = typeof code === 'string' ? [code] : [...code];
+    // A player the wallet does not know has no session token it issued: a refusal of the token is a refusal of the player.
+    if (names.includes('PLAYER_NOT_FOUND') && this.isVendor && factsOf(step.exchange)?.sessionToken !== undefined)
+      names.push('INVALID_TOKEN');
+    const codes = names.map((c) => this.wire.code(c));
     if (codes.includes(undefined)) {
       this.expectAnyRejection(step, what);
       return;
     }
-    // A player the wallet does not know has no session token it issued: a refusal of the token is a refusal of the player.
-    const op = this.isVendor ? factsOf(step.exchange)?.operation : undefined;
-    if (op !== undefined && codes.includes('PLAYER_NOT_FOUND') && factsOf(step.exchange)?.sessionToken !== undefined)
-      codes.push(this.wire.code('INVALID_TOKEN'));
     const wanted = codes.map((c) => `{error:"${c}"}`).join(' or ');
     const { reply, exchange } = step;
     if (!exchange.response) fail(`${what}: expected ${wanted}, got ${describeOutcome(exchange)}`);

@@ -81,6 +81,11 @@ export const MONEY_CHECKS: readonly Check[] = [
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} -${ctx.money(BET)}`, p, -BET);
         ctx.undoWhatMoved(step, p, before, `a negative ${kind.toUpperCase()}`);
+        // A vendor wire has no negative amounts at all: any answer that moves no money refuses it (checked below).
+        if (ctx.isVendor && !step.reply.accepted) {
+          ctx.notes.push(`a negative ${kind} was answered ${step.reply.verdict} (${step.reply.error ?? 'no code'})`);
+          continue;
+        }
         ctx.expectAnyRejection(step, `a ${kind.toUpperCase()} of -${ctx.money(BET)}`);
         if (step.reply.error !== undefined && step.reply.error !== 'INVALID_REQUEST')
           ctx.notes.push(`a negative ${kind} was refused with ${step.reply.error}; INVALID_REQUEST says it best`);
