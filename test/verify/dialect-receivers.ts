@@ -210,10 +210,15 @@ export function overdraws(dialect: Dialect): PlantedBug {
   let last = 0;
   const funds = new Set([dialect.reply.codes.INSUFFICIENT_FUNDS ?? []].flat().map(String));
   return {
-    reply(_req, reply) {
+    reply(req, reply) {
       const read = readReply(dialect, { operation: 'bet', currency: 'EUR' }, { status: reply.status, text: reply.body });
       if (read.balance.kind === 'ok') last = read.balance.minor;
-      if (read.verdict !== 'rejected' || read.code === undefined || !funds.has(read.code)) return reply;
+      if (read.verdict !== 'rejected') return reply;
+      // A wire with no code of its own for it (100HP documents none): any refusal of a bet.
+      const bet = dialect.operations.bet?.path ?? '';
+      const refused =
+        funds.size > 0 ? read.code !== undefined && funds.has(read.code) : bet !== '' && req.path.split('?')[0]?.endsWith(bet);
+      if (!refused) return reply;
       const ok = writeReply(dialect, { operation: 'bet', currency: 'EUR' }, { accepted: true, balanceMinor: last }, (minor) =>
         writeAmount(dialect, 'EUR', minor),
       );
