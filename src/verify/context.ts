@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
+import type { OutcomeCode } from '../dialects/index.ts';
 import { type CallFacts, type ReadReply as DialectReadReply, type Operation, statusIn } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
-import type { OutcomeCode } from '../dialects/index.ts';
 import {
   type CallbackSpec,
   describeOutcome,
@@ -270,7 +270,8 @@ export class CheckContext {
 
   /** The session token of a player under a vendor dialect: --token, else the dialect's authenticate call's, else a fresh one. */
   async tokenOf(playerId: string): Promise<string> {
-    const tokens = (this.settings.sessionTokens ??= new Map());
+    this.settings.sessionTokens ??= new Map();
+    const tokens = this.settings.sessionTokens;
     const known = tokens.get(playerId);
     if (known !== undefined) return known;
     const fresh = `verify-${this.settings.runId}-token-${playerId}`.slice(0, 128);
@@ -425,7 +426,10 @@ export class CheckContext {
     };
     const more = { ...facts, amountMinor: (facts.amountMinor ?? 0) + 1 };
     if (bytes(more) !== bytes(facts)) return { sent: more, signedAs: { amountMinor: facts.amountMinor } };
-    return { sent: { ...facts, transactionId: `${facts.transactionId}-changed` }, signedAs: { transactionId: facts.transactionId } };
+    return {
+      sent: { ...facts, transactionId: `${facts.transactionId}-changed` },
+      signedAs: { transactionId: facts.transactionId },
+    };
   }
 
   /** Sends raw body bytes (a tampered body, say), signed over those bytes. */

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
-import { isVendorDialect } from '../config/dialect.ts';
 import { wireOf } from '../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS } from './checks/index.ts';
@@ -115,7 +115,9 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   const sessionTokens = new Map<string, string>();
   for (const [player, token] of Object.entries(options.tokens ?? {})) {
     if (token === '' || token.length > 512)
-      throw new VerifyUsageError(`--token ${player}: expected the session token the wallet issued (1 to 512 characters), got ${token === '' ? 'nothing' : `${token.length} characters`}.`);
+      throw new VerifyUsageError(
+        `--token ${player}: expected the session token the wallet issued (1 to 512 characters), got ${token === '' ? 'nothing' : `${token.length} characters`}.`,
+      );
     sessionTokens.set(player, token);
   }
   const checkIds = [...CHECK_IDS];

@@ -11,8 +11,8 @@
  * the probe relies on (one failure), and verify reads balances another way from then on.
  */
 
-import { formatMinor } from '../money/index.ts';
 import type { OutcomeCode } from '../dialects/index.ts';
+import { formatMinor } from '../money/index.ts';
 import type { Exchange } from './client.ts';
 import { type BalanceProbe, CheckContext, CheckFailure, type CheckSettings, isFinal } from './context.ts';
 

@@ -1,9 +1,9 @@
 import { terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checkPlan } from './checks/index.ts';
-import { verifyWireOf } from './wire.ts';
 import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
 import { type Plan, prepare, type RunVerifyOptions, VerifyUsageError } from './plan.ts';
+import { verifyWireOf } from './wire.ts';
 
 export {
   DEFAULT_CONCURRENCY,

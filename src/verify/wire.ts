@@ -6,8 +6,8 @@ import {
   type Dialect,
   type Fact,
   type Field,
-  OUTCOME_CODES,
   type Operation,
+  OUTCOME_CODES,
   type OutcomeCode,
 } from '../dialects/index.ts';
 import type { AmountCodec } from '../money/index.ts';

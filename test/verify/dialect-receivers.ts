@@ -153,7 +153,11 @@ export function resign(dialect: Dialect, credentials: Credentials, req: ProxiedR
   const place = recipe.place;
   const [path, query = ''] = req.path.split('?') as [string, string | undefined];
   const contentType = req.headers['content-type'] ?? '';
-  const encoding = contentType.startsWith('application/json') ? 'json' : contentType.startsWith('application/x-www-form') ? 'form' : 'query';
+  const encoding = contentType.startsWith('application/json')
+    ? 'json'
+    : contentType.startsWith('application/x-www-form')
+      ? 'form'
+      : 'query';
   const strip = (name: string | undefined) => (pairs: [string, string][]) => pairs.filter(([k]) => k !== name);
   const own = 'field' in place ? place.field : 'query' in place ? place.query : undefined;
   let fields: Record<string, Rendered>;
@@ -167,11 +171,7 @@ export function resign(dialect: Dialect, credentials: Credentials, req: ProxiedR
   const headers = { ...req.headers };
   delete headers['content-type'];
   if ('header' in place) delete headers[place.header.toLowerCase()];
-  const signed = signRequest(
-    dialect,
-    { method: req.method as 'POST', path, encoding, headers, fields, query: {} },
-    credentials,
-  );
+  const signed = signRequest(dialect, { method: req.method as 'POST', path, encoding, headers, fields, query: {} }, credentials);
   // A query-string call keeps the query it came with (its static part first), only re-signed.
   return { method: req.method, path: signed.path, headers: signed.headers, body: signed.body ?? '' };
 }

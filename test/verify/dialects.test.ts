@@ -63,7 +63,13 @@ async function withBug(d: DialectUnderTest, bug: (config: AggmockConfig) => Plan
  * reports the checks that read a refund's balance. A finding on the dialect, not on verify.
  */
 const KNOWN_DIALECT_FINDINGS: Record<string, string[]> = {
-  redtiger: ['rollback-restores', 'duplicate-rollback', 'debit-retry-after-rollback', 'second-rollback-new-id', 'rollback-amount-mismatch'],
+  redtiger: [
+    'rollback-restores',
+    'duplicate-rollback',
+    'debit-retry-after-rollback',
+    'second-rollback-new-id',
+    'rollback-amount-mismatch',
+  ],
 };
 
 describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an independent $dialect wallet', (d) => {
@@ -82,7 +88,9 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
       });
       const results = outcome.report?.results ?? [];
       expect(results.filter((r) => r.kind === 'pact')).toEqual([]);
-      expect(outcome.report?.notices.some((n) => n.startsWith(`Contracts (Pact): not run for the ${d.dialect} dialect`))).toBe(true);
+      expect(outcome.report?.notices.some((n) => n.startsWith(`Contracts (Pact): not run for the ${d.dialect} dialect`))).toBe(
+        true,
+      );
       for (const r of results.filter((r) => r.status === 'skip')) expect(r.reason, r.id).toContain(d.dialect);
       expect(results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(25);
       // The balance call reads balances: no probe transactions where the dialect has one.
@@ -92,8 +100,7 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
       }
     }
     // Every player is left with what it had (the checks put back what they moved).
-    if (!KNOWN_DIALECT_FINDINGS[d.dialect])
-      expect(RECEIVER_PLAYERS.map((p) => receiver.balanceOf(p.playerId))).toEqual(opening);
+    if (!KNOWN_DIALECT_FINDINGS[d.dialect]) expect(RECEIVER_PLAYERS.map((p) => receiver.balanceOf(p.playerId))).toEqual(opening);
   });
 
   it('catches a wallet that ignores idempotency (a repeat reaches it with a fresh transaction id)', async () => {
@@ -108,10 +115,13 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
     expect(failures(outcome)).toHaveProperty('insufficient-funds');
   });
 
-  it.runIf(signed)('catches a wallet that lets a request with a bad signature through (it is signed again before the wallet checks)', async () => {
-    const outcome = await withBug(d, (c) => acceptsAnySignature(builtinDialect(d.dialect), credentialsOf(c.callbacks)), [
-      'wrong-secret',
-    ]);
-    expect(failures(outcome)).toHaveProperty('wrong-secret', expect.stringMatching(/signed with a wrong secret/));
-  });
+  it.runIf(signed)(
+    'catches a wallet that lets a request with a bad signature through (it is signed again before the wallet checks)',
+    async () => {
+      const outcome = await withBug(d, (c) => acceptsAnySignature(builtinDialect(d.dialect), credentialsOf(c.callbacks)), [
+        'wrong-secret',
+      ]);
+      expect(failures(outcome)).toHaveProperty('wrong-secret', expect.stringMatching(/signed with a wrong secret/));
+    },
+  );
 });

@@ -122,7 +122,9 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
         for (const id of ids) {
           const first = await ctx.debit(`DEBIT ${ctx.money(FIRST)} as ${JSON.stringify(id)}`, p, FIRST, id);
           if (tooLongFor(ctx, first)) {
-            ctx.notes.push(`the transaction id ${JSON.stringify(id)} was refused as invalid (${first.reply.error}): the ${ctx.wire.name} wire limits ids`);
+            ctx.notes.push(
+              `the transaction id ${JSON.stringify(id)} was refused as invalid (${first.reply.error}): the ${ctx.wire.name} wire limits ids`,
+            );
             continue;
           }
           ctx.expectBalance(first, balance - FIRST, `a DEBIT whose transactionId is ${JSON.stringify(id)}`);

@@ -47,7 +47,7 @@ export function checksFor(callbacks: CallbacksConfig): readonly Check[] {
 export function checkPlan(callbacks: CallbacksConfig): { check: Check; notApplicable?: string }[] {
   const wire = verifyWireOf(callbacks);
   if (!wire.vendor) return checksFor(callbacks).map((check) => ({ check }));
-  return CHECKS.map((check) => (check.appliesTo?.(wire) ?? true ? { check } : { check, notApplicable: whyNot(check, wire) }));
+  return CHECKS.map((check) => ((check.appliesTo?.(wire) ?? true) ? { check } : { check, notApplicable: whyNot(check, wire) }));
 }
 
 /** Why a check does not apply to a vendor dialect, in the integrator's terms. */

@@ -19,7 +19,9 @@ export const PRECISION_CHECKS: readonly Check[] = [
       'contract (amounts have the currency’s decimals); Jackpot Studio Operator Integration Tester "Edge Cases" (decimal precision)',
     async run(ctx) {
       if (ctx.isVendor)
-        skip(`the ${ctx.wire.name} dialect writes amounts from minor units; an amount finer than the currency cannot be written on it yet`);
+        skip(
+          `the ${ctx.wire.name} dialect writes amounts from minor units; an amount finer than the currency cannot be written on it yet`,
+        );
       const { p, before } = await playerAndBalance(ctx);
       const whole = affordable(ctx, before, p, BET * 2) / 2;
       for (const kind of ['debit', 'credit'] as const) await finerAmount(ctx, p, before, kind, Math.max(0, Math.floor(whole)));

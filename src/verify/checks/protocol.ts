@@ -40,7 +40,9 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     needs: ['answers', 'signature'],
     async run(ctx) {
       if (ctx.isVendor && ctx.wire.dialect.request.encoding !== 'json')
-        skip(`the ${ctx.wire.name} dialect sends ${ctx.wire.dialect.request.encoding === 'form' ? 'form bodies' : 'query strings'}, not JSON`);
+        skip(
+          `the ${ctx.wire.name} dialect sends ${ctx.wire.dialect.request.encoding === 'form' ? 'form bodies' : 'query strings'}, not JSON`,
+        );
       if (ctx.isVendor) skip(`a cut JSON body would have to be signed by the ${ctx.wire.name} dialect's recipe; not sent yet`);
       // A real DEBIT body cut off in the middle of its second field.
       const whole = ctx.client.body({ kind: 'debit', playerId: ctx.player, amountMinor: BET, transactionId: ctx.tx() });

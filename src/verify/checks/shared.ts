@@ -1,7 +1,7 @@
-import { profileRepliesAgree, type VerifyWire } from '../wire.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
+import { profileRepliesAgree, type VerifyWire } from '../wire.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -81,7 +81,11 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
-  const same = a !== undefined && (ctx.isVendor ? outcomesAgree(ctx, first, again) : profileRepliesAgree(ctx.settings.callbacks, { status: a.status, text: a.body }, { status: b.status, text: b.body }));
+  const same =
+    a !== undefined &&
+    (ctx.isVendor
+      ? outcomesAgree(ctx, first, again)
+      : profileRepliesAgree(ctx.settings.callbacks, { status: a.status, text: a.body }, { status: b.status, text: b.body }));
   if (!a || !same) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,

@@ -1,7 +1,7 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
-import type { VerifyWire as Wire } from '../wire.ts';
 import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
+import type { VerifyWire as Wire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 
 const VERIFY_HINT =
@@ -70,7 +70,8 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     source: 'contract (rotation: sign with each active secret, accept any); Standard Webhooks',
     appliesTo: signed,
     async run(ctx) {
-      if (ctx.isVendor) skip(`several signatures in one header are aggmock's header schemes' rotation; the ${ctx.wire.name} dialect carries one`);
+      if (ctx.isVendor)
+        skip(`several signatures in one header are aggmock's header schemes' rotation; the ${ctx.wire.name} dialect carries one`);
       const p = ctx.player;
       const real = ctx.settings.callbacks.signing.secrets;
       const before = await ctx.startBalance(p);
@@ -103,7 +104,8 @@ function signed(wire: Wire): boolean {
 }
 
 function timestamped(ctx: CheckContext): void {
-  if (ctx.isVendor) skip(`the ${ctx.wire.name} dialect's signature carries no timestamp verify can date (aggmock's header schemes only)`);
+  if (ctx.isVendor)
+    skip(`the ${ctx.wire.name} dialect's signature carries no timestamp verify can date (aggmock's header schemes only)`);
   if (ctx.wire.signingScheme === 'hmac-hex') skip('the hmac-hex scheme signs no timestamp, so there is nothing to date');
 }
 

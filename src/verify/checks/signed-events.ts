@@ -1,7 +1,7 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
-import type { VerifyWire as Wire } from '../wire.ts';
 import type { CallbackSpec, SendOptions } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';
+import type { VerifyWire as Wire } from '../wire.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
 import { refusalStatus } from './signature.ts';
 
