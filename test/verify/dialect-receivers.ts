@@ -14,11 +14,14 @@ import {
 import { startBlueOceanReceiver } from '../dialects/receivers/blueocean.ts';
 import { startCaletaReceiver } from '../dialects/receivers/caleta.ts';
 import { startEvolutionReceiver } from '../dialects/receivers/evolution.ts';
+import { startGrooveReceiver } from '../dialects/receivers/groove.ts';
+import { startHabaneroReceiver } from '../dialects/receivers/habanero.ts';
 import { startHub88Receiver } from '../dialects/receivers/hub88.ts';
 import { startHundredHpReceiver } from '../dialects/receivers/hundredhp.ts';
 import { startPragmaticReceiver } from '../dialects/receivers/pragmatic.ts';
 import type { ReceiverPlayer, VendorReceiver } from '../dialects/receivers/receiver-kit.ts';
 import { startRedTigerReceiver } from '../dialects/receivers/redtiger.ts';
+import { startSlotegratorReceiver } from '../dialects/receivers/slotegrator.ts';
 import { startSoftswissReceiver } from '../dialects/receivers/softswiss.ts';
 
 /*
@@ -82,6 +85,26 @@ export const DIALECTS_UNDER_TEST: DialectUnderTest[] = [
     credentials: { apiKey: 'rt-api-key-1' },
     start: (players) => startRedTigerReceiver({ credentials: { apiKey: 'rt-api-key-1' }, players }),
   },
+  {
+    dialect: 'slotegrator',
+    credentials: { merchantId: 'aggmock-merchant-01', merchantKey: 'sg-merchant-key-01' },
+    start: (players) =>
+      startSlotegratorReceiver({
+        credentials: { merchantId: 'aggmock-merchant-01', merchantKey: 'sg-merchant-key-01' },
+        players,
+      }),
+  },
+  {
+    dialect: 'habanero',
+    credentials: { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' },
+    start: (players) =>
+      startHabaneroReceiver({
+        credentials: { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' },
+        players,
+      }),
+  },
+  // Groove's documentation names no credential for its calls to the casino.
+  { dialect: 'groove', credentials: {}, start: (players) => startGrooveReceiver({ credentials: {}, players }) },
 ];
 
 /** A request as it reaches the proxy, and what the proxy forwards instead. */
