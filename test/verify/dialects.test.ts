@@ -115,13 +115,12 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
     expect(failures(outcome)).toHaveProperty('insufficient-funds');
   });
 
-  it.runIf(signed)(
-    'catches a wallet that lets a request with a bad signature through (it is signed again before the wallet checks)',
-    async () => {
+  // Only a dialect that signs has a signature to let through (the others' keys travel as they are).
+  if (signed)
+    it('catches a wallet that lets a request with a bad signature through (it is signed again before the wallet checks)', async () => {
       const outcome = await withBug(d, (c) => acceptsAnySignature(builtinDialect(d.dialect), credentialsOf(c.callbacks)), [
         'wrong-secret',
       ]);
       expect(failures(outcome)).toHaveProperty('wrong-secret', expect.stringMatching(/signed with a wrong secret/));
-    },
-  );
+    });
 });
