@@ -10,7 +10,8 @@ import { VERSION } from '../version.ts';
 export interface Exchange {
   /** What the step was for, e.g. "DEBIT 1.00 (first time)". */
   label: string;
-  request: { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+  /** The body is '' for a request without one (a query-string GET). */
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
   /** Absent when no answer came (timeout, refused). */
   response?: {
     status: number;
@@ -55,6 +56,10 @@ export interface SendOptions {
   sentBody?: string;
   /** Sends these headers of an earlier request, signatures and all, instead of signing this body (a replay). */
   replayHeaders?: Record<string, string>;
+  /** The amount is changed by 0.01 after signing (a tampered request), whatever the wire. */
+  tamperAmount?: true;
+  /** Carries the signature of this earlier request (its headers, or a vendor dialect's signature wherever it is placed). */
+  replayOf?: { exchange: Exchange };
 }
 
 /**
@@ -93,13 +98,19 @@ export class WebhookClient {
           })),
     };
     const sent = options.sentBody ?? body;
-    const exchange: Exchange = { label, request: { method: 'POST', url: this.webhookUrl, headers, body: sent }, latencyMs: 0 };
+    return this.exchange(label, { method: 'POST', url: this.webhookUrl, headers, body: sent });
+  }
+
+  /** Sends one request as given and records the exchange (a vendor dialect's call, say). */
+  async exchange(label: string, request: Exchange['request']): Promise<Exchange> {
+    const { method, url, headers, body } = request;
+    const exchange: Exchange = { label, request, latencyMs: 0 };
     const t0 = performance.now();
     try {
-      const res = await fetch(this.webhookUrl, {
-        method: 'POST',
+      const res = await fetch(url, {
+        method,
         headers,
-        body: sent,
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
         signal: AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
       });
@@ -155,6 +166,8 @@ export interface ReadReply {
   balanceExact?: boolean;
   /** The judge's verdict is `accepted`. */
   accepted: boolean;
+  /** A vendor dialect: the session token the reply gives to use from then on (Caleta's authenticate). */
+  token?: string;
 }
 
 export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadReply {

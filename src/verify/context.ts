@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { CallbacksConfig } from '../callbacks/events.ts';
+import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
+import type { OutcomeCode } from '../dialects/index.ts';
+import { type CallFacts, type ReadReply as DialectReadReply, type Operation, statusIn } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
-import { type Wire, type WireReplyCode, wireOf } from '../profiles/index.ts';
 import {
   type CallbackSpec,
   describeOutcome,
@@ -11,6 +14,8 @@ import {
   type SendOptions,
   WebhookClient,
 } from './client.ts';
+import { DialectClient, type DialectForgery, factsOf, readDialectExchange, requestIdOf } from './dialect-client.ts';
+import { type VerifyWire, verifyWireOf } from './wire.ts';
 
 /** A check found the webhook breaking its rule. */
 export class CheckFailure extends Error {
@@ -49,6 +54,11 @@ export interface CheckSettings {
   runId: string;
   /** How balances are read (see CheckContext.readBalance); the preflight switches away from a probe that moves money. Default 'neutral'. */
   balanceProbe?: BalanceProbe;
+  /**
+   * Vendor dialects: each player's session token (--token p1=<token>), and the ones verify got
+   * from the dialect's authenticate call or made up, kept for the whole run.
+   */
+  sessionTokens?: Map<string, string>;
 }
 
 /**
@@ -77,7 +87,11 @@ let sequence = 0;
 export class CheckContext {
   readonly client: WebhookClient;
   /** The wire under test: which events exist, how replies read, what a rejection code is called. */
-  readonly wire: Wire;
+  readonly wire: VerifyWire;
+  /** A vendor dialect's client (requests built by the dialect, to the wallet's base URL); undefined for a profile. */
+  readonly dialectClient: DialectClient | undefined;
+  /** Requests of this check in flight now: a balance read follows a reply without a balance only when none is. */
+  private inFlight = 0;
   readonly notes: string[] = [];
   private readonly cleanups: { label: string; fn: () => Promise<void> }[] = [];
   private readonly afterCleanups: (() => Promise<void>)[] = [];
@@ -91,7 +105,27 @@ export class CheckContext {
     readonly checkId: string,
   ) {
     this.client = new WebhookClient(settings.webhookUrl, settings.callbacks, settings.timeoutMs);
-    this.wire = wireOf(settings.callbacks);
+    this.wire = verifyWireOf(settings.callbacks);
+    this.dialectClient = this.wire.vendor
+      ? new DialectClient(
+          settings.webhookUrl,
+          this.wire.vendor,
+          credentialsOf(settings.callbacks),
+          signOptionsOf(settings.callbacks),
+          this.client,
+        )
+      : undefined;
+  }
+
+  /** Whether the wire under test is a vendor dialect (its requests built by the dialect). */
+  get isVendor(): boolean {
+    return this.dialectClient !== undefined;
+  }
+
+  /** How an exchange's reply reads under the wire (the profile's judge, or the dialect's reply rules). */
+  read(exchange: Exchange): ReadReply {
+    if (!this.wire.vendor) return readReply(exchange, this.settings.callbacks);
+    return fromDialect(readDialectExchange(this.wire.vendor, exchange));
   }
 
   get players(): string[] {
@@ -221,12 +255,186 @@ export class CheckContext {
   // ---- sending ----
 
   async send(label: string, spec: CallbackSpec, options?: SendOptions): Promise<Step> {
-    const exchange = await this.client.callback(label, spec, options);
+    if (this.dialectClient) return this.sendCall(label, spec, options);
+    const profileOptions: SendOptions | undefined =
+      options?.tamperAmount || options?.replayOf
+        ? {
+            ...options,
+            ...(options.tamperAmount ? { sentBody: this.client.body({ ...spec, amountMinor: spec.amountMinor + 1 }) } : {}),
+            ...(options.replayOf ? { replayHeaders: { ...options.replayOf.exchange.request.headers } } : {}),
+          }
+        : options;
+    const exchange = await this.client.callback(label, spec, profileOptions);
     return { exchange, reply: readReply(exchange, this.settings.callbacks) };
+  }
+
+  /** The session token of a player under a vendor dialect: --token, else the dialect's authenticate call's, else a fresh one. */
+  async tokenOf(playerId: string): Promise<string> {
+    this.settings.sessionTokens ??= new Map();
+    const tokens = this.settings.sessionTokens;
+    const known = tokens.get(playerId);
+    if (known !== undefined) return known;
+    const fresh = `verify-${this.settings.runId}-token-${playerId}`.slice(0, 128);
+    tokens.set(playerId, fresh);
+    if (this.wire.has('authenticate') && !playerId.startsWith(`verify-ghost-${this.settings.runId}`)) {
+      const step = await this.call(`authenticate ${playerId} (its session token)`, {
+        operation: 'authenticate',
+        playerId,
+        sessionToken: fresh,
+      });
+      if (step.reply.token) tokens.set(playerId, step.reply.token);
+    }
+    return tokens.get(playerId) as string;
+  }
+
+  /**
+   * Sends one call of a vendor dialect and reads its reply under the dialect: a retry code in a
+   * 2xx (Pragmatic 100) is retried as the engine would, and an accepted reply without a balance
+   * (Pragmatic's refund) is followed by the dialect's balance call when nothing else is in flight.
+   */
+  async call(
+    label: string,
+    partial: Omit<CallFacts, 'createdAt' | 'requestId' | 'currency'> & { currency?: string },
+    forgery: DialectForgery = {},
+  ): Promise<Step & { dialectReply?: DialectReadReply }> {
+    const client = this.dialectClient as DialectClient;
+    const dialect = client.dialect;
+    const unique = partial.transactionId === undefined ? this.tx() : undefined;
+    const base = { ...partial, currency: partial.currency ?? this.wire.currency };
+    const facts: CallFacts = { ...base, requestId: requestIdOf(base, unique), createdAt: Date.now() };
+    this.inFlight += 1;
+    let exchange: Exchange;
+    let read: DialectReadReply | undefined;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const sent = { ...facts, createdAt: Date.now() };
+        // A changed amount carries the signature of the same request as it was signed, before the change.
+        const { signedAs, ...rest } = forgery;
+        const signatureOf = signedAs === undefined ? rest.signatureOf : { ...sent, ...signedAs };
+        exchange = await client.call(attempt === 1 ? label : `${label} (retry ${attempt - 1}: the wallet asked for one)`, sent, {
+          ...rest,
+          ...(signatureOf ? { signatureOf } : {}),
+        });
+        read = readDialectExchange(dialect, exchange);
+        const retryCode =
+          read?.verdict === 'retry' && statusIn(read.status, dialect.reply.status.answer) && read.code !== undefined;
+        if (!retryCode || attempt >= MAX_RETRY_CODE_ATTEMPTS) break;
+      }
+    } finally {
+      this.inFlight -= 1;
+    }
+    const reply = fromDialect(read);
+    const op = dialect.operations[facts.operation as Operation];
+    if (
+      reply.accepted &&
+      reply.balanceMinor === undefined &&
+      op?.reply?.balance === false &&
+      this.wire.has('balance') &&
+      this.inFlight === 0 &&
+      facts.operation !== 'balance'
+    ) {
+      const after = await this.call(`balance read: the ${facts.operation} reply carries no balance`, {
+        operation: 'balance',
+        playerId: facts.playerId,
+        currency: facts.currency,
+        ...(facts.sessionToken === undefined ? {} : { sessionToken: facts.sessionToken }),
+      });
+      if (after.reply.balanceMinor !== undefined) reply.balanceMinor = after.reply.balanceMinor;
+    }
+    return { exchange, reply, ...(read ? { dialectReply: read } : {}) };
+  }
+
+  /** A profile's callback as a dialect call: DEBIT → bet, CREDIT → win of a round opened with a bet of 0, ROLLBACK → rollback. */
+  private async sendCall(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Step> {
+    const playerId = spec.playerId;
+    const sessionToken = await this.tokenOf(playerId);
+    const common = {
+      playerId,
+      sessionToken,
+      ...(spec.currency === undefined ? {} : { currency: spec.currency }),
+      ...(spec.bonus === undefined ? {} : { bonus: spec.bonus }),
+    };
+    let facts: Omit<CallFacts, 'createdAt' | 'requestId' | 'currency'> & { currency?: string };
+    if (spec.kind === 'debit') {
+      facts = {
+        ...common,
+        operation: spec.winMinor !== undefined && this.wire.has('betWin') ? 'betWin' : 'bet',
+        transactionId: spec.transactionId,
+        amountMinor: spec.amountMinor,
+        roundId: spec.roundId ?? roundIdOf(spec.transactionId),
+        ...(spec.winMinor === undefined ? {} : { winMinor: spec.winMinor }),
+      };
+    } else if (spec.kind === 'credit') {
+      // A win settles a bet: its round is opened with a bet of 0, as a free round is (a repeat repeats both).
+      const bet = `${spec.transactionId}-round`;
+      await this.call(`${label}: its round opens with a bet of ${this.money(0)}`, {
+        ...common,
+        operation: 'bet',
+        transactionId: bet,
+        amountMinor: 0,
+        roundId: spec.roundId ?? roundIdOf(bet),
+      });
+      facts = {
+        ...common,
+        operation: 'win',
+        transactionId: spec.transactionId,
+        betTransactionId: bet,
+        amountMinor: spec.amountMinor,
+        roundId: spec.roundId ?? roundIdOf(bet),
+        roundClosed: true,
+      };
+    } else {
+      const reference = spec.referenceTransactionId ?? spec.transactionId;
+      facts = {
+        ...common,
+        operation: 'rollback',
+        transactionId: spec.transactionId,
+        betTransactionId: reference,
+        amountMinor: spec.amountMinor,
+        roundId: spec.roundId ?? roundIdOf(reference),
+      };
+    }
+    const forgery: DialectForgery = {
+      ...(options.sign === false ? { unsigned: true as const } : {}),
+      ...(options.secrets !== undefined ? { wrongKeys: true as const } : {}),
+
+      ...(options.replayOf && factsOf(options.replayOf.exchange)
+        ? { signatureOf: factsOf(options.replayOf.exchange) as CallFacts }
+        : {}),
+    };
+    if (options.tamperAmount) {
+      const tampered = this.tampered({ ...facts, currency: facts.currency ?? this.wire.currency });
+      forgery.signedAs = tampered.signedAs;
+      facts = tampered.sent;
+    }
+    return this.call(label, facts, forgery);
+  }
+
+  /**
+   * A call changed after signing: its amount 0.01 higher, or, when the call carries no amount (Hub88's
+   * rollback), its own transaction id changed.
+   */
+  private tampered(facts: Omit<CallFacts, 'createdAt' | 'requestId'>): {
+    sent: typeof facts;
+    signedAs: Partial<CallFacts>;
+  } {
+    const client = this.dialectClient as DialectClient;
+    const fixed = { requestId: 'r', createdAt: 0 };
+    const bytes = (f: typeof facts) => {
+      const req = client.request({ ...f, ...fixed });
+      return `${req.path} ${req.body ?? ''}`;
+    };
+    const more = { ...facts, amountMinor: (facts.amountMinor ?? 0) + 1 };
+    if (bytes(more) !== bytes(facts)) return { sent: more, signedAs: { amountMinor: facts.amountMinor } };
+    return {
+      sent: { ...facts, transactionId: `${facts.transactionId}-changed` },
+      signedAs: { transactionId: facts.transactionId },
+    };
   }
 
   /** Sends raw body bytes (a tampered body, say), signed over those bytes. */
   async post(label: string, body: string, options?: SendOptions): Promise<Step> {
+    if (this.isVendor) skip(`sends a raw JSON body, which the ${this.wire.name} dialect does not write`);
     const exchange = await this.client.post(label, body, options);
     return { exchange, reply: readReply(exchange, this.settings.callbacks) };
   }
@@ -340,6 +548,20 @@ export class CheckContext {
         fail(`could not read the balance of player ${playerId}: ${tried.at(-1)} got ${describeOutcome(step.exchange)}`);
       }
     };
+    if (this.isVendor && this.wire.has('balance')) {
+      // The dialect's own balance call: no probe transactions.
+      const read = await this.call(`balance read: the ${this.wire.name} balance call (moves no money)`, {
+        operation: 'balance',
+        playerId,
+        sessionToken: await this.tokenOf(playerId),
+      });
+      this.lastProbe = 'neutral';
+      if (read.reply.accepted && read.reply.balanceMinor !== undefined) return read.reply.balanceMinor;
+      fail(
+        `could not read the balance of player ${playerId} with the ${this.wire.name} balance call: got ${describeOutcome(read.exchange)}. ` +
+          `Check --players (and --token ${playerId}=<its session token> when the wallet checks tokens on balance calls).`,
+      );
+    }
     if ((this.settings.balanceProbe ?? 'neutral') === 'neutral') {
       const probe = this.wire.hasRollback
         ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
@@ -407,8 +629,12 @@ export class CheckContext {
    * A business rejection with `{error: code}` (or one of `codes`), as a 4xx or a 2xx: the style is
    * the wallet's choice. Never a 5xx, 408 or 429 (aggmock retries those), never garbage.
    */
-  expectRejection(step: Step, code: WireReplyCode | readonly WireReplyCode[], what: string, status?: number): void {
-    const codes = (typeof code === 'string' ? [code] : code).map((c) => this.wire.code(c));
+  expectRejection(step: Step, code: OutcomeCode | readonly OutcomeCode[], what: string, status?: number): void {
+    const names: OutcomeCode[] = typeof code === 'string' ? [code] : [...code];
+    // A player the wallet does not know has no session token it issued: a refusal of the token is a refusal of the player.
+    if (names.includes('PLAYER_NOT_FOUND') && this.isVendor && factsOf(step.exchange)?.sessionToken !== undefined)
+      names.push('INVALID_TOKEN');
+    const codes = names.map((c) => this.wire.code(c));
     if (codes.includes(undefined)) {
       this.expectAnyRejection(step, what);
       return;
@@ -428,8 +654,21 @@ export class CheckContext {
       fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
   }
 
+  /**
+   * Whether a repeat was answered "already done" (Evolution's BET_ALREADY_SETTLED): under a vendor
+   * dialect that documents such a code, an acknowledgement of the repeat that moves no money.
+   */
+  repeatAcknowledged(step: Step): boolean {
+    return this.isVendor && step.reply.verdict === 'rejected' && step.reply.error === 'ALREADY_SETTLED';
+  }
+
+  /** A repeat's verdict, an "already done" answer counted as the acknowledgement it is. */
+  repeatVerdict(step: Step): ReadReply['verdict'] {
+    return this.repeatAcknowledged(step) ? 'accepted' : step.reply.verdict;
+  }
+
   /** Whether a step was refused for this reason (on a wire without codes: refused at all). */
-  isRejection(step: Step, code: WireReplyCode): boolean {
+  isRejection(step: Step, code: OutcomeCode): boolean {
     const named = this.wire.code(code);
     return step.reply.verdict === 'rejected' && (named === undefined || step.reply.error === named);
   }
@@ -440,7 +679,7 @@ export class CheckContext {
    */
   expectAnyRejection(step: Step, what: string): void {
     const { reply, exchange } = step;
-    const coded = this.wire.definition.reply.codes !== undefined;
+    const coded = this.wire.codedReplies;
     if (reply.verdict !== 'rejected' || (coded && reply.error === undefined)) {
       fail(`${what}: expected a refusal${coded ? ' with {error:<code>}' : ''}, got ${describeOutcome(exchange)}`);
     }
@@ -476,6 +715,33 @@ export class CheckContext {
       );
     }
   }
+}
+
+/**
+ * The round of a bet under a vendor dialect: digits made from its transaction id (Pragmatic's
+ * roundId is a Long), the same for every repeat of it and for its win and rollback.
+ */
+export function roundIdOf(transactionId: string): string {
+  const hex = createHash('sha256').update(transactionId).digest('hex').slice(0, 13);
+  return String(Number.parseInt(hex, 16));
+}
+
+/** Attempts of one call whose reply asks for a retry in a 2xx (Pragmatic 100), as the engine would make them. */
+const MAX_RETRY_CODE_ATTEMPTS = 3;
+
+/** A reply read under a vendor dialect, as verify's checks read replies. */
+function fromDialect(read: DialectReadReply | undefined): ReadReply {
+  if (!read) return { verdict: 'none', accepted: false };
+  const error = read.outcome ?? read.code;
+  return {
+    status: read.status,
+    verdict: read.verdict,
+    ...(error === undefined ? {} : { error }),
+    ...(read.balance.kind === 'ok' ? { balanceMinor: read.balance.minor } : {}),
+    ...(read.balance.kind === 'invalid' ? { rawBalance: read.balance.raw } : {}),
+    ...(read.token === undefined ? {} : { token: read.token }),
+    accepted: read.verdict === 'accepted',
+  };
 }
 
 /** Why the state URL refused a state, from its answer; a redirect is refused (it is never followed). */

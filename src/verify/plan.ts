@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { wireOf } from '../profiles/index.ts';
@@ -50,6 +51,8 @@ export interface RunVerifyOptions {
   concurrency?: number;
   /** The pact file to verify; default the committed contracts, or ones generated for a non-default wire config. */
   pactFile?: string;
+  /** Vendor dialects: each player's session token (--token p1=<token>); default: the dialect's authenticate call, or a fresh one. */
+  tokens?: Record<string, string>;
   /** Live output: the console table (and notices). */
   write?: (text: string) => void;
   color?: boolean;
@@ -102,11 +105,21 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
     throw new VerifyUsageError(`pact file ${pactFileOption} does not exist.`);
   }
   const committed = pactFileOption ?? DEFAULT_PACT_FILE;
-  const useCommitted = pactFileOption !== undefined || sameWire(callbacks, defaultConfig().callbacks);
+  // A vendor dialect has no contracts yet: its run is the stateful checks (the report says so).
+  const vendor = isVendorDialect(callbacks);
+  const useCommitted = !vendor && (pactFileOption !== undefined || sameWire(callbacks, defaultConfig().callbacks));
   if (useCommitted && !existsSync(committed)) {
     throw new VerifyUsageError(`the contracts are missing at ${committed}; run \`aggmock contracts --regenerate\`.`);
   }
-  const pactIds = existsSync(committed) ? pactInteractionIds(committed) : [];
+  const pactIds = !vendor && existsSync(committed) ? pactInteractionIds(committed) : [];
+  const sessionTokens = new Map<string, string>();
+  for (const [player, token] of Object.entries(options.tokens ?? {})) {
+    if (token === '' || token.length > 512)
+      throw new VerifyUsageError(
+        `--token ${player}: expected the session token the wallet issued (1 to 512 characters), got ${token === '' ? 'nothing' : `${token.length} characters`}.`,
+      );
+    sessionTokens.set(player, token);
+  }
   const checkIds = [...CHECK_IDS];
   const selected = selection(options.only, options.skip, pactIds, checkIds);
 
@@ -124,6 +137,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
       maxLatencyMs,
       concurrency,
       runId,
+      sessionTokens,
     },
     pactIds,
     selected,

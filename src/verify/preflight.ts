@@ -11,9 +11,9 @@
  * the probe relies on (one failure), and verify reads balances another way from then on.
  */
 
+import type { OutcomeCode } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
-import type { WireReplyCode } from '../profiles/index.ts';
-import { type Exchange, readReply } from './client.ts';
+import type { Exchange } from './client.ts';
 import { type BalanceProbe, CheckContext, CheckFailure, type CheckSettings, isFinal } from './context.ts';
 
 /**
@@ -168,7 +168,7 @@ async function readOnce(
   }
   const cause = classify(ctx, sent, playerId, prerequisite);
   if (cause) return cause;
-  if (failure !== undefined && sent.some((x) => !isFinal(readReply(x, ctx.settings.callbacks)))) return null;
+  if (failure !== undefined && sent.some((x) => !isFinal(ctx.read(x)))) return null;
   if (failure !== undefined || balance === undefined) {
     return {
       kind: 'balance',
@@ -215,8 +215,8 @@ function classify(
         exchanges: [x],
       };
     }
-    const reply = readReply(x, ctx.settings.callbacks);
-    const refusedFor = (code: WireReplyCode) => {
+    const reply = ctx.read(x);
+    const refusedFor = (code: OutcomeCode) => {
       const named = ctx.wire.code(code);
       return named !== undefined && reply.verdict === 'rejected' && reply.error === named;
     };
@@ -227,9 +227,20 @@ function classify(
         kind: 'signature',
         blocks: 'signature',
         summary: `the wallet refused aggmock's signature (${reason})`,
-        fix:
-          'pass the secret your wallet verifies with as --secret (repeat it for several), or set callbacks.signing.secrets; ' +
-          `if it is right, check the scheme (--scheme, now ${scheme}) and the header names (callbacks.signing.headers)`,
+        fix: ctx.isVendor
+          ? `give verify the ${ctx.wire.name} credentials your wallet verifies with (${credentialNames(ctx)}), or set callbacks.credentials; ` +
+            `if they are right, compare the request below with what your wallet signs (the ${ctx.wire.name} recipe: ${scheme})`
+          : 'pass the secret your wallet verifies with as --secret (repeat it for several), or set callbacks.signing.secrets; ' +
+            `if it is right, check the scheme (--scheme, now ${scheme}) and the header names (callbacks.signing.headers)`,
+        exchanges: [x],
+      };
+    }
+    if (ctx.isVendor && refusedFor('INVALID_TOKEN')) {
+      return {
+        kind: 'unknown-player',
+        blocks: prerequisite,
+        summary: `the wallet refused player ${playerId}'s session token, or does not know ${playerId} (${reason})`,
+        fix: `give verify the token your wallet issued to ${playerId} with --token ${playerId}=<token>, or name players the wallet knows with --players (now ${ctx.players.join(',')})`,
         exchanges: [x],
       };
     }
@@ -255,6 +266,12 @@ function classify(
     }
   }
   return undefined;
+}
+
+/** The credential flags of a vendor dialect, e.g. "--credential secretKey=…". */
+function credentialNames(ctx: CheckContext): string {
+  const names = Object.keys(ctx.wire.dialect.credentials);
+  return names.length === 0 ? 'it takes none' : names.map((n) => `--credential ${n}=…`).join(', ');
 }
 
 /** The neutral probe moved money: a finding on the rule it relies on. */

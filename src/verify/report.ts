@@ -194,7 +194,7 @@ function causeText(cause: FirstCause): string {
 function exchangeLines(exchanges: readonly Exchange[]): string[] {
   const lines: string[] = [];
   for (const x of exchanges) {
-    lines.push('', `> ${x.label}`, `> POST ${x.request.url}`, `> ${x.request.body}`);
+    lines.push('', `> ${x.label}`, `> ${x.request.method} ${x.request.url}`, `> ${x.request.body}`);
     lines.push(x.response ? `< HTTP ${x.response.status} ${x.response.body}` : `< ${x.error ?? 'no answer'}`);
   }
   return lines;
@@ -318,6 +318,6 @@ function exchangeBlock(x: Exchange): string {
     : `(no answer) ${x.error ?? ''}`;
   return (
     `<div class="x"><h4>${escapeHtml(x.label)} <span class="lat">${x.latencyMs.toFixed(1)} ms</span></h4>` +
-    `<pre>POST ${escapeHtml(x.request.url)}\n${escapeHtml(headers)}\n\n${escapeHtml(x.request.body)}</pre><pre>${escapeHtml(response)}</pre></div>`
+    `<pre>${escapeHtml(x.request.method)} ${escapeHtml(x.request.url)}\n${escapeHtml(headers)}\n\n${escapeHtml(x.request.body)}</pre><pre>${escapeHtml(response)}</pre></div>`
   );
 }

@@ -1,9 +1,9 @@
-import { wireOf } from '../profiles/index.ts';
 import { terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
-import { type Check, checksFor } from './checks/index.ts';
+import { type Check, checkPlan } from './checks/index.ts';
 import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
 import { type Plan, prepare, type RunVerifyOptions, VerifyUsageError } from './plan.ts';
+import { verifyWireOf } from './wire.ts';
 
 export {
   DEFAULT_CONCURRENCY,
@@ -78,6 +78,13 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   plan.settings.balanceProbe = preflight.balanceProbe;
   const cause = preflight.cause;
   const blocked = (needs: readonly Prerequisite[]) => (blockedBy(cause, needs) && cause ? blockedReason(cause) : undefined);
+  const vendor = verifyWireOf(plan.settings.callbacks).vendor;
+  if (vendor) {
+    notices.push(
+      `Contracts (Pact): not run for the ${vendor.name} dialect; aggmock's contracts are written for profiles so far. ` +
+        'The stateful checks below judge the rules they hold, through the dialect\u2019s own calls.',
+    );
+  }
   for (const n of notices) write(`note: ${terminalSafe(n)}\n\n`);
   if (cause) write(terminalSafe(firstCauseBlock(cause)));
   write(tableHeader());
@@ -140,8 +147,12 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   // TIMEOUT_BREAKER checks in a row failed on timeouts, the rest are reported as not run.
   let timedOutInARow = 0;
   const findings = new Map(preflight.findings.map((f) => [f.checkId, f]));
-  for (const check of checksFor(plan.settings.callbacks)) {
+  for (const { check, notApplicable } of checkPlan(plan.settings.callbacks)) {
     if (!plan.selected(check.id)) continue;
+    if (notApplicable !== undefined) {
+      emit(notRun(check, notApplicable));
+      continue;
+    }
     const blockedBecause = blocked(needsOf(check));
     if (blockedBecause !== undefined) {
       emit({ ...notRun(check, blockedBecause), status: 'blocked' });
@@ -172,8 +183,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     ...(plan.settings.stateUrl === undefined ? {} : { stateUrl: plan.settings.stateUrl }),
     mode: plan.settings.stateUrl === undefined ? 'players' : 'state',
     players: plan.settings.players,
-    scheme: wireOf(plan.settings.callbacks).signingScheme,
-    profile: wireOf(plan.settings.callbacks).name,
+    scheme: verifyWireOf(plan.settings.callbacks).signingScheme,
+    profile: verifyWireOf(plan.settings.callbacks).name,
     runId: plan.settings.runId,
     startedAt,
     durationMs: Date.now() - started,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type AggmockConfig, ConfigError, deepMerge, loadConfig, parseDuration, validateConfig } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
@@ -15,6 +15,7 @@ export interface VerifyFlags {
   players?: string;
   profile?: string;
   credential?: Record<string, string>;
+  token?: Record<string, string>;
   currency?: string;
   stateUrl?: string;
   timeout?: string;
@@ -49,6 +50,11 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     .option('--secret <s>', 'HMAC secret the webhook verifies with; repeat for several (default: aggmock-dev-secret)', collect)
     .addOption(new Option('--scheme <scheme>', 'signature scheme (default: timestamped)').choices([...SIGNING_SCHEMES]))
     .option('--players <ids>', 'comma-separated player ids the webhook knows (default: p1,p2)')
+    .option(
+      '--token <player=token>',
+      "a vendor dialect: the session token the wallet issued to a player, e.g. p1=abc; repeat for several (default: the dialect's authenticate call, or a fresh token)",
+      collectToken,
+    )
     .option('--currency <code>', "the players' currency; amounts are written in its decimals (default: callbacks.currency, EUR)")
     .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
     .option('--timeout <ms>', 'per-request timeout, ms or "10s" (default: callbacks.timeout, 10 s)')
@@ -71,6 +77,12 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     .action(async (webhookUrl: string, flags: VerifyFlags) => {
       process.exitCode = (await runVerifyCommand(webhookUrl, flags, io)).exitCode;
     });
+}
+
+function collectToken(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected player=token such as p1=tok-123, got ${JSON.stringify(value)}.`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -171,6 +183,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
     ...(flags.secret?.length ? { secrets: flags.secret } : {}),
     ...(flags.scheme ? { scheme: flags.scheme } : {}),
     ...(players ? { players } : {}),
+    ...(flags.token ? { tokens: flags.token } : {}),
     ...(flags.stateUrl ? { stateUrl: flags.stateUrl } : {}),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxLatencyMs === undefined ? {} : { maxLatencyMs }),

@@ -110,10 +110,17 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       if (d1.reply.accepted) ctx.undoDebit(p1, tx, a1);
       ctx.expectBalance(d1, before1 - a1, `the DEBIT for ${p1}`);
       const d2 = await ctx.debit(`DEBIT ${ctx.money(a2)} for ${p2} with the same transactionId`, p2, a2, tx);
-      if (d2.reply.accepted) ctx.undoDebit(p2, tx, a2);
+      // A wire whose ids are global and whose repeats get the balance as it is now (Pragmatic's reference) acknowledges it as a repeat.
+      const acknowledged = d2.reply.accepted && ctx.wire.duplicates === 'current-balance' && d2.reply.balanceMinor === before2;
+      if (d2.reply.accepted && !acknowledged) ctx.undoDebit(p2, tx, a2);
       if (d2.reply.verdict === 'rejected') {
         ctx.notes.push(`${p2}'s DEBIT with ${p1}'s transactionId was refused (${d2.reply.error}): ids are global in this wallet`);
         await ctx.expectBalanceNow(p2, before2, `a refused DEBIT must not touch ${p2}`);
+      } else if (acknowledged) {
+        ctx.notes.push(
+          `${p2}'s DEBIT with ${p1}'s transactionId was acknowledged as a repeat, moving nothing: ids are global in this wallet`,
+        );
+        await ctx.expectBalanceNow(p2, before2, `a DEBIT acknowledged as a repeat must not touch ${p2}`);
       } else {
         ctx.expectBalance(d2, before2 - a2, `the DEBIT for ${p2} with ${p1}'s transactionId must be applied to ${p2}`);
       }
@@ -134,7 +141,7 @@ const IN_BETWEEN = 1;
  * wire (Betnex) is left alone: its SDK's own helper answers a repeat with the balance as it is now.
  */
 async function moveTheBalance(ctx: CheckContext, p: string): Promise<number> {
-  if (ctx.wire.reading().rules.duplicates !== 'same-reply') return 0;
+  if (ctx.wire.duplicates !== 'same-reply') return 0;
   const other = await ctx.credit(
     `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`,
     p,

@@ -121,6 +121,12 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
       try {
         for (const id of ids) {
           const first = await ctx.debit(`DEBIT ${ctx.money(FIRST)} as ${JSON.stringify(id)}`, p, FIRST, id);
+          if (tooLongFor(ctx, first)) {
+            ctx.notes.push(
+              `the transaction id ${JSON.stringify(id)} was refused as invalid (${first.reply.error}): the ${ctx.wire.name} wire limits ids`,
+            );
+            continue;
+          }
           ctx.expectBalance(first, balance - FIRST, `a DEBIT whose transactionId is ${JSON.stringify(id)}`);
           balance -= FIRST;
           const again = await ctx.debit(`the same DEBIT again (${JSON.stringify(id)})`, p, FIRST, id);
@@ -143,6 +149,14 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
   },
 ];
 
+/**
+ * A vendor wire may limit its ids (Pragmatic: a reference of at most 32 characters): there an id
+ * refused as an invalid request is the vendor's format, not a wallet that mangles ids.
+ */
+function tooLongFor(ctx: CheckContext, step: Step): boolean {
+  return ctx.isVendor && ctx.isRejection(step, 'INVALID_REQUEST');
+}
+
 /** Skips a player that cannot afford the check's small bets, which would otherwise be refused for want of funds. */
 function atLeast(ctx: CheckContext, p: string, balance: number, needed: number): void {
   if (balance < needed) skip(`player ${p} has ${ctx.money(balance)}; the check bets ${ctx.money(needed)} in all`);
@@ -162,7 +176,7 @@ async function twoTransactions(ctx: CheckContext, p: string, before: number, pai
     const amount = i === 0 ? FIRST : SECOND;
     const step: Step = await ctx.debit(`DEBIT ${ctx.money(amount)} as ${JSON.stringify(id)}`, p, amount, id);
     const what = `two DEBITs whose transaction ids ${pair.what} (${pair.ids.map((s) => JSON.stringify(s)).join(' and ')}): the ${i === 0 ? 'first' : 'second'}`;
-    if (pair.mayRefuse && step.reply.verdict === 'rejected') {
+    if ((pair.mayRefuse || tooLongFor(ctx, step)) && step.reply.verdict === 'rejected') {
       ctx.notes.push(`the transaction id ${JSON.stringify(id)} was refused (${step.reply.error ?? 'no code'})`);
       continue;
     }

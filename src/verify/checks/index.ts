@@ -1,7 +1,7 @@
 /** The stateful checks of `aggmock verify`, in the order they run and are reported. */
 
 import type { CallbacksConfig } from '../../callbacks/events.ts';
-import { wireOf } from '../../profiles/index.ts';
+import { type VerifyWire, verifyWireOf } from '../wire.ts';
 import { CONCURRENCY_CHECKS } from './concurrency.ts';
 import { IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { IDENTIFIER_CHECKS } from './identifiers.ts';
@@ -35,8 +35,36 @@ export const CHECK_IDS: readonly string[] = CHECKS.map((c) => c.id);
 
 /** The checks that exist on this wire (e.g. second-rollback-new-id only in "reference" rollback style). */
 export function checksFor(callbacks: CallbacksConfig): readonly Check[] {
-  const wire = wireOf(callbacks);
+  const wire = verifyWireOf(callbacks);
   return CHECKS.filter((c) => c.appliesTo?.(wire) ?? true);
+}
+
+/**
+ * The checks of a vendor dialect's run: every check, and for one that needs what the dialect has
+ * not (a rollback call, a signature, a currency field…) why it is skipped, so the report says so.
+ * A profile's run lists only the checks that exist on it, as before.
+ */
+export function checkPlan(callbacks: CallbacksConfig): { check: Check; notApplicable?: string }[] {
+  const wire = verifyWireOf(callbacks);
+  if (!wire.vendor) return checksFor(callbacks).map((check) => ({ check }));
+  return CHECKS.map((check) => ((check.appliesTo?.(wire) ?? true) ? { check } : { check, notApplicable: whyNot(check, wire) }));
+}
+
+/** Why a check does not apply to a vendor dialect, in the integrator's terms. */
+function whyNot(check: Check, wire: VerifyWire): string {
+  const lacks = (what: string) => `not run: the ${wire.name} dialect ${what}`;
+  if (!wire.hasRollback && ROLLBACK_CHECKS.concat(CONCURRENCY_CHECKS).includes(check)) return lacks('has no rollback call');
+  if (wire.signingScheme === 'none' && SIGNATURE_CHECKS.concat(SIGNED_EVENT_CHECKS).includes(check))
+    return lacks('signs no requests (its credentials travel as they are)');
+  const reasons: Record<string, string> = {
+    'wrong-api-key': 'carries no API key in its bodies (its keys are judged by the signature checks)',
+    'missing-api-key': 'carries no API key in its bodies (its keys are judged by the signature checks)',
+    'wrong-currency': 'writes no currency in its bets',
+    'whole-round': 'has no call that carries a bet and its win together (betWin)',
+    'free-spin': 'carries no bonus reference',
+    'bonus-credited-once': 'carries no bonus reference',
+  };
+  return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }
 
 export function findCheck(id: string): Check | undefined {

@@ -1,7 +1,7 @@
 import { formatMinor } from '../../money/index.ts';
 import type { WireEventKind } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail, type Step } from '../context.ts';
+import { type CheckContext, fail, type Step, skip } from '../context.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
 
 /** An amount has the currency's decimals and no more: a finer one is refused or applied exactly, never rounded. */
@@ -18,6 +18,10 @@ export const PRECISION_CHECKS: readonly Check[] = [
     source:
       'contract (amounts have the currency’s decimals); Jackpot Studio Operator Integration Tester "Edge Cases" (decimal precision)',
     async run(ctx) {
+      if (ctx.isVendor)
+        skip(
+          `the ${ctx.wire.name} dialect writes amounts from minor units; an amount finer than the currency cannot be written on it yet`,
+        );
       const { p, before } = await playerAndBalance(ctx);
       const whole = affordable(ctx, before, p, BET * 2) / 2;
       for (const kind of ['debit', 'credit'] as const) await finerAmount(ctx, p, before, kind, Math.max(0, Math.floor(whole)));

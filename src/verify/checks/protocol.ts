@@ -1,5 +1,5 @@
 import { describeOutcome, readReply } from '../client.ts';
-import { fail } from '../context.ts';
+import { fail, skip } from '../context.ts';
 import { BET, type Check } from './shared.ts';
 
 /** The wallet answers every callback, promptly, with a reply aggmock can act on. */
@@ -39,6 +39,11 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     // The body is cut before the wallet could look the player up.
     needs: ['answers', 'signature'],
     async run(ctx) {
+      if (ctx.isVendor && ctx.wire.dialect.request.encoding !== 'json')
+        skip(
+          `the ${ctx.wire.name} dialect sends ${ctx.wire.dialect.request.encoding === 'form' ? 'form bodies' : 'query strings'}, not JSON`,
+        );
+      if (ctx.isVendor) skip(`a cut JSON body would have to be signed by the ${ctx.wire.name} dialect's recipe; not sent yet`);
       // A real DEBIT body cut off in the middle of its second field.
       const whole = ctx.client.body({ kind: 'debit', playerId: ctx.player, amountMinor: BET, transactionId: ctx.tx() });
       const cut = whole.slice(0, whole.indexOf(',', whole.indexOf(',') + 1) + 1);

@@ -1,5 +1,5 @@
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail } from '../context.ts';
+import { type CheckContext, fail, skip } from '../context.ts';
 import { type Check, expectAllAnswered, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
@@ -33,7 +33,12 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const { p, before, amount, debit } = await acceptedDebit(ctx);
       const first = await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK (first time)', 'the first ROLLBACK');
       const again = await ctx.rollback('the same ROLLBACK again', p, debit.transactionId, amount, first.rollbackTx);
-      ctx.expectBalance(again, before, 'the repeated ROLLBACK must be acknowledged with the unchanged balance');
+      if (!ctx.repeatAcknowledged(again) || again.reply.balanceMinor !== undefined)
+        ctx.expectBalance(
+          ctx.repeatAcknowledged(again) ? { ...again, reply: { ...again.reply, verdict: 'accepted', accepted: true } } : again,
+          before,
+          'the repeated ROLLBACK must be acknowledged with the unchanged balance',
+        );
       await ctx.expectBalanceNow(p, before, 'after one DEBIT and its ROLLBACK twice');
     },
   },
@@ -72,6 +77,10 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'contract; Tom Horn (rollback after a 10 s timeout); frozebet (rollback before the bet is processed)',
     appliesTo: hasRollback,
     async run(ctx) {
+      if (ctx.isVendor)
+        skip(
+          `the ${ctx.wire.name} dialect documents no rule for a bet that arrives after its rollback (a wallet may charge it as a new bet)`,
+        );
       const { p, before, amount } = await playerWithABet(ctx);
       const tx = ctx.tx();
       const back = await ctx.rollback(`ROLLBACK of DEBIT ${tx}, which has not arrived yet`, p, tx, amount);

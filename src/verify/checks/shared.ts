@@ -1,8 +1,7 @@
-import { repliesAgree } from '../../callbacks/reply.ts';
-import type { Wire } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
+import { profileRepliesAgree, type VerifyWire } from '../wire.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -14,7 +13,7 @@ export interface Check {
   /** Where the rule comes from: the contract, and the aggregators' certification suites that test it. */
   source: string;
   /** Whether the rule exists on this wire at all (a check that does not apply is not listed). Default: always. */
-  appliesTo?: (wire: Wire) => boolean;
+  appliesTo?: (wire: VerifyWire) => boolean;
   /**
    * What it needs of the wallet to mean anything (see preflight.ts); when the preflight finds one
    * of them broken, the check is blocked instead of run. Default: it answers, accepts aggmock's
@@ -30,7 +29,7 @@ export function needsOf(check: Pick<Check, 'needs'>): readonly Prerequisite[] {
 }
 
 /** Checks about ROLLBACK exist only on wires that have one. */
-export const hasRollback = (wire: Wire): boolean => wire.hasRollback;
+export const hasRollback = (wire: VerifyWire): boolean => wire.hasRollback;
 
 /** Amount of the ordinary test bets: 1.00, small enough for any test player. */
 export const BET = 100;
@@ -83,12 +82,29 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
   const same =
-    a !== undefined && repliesAgree({ status: a.status, text: a.body }, { status: b.status, text: b.body }, ctx.wire.reading());
+    a !== undefined &&
+    (ctx.isVendor
+      ? outcomesAgree(ctx, first, again)
+      : profileRepliesAgree(ctx.settings.callbacks, { status: a.status, text: a.body }, { status: b.status, text: b.body }));
   if (!a || !same) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
     );
   }
+}
+
+/**
+ * Under a vendor dialect, a repeat agrees with the first reply when it has the same verdict and
+ * code and, unless the wire answers repeats with the balance as it is now, the same balance
+ * (the reply echoes ids and times of its own request, so bytes may differ).
+ */
+function outcomesAgree(ctx: CheckContext, first: Step, again: Step): boolean {
+  const a = first.reply;
+  const b = again.reply;
+  const acknowledged = ctx.repeatAcknowledged(again) && a.verdict === 'accepted';
+  if (!acknowledged && (a.verdict !== b.verdict || a.error !== b.error)) return false;
+  if (acknowledged && b.balanceMinor === undefined) return true;
+  return ctx.wire.duplicates === 'current-balance' || a.balanceMinor === b.balanceMinor;
 }
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */

@@ -1,8 +1,9 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
-import type { Wire } from '../../profiles/index.ts';
 import type { CallbackSpec, SendOptions } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';
+import type { VerifyWire as Wire } from '../wire.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
+import { refusalStatus } from './signature.ts';
 
 const VERIFY_EVERY_EVENT_HINT =
   'Verify the signature in one place that every callback passes through (a middleware on the webhook route), before the ' +
@@ -52,7 +53,7 @@ interface Forgery {
 }
 
 /** A replay: the headers, signatures and all, of an earlier request the wallet accepted. */
-const replayed: Forgery['options'] = (_body, _spec, earlier) => ({ replayHeaders: { ...earlier.exchange.request.headers } });
+const replayed: Forgery['options'] = (_body, _spec, earlier) => ({ replayOf: earlier });
 
 function forgeries(ctx: CheckContext): Forgery[] {
   const all: Forgery[] = [
@@ -60,10 +61,11 @@ function forgeries(ctx: CheckContext): Forgery[] {
     { how: 'signed with a wrong secret', options: () => ({ secrets: [WRONG_SECRET] }) },
     {
       how: 'whose amount was changed after signing',
-      options: (body, spec) => ({ sentBody: body({ ...spec, amountMinor: spec.amountMinor + 1 }) }),
+      options: () => ({ tamperAmount: true }),
     },
   ];
-  if (ctx.wire.signingScheme !== 'hmac-hex')
+  // A vendor dialect's recipe signs no timestamp verify could date.
+  if (ctx.wire.signingScheme !== 'hmac-hex' && !ctx.isVendor)
     all.push({ how: 'signed one hour ago', options: () => ({ timestamp: Math.floor(Date.now() / 1000) - 3_600 }) });
   return all;
 }
@@ -105,6 +107,7 @@ async function refusedForEveryEvent(ctx: CheckContext, ways: readonly Forgery[])
       if (step.reply.accepted && spec.kind === 'debit') ctx.undoDebit(p, spec.transactionId, spec.amountMinor);
     }
   }
-  for (const { step, what } of forged) ctx.expectRejection(step, 'INVALID_SIGNATURE', what, 401);
+  const status = ctx.isVendor ? refusalStatus(ctx) : 401;
+  for (const { step, what } of forged) ctx.expectRejection(step, 'INVALID_SIGNATURE', what, status);
   await ctx.expectBalanceNow(p, expected, 'callbacks without a valid signature must move no money');
 }

@@ -1,6 +1,6 @@
-import type { Wire } from '../../profiles/index.ts';
 import type { CallbackSpec } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
+import type { VerifyWire as Wire } from '../wire.ts';
 import { BET, type Check, playerWithABet, sameReply } from './shared.ts';
 
 /** A jackpot big enough to notice, small enough for any wallet: 12,345.67 in a two-decimal currency. */

@@ -1,0 +1,251 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type Credentials,
+  DEV_RSA_PUBLIC_KEY,
+  type Dialect,
+  type Rendered,
+  readReply,
+  signRequest,
+  writeAmount,
+  writeReply,
+} from '../../src/dialects/index.ts';
+import { startBlueOceanReceiver } from '../dialects/receivers/blueocean.ts';
+import { startCaletaReceiver } from '../dialects/receivers/caleta.ts';
+import { startEvolutionReceiver } from '../dialects/receivers/evolution.ts';
+import { startGrooveReceiver } from '../dialects/receivers/groove.ts';
+import { startHabaneroReceiver } from '../dialects/receivers/habanero.ts';
+import { startHub88Receiver } from '../dialects/receivers/hub88.ts';
+import { startHundredHpReceiver } from '../dialects/receivers/hundredhp.ts';
+import { startPragmaticReceiver } from '../dialects/receivers/pragmatic.ts';
+import type { ReceiverPlayer, VendorReceiver } from '../dialects/receivers/receiver-kit.ts';
+import { startRedTigerReceiver } from '../dialects/receivers/redtiger.ts';
+import { startSlotegratorReceiver } from '../dialects/receivers/slotegrator.ts';
+import { startSoftswissReceiver } from '../dialects/receivers/softswiss.ts';
+
+/*
+ * The independent vendor receivers (test/dialects/receivers), each with the credentials aggmock's
+ * dialect of it signs with by default, and two players verify can play: the judges of
+ * `aggmock verify --profile <dialect>`.
+ */
+
+/** Session tokens long enough for every wire (Red Tiger wants 32 to 128 characters). */
+export const RECEIVER_PLAYERS: ReceiverPlayer[] = [
+  { playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-0123456789abcdef0123456789' },
+  { playerId: 'player02', currency: 'EUR', balance: '500.00', token: 'tok-player02-0123456789abcdef0123456789' },
+];
+
+export interface DialectUnderTest {
+  dialect: string;
+  /** The credentials verify signs with (--credential), by the vendor's names. */
+  credentials: Record<string, string>;
+  start(players: ReceiverPlayer[]): Promise<VendorReceiver>;
+}
+
+export const DIALECTS_UNDER_TEST: DialectUnderTest[] = [
+  {
+    dialect: 'hub88',
+    credentials: {},
+    start: (players) => startHub88Receiver({ credentials: { publicKey: DEV_RSA_PUBLIC_KEY }, players }),
+  },
+  {
+    dialect: 'pragmatic',
+    credentials: { secretKey: 'pp-secret-1' },
+    start: (players) => startPragmaticReceiver({ credentials: { secretKey: 'pp-secret-1' }, players }),
+  },
+  {
+    dialect: 'caleta',
+    credentials: {},
+    start: (players) => startCaletaReceiver({ credentials: { publicKey: DEV_RSA_PUBLIC_KEY }, players }),
+  },
+  {
+    dialect: 'evolution',
+    credentials: { authToken: 'evo-token-1' },
+    start: (players) => startEvolutionReceiver({ credentials: { authToken: 'evo-token-1' }, players }),
+  },
+  {
+    dialect: 'softswiss',
+    credentials: { authToken: 'ss-auth-token' },
+    start: (players) => startSoftswissReceiver({ credentials: { authToken: 'ss-auth-token' }, players }),
+  },
+  {
+    dialect: 'blueocean',
+    credentials: { callerId: 'aggmock', callerPassword: 'bo-pass', salt: 'bo-salt' },
+    start: (players) =>
+      startBlueOceanReceiver({ credentials: { callerId: 'aggmock', callerPassword: 'bo-pass', salt: 'bo-salt' }, players }),
+  },
+  {
+    dialect: '100hp',
+    credentials: { secret: 'hp-secret' },
+    start: (players) => startHundredHpReceiver({ credentials: { secret: 'hp-secret' }, players }),
+  },
+  {
+    dialect: 'redtiger',
+    credentials: { apiKey: 'rt-api-key-1' },
+    start: (players) => startRedTigerReceiver({ credentials: { apiKey: 'rt-api-key-1' }, players }),
+  },
+  {
+    dialect: 'slotegrator',
+    credentials: { merchantId: 'aggmock-merchant-01', merchantKey: 'sg-merchant-key-01' },
+    start: (players) =>
+      startSlotegratorReceiver({
+        credentials: { merchantId: 'aggmock-merchant-01', merchantKey: 'sg-merchant-key-01' },
+        players,
+      }),
+  },
+  {
+    dialect: 'habanero',
+    credentials: { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' },
+    start: (players) =>
+      startHabaneroReceiver({
+        credentials: { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' },
+        players,
+      }),
+  },
+  // Groove's documentation names no credential for its calls to the casino.
+  { dialect: 'groove', credentials: {}, start: (players) => startGrooveReceiver({ credentials: {}, players }) },
+];
+
+/** A request as it reaches the proxy, and what the proxy forwards instead. */
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A planted bug: it may rewrite a request before the receiver sees it, and the receiver's reply before verify sees it. */
+export interface PlantedBug {
+  request?(req: ProxiedRequest): ProxiedRequest;
+  reply?(req: ProxiedRequest, reply: { status: number; body: string }): { status: number; body: string };
+}
+
+/**
+ * A small HTTP proxy on 127.0.0.1:0 in front of a receiver: the receiver stays as written, the
+ * proxy makes the pair a faulty wallet.
+ */
+export async function startBuggyProxy(target: string, bug: PlantedBug): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (c: Buffer) => chunks.push(c));
+    incoming.on('end', () => {
+      void (async () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(incoming.headers))
+          if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
+        const received: ProxiedRequest = {
+          method: incoming.method ?? 'POST',
+          path: incoming.url ?? '/',
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
+        const sent = bug.request ? bug.request(received) : received;
+        const res = await fetch(`${target}${sent.path}`, {
+          method: sent.method,
+          headers: sent.headers,
+          ...(sent.method === 'GET' ? {} : { body: sent.body }),
+        });
+        const answer = { status: res.status, body: await res.text() };
+        const back = bug.reply ? bug.reply(sent, answer) : answer;
+        outgoing.writeHead(back.status, { 'content-type': 'application/json' });
+        outgoing.end(back.body);
+      })().catch((error: unknown) => {
+        outgoing.writeHead(502);
+        outgoing.end(String(error));
+      });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Signs a received request again, as the dialect signs, after the proxy changed it (or whatever
+ * signature it came with): its fields are read back from the JSON body, the form or the query.
+ */
+export function resign(dialect: Dialect, credentials: Credentials, req: ProxiedRequest): ProxiedRequest {
+  const recipe = dialect.signing;
+  if (recipe.algorithm === 'none' || recipe.algorithm === 'scheme') return req;
+  const place = recipe.place;
+  const [path, query = ''] = req.path.split('?') as [string, string | undefined];
+  const contentType = req.headers['content-type'] ?? '';
+  const encoding = contentType.startsWith('application/json')
+    ? 'json'
+    : contentType.startsWith('application/x-www-form')
+      ? 'form'
+      : 'query';
+  const strip = (name: string | undefined) => (pairs: [string, string][]) => pairs.filter(([k]) => k !== name);
+  const own = 'field' in place ? place.field : 'query' in place ? place.query : undefined;
+  let fields: Record<string, Rendered>;
+  if (encoding === 'json') {
+    const parsed = JSON.parse(req.body) as Record<string, Rendered>;
+    if (own !== undefined) delete parsed[own];
+    fields = parsed;
+  } else {
+    fields = Object.fromEntries(strip(own)([...new URLSearchParams(encoding === 'form' ? req.body : query)]));
+  }
+  const headers = { ...req.headers };
+  delete headers['content-type'];
+  if ('header' in place) delete headers[place.header.toLowerCase()];
+  const signed = signRequest(dialect, { method: req.method as 'POST', path, encoding, headers, fields, query: {} }, credentials);
+  // A query-string call keeps the query it came with (its static part first), only re-signed.
+  return { method: req.method, path: signed.path, headers: signed.headers, body: signed.body ?? '' };
+}
+
+/** verify's transaction ids in a request (verify-<run>-<n>, and the round a win opens with). */
+const VERIFY_ID = /verify-[a-z0-9]{6,}-\d+(?:-round)?/g;
+
+/** A wallet that ignores idempotency: a request repeating transaction ids reaches the receiver with fresh ones. */
+export function ignoresIdempotency(dialect: Dialect, credentials: Credentials): PlantedBug {
+  const seen = new Set<string>();
+  let fresh = 0;
+  return {
+    request(req) {
+      const text = `${req.path} ${req.body}`;
+      const ids = [...new Set(text.match(VERIFY_ID) ?? [])].sort();
+      if (ids.length === 0) return req;
+      const key = `${req.path.split('?')[0]} ${ids.join(' ')}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        return req;
+      }
+      fresh += 1;
+      const swap = (s: string) => s.replace(VERIFY_ID, (id) => `${id}d${fresh}`);
+      return resign(dialect, credentials, { ...req, path: swap(req.path), body: swap(req.body) });
+    },
+  };
+}
+
+/** A wallet that lets any signature through: every request is signed again with the right keys before the receiver checks it. */
+export function acceptsAnySignature(dialect: Dialect, credentials: Credentials): PlantedBug {
+  return { request: (req) => resign(dialect, credentials, req) };
+}
+
+/** A wallet that answers a refusal for lack of funds with a success and the balance it last reported. */
+export function overdraws(dialect: Dialect): PlantedBug {
+  let last = 0;
+  const funds = new Set([dialect.reply.codes.INSUFFICIENT_FUNDS ?? []].flat().map(String));
+  return {
+    reply(req, reply) {
+      const read = readReply(dialect, { operation: 'bet', currency: 'EUR' }, { status: reply.status, text: reply.body });
+      if (read.balance.kind === 'ok') last = read.balance.minor;
+      if (read.verdict !== 'rejected') return reply;
+      // A wire with no code of its own for it (100HP documents none): any refusal of a bet.
+      const bet = dialect.operations.bet?.path ?? '';
+      const refused =
+        funds.size > 0 ? read.code !== undefined && funds.has(read.code) : bet !== '' && req.path.split('?')[0]?.endsWith(bet);
+      if (!refused) return reply;
+      const ok = writeReply(dialect, { operation: 'bet', currency: 'EUR' }, { accepted: true, balanceMinor: last }, (minor) =>
+        writeAmount(dialect, 'EUR', minor),
+      );
+      return { status: ok.status, body: JSON.stringify(ok.body) };
+    },
+  };
+}
