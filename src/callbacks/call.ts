@@ -80,6 +80,8 @@ export function callFactsOf(event: StoredEvent, cfg: CallbacksConfig): CallFacts
     for (const [key, value] of Object.entries(stored))
       if (value !== undefined) (facts as unknown as Record<string, unknown>)[key] = value;
   }
+  if (facts.sessionToken === undefined && Object.hasOwn(cfg.sessionTokens, event.playerId))
+    facts.sessionToken = cfg.sessionTokens[event.playerId];
   return facts;
 }
 

@@ -142,6 +142,12 @@ const callbacksObjectSchema = z.strictObject({
   /** The wire format: a built-in profile ("default", "betnex"), a vendor dialect ("hub88"…) or a file. */
   profile: profileSetting,
   credentials: credentialsSetting,
+  /**
+   * Player id → the session token the wallet issued, carried by a call that has none of its own (a
+   * scheduled or admin scenario; a launch's own token wins). `aggmock demo` fills it in with the
+   * reference wallet's development tokens.
+   */
+  sessionTokens: z.record(z.string().min(1).max(256), z.string().min(1).max(1024)).default({}),
   /** What a profile's `{"from":"apiKey"}` field writes (Betnex: the operator's `api_key`). */
   apiKey: z.string().min(1).default(DEV_API_KEY),
   currencies: currenciesSetting,

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../callbacks/events.ts';
-import { repliesAgree } from '../callbacks/reply.ts';
+import { repliesAgree, replyCarriesBalance } from '../callbacks/reply.ts';
 import { formatMinor } from '../money/index.ts';
 import {
   checkHistory,
@@ -127,17 +127,15 @@ export function evaluateWindow(
   const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
   for (const { event, sentAt, answeredAt } of window) {
     const outcome = replyOutcome(event);
-    const balance = replyBalance(event, options.reading(event.currency, event.facts?.operation));
+    const reading = options.reading(event.currency, event.facts?.operation);
+    const balance = replyBalance(event, reading);
     const tx = ledgerTx(event, outcome);
     const { key } = tx;
     const known = view.transaction(key);
     const earlier = firstOf?.get(key) ?? known;
     const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
     // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
-    const replayed =
-      repeat?.reply !== undefined &&
-      event.reply !== undefined &&
-      repliesAgree(repeat.reply, event.reply, options.reading(event.currency, event.facts?.operation));
+    const replayed = repeat?.reply !== undefined && event.reply !== undefined && repliesAgree(repeat.reply, event.reply, reading);
     if (balance.kind === 'invalid') {
       flag(
         'invalid-balance',
@@ -147,7 +145,7 @@ export function evaluateWindow(
         `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
         event.group,
       );
-    } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed) {
+    } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed && replyCarriesBalance(reading)) {
       flag(
         'missing-balance',
         null,

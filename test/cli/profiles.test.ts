@@ -54,7 +54,9 @@ describe('aggmock profiles', () => {
   it('lists the vendor dialects with the commands that speak them and shows one as a dialect file, naming the credentials it needs', async () => {
     const list = runCli(['profiles'], {}, dir);
     expect(await list.exited).toBe(0);
-    expect(list.stdout()).toMatch(/Vendor dialects \(--profile <name> on serve, send, wallet and verify;[^\n]*\n {2}hub88 +Hub88's Operator Wallet API\n/);
+    expect(list.stdout()).toMatch(
+      /Vendor dialects \(--profile <name> on serve, demo, send, wallet and verify;[^\n]*\n {2}hub88 +Hub88's Operator Wallet API\n/,
+    );
     expect(list.stdout()).toMatch(/^ {2}pragmatic +Pragmatic Play's Seamless Wallet API$/m);
     const show = runCli(['profiles', 'show', 'pragmatic'], {}, dir);
     expect(await show.exited).toBe(0);

@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
-import { judgeReply, type StoredEvent } from '../../callbacks/index.ts';
-import { type AggmockConfig, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
+import { callNameOf, capabilitiesOf, exponentOf, judgeReply, replyReadingOf, type StoredEvent } from '../../callbacks/index.ts';
+import { type AggmockConfig, isVendorDialect, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
 import { replyOutcome } from '../../ledger/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { formatMinor } from '../../money/index.ts';
-import { wireOf } from '../../profiles/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { terminalSafe } from '../../shared/index.ts';
-import { startWallet } from '../../wallet/index.ts';
+import { devSessionToken, startWallet } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, parsePort, resolveConfig } from '../options.ts';
 import { onShutdown, readyMessage, type ServeFlags, serveLayer } from './serve.ts';
 import { walletDbPath } from './wallet.ts';
@@ -32,7 +31,7 @@ export const DEMO_SCHEDULE: ScheduleEntry[] = [
 
 /** The demo's mix for this wire: without a ROLLBACK (Betnex) the rollback rounds are left out. */
 export function demoSchedule(config: AggmockConfig): ScheduleEntry[] {
-  const wire = wireOf(config.callbacks);
+  const wire = capabilitiesOf(config.callbacks);
   return DEMO_SCHEDULE.filter((entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback));
 }
 
@@ -85,7 +84,8 @@ export function registerDemoCommand(program: Command): void {
                 portKey: 'wallet.port',
               },
             );
-      if (wallet) config = { ...config, callbacks: { ...config.callbacks, webhookUrl: wallet.webhookUrl } };
+      if (wallet)
+        config = { ...config, callbacks: withWallet(config.callbacks, wallet.webhookUrl, Object.keys(config.wallet.players)) };
 
       const print = (line: string) => process.stdout.write(`${line}\n`);
       const started = config;
@@ -113,22 +113,36 @@ export function registerDemoCommand(program: Command): void {
 /** One line per callback: time, type, player, amount, status, the balance the wallet replied. */
 export function callbackLine(event: StoredEvent, config: AggmockConfig): string {
   const time = new Date(event.settledAt ?? Date.now()).toISOString().slice(11, 19);
-  const wire = wireOf(config.callbacks);
-  const type = (wire.type(event.kind) ?? event.kind.toUpperCase()).padEnd(8);
+  const type = callNameOf(config.callbacks, event).padEnd(8);
+  const exponent = exponentOf(config.callbacks, event.currency);
   const outcome = replyOutcome(event);
-  const judged = event.reply ? judgeReply(event.reply, wire.reading(event.currency)) : undefined;
+  const judged = event.reply ? judgeReply(event.reply, replyReadingOf(config.callbacks, event)) : undefined;
   const said = judged?.error ?? judged?.message;
   const detail =
     judged?.balance.kind === 'ok'
-      ? `balance ${formatMinor(judged.balance.minor, wire.codec(event.currency).exponent)}`
+      ? `balance ${formatMinor(judged.balance.minor, exponent)}`
       : (said ?? event.error ?? (event.reply ? `HTTP ${event.reply.status}` : ''));
   const status = outcome === 'accepted' ? event.status : `${event.status}${said ? ` ${said}` : ''}`;
-  const amount = formatMinor(event.amountMinor, wire.codec(event.currency).exponent);
+  const amount = formatMinor(event.amountMinor, exponent);
   // The wallet wrote `said` and `detail`: no escape sequence of theirs reaches the terminal.
   return terminalSafe(
     `${time}  ${type} ${event.playerId.padEnd(4)} ${amount.padStart(9)}  ${status.padEnd(10)} ${detail}  ${event.source}`,
     { oneLine: true },
   );
+}
+
+/**
+ * The callbacks settings aimed at the reference wallet: its URL (a vendor dialect's base URL), and
+ * in a dialect that carries session tokens, the tokens it issued its players (unless configured).
+ */
+export function withWallet(
+  callbacks: AggmockConfig['callbacks'],
+  webhookUrl: string,
+  players: string[],
+): AggmockConfig['callbacks'] {
+  if (!isVendorDialect(callbacks)) return { ...callbacks, webhookUrl };
+  const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id)]));
+  return { ...callbacks, webhookUrl, sessionTokens: { ...tokens, ...callbacks.sessionTokens } };
 }
 
 export function discrepancyLine(d: Discrepancy): string {
