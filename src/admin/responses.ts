@@ -167,44 +167,31 @@ export const scenarioRunResponseSchema = z.strictObject({
 
 export const resetResponseSchema = z.strictObject({ reset: z.literal(true), removedDeliveries: z.number().int().min(0) });
 
-/** A fault rule as `/__admin/faults` lists it: the rule, its counters and where it came from. */
-export const faultRuleStateSchema = z
-  .object({
-    id: z.string(),
-    source: z.enum(['config', 'admin']),
-    match: z.record(z.string(), z.unknown()),
-    fault: z.object({ kind: z.enum(FAULT_KINDS) }).passthrough(),
-    times: z.number().int().optional(),
-    nth: z.number().int().optional(),
-    probability: z.number().optional(),
-    seed: z.union([z.number(), z.string()]).optional(),
-    matched: z.number().int().min(0),
-    fired: z.number().int().min(0),
-    spent: z.boolean(),
-  })
-  .openapi('AdminFaultRule');
+/** A fault rule as the admin API lists it (`/__admin/faults`, `/__admin/callback-faults`): the rule, its counters and where it came from. */
+function ruleStateSchema(kinds: readonly [string, ...string[]], name: string) {
+  return z
+    .object({
+      id: z.string(),
+      source: z.enum(['config', 'admin']),
+      match: z.record(z.string(), z.unknown()),
+      fault: z.object({ kind: z.enum(kinds) }).passthrough(),
+      times: z.number().int().optional(),
+      nth: z.number().int().optional(),
+      probability: z.number().optional(),
+      seed: z.union([z.number(), z.string()]).optional(),
+      matched: z.number().int().min(0),
+      fired: z.number().int().min(0),
+      spent: z.boolean(),
+    })
+    .openapi(name);
+}
 
+export const faultRuleStateSchema = ruleStateSchema(FAULT_KINDS, 'AdminFaultRule');
 export const faultCreatedResponseSchema = z.strictObject({ fault: faultRuleStateSchema });
 export const faultsResponseSchema = z.strictObject({ faults: z.array(faultRuleStateSchema) });
 export const faultsRemovedResponseSchema = z.strictObject({ removed: z.number().int().min(0) });
 
-/** A callback fault rule as `/__admin/callback-faults` lists it. */
-export const callbackFaultRuleStateSchema = z
-  .object({
-    id: z.string(),
-    source: z.enum(['config', 'admin']),
-    match: z.record(z.string(), z.unknown()),
-    fault: z.object({ kind: z.enum(CALLBACK_FAULT_KINDS) }).passthrough(),
-    times: z.number().int().optional(),
-    nth: z.number().int().optional(),
-    probability: z.number().optional(),
-    seed: z.union([z.number(), z.string()]).optional(),
-    matched: z.number().int().min(0),
-    fired: z.number().int().min(0),
-    spent: z.boolean(),
-  })
-  .openapi('AdminCallbackFaultRule');
-
+export const callbackFaultRuleStateSchema = ruleStateSchema(CALLBACK_FAULT_KINDS, 'AdminCallbackFaultRule');
 export const callbackFaultCreatedResponseSchema = z.strictObject({ fault: callbackFaultRuleStateSchema });
 export const callbackFaultsResponseSchema = z.strictObject({ faults: z.array(callbackFaultRuleStateSchema) });
 
