@@ -1,27 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import {
-  type CallbackFault,
-  type CallbackFaultRule,
-  type CallbackFaultRuleInput,
-  callbackFaultRuleSchema,
-  FaultRuleError,
-  firesNow,
-  MAX_FAULT_RULES,
-} from '../config/index.ts';
-import { valueAt } from '../shared/index.ts';
+import { type CallbackFault, type CallbackFaultRule, callbackFaultRuleSchema, firesNow } from '../config/index.ts';
 import type { HttpAnswer } from './dispatcher.ts';
 import type { StoredEvent } from './events.ts';
-import { seededRandom } from './random.ts';
+import { RuleBook, type RuleCounters } from './rule-book.ts';
 import type { Transport } from './transport.ts';
 
 /** A callback fault rule as stored and listed: the rule, how often it matched and fired, whether it is spent. */
-export interface CallbackFaultRuleState extends CallbackFaultRule {
-  id: string;
-  source: 'config' | 'admin';
-  matched: number;
-  fired: number;
-  spent: boolean;
-}
+export type CallbackFaultRuleState = CallbackFaultRule & RuleCounters;
 
 /** The rule that fired for one attempt and its fault. */
 export interface FiredCallbackFault {
@@ -44,64 +28,19 @@ export function duplicateSource(ruleId: string, eventId: number): string {
  * const faults = new CallbackFaults({ seed: 42 });
  * faults.add({ match: { event: 'debit' }, fault: { kind: 'timeout', giveUp: true }, times: 1 });
  */
-export class CallbackFaults {
-  private readonly rules: { state: CallbackFaultRuleState; next: () => number }[] = [];
-
-  constructor(private readonly options: { seed: number | string; rules?: readonly CallbackFaultRule[] }) {
-    for (const rule of options.rules ?? []) this.insert(rule, 'config');
-  }
-
-  get size(): number {
-    return this.rules.length;
-  }
-
-  /** Validates and adds a rule; a bad one throws a {@link FaultRuleError} naming each field. */
-  add(input: CallbackFaultRuleInput | unknown): CallbackFaultRuleState {
-    const parsed = callbackFaultRuleSchema.safeParse(input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        field: i.path.map(String).join('.') || '(body)',
-        message: i.message,
-        ...(valueAt(input, i.path) === undefined ? {} : { received: valueAt(input, i.path) }),
-      }));
-      throw new FaultRuleError(
-        `Invalid callback fault rule: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`,
-        issues,
-      );
-    }
-    return this.insert(parsed.data, 'admin');
-  }
-
-  private insert(rule: CallbackFaultRule, source: CallbackFaultRuleState['source']): CallbackFaultRuleState {
-    if (this.rules.length >= MAX_FAULT_RULES)
-      throw new FaultRuleError(
-        `At most ${MAX_FAULT_RULES} callback fault rules; DELETE /__admin/callback-faults/<id> one first.`,
-      );
-    const id = rule.id ?? `cf_${randomBytes(6).toString('hex')}`;
-    if (this.rules.some((r) => r.state.id === id))
-      throw new FaultRuleError(`A callback fault rule with id ${JSON.stringify(id)} exists already.`, [
-        { field: 'id', message: 'already used', received: id },
-      ]);
-    const state: CallbackFaultRuleState = { ...rule, id, source, matched: 0, fired: 0, spent: false };
-    this.rules.push({ state, next: seededRandom(rule.seed ?? `${this.options.seed}:callback-fault:${id}`).next });
-    return { ...state };
-  }
-
-  list(): CallbackFaultRuleState[] {
-    return this.rules.map((r) => ({ ...r.state }));
-  }
-
-  remove(id: string): boolean {
-    const i = this.rules.findIndex((r) => r.state.id === id);
-    if (i < 0) return false;
-    this.rules.splice(i, 1);
-    return true;
-  }
-
-  clear(): number {
-    const n = this.rules.length;
-    this.rules.length = 0;
-    return n;
+export class CallbackFaults extends RuleBook<CallbackFaultRule> {
+  constructor(options: { seed: number | string; rules?: readonly CallbackFaultRule[] }) {
+    super(
+      {
+        schema: callbackFaultRuleSchema,
+        noun: 'callback fault rule',
+        route: '/__admin/callback-faults',
+        idPrefix: 'cf',
+        seedTag: 'callback-fault',
+        seed: options.seed,
+      },
+      options.rules,
+    );
   }
 
   /** Counts the attempt against every matching rule and returns the fault of the first that fires. */

@@ -1,15 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { seededRandom } from '../callbacks/random.ts';
-import {
-  type Fault,
-  type FaultRule,
-  FaultRuleError,
-  type FaultRuleInput,
-  faultRuleSchema,
-  firesNow,
-  MAX_FAULT_DELAY_MS,
-  MAX_FAULT_RULES,
-} from '../config/index.ts';
+import { RuleBook, type RuleCounters } from '../callbacks/rule-book.ts';
+import { type Fault, type FaultRule, FaultRuleError, faultRuleSchema, firesNow, MAX_FAULT_DELAY_MS } from '../config/index.ts';
 import { valueAt } from '../shared/index.ts';
 
 export { FaultRuleError };
@@ -27,15 +17,7 @@ export interface RequestFacts {
 }
 
 /** A rule as stored and listed: the rule, how often it matched and fired, and whether it is spent. */
-export interface FaultRuleState extends FaultRule {
-  id: string;
-  /** Where it came from: the config file or the admin API (and so the UI and the test helpers). */
-  source: 'config' | 'admin';
-  matched: number;
-  fired: number;
-  /** A `times` or `nth` rule that can fire no more. */
-  spent: boolean;
-}
+export type FaultRuleState = FaultRule & RuleCounters;
 
 /** The rule that fired for a request and the fault to apply (a delay already drawn). */
 export interface FiredFault {
@@ -43,11 +25,6 @@ export interface FiredFault {
   fault: Fault;
   /** For a delay: the drawn ms. */
   delayMs?: number;
-}
-
-interface LiveRule {
-  state: FaultRuleState;
-  next: () => number;
 }
 
 /**
@@ -61,62 +38,19 @@ interface LiveRule {
  * rules.fire({ method: 'POST', path: '/getgameurl' }); // → { ruleId, fault: { kind: 'status', status: 503 } }
  * rules.fire({ method: 'POST', path: '/getgameurl' }); // → undefined: spent
  */
-export class FaultRules {
-  private readonly rules: LiveRule[] = [];
-  private readonly seed: number | string;
-
+export class FaultRules extends RuleBook<FaultRule> {
   constructor(options: { seed: number | string; rules?: readonly FaultRule[] }) {
-    this.seed = options.seed;
-    for (const rule of options.rules ?? []) this.insert(rule, 'config');
-  }
-
-  /** How many rules are set: the API's fast path checks this before anything else. */
-  get size(): number {
-    return this.rules.length;
-  }
-
-  /** Validates and adds a rule; a bad one throws a {@link FaultRuleError} naming each field. */
-  add(input: FaultRuleInput | unknown): FaultRuleState {
-    const parsed = faultRuleSchema.safeParse(input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        field: i.path.map(String).join('.') || '(body)',
-        message: i.message,
-        ...(valueAt(input, i.path) === undefined ? {} : { received: valueAt(input, i.path) }),
-      }));
-      throw new FaultRuleError(`Invalid fault rule: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
-    }
-    return this.insert(parsed.data, 'admin');
-  }
-
-  private insert(rule: FaultRule, source: FaultRuleState['source']): FaultRuleState {
-    if (this.rules.length >= MAX_FAULT_RULES)
-      throw new FaultRuleError(`At most ${MAX_FAULT_RULES} fault rules; DELETE /__admin/faults/<id> one first.`);
-    const id = rule.id ?? `f_${randomBytes(6).toString('hex')}`;
-    if (this.rules.some((r) => r.state.id === id))
-      throw new FaultRuleError(`A fault rule with id ${JSON.stringify(id)} exists already.`, [
-        { field: 'id', message: 'already used', received: id },
-      ]);
-    const state: FaultRuleState = { ...rule, id, source, matched: 0, fired: 0, spent: false };
-    this.rules.push({ state, next: seededRandom(rule.seed ?? `${this.seed}:fault:${id}`).next });
-    return { ...state };
-  }
-
-  list(): FaultRuleState[] {
-    return this.rules.map((r) => ({ ...r.state }));
-  }
-
-  remove(id: string): boolean {
-    const i = this.rules.findIndex((r) => r.state.id === id);
-    if (i < 0) return false;
-    this.rules.splice(i, 1);
-    return true;
-  }
-
-  clear(): number {
-    const n = this.rules.length;
-    this.rules.length = 0;
-    return n;
+    super(
+      {
+        schema: faultRuleSchema,
+        noun: 'fault rule',
+        route: '/__admin/faults',
+        idPrefix: 'f',
+        seedTag: 'fault',
+        seed: options.seed,
+      },
+      options.rules,
+    );
   }
 
   /** Whether some live rule could match this method and route before the body is read: no rule, no work. */
