@@ -7,9 +7,10 @@
  * `test/dialects/docs.test.ts` does the same check in the suite.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { attemptRequest, renderCall } from '../src/callbacks/call.ts';
+import { attemptRequest, renderCall, USER_AGENT } from '../src/callbacks/call.ts';
 import type { StoredEvent } from '../src/callbacks/events.ts';
 import { validateConfig } from '../src/config/index.ts';
 import {
@@ -20,8 +21,8 @@ import {
   type Field,
   type Fields,
   MONEY_OPERATIONS,
-  OUTCOME_CODES,
   type Operation,
+  OUTCOME_CODES,
   type Scalar,
   writeAmount,
   writeReply,
@@ -50,7 +51,8 @@ const code = (text: string | number | boolean) => `\`${String(text)}\``;
 /** A table cell: pipes escaped, newlines flattened. */
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.map((i) => `- ${i}`).join('\n')}\n`);
-const json = (value: Scalar | Scalar[]) => (Array.isArray(value) ? value.map((v) => code(JSON.stringify(v))).join(', ') : code(JSON.stringify(value)));
+const json = (value: Scalar | Scalar[]) =>
+  Array.isArray(value) ? value.map((v) => code(JSON.stringify(v))).join(', ') : code(JSON.stringify(value));
 const and = (items: readonly string[]) =>
   items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
@@ -86,12 +88,18 @@ export function signingSummary(d: Dialect): string {
         ? `the sorted parameters${s.payload.headers.length ? ` and the headers ${s.payload.headers.map((h) => `\`${h}\``).join(', ')}` : ''}`
         : 'the body';
   const place =
-    'header' in s.place ? `header \`${s.place.header}\`` : 'field' in s.place ? `field \`${s.place.field}\`` : `query \`${s.place.query}\``;
+    'header' in s.place
+      ? `header \`${s.place.header}\``
+      : 'field' in s.place
+        ? `field \`${s.place.field}\``
+        : `query \`${s.place.query}\``;
   return `${s.algorithm.toUpperCase()} over ${over}, ${s.encoding}, in ${place}`;
 }
 
-const encodingsOf = (d: Dialect) => [...new Set(Object.values(d.operations).map((o) => o?.encoding ?? d.request.encoding))].join(', ');
-const amountsOf = (d: Dialect) => `${d.amounts.format}${d.amounts.exponent === undefined ? '' : ` × 10^${d.amounts.exponent}`}, ${d.amounts.as}`;
+const encodingsOf = (d: Dialect) =>
+  [...new Set(Object.values(d.operations).map((o) => o?.encoding ?? d.request.encoding))].join(', ');
+const amountsOf = (d: Dialect) =>
+  `${d.amounts.format}${d.amounts.exponent === undefined ? '' : ` × 10^${d.amounts.exponent}`}, ${d.amounts.as}`;
 const gradeOf = (d: Dialect) => (d.sources.some((src) => src.grade === 'primary') ? 'vendor docs' : 'third-party code');
 const pathText = (method: string, path: string) => `${method === 'POST' ? '' : `${method} `}${path || '/'}`;
 
@@ -106,7 +114,12 @@ export function dialectRow(d: Dialect, link = `dialects/${d.name}.md`): string {
 /** One row of the README's short table: the calls by name only. */
 export function readmeRow(d: Dialect): string {
   const s = d.signing;
-  const signing = s.algorithm === 'none' ? `unsigned: ${signingSummary(d)}` : s.algorithm === 'scheme' ? 'aggmock header schemes' : s.algorithm.toUpperCase();
+  const signing =
+    s.algorithm === 'none'
+      ? `unsigned: ${signingSummary(d)}`
+      : s.algorithm === 'scheme'
+        ? 'aggmock header schemes'
+        : s.algorithm.toUpperCase();
   return `| [\`${d.name}\`](docs/dialects/${d.name}.md) | ${Object.keys(d.operations).join(', ')} | ${encodingsOf(d)} | ${signing} | ${amountsOf(d)} | ${gradeOf(d)} |`;
 }
 
@@ -185,7 +198,12 @@ function operationsSection(d: Dialect): string {
   if (shared.length > 0) parts.push('Every call carries:', '', ...shared, '');
   for (const [op, def] of Object.entries(d.operations)) {
     if (!def) continue;
-    parts.push(`### ${op}`, '', `${def.method} ${code(def.path || '(the base URL)')}, ${def.encoding ?? d.request.encoding}.`, '');
+    parts.push(
+      `### ${op}`,
+      '',
+      `${def.method} ${code(def.path || '(the base URL)')}, ${def.encoding ?? d.request.encoding}.`,
+      '',
+    );
     const headers = Object.entries(def.headers).map(([h, f]) => `- header ${code(h)}: ${fieldValue(f)}`);
     if (headers.length > 0) parts.push(...headers, '');
     parts.push(fieldTable(def.fields), '');
@@ -241,14 +259,7 @@ function signingSection(d: Dialect, example: Example): string {
       '',
     );
     if (example.signed !== undefined)
-      parts.push(
-        'The text signed for the [example bet](#the-example-request) below:',
-        '',
-        '```text',
-        example.signed,
-        '```',
-        '',
-      );
+      parts.push('The text signed for the [example bet](#the-example-request) below:', '', '```text', example.signed, '```', '');
   }
   return parts.join('\n');
 }
@@ -303,7 +314,9 @@ function replySection(d: Dialect, example: Example): string {
     `| HTTP statuses retried | ${r.status.retry.join(', ') || 'none'} |`,
     `| outcome code | ${r.code === undefined ? 'none: an answered status is a success' : `at ${code(r.code)}`} |`,
     ...(r.ok === undefined ? [] : [`| success | ${json(r.ok)} |`]),
-    ...(r.success === undefined ? [] : [`| success flag | ${code(r.success.path)} equals ${code(JSON.stringify(r.success.equals))} |`]),
+    ...(r.success === undefined
+      ? []
+      : [`| success flag | ${code(r.success.path)} equals ${code(JSON.stringify(r.success.equals))} |`]),
     `| retry codes | ${r.retryCodes.length ? json(r.retryCodes) : 'none'} |`,
     `| balance | ${balance} |`,
     `| message | ${r.message.length ? r.message.map(code).join(', ') : 'none'} |`,
@@ -322,13 +335,20 @@ function replySection(d: Dialect, example: Example): string {
   const uncoded = OUTCOME_CODES.filter((o) => !coded.includes(o));
   const parts = ['## Replies', '', '| | |', '|---|---|', ...rows, ''];
   if (refusals.length > 0)
-    parts.push("Refusals, by aggmock's name for each:", '', '| outcome | code(s) | HTTP status |', '|---|---|---|', ...refusals, '');
+    parts.push(
+      "Refusals, by aggmock's name for each:",
+      '',
+      '| outcome | code(s) | HTTP status |',
+      '|---|---|---|',
+      ...refusals,
+      '',
+    );
   if (uncoded.length > 0) parts.push(`No code of its own for ${and(uncoded.map(code))}.`, '');
   parts.push(
     `What a correct wallet answers to the [example bet](#the-example-request) (accepted, balance ${example.balanceText}):`,
     '',
     '```http',
-    `HTTP/1.1 ${example.reply.status}`,
+    `HTTP/1.1 ${example.reply.status} ${STATUS_CODES[example.reply.status] ?? ''}`.trimEnd(),
     'content-type: application/json',
     '',
     JSON.stringify(example.reply.body),
@@ -339,7 +359,7 @@ function replySection(d: Dialect, example: Example): string {
 }
 
 function verifySection(d: Dialect): string {
-  const plan = checkPlan(validateConfig({ callbacks: { profile: d.name } }).callbacks);
+  const plan = checkPlan(validateConfig({ callbacks: { profile: d } }).callbacks);
   const skipped = plan.filter((p) => p.notApplicable !== undefined);
   return [
     '## What `aggmock verify` checks',
@@ -348,10 +368,10 @@ function verifySection(d: Dialect): string {
       skipped.length === 0 ? '.' : '; these do not, and the report says why:'
     }`,
     '',
-    ...(skipped.length === 0
-      ? []
-      : ['| check | why it does not run |', '|---|---|', ...skipped.map((p) => `| ${code(p.check.id)} | ${cell(p.notApplicable ?? '')} |`), '']),
-    'A check that runs can still be skipped for the run at hand, with its reason in the report (a player without funds, one player where it needs two).',
+    // A list, not a table: the table of checks lives in docs/verify.md alone.
+    ...skipped.map((p) => `- ${code(p.check.id)}: ${p.notApplicable ?? ''}`),
+    '',
+    "A check that runs may still be skipped by the run, with its reason in the report: one that needs aggmock's own header schemes (a signature timestamp to date, several signatures in one header), a JSON body on a form or query wire, a rule the dialect does not document, or players with the funds or the number it needs.",
     '',
   ].join('\n');
 }
@@ -383,7 +403,7 @@ interface Example {
 }
 
 function exampleOf(d: Dialect): Example {
-  const callbacks = validateConfig({ callbacks: { profile: d.name, webhookUrl: WALLET_URL } }).callbacks;
+  const callbacks = validateConfig({ callbacks: { profile: d, webhookUrl: WALLET_URL } }).callbacks;
   const { createdAt, ...facts } = EXAMPLE_FACTS;
   const event: StoredEvent = {
     id: 1,
@@ -451,7 +471,8 @@ function exampleSection(d: Dialect, example: Example): string {
     '```http',
     `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
     `Host: ${url.host}`,
-    ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`),
+    // The version changes with every release; the page shows where it goes.
+    ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value === USER_AGENT ? 'aggmock/<version>' : value}`),
     ...(request.body === '' ? [] : ['', request.body]),
     '```',
     '',
@@ -470,7 +491,8 @@ export function handWrittenOf(page: string | undefined, d: Dialect): string {
 export function dialectPage(d: Dialect, handWritten: string): string {
   const example = exampleOf(d);
   const sources = d.sources.map(
-    (s) => `${s.url === undefined ? s.title : `[${s.title}](${s.url})`} (${s.grade === 'primary' ? "the vendor's own text" : 'third party'})`,
+    (s) =>
+      `${s.url === undefined ? s.title : `[${s.title}](${s.url})`} (${s.grade === 'primary' ? "the vendor's own text" : 'third party'})`,
   );
   return [
     `# The \`${d.name}\` dialect`,
@@ -497,7 +519,9 @@ export function dialectPage(d: Dialect, handWritten: string): string {
     verifySection(d),
     "## What the sources don't say",
     '',
-    d.unknown.length === 0 ? 'Nothing we know of.\n' : `aggmock does not invent these; where it must send something it says what:\n\n${list(d.unknown)}`,
+    d.unknown.length === 0
+      ? 'Nothing we know of.\n'
+      : `aggmock does not invent these; where it must send something it says what:\n\n${list(d.unknown)}`,
     exampleSection(d, example),
   ]
     .join('\n')
@@ -509,7 +533,8 @@ export function dialectPage(d: Dialect, handWritten: string): string {
 export function withTable(text: string, table: string, file: string): string {
   const start = text.indexOf(TABLE_START);
   const end = text.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`${file}: expected the markers ${TABLE_START} … ${TABLE_END} around the dialects table`);
+  if (start < 0 || end < start)
+    throw new Error(`${file}: expected the markers ${TABLE_START} … ${TABLE_END} around the dialects table`);
   return `${text.slice(0, start + TABLE_START.length)}\n${table}\n${text.slice(end)}`;
 }
 
@@ -542,7 +567,9 @@ function main(): void {
     if (!check) writeFileSync(join(ROOT, path), text);
   }
   if (check && stale.length > 0) {
-    process.stderr.write(`These files differ from what the dialect data generates (run npm run docs:dialects):\n  ${stale.join('\n  ')}\n`);
+    process.stderr.write(
+      `These files differ from what the dialect data generates (run npm run docs:dialects):\n  ${stale.join('\n  ')}\n`,
+    );
     process.exit(1);
   }
   process.stdout.write(stale.length === 0 ? 'The dialect docs are up to date.\n' : `Wrote ${stale.join(', ')}\n`);
