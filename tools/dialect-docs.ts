@@ -116,7 +116,9 @@ export function readmeRow(d: Dialect): string {
   const s = d.signing;
   const signing =
     s.algorithm === 'none'
-      ? `unsigned: ${signingSummary(d)}`
+      ? signingSummary(d) === 'none'
+        ? 'none'
+        : `unsigned: ${signingSummary(d)}`
       : s.algorithm === 'scheme'
         ? 'aggmock header schemes'
         : s.algorithm.toUpperCase();
@@ -178,7 +180,14 @@ const fieldTable = (fields: Fields) => ['| field | value |', '|---|---|', ...fie
 function operationsSection(d: Dialect): string {
   const rows = Object.entries(d.operations).map(([op, def]) => {
     const money = MONEY_OPERATIONS[op as Operation];
-    const moves = money === 'reverse' ? (op === 'rollbackWin' ? 'reverses a win' : 'reverses a bet') : (money ?? 'no money');
+    const moves =
+      op === 'betWin'
+        ? 'debit and credit (a bet and its win)'
+        : money === 'reverse'
+          ? op === 'rollbackWin'
+            ? 'reverses a win'
+            : 'reverses a bet'
+          : (money ?? 'no money');
     return `| ${code(op)} | ${def?.method} | ${code(def?.path || '(the base URL)')} | ${def?.encoding ?? d.request.encoding} | ${moves} |`;
   });
   const parts = [
@@ -223,7 +232,13 @@ function signingSection(d: Dialect, example: Example): string {
   const s = d.signing;
   const parts = ['## Signing', ''];
   if (s.algorithm === 'none') {
-    parts.push(`Requests are not signed: the credentials travel as they are (${signingSummary(d)}).`, '');
+    const carried = signingSummary(d);
+    parts.push(
+      carried === 'none'
+        ? 'Requests are not signed and carry no credentials.'
+        : `Requests are not signed: the credentials travel as they are (${carried}).`,
+      '',
+    );
   } else if (s.algorithm === 'scheme') {
     parts.push("Signed with aggmock's header schemes (`callbacks.signing`), see [signing](../signing.md).", '');
   } else {
@@ -466,7 +481,7 @@ function exampleSection(d: Dialect, example: Example): string {
         ]),
     '### The example request',
     '',
-    `A bet of 10.50 EUR by player \`${f.playerId}\` (transaction \`${f.transactionId}\`, round \`${f.roundId}\`, session token \`${f.sessionToken}\`, on ${new Date(f.createdAt).toISOString()}), with the development credentials, as aggmock sends it:`,
+    `A bet of 10.50 EUR by player \`${f.playerId}\` (transaction \`${f.transactionId}\`, round \`${f.roundId}\`, session token \`${f.sessionToken}\`, on ${new Date(f.createdAt).toISOString()})${Object.keys(d.credentials).length > 0 ? ', with the development credentials' : ''}, as aggmock sends it:`,
     '',
     '```http',
     `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
