@@ -391,7 +391,7 @@ function verifySection(d: Dialect): string {
   ].join('\n');
 }
 
-/** The worked example: one bet of a round, as the engine stores it (the reference wallet's session token for p1). */
+/** The worked example: one bet of a round, as the engine stores it. */
 const EXAMPLE_CREATED_AT = Date.UTC(2026, 0, 15, 12, 0, 0);
 const EXAMPLE_FACTS: CallFacts = {
   operation: 'bet',
@@ -401,7 +401,8 @@ const EXAMPLE_FACTS: CallFacts = {
   amountMinor: 1050,
   roundId: '1001',
   roundClosed: false,
-  sessionToken: 'aggmock-session-p1',
+  // 32 characters or more: Red Tiger's tokens are 32–128.
+  sessionToken: 'p1-session-0123456789abcdef0123456789',
   requestId: '4f1c8a2e-3b7d-4e9a-9c21-6d5e0f7a8b90',
   nonce: '0123456789abcdef0123456789abcdef',
   createdAt: EXAMPLE_CREATED_AT,

