@@ -291,6 +291,7 @@ describe('the packed tarball', () => {
         'contracts/openapi.json',
         'README.md',
         'docs/verify.md',
+        'docs/dialects/hub88.md',
       ]),
     );
     expect(files.filter((f) => /\.test\.|(^|\/)test-[^/]*$|^src\/|^test\/|^tools\//.test(f))).toEqual([]);
