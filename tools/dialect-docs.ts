@@ -463,6 +463,8 @@ function exampleSection(d: Dialect, example: Example): string {
     `aggmock's reference wallet answers in this dialect; point \`verify\` at your own wallet's base URL instead of ${code(WALLET_URL)}.`,
     '',
     '```sh',
+    `aggmock demo --profile ${d.name}   # the whole loop in this dialect: aggregator, reference wallet, rounds`,
+    '# piece by piece, your wallet in place of the reference one:',
     `aggmock wallet --profile ${d.name}${credentialFlags}   # the reference wallet, base URL ${WALLET_URL}`,
     `aggmock serve --profile ${d.name} --webhook ${WALLET_URL}${credentialFlags}`,
     `aggmock verify --profile ${d.name} ${WALLET_URL}${credentialFlags}${tokens}`,
