@@ -114,6 +114,9 @@ describe('Evoplay receiver', () => {
     const body = bet('cb-1', '10.00');
     // 1234*2*tok-alice*cb-1*bet*r-1:1:0:10.00:EUR:{"game":{"game_id":1001,"absolute_name":"slot_book"}}*s3cr3t
     expect(sign(body)).toBe('71377fd86d9657aaf3205c2fa735dfe4');
+    const nested = bet('cb-1', '10.00', { bonus: { id: 'b-7', spins: [3, true, null] } });
+    const text = `1234*2*tok-alice*cb-1*bet*r-1:1:0:10.00:EUR:${DETAILS}:b-7:3:1:*s3cr3t`;
+    expect(sign(nested)).toBe(createHash('md5').update(text).digest('hex'));
   });
 
   it('answers init with the balance and currency of the token’s player', async () => {
@@ -262,6 +265,16 @@ describe('Evoplay receiver', () => {
     });
     expect(await res.json()).toEqual(okWith('90.00'));
     expect(wallet.log[0]!.fields.data).toMatchObject({ round_id: 'r-1', amount: '10.00', details: DETAILS });
+    expect(wallet.errors).toEqual([]);
+  });
+
+  it('reads the same fields from a GET query, and flattens nested data leaves with ":" when signing', async () => {
+    const body = signed(bet('cb-1', '10.00', { bonus: { id: 'b-7', spins: [3, true, null] } }));
+    // the bonus object signs as its leaves, "…:b-7:3:1:" (true → 1, null → empty), after the documented fields
+    expect((await post(body)).json).toEqual(okWith('90.00'));
+    const get = signed(bet('cb-2', '1.00'));
+    const viaGet = await fetch(`${wallet.url}/?${phpForm(get)}`);
+    expect(await viaGet.json()).toEqual(okWith('89.00'));
     expect(wallet.errors).toEqual([]);
   });
 
