@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
+import { DialectHooksError, loadHooks } from '../dialects/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
@@ -135,7 +136,23 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
   } catch (error) {
     throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
+  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path);
   callbacks.profile = parsed;
+  return path;
+}
+
+/**
+ * A dialect file's `hooks` module: resolved from the dialect file's folder and loaded now, so a
+ * missing module or a bad export stops the start with its name rather than the first callback.
+ */
+function hooksPath(hooks: string, dialectFile: string): string {
+  const path = resolve(dirname(dialectFile), hooks);
+  try {
+    loadHooks(hooks, dirname(dialectFile));
+  } catch (error) {
+    if (error instanceof DialectHooksError) throw new ConfigError(`callbacks.profile: ${dialectFile}: hooks: ${error.message}`);
+    throw error;
+  }
   return path;
 }
 

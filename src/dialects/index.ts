@@ -19,6 +19,7 @@ export {
   readFacts,
   recogniseCall,
 } from './facts.ts';
+export { type DialectHooks, DialectHooksError, hooksOf, loadHooks, type SignedParts } from './hooks.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export { dialectOfProfile } from './profile.ts';
 export {

@@ -159,6 +159,18 @@ const payload = z.union([
     over: z.literal('template'),
     template: z.string().max(512).describe('text with {body}, {query}, {method}, {path} and {credential.name}'),
   }),
+  z.strictObject({
+    over: z
+      .literal('hook')
+      .describe('the text the hooks module\u2019s signedText returns (Evoplay joins values with "*"); needs `hooks`'),
+    credentials: z
+      .array(credentialName)
+      .max(8)
+      .default([])
+      .describe(
+        'the credentials the hook writes into the text (a secret suffix): verify signs with wrong ones to test the wallet',
+      ),
+  }),
 ]);
 
 export const SIGNING_ALGORITHMS = [
@@ -348,7 +360,14 @@ export const dialectSchema = z
     amounts: amountSchema,
     signing: recipeSchema,
     reply: replySchema.prefault({}),
-    hooks: z.string().optional().describe('a JavaScript module with the dialect\u2019s hooks (see docs)'),
+    hooks: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe(
+        'a JavaScript module (.mjs, .js or .cjs) with the dialect\u2019s hooks, relative to the dialect file (see docs/dialects.md)',
+      ),
   })
   .superRefine((dialect, ctx) => {
     for (const [op, def] of Object.entries(dialect.operations)) {
@@ -369,6 +388,21 @@ export const dialectSchema = z
       });
     if ('algorithm' in recipe && /^(hmac|rsa|ecdsa)/.test(recipe.algorithm) && !('key' in recipe && recipe.key))
       ctx.addIssue({ code: 'custom', path: ['signing', 'key'], message: `${recipe.algorithm} needs a key credential` });
+    if ('payload' in recipe && recipe.payload.over === 'hook') {
+      if (dialect.hooks === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hooks'],
+          message: 'signing.payload.over is "hook": name the module that exports signedText, e.g. "hooks": "./my-hooks.mjs"',
+        });
+      for (const [i, name] of recipe.payload.credentials.entries())
+        if (!(name in dialect.credentials))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['signing', 'payload', 'credentials', i],
+            message: `names the credential "${name}", which credentials does not declare`,
+          });
+    }
   });
 export type Dialect = z.infer<typeof dialectSchema>;
 export type DialectInput = z.input<typeof dialectSchema>;

@@ -1,5 +1,6 @@
 import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { constantTimeEqual, type SigningKeys, signPayload, verifySignature } from '../signing/index.ts';
+import { hookedText } from './hooks.ts';
 import {
   type Credentials,
   DialectRequestError,
@@ -61,8 +62,9 @@ function placedName(recipe: SignedRecipe): string | undefined {
   return 'field' in recipe.place ? recipe.place.field : 'query' in recipe.place ? recipe.place.query : undefined;
 }
 
-/** The text a recipe signs for a request whose signature is not yet (or no longer) in it. */
+/** The text a dialect's recipe signs for a request whose signature is not yet (or no longer) in it. */
 export function signedText(
+  dialect: Dialect,
   recipe: SignedRecipe,
   parts: {
     method: string;
@@ -70,6 +72,8 @@ export function signedText(
     query: string;
     body: string | undefined;
     params: [string, string][];
+    /** The fields as a hook sees them (see hooks.ts `SignedParts`). */
+    fields: Readonly<Record<string, unknown>>;
     /** The request's headers, names in lower case (for a recipe that signs some of them as parameters). */
     headers?: Readonly<Record<string, string | undefined>> | undefined;
   },
@@ -88,6 +92,7 @@ export function signedText(
   const payload = recipe.payload;
   if (payload.over === 'body') return parts.body ?? parts.query;
   if (payload.over === 'template') return fillTemplate(payload.template, placeholders);
+  if (payload.over === 'hook') return hookedText(dialect, { ...parts, headers: parts.headers ?? {} }, credentials);
   const own = placedName(recipe);
   const excluded = new Set([...payload.exclude, ...(own ? [own] : [])]);
   const signedHeaders = payload.headers.map((name): [string, string] => {
@@ -200,8 +205,9 @@ export function signRequest(
     return { method: req.method, path: withQuery(query), headers: { ...headers, ...signature }, body, signed: body ?? '' };
   }
   const text = signedText(
+    dialect,
     recipe,
-    { method: req.method, path: req.path, query, body, params: paramsOf(req), headers },
+    { method: req.method, path: req.path, query, body, params: paramsOf(req), fields: hookFields(req), headers },
     credentials,
   );
   const signature = signatureOf(recipe, text, credentials);
@@ -216,6 +222,12 @@ export function signRequest(
   const fields: Record<string, Rendered> = { ...req.fields, [place.field]: signature };
   const signedBody = serialise({ ...req, fields });
   return { method: req.method, path: withQuery(signedBody.query), headers, body: signedBody.body, signed: text };
+}
+
+/** The fields as a hook sees them: a JSON body's object as it is; form or query fields as the flat pairs a wallet receives. */
+function hookFields(req: UnsignedRequest): Record<string, unknown> {
+  if (req.encoding === 'json') return req.fields;
+  return Object.fromEntries(req.encoding === 'query' ? flatParams({ ...req.query, ...req.fields }) : flatParams(req.fields));
 }
 
 function joinQuery(query: string, name: string, value: string): string {
@@ -272,6 +284,7 @@ export function verifyRequest(
   const queryPairs = [...new URLSearchParams(query)];
   let body = received.body;
   let params: [string, string][];
+  let jsonFields: Record<string, Rendered> | undefined;
   let given: string | undefined;
   if (isJson && received.body !== '') {
     let parsed: unknown;
@@ -288,7 +301,11 @@ export function verifyRequest(
       const { [place.field]: _signature, ...rest } = fields;
       body = JSON.stringify(rest);
       params = paramsOf({ encoding: 'json', fields: rest });
-    } else params = paramsOf({ encoding: 'json', fields });
+      jsonFields = rest;
+    } else {
+      params = paramsOf({ encoding: 'json', fields });
+      jsonFields = fields;
+    }
   } else if (isForm) {
     const pairs = [...new URLSearchParams(received.body)];
     if ('field' in place) {
@@ -316,6 +333,7 @@ export function verifyRequest(
   let expected: string;
   try {
     expected = signedText(
+      dialect,
       recipe,
       {
         method: received.method.toUpperCase(),
@@ -323,6 +341,7 @@ export function verifyRequest(
         query: unsignedQuery,
         body: isJson || isForm ? body : undefined,
         params,
+        fields: jsonFields ?? Object.fromEntries(params),
         headers: received.headers,
       },
       credentials,

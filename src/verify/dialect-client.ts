@@ -129,6 +129,7 @@ export function wrongKeys(dialect: Dialect, credentials: Credentials): Credentia
         ? [recipe.payload.template]
         : [];
   for (const text of templates) for (const m of text.matchAll(/\{credential\.([A-Za-z0-9_]+)\}/g)) signing.add(m[1] as string);
+  if (recipe.payload.over === 'hook') for (const name of recipe.payload.credentials) signing.add(name);
   const out: Record<string, string> = { ...credentials };
   for (const name of signing) {
     if (recipe.key === name && recipe.algorithm === 'rsa-sha256') out[name] = strangerKeys().rsa;
