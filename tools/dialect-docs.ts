@@ -162,6 +162,7 @@ function fieldValue(f: Field): string {
   if ('const' in f) return `constant ${code(JSON.stringify(f.const))}`;
   if ('template' in f) return `template ${code(f.template)}`;
   if ('object' in f) return f.omitWhenEmpty ? 'an object, left out when empty' : 'an object';
+  if ('json' in f) return `the JSON text of ${fieldValue(f.json)}`;
   return 'a list';
 }
 
@@ -171,6 +172,7 @@ function fieldRows(fields: Fields, prefix = ''): string[] {
     const row = `| ${code(`${prefix}${name}`)} | ${cell(fieldValue(f))} |`;
     if ('object' in f) return [row, ...fieldRows(f.object, `${prefix}${name}.`)];
     if ('list' in f) return [row, ...fieldRows(Object.fromEntries(f.list.map((item, i) => [`${i}`, item])), `${prefix}${name}.`)];
+    if ('json' in f && 'object' in f.json) return [row, ...fieldRows(f.json.object, `${prefix}${name}.`)];
     return [row];
   });
 }
@@ -248,16 +250,18 @@ function signingSection(d: Dialect, example: Example): string {
         ? 'the body bytes as sent'
         : p.over === 'template'
           ? `the template ${code(p.template)} (\`{query}\` is the query string without the signature, \`{body}\` the body)`
-          : [
-              `the parameters (${p.sort === 'key' ? 'sorted by name' : 'in the order sent'}, written \`name${p.pair}value\` joined by ${code(JSON.stringify(p.join))}`,
-              p.exclude.length ? `, leaving out ${p.exclude.map(code).join(', ')}` : '',
-              p.skipEmpty ? ', leaving out empty values' : '',
-              p.headers.length ? `, with the headers ${p.headers.map(code).join(', ')} as if they were parameters` : '',
-              p.escape === 'form' ? ", names and values escaped as PHP's `http_build_query` writes them" : '',
-              ')',
-              p.prefix ? `, after the prefix ${code(p.prefix)}` : '',
-              p.suffix ? `${p.prefix ? ' and' : ','} before the suffix ${code(p.suffix)}` : '',
-            ].join('');
+          : p.over === 'hook'
+            ? `the text the dialect's hooks module returns (\`signedText\`, see [hooks](../dialect-hooks.md))${p.credentials.length ? `, which holds ${p.credentials.map(code).join(', ')}` : ''}`
+            : [
+                `the parameters (${p.sort === 'key' ? 'sorted by name' : 'in the order sent'}, written \`name${p.pair}value\` joined by ${code(JSON.stringify(p.join))}`,
+                p.exclude.length ? `, leaving out ${p.exclude.map(code).join(', ')}` : '',
+                p.skipEmpty ? ', leaving out empty values' : '',
+                p.headers.length ? `, with the headers ${p.headers.map(code).join(', ')} as if they were parameters` : '',
+                p.escape === 'form' ? ", names and values escaped as PHP's `http_build_query` writes them" : '',
+                ')',
+                p.prefix ? `, after the prefix ${code(p.prefix)}` : '',
+                p.suffix ? `${p.prefix ? ' and' : ','} before the suffix ${code(p.suffix)}` : '',
+              ].join('');
     const place =
       'header' in s.place
         ? `the header ${code(s.place.header)}${s.place.prefix ? ` after ${code(JSON.stringify(s.place.prefix))}` : ''}`

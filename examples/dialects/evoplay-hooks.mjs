@@ -10,12 +10,12 @@
  * credentials by the dialect's names, and returns a string.
  */
 
-/** A value as Evoplay writes it into the signed text: nested values joined by ':'. */
+/** A value as Evoplay's PHP writes it into the signed text: nested values joined by ':', true as 1, false and null as ''. */
 function written(value) {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(written).join(':');
   if (typeof value === 'object') return Object.values(value).map(written).join(':');
-  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'boolean') return value ? '1' : '';
   return String(value);
 }
 

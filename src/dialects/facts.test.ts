@@ -7,6 +7,7 @@ import {
   type CallFacts,
   type Credentials,
   type Dialect,
+  dialectSchema,
   MONEY_OPERATIONS,
   type Operation,
   readFacts,
@@ -215,6 +216,51 @@ describe('readFacts: the inverse of a dialect\u2019s fields', () => {
     expect(readFacts(hub88, 'bet', { method: 'POST', path: '/transaction/bet', headers: {}, body })).toMatchObject({
       ok: false,
       message: expect.stringContaining('supplier_transaction_id'),
+    });
+  });
+});
+
+describe('a field that carries JSON text (Evoplay details)', () => {
+  const dialect = dialectSchema.parse({
+    name: 'json-text',
+    signing: { algorithm: 'none' },
+    operations: {
+      bet: {
+        path: '',
+        fields: {
+          name: { const: 'bet' },
+          id: { from: 'transactionId' },
+          amount: { from: 'amount' },
+          currency: { from: 'currency' },
+          details: { json: { object: { game: { object: { game_id: { from: 'gameId', default: '1001' } } } } } },
+        },
+      },
+      win: { path: '', fields: { name: { const: 'win' }, id: { from: 'transactionId' } } },
+    },
+  });
+  const bet: CallFacts = {
+    operation: 'bet',
+    playerId: 'p1',
+    currency: 'EUR',
+    transactionId: 'tx-1',
+    amountMinor: 100,
+    gameId: 'slot "7"',
+    createdAt: 0,
+  };
+
+  it('is written as the JSON text of its inner field, escaped, and read back to the facts inside it', () => {
+    const req = buildRequest(dialect, bet, {});
+    expect(JSON.parse(req.body as string).details).toBe('{"game":{"game_id":"slot \\"7\\""}}');
+    const reading = readFacts(dialect, 'bet', asReceived(req));
+    expect(reading).toMatchObject({ ok: true, facts: { transactionId: 'tx-1', gameId: 'slot "7"' } });
+  });
+
+  it('refuses a value that is not JSON text, naming the field', () => {
+    const req = buildRequest(dialect, bet, {});
+    const body = JSON.stringify({ ...JSON.parse(req.body as string), details: '{"game":' });
+    expect(readFacts(dialect, 'bet', { ...asReceived(req), body })).toEqual({
+      ok: false,
+      message: expect.stringContaining('details: expected JSON text, got "{\\"game\\":"'),
     });
   });
 });

@@ -197,6 +197,20 @@ function invertField(decoded: Pick<Decoded, 'fields' | 'flat'>, field: Field, pa
     invertFields(decoded, field.object, path, into, where);
     return;
   }
+  if ('json' in field) {
+    let parsed: unknown;
+    try {
+      parsed = typeof value === 'string' ? JSON.parse(value) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined) {
+      into.problems.push(`${where}: expected JSON text, got ${JSON.stringify(value).slice(0, 80)}`);
+      return;
+    }
+    invertField({ fields: { json: parsed }, flat: false }, field.json, ['json'], into, where);
+    return;
+  }
   if ('list' in field) {
     const length = listLength(decoded, path);
     if (length === undefined || length < 0) {
@@ -489,6 +503,7 @@ export function credentialsCarried(dialect: Dialect, operation: Operation): stri
     else if ('template' in field) ofTemplate(field.template);
     else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
     else if ('list' in field) for (const inner of field.list) visit(inner);
+    else if ('json' in field) visit(field.json);
   };
   ofTemplate(def.path);
   for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])

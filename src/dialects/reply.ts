@@ -185,7 +185,13 @@ export function writeReply(
     }
     node[keys.at(-1) as string] = value;
   };
-  if (rules.success) set(rules.success.path, answer.accepted ? rules.success.equals : !rules.success.equals);
+  if (rules.success)
+    set(
+      rules.success.path,
+      answer.accepted
+        ? rules.success.equals
+        : (rules.success.otherwise ?? (typeof rules.success.equals === 'boolean' ? !rules.success.equals : false)),
+    );
   if (rules.code) {
     const value = answer.accepted ? firstOf(rules.ok) : firstOf(rules.codes[answer.refusal]);
     if (value !== undefined) set(rules.code, value);

@@ -114,6 +114,10 @@ function renderField(dialect: Dialect, facts: CallFacts, credentials: Credential
     const out = renderFields(dialect, facts, credentials, field.object);
     return field.omitWhenEmpty && Object.keys(out).length === 0 ? undefined : out;
   }
+  if ('json' in field) {
+    const inner = renderField(dialect, facts, credentials, field.json);
+    return inner === undefined ? undefined : JSON.stringify(inner);
+  }
   const list = typeof field.from === 'string' ? [field.from] : field.from;
   let value: Scalar | undefined;
   for (const fact of list) {

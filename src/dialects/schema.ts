@@ -92,7 +92,9 @@ export type Field =
   | { const: Scalar }
   | { template: string }
   | { object: Record<string, Field>; omitWhenEmpty?: boolean | undefined }
-  | { list: Field[] };
+  | { list: Field[] }
+  /** The JSON text of the field inside: a JSON document carried in a string (Evoplay's `details`). */
+  | { json: Field };
 
 export const fieldSchema: z.ZodType<Field> = z.lazy(() =>
   z.union([
@@ -109,6 +111,9 @@ export const fieldSchema: z.ZodType<Field> = z.lazy(() =>
       .describe('text with {fact} and {credential.name} placeholders, e.g. "Basic {credential.apiKey}"'),
     z.strictObject({ object: z.record(fieldName, fieldSchema), omitWhenEmpty: z.boolean().optional() }),
     z.strictObject({ list: z.array(fieldSchema).max(16) }),
+    z
+      .strictObject({ json: fieldSchema })
+      .describe('the JSON text of the field inside: a JSON document carried in a string (Evoplay: details)'),
   ]),
 );
 
@@ -280,7 +285,16 @@ export const replySchema = z.strictObject({
   ok: codeList.optional().describe('the code value(s) that mean success ("RS_OK", 0, "200"); absent: no code means success'),
   retryCodes: z.array(scalar).default([]).describe('code values that mean "try again" (Pragmatic 100)'),
   codes: z.partialRecord(z.enum(OUTCOME_CODES), codeList).default({}).describe('the wallet\u2019s code(s) for each outcome'),
-  success: z.strictObject({ path: replyPath, equals: scalar }).optional().describe('a success flag, when the wire has one'),
+  success: z
+    .strictObject({
+      path: replyPath,
+      equals: scalar,
+      otherwise: scalar
+        .optional()
+        .describe('what a refusal writes there (Evoplay: "error"); absent: the opposite of a boolean, else false'),
+    })
+    .optional()
+    .describe('a success flag, when the wire has one'),
   balance: z
     .union([replyPath, z.strictObject({ sum: z.array(replyPath).min(1).max(4) })])
     .default('balance')

@@ -129,6 +129,7 @@ function factsOf(dialect: Dialect): Set<Fact> {
     else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
     else if ('list' in field) for (const inner of field.list) visit(inner);
     else if ('template' in field) for (const m of field.template.matchAll(/\{([A-Za-z]+)\}/g)) out.add(m[1] as Fact);
+    else if ('json' in field) visit(field.json);
   };
   for (const op of ['bet', 'win'] as const) {
     const def = dialect.operations[op];

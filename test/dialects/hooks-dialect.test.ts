@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/callbacks/clock.ts';
+import { configFor, engineFor, runCleanups } from '../../src/callbacks/test-engine.ts';
 import { ConfigError, credentialsOf, dialectOf, loadConfig } from '../../src/config/index.ts';
 import { buildRequest } from '../../src/dialects/index.ts';
 import { runVerify } from '../../src/verify/index.ts';
 import { startWallet } from '../../src/wallet/index.ts';
-import { acceptsAnySignature, startBuggyProxy } from '../verify/dialect-receivers.ts';
+import { acceptsAnySignature, ignoresIdempotency, overdraws, startBuggyProxy } from '../verify/dialect-receivers.ts';
 import { failures } from '../verify/helpers.ts';
+import { startEvoplayReceiver } from './receivers/evoplay.ts';
 
 /*
  * A user's dialect file that names a hooks module (examples/dialects/evoplay.json and its
@@ -48,7 +51,7 @@ describe('a dialect file with a hooks module', () => {
       },
       credentialsOf(config.callbacks),
     );
-    expect(req.signed).toBe('1*1*tok-1*tx-1*bet*r-1:tx-1:0:10.50:EUR*evoplay-dev-secret');
+    expect(req.signed).toBe('1*1*tok-1*tx-1*bet*r-1:tx-1:0:10.50:EUR:{"game":{"game_id":"1001","absolute_name":"aggmock_slot"}}*evoplay-dev-secret');
   });
 
   it('takes a dialect file named relative to the working folder too', () => {
@@ -102,4 +105,100 @@ describe('a dialect file with a hooks module', () => {
     const buggy = await verify(proxy.url, ['wrong-secret']);
     expect(failures(buggy)).toHaveProperty('wrong-secret', expect.stringMatching(/signed with a wrong secret/));
   }, 120_000);
+});
+
+describe('the example Evoplay dialect against an Evoplay wallet written from the vendor integrations by someone else', () => {
+  const PLAYERS = [
+    { playerId: 'player01', currency: 'EUR', balance: '1000.00', token: 'tok-player01-0123456789abcdef' },
+    { playerId: 'player02', currency: 'EUR', balance: '500.00', token: 'tok-player02-0123456789abcdef' },
+  ];
+  const CREDENTIALS = { project: '1', secretKey: 'evoplay-dev-secret' };
+
+  async function evoplayReceiver() {
+    const rx = await startEvoplayReceiver({ credentials: CREDENTIALS, players: PLAYERS });
+    stops.push(() => rx.stop());
+    return rx;
+  }
+
+  it('delivers a bet, its win, a duplicate and a refund through the engine, accepted with no receiver-side error', async () => {
+    const rx = await evoplayReceiver();
+    const profile = dialectOf(configOf(EXAMPLE).callbacks);
+    const engine = engineFor(configFor(rx.url, { profile }), { clock: new FakeClock(Date.now()) });
+    stops.push(async () => runCleanups());
+    engine.start();
+    const call = { playerId: 'player01', sessionToken: PLAYERS[0]?.token, currency: 'EUR', gameId: 'book-of-aggmock' };
+    const bet = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 })
+      .settled;
+    const win = await engine.enqueue({
+      ...call,
+      kind: 'credit',
+      transactionId: 'tx0002',
+      referenceTransactionId: 'tx0001',
+      roundId: '1001',
+      amountMinor: 2500,
+      roundClosed: true,
+    }).settled;
+    const again = await engine.replay(bet.id).settled;
+    const bet2 = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0003', roundId: '1002', amountMinor: 2000 })
+      .settled;
+    const refund = await engine.enqueue({
+      ...call,
+      kind: 'rollback',
+      transactionId: 'rb0003',
+      referenceTransactionId: 'tx0003',
+      roundId: '1002',
+      amountMinor: 2000,
+    }).settled;
+    const tooMuch = await engine.enqueue({
+      ...call,
+      kind: 'debit',
+      transactionId: 'tx0004',
+      roundId: '1003',
+      amountMinor: 500_000,
+    }).settled;
+    expect(rx.errors).toEqual([]);
+    expect([bet, win, again, bet2, refund, tooMuch].map((e) => e.status)).toEqual([
+      'delivered',
+      'delivered',
+      'delivered',
+      'delivered',
+      'delivered',
+      'rejected',
+    ]);
+    expect(rx.balanceOf('player01')).toBe('1014.50');
+  });
+
+  it('passes aggmock verify twice in a row, and verify catches the same wallet ignoring idempotency or overdrawing', async () => {
+    const rx = await evoplayReceiver();
+    const config = loadConfig({
+      flags: { callbacks: { profile: EXAMPLE, credentials: { projectId: '1' } } },
+      cwd: elsewhere(),
+      env: {},
+    });
+    const verify = (url: string, only?: string[]) =>
+      runVerify({
+        webhookUrl: url,
+        config,
+        players: PLAYERS.map((p) => p.playerId),
+        tokens: Object.fromEntries(PLAYERS.map((p) => [p.playerId, p.token])),
+        reportDir: false,
+        ...(only ? { only } : {}),
+      });
+    for (const round of [1, 2]) {
+      const outcome = await verify(rx.url);
+      expect({ round, failed: failures(outcome), cause: outcome.report?.firstCause?.summary }).toEqual({
+        round,
+        failed: {},
+        cause: undefined,
+      });
+    }
+    expect(PLAYERS.map((p) => rx.balanceOf(p.playerId))).toEqual(['1000.00', '500.00']);
+    const dialect = dialectOf(config.callbacks);
+    const idempotency = await startBuggyProxy(rx.url, ignoresIdempotency(dialect, credentialsOf(config.callbacks)));
+    stops.push(() => idempotency.stop());
+    expect(failures(await verify(idempotency.url, ['idempotent-debit']))).toHaveProperty('idempotent-debit');
+    const overdraw = await startBuggyProxy(rx.url, overdraws(dialect));
+    stops.push(() => overdraw.stop());
+    expect(failures(await verify(overdraw.url, ['insufficient-funds']))).toHaveProperty('insufficient-funds');
+  }, 180_000);
 });
