@@ -51,7 +51,9 @@ describe('a dialect file with a hooks module', () => {
       },
       credentialsOf(config.callbacks),
     );
-    expect(req.signed).toBe('1*1*tok-1*tx-1*bet*r-1:tx-1:0:10.50:EUR:{"game":{"game_id":"1001","absolute_name":"aggmock_slot"}}*evoplay-dev-secret');
+    expect(req.signed).toBe(
+      '1*1*tok-1*tx-1*bet*r-1:tx-1:0:10.50:EUR:{"game":{"game_id":"1001","absolute_name":"aggmock_slot"}}*evoplay-dev-secret',
+    );
   });
 
   it('takes a dialect file named relative to the working folder too', () => {
