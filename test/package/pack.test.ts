@@ -273,7 +273,7 @@ async function addBuiltBetterSqlite(i: Install): Promise<void> {
 }
 
 describe('the packed tarball', () => {
-  it('ships the compiled CLI, Swagger UI with its licence, the contracts and the Pact child, and no tests or sources', () => {
+  it('ships the compiled CLI, Swagger UI with its licence, the contracts, the Pact child and the example dialect, and no tests or sources', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'bin/aggmock.js',
@@ -292,6 +292,8 @@ describe('the packed tarball', () => {
         'README.md',
         'docs/verify.md',
         'docs/dialects/hub88.md',
+        'examples/dialects/evoplay.json',
+        'examples/dialects/evoplay-hooks.mjs',
       ]),
     );
     expect(files.filter((f) => /\.test\.|(^|\/)test-[^/]*$|^src\/|^test\/|^tools\//.test(f))).toEqual([]);
