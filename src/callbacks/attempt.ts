@@ -77,6 +77,27 @@ export function answeredAttempt(
   return attempt;
 }
 
+/** The words an attempt's journal row adds for a reply that came after a `timeout` fault rule gave up on it. */
+export const LATE_REPLY = 'late reply after timeout';
+
+/**
+ * The journal row of an attempt a `timeout` fault rule gave up on, once the wallet's late reply is
+ * in: the reply and when it came, beside the error that gave up (the outcome stays what it was).
+ */
+export function lateReplyAttempt(given: Attempt, late: { status: number; body: string }, latencyMs: number): Attempt {
+  const stored = storedBody(late.body);
+  const ms = Math.round(latencyMs);
+  const { responseBytes: _bytes, responseSha256: _sha, ...rest } = given;
+  return {
+    ...rest,
+    responseStatus: late.status,
+    responseBody: stored.text,
+    ...(stored.bytes === undefined ? {} : { responseBytes: stored.bytes }),
+    ...(stored.sha256 === undefined ? {} : { responseSha256: stored.sha256 }),
+    error: `${given.error ?? 'timed out'}; ${LATE_REPLY}: ${late.status} after ${ms} ms (ignored)`,
+  };
+}
+
 /** What decides the retry delay after a failed attempt. */
 export interface RetryPolicy {
   cfg: CallbacksConfig;

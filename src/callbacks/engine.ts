@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isVendorDialect } from '../config/index.ts';
-import { type AttemptInFlight, answeredAttempt, applyVerdict, unansweredAttempt } from './attempt.ts';
+import { type AttemptInFlight, answeredAttempt, applyVerdict, lateReplyAttempt, unansweredAttempt } from './attempt.ts';
 import { attemptRequest, capabilitiesOf, replyReadingOf } from './call.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { classifyAnswer, classifyFailure, type HttpAnswer, type Verdict } from './dispatcher.ts';
@@ -308,8 +308,12 @@ class Engine implements CallbackEngine {
     const attempt = inFlight(sending);
     const { event, request } = sending;
     const fired = this.faults.size === 0 ? undefined : this.faults.fire(event);
+    // The row a timeout fault rule's give-up journaled: a late reply is added to it.
+    let gaveUp: Attempt | undefined;
     (fired
-      ? this.postFaulted(transport, attempt, fired)
+      ? this.postFaulted(transport, attempt, fired, (late) => {
+          if (gaveUp) this.journalLateReply(attempt, gaveUp, late);
+        })
       : transport.post(request.url, request.headers, request.body, request.method)
     ).then(
       (answer) => {
@@ -319,10 +323,25 @@ class Engine implements CallbackEngine {
       (error: unknown) => {
         const verdict = classifyFailure(error);
         if (error instanceof FaultTimeoutError)
-          this.finishAttempt(attempt, error.final ? { ...verdict, final: true } : verdict, error.answer);
+          gaveUp = this.finishAttempt(attempt, error.final ? { ...verdict, final: true } : verdict, error.answer);
         else this.finishAttempt(attempt, error instanceof InterruptedError ? { ...verdict, interrupted: true } : verdict);
       },
     );
+  }
+
+  /**
+   * The wallet answered an attempt a `timeout` fault rule had given up on: its journal row gets the
+   * reply (the inspector shows "late reply after timeout: 200 …"); the event's state is not changed.
+   */
+  private journalLateReply(inFlight: AttemptInFlight, gaveUp: Attempt, late: HttpAnswer): void {
+    const latencyMs = performance.now() - inFlight.t0;
+    this.logger?.info(
+      { eventId: gaveUp.eventId, attempt: gaveUp.n, status: late.status, latencyMs: Math.round(latencyMs) },
+      'a callback reply came after a timeout fault rule gave up on it',
+    );
+    if (inFlight.generation !== this.generation) return; // the outbox was reset meanwhile
+    this.outbox.journal(lateReplyAttempt(gaveUp, late, latencyMs));
+    this.scheduleTick();
   }
 
   /**
@@ -330,7 +349,12 @@ class Engine implements CallbackEngine {
    * stores a copy as a new outbox event, journaled before it goes out like any other, on a line of
    * its own so it is sent while this one is in flight; a `timeout` gives up on this attempt.
    */
-  private postFaulted(transport: Transport, attempt: AttemptInFlight, fired: FiredCallbackFault): Promise<HttpAnswer> {
+  private postFaulted(
+    transport: Transport,
+    attempt: AttemptInFlight,
+    fired: FiredCallbackFault,
+    onLate: (answer: HttpAnswer) => void,
+  ): Promise<HttpAnswer> {
     const { event, request } = attempt;
     const { fault } = fired;
     if (fault.kind === 'duplicate') {
@@ -346,16 +370,15 @@ class Engine implements CallbackEngine {
       else send();
       return transport.post(request.url, request.headers, request.body, request.method);
     }
-    return postWithTimeoutFault(transport, { ...fired, fault }, request, (late) =>
-      this.logger?.info(
-        { eventId: event.id, attempt: event.attemptCount, rule: fired.ruleId, status: late.status },
-        'a callback reply came after a timeout fault rule gave up on it',
-      ),
-    );
+    return postWithTimeoutFault(transport, { ...fired, fault }, request, onLate);
   }
 
-  /** Records one attempt's outcome: `answer` is what came back, absent when nothing did. */
-  private finishAttempt(inFlight: AttemptInFlight, verdict: Verdict, answer?: { status: number; body: string }): void {
+  /** Records one attempt's outcome and returns its journal row: `answer` is what came back, absent when nothing did. */
+  private finishAttempt(
+    inFlight: AttemptInFlight,
+    verdict: Verdict,
+    answer?: { status: number; body: string },
+  ): Attempt | undefined {
     const { event, generation } = inFlight;
     this.inFlightCount--;
     if (this.slots.finished(event.url)) this.lines.unpark();
@@ -370,6 +393,7 @@ class Engine implements CallbackEngine {
     this.scheduleTick();
     // The freed slot goes to another key at once; this key's next event waits for the commit.
     this.pump();
+    return attempt;
   }
 
   /**

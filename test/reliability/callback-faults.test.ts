@@ -102,6 +102,43 @@ describe('a DEBIT that times out at aggmock after the wallet applied it', () => 
     expect(aggmock.ledger.discrepancies()).toEqual([]);
   });
 
+  it("adds the wallet's reply that came after an afterMs give-up to that attempt's journal row, and the DEBIT stays failed", async () => {
+    const { aggmock } = await loop();
+    const rule = aggmock.callbackFaults.add({
+      match: { event: 'debit' },
+      fault: { kind: 'timeout', afterMs: 0, giveUp: true },
+      times: 1,
+    });
+    const debit = await aggmock.engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 120 }).settled;
+    expect(debit.status).toBe('failed');
+    let attempt = aggmock.engine.outbox.attempts(debit.id)[0];
+    // Given up with the request still open: nothing came back yet.
+    expect(attempt?.error).toMatch(new RegExp(`timed out after 0 ms \\(aggmock callback fault rule ${rule.id}\\)`));
+    for (let waited = 0; waited < 5000 && !attempt?.error?.includes('late reply'); waited += 20) {
+      await new Promise((r) => setTimeout(r, 20));
+      attempt = aggmock.engine.outbox.attempts(debit.id)[0];
+    }
+    expect(attempt).toMatchObject({ n: 1, outcome: 'failed', responseStatus: 200 });
+    expect(attempt?.error).toMatch(/with the request still open.*; late reply after timeout: 200 after \d+ ms \(ignored\)$/);
+    expect(JSON.parse(attempt?.responseBody ?? 'null')).toMatchObject({ balance: expect.any(Number) });
+    await idle(aggmock);
+    // The late reply changes nothing else: the DEBIT stays failed and its ROLLBACK went out.
+    expect(aggmock.engine.outbox.get(debit.id)).toMatchObject({ status: 'failed' });
+    expect(eventsOf(aggmock, 'p1').map((e) => [e.kind, e.status])).toEqual([
+      ['debit', 'failed'],
+      ['rollback', 'delivered'],
+    ]);
+    expect(aggmock.ledger.discrepancies()).toEqual([]);
+    // Shown where the admin API and the UI's inspector read it.
+    const detail = (await (await fetch(`${aggmock.url}/__admin/deliveries/${debit.id}`)).json()) as {
+      attempts: { error?: string; responseStatus?: number }[];
+    };
+    expect(detail.attempts[0]).toMatchObject({
+      responseStatus: 200,
+      error: expect.stringContaining('late reply after timeout: 200'),
+    });
+  });
+
   it('without giveUp retries the same DEBIT on the schedule: the correct wallet answers the retry with the first reply and charges once', async () => {
     const { aggmock, wallet } = await loop();
     aggmock.callbackFaults.add({ match: { event: 'debit' }, fault: { kind: 'timeout' }, times: 1 });
