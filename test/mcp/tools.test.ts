@@ -48,7 +48,9 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'add_callback_fault',
         'add_fault',
+        'clear_callback_faults',
         'clear_faults',
         'clear_requests',
         'count_requests',
@@ -57,6 +59,7 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
         'launch_game',
         'list_deliveries',
         'list_discrepancies',
+        'list_callback_faults',
         'list_faults',
         'list_games',
         'list_providers',
@@ -296,6 +299,99 @@ describe('aggmock mcp tools for the client under test: faults on the aggregator 
     expect(status.error).toMatch(/Invalid arguments for tool count_requests: .*at status/s);
     const unknown = await call(client, 'count_requests', { route: '/getgameurl' });
     expect(unknown.error).toMatch(/Invalid arguments for tool count_requests: .*Unrecognized key: "route"/s);
+  });
+});
+
+describe('aggmock mcp tools for callback faults: the races a wallet must survive', () => {
+  let target: AggmockTarget;
+  let client: Client;
+  beforeAll(async () => {
+    target = await embeddedTarget(base(), { ownWebhook: false });
+    client = await connect(target);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await target?.close();
+  });
+
+  it('times out the next DEBIT after the wallet applied it: the DEBIT fails naming the rule, its ROLLBACK is delivered, the ledger stays clean, and the rule is spent', async () => {
+    const added = await call(client, 'add_callback_fault', {
+      id: 'late-debit',
+      match: { event: 'debit', player: 'p4' },
+      fault: { kind: 'timeout', giveUp: true },
+      times: 1,
+    });
+    expect(added.json.fault).toMatchObject({
+      id: 'late-debit',
+      source: 'admin',
+      match: { event: 'debit', player: 'p4' },
+      fault: { kind: 'timeout', giveUp: true },
+      fired: 0,
+      spent: false,
+    });
+
+    const debit = (await call(client, 'send_event', { type: 'debit', playerId: 'p4', amount: 3, transactionId: 'mcp-late-1' }))
+      .json;
+    expect(debit.event).toMatchObject({ transactionId: 'mcp-late-1', status: 'failed' });
+    expect(debit.event.error).toContain('aggmock callback fault rule late-debit');
+    const again = (await call(client, 'send_event', { type: 'debit', playerId: 'p4', amount: 3, transactionId: 'mcp-late-2' }))
+      .json;
+    expect(again.event).toMatchObject({ transactionId: 'mcp-late-2', status: 'delivered' });
+
+    let rollbacks: { referenceTransactionId?: string; status: string }[] = [];
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      rollbacks = (await call(client, 'list_deliveries', { player: 'p4', type: 'rollback' })).json.deliveries;
+      if (rollbacks.some((r) => r.status === 'delivered')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(rollbacks).toEqual([expect.objectContaining({ referenceTransactionId: 'mcp-late-1', status: 'delivered' })]);
+    expect((await call(client, 'list_discrepancies', { player: 'p4' })).json.discrepancies).toEqual([]);
+    expect((await call(client, 'list_callback_faults')).json.faults).toEqual([
+      expect.objectContaining({ id: 'late-debit', matched: 1, fired: 1, spent: true }),
+    ]);
+  });
+
+  it('duplicates the next DEBIT: two deliveries of one transaction, the wallet charges once', async () => {
+    await call(client, 'add_callback_fault', { id: 'twice', match: { event: 'debit' }, fault: { kind: 'duplicate' }, nth: 1 });
+    await call(client, 'send_event', { type: 'debit', playerId: 'p5', amount: 4, transactionId: 'mcp-dup-1' });
+    let copies: { transactionId: string; status: string; reply?: { body: { balance: number } } }[] = [];
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      copies = (await call(client, 'list_deliveries', { player: 'p5', type: 'debit' })).json.deliveries;
+      if (copies.length === 2 && copies.every((c) => c.status === 'delivered')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(copies.map((c) => [c.transactionId, c.status])).toEqual([
+      ['mcp-dup-1', 'delivered'],
+      ['mcp-dup-1', 'delivered'],
+    ]);
+    // The same reply to both: the money moved once.
+    expect(copies[0]?.reply?.body).toEqual(copies[1]?.reply?.body);
+    expect((await call(client, 'list_discrepancies', { player: 'p5' })).json.discrepancies).toEqual([]);
+  });
+
+  it('removes a rule by id, then every rule, and answers a rule aggmock refuses as a tool error naming the field', async () => {
+    expect((await call(client, 'clear_callback_faults', { id: 'twice' })).json).toEqual({ removed: 1 });
+    expect((await call(client, 'clear_callback_faults', { id: 'twice' })).error).toMatch(
+      /HTTP 404 .*No callback fault rule "twice"/,
+    );
+    await call(client, 'add_callback_fault', { fault: { kind: 'duplicate', afterMs: '20ms' } });
+    expect((await call(client, 'list_callback_faults')).json.faults.map((f: { fault: unknown }) => f.fault)).toEqual([
+      { kind: 'timeout', giveUp: true },
+      { kind: 'duplicate', afterMs: 20 },
+    ]);
+    expect((await call(client, 'clear_callback_faults')).json).toEqual({ removed: 2 });
+    expect((await call(client, 'list_callback_faults')).json.faults).toEqual([]);
+
+    const event = await call(client, 'add_callback_fault', { match: { event: 'bet' }, fault: { kind: 'timeout' } });
+    expect(event.error).toMatch(
+      /Invalid arguments for tool add_callback_fault: .*expected one of "debit", "credit", "rollback"/s,
+    );
+    const kind = await call(client, 'add_callback_fault', { fault: { kind: 'reset' } });
+    expect(kind.error).toMatch(/expected a callback fault kind: timeout, duplicate/);
+    const both = await call(client, 'add_callback_fault', { fault: { kind: 'duplicate' }, times: 1, nth: 2 });
+    expect(both.error).toMatch(/HTTP 400/);
+    expect(both.error).toMatch(/give at most one of "times", "nth" or "probability"/);
+    expect((await call(client, 'list_callback_faults')).json.faults).toEqual([]);
   });
 });
 

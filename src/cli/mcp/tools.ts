@@ -7,6 +7,7 @@ import { SCENARIO_DESCRIPTIONS, SCENARIOS } from '../../scenarios/plan.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import type { VerifyReport } from '../../verify/report.ts';
 import { runVerifyCommand } from '../commands/verify.ts';
+import { CALLBACK_FAULT_TOOLS } from './callback-faults.ts';
 import { callAggmock, ToolError } from './client.ts';
 import { amount, count, id, type ToolDefinition, tool } from './define.ts';
 import { REQUEST_TOOLS } from './requests.ts';
@@ -310,6 +311,7 @@ export const TOOLS: ToolDefinition[] = [
   }),
 
   ...REQUEST_TOOLS,
+  ...CALLBACK_FAULT_TOOLS,
 ];
 
 interface VerifyArgs {
