@@ -1,8 +1,9 @@
 // @ts-check
 /*
  * The deliveries inspector: the live list (polling `GET /__admin/deliveries` every second), the
- * detail of one delivery with every attempt, Replay and Rollback, and the forms that send one
- * event or run a scenario.
+ * detail of one delivery with every attempt, Replay and Rollback, the forms that send one
+ * event or run a scenario, and the callback fault rules (`/__admin/callback-faults`): the form that
+ * makes the next callback race, the rules in force, Remove and Remove every rule.
  */
 import { admin, clock, ctx, el, errorMessage, errorStatus, fill, money, onToken, pretty, say, stamp } from './admin-client.js';
 import { byId, field, find } from './page-data.js';
@@ -22,6 +23,10 @@ import { byId, field, find } from './page-data.js';
  * }} Attempt
  * @typedef {{ id: number, kind: string, amount: number, playerId: string }} QueuedEvent
  * @typedef {{ name: string, description: string }} Scenario
+ * @typedef {{ id: string, label: string, rule: { match: Record<string, unknown>, fault: Record<string, unknown> } }} RaceChoice
+ * @typedef {{ id: string, match: { event?: string | string[], player?: string, transactionId?: string },
+ *   fault: { kind: string, afterMs?: number, giveUp?: boolean }, times?: number, nth?: number, probability?: number,
+ *   matched: number, fired: number, spent: boolean, source: string }} CallbackFaultRule
  */
 
 const types = /** @type {Record<string, string>} */ (ctx.types);
@@ -88,7 +93,11 @@ async function refreshList() {
     if (errorStatus(err) !== 401) say(listError, false, errorMessage(err));
     if (errorStatus(err) === 401) return onToken(refreshList);
   }
-  if (live.checked) timer = setTimeout(refreshList, 1000);
+  if (live.checked)
+    timer = setTimeout(() => {
+      refreshList();
+      refreshRules();
+    }, 1000);
 }
 
 /** @param {Delivery} d */
@@ -141,7 +150,8 @@ async function refreshDetail() {
   try {
     const data = /** @type {{ delivery: Delivery, attempts: Attempt[] }} */ (await admin(`/deliveries/${id}`));
     if (id !== selected) return;
-    const key = JSON.stringify([data.delivery.status, data.attempts.length]);
+    // An attempt's row changes too: a late reply after a timeout fault rule is added to it.
+    const key = JSON.stringify([data.delivery.status, data.attempts.map((a) => [a.outcome, a.responseStatus, a.error])]);
     if (key === lastDetail) return;
     lastDetail = key;
     renderDetail(data.delivery, data.attempts);
@@ -425,9 +435,104 @@ onSubmit(scenarioForm, async (out) => {
   relist();
 });
 
+// Callback fault rules: the form adds one for the next matching callback (POST /__admin/callback-faults, times: 1).
+const raceChoices = /** @type {RaceChoice[]} */ (/** @type {{ raceChoices?: RaceChoice[] }} */ (ctx).raceChoices || []);
+/** @type {HTMLFormElement} */
+const raceForm = byId('race-form');
+/** @type {HTMLButtonElement} */
+const raceClear = byId('race-clear');
+// Held, not looked up by class: say() replaces the class of the line it fills.
+const raceResult = find('.result', raceForm);
+let lastRules = '';
+
+/** @param {CallbackFaultRule} rule */
+function raceFault(rule) {
+  const { fault } = rule;
+  if (fault.kind === 'duplicate') return fault.afterMs ? `duplicate after ${fault.afterMs} ms` : 'duplicate';
+  const when = fault.afterMs === undefined ? 'after the reply' : `after ${fault.afterMs} ms`;
+  return `timeout ${when}${fault.giveUp ? ', give up' : ', retry'}`;
+}
+
+/** @param {CallbackFaultRule} rule */
+function raceRow(rule) {
+  const events = rule.match.event === undefined ? 'every callback' : [rule.match.event].flat().map(typeName).join(', ');
+  const who = rule.match.player === undefined ? '' : ` of ${rule.match.player}`;
+  const when = rule.times
+    ? `next ${rule.times}`
+    : rule.nth
+      ? `#${rule.nth}`
+      : rule.probability !== undefined
+        ? `p=${rule.probability}`
+        : 'always';
+  return el(
+    'tr',
+    { dataset: { testid: 'race-rule', id: rule.id } },
+    el('td', { class: 'mono' }, rule.id),
+    el('td', {}, `${events}${who}`),
+    el('td', {}, raceFault(rule)),
+    el('td', { dataset: { testid: 'race-rule-state' } }, `${when}; fired ${rule.fired}${rule.spent ? ', spent' : ''}`),
+    el(
+      'td',
+      {},
+      el(
+        'button',
+        { type: 'button', class: 'secondary', dataset: { testid: 'race-remove' }, onclick: () => removeRaceRules(rule.id) },
+        'Remove',
+      ),
+    ),
+  );
+}
+
+async function refreshRules() {
+  try {
+    const { faults } = /** @type {{ faults: CallbackFaultRule[] }} */ (await admin('/callback-faults'));
+    const key = JSON.stringify(faults);
+    if (key === lastRules) return;
+    lastRules = key;
+    fill(byId('race-rules'), faults.map(raceRow));
+    byId('no-race-rules').hidden = faults.length > 0;
+    raceClear.hidden = faults.length === 0;
+  } catch (err) {
+    if (errorStatus(err) !== 401) say(raceResult, false, errorMessage(err));
+  }
+}
+
+/** @param {string} [id] one rule, or every rule */
+async function removeRaceRules(id) {
+  try {
+    const { removed } = /** @type {{ removed: number }} */ (
+      await admin(id === undefined ? '/callback-faults' : `/callback-faults/${encodeURIComponent(id)}`, { method: 'DELETE' })
+    );
+    say(raceResult, true, id === undefined ? `Removed ${removed} rule${removed === 1 ? '' : 's'}.` : `Removed rule ${id}.`);
+  } catch (err) {
+    say(raceResult, false, errorMessage(err));
+  }
+  refreshRules();
+}
+
+raceClear.addEventListener('click', () => removeRaceRules());
+onSubmit(raceForm, async (out) => {
+  const choice = raceChoices.find((c) => c.id === field(raceForm, 'choice').value);
+  if (!choice) return say(out, false, 'Pick a fault first.');
+  const player = field(raceForm, 'player').value.trim();
+  const rule = { ...choice.rule, match: { ...choice.rule.match, ...(player ? { player } : {}) }, times: 1 };
+  const { fault } = /** @type {{ fault: CallbackFaultRule }} */ (
+    await admin('/callback-faults', { method: 'POST', body: JSON.stringify(rule) })
+  );
+  say(
+    out,
+    true,
+    `Rule ${fault.id}: ${choice.label.charAt(0).toLowerCase()}${choice.label.slice(1)}${player ? ` (player ${player})` : ''}.`,
+  );
+  refreshRules();
+});
+
 onToken(() => {
   lastList = '';
+  lastRules = '';
+  refreshRules();
 });
 loadScenarios();
 refreshList();
+refreshRules();
 if (selected) refreshDetail();

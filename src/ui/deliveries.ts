@@ -14,21 +14,65 @@ export function signatureHeaderNames(config: AggmockConfig): string[] {
 }
 
 /**
+ * The races the "Make a callback race" form offers, each the callback fault rule it adds (for the
+ * next matching callback only; the form may narrow it to one player).
+ */
+export const CALLBACK_FAULT_CHOICES = [
+  {
+    id: 'debit-timeout-rollback',
+    label: 'Time out the next DEBIT after the wallet applied it, then roll it back',
+    rule: { match: { event: 'debit' }, fault: { kind: 'timeout', giveUp: true } },
+  },
+  {
+    id: 'debit-in-flight-rollback',
+    label: 'Give up on the next DEBIT while it is in flight: the ROLLBACK races it',
+    rule: { match: { event: 'debit' }, fault: { kind: 'timeout', afterMs: 0, giveUp: true } },
+  },
+  {
+    id: 'debit-timeout-retry',
+    label: 'Time out the next DEBIT after the wallet applied it, then retry it',
+    rule: { match: { event: 'debit' }, fault: { kind: 'timeout' } },
+  },
+  {
+    id: 'debit-duplicate',
+    label: 'Duplicate the next DEBIT (both in flight)',
+    rule: { match: { event: 'debit' }, fault: { kind: 'duplicate' } },
+  },
+  {
+    id: 'credit-timeout-retry',
+    label: 'Time out the next CREDIT after the wallet applied it, then retry it',
+    rule: { match: { event: 'credit' }, fault: { kind: 'timeout' } },
+  },
+  {
+    id: 'credit-duplicate',
+    label: 'Duplicate the next CREDIT (both in flight)',
+    rule: { match: { event: 'credit' }, fault: { kind: 'duplicate' } },
+  },
+  {
+    id: 'rollback-duplicate',
+    label: 'Duplicate the next ROLLBACK (both in flight)',
+    rule: { match: { event: 'rollback' }, fault: { kind: 'duplicate' } },
+  },
+] as const;
+
+/**
  * The deliveries inspector: a live list of callbacks (polling `GET /__admin/deliveries` every
  * second), a detail panel with every attempt (request headers with the signature highlighted,
- * exact body, reply, latency, error), Replay and Rollback, and forms to send one event or run a
- * scenario. The page is a shell; its script reads everything from the admin API.
+ * exact body, reply, latency, error), Replay and Rollback, forms to send one event or run a
+ * scenario, and the callback fault rules in force with a form that makes the next callback race
+ * (`/__admin/callback-faults`). The page is a shell; its script reads everything from the admin API.
  */
 export function deliveriesPage(config: AggmockConfig, players: readonly string[]): string {
   const types = config.callbacks.types;
   const typeOptions = EVENT_KINDS.map((k) => `<option value="${k}">${escapeHtml(types[k])}</option>`).join('');
   const statusOptions = EVENT_STATUSES.map((s) => `<option value="${s}">${s}</option>`).join('');
   const playerOptions = players.map((p) => `<option value="${escapeHtml(p)}">`).join('');
+  const raceOptions = CALLBACK_FAULT_CHOICES.map((c) => `<option value="${c.id}">${escapeHtml(c.label)}</option>`).join('');
   const body = `<style>${CSS}</style>
 <h1>Deliveries <span class="muted small">callbacks to <span class="mono">${escapeHtml(redactUrl(config.callbacks.webhookUrl))}</span></span></h1>
 ${AUTH_PROMPT_HTML}
 <div id="list-error" class="banner bad" hidden data-testid="list-error"></div>
-<details class="tools-box" id="tools" open><summary>Send an event · Run a scenario</summary>
+<details class="tools-box" id="tools" open><summary>Send an event · Run a scenario · Make a callback race</summary>
 <section class="tools">
 <form id="event-form" class="panel" data-testid="event-form">
 <h2>Send an event</h2>
@@ -53,6 +97,21 @@ ${AUTH_PROMPT_HTML}
 <button type="submit" data-testid="scenario-run">Run</button>
 <div class="result" hidden data-testid="scenario-result"></div>
 </form>
+<form id="race-form" class="panel" data-testid="race-form">
+<h2>Make the next callback race</h2>
+<div class="fields">
+<label class="field wide">Fault<select name="choice" data-testid="race-choice">${raceOptions}</select></label>
+<label class="field">Player<input name="player" list="players" placeholder="optional: any player" data-testid="race-player"></label>
+</div>
+<button type="submit" data-testid="race-add">Add the rule</button>
+<div class="result" hidden data-testid="race-result"></div>
+</form>
+<div class="panel">
+<h2>Callback fault rules in force</h2>
+<table><tbody id="race-rules" data-testid="race-rules"></tbody></table>
+<p class="muted small" id="no-race-rules" data-testid="no-race-rules">None: every callback goes out once and is waited for.</p>
+<button type="button" class="secondary" id="race-clear" hidden data-testid="race-clear">Remove every rule</button>
+</div>
 </section>
 </details>
 <datalist id="players">${playerOptions}</datalist>
@@ -75,7 +134,12 @@ ${AUTH_PROMPT_HTML}
     title: 'Deliveries',
     active: 'deliveries',
     body,
-    data: { tokenRequired: Boolean(config.admin.token), types, signatureHeaders: signatureHeaderNames(config) },
+    data: {
+      tokenRequired: Boolean(config.admin.token),
+      types,
+      signatureHeaders: signatureHeaderNames(config),
+      raceChoices: CALLBACK_FAULT_CHOICES,
+    },
     script: 'deliveries.js',
   });
 }
@@ -85,7 +149,8 @@ const CSS = `
 .tools{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 .tools form{display:flex;flex-direction:column;gap:10px;margin:0}
 .tools-box>summary{cursor:pointer;color:var(--muted);margin:0 0 10px}
-.tools .fields{display:flex;flex-wrap:wrap;gap:8px}.tools .field{flex:1 1 120px}
+.tools .fields{display:flex;flex-wrap:wrap;gap:8px}.tools .field{flex:1 1 120px}.tools .field.wide{flex:2 1 260px}
+.tools table{font-size:.85rem}.tools td{padding:4px 6px}
 .tools button{align-self:flex-start}
 .tools .result{margin:0;font-size:.9rem}
 .filters{margin:16px 0 10px}.filters input[type=search]{flex:0 1 12rem}.live{display:flex;gap:4px;align-items:center;color:var(--muted)}

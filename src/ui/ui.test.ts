@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
-import { type AggmockConfigInput, validateConfig } from '../config/index.ts';
+import { type AggmockConfigInput, callbackFaultRuleSchema, validateConfig } from '../config/index.ts';
 import { LaunchSessions } from '../launch/sessions.ts';
 import { loadCatalog } from '../runtime.ts';
+import { CALLBACK_FAULT_CHOICES } from './deliveries.ts';
 import { PAGE_SIZE, searchCatalog } from './index.ts';
 
 const EXAMPLE_FIXTURE = fileURLToPath(new URL('../../fixtures/catalog.example.json', import.meta.url));
@@ -270,5 +271,14 @@ describe('the inspector pages', () => {
     const html = await (await sw.request('/ui/deliveries')).text();
     expect(html).toContain('"signatureHeaders":["webhook-id","webhook-timestamp","webhook-signature"]');
     expect((await page('/ui/deliveries')).html).toContain('"signatureHeaders":["x-signature"]');
+  });
+
+  it('offer on the deliveries page only callback races the admin API accepts as rules, once and for one player', async () => {
+    const { html } = await page('/ui/deliveries');
+    for (const choice of CALLBACK_FAULT_CHOICES) {
+      expect(html).toContain(`<option value="${choice.id}">`);
+      const rule = callbackFaultRuleSchema.safeParse({ ...choice.rule, match: { ...choice.rule.match, player: 'p1' }, times: 1 });
+      expect(rule.success, choice.id).toBe(true);
+    }
   });
 });
