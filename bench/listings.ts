@@ -38,6 +38,8 @@ import { type Fixture, PEERS } from './peers.ts';
 
 /** The target that is aggmock with a fault rule on `/getgameurl` only. */
 const RULE_ON_LAUNCH = 'aggmock, a rule on /getgameurl';
+/** The target that is aggmock with its request journal switched off (`api.journal: false`): the journal's own cost is the gap to it. */
+const JOURNAL_OFF = 'aggmock, journal off';
 
 /** Seconds of unmeasured load before each measurement (see the rounds below). */
 const WARMUP_S = 0.5;
@@ -92,7 +94,7 @@ async function compareBody(url: string, headers: Record<string, string>, expecte
 const bench: Benchmark = {
   name: 'listings',
   description:
-    'aggmock (also with a fault rule on another route) vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
+    'aggmock (also with a fault rule on another route, and with its journal off) vs a bare node:http server with the same bytes vs Prism, Mockoon, json-server, WireMock',
   async run(options) {
     const { rounds, duration, connections } = options;
     const dir = tempDir('listings');
@@ -146,6 +148,22 @@ const bench: Benchmark = {
         name: RULE_ON_LAUNCH,
         url: withRule.url,
         started: withRule,
+        headers: DEV_KEY,
+        targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
+        body: {},
+      });
+      // The same aggmock with its journal off: the A/B that isolates what journaling costs.
+      const unjournaled = join(dir, 'journal-off.json');
+      writeFileSync(unjournaled, JSON.stringify({ api: { journal: false } }));
+      const journalOff = await startAggmock(
+        ['--config', unjournaled, '--public-url', aggmock.url],
+        'aggmock serve (journal off)',
+      );
+      running.push(journalOff);
+      targets.push({
+        name: JOURNAL_OFF,
+        url: journalOff.url,
+        started: journalOff,
         headers: DEV_KEY,
         targets: Object.fromEntries(LISTINGS.map((l) => [l.id, l.target])),
         body: {},
