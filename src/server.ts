@@ -42,7 +42,13 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
  * usual — or answers it itself (a fault on the aggregator API, src/aggregator/client-faults.ts).
  * It may watch the reply and read the body first (keeping it as `req.rawBody`).
  */
-export type Intercept = (req: IncomingMessage, res: ServerResponse, proceed: () => void) => void;
+export type Intercept = ((req: IncomingMessage, res: ServerResponse, proceed: () => void) => void) & {
+  /**
+   * The response class the server creates for it (a subclass of node:http's ServerResponse): one
+   * that watches what is written in its own fields, so watching a reply allocates nothing per request.
+   */
+  ServerResponse?: typeof ServerResponse;
+};
 
 /**
  * Listens with `app.fetch` on host:port (port 0 picks a free one) and resolves once bound.
@@ -69,7 +75,10 @@ export function listen(
             const dispatch = (req: IncomingMessage, res: ServerResponse) => {
               if (!fastPath || !answered(fastPath, req, res, () => listener(req, res))) listener(req, res);
             };
-            return createServer(serverOptions, (req, res) => {
+            const options = intercept?.ServerResponse
+              ? { ...serverOptions, ServerResponse: intercept.ServerResponse }
+              : serverOptions;
+            return createServer(options, (req, res) => {
               if (intercept) intercept(req, res, () => dispatch(req, res));
               else dispatch(req, res);
             });

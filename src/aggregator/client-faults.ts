@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthCheck, type AuthResult, acceptedAuth, authCheck } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { type AggmockConfig, type Fault, MAX_DRIP_MS, MAX_FAULT_HOLD_MS, routePath } from '../config/index.ts';
@@ -14,6 +14,7 @@ import {
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
   maskedQuery,
+  type NewJournaledRequest,
   type RequestFacts,
   type RequestJournal,
   refusalHint,
@@ -35,9 +36,11 @@ export interface ClientFaultsDeps {
  * What the integrator's client meets on the aggregator API, in the Node listener before the fast
  * path and Hono: every request is journaled (credentials masked, bodies bounded, the auth verdict
  * and the reply), and a fault rule that fires bends or replaces the reply. With no rule set, a
- * GET costs a few closures, its entry (built once the reply is sent, from parts reused while a
- * client repeats them) and a push onto the journal's queue, written at the next batch; a POST's
- * body is read here once and handed on as `req.rawBody`.
+ * GET costs a look at its path, a few fields set on its response ({@link JournaledResponse}, which
+ * the server creates for every request and which counts what is written in those fields), one
+ * shared 'close' listener, and at the close its entry (built from parts reused while a client
+ * repeats them) pushed onto the journal's queue, written at the next batch; a POST's body is read
+ * here once and handed on as `req.rawBody`.
  * aggmock's own pages, assets and admin API are neither journaled nor faulted.
  *
  * @example listen(app, { port, host, fastPath, intercept: clientFaults({ config, catalog, sessions, rules, journal, fetch: app.fetch }) })
@@ -58,75 +61,153 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
 
   const journaling = config.api.journal;
 
-  return (req, res, proceed) => {
+  /**
+   * The response's 'close' (sent to the end, cut, or the client gone): its entry, from what the
+   * response recorded. One function for every request, with the response as `this`, so a request
+   * adds no closure; the entry holds plain values only (see RequestJournal.append).
+   */
+  function journalOnClose(this: ServerResponse): void {
+    const res = this as JournaledResponse;
+    const req = res.req;
+    const status = res.headersSent ? res.statusCode : null;
+    const text = replyText(res, journaledReplyLimit(status));
+    const { target, queryAt: q, requestBody: body, fired } = res;
+    const method = req.method ?? 'GET';
+    const pathname = q < 0 ? target : target.slice(0, q);
+    const accepted = acceptedAuth(req);
+    journal.append({
+      at: res.arrivedAt,
+      method,
+      path: pathname,
+      query: q < 0 ? NO_QUERY : maskedQuery(target.slice(q + 1)),
+      headers: mask(req.headers, req.rawHeaders),
+      body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
+      bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
+      auth: accepted ? okVerdict(accepted) : verdict(check, method, req, target, body),
+      status,
+      reply: text,
+      replyBytes: res.writtenBytes,
+      complete: res.writableFinished,
+      latencyMs: Math.round((performance.now() - res.startedAt) * 1000) / 1000,
+      fault: fired ? firedFault(fired) : null,
+      hint: refusalHint(method, pathname, status, text),
+    });
+  }
+
+  const intercept: Intercept = (req, res, proceed) => {
     // Journal off and no rule set: nothing to do, not even a look at the path.
     if (!journaling && rules.size === 0) return proceed();
     const target = req.url ?? '/';
     if (isOwnPath(target)) return proceed();
-    const arrivedAt = now();
-    const started = performance.now();
     const method = req.method ?? 'GET';
     const q = target.indexOf('?');
-    const pathname = q < 0 ? target : target.slice(0, q);
-    const route = routePath(pathname);
-    let body: Buffer | undefined;
-    let fired: FiredFault | undefined;
+    const watched = journaling ? watch(res, target, q, now()) : undefined;
+    if (watched) watched.on('close', journalOnClose);
 
-    if (journaling) {
-      const reply = captureReply(res);
-      res.once('close', () => {
-        const latencyMs = performance.now() - started;
-        const status = res.headersSent ? res.statusCode : null;
-        const complete = res.writableFinished;
-        // Built now, not at the flush: a closure over req and res would keep both (and what they
-        // hold) alive past a few young-generation collections, and promoting them cost more CPU
-        // (in V8's collector threads) than building the entry. The parts a client repeats are reused.
-        const text = replyText(reply, journaledReplyLimit(status));
-        const accepted = acceptedAuth(req);
-        const entry = {
-          at: arrivedAt,
-          method,
-          path: pathname,
-          query: q < 0 ? NO_QUERY : maskedQuery(target.slice(q + 1)),
-          headers: mask(req.headers, req.rawHeaders),
-          body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
-          bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
-          auth: accepted ? okVerdict(accepted) : verdict(check, method, req, target, body),
-          status,
-          reply: text,
-          replyBytes: reply.bytes,
-          complete,
-          latencyMs: Math.round(latencyMs * 1000) / 1000,
-          fault: fired
-            ? {
-                ruleId: fired.ruleId,
-                kind: fired.fault.kind,
-                ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
-              }
-            : null,
-          hint: refusalHint(method, pathname, status, text),
-        };
-        journal.append(() => entry);
-      });
-    }
-
-    const decide = () => {
-      if (rules.size === 0 || !rules.mayMatch(method, route)) return proceed();
-      fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
+    const decide = (body: Buffer | undefined) => {
+      if (rules.size === 0) return proceed();
+      const route = routePath(q < 0 ? target : target.slice(0, q));
+      if (!rules.mayMatch(method, route)) return proceed();
+      const fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
       if (!fired) return proceed();
+      if (watched) watched.fired = fired;
       applyFault(deps, fired, req, res, body, proceed);
     };
 
     if (hasReadableBody(req, method, maxBody)) {
       readWholeBody(req, (read) => {
         if (read === undefined) return; // The client went away mid-body: nothing to answer.
-        body = read;
+        if (watched) watched.requestBody = read;
         (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
-        decide();
+        decide(read);
       });
       return;
     }
-    decide();
+    decide(undefined);
+  };
+  intercept.ServerResponse = JournaledResponse as unknown as typeof ServerResponse;
+  return intercept;
+}
+
+/**
+ * The response the API's server creates for every request: while the journal watches it, it
+ * records what is written — the bytes, the one buffer a cached listing is sent from, the head of
+ * anything else — in its own fields, so watching a reply patches nothing and allocates nothing per
+ * request (patching `write` and `end` on each response, with closures, was a measurable part of
+ * the journal's cost on the listings fast path). Unwatched (aggmock's own pages), it is a plain
+ * ServerResponse.
+ */
+export class JournaledResponse extends ServerResponse {
+  /** Whether the journal watches this reply. */
+  watched = false;
+  /** The request target as sent, and where its query starts (-1: none). */
+  target = '';
+  queryAt = -1;
+  /** When the request arrived (epoch ms, the injected clock) and performance.now() then, for the latency. */
+  arrivedAt = 0;
+  startedAt = 0;
+  /** The body the intercept read, and the fault rule that fired. */
+  requestBody: Buffer | undefined = undefined;
+  fired: FiredFault | undefined = undefined;
+  /** What was written: the bytes, how many writes, the first chunk's buffer, the head kept for the journal. */
+  writtenBytes = 0;
+  writes = 0;
+  firstChunk: Uint8Array | undefined = undefined;
+  head: Buffer[] | undefined = undefined;
+  headBytes = 0;
+}
+
+const { write: plainWrite, end: plainEnd } = ServerResponse.prototype;
+// On the prototype, once: a watched response notes each chunk, then writes as node:http does.
+JournaledResponse.prototype.write = function write(this: JournaledResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
+  if (this.watched) noteWritten(this, chunk);
+  return (plainWrite as (chunk: unknown, encoding?: unknown, cb?: unknown) => boolean).call(this, chunk, encoding, cb);
+} as typeof JournaledResponse.prototype.write;
+JournaledResponse.prototype.end = function end(this: JournaledResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+  if (this.watched) noteWritten(this, chunk);
+  return (plainEnd as (chunk?: unknown, encoding?: unknown, cb?: unknown) => ServerResponse).call(this, chunk, encoding, cb);
+} as typeof JournaledResponse.prototype.end;
+
+/** Starts watching a response (one the API's server created as a {@link JournaledResponse}). */
+function watch(res: ServerResponse, target: string, queryAt: number, arrivedAt: number): JournaledResponse | undefined {
+  if (!(res instanceof JournaledResponse)) return undefined;
+  res.watched = true;
+  res.target = target;
+  res.queryAt = queryAt;
+  res.arrivedAt = arrivedAt;
+  res.startedAt = performance.now();
+  return res;
+}
+
+function noteWritten(res: JournaledResponse, chunk: unknown): void {
+  if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+  const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+  if (res.writes++ === 0 && typeof chunk !== 'string') {
+    // The common case, a reply sent from one buffer: kept by reference, nothing copied or cut.
+    res.firstChunk = bytes;
+    res.writtenBytes = bytes.byteLength;
+    return;
+  }
+  if (res.head === undefined) {
+    res.head = [];
+    if (res.firstChunk !== undefined) keepHead(res, res.firstChunk);
+  }
+  res.writtenBytes += bytes.byteLength;
+  keepHead(res, bytes);
+}
+
+function keepHead(res: JournaledResponse, bytes: Uint8Array): void {
+  if (res.headBytes >= MAX_JOURNALED_REPLY_BODY) return;
+  const part = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, MAX_JOURNALED_REPLY_BODY - res.headBytes));
+  (res.head as Buffer[]).push(part);
+  res.headBytes += part.byteLength;
+}
+
+function firedFault(fired: FiredFault): NonNullable<NewJournaledRequest['fault']> {
+  return {
+    ruleId: fired.ruleId,
+    kind: fired.fault.kind,
+    ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
   };
 }
 
@@ -219,15 +300,16 @@ function acceptedVerdictReuse(): (accepted: AuthResult) => AuthVerdict {
  * The journal's text of a reply, reused while the reply is the same bytes: a listing is sent from
  * one cached buffer call after call, so its head is decoded once, not per request.
  */
-function replyTextReuse(): (reply: CapturedReply, limit: number) => string | null {
+function replyTextReuse(): (res: JournaledResponse, limit: number) => string | null {
   let lastSource: Uint8Array | undefined;
   let lastLimit = 0;
   let lastText: string | null = null;
-  return (reply, limit) => {
-    const source = reply.source();
-    if (source === undefined) return reply.text(limit);
+  return (res, limit) => {
+    if (res.writtenBytes === 0) return null;
+    if (res.head !== undefined) return Buffer.concat(res.head).subarray(0, limit).toString('utf8');
+    const source = res.firstChunk as Uint8Array;
     if (source !== lastSource || limit !== lastLimit) {
-      lastText = reply.text(limit);
+      lastText = Buffer.from(source.buffer, source.byteOffset, Math.min(source.byteLength, limit)).toString('utf8');
       lastSource = source;
       lastLimit = limit;
     }
@@ -253,50 +335,6 @@ function verdict(check: AuthCheck, method: string, req: IncomingMessage, target:
 }
 
 const EMPTY = new Uint8Array();
-
-interface CapturedReply {
-  text: (limit: number) => string | null;
-  readonly bytes: number;
-  /** The one buffer the whole body was written from, if it was (a cached listing): the same buffer, the same text. */
-  source: () => Uint8Array | undefined;
-}
-
-/** Keeps the head of what is written to `res` (for the journal), without changing what is sent. */
-function captureReply(res: ServerResponse): CapturedReply {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let total = 0;
-  let writes = 0;
-  let first: Uint8Array | undefined;
-  const keep = (chunk: unknown) => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
-    if (writes++ === 0 && typeof chunk !== 'string') first = bytes;
-    total += bytes.byteLength;
-    if (keptBytes < MAX_JOURNALED_REPLY_BODY) {
-      const part = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, MAX_JOURNALED_REPLY_BODY - keptBytes));
-      kept.push(part);
-      keptBytes += part.byteLength;
-    }
-  };
-  const write = res.write;
-  const end = res.end;
-  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    keep(chunk);
-    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof res.write;
-  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    keep(chunk);
-    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
-  } as typeof res.end;
-  return {
-    text: (limit) => (total === 0 ? null : Buffer.concat(kept).subarray(0, limit).toString('utf8')),
-    source: () => (writes === 1 ? first : undefined),
-    get bytes() {
-      return total;
-    },
-  };
-}
 
 /** Applies the fault that fired: answers, delays, holds or breaks the request. */
 function applyFault(

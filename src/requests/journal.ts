@@ -126,12 +126,12 @@ interface RequestRow {
 
 /**
  * The journal of every request the integrator's client made to the aggregator API, in the same
- * SQLite file as the callback outbox, with the same retention. Entries are built lazily and
- * written in batches (one transaction every few ms, like the outbox), so answering a request
- * costs a push onto an array; every read flushes first, so a reader never sees the journal behind.
+ * SQLite file as the callback outbox, with the same retention. Entries are written in batches (one
+ * transaction every few ms, like the outbox), so answering a request costs a push onto an array;
+ * every read flushes first, so a reader never sees the journal behind.
  */
 export class RequestJournal {
-  private pending: (() => NewJournaledRequest | undefined)[] = [];
+  private pending: NewJournaledRequest[] = [];
   private timer: NodeJS.Timeout | undefined;
   private sincePrune = 0;
   /** Entries dropped because the flush could not keep up (never the case in practice; bounded anyway). */
@@ -196,15 +196,17 @@ export class RequestJournal {
   }
 
   /**
-   * Queues an entry, built at the next flush (off the reply's path). `build` may return undefined
-   * to skip it. Returns at once.
+   * Queues an entry, written at the next flush (off the reply's path). Returns at once. The entry
+   * should hold plain values, not the request: it waits for the flush, and whatever it reaches
+   * waits with it (a closure made inside a request handler reaches the request, its response and
+   * socket, which then outlive a young-generation collection and are promoted).
    */
-  append(build: () => NewJournaledRequest | undefined): void {
+  append(entry: NewJournaledRequest): void {
     if (this.pending.length >= MAX_PENDING_ENTRIES) {
       this.pending.shift();
       this.dropped++;
     }
-    this.pending.push(build);
+    this.pending.push(entry);
     this.timer ??= setTimeout(() => this.flush(), this.options.flushMs ?? 20);
     this.timer.unref?.();
   }
@@ -214,17 +216,8 @@ export class RequestJournal {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
-    const builds = this.pending;
+    const entries = this.pending;
     this.pending = [];
-    const entries: NewJournaledRequest[] = [];
-    for (const build of builds) {
-      try {
-        const entry = build();
-        if (entry) entries.push(entry);
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-    }
     try {
       this.insertMany(entries);
     } catch (error) {

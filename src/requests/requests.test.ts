@@ -167,8 +167,8 @@ describe('RequestJournal', () => {
     const retention = { maxEvents: 100, maxAge: 86_400_000 * 365 * 100 };
     const db = openDatabase(file);
     const first = new RequestJournal(db, { retention });
-    first.append(() => entry());
-    first.append(() => entry({ path: '/casino/getgameurl', body: JSON.stringify({ currency: 'USD' }) }));
+    first.append(entry());
+    first.append(entry({ path: '/casino/getgameurl', body: JSON.stringify({ currency: 'USD' }) }));
     first.close();
     db.close();
     const reopened = new RequestJournal(openDatabase(file), { retention });
@@ -181,12 +181,12 @@ describe('RequestJournal', () => {
   it('is pruned by the retention: the newest maxEvents are kept and older-than-maxAge removed', () => {
     let now = 1_700_000_000_000;
     const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 3, maxAge: 60_000 }, now: () => now });
-    for (let i = 0; i < 5; i++) journal.append(() => entry({ at: new Date(now).toISOString(), status: 200 + i }));
+    for (let i = 0; i < 5; i++) journal.append(entry({ at: new Date(now).toISOString(), status: 200 + i }));
     journal.flush();
     expect(journal.prune()).toBe(2);
     expect(journal.list().map((e) => e.status)).toEqual([204, 203, 202]);
     now += 120_000;
-    journal.append(() => entry({ at: new Date(now).toISOString(), status: 299 }));
+    journal.append(entry({ at: new Date(now).toISOString(), status: 299 }));
     journal.flush();
     journal.prune();
     expect(journal.list().map((e) => e.status)).toEqual([299]);
@@ -194,13 +194,9 @@ describe('RequestJournal', () => {
 
   it('writes nothing until a flush, and every read flushes first', () => {
     const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 100, maxAge: 1e12 } });
-    let built = 0;
-    journal.append(() => {
-      built++;
-      return entry();
-    });
-    expect(built).toBe(0);
+    journal.append(entry());
+    expect((journal.db.prepare('SELECT count(*) AS n FROM api_requests').get() as { n: number }).n).toBe(0);
     expect(journal.count()).toBe(1);
-    expect(built).toBe(1);
+    expect((journal.db.prepare('SELECT count(*) AS n FROM api_requests').get() as { n: number }).n).toBe(1);
   });
 });
