@@ -134,6 +134,8 @@ export class RequestJournal {
   private pending: NewJournaledRequest[] = [];
   private timer: NodeJS.Timeout | undefined;
   private sincePrune = 0;
+  /** When the last prune ran (the injected clock). */
+  private prunedAt = 0;
   /** Entries dropped because the flush could not keep up (never the case in practice; bounded anyway). */
   dropped = 0;
   private readonly stmts: {
@@ -144,6 +146,7 @@ export class RequestJournal {
     clear: Statement;
   };
   private readonly insertMany: (entries: NewJournaledRequest[]) => void;
+  private readonly clock: () => number;
 
   constructor(
     readonly db: Database,
@@ -155,6 +158,7 @@ export class RequestJournal {
       onError?: (error: unknown) => void;
     },
   ) {
+    this.clock = options.now ?? Date.now;
     db.exec(SCHEMA);
     this.stmts = {
       insert: db.prepare(`INSERT INTO api_requests
@@ -193,6 +197,8 @@ export class RequestJournal {
         );
       }
     });
+    // Rows a previous run left past the retention go at once, not after the next thousand requests.
+    this.prune();
   }
 
   /**
@@ -225,7 +231,8 @@ export class RequestJournal {
       return;
     }
     this.sincePrune += entries.length;
-    if (this.sincePrune >= PRUNE_EVERY) this.prune();
+    // By count under load; by time too, so a quiet client's old rows still leave after maxAge.
+    if (this.sincePrune >= PRUNE_EVERY || this.clock() - this.prunedAt >= PRUNE_INTERVAL_MS) this.prune();
   }
 
   /** Newest first. */
@@ -298,7 +305,8 @@ export class RequestJournal {
   prune(): number {
     this.sincePrune = 0;
     const { maxEvents, maxAge } = this.options.retention;
-    const now = (this.options.now ?? Date.now)();
+    const now = this.clock();
+    this.prunedAt = now;
     try {
       return this.stmts.pruneBeyond.run(maxEvents).changes + this.stmts.pruneBefore.run(now - maxAge).changes;
     } catch (error) {
@@ -318,8 +326,10 @@ export class RequestJournal {
   }
 }
 
-/** Entries written between two prunes. */
+/** Entries written between two prunes at most. */
 const PRUNE_EVERY = 1000;
+/** Time between two prunes at most, while entries are written (and at every open). */
+const PRUNE_INTERVAL_MS = 60_000;
 
 /** The route a path names, as filters compare it: without `/casino` and a trailing slash. */
 function routeOf(path: string): string {

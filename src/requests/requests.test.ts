@@ -192,6 +192,28 @@ describe('RequestJournal', () => {
     expect(journal.list().map((e) => e.status)).toEqual([299]);
   });
 
+  it('prunes rows past maxAge when reopened, and while a quiet client writes a row now and then', () => {
+    dir = mkdtempSync(join(tmpdir(), 'aggmock-journal-'));
+    const file = join(dir, 'aggmock.db');
+    let now = 1_700_000_000_000;
+    const retention = { maxEvents: 1000, maxAge: 3_600_000 };
+    const db = openDatabase(file);
+    const first = new RequestJournal(db, { retention, now: () => now });
+    first.append(entry({ at: now, status: 201 }));
+    first.close();
+    db.close();
+    now += 2 * 3_600_000;
+    const reopened = new RequestJournal(openDatabase(file), { retention, now: () => now });
+    expect(reopened.list()).toEqual([]);
+    // Two requests two hours apart, far fewer than the rows between two prunes by count.
+    reopened.append(entry({ at: now, status: 202 }));
+    expect(reopened.list().map((e) => e.status)).toEqual([202]);
+    now += 2 * 3_600_000;
+    reopened.append(entry({ at: now, status: 203 }));
+    expect(reopened.list().map((e) => e.status)).toEqual([203]);
+    reopened.db.close();
+  });
+
   it('writes nothing until a flush, and every read flushes first', () => {
     const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 100, maxAge: 1e12 } });
     journal.append(entry());
