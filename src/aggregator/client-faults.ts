@@ -285,15 +285,22 @@ const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
  */
 function acceptedVerdictReuse(): (accepted: AuthResult) => AuthVerdict {
   let last: AuthVerdict | undefined;
-  let lastKey = '';
+  let lastAccepted: AuthResult | undefined;
   return (accepted) => {
-    const key = `${accepted.method}:${'header' in accepted ? accepted.header : ''}:${'secretIndex' in accepted ? accepted.secretIndex : ''}`;
-    if (last === undefined || key !== lastKey) {
+    if (last === undefined || !sameAcceptance(accepted, lastAccepted as AuthResult)) {
       last = { ok: true, ...accepted };
-      lastKey = key;
+      lastAccepted = accepted;
     }
-    return last as AuthVerdict;
+    return last;
   };
+}
+
+/** The same method, key header or secret (compared field by field: a key string built per request cost more than the rest of the entry). */
+function sameAcceptance(a: AuthResult, b: AuthResult): boolean {
+  if (a.method !== b.method) return false;
+  if (a.method === 'api-key') return a.header === (b as typeof a).header;
+  if (a.method === 'hmac') return a.secretIndex === (b as typeof a).secretIndex;
+  return true;
 }
 
 /**
