@@ -339,6 +339,29 @@ describe('the journal of the client requests', () => {
     }
   });
 
+  it('loses no row on a clean stop: a burst answered just before close() and a delayed call still in flight are all on file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aggmock-requests-'));
+    const config = validateConfig({ port: 0, db: join(dir, 'aggmock.db'), catalog: { providers: 2, games: 4 } });
+    try {
+      const first = await startAggmock(config);
+      first.faults.add({ id: 'slow', match: { path: '/getallgamesandprovider' }, fault: { kind: 'delay', ms: 300 } });
+      const slow = fetch(`${first.url}/getallgamesandprovider`, { headers: HEADERS });
+      const burst = await Promise.all(
+        Array.from({ length: 200 }, () => fetch(`${first.url}/getallproviders`, { headers: HEADERS }).then((r) => r.status)),
+      );
+      expect(burst.every((status) => status === 200)).toBe(true);
+      const closed = first.close(); // within the journal's batch delay of the last reply
+      expect((await slow).status).toBe(200);
+      await closed;
+      const second = await startAggmock(config);
+      expect(second.requests.count({ path: '/getallproviders', status: 200 })).toBe(200);
+      expect(second.requests.count({ path: '/getallgamesandprovider', faultRule: 'slow', status: 200 })).toBe(1);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('records method, path, query, masked headers, body, auth verdict, reply, latency and the fault', async () => {
     aggmock.faults.add({ id: 'slow', match: { path: '/getgameurl' }, fault: { kind: 'delay', ms: 1 } });
     expect((await launch()).status).toBe(200);
