@@ -1,6 +1,6 @@
 import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { constantTimeEqual, type SigningKeys, signPayload, verifySignature } from '../signing/index.ts';
-import { hookedText } from './hooks.ts';
+import { hookedText, type SignedParts } from './hooks.ts';
 import {
   type Credentials,
   DialectRequestError,
@@ -66,17 +66,8 @@ function placedName(recipe: SignedRecipe): string | undefined {
 export function signedText(
   dialect: Dialect,
   recipe: SignedRecipe,
-  parts: {
-    method: string;
-    path: string;
-    query: string;
-    body: string | undefined;
-    params: [string, string][];
-    /** The fields as a hook sees them (see hooks.ts `SignedParts`). */
-    fields: Readonly<Record<string, unknown>>;
-    /** The request's headers, names in lower case (for a recipe that signs some of them as parameters). */
-    headers?: Readonly<Record<string, string | undefined>> | undefined;
-  },
+  /** What is signed; the headers only for a recipe that signs some of them as parameters, or a hook. */
+  parts: Omit<SignedParts, 'headers'> & { headers?: SignedParts['headers'] | undefined },
   credentials: Credentials,
 ): string {
   const placeholders = (name: string): string => {

@@ -3,11 +3,12 @@ import { readingOf, urlUnder } from '../../src/callbacks/call.ts';
 import { FakeClock } from '../../src/callbacks/clock.ts';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
+import type { StoredEvent } from '../../src/callbacks/index.ts';
 import { OUTBOX_SCHEMA_VERSION } from '../../src/callbacks/outbox.ts';
 import { seededRandom } from '../../src/callbacks/random.ts';
 import { judgeReply } from '../../src/callbacks/reply.ts';
 import { configFor, drive, engineFor, onCleanup, receiver, runCleanups, tempDbPath } from '../../src/callbacks/test-engine.ts';
-import { PLAYER, started, VENDORS } from './vendor-table.ts';
+import { betWinReplayRollback, PLAYER, started, VENDORS } from './vendor-table.ts';
 
 /**
  * The callback engine speaks vendor dialects: each event becomes a call, built and signed by the
@@ -25,32 +26,10 @@ describe.each(VENDORS)('the engine speaking $name', ({ name, receiver, credentia
     const rx = await started(receiver());
     const engine = engineFor(configFor(rx.url, { profile: name, credentials }), { clock: nowClock() });
     engine.start();
-    const call = { playerId: PLAYER.playerId, sessionToken: PLAYER.token, currency: 'EUR', gameId: 'vs20fruitsw' };
-    const bet = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 })
-      .settled;
-    const win = await engine.enqueue({
-      ...call,
-      kind: 'credit',
-      transactionId: 'tx0002',
-      referenceTransactionId: 'tx0001',
-      roundId: '1001',
-      amountMinor: 2500,
-      roundClosed: true,
-    }).settled;
-    const again = await engine.replay(bet.id).settled;
-    const bet2 = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0003', roundId: '1002', amountMinor: 2000 })
-      .settled;
-    const rollback = await engine.enqueue({
-      ...call,
-      kind: 'rollback',
-      transactionId: 'rb0003',
-      referenceTransactionId: 'tx0003',
-      roundId: '1002',
-      amountMinor: 2000,
-    }).settled;
+    const events = await betWinReplayRollback(engine, { playerId: PLAYER.playerId, sessionToken: PLAYER.token });
+    const [bet] = events as [StoredEvent];
     expect(rx.errors).toEqual([]);
-    for (const event of [bet, win, again, bet2, rollback])
-      expect({ id: event.id, status: event.status }).toEqual({ id: event.id, status: 'delivered' });
+    for (const event of events) expect({ id: event.id, status: event.status }).toEqual({ id: event.id, status: 'delivered' });
     expect(rx.balanceOf(PLAYER.playerId)).toBe('1014.50');
     // Each call went to its own path under the base URL, and the journal shows the request as sent.
     const attempts = engine.outbox.attempts(bet.id);

@@ -12,6 +12,7 @@ import { startWallet } from '../../src/wallet/index.ts';
 import { acceptsAnySignature, ignoresIdempotency, overdraws, startBuggyProxy } from '../verify/dialect-receivers.ts';
 import { failures } from '../verify/helpers.ts';
 import { startEvoplayReceiver } from './receivers/evoplay.ts';
+import { betWinReplayRollback } from './vendor-table.ts';
 
 /*
  * A user's dialect file that names a hooks module (examples/dialects/evoplay.json and its
@@ -128,29 +129,12 @@ describe('the example Evoplay dialect against an Evoplay wallet written from the
     const engine = engineFor(configFor(rx.url, { profile }), { clock: new FakeClock(Date.now()) });
     stops.push(async () => runCleanups());
     engine.start();
+    const events = await betWinReplayRollback(
+      engine,
+      { playerId: 'player01', sessionToken: PLAYERS[0]?.token },
+      'book-of-aggmock',
+    );
     const call = { playerId: 'player01', sessionToken: PLAYERS[0]?.token, currency: 'EUR', gameId: 'book-of-aggmock' };
-    const bet = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 })
-      .settled;
-    const win = await engine.enqueue({
-      ...call,
-      kind: 'credit',
-      transactionId: 'tx0002',
-      referenceTransactionId: 'tx0001',
-      roundId: '1001',
-      amountMinor: 2500,
-      roundClosed: true,
-    }).settled;
-    const again = await engine.replay(bet.id).settled;
-    const bet2 = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0003', roundId: '1002', amountMinor: 2000 })
-      .settled;
-    const refund = await engine.enqueue({
-      ...call,
-      kind: 'rollback',
-      transactionId: 'rb0003',
-      referenceTransactionId: 'tx0003',
-      roundId: '1002',
-      amountMinor: 2000,
-    }).settled;
     const tooMuch = await engine.enqueue({
       ...call,
       kind: 'debit',
@@ -159,7 +143,7 @@ describe('the example Evoplay dialect against an Evoplay wallet written from the
       amountMinor: 500_000,
     }).settled;
     expect(rx.errors).toEqual([]);
-    expect([bet, win, again, bet2, refund, tooMuch].map((e) => e.status)).toEqual([
+    expect([...events, tooMuch].map((e) => e.status)).toEqual([
       'delivered',
       'delivered',
       'delivered',

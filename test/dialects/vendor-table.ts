@@ -1,3 +1,4 @@
+import type { CallbackEngine, StoredEvent } from '../../src/callbacks/index.ts';
 import { onCleanup } from '../../src/callbacks/test-engine.ts';
 import { DEV_RSA_PUBLIC_KEY } from '../../src/dialects/index.ts';
 import { startBlueOceanReceiver } from './receivers/blueocean.ts';
@@ -94,3 +95,39 @@ export const VENDORS = [
   // Groove's documentation names no credential for its calls to the casino.
   { name: 'groove', receiver: () => startGrooveReceiver({ credentials: {}, players: [PLAYER] }), credentials: {} },
 ] as const;
+
+/**
+ * What the engine sends a vendor wallet in one sitting, each settled before the next: a bet, its win
+ * (closing the round), the bet again (a replay), a second bet and its rollback. A correct wallet
+ * accepts all five and ends 14.50 up (−10.50 + 25.00, the rolled-back 20.00 back).
+ */
+export async function betWinReplayRollback(
+  engine: CallbackEngine,
+  player: { playerId: string; sessionToken?: string | undefined },
+  gameId = 'vs20fruitsw',
+): Promise<StoredEvent[]> {
+  const call = { playerId: player.playerId, sessionToken: player.sessionToken, currency: 'EUR', gameId };
+  const bet = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0001', roundId: '1001', amountMinor: 1050 })
+    .settled;
+  const win = await engine.enqueue({
+    ...call,
+    kind: 'credit',
+    transactionId: 'tx0002',
+    referenceTransactionId: 'tx0001',
+    roundId: '1001',
+    amountMinor: 2500,
+    roundClosed: true,
+  }).settled;
+  const again = await engine.replay(bet.id).settled;
+  const bet2 = await engine.enqueue({ ...call, kind: 'debit', transactionId: 'tx0003', roundId: '1002', amountMinor: 2000 })
+    .settled;
+  const rollback = await engine.enqueue({
+    ...call,
+    kind: 'rollback',
+    transactionId: 'rb0003',
+    referenceTransactionId: 'tx0003',
+    roundId: '1002',
+    amountMinor: 2000,
+  }).settled;
+  return [bet, win, again, bet2, rollback];
+}
