@@ -13,6 +13,7 @@ import {
   dialectSchema,
   readAmount,
   readReply,
+  unknownRollbackAnswer,
   verifyRequest,
   writeAmount,
   writeReply,
@@ -715,6 +716,91 @@ describe('the dialect schema', () => {
       operations: { bet: { path: '/b', fields: {} }, win: { method: 'GET', path: '/w', fields: {} } },
     });
     expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['operations.bet.encoding']);
+  });
+});
+
+describe('reply rules a vendor sets per operation or per case', () => {
+  const redtiger = builtinDialect('redtiger');
+  const caleta = builtinDialect('caleta');
+  const refund = { operation: 'rollback' as const, currency: 'EUR' };
+
+  it("reads Red Tiger's refund balance beside result, and a stake's inside result.balance", () => {
+    const refundReply = JSON.stringify({
+      success: true,
+      result: { token: 't', id: 'RT-W1', stake: { cash: '10.50', bonus: '0.00' } },
+      balance: { cash: '1000.00', bonus: '0.50' },
+      currency: 'EUR',
+    });
+    expect(readReply(redtiger, refund, { status: 200, text: refundReply }).balance).toEqual({ kind: 'ok', minor: 100050 });
+    const stakeReply = JSON.stringify({ success: true, result: { balance: { cash: '989.50', bonus: '0.00' } } });
+    expect(readReply(redtiger, { operation: 'bet', currency: 'EUR' }, { status: 200, text: stakeReply }).balance).toEqual({
+      kind: 'ok',
+      minor: 98950,
+    });
+    // The reference wallet writes the refund's balance where Red Tiger puts it.
+    const written = writeReply(redtiger, refund, { accepted: true, balanceMinor: 4200 }, (m) => writeAmount(redtiger, 'EUR', m));
+    expect(written.body).toEqual({ success: true, balance: { cash: '42.00', bonus: '0.00' } });
+  });
+
+  it('accepts a balance path or sum on one operation, and refuses a prototype name in it', () => {
+    const base = { name: 'x', signing: { algorithm: 'none' }, operations: { win: { path: '/w', fields: {} } } } as const;
+    const parsed = dialectSchema.parse({
+      ...base,
+      operations: { ...base.operations, bet: { path: '/b', fields: {}, reply: { balance: 'data.balance' } } },
+    });
+    expect(
+      readReply(parsed, { operation: 'bet', currency: 'EUR' }, { status: 200, text: '{"data":{"balance":1.5}}' }).balance,
+    ).toEqual({ kind: 'ok', minor: 150 });
+    const proto = dialectSchema.safeParse({
+      ...base,
+      operations: { ...base.operations, bet: { path: '/b', fields: {}, reply: { balance: { sum: ['a.constructor'] } } } },
+    });
+    expect(proto.success).toBe(false);
+  });
+
+  it("reads Caleta's check reply by its status when it carries one: RS_ERROR_INVALID_TOKEN is a refusal, {token} an acceptance", () => {
+    const check = { operation: 'authenticate' as const, currency: 'EUR' };
+    const refused = readReply(caleta, check, { status: 200, text: '{"status":"RS_ERROR_INVALID_TOKEN","request_uuid":"r"}' });
+    expect(refused).toMatchObject({ verdict: 'rejected', code: 'RS_ERROR_INVALID_TOKEN', outcome: 'INVALID_TOKEN' });
+    expect(refused.token).toBeUndefined();
+    expect(readReply(caleta, check, { status: 200, text: '{"token":"tok-2"}' })).toMatchObject({
+      verdict: 'accepted',
+      token: 'tok-2',
+    });
+    expect(readReply(caleta, check, { status: 200, text: '{"status":"RS_OK","token":"tok-3"}' })).toMatchObject({
+      verdict: 'accepted',
+      token: 'tok-3',
+    });
+  });
+
+  it('says how a rollback of an unknown transaction is answered: Caleta acknowledges it, Hub88 refuses it not found', () => {
+    expect(unknownRollbackAnswer(caleta)).toBe('acknowledge');
+    expect(unknownRollbackAnswer(builtinDialect('hub88'))).toBe('not-found');
+    // A dialect without a "not found" code cannot ask for that refusal.
+    const result = dialectSchema.safeParse({
+      name: 'x',
+      signing: { algorithm: 'none' },
+      operations: { bet: { path: '/b', fields: {} }, win: { path: '/w', fields: {} } },
+      reply: { unknownRollback: 'not-found' },
+    });
+    expect(result.error?.issues[0]).toMatchObject({
+      path: ['reply', 'unknownRollback'],
+      message: expect.stringContaining('TRANSACTION_NOT_FOUND'),
+    });
+  });
+
+  it.each([
+    ['redtiger', '{"success":false,"error":{"code":301,"message":"Not authorized"}}', 400],
+    ['blueocean', '{"status":"403","msg":"PLAYER_NOT_FOUND"}', 200],
+    ['groove', '{"code":110,"status":"Operation not allowed"}', 200],
+  ])("maps %s's answer to an unknown player, and writes it", (name, text, status) => {
+    const dialect = builtinDialect(name);
+    const facts = { operation: 'bet' as const, currency: 'EUR' };
+    const read = readReply(dialect, facts, { status, text });
+    expect(read.verdict).toBe('rejected');
+    const written = writeReply(dialect, facts, { accepted: false, refusal: 'PLAYER_NOT_FOUND' }, String);
+    expect(readReply(dialect, facts, { status: written.status, text: JSON.stringify(written.body) }).code).toBe(read.code);
+    expect([dialect.reply.codes.PLAYER_NOT_FOUND].flat().map(String)).toContain(read.code);
   });
 });
 

@@ -30,6 +30,7 @@ export {
   type ReplyText,
   readReply,
   statusIn,
+  unknownRollbackAnswer,
   type WalletAnswer,
   writeReply,
 } from './reply.ts';

@@ -80,8 +80,11 @@ export function readReply(
   reply: ReplyText,
 ): ReadReply {
   const own = dialect.operations[facts.operation as Operation]?.reply;
-  const rules = own?.code === false ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
   const object = within(parseObject(reply.text), own?.root);
+  // A reply that need carry no code (Caleta's check answers {token}) is still read by its code when
+  // it carries one: {status: "RS_ERROR_INVALID_TOKEN"} is a refusal, not an acceptance.
+  const uncoded = own?.code === false && !(object && dialect.reply.code && at(object, dialect.reply.code) !== undefined);
+  const rules = uncoded ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
   const code = rules.code && object ? codeText(at(object, rules.code)) : undefined;
   const message = object
     ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
@@ -104,8 +107,8 @@ export function readReply(
           ? 'accepted'
           : 'rejected';
   }
-  const hasBalance = dialect.operations[facts.operation as Operation]?.reply?.balance !== false;
-  const balance: DialectBalance = object && hasBalance ? balanceOf(dialect, facts.currency, object) : { kind: 'none' };
+  const paths = balancePaths(dialect, facts.operation as Operation);
+  const balance: DialectBalance = object && paths ? balanceAt(dialect, facts.currency, object, paths) : { kind: 'none' };
   const echoMismatches: string[] = [];
   if (object && verdict === 'accepted') {
     for (const [fact, path] of Object.entries(rules.echo)) {
@@ -143,9 +146,29 @@ function signalsError(value: unknown): boolean {
   return value === true;
 }
 
-/** The balance a reply carries: one member, or the sum of the members present (cash + bonus). */
-export function balanceOf(dialect: Dialect, currency: string, object: Record<string, unknown>): DialectBalance {
-  const paths = typeof dialect.reply.balance === 'string' ? [dialect.reply.balance] : dialect.reply.balance.sum;
+/**
+ * Where an operation's reply has its balance: the dialect's paths, or the operation's own (Red
+ * Tiger's refund puts it beside `result`); undefined when that reply carries none (Pragmatic's refund).
+ */
+export function balancePaths(dialect: Dialect, operation: Operation): string[] | undefined {
+  const own = dialect.operations[operation]?.reply?.balance;
+  if (own === false) return undefined;
+  const spec = own === undefined || own === true ? dialect.reply.balance : own;
+  return typeof spec === 'string' ? [spec] : spec.sum;
+}
+
+/** The balance a reply to a call of `operation` carries: one member, or the sum of the members present (cash + bonus). */
+export function balanceOf(
+  dialect: Dialect,
+  currency: string,
+  object: Record<string, unknown>,
+  operation: Operation = 'bet',
+): DialectBalance {
+  const paths = balancePaths(dialect, operation);
+  return paths ? balanceAt(dialect, currency, object, paths) : { kind: 'none' };
+}
+
+function balanceAt(dialect: Dialect, currency: string, object: Record<string, unknown>, paths: string[]): DialectBalance {
   let total: number | undefined;
   for (const path of paths) {
     const raw = at(object, path);
@@ -155,6 +178,14 @@ export function balanceOf(dialect: Dialect, currency: string, object: Record<str
     total = (total ?? 0) + minor;
   }
   return total === undefined ? { kind: 'none' } : { kind: 'ok', minor: total };
+}
+
+/**
+ * How a correct wallet answers a rollback of a transaction it never saw: the dialect's rule, or
+ * where the vendor says neither, a refusal when the wire has a "not found" code for it.
+ */
+export function unknownRollbackAnswer(dialect: Dialect): 'not-found' | 'acknowledge' {
+  return dialect.reply.unknownRollback ?? (dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined ? 'acknowledge' : 'not-found');
 }
 
 /** What a correct wallet answers: acceptance with the balance, or a refusal with aggmock's name for it. */
@@ -197,9 +228,8 @@ export function writeReply(
     if (value !== undefined) set(rules.code, value);
     else if (!answer.accepted) set(rules.code, answer.refusal);
   }
-  const hasBalance = dialect.operations[facts.operation as Operation]?.reply?.balance !== false;
-  if (hasBalance && answer.balanceMinor !== undefined) {
-    const paths = typeof rules.balance === 'string' ? [rules.balance] : rules.balance.sum;
+  const paths = balancePaths(dialect, facts.operation as Operation);
+  if (paths && answer.balanceMinor !== undefined) {
     paths.forEach((path, i) => {
       set(path, write(i === 0 ? (answer.balanceMinor as number) : 0));
     });

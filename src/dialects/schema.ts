@@ -219,6 +219,10 @@ export const replyPath = z
     message: 'a path may not name __proto__, prototype or constructor',
   });
 
+/** Where a reply's balance is: one member, or the members that add up to it (cash + bonus). */
+const balanceSpec = z.union([replyPath, z.strictObject({ sum: z.array(replyPath).min(1).max(4) })]);
+export type BalanceSpec = z.infer<typeof balanceSpec>;
+
 /** One operation's request. */
 export const operationSchema = z.strictObject({
   method: httpMethod.default('POST'),
@@ -236,8 +240,18 @@ export const operationSchema = z.strictObject({
   /** Overrides of the dialect's reply rules for this operation (Pragmatic's refund reply has no balance). */
   reply: z
     .strictObject({
-      balance: z.boolean().optional().describe('false: this reply carries no balance'),
-      code: z.boolean().optional().describe('false: this reply carries no outcome code; a JSON object in a 2xx is an acceptance'),
+      balance: z
+        .union([z.boolean(), balanceSpec])
+        .optional()
+        .describe(
+          'false: this reply carries no balance; a path or {sum}: where this reply has it, instead of reply.balance (Red Tiger\u2019s refund puts it beside result)',
+        ),
+      code: z
+        .boolean()
+        .optional()
+        .describe(
+          'false: this reply need carry no outcome code: a JSON object in a 2xx without one is an acceptance; one that carries a code is read by it',
+        ),
       token: z
         .string()
         .max(128)
@@ -295,8 +309,7 @@ export const replySchema = z.strictObject({
     })
     .optional()
     .describe('a success flag, when the wire has one'),
-  balance: z
-    .union([replyPath, z.strictObject({ sum: z.array(replyPath).min(1).max(4) })])
+  balance: balanceSpec
     .default('balance')
     .describe('where the balance is, or the members that add up to it (cash + bonus)'),
   message: z.array(replyPath).default(['message', 'description', 'msg']),
@@ -308,6 +321,12 @@ export const replySchema = z.strictObject({
     .partialRecord(z.enum(OUTCOME_CODES), z.number().int().min(200).max(799))
     .default({})
     .describe('the HTTP status a wallet answers each refusal with (default 200); the reference wallet writes them'),
+  unknownRollback: z
+    .enum(['not-found', 'acknowledge'])
+    .optional()
+    .describe(
+      'what a rollback of a transaction the wallet never saw is answered with: the TRANSACTION_NOT_FOUND refusal, or an acknowledgement with the balance unchanged (Caleta); absent: the vendor says neither, and either is correct',
+    ),
   duplicates: z
     .enum(['same-reply', 'same-outcome', 'current-balance'])
     .default('same-reply')
@@ -393,6 +412,12 @@ export const dialectSchema = z
           message: 'a query-string request is a GET or a DELETE',
         });
     }
+    if (dialect.reply.unknownRollback === 'not-found' && dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reply', 'unknownRollback'],
+        message: '"not-found" needs reply.codes.TRANSACTION_NOT_FOUND (the code such a refusal carries)',
+      });
     const recipe = dialect.signing;
     if ('key' in recipe && recipe.key && !(recipe.key in dialect.credentials))
       ctx.addIssue({

@@ -156,8 +156,10 @@ export interface ReadReply {
   status?: number;
   /** What the judge made of it; `none` when no answer came. */
   verdict: ReplyVerdict | 'none';
-  /** The `error` code of a rejection. */
+  /** The `error` code of a rejection (under a vendor dialect, aggmock's name for it when the dialect maps one). */
   error?: string;
+  /** A vendor dialect: the wallet's own code as it wrote it ("403", "RS_ERROR_UNKNOWN"). */
+  code?: string;
   /** `balance` from ANY reply that carries one, decoded to minor units; undefined when absent or unreadable. */
   balanceMinor?: number;
   /** The raw `balance` value, to show in messages. */

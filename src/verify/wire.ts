@@ -39,6 +39,11 @@ export interface VerifyWire {
   codec(currency?: string): AmountCodec;
   /** The wallet's code for one of aggmock's refusals; undefined when the wire has none of its own (any refusal will do). */
   code(name: OutcomeCode): string | undefined;
+  /**
+   * The wallet codes a refusal for any of these reasons may carry (a reply's `code`), whether or not
+   * other refusals share them (Blue Ocean's "403"); undefined when one of them has no code (any refusal will do).
+   */
+  codesOf(names: readonly OutcomeCode[]): string[] | undefined;
   /** Whether a refusal must name its code (a wire with codes). */
   codedReplies: boolean;
   carries(source: ValueSource): boolean;
@@ -68,6 +73,10 @@ function profileWire(callbacks: CallbacksConfig): VerifyWire {
     currency: wire.currency,
     codec: (currency) => wire.codec(currency),
     code: (name) => ((WIRE_REPLY_CODES as readonly string[]).includes(name) ? wire.code(name as WireReplyCode) : undefined),
+    codesOf(names) {
+      const codes = names.map((name) => this.code(name));
+      return codes.includes(undefined) ? undefined : (codes as string[]);
+    },
     codedReplies: wire.definition.reply.codes !== undefined,
     carries: (source) => wire.carries(source),
     fieldOf: (kind, source) => wire.fieldOf(kind, source),
@@ -98,6 +107,10 @@ function dialectWire(callbacks: CallbacksConfig): VerifyWire {
       return { format: codec.format, as: codec.as, exponent: codec.currencyExponent };
     },
     code: (name) => (distinctCode(dialect, name) ? name : undefined),
+    codesOf: (names) => {
+      const lists = names.map((name) => codeList(dialect, name));
+      return lists.some((l) => l.length === 0) ? undefined : [...new Set(lists.flat())];
+    },
     codedReplies: dialect.reply.code !== undefined,
     carries: (source) => {
       const fact = FACT_OF_SOURCE[source];
@@ -115,10 +128,15 @@ function dialectWire(callbacks: CallbacksConfig): VerifyWire {
  * refusal be told apart by its code (Blue Ocean answers "403" to a bad key and to a lack of funds).
  */
 export function distinctCode(dialect: Dialect, outcome: OutcomeCode): boolean {
-  const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).map(String);
-  const mine = list(dialect.reply.codes[outcome]);
-  const others = OUTCOME_CODES.filter((name) => name !== outcome).flatMap((name) => list(dialect.reply.codes[name]));
+  const mine = codeList(dialect, outcome);
+  const others = OUTCOME_CODES.filter((name) => name !== outcome).flatMap((name) => codeList(dialect, name));
   return mine.length > 0 && mine.every((code) => !others.includes(code));
+}
+
+/** The dialect's codes for one outcome, as text (how a reply's code is read). */
+function codeList(dialect: Dialect, outcome: OutcomeCode): string[] {
+  const value = dialect.reply.codes[outcome];
+  return (value === undefined ? [] : Array.isArray(value) ? value : [value]).map(String);
 }
 
 /** The facts a dialect's money calls write somewhere (fields, headers, paths). */

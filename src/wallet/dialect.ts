@@ -28,6 +28,7 @@ import {
   type ReceivedRequest,
   recogniseCall,
   type SignOptions,
+  unknownRollbackAnswer,
   verifyRequest,
   type WalletAnswer,
   writeAmount,
@@ -289,12 +290,12 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   if (seen && answer.accepted && dialect.reply.duplicates !== 'same-reply' && now !== undefined)
     return render(dialect, known, { accepted: true, balanceMinor: now });
   // A rollback of a bet the wallet never saw: remembered (a late bet is not charged), and answered
-  // "not found" where the dialect has a code for it, else acknowledged.
+  // as the dialect says (Caleta acknowledges it; Hub88 refuses it "not found").
   if (
     unknownBet &&
     answer.accepted &&
     answer.balanceMinor === balance &&
-    dialect.reply.codes.TRANSACTION_NOT_FOUND !== undefined &&
+    unknownRollbackAnswer(dialect) === 'not-found' &&
     store.findTransaction(event.playerId, 'ROLLBACK', event.transactionId)?.status === 'tombstone'
   )
     return render(

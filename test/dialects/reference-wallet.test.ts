@@ -240,27 +240,12 @@ const KNOWN_DISAGREEMENTS: Record<string, Record<string, string>> = {
     // repeated request_uuid; for a repeated transaction_uuid with a new request_uuid the docs are silent.
     'duplicate bet': 'wallet answers balance 98950 | receiver 101450',
   },
-  caleta: {
-    // Caleta (valkyrie: "Caleta prefers that Valkyrie just returns OK") acknowledges a rollback of a bet it
-    // never saw; the wallet answers TRANSACTION_NOT_FOUND because the dialect maps a code for it and has no
-    // field that says otherwise. The receiver is right; the dialect needs a rule for it.
-    'rollback of an unknown bet': 'wallet rejected TRANSACTION_NOT_FOUND; holds 101450 | receiver accepted; holds 101450',
-  },
-  blueocean: {
-    // Blue Ocean documents no code for an unknown player and the dialect maps none: the wallet writes
-    // PLAYER_NOT_FOUND in status (a refusal with no outcome); the receiver chose "403", which the dialect
-    // reads as INVALID_SIGNATURE (it shares "403" with INSUFFICIENT_FUNDS). Both refuse and move nothing.
-    'bet of an unknown player': 'wallet rejected; holds 101450 | receiver rejected INVALID_SIGNATURE; holds 101450',
-  },
   groove: {
-    // Groove's appendix gives an unknown account 110 ("operation not allowed"), which the dialect reads as
-    // ALREADY_SETTLED; the wallet refuses the token that is not the named player's with INVALID_TOKEN.
-    'bet of an unknown player': 'wallet rejected INVALID_TOKEN; holds 101450 | receiver rejected ALREADY_SETTLED; holds 101450',
-  },
-  redtiger: {
-    // Red Tiger answers an unknown token with 301 (not authorized), which the dialect does not map; the
-    // wallet has no code for INVALID_TOKEN in this dialect and answers its invalid request (200).
-    'bet of an unknown player': 'wallet rejected INVALID_REQUEST; holds 101450 | receiver rejected; holds 101450',
+    // Both refuse a bet of a player neither knows, carrying a session token neither issued, with a code
+    // Groove documents: the receiver looks the account up first (110, which the appendix gives an unknown
+    // account), the wallet checks the session first, as it does on every dialect that checks tokens on
+    // bets (1000 "Not logged on"). verify's unknown-player check accepts either.
+    'bet of an unknown player': 'wallet rejected INVALID_TOKEN; holds 101450 | receiver rejected PLAYER_NOT_FOUND; holds 101450',
   },
 };
 

@@ -57,21 +57,6 @@ async function withBug(d: DialectUnderTest, bug: (config: AggmockConfig) => Plan
   return verify(d, proxy.url, only);
 }
 
-/**
- * Red Tiger's refund reply carries its balance beside `result` (the receiver, from valkyrie's
- * models), where the built-in redtiger dialect reads `result.balance` for every call: verify
- * reports the checks that read a refund's balance. A finding on the dialect, not on verify.
- */
-const KNOWN_DIALECT_FINDINGS: Record<string, string[]> = {
-  redtiger: [
-    'rollback-restores',
-    'duplicate-rollback',
-    'debit-retry-after-rollback',
-    'second-rollback-new-id',
-    'rollback-amount-mismatch',
-  ],
-};
-
 describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an independent $dialect wallet', (d) => {
   const signed = builtinDialect(d.dialect).signing.algorithm !== 'none';
 
@@ -83,7 +68,7 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
       const failed = Object.keys(failures(outcome)).sort();
       expect({ round, failed, cause: outcome.report?.firstCause?.summary }).toEqual({
         round,
-        failed: [...(KNOWN_DIALECT_FINDINGS[d.dialect] ?? [])].sort(),
+        failed: [],
         cause: undefined,
       });
       const results = outcome.report?.results ?? [];
@@ -100,7 +85,7 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
       }
     }
     // Every player is left with what it had (the checks put back what they moved).
-    if (!KNOWN_DIALECT_FINDINGS[d.dialect]) expect(RECEIVER_PLAYERS.map((p) => receiver.balanceOf(p.playerId))).toEqual(opening);
+    expect(RECEIVER_PLAYERS.map((p) => receiver.balanceOf(p.playerId))).toEqual(opening);
   });
 
   it('catches a wallet that ignores idempotency (a repeat reaches it with a fresh transaction id)', async () => {
@@ -123,4 +108,56 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
       ]);
       expect(failures(outcome)).toHaveProperty('wrong-secret', expect.stringMatching(/signed with a wrong secret/));
     });
+});
+
+describe('aggmock verify holds a wallet to what its vendor documents', () => {
+  const under = (name: string) => DIALECTS_UNDER_TEST.find((d) => d.dialect === name) as DialectUnderTest;
+
+  it('fails a Caleta wallet that refuses a rollback of a bet it never saw (Caleta wants it acknowledged)', async () => {
+    const caleta = under('caleta');
+    // A Hub88-style wallet: a rollback whose bet it never took is refused RS_ERROR_TRANSACTION_DOES_NOT_EXIST.
+    const bets = new Set<string>();
+    const outcome = await withBug(
+      caleta,
+      () => ({
+        reply(req, reply) {
+          const body = req.body ? (JSON.parse(req.body) as Record<string, unknown>) : {};
+          if (req.path === '/wallet/bet') bets.add(String(body.transaction_uuid));
+          if (req.path !== '/wallet/rollback' || bets.has(String(body.reference_transaction_uuid))) return reply;
+          return {
+            status: 200,
+            body: JSON.stringify({ status: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', request_uuid: body.request_uuid }),
+          };
+        },
+      }),
+      ['rollback-unknown'],
+    );
+    expect(failures(outcome)).toHaveProperty('rollback-unknown', expect.stringMatching(/caleta dialect acknowledges it/));
+  });
+
+  it('fails a Blue Ocean wallet that answers an unknown player with a status Blue Ocean does not give a refusal', async () => {
+    const outcome = await withBug(
+      under('blueocean'),
+      () => ({
+        reply: (_req, reply) =>
+          reply.body.includes('PLAYER_NOT_FOUND') ? { status: 200, body: '{"status":"404","msg":"PLAYER_NOT_FOUND"}' } : reply,
+      }),
+      ['unknown-player'],
+    );
+    expect(failures(outcome)).toHaveProperty('unknown-player', expect.stringContaining('{status:"403"}'));
+  });
+
+  it('fails a Red Tiger wallet that answers an unknown player with "insufficient funds"', async () => {
+    const outcome = await withBug(
+      under('redtiger'),
+      () => ({
+        reply: (_req, reply) =>
+          reply.body.includes('"code":301')
+            ? { status: 400, body: '{"success":false,"error":{"code":304,"message":"Insufficient funds"}}' }
+            : reply,
+      }),
+      ['unknown-player'],
+    );
+    expect(failures(outcome)).toHaveProperty('unknown-player', expect.stringContaining(`{error.code:"301"}`));
+  });
 });

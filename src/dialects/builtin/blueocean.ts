@@ -39,7 +39,8 @@ export const BLUEOCEAN: DialectInput = {
     },
   ],
   unknown: [
-    'A refusal for lack of funds and a bad key both answer status "403"; aggmock tells them apart only by msg.',
+    'A refusal for lack of funds, a bad key and an unknown player all answer status "403"; aggmock tells them apart only by msg.',
+    'No code of its own for an unknown player: the docs give a debit three answers (200, 500, 403 refusal); aggmock expects the refusal, "403".',
     'Whether a rollback carries currency (some versions add it); aggmock sends it.',
   ],
   credentials: {
@@ -73,7 +74,10 @@ export const BLUEOCEAN: DialectInput = {
     code: 'status',
     ok: '200',
     retryCodes: ['500'],
-    codes: { INSUFFICIENT_FUNDS: '403', INVALID_SIGNATURE: '403', TRANSACTION_NOT_FOUND: '404' },
+    // "External service can respond with 3 type of status codes. 200 for success, 500 service error
+    // and 403 for debit transaction refusal" (Seamless player debit callback): an unknown player is
+    // such a refusal. The docs name no code of its own for it.
+    codes: { INSUFFICIENT_FUNDS: '403', INVALID_SIGNATURE: '403', PLAYER_NOT_FOUND: '403', TRANSACTION_NOT_FOUND: '404' },
     balance: 'balance',
     message: ['msg'],
     duplicates: 'same-reply',

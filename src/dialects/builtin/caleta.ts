@@ -58,7 +58,9 @@ export const CALETA: DialectInput = {
     authenticate: {
       path: '/wallet/check',
       fields: { token: { from: 'sessionToken' }, request_uuid: { from: 'requestId' } },
-      // The check answers only {token}: the launch token swapped for the one later calls carry.
+      // The check answers {token} (the OAS's inline_response_200_1): the launch token swapped for the
+      // one later calls carry. A refusal still carries its status (RS_ERROR_INVALID_TOKEN: "when
+      // token never existed"), and is read by it.
       reply: { code: false, balance: false, token: 'token' },
     },
     balance: {
@@ -110,6 +112,11 @@ export const CALETA: DialectInput = {
     balance: 'balance',
     message: [],
     echo: { requestId: 'request_uuid' },
+    // RS_ERROR_TRANSACTION_DOES_NOT_EXIST is for a win whose bet is unknown (the OAS, status); a
+    // rollback of an unknown bet is acknowledged with the balance: "Caleta prefers that Valkyrie just
+    // returns OK and balance (idempotent) in these cases" (valkyrie provider/caleta/test/
+    // caleta_integration_test.go, Test_Rollback_Missing_Referenced_Transaction).
+    unknownRollback: 'acknowledge',
     duplicates: 'same-outcome',
   },
 };

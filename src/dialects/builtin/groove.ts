@@ -47,7 +47,6 @@ export const GROOVE: DialectInput = {
     'The Groove game id: aggmock sends the call\u2019s game id, or 80102 (the documentation\u2019s example).',
     'Free rounds (frbid) and CMA fields (game_mode, order): aggmock sends none of them.',
     'Groove resends a result or a rollback on any code but success (and 102 or 110 for a rollback); aggmock cannot say a retry rule per call, so it retries none of those codes.',
-    'Which code an unknown account gets: the appendix lists none for it.',
     'Whether a rollback\u2019s success is code 200 (every example) or 0 (the rollback page\u2019s words): aggmock reads both as success and writes 200.',
   ],
   credentials: {},
@@ -140,6 +139,9 @@ export const GROOVE: DialectInput = {
       INSUFFICIENT_FUNDS: 1006,
       TRANSACTION_NOT_FOUND: 102,
       ALREADY_SETTLED: 110,
+      // The appendix's 110 "Operation not allowed" covers an unknown account too (and a negative
+      // amount, a bad gamestatus), so it is the refusal of an unknown player; shared with ALREADY_SETTLED.
+      PLAYER_NOT_FOUND: 110,
       DUPLICATE_TRANSACTION: 400,
       // 1000 Not logged on, 1003 Authentication failed: the session is not (or no longer) the account's.
       INVALID_TOKEN: [1000, 1003],

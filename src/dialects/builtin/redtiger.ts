@@ -27,7 +27,11 @@ export const REDTIGER: DialectInput = {
     'Red Tiger\'s seamless wallet: /auth, /stake, /payout and /refund with Authorization: Basic <api key>; amounts as strings ("10.00"); ' +
     'replies {success: true, result: {balance: {cash, bonus}}}; errors HTTP 400 {success: false, error: {code, message}}.',
   sources: [
-    { title: 'valkyrie-fnd/valkyrie provider/redtiger (router, middleware, models, errors, model_mapper)', grade: 'secondary' },
+    {
+      title: 'valkyrie-fnd/valkyrie provider/redtiger (router, middleware, models, errors, model_mapper, test/integration_test)',
+      url: 'https://github.com/valkyrie-fnd/valkyrie/tree/fe49faae254f20311af90157952f9c365779768a/provider/redtiger',
+      grade: 'secondary',
+    },
   ],
   unknown: [
     'The vendor documents are behind a login; fields follow an open-source implementation.',
@@ -63,16 +67,22 @@ export const REDTIGER: DialectInput = {
     rollback: {
       path: '/refund',
       fields: { ...base, transaction: { object: { id: { from: 'betTransactionId' }, stake: { from: 'amount' } } }, game, round },
+      // The refund's reply has its balance (and currency) beside `result`, not in it: valkyrie
+      // provider/redtiger/models.go, RefundResponseWrapper {success, result{token, id, stake}, balance, currency}.
+      reply: { balance: { sum: ['balance.cash', 'balance.bonus'] } },
     },
   },
   reply: {
     status: { retry: ['408', '429', '5xx'], answer: ['2xx'] },
     code: 'error.code',
     success: { path: 'success', equals: true },
+    // errors.go maps an unknown user and an unknown session to 301 "not authorized" (test/
+    // integration_test.go: userId "invalid-user" → NotAuthorized) and an unknown account to 302.
     codes: {
       INVALID_SIGNATURE: 100,
       INVALID_REQUEST: 200,
-      PLAYER_NOT_FOUND: 302,
+      PLAYER_NOT_FOUND: [301, 302],
+      INVALID_TOKEN: 301,
       INSUFFICIENT_FUNDS: 304,
       WRONG_CURRENCY: 305,
       TRANSACTION_NOT_FOUND: 400,
@@ -82,6 +92,7 @@ export const REDTIGER: DialectInput = {
       INVALID_SIGNATURE: 400,
       INVALID_REQUEST: 400,
       PLAYER_NOT_FOUND: 400,
+      INVALID_TOKEN: 400,
       INSUFFICIENT_FUNDS: 400,
       WRONG_CURRENCY: 400,
       TRANSACTION_NOT_FOUND: 400,

@@ -44,7 +44,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
   },
   {
     id: 'rollback-unknown',
-    rule: 'A ROLLBACK of a transaction the wallet never saw moves no money: 2xx {balance} unchanged, or {error:"TRANSACTION_NOT_FOUND"} (4xx or 2xx).',
+    rule: 'A ROLLBACK of a transaction the wallet never saw moves no money: 2xx {balance} unchanged, or {error:"TRANSACTION_NOT_FOUND"} (4xx or 2xx); under a vendor dialect that says which, that one.',
     hint:
       'When the DEBIT is unknown (aggmock sends such rollbacks when a DEBIT timed out), move no money and answer either 2xx with ' +
       'the current balance or {"error":"TRANSACTION_NOT_FOUND"}; both are final. Never a 5xx: that makes aggmock retry it for an hour.',
@@ -62,7 +62,14 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const balance = marker.reply.balanceMinor;
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
       const how = ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
-      if (how === 'rejected') ctx.expectRejection(unknown, 'TRANSACTION_NOT_FOUND', 'the ROLLBACK of an unknown transaction');
+      // A vendor that says how it is answered (Caleta acknowledges it, Hub88 refuses it) is held to that.
+      const rule = ctx.isVendor ? ctx.wire.dialect.reply.unknownRollback : undefined;
+      if (rule === 'acknowledge' && how === 'rejected')
+        fail(
+          `the ROLLBACK of an unknown transaction: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(unknown.exchange)}`,
+        );
+      if (how === 'rejected' || rule === 'not-found')
+        ctx.expectRejection(unknown, 'TRANSACTION_NOT_FOUND', 'the ROLLBACK of an unknown transaction');
       const after = await ctx.debit('DEBIT 0.01 (reads the balance again)', p, 1);
       if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
       ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');
