@@ -110,15 +110,22 @@ export interface AttemptRequest {
 
 /**
  * The request of one attempt, re-signed from the event's facts at `startedAt`. The body is built
- * from the same facts on every attempt, so a retry carries the same bytes (and the same requestId)
- * as the first try; only the signature's timestamp is fresh.
+ * from the same facts on every attempt, so a retry carries the same ids (requestId, transaction
+ * id) and the call's own time as the first try; what is fresh is the signature's timestamp and
+ * what a wire says is the attempt's own (`sentTimestamp…`, a derived nonce: Slotegrator's
+ * X-Timestamp and X-Nonce), so a wallet that checks freshness does not refuse a late retry.
+ * A profile uses neither: its retries are the same bytes.
  */
 export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
   const standardWebhooks = !isVendorDialect(cfg) && wireOf(cfg).signingScheme === 'standard-webhooks';
-  const req = renderCall(cfg, callFactsOf(event, cfg), {
-    signedAt: startedAt,
-    ...(standardWebhooks ? { messageId: webhookMessageId(event) } : {}),
-  });
+  const req = renderCall(
+    cfg,
+    { ...callFactsOf(event, cfg), sentAt: startedAt },
+    {
+      signedAt: startedAt,
+      ...(standardWebhooks ? { messageId: webhookMessageId(event) } : {}),
+    },
+  );
   const { 'content-type': contentType, ...rest } = req.headers;
   const headers: Record<string, string> = {
     ...(contentType === undefined ? {} : { 'Content-Type': contentType }),

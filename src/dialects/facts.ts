@@ -469,13 +469,19 @@ function describeAmounts(dialect: Dialect): string {
   return `${format === 'minor' ? 'an integer of minor units' : 'a decimal'} as a ${as}${exponent === undefined ? '' : ` with ${exponent} decimals`}`;
 }
 
+/** When the call was made, from the time it carries (the call's own, else the attempt's). */
 function timeOf(read: Map<Fact, unknown>): number | undefined {
-  const ms = read.get('timestampMs');
-  if (ms !== undefined && Number.isFinite(Number(ms))) return Number(ms);
-  const seconds = read.get('timestampSeconds');
-  if (seconds !== undefined && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
-  const iso = read.get('timestamp');
-  if (typeof iso === 'string' && !Number.isNaN(Date.parse(iso))) return Date.parse(iso);
+  for (const [ms, seconds, iso] of [
+    ['timestampMs', 'timestampSeconds', 'timestamp'],
+    ['sentTimestampMs', 'sentTimestampSeconds', 'sentTimestamp'],
+  ] as const) {
+    const m = read.get(ms);
+    if (m !== undefined && Number.isFinite(Number(m))) return Number(m);
+    const s = read.get(seconds);
+    if (s !== undefined && Number.isFinite(Number(s))) return Number(s) * 1000;
+    const i = read.get(iso);
+    if (typeof i === 'string' && !Number.isNaN(Date.parse(i))) return Date.parse(i);
+  }
   return undefined;
 }
 

@@ -30,11 +30,13 @@ export interface CallFacts {
   requestId?: string | undefined;
   /**
    * A string used once, new on every attempt (retries included). Absent: derived from the call's
-   * id and `createdAt`, which a retry renews (32 hex characters).
+   * id and the attempt's time (`sentAt`), which a retry renews (32 hex characters).
    */
   nonce?: string | undefined;
   /** ms epoch of the call. */
   createdAt: number;
+  /** ms epoch of this attempt (a retry's own time); absent: `createdAt`. */
+  sentAt?: number | undefined;
 }
 
 /** A credential by the vendor's name → its value (a secret, a PEM private key, an id). */
@@ -82,6 +84,12 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
       return Math.floor(facts.createdAt / 1000);
     case 'timestampMs':
       return facts.createdAt;
+    case 'sentTimestamp':
+      return new Date(facts.sentAt ?? facts.createdAt).toISOString();
+    case 'sentTimestampSeconds':
+      return Math.floor((facts.sentAt ?? facts.createdAt) / 1000);
+    case 'sentTimestampMs':
+      return facts.sentAt ?? facts.createdAt;
     case 'bonusKind':
       return facts.bonus?.kind;
     case 'bonusId':
@@ -98,7 +106,10 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
 /** A nonce from what a call already has: its id and the attempt's time, hashed (deterministic: a replay of a run is the same run). */
 function derivedNonce(facts: CallFacts): string {
   const id = facts.requestId ?? facts.transactionId ?? `${facts.operation}:${facts.playerId}`;
-  return createHash('sha256').update(`${id}|${facts.createdAt}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${id}|${facts.sentAt ?? facts.createdAt}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function renderField(dialect: Dialect, facts: CallFacts, credentials: Credentials, field: Field): Rendered | undefined {

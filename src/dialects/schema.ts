@@ -37,7 +37,10 @@ export const MONEY_OPERATIONS: Readonly<Partial<Record<Operation, 'debit' | 'cre
  * amount, `betAmount`/`winAmount` split a round body; `betTransactionId` is the bet a win or a
  * rollback refers to; `sessionToken` is the launch's token; `requestId` identifies one call (the
  * same on every retry of it, so a wallet can answer a retry with the first reply); `nonce` is used
- * once: a new one on every attempt, retries included (Slotegrator's X-Nonce).
+ * once: a new one on every attempt, retries included (Slotegrator's X-Nonce). `timestamp…` is when
+ * the call was made, the same on every retry; `sentTimestamp…` is when this attempt is sent, for a
+ * wire that checks a request's freshness or signs its time (Slotegrator's X-Timestamp): a late retry
+ * is not refused as stale.
  */
 export const FACTS = [
   'operation',
@@ -57,6 +60,9 @@ export const FACTS = [
   'timestamp',
   'timestampSeconds',
   'timestampMs',
+  'sentTimestamp',
+  'sentTimestampSeconds',
+  'sentTimestampMs',
   'bonusKind',
   'bonusId',
   'sessionToken',

@@ -310,7 +310,8 @@ export class CheckContext {
     let read: DialectReadReply | undefined;
     try {
       for (let attempt = 1; ; attempt++) {
-        const sent = { ...facts, createdAt: Date.now() };
+        // As the engine sends attempts: the call's time and ids fixed, the attempt's own time fresh.
+        const sent = { ...facts, sentAt: Date.now() };
         // A changed amount carries the signature of the same request as it was signed, before the change.
         const { signedAs, ...rest } = forgery;
         const signatureOf = signedAs === undefined ? rest.signatureOf : { ...sent, ...signedAs };

@@ -89,6 +89,44 @@ describe('a call across retries', () => {
     expect(reopened.outbox.attempts(event.id).map((a) => a.requestPath)).toEqual(['/transaction/bet', '/transaction/bet']);
   });
 
+  it('sends each Slotegrator attempt with its own X-Timestamp and X-Nonce, the ids and the body unchanged, so a late retry is not stale', async () => {
+    let answered = 0;
+    const rx = await receiver((req) => {
+      answered++;
+      if (answered === 1) return { status: 503, body: 'busy' };
+      return { status: 200, body: { balance: 990.5, transaction_id: new URLSearchParams(req.body).get('transaction_id') } };
+    });
+    const clock = new FakeClock();
+    const engine = engineFor(configFor(rx.url, { profile: 'slotegrator' }), { clock });
+    engine.start();
+    const { settled } = engine.enqueue({
+      kind: 'debit',
+      playerId: 'player01',
+      sessionToken: PLAYER.token,
+      transactionId: 'tx0001',
+      amountMinor: 100,
+    });
+    const event = await drive(engine, clock, settled);
+    expect(event.status).toBe('delivered');
+    const attempts = engine.outbox.attempts(event.id);
+    expect(attempts).toHaveLength(2);
+    const [first, second] = rx.requests;
+    // Each attempt is stamped when it is sent, not when the bet was made.
+    const header = (h: Record<string, string>, name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+    expect(attempts.map((a) => Number(header(a.requestHeaders, 'x-timestamp')))).toEqual(
+      attempts.map((a) => Math.floor(a.startedAt / 1000)),
+    );
+    expect([first, second].map((r) => Number(r?.headers['x-timestamp']))).toEqual(
+      attempts.map((a) => Math.floor(a.startedAt / 1000)),
+    );
+    expect(Number(second?.headers['x-timestamp'])).toBeGreaterThan(Number(first?.headers['x-timestamp']));
+    expect(second?.headers['x-nonce']).not.toBe(first?.headers['x-nonce']);
+    expect(second?.headers['x-sign']).not.toBe(first?.headers['x-sign']);
+    // The call itself is the same: its transaction id, its session and every field of its body.
+    expect(second?.body).toBe(first?.body);
+    expect(new URLSearchParams(second?.body).get('transaction_id')).toBe('tx0001');
+  });
+
   it('retries a Pragmatic reply whose code asks for it (error 100 in a 200) and reads cash + bonus as the balance', async () => {
     let answered = 0;
     const rx = await receiver(() => {

@@ -11,7 +11,8 @@ import type { DialectInput, Field } from '../schema.ts';
 /** The members every request carries. */
 const envelope = (type: string): Record<string, Field> => ({
   type: { const: type },
-  dtsent: { from: 'timestamp' },
+  // "dt sent": when this request is sent (a retry's own time); dtevent stays the event's.
+  dtsent: { from: 'sentTimestamp' },
   auth: { object: { brandid: { credential: 'brandId' }, passkey: { credential: 'passkey' } } },
 });
 

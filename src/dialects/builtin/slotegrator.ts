@@ -74,7 +74,9 @@ export const SLOTEGRATOR: DialectInput = {
     encoding: 'form',
     headers: {
       'X-Merchant-Id': { credential: 'merchantId' },
-      'X-Timestamp': { from: 'timestampSeconds' },
+      // The time of this attempt: the wallet refuses an X-Timestamp outside its window (30 s in the
+      // Laravel client, ±5 min at SoftBet), so a retry carries its own, as it carries a new X-Nonce.
+      'X-Timestamp': { from: 'sentTimestampSeconds' },
       'X-Nonce': { from: 'nonce' },
     },
   },
