@@ -23,15 +23,19 @@ export interface AttemptInFlight {
   request: AttemptRequest;
 }
 
-/** The request columns of a journal row: method and path only when they say more than "POST to the base URL". */
+/**
+ * The request columns of a journal row, credentials masked: method and path only when they say
+ * more than "POST to the base URL".
+ */
 function requestParts(
   request: AttemptRequest,
 ): Pick<Attempt, 'requestHeaders' | 'requestBody' | 'requestMethod' | 'requestPath'> {
+  const { shown } = request;
   return {
-    requestHeaders: request.headers,
-    requestBody: request.body,
+    requestHeaders: shown.headers,
+    requestBody: shown.body,
     ...(request.method === 'POST' ? {} : { requestMethod: request.method }),
-    ...(request.path === '' ? {} : { requestPath: request.path }),
+    ...(shown.path === '' ? {} : { requestPath: shown.path }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/index.ts';
+import { credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from '../config/index.ts';
 import { buildRequest, type CallFacts, type Dialect, type Operation, type SignedRequest } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
@@ -106,6 +106,8 @@ export interface AttemptRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** The same request as the journal keeps and shows it: credentials masked. */
+  shown: { path: string; headers: Record<string, string>; body: string };
 }
 
 /**
@@ -132,7 +134,15 @@ export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, started
     'User-Agent': USER_AGENT,
     ...rest,
   };
-  return { method: req.method, url: urlUnder(event.url, req.path), path: req.path, headers, body: req.body ?? '' };
+  const body = req.body ?? '';
+  return {
+    method: req.method,
+    url: urlUnder(event.url, req.path),
+    path: req.path,
+    headers,
+    body,
+    shown: shownRequest(cfg, { path: req.path, headers, body }),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { isVendorDialect } from '../config/index.ts';
+import { isVendorDialect, shownRequest } from '../config/index.ts';
 import { DialectRequestError } from '../dialects/index.ts';
 import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
 import { callFactsOf, capabilitiesOf, renderCall } from './call.ts';
@@ -81,8 +81,10 @@ export class NewEvents {
     event.facts = stored;
     try {
       const req = renderCall(this.o.cfg, { ...stored, createdAt: event.createdAt }, { signedAt: event.createdAt });
-      event.body = req.body ?? '';
-      event.request = { method: req.method, path: req.path, headers: req.headers };
+      // Kept to show (every attempt renders its own request): credentials masked.
+      const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
+      event.body = shown.body;
+      event.request = { method: req.method, path: shown.path, headers: shown.headers };
     } catch (error) {
       if (!(error instanceof DialectRequestError)) throw error;
       throw new CallbackRequestError([{ field: 'kind', message: error.message, received: event.kind }]);

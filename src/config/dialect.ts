@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Credentials, type Dialect, dialectOfProfile, type SignOptions } from '../dialects/index.ts';
+import {
+  type Credentials,
+  credentialMask,
+  type Dialect,
+  dialectOfProfile,
+  maskedRequest,
+  type ShownRequest,
+  type SignOptions,
+} from '../dialects/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { cached } from '../shared/index.ts';
 import { type AggmockConfig, dialectSetting, signingKeys } from './schema.ts';
@@ -15,6 +23,7 @@ type CallbacksSettings = AggmockConfig['callbacks'];
 
 const dialects = new WeakMap<CallbacksSettings, Dialect>();
 const credentials = new WeakMap<CallbacksSettings, Credentials>();
+const masks = new WeakMap<CallbacksSettings, (text: string) => string>();
 
 /**
  * The dialect of `callbacks.profile`: a vendor dialect as it is, a profile as its dialect.
@@ -72,6 +81,18 @@ function privateKeyText(name: string, value: string, cwd: string): string {
       `callbacks.credentials.${name}: expected PEM text or the path of a PEM file; ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
+}
+
+/**
+ * A rendered request as it may be kept and shown (journal, inspector, `send`, verify's reports):
+ * the secret credentials of the configured dialect masked, in the path and query, the headers and
+ * the body. The one place every surface masks them.
+ *
+ * @example shownRequest(config.callbacks, { path: '?callerPassword=pw', headers: {}, body: '' }).path // '?callerPassword=[masked]'
+ */
+export function shownRequest<T extends ShownRequest>(callbacks: CallbacksSettings, request: T): T {
+  const mask = cached(masks, callbacks, (c) => credentialMask(dialectOf(c), credentialsOf(c)));
+  return maskedRequest(mask, request);
 }
 
 /** What signing needs besides the credentials: aggmock's header schemes, for profiles. */

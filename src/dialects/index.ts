@@ -21,6 +21,7 @@ export {
 } from './facts.ts';
 export { type DialectHooks, DialectHooksError, hooksOf, loadHooks, type SignedParts } from './hooks.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
+export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';
 export {
   type DialectBalance,

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
+import { shownRequest } from '../config/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { type BonusKind, signCallback, wireOf } from '../profiles/index.ts';
 import { valueAt } from '../shared/index.ts';
@@ -101,10 +102,15 @@ export class WebhookClient {
     return this.exchange(label, { method: 'POST', url: this.webhookUrl, headers, body: sent });
   }
 
-  /** Sends one request as given and records the exchange (a vendor dialect's call, say). */
+  /** Sends one request as given and records the exchange (a vendor dialect's call, say), credentials masked. */
   async exchange(label: string, request: Exchange['request']): Promise<Exchange> {
     const { method, url, headers, body } = request;
-    const exchange: Exchange = { label, request, latencyMs: 0 };
+    const shown = shownRequest(this.callbacks, { path: url, headers, body });
+    const exchange: Exchange = {
+      label,
+      request: { method, url: shown.path, headers: shown.headers, body: shown.body },
+      latencyMs: 0,
+    };
     const t0 = performance.now();
     try {
       const res = await fetch(url, {

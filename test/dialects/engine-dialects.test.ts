@@ -214,3 +214,34 @@ const SCHEMA_3 = `
     outcome TEXT NOT NULL, response_bytes INTEGER, response_sha256 TEXT, PRIMARY KEY (event_id, n)
   ) WITHOUT ROWID;
 `;
+
+describe('credentials in the deliveries journal', () => {
+  it("keeps Blue Ocean's caller password out of the journal and the stored call, while the wallet receives it", async () => {
+    const credentials = { callerId: 'casino-77', callerPassword: 'S3cr3t p@ss&word=1', salt: 'NaCl-2026-salt' };
+    const rx = await receiver(() => ({ status: 200, body: { status: '200', balance: '989.50' } }));
+    const clock = new FakeClock();
+    const dbPath = tempDbPath();
+    const engine = engineFor(configFor(rx.url, { profile: 'blueocean', credentials }), { clock, dbPath });
+    engine.start();
+    const { settled } = engine.enqueue({
+      kind: 'debit',
+      playerId: 'player01',
+      sessionToken: PLAYER.token,
+      transactionId: 'tx0001',
+      amountMinor: 1050,
+    });
+    const event = await drive(engine, clock, settled);
+    expect(event.status).toBe('delivered');
+    // The wire is unchanged: the wallet gets the password it checks.
+    expect(new URL(`http://x${rx.requests[0]?.path}`).searchParams.get('callerPassword')).toBe(credentials.callerPassword);
+    await engine.stop();
+    // What is kept (and what the inspector, the admin API and `aggmock send` show) never holds it.
+    const reopened = engineFor(configFor(rx.url, { profile: 'blueocean', credentials }), { dbPath });
+    const stored = reopened.outbox.get(event.id);
+    const [attempt] = reopened.outbox.attempts(event.id);
+    for (const kept of [stored?.request?.path, attempt?.requestPath, JSON.stringify(attempt), JSON.stringify(stored)])
+      expect(kept).not.toContain('S3cr3t');
+    expect(new URLSearchParams(attempt?.requestPath?.split('?')[1]).get('callerPassword')).toBe('[masked]');
+    expect(new URLSearchParams(attempt?.requestPath?.split('?')[1]).get('callerId')).toBe('casino-77');
+  });
+});

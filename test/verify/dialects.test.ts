@@ -160,4 +160,17 @@ describe('aggmock verify holds a wallet to what its vendor documents', () => {
     );
     expect(failures(outcome)).toHaveProperty('unknown-player', expect.stringContaining(`{error.code:"301"}`));
   });
+
+  it("keeps Blue Ocean's caller password out of verify's report (JSON, HTML and JUnit are made from it)", async () => {
+    const blueocean = under('blueocean');
+    const receiver = await receiverOf(blueocean);
+    const outcome = await verify(blueocean, receiver.url, ['idempotent-debit', 'unknown-player']);
+    const exchanges = (outcome.report?.results ?? []).flatMap((r) => r.exchanges);
+    expect(exchanges.length).toBeGreaterThan(2);
+    const password = blueocean.credentials.callerPassword as string;
+    expect(JSON.stringify(outcome.report)).not.toContain(password);
+    for (const x of exchanges) expect(new URL(x.request.url).searchParams.get('callerPassword')).toBe('[masked]');
+    // The wallet was called with it, and judged the calls as it should.
+    expect(failures(outcome)).toEqual({});
+  });
 });
