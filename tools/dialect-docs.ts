@@ -222,7 +222,10 @@ function operationsSection(d: Dialect): string {
     const notes = [
       r?.root === undefined ? undefined : `its reply is read under ${code(r.root)}`,
       r?.balance === false ? 'its reply carries no balance' : undefined,
-      r?.code === false ? 'its reply carries no outcome code (a JSON object in a 2xx is an acceptance)' : undefined,
+      r?.balance === undefined || typeof r.balance === 'boolean' ? undefined : `its balance is ${balanceWhere(r.balance)}`,
+      r?.code === false
+        ? 'its reply need carry no outcome code (a JSON object in a 2xx without one is an acceptance; one with a code is read by it)'
+        : undefined,
       r?.token === undefined ? undefined : `its reply gives the session token to use from then on at ${code(r.token)}`,
     ].filter((n): n is string => n !== undefined);
     if (notes.length > 0) parts.push(`Reply: ${notes.join('; ')}.`, '');
@@ -325,9 +328,19 @@ const DUPLICATES = {
   'current-balance': 'success with the current balance',
 } as const;
 
+const UNKNOWN_ROLLBACK = {
+  'not-found': 'the refusal `TRANSACTION_NOT_FOUND`',
+  acknowledge: 'an acknowledgement, the balance unchanged',
+} as const;
+
+/** Where a reply's balance is, in words. */
+function balanceWhere(spec: Dialect['reply']['balance']): string {
+  return typeof spec === 'string' ? `at ${code(spec)}` : `the sum of ${and(spec.sum.map(code))}`;
+}
+
 function replySection(d: Dialect, example: Example): string {
   const r = d.reply;
-  const balance = typeof r.balance === 'string' ? `at ${code(r.balance)}` : `as the sum of ${and(r.balance.sum.map(code))}`;
+  const balance = typeof r.balance === 'string' ? balanceWhere(r.balance) : `as ${balanceWhere(r.balance)}`;
   const rows = [
     `| HTTP statuses read | ${r.status.answer.join(', ')} (any other status is a final refusal) |`,
     `| HTTP statuses retried | ${r.status.retry.join(', ') || 'none'} |`,
@@ -345,6 +358,7 @@ function replySection(d: Dialect, example: Example): string {
         .join(', ') || 'nothing'
     } |`,
     `| a repeated transaction gets | ${DUPLICATES[r.duplicates]} |`,
+    `| a rollback of an unknown transaction gets | ${r.unknownRollback === undefined ? 'either the refusal or an acknowledgement (the vendor says neither)' : UNKNOWN_ROLLBACK[r.unknownRollback]} |`,
   ];
   const coded = OUTCOME_CODES.filter((o) => r.codes[o] !== undefined || r.statuses[o] !== undefined);
   const refusals = coded.map((o) => {
