@@ -315,9 +315,7 @@ export const replySchema = z.strictObject({
     })
     .optional()
     .describe('a success flag, when the wire has one'),
-  balance: balanceSpec
-    .default('balance')
-    .describe('where the balance is, or the members that add up to it (cash + bonus)'),
+  balance: balanceSpec.default('balance').describe('where the balance is, or the members that add up to it (cash + bonus)'),
   message: z.array(replyPath).default(['message', 'description', 'msg']),
   echo: z
     .partialRecord(z.enum(['requestId', 'transactionId', 'playerId', 'currency']), replyPath)
