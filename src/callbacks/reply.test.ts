@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { builtinDialect } from '../dialects/index.ts';
 import { DEFAULT_READING, judgeReply, rawTopLevelValue, repliesAgree } from './reply.ts';
 
 /**
@@ -189,5 +190,17 @@ describe('repliesAgree: did a repeated transaction get the same reply?', () => {
     ).toBe(true);
     expect(repliesAgree(first, { status: 200, text: '{"success":true,"msg":"again","money":8}' }, SAME_OUTCOME)).toBe(false);
     expect(repliesAgree(first, { status: 200, text: '{"success":false,"msg":"no","money":0}' }, SAME_OUTCOME)).toBe(false);
+  });
+});
+
+describe('judgeReply under a vendor dialect', () => {
+  it('names every refusal a shared code may mean, and the one a distinct code means', () => {
+    const groove = { dialect: builtinDialect('groove'), currency: 'EUR', operation: 'rollback' as const };
+    expect(judgeReply({ status: 200, text: '{"code":110,"status":"Operation not allowed"}' }, groove).error).toBe(
+      '110 (PLAYER_NOT_FOUND or ALREADY_SETTLED)',
+    );
+    expect(judgeReply({ status: 200, text: '{"code":1006,"status":"Out of money"}' }, groove).error).toBe(
+      '1006 (INSUFFICIENT_FUNDS)',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Dialect, type Operation, readReply } from '../dialects/index.ts';
+import { type Dialect, type Operation, outcomesOf, readReply } from '../dialects/index.ts';
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type AmountCodec, decodeAmount, isExactAmountLiteral } from '../money/index.ts';
@@ -110,11 +110,13 @@ function judgeUnderDialect(input: ReplyInput, reading: DialectReading): JudgedRe
     { operation: reading.operation ?? 'bet', currency: reading.currency },
     { status: input.status, text },
   );
+  // A code several refusals share is shown with every name it may mean (Groove's 110).
+  const names = outcomesOf(reading.dialect, read.code).filter((name) => name !== read.code);
   const error =
     read.verdict === 'accepted' || read.code === undefined
       ? undefined
-      : read.outcome !== undefined && read.outcome !== read.code
-        ? `${read.code} (${read.outcome})`
+      : names.length > 0
+        ? `${read.code} (${names.join(' or ')})`
         : read.code;
   return {
     verdict: read.verdict,

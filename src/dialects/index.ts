@@ -27,6 +27,7 @@ export {
   type DialectBalance,
   type DialectVerdict,
   outcomeOf,
+  outcomesOf,
   type ReadReply,
   type ReplyText,
   readReply,

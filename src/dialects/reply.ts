@@ -49,6 +49,12 @@ const codeText = (value: unknown): string | undefined =>
 const listOf = (value: Scalar | Scalar[] | undefined): string[] =>
   value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
 
+/** Every name of aggmock's a wallet code stands for under the dialect (Blue Ocean's "403": a bad key, an unknown player, no funds). */
+export function outcomesOf(dialect: Dialect, code: string | undefined): OutcomeCode[] {
+  if (code === undefined) return [];
+  return OUTCOME_CODES.filter((name) => listOf(dialect.reply.codes[name]).includes(code));
+}
+
 /** aggmock's name for a wallet code under the dialect, when it maps one. */
 export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCode | undefined {
   if (code === undefined) return undefined;
