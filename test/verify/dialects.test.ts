@@ -135,6 +135,22 @@ describe('aggmock verify holds a wallet to what its vendor documents', () => {
     expect(failures(outcome)).toHaveProperty('rollback-unknown', expect.stringMatching(/caleta dialect acknowledges it/));
   });
 
+  it('fails a Blue Ocean wallet that acknowledges a rollback of a transaction it never saw (Blue Ocean answers 404)', async () => {
+    let balance = '0.00';
+    const outcome = await withBug(
+      under('blueocean'),
+      () => ({
+        reply(_req, reply) {
+          const body = JSON.parse(reply.body) as { status?: string; balance?: string };
+          if (body.status === '200' && body.balance !== undefined) balance = body.balance;
+          return body.status === '404' ? { status: 200, body: JSON.stringify({ status: '200', balance }) } : reply;
+        },
+      }),
+      ['rollback-unknown'],
+    );
+    expect(failures(outcome)).toHaveProperty('rollback-unknown', expect.stringContaining('{status:"404"}'));
+  });
+
   it('fails a Blue Ocean wallet that answers an unknown player with a status Blue Ocean does not give a refusal', async () => {
     const outcome = await withBug(
       under('blueocean'),

@@ -80,6 +80,9 @@ export const BLUEOCEAN: DialectInput = {
     codes: { INSUFFICIENT_FUNDS: '403', INVALID_SIGNATURE: '403', PLAYER_NOT_FOUND: '403', TRANSACTION_NOT_FOUND: '404' },
     balance: 'balance',
     message: ['msg'],
+    // "Seamless player rollback callback": a rollback of a transaction the wallet does not have is
+    // answered {"status":"404","msg":"transaction missing"}.
+    unknownRollback: 'not-found',
     duplicates: 'same-reply',
   },
 };

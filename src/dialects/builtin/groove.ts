@@ -148,6 +148,8 @@ export const GROOVE: DialectInput = {
     },
     balance: 'balance',
     message: ['status'],
+    // The rollback page: a rollback of a wager the casino never received is answered 102 "Wager not found".
+    unknownRollback: 'not-found',
     duplicates: 'current-balance',
   },
 };

@@ -100,6 +100,8 @@ export const REDTIGER: DialectInput = {
     },
     balance: { sum: ['result.balance.cash', 'result.balance.bonus'] },
     message: ['error.message'],
+    // test/integration_test.go, Test_TRY_TO_REFUND_NON_EXISTING_TRANSACTION: 400 TransactionNotFound.
+    unknownRollback: 'not-found',
     duplicates: 'same-outcome',
   },
 };
