@@ -36,6 +36,8 @@ export interface CallCapabilities {
   rollbackStyle: 'original' | 'reference';
   /** Whether a win carries the transaction id of the bet it settles (a dialect's betTransactionId; a profile's bodies have no place for it). */
   winsNameTheirBet: boolean;
+  /** The dialect's operations (a profile: none beyond its money calls). */
+  operations: readonly Operation[];
 }
 
 export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
@@ -48,6 +50,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
       roundBody: wire.roundBody,
       rollbackStyle: wire.rollbackStyle,
       winsNameTheirBet: false,
+      operations: [],
     };
   }
   const dialect = dialectOf(cfg);
@@ -58,6 +61,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
     roundBody: dialect.operations.betWin !== undefined,
     rollbackStyle: 'reference',
     winsNameTheirBet: true,
+    operations: Object.keys(dialect.operations) as Operation[],
   };
 }
 
