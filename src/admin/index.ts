@@ -18,7 +18,14 @@ import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { currencyExponent, parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { FaultRuleError, type FaultRules, type RequestJournal } from '../requests/index.ts';
-import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
+import {
+  isScenarioName,
+  planScenario,
+  SCENARIO_DESCRIPTIONS,
+  SCENARIOS,
+  ScenarioError,
+  wireParamsOf,
+} from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { Scheduler } from '../schedule/index.ts';
 import {
@@ -220,8 +227,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
         balances: ledger.knownBalances(),
         ...(gameId ? { gameId } : {}),
-        rollback: rollbackOf(config),
-        wholeRounds: capabilitiesOf(config.callbacks).roundBody,
+        ...wireParamsOf(config.callbacks),
       },
       random,
       () => engine.nextTransactionId(),
@@ -483,10 +489,4 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | unde
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Whether the active profile can send the ROLLBACK a scenario may need. */
-function rollbackOf(config: AggmockConfig): { profile: string; available: boolean } {
-  const wire = capabilitiesOf(config.callbacks);
-  return { profile: wire.name, available: wire.hasRollback };
 }

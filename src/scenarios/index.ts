@@ -13,6 +13,8 @@ export {
   SCENARIO_DESCRIPTIONS,
   SCENARIOS,
   ScenarioError,
+  type SessionCalls,
+  sessionCallsOf,
   type ScenarioName,
   type ScenarioParams,
   type ScenarioPlan,
@@ -20,6 +22,7 @@ export {
   type StepCondition,
   type StepDependency,
   UNAFFORDABLE_MINOR,
+  wireParamsOf,
 } from './plan.ts';
 export {
   groupOf,

@@ -80,10 +80,8 @@ function neutralOf(reply: WalletReply): NeutralBody | undefined {
   return typeof body.accepted === 'boolean' ? (body as NeutralBody) : undefined;
 }
 
-/** The session token every configured player is issued in development, so a dialect that checks tokens can be played at once. */
-export function devSessionToken(playerId: string): string {
-  return `aggmock-session-${playerId}`;
-}
+/** The session token every configured player is issued in development (defined with the dialects, which send it). */
+export { devSessionToken } from '../dialects/index.ts';
 
 export interface DialectRoutesOptions extends DialectSettings {
   store: WalletStore;

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/callbacks/clock.ts';
+import type { StoredEvent } from '../../src/callbacks/events.ts';
+import { seededRandom } from '../../src/callbacks/random.ts';
+import { configFor, engineFor, runCleanups } from '../../src/callbacks/test-engine.ts';
+import { builtinDialect } from '../../src/dialects/index.ts';
+import { planScenario, runScenario, type ScenarioName, wireParamsOf } from '../../src/scenarios/index.ts';
+import { PLAYER, started, VENDORS } from './vendor-table.ts';
+
+/**
+ * A session of play in every dialect, through the engine, judged by wallets written from the
+ * vendors' documentation (test/dialects/receivers): a game opens with the dialect's authenticate
+ * and balance calls before the first bet (Caleta's check swaps the token the later calls carry), a
+ * round closes with endRound where the dialect has one (Pragmatic), and a win is rolled back with
+ * rollbackWin where the dialect has one (Groove, Slotegrator).
+ */
+
+afterEach(runCleanups);
+
+const nowClock = () => new FakeClock(Date.now());
+
+function sessionOf(name: string, url: string, credentials: Record<string, string>, token = PLAYER.token) {
+  const config = configFor(url, { profile: name, credentials, sessionTokens: { [PLAYER.playerId]: token } });
+  const engine = engineFor(config, { clock: nowClock() });
+  engine.start();
+  const rng = seededRandom(11);
+  const play = (scenario: ScenarioName) =>
+    runScenario(
+      engine,
+      planScenario(
+        scenario,
+        { players: [PLAYER.playerId], amount: { min: 1, max: 5 }, size: 4, ...wireParamsOf(config.callbacks) },
+        rng,
+        () => engine.nextTransactionId(),
+      ),
+    );
+  return { config, engine, play };
+}
+
+const operationOf = (event: StoredEvent) => event.facts?.operation ?? event.kind;
+
+describe.each(VENDORS)('a session of play under $name', ({ name, receiver, credentials }) => {
+  const dialect = builtinDialect(name);
+  const opening = (['authenticate', 'balance'] as const).filter((op) => dialect.operations[op] !== undefined);
+
+  it('opens the game with the dialect’s authenticate/balance calls before the first bet, and every call is accepted by the vendor’s receiver', async () => {
+    const rx = await started(receiver());
+    const { play } = sessionOf(name, rx.url, credentials);
+    const summary = await play('session');
+    expect(rx.errors).toEqual([]);
+    expect(summary.ok, JSON.stringify(summary.steps)).toBe(true);
+    const operations = summary.events.map(operationOf);
+    expect(operations.slice(0, opening.length)).toEqual(opening);
+    expect(operations.slice(opening.length).every((op) => op !== 'authenticate' && op !== 'balance')).toBe(true);
+    for (const event of summary.events) expect(`${operationOf(event)} ${event.status}`).toBe(`${operationOf(event)} delivered`);
+    // The receiver's paths show the same order: the opening calls reached it before any bet.
+    expect(rx.log.length).toBe(summary.events.length);
+  });
+
+  it(
+    dialect.operations.endRound
+      ? 'closes every round of the session with endRound after its last money call'
+      : 'sends no endRound (the dialect has none)',
+    async () => {
+      const rx = await started(receiver());
+      const { play } = sessionOf(name, rx.url, credentials);
+      const summary = await play('bet-win');
+      expect(rx.errors).toEqual([]);
+      const operations = summary.events.map(operationOf);
+      if (dialect.operations.endRound) {
+        expect(operations.slice(opening.length)).toEqual(['bet', 'win', 'endRound']);
+        const [win, end] = summary.events.slice(-2) as [StoredEvent, StoredEvent];
+        expect(end.roundId).toBe(win.roundId);
+        expect(end.status).toBe('delivered');
+      } else {
+        expect(operations).not.toContain('endRound');
+      }
+    },
+  );
+
+  it.runIf(dialect.operations.rollbackWin !== undefined)(
+    'rolls a win back with rollbackWin: the receiver takes exactly the win back, once',
+    async () => {
+      const rx = await started(receiver());
+      const { engine, play } = sessionOf(name, rx.url, credentials);
+      const summary = await play('win-rollback');
+      expect(rx.errors).toEqual([]);
+      const [bet, win, back] = summary.events.slice(opening.length) as [StoredEvent, StoredEvent, StoredEvent];
+      expect([bet, win, back].map(operationOf)).toEqual(['bet', 'win', 'rollbackWin']);
+      expect(back.status).toBe('delivered');
+      expect(back.referenceTransactionId).toBe(win.transactionId);
+      // 1000.00 − the bet: the win was paid and taken back.
+      const after = (100_000 - bet.amountMinor) / 100;
+      expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
+      // The same rollbackWin again (a retry) takes nothing more.
+      const again = await engine.replay(back.id).settled;
+      expect(again.status).toBe('delivered');
+      expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
+      expect(rx.errors).toEqual([]);
+    },
+  );
+});
