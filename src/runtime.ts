@@ -30,8 +30,8 @@ import {
   RequestJournal,
   type RequestMatcher,
 } from './requests/index.ts';
-import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { wireParamsOf } from './scenarios/plan.ts';
+import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
 import type { Database } from './storage/index.ts';
 

@@ -406,7 +406,11 @@ function profileRollback(callbacks: z.infer<typeof callbacksSchema>): {
   }
   if (isBuiltinDialect(profile)) {
     const { operations } = builtinDialect(profile);
-    return { name: profile, hasRollback: operations.rollback !== undefined, hasRollbackWin: operations.rollbackWin !== undefined };
+    return {
+      name: profile,
+      hasRollback: operations.rollback !== undefined,
+      hasRollbackWin: operations.rollbackWin !== undefined,
+    };
   }
   const hasRollback = !isBuiltinProfile(profile) || builtinProfile(profile, callbacks).events.rollback !== undefined;
   // A profile file that is not built in may be a dialect: its schedule is judged when it is loaded.

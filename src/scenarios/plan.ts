@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { capabilitiesOf } from '../callbacks/call.ts';
 import type { CallbacksConfig, EnqueueRequest, EventKind, NamedOperation } from '../callbacks/events.ts';
 import type { Random } from '../callbacks/random.ts';
@@ -61,6 +62,12 @@ export interface ScenarioParams {
   wholeRounds?: boolean;
   /** The calls a vendor dialect makes around the money (absent: none, as on a profile). */
   calls?: SessionCalls;
+  /**
+   * Rounds as a vendor dialect's wallet expects them: a win names its bet (referenceTransactionId)
+   * and round ids are digits (Pragmatic's roundId is a Long; Red Tiger caps ids at 32 characters).
+   * Absent on a profile, whose bodies stay as they were.
+   */
+  vendorRounds?: boolean;
 }
 
 /**
@@ -84,12 +91,15 @@ export function sessionCallsOf(operations: readonly Operation[]): SessionCalls {
 }
 
 /** What a scenario needs to know of the configured wire: its ROLLBACK, whole rounds, and a dialect's session calls. */
-export function wireParamsOf(cfg: CallbacksConfig): Required<Pick<ScenarioParams, 'rollback' | 'wholeRounds' | 'calls'>> {
+export function wireParamsOf(
+  cfg: CallbacksConfig,
+): Required<Pick<ScenarioParams, 'rollback' | 'wholeRounds' | 'calls' | 'vendorRounds'>> {
   const wire = capabilitiesOf(cfg);
   return {
     rollback: { profile: wire.name, available: wire.hasRollback },
     wholeRounds: wire.roundBody,
     calls: sessionCallsOf(wire.operations),
+    vendorRounds: wire.winsNameTheirBet,
   };
 }
 
@@ -158,6 +168,7 @@ function moneyPlan(name: string, params: ScenarioParams, rng: Random, ids: () =>
   const source = `scenario:${name}`;
   const base = { playerId, source, ...(params.gameId ? { gameId: params.gameId } : {}) };
   const bet = () => drawMinor(rng, range.min, range.max);
+  const roundOf = params.vendorRounds ? numericRoundOf : namedRoundOf;
 
   const debit = (key: string, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => {
     const transactionId = ids();
@@ -176,7 +187,14 @@ function moneyPlan(name: string, params: ScenarioParams, rng: Random, ids: () =>
     purpose: string,
   ): ScenarioStep => ({
     key,
-    request: { ...base, kind: 'credit', transactionId: ids(), amountMinor, roundId: of.request.roundId as string },
+    request: {
+      ...base,
+      kind: 'credit',
+      transactionId: ids(),
+      amountMinor,
+      roundId: of.request.roundId as string,
+      ...(params.vendorRounds && of.request.kind === 'debit' ? { referenceTransactionId: of.request.transactionId } : {}),
+    },
     after,
     purpose,
   });
@@ -339,7 +357,7 @@ function moneyPlan(name: string, params: ScenarioParams, rng: Random, ids: () =>
 
 /**
  * The plan with a dialect's session calls around its money: the game-opening calls first, every
- * step that waited for nothing waiting for them to be accepted; and after the last money call of
+ * other step waiting for them to be accepted; and after the last money call of
  * each round that was not rolled back, its endRound, which the round's followers then wait for too.
  */
 function withSessionCalls(plan: ScenarioPlan, calls: SessionCalls, ids: () => string): ScenarioPlan {
@@ -410,7 +428,8 @@ function withSessionCalls(plan: ScenarioPlan, calls: SessionCalls, ids: () => st
       );
     }
     const gate = { step: (opening.at(-1) as ScenarioStep).key, when: 'accepted' as const };
-    steps = [...opening, ...steps.map((step) => (step.after.length === 0 ? { ...step, after: [gate] } : step))];
+    // Every step waits for the opening, not only the first: a session whose game did not open sends nothing.
+    steps = [...opening, ...steps.map((step) => ({ ...step, after: [gate, ...step.after] }))];
   }
   return { ...plan, steps };
 }
@@ -459,8 +478,13 @@ function rollbackOf(key: string, d: ScenarioStep, ids: () => string, after: Step
   };
 }
 
-function roundOf(transactionId: string): string {
+function namedRoundOf(transactionId: string): string {
   return `round-${transactionId}`;
+}
+
+/** A round id of 15 digits drawn from the transaction id: a Long for Pragmatic, short enough for Red Tiger. */
+function numericRoundOf(transactionId: string): string {
+  return String(Number.parseInt(createHash('sha256').update(transactionId).digest('hex').slice(0, 12), 16) + 1e14).slice(0, 15);
 }
 
 /** A bet range in major units → whole cents; refuses a range with no whole cent in it. */

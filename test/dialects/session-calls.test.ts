@@ -77,26 +77,46 @@ describe.each(VENDORS)('a session of play under $name', ({ name, receiver, crede
       }
     },
   );
+});
 
-  it.runIf(dialect.operations.rollbackWin !== undefined)(
-    'rolls a win back with rollbackWin: the receiver takes exactly the win back, once',
-    async () => {
-      const rx = await started(receiver());
-      const { engine, play } = sessionOf(name, rx.url, credentials);
-      const summary = await play('win-rollback');
-      expect(rx.errors).toEqual([]);
-      const [bet, win, back] = summary.events.slice(opening.length) as [StoredEvent, StoredEvent, StoredEvent];
-      expect([bet, win, back].map(operationOf)).toEqual(['bet', 'win', 'rollbackWin']);
-      expect(back.status).toBe('delivered');
-      expect(back.referenceTransactionId).toBe(win.transactionId);
-      // 1000.00 − the bet: the win was paid and taken back.
-      const after = (100_000 - bet.amountMinor) / 100;
-      expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
-      // The same rollbackWin again (a retry) takes nothing more.
-      const again = await engine.replay(back.id).settled;
-      expect(again.status).toBe('delivered');
-      expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
-      expect(rx.errors).toEqual([]);
-    },
-  );
+const WIN_ROLLBACKS = VENDORS.filter(({ name }) => builtinDialect(name).operations.rollbackWin !== undefined);
+
+describe.each(WIN_ROLLBACKS)('a win rolled back under $name', ({ name, receiver, credentials }) => {
+  const dialect = builtinDialect(name);
+  const opening = (['authenticate', 'balance'] as const).filter((op) => dialect.operations[op] !== undefined);
+
+  it('rolls a win back with rollbackWin: the receiver takes exactly the win back, once', async () => {
+    const rx = await started(receiver());
+    const { engine, play } = sessionOf(name, rx.url, credentials);
+    const summary = await play('win-rollback');
+    expect(rx.errors).toEqual([]);
+    const [bet, win, back] = summary.events.slice(opening.length) as [StoredEvent, StoredEvent, StoredEvent];
+    expect([bet, win, back].map(operationOf)).toEqual(['bet', 'win', 'rollbackWin']);
+    expect(back.status).toBe('delivered');
+    expect(back.referenceTransactionId).toBe(win.transactionId);
+    // 1000.00 − the bet: the win was paid and taken back.
+    const after = (100_000 - bet.amountMinor) / 100;
+    expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
+    // The same rollbackWin again (a retry) takes nothing more.
+    const again = await engine.replay(back.id).settled;
+    expect(again.status).toBe('delivered');
+    expect(rx.balanceOf(PLAYER.playerId)).toBe(after.toFixed(2));
+    expect(rx.errors).toEqual([]);
+  });
+});
+
+describe('a game opening the wallet refuses', () => {
+  it('records the refused authenticate and sends none of the session’s bets (Pragmatic, a token the wallet never issued)', async () => {
+    const pragmatic = VENDORS.find((v) => v.name === 'pragmatic') as (typeof VENDORS)[number];
+    const rx = await started(pragmatic.receiver());
+    const { engine, play } = sessionOf('pragmatic', rx.url, pragmatic.credentials, 'a-token-nobody-issued');
+    const summary = await play('session');
+    const [open] = summary.events;
+    expect(open && operationOf(open)).toBe('authenticate');
+    expect(open?.status).toBe('rejected');
+    expect(summary.events).toHaveLength(1);
+    expect(summary.steps.filter((s) => s.status === 'skipped').length).toBeGreaterThan(0);
+    expect(engine.outbox.list({ limit: 100 }).map(operationOf)).toEqual(['authenticate']);
+    expect(rx.balanceOf(PLAYER.playerId)).toBe('1000.00');
+  });
 });

@@ -34,9 +34,7 @@ export const DEMO_SCHEDULE: ScheduleEntry[] = [
 export function demoSchedule(config: AggmockConfig): ScheduleEntry[] {
   const wire = capabilitiesOf(config.callbacks);
   const rollsBackWins = wire.operations.includes('rollbackWin');
-  return DEMO_SCHEDULE.filter(
-    (entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback, rollsBackWins),
-  );
+  return DEMO_SCHEDULE.filter((entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback, rollsBackWins));
 }
 
 export function registerDemoCommand(program: Command): void {
