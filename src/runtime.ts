@@ -8,7 +8,6 @@ import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import type { CallbackFaultRuleState } from './callbacks/faults.ts';
 import {
   type CallbackEngine,
-  capabilitiesOf,
   createCallbackEngine,
   openDatabase,
   readingOf,

@@ -6,7 +6,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import { exponentOf as callbackExponent, capabilitiesOf } from '../callbacks/call.ts';
+import { exponentOf as callbackExponent } from '../callbacks/call.ts';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
