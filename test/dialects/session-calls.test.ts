@@ -120,3 +120,25 @@ describe('a game opening the wallet refuses', () => {
     expect(rx.balanceOf(PLAYER.playerId)).toBe('1000.00');
   });
 });
+
+describe('a call named by an operation the wire does not have', () => {
+  const enqueueOn = (callbacks: Record<string, unknown>, req: Parameters<ReturnType<typeof engineFor>['enqueue']>[0]) => () =>
+    engineFor(configFor('http://x.invalid/', callbacks)).enqueue(req);
+
+  it('is refused on a dialect without it, naming operation and the calls the dialect has', () => {
+    const call = enqueueOn({ profile: 'hub88' }, { kind: 'credit', amountMinor: 0, operation: 'endRound', playerId: 'p1' });
+    expect(call).toThrow(/operation: the "hub88" dialect has no endRound call; it has authenticate, balance, bet, win, rollback/);
+  });
+
+  it('is refused on a profile, which sends money calls only', () => {
+    const call = enqueueOn({}, { kind: 'credit', amountMinor: 0, operation: 'authenticate', playerId: 'p1' });
+    expect(call).toThrow(/operation: the "default" profile sends money calls only/);
+  });
+
+  it('is refused when a call that moves no money carries an amount, and when a rollbackWin is not a rollback', () => {
+    const read = enqueueOn({ profile: 'pragmatic' }, { kind: 'debit', amountMinor: 500, operation: 'endRound', playerId: 'p1' });
+    expect(read).toThrow(/operation: authenticate, balance and endRound move no money/);
+    const back = enqueueOn({ profile: 'groove' }, { kind: 'credit', amountMinor: 500, operation: 'rollbackWin', playerId: 'p1' });
+    expect(back).toThrow(/kind: a rollbackWin is a "rollback"/);
+  });
+});
