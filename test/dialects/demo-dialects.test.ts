@@ -8,10 +8,11 @@ import { READ_OPERATIONS } from '../../src/callbacks/events.ts';
 import { seededRandom } from '../../src/callbacks/random.ts';
 import { demoSchedule, withWallet } from '../../src/cli/commands/demo.ts';
 import { validateConfig } from '../../src/config/index.ts';
-import { BUILTIN_DIALECTS } from '../../src/dialects/index.ts';
+import { BUILTIN_DIALECTS, builtinDialect } from '../../src/dialects/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 import { planScenario, runScenario, wireParamsOf } from '../../src/scenarios/index.ts';
 import { type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
+import { keepsTheWin, startBuggyProxy } from '../verify/dialect-receivers.ts';
 
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -75,4 +76,36 @@ describe('the other side', () => {
     const found = aggmock.ledger.discrepancies();
     expect(found.length).toBeGreaterThan(0);
   });
+});
+
+describe('the other side of a rollback of a win', () => {
+  it.each(['groove', 'slotegrator'])(
+    'under %s, a wallet that acknowledges a rollbackWin but keeps the win paid is caught by the shadow ledger',
+    async (profile) => {
+      const base = validateConfig({
+        port: 0,
+        db: ':memory:',
+        seed: 7,
+        callbacks: { profile, retrySchedule: [0, 50], jitter: 0 },
+      });
+      const wallet = await startWallet({ config: base, dbPath: ':memory:', port: 0 });
+      stops.push(() => wallet.close());
+      const proxy = await startBuggyProxy(wallet.webhookUrl.replace(/\/$/, ''), keepsTheWin(builtinDialect(profile)));
+      stops.push(() => proxy.stop());
+      const config = { ...base, callbacks: withWallet(base.callbacks, proxy.url, Object.keys(base.wallet.players)) };
+      const aggmock = await startAggmock(config);
+      stops.push(() => aggmock.close());
+      const plan = planScenario(
+        'win-rollback',
+        { players: ['p1'], amount: { min: 1, max: 20 }, ...wireParamsOf(config.callbacks) },
+        seededRandom(3),
+        () => aggmock.engine.nextTransactionId(),
+      );
+      const summary = await runScenario(aggmock.engine, plan);
+      expect(summary.events.map((e) => `${e.facts?.operation} ${e.status}`).at(-1)).toBe('rollbackWin delivered');
+      const found = aggmock.ledger.discrepancies();
+      expect(found.map((d) => d.kind)).toEqual(['rollback-not-restored']);
+      expect(found[0]?.message).toMatch(/rollbackWin .* was accepted but .* the CREDIT .* was not taken back/);
+    },
+  );
 });
