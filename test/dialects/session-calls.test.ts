@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/callbacks/clock.ts';
 import type { StoredEvent } from '../../src/callbacks/events.ts';
 import { seededRandom } from '../../src/callbacks/random.ts';
 import { configFor, engineFor, runCleanups } from '../../src/callbacks/test-engine.ts';
+import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect } from '../../src/dialects/index.ts';
 import { planScenario, runScenario, type ScenarioName, wireParamsOf } from '../../src/scenarios/index.ts';
 import { PLAYER, started, VENDORS } from './vendor-table.ts';
@@ -140,5 +141,22 @@ describe('a call named by an operation the wire does not have', () => {
     expect(read).toThrow(/operation: authenticate, balance and endRound move no money/);
     const back = enqueueOn({ profile: 'groove' }, { kind: 'credit', amountMinor: 500, operation: 'rollbackWin', playerId: 'p1' });
     expect(back).toThrow(/kind: a rollbackWin is a "rollback"/);
+  });
+});
+
+describe('a scheduled win-rollback', () => {
+  const schedule = [{ scenario: 'win-rollback', every: '2s' }];
+
+  it('is refused at load where the wire has no rollbackWin, naming schedule.0.scenario', () => {
+    const parsed = configSchema.safeParse({ schedule, callbacks: { profile: 'pragmatic' } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ['schedule', 0, 'scenario'],
+      message: expect.stringContaining('"pragmatic" has none'),
+    });
+  });
+
+  it('is taken where the dialect has one (groove)', () => {
+    expect(configSchema.safeParse({ schedule, callbacks: { profile: 'groove' } }).success).toBe(true);
   });
 });
