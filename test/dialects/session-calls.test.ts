@@ -2,10 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/callbacks/clock.ts';
 import type { StoredEvent } from '../../src/callbacks/events.ts';
 import { seededRandom } from '../../src/callbacks/random.ts';
-import { configFor, engineFor, runCleanups } from '../../src/callbacks/test-engine.ts';
-import { configSchema } from '../../src/config/index.ts';
+import { configFor, engineFor, onCleanup, runCleanups } from '../../src/callbacks/test-engine.ts';
+import { withWallet } from '../../src/cli/commands/demo.ts';
+import { configSchema, validateConfig } from '../../src/config/index.ts';
 import { builtinDialect } from '../../src/dialects/index.ts';
+import { startAggmock } from '../../src/runtime.ts';
 import { planScenario, runScenario, type ScenarioName, wireParamsOf } from '../../src/scenarios/index.ts';
+import { startWallet } from '../../src/wallet/index.ts';
 import { PLAYER, started, VENDORS } from './vendor-table.ts';
 
 /**
@@ -158,5 +161,52 @@ describe('a scheduled win-rollback', () => {
 
   it('is taken where the dialect has one (groove)', () => {
     expect(configSchema.safeParse({ schedule, callbacks: { profile: 'groove' } }).success).toBe(true);
+  });
+});
+
+describe('POST /__admin/events with a dialect operation as its type', () => {
+  it('sends a rollbackWin (its amount found in the outbox) and an endRound where the dialect has them, and refuses one it lacks', async () => {
+    const base = validateConfig({ port: 0, db: ':memory:', callbacks: { profile: 'groove', retrySchedule: [0], jitter: 0 } });
+    const wallet = await startWallet({ config: base, dbPath: ':memory:', port: 0 });
+    onCleanup(() => wallet.close());
+    const aggmock = await startAggmock({
+      ...base,
+      callbacks: withWallet(base.callbacks, wallet.webhookUrl, Object.keys(base.wallet.players)),
+    });
+    onCleanup(() => aggmock.close());
+    const post = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${aggmock.url}/__admin/events?wait=true`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ playerId: 'p1', ...body }),
+      });
+      return {
+        status: res.status,
+        body: (await res.json()) as { event?: StoredEvent; errors?: { field: string; message: string }[] },
+      };
+    };
+    const before = wallet.store.balanceOf('p1') as number;
+    expect((await post({ type: 'debit', amount: 1, transactionId: 'adm-bet', roundId: '501' })).status).toBe(200);
+    const win = await post({
+      type: 'credit',
+      amount: 3,
+      transactionId: 'adm-win',
+      referenceTransactionId: 'adm-bet',
+      roundId: '501',
+    });
+    expect(win.body.event?.status).toBe('delivered');
+    const back = await post({ type: 'rollbackWin', referenceTransactionId: 'adm-win', roundId: '501' });
+    expect(back.status).toBe(200);
+    expect(back.body.event).toMatchObject({
+      kind: 'rollback',
+      amountMinor: 300,
+      status: 'delivered',
+      facts: { operation: 'rollbackWin' },
+    });
+    expect(wallet.store.balanceOf('p1')).toBe(before - 100);
+    const refused = await post({ type: 'endRound', roundId: '501' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('the \\"groove\\" dialect has no endRound call');
+    expect(aggmock.ledger.discrepancies()).toEqual([]);
   });
 });
