@@ -8,7 +8,6 @@ import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import type { CallbackFaultRuleState } from './callbacks/faults.ts';
 import {
   type CallbackEngine,
-  capabilitiesOf,
   createCallbackEngine,
   openDatabase,
   readingOf,
@@ -30,6 +29,7 @@ import {
   RequestJournal,
   type RequestMatcher,
 } from './requests/index.ts';
+import { wireParamsOf } from './scenarios/plan.ts';
 import { createScheduler, type ScheduledRun, type Scheduler } from './schedule/index.ts';
 import { listen, type RunningServer } from './server.ts';
 import type { Database } from './storage/index.ts';
@@ -123,8 +123,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     engine,
     random: seededRandom(`${config.seed}:schedule`),
     balances: () => ledger.knownBalances(),
-    rollback: { profile: capabilitiesOf(config.callbacks).name, available: capabilitiesOf(config.callbacks).hasRollback },
-    wholeRounds: capabilitiesOf(config.callbacks).roundBody,
+    ...wireParamsOf(config.callbacks),
     onRun: (run) => {
       if (run.error) logger.warn({ entry: run.entry, scenario: run.scenario, error: run.error }, 'scheduled run did not finish');
       options.onScheduledRun?.(run);

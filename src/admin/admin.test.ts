@@ -117,8 +117,14 @@ describe('admin API', () => {
   it('runs a scenario: 202 with the group and its first events, or 200 with the settled summary', async () => {
     const { call } = await setup();
     const list = await call('GET', '/scenarios');
-    expect(list.body.scenarios).toHaveLength(12);
+    expect(list.body.scenarios).toHaveLength(13);
     expect(list.body.scenarios[0]).toEqual({ name: 'bet-win', description: expect.stringContaining('DEBIT') });
+    // A rollback of a win is a vendor dialect's call: the default profile refuses the scenario, saying which have it.
+    const refused = await call('POST', '/scenarios/win-rollback/run', { players: ['p4'] });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toMatch(
+      /rollbackWin call, and \\"default\\" has none \(groove and slotegrator have one\)/,
+    );
 
     const queued = await call('POST', '/scenarios/burst/run', { players: ['p4'], size: 3, amount: 2 });
     expect(queued.status).toBe(202);

@@ -6,9 +6,9 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import { exponentOf as callbackExponent, capabilitiesOf } from '../callbacks/call.ts';
+import { exponentOf as callbackExponent } from '../callbacks/call.ts';
 import { type CallbackEngine, CallbackRequestError, type Enqueued } from '../callbacks/engine.ts';
-import type { EventKind, StoredEvent } from '../callbacks/events.ts';
+import { type EventKind, NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
 import { type Random, seededRandom } from '../callbacks/random.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { parseJsonBytes, type RawBodyVariables, readRawBody } from '../http/body.ts';
@@ -18,7 +18,14 @@ import { sameOriginGuard } from '../http/same-origin.ts';
 import type { ShadowLedger } from '../ledger/index.ts';
 import { currencyExponent, parseMajorString, toMajor, toMinor } from '../money/index.ts';
 import { FaultRuleError, type FaultRules, type RequestJournal } from '../requests/index.ts';
-import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, ScenarioError } from '../scenarios/plan.ts';
+import {
+  isScenarioName,
+  planScenario,
+  SCENARIO_DESCRIPTIONS,
+  SCENARIOS,
+  ScenarioError,
+  wireParamsOf,
+} from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { Scheduler } from '../schedule/index.ts';
 import {
@@ -164,18 +171,27 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
 
   app.post('/events', async (c) => {
     const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
-    const kind = kindOf(body.type, config, 'type');
+    // A vendor dialect's call its kind does not name (authenticate, balance, endRound, rollbackWin) goes by its operation.
+    const operation = NAMED_OPERATIONS.find((op) => op.toLowerCase() === body.type.trim().toLowerCase());
+    const kind =
+      operation === undefined ? kindOf(body.type, config, 'type') : operation === 'rollbackWin' ? 'rollback' : 'credit';
+    const reads = operation !== undefined && operation !== 'rollbackWin';
+    const reversed = operation === 'rollbackWin' ? 'credit' : 'debit';
     const currency = body.currency === undefined ? undefined : knownCurrency(body.currency, config);
-    let amountMinor = body.amount === undefined ? undefined : minorOf(body.amount, 'amount', currency, config);
+    let amountMinor = reads ? 0 : body.amount === undefined ? undefined : minorOf(body.amount, 'amount', currency, config);
     if (kind === 'rollback' && body.referenceTransactionId === undefined) {
-      throw fieldError('referenceTransactionId', 'a rollback needs the transactionId of the DEBIT it reverses', undefined);
+      throw fieldError(
+        'referenceTransactionId',
+        `a ${operation ?? 'rollback'} needs the transactionId of the ${reversed.toUpperCase()} it reverses`,
+        undefined,
+      );
     }
     if (amountMinor === undefined && kind === 'rollback') {
-      amountMinor = findDebit(engine, body.playerId, body.referenceTransactionId as string)?.amountMinor;
+      amountMinor = findEvent(engine, reversed, body.playerId, body.referenceTransactionId as string)?.amountMinor;
       if (amountMinor === undefined) {
         throw fieldError(
           'amount',
-          `no DEBIT ${body.referenceTransactionId} for player ${body.playerId} in the outbox: give the amount to reverse`,
+          `no ${reversed.toUpperCase()} ${body.referenceTransactionId} for player ${body.playerId} in the outbox: give the amount to reverse`,
           undefined,
         );
       }
@@ -187,6 +203,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         playerId: body.playerId,
         amountMinor,
         source: 'manual',
+        ...(operation === undefined ? {} : { operation }),
         ...(body.win === undefined ? {} : { winMinor: minorOf(body.win, 'win', currency, config) }),
         ...(body.transactionId ? { transactionId: body.transactionId } : {}),
         ...(body.referenceTransactionId ? { referenceTransactionId: body.referenceTransactionId } : {}),
@@ -220,8 +237,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
         balances: ledger.knownBalances(),
         ...(gameId ? { gameId } : {}),
-        rollback: rollbackOf(config),
-        wholeRounds: capabilitiesOf(config.callbacks).roundBody,
+        ...wireParamsOf(config.callbacks),
       },
       random,
       () => engine.nextTransactionId(),
@@ -425,8 +441,9 @@ function minorOf(amount: number | string, field: string, currency: string | unde
   return minor;
 }
 
-function findDebit(engine: CallbackEngine, playerId: string, transactionId: string): StoredEvent | undefined {
-  return engine.outbox.list({ playerId, kind: 'debit', transactionId, limit: 1 })[0];
+/** The DEBIT (or CREDIT) of a player with this transaction id, in the outbox. */
+function findEvent(engine: CallbackEngine, kind: EventKind, playerId: string, transactionId: string): StoredEvent | undefined {
+  return engine.outbox.list({ playerId, kind, transactionId, limit: 1 })[0];
 }
 
 function delivery(engine: CallbackEngine, rawId: string): StoredEvent {
@@ -483,10 +500,4 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | unde
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Whether the active profile can send the ROLLBACK a scenario may need. */
-function rollbackOf(config: AggmockConfig): { profile: string; available: boolean } {
-  const wire = capabilitiesOf(config.callbacks);
-  return { profile: wire.name, available: wire.hasRollback };
 }

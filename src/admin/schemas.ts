@@ -24,8 +24,13 @@ export const majorAmount = z.union([z.number(), z.string().max(32, 'expected an 
 });
 
 export const triggerEventSchema = z.object({
-  /** debit | credit | rollback (any case) or the configured type strings (e.g. BET). */
-  type: text('the event type ("debit", "credit" or "rollback")'),
+  /**
+   * debit | credit | rollback (any case) or the configured type strings (e.g. BET); on a vendor
+   * dialect also a call its kind does not name: authenticate, balance, endRound, rollbackWin.
+   */
+  type: text(
+    'the event type ("debit", "credit" or "rollback"; on a vendor dialect also "authenticate", "balance", "endRound" or "rollbackWin")',
+  ),
   playerId: text('the player id'),
   amount: majorAmount.optional(),
   /** A whole round: the win that comes with this DEBIT, in the same callback (profiles with bet and win fields). */

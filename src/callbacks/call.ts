@@ -1,6 +1,13 @@
 import { hash } from 'node:crypto';
 import { credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from '../config/index.ts';
-import { buildRequest, type CallFacts, type Dialect, type Operation, type SignedRequest } from '../dialects/index.ts';
+import {
+  buildRequest,
+  type CallFacts,
+  type Dialect,
+  devSessionToken,
+  type Operation,
+  type SignedRequest,
+} from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
@@ -36,6 +43,8 @@ export interface CallCapabilities {
   rollbackStyle: 'original' | 'reference';
   /** Whether a win carries the transaction id of the bet it settles (a dialect's betTransactionId; a profile's bodies have no place for it). */
   winsNameTheirBet: boolean;
+  /** The dialect's operations (a profile: none beyond its money calls). */
+  operations: readonly Operation[];
 }
 
 export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
@@ -48,6 +57,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
       roundBody: wire.roundBody,
       rollbackStyle: wire.rollbackStyle,
       winsNameTheirBet: false,
+      operations: [],
     };
   }
   const dialect = dialectOf(cfg);
@@ -58,6 +68,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
     roundBody: dialect.operations.betWin !== undefined,
     rollbackStyle: 'reference',
     winsNameTheirBet: true,
+    operations: Object.keys(dialect.operations) as Operation[],
   };
 }
 
@@ -80,9 +91,20 @@ export function callFactsOf(event: StoredEvent, cfg: CallbacksConfig): CallFacts
     for (const [key, value] of Object.entries(stored))
       if (value !== undefined) (facts as unknown as Record<string, unknown>)[key] = value;
   }
-  if (facts.sessionToken === undefined && Object.hasOwn(cfg.sessionTokens, event.playerId))
-    facts.sessionToken = cfg.sessionTokens[event.playerId];
+  if (facts.sessionToken === undefined) facts.sessionToken = sessionTokenOf(cfg, event.playerId);
   return facts;
+}
+
+/**
+ * The session token a call of `playerId` carries when its request names none (a scheduled
+ * scenario, `aggmock send` without --token): the configured one, else, on a dialect whose calls
+ * carry tokens, the development token `aggmock wallet` issues every player. A launch's own token
+ * (`/getgameurl` with `token`) is named by the request and wins over both.
+ */
+export function sessionTokenOf(cfg: CallbacksConfig, playerId: string): string | undefined {
+  if (Object.hasOwn(cfg.sessionTokens, playerId)) return cfg.sessionTokens[playerId];
+  if (!isVendorDialect(cfg) || dialectOf(cfg).session.token === 'none') return undefined;
+  return devSessionToken(playerId);
 }
 
 /** The request of a call, signed now (timestamped schemes get `signedAt`'s seconds). */

@@ -423,6 +423,8 @@ class Engine implements CallbackEngine {
     }
     this.lines.settle(event);
     this.settledSincePrune++;
+    // Before anyone hears of it: a call that waits for this one is made with the token it gave.
+    this.newEvents.noteSettled(event);
     const snapshot = { ...event };
     const resolve = this.resolvers.get(event.id);
     if (resolve) {

@@ -23,6 +23,18 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: CallCapabilities)
       },
     ]);
   }
+  if (r.operation !== undefined && !wire.operations.includes(r.operation)) {
+    throw new CallbackRequestError([
+      {
+        field: 'operation',
+        message:
+          wire.noun === 'profile'
+            ? `the "${wire.name}" profile sends money calls only; operations are a vendor dialect's (--profile pragmatic, groove…)`
+            : `the "${wire.name}" dialect has no ${r.operation} call; it has ${wire.operations.join(', ')}`,
+        received: r.operation,
+      },
+    ]);
+  }
   if (r.winMinor !== undefined && !wire.roundBody) {
     throw new CallbackRequestError([
       {
@@ -46,6 +58,7 @@ function isWellFormed(r: EnqueueRequest): boolean {
   if (r.kind === 'rollback' && (typeof r.referenceTransactionId !== 'string' || r.referenceTransactionId === '')) return false;
   // A per-event URL is rare; let the schema check it is an http(s) URL.
   if (r.url !== undefined || r.bonus !== undefined || r.winMinor !== undefined || r.roundClosed !== undefined) return false;
+  if (r.operation !== undefined) return false;
   if (r.sessionToken !== undefined && (typeof r.sessionToken !== 'string' || r.sessionToken.length > 512)) return false;
   for (const key of OPTIONAL_STRINGS) {
     const value = r[key];

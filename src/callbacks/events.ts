@@ -10,6 +10,17 @@ export type CallbacksConfig = AggmockConfig['callbacks'];
 export const EVENT_KINDS = ['debit', 'credit', 'rollback'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
+/**
+ * Dialect operations a caller names because its kind does not say them: a game opening's
+ * `authenticate` and `balance` and a round's `endRound` move no money and go as a CREDIT of 0 (the
+ * ledger judges them as reads: the balance they report must be the one it expects); a
+ * `rollbackWin` is a ROLLBACK whose referenceTransactionId is the CREDIT it takes back.
+ */
+export const NAMED_OPERATIONS = ['authenticate', 'balance', 'endRound', 'rollbackWin'] as const;
+export type NamedOperation = (typeof NAMED_OPERATIONS)[number];
+/** The named operations that move no money. */
+export const READ_OPERATIONS: readonly NamedOperation[] = ['authenticate', 'balance', 'endRound'];
+
 export const EVENT_STATUSES = ['pending', 'delivering', 'delivered', 'rejected', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
@@ -58,6 +69,10 @@ export const enqueueRequestSchema = z
     sessionToken: nonEmpty('the session token').max(512, 'expected the session token in at most 512 characters').optional(),
     /** Whether this call closes its round (a dialect's `roundClosed`: Hub88's round_closed, a win's last). */
     roundClosed: z.boolean({ error: 'expected roundClosed as true or false' }).optional(),
+    /** The dialect operation, when its kind does not say it (see {@link NAMED_OPERATIONS}); only on a dialect that has it. */
+    operation: z
+      .enum(NAMED_OPERATIONS, { error: `expected one of ${NAMED_OPERATIONS.map((o) => `"${o}"`).join(', ')}` })
+      .optional(),
     /** 'manual' | 'scenario:bet-win' | 'play' | 'rollback-of-failed-debit' | 'replay:<id>' … */
     source: nonEmpty('the source').optional(),
     /** Events with the same key go out strictly one after another; default the player id. */
@@ -70,6 +85,14 @@ export const enqueueRequestSchema = z
   .refine((r) => r.winMinor === undefined || r.kind === 'debit', {
     path: ['winMinor'],
     message: 'only a DEBIT carries a win (a whole round: its bet and its win in one callback)',
+  })
+  .refine((r) => r.operation !== 'rollbackWin' || r.kind === 'rollback', {
+    path: ['kind'],
+    message: 'a rollbackWin is a "rollback" whose referenceTransactionId is the CREDIT it takes back',
+  })
+  .refine((r) => r.operation === undefined || r.operation === 'rollbackWin' || (r.kind === 'credit' && r.amountMinor === 0), {
+    path: ['operation'],
+    message: 'authenticate, balance and endRound move no money: send them with kind "credit" and amountMinor 0',
   })
   .refine((r) => r.kind !== 'rollback' || r.referenceTransactionId !== undefined, {
     path: ['referenceTransactionId'],

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { isVendorDialect, shownRequest } from '../config/index.ts';
-import { DialectRequestError } from '../dialects/index.ts';
+import { dialectOf, isVendorDialect, shownRequest } from '../config/index.ts';
+import { DialectRequestError, readReply } from '../dialects/index.ts';
 import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
 import { callFactsOf, capabilitiesOf, renderCall } from './call.ts';
 import type { Clock } from './clock.ts';
@@ -32,6 +32,8 @@ export interface NewEventsOptions {
 export class NewEvents {
   /** Calls made by this instance, for requestIds. */
   private calls = 0;
+  /** Launch token → the token an authenticate swapped it for (see {@link noteSettled}). */
+  private readonly swappedTokens = new Map<string, string>();
 
   constructor(private readonly o: NewEventsOptions) {}
 
@@ -67,7 +69,23 @@ export class NewEvents {
       ...(r.bonus === undefined ? {} : { bonus: r.bonus }),
       ...(r.sessionToken === undefined ? {} : { sessionToken: r.sessionToken }),
       ...(r.roundClosed === undefined ? {} : { roundClosed: r.roundClosed }),
+      ...(r.operation === undefined ? {} : { operation: r.operation }),
     });
+  }
+
+  /**
+   * Remembers the token an accepted authenticate gave in exchange for its own (Caleta's check
+   * answers a new token): every call made from then on with the old token carries the new one,
+   * as a real aggregator's session does. Calls already stored keep what they were signed with.
+   */
+  noteSettled(event: StoredEvent): void {
+    const old = event.facts?.sessionToken;
+    if (event.facts?.operation !== 'authenticate' || old === undefined || event.status !== 'delivered' || !event.reply) return;
+    if (!isVendorDialect(this.o.cfg)) return;
+    const { status, body } = event.reply;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const read = readReply(dialectOf(this.o.cfg), callFactsOf(event, this.o.cfg), { status, text });
+    if (read.verdict === 'accepted' && read.token !== undefined && read.token !== old) this.swappedTokens.set(old, read.token);
   }
 
   /**
@@ -78,6 +96,9 @@ export class NewEvents {
   private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
     const { createdAt: _createdAt, ...facts } = callFactsOf({ ...event, id: 0 }, this.o.cfg);
     const stored = definedOnly({ ...facts, ...extra, requestId: this.requestId(event) }) as StoredFacts;
+    // An authenticate carries the launch token itself; every later call the token it was swapped for.
+    const swapped = stored.sessionToken === undefined ? undefined : this.swappedTokens.get(stored.sessionToken);
+    if (swapped !== undefined && stored.operation !== 'authenticate') stored.sessionToken = swapped;
     event.facts = stored;
     try {
       const req = renderCall(this.o.cfg, { ...stored, createdAt: event.createdAt }, { signedAt: event.createdAt });

@@ -274,14 +274,25 @@ export const SCENARIOS = [
   'free-spins',
   'jackpot',
   'promotion',
+  'win-rollback',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** Scenarios that send a ROLLBACK: a profile without one (Betnex) cannot run them. */
 export const ROLLBACK_SCENARIOS = ['bet-rollback', 'rollback-unknown'] as const satisfies readonly ScenarioName[];
 
-/** Why a scenario cannot run on a wire without ROLLBACK, or undefined when it can. */
-export function rollbackScenarioRefusal(scenario: ScenarioName, profileName: string, hasRollback: boolean): string | undefined {
+/**
+ * Why a scenario cannot run on a wire without ROLLBACK (or, for `win-rollback`, without a rollback
+ * of a win: a vendor dialect's rollbackWin), or undefined when it can.
+ */
+export function rollbackScenarioRefusal(
+  scenario: ScenarioName,
+  profileName: string,
+  hasRollback: boolean,
+  hasRollbackWin = false,
+): string | undefined {
+  if (scenario === 'win-rollback' && !hasRollbackWin)
+    return `the "win-rollback" scenario takes a win back with a rollbackWin call, and "${profileName}" has none (groove and slotegrator have one); use another scenario or profile`;
   if (hasRollback || !(ROLLBACK_SCENARIOS as readonly string[]).includes(scenario)) return undefined;
   return `the "${scenario}" scenario sends a ROLLBACK, and the "${profileName}" profile has no ROLLBACK callback; use another scenario or profile`;
 }
@@ -380,26 +391,39 @@ const configObjectSchema = z.strictObject({
   wallet: walletSchema.prefault({}),
 });
 
-/** Whether the configured profile has a ROLLBACK callback, and its name. */
-function profileRollback(callbacks: z.infer<typeof callbacksSchema>): { name: string; hasRollback: boolean } {
+/** Whether the configured profile has a ROLLBACK callback (and a rollback of a win), and its name. */
+function profileRollback(callbacks: z.infer<typeof callbacksSchema>): {
+  name: string;
+  hasRollback: boolean;
+  hasRollbackWin: boolean;
+} {
   const { profile } = callbacks;
   if (typeof profile !== 'string') {
     const hasRollback =
       'operations' in profile ? profile.operations.rollback !== undefined : profile.events.rollback !== undefined;
-    return { name: profile.name, hasRollback };
+    const hasRollbackWin = 'operations' in profile && profile.operations.rollbackWin !== undefined;
+    return { name: profile.name, hasRollback, hasRollbackWin };
   }
-  if (isBuiltinDialect(profile)) return { name: profile, hasRollback: builtinDialect(profile).operations.rollback !== undefined };
+  if (isBuiltinDialect(profile)) {
+    const { operations } = builtinDialect(profile);
+    return {
+      name: profile,
+      hasRollback: operations.rollback !== undefined,
+      hasRollbackWin: operations.rollbackWin !== undefined,
+    };
+  }
   const hasRollback = !isBuiltinProfile(profile) || builtinProfile(profile, callbacks).events.rollback !== undefined;
-  return { name: profile, hasRollback };
+  // A profile file that is not built in may be a dialect: its schedule is judged when it is loaded.
+  return { name: profile, hasRollback, hasRollbackWin: !isBuiltinProfile(profile) };
 }
 
 /** The database lives in the data folder unless `db` names another file. */
 export const configSchema = configObjectSchema
   .superRefine((config, ctx) => {
     // A scheduled ROLLBACK scenario on a wire without ROLLBACK would fail on every firing: refuse it at load.
-    const { name, hasRollback } = profileRollback(config.callbacks);
+    const { name, hasRollback, hasRollbackWin } = profileRollback(config.callbacks);
     config.schedule.forEach((entry, i) => {
-      const refusal = rollbackScenarioRefusal(entry.scenario, name, hasRollback);
+      const refusal = rollbackScenarioRefusal(entry.scenario, name, hasRollback, hasRollbackWin);
       if (refusal) ctx.addIssue({ code: 'custom', path: ['schedule', i, 'scenario'], message: refusal });
     });
   })

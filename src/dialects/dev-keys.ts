@@ -12,3 +12,12 @@ export const DEV_EC_PRIVATE_KEY =
   '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgP2Uvs5DAsrKAs8Hz\n701YlpkePtXjaA+uOTkHyjNp9JehRANCAASkCS10JXOsAgwMPcPdlLdJM4HO7Atd\nwi4g70Xp/rxHyZZ7ZFTDCAVeH6WqT25JjqjWBoE3uVEGsB4375NHLTCT\n-----END PRIVATE KEY-----\n';
 export const DEV_EC_PUBLIC_KEY =
   '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEpAktdCVzrAIMDD3D3ZS3STOBzuwL\nXcIuIO9F6f68R8mWe2RUwwgFXh+lqk9uSY6o1gaBN7lRBrAeN++TRy0wkw==\n-----END PUBLIC KEY-----\n';
+
+/**
+ * The session token every configured player holds in development (`aggmock wallet` and the demo's
+ * wallet issue it), like aggmock-dev-secret: a dialect that carries tokens is played with it when
+ * neither a launch nor `callbacks.sessionTokens` gave the player one.
+ */
+export function devSessionToken(playerId: string): string {
+  return `aggmock-session-${playerId}`;
+}

@@ -8,7 +8,13 @@
  */
 export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
 export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
-export { DEV_EC_PRIVATE_KEY, DEV_EC_PUBLIC_KEY, DEV_RSA_PRIVATE_KEY, DEV_RSA_PUBLIC_KEY } from './dev-keys.ts';
+export {
+  DEV_EC_PRIVATE_KEY,
+  DEV_EC_PUBLIC_KEY,
+  DEV_RSA_PRIVATE_KEY,
+  DEV_RSA_PUBLIC_KEY,
+  devSessionToken,
+} from './dev-keys.ts';
 export {
   type CallReading,
   credentialsCarried,

@@ -295,3 +295,44 @@ describe('checkHistory agrees with a brute-force oracle on random small historie
     expect(counterexamples).toBeGreaterThan(20);
   });
 });
+
+describe('checkHistory: a rollback of a win (a dialect’s rollbackWin)', () => {
+  const winBack = (
+    tx: string,
+    win: string,
+    balanceMinor: number | undefined,
+    sentAt: number,
+    outcome: HistoryOutcome = 'accepted',
+  ) => ({
+    ...op('rollback', tx, 0, outcome, balanceMinor, sentAt, sentAt + 1),
+    reverses: `credit:${win}`,
+    reversesCredit: true,
+  });
+
+  it('clears a rollback that takes the win back exactly once', () => {
+    const ops = [
+      op('debit', 'bet', 10, 'accepted', 90, 0, 1),
+      op('credit', 'win', 30, 'accepted', 120, 2, 3),
+      winBack('rb', 'win', 90, 4),
+      winBack('rb', 'win', 90, 6),
+    ];
+    expect(checkHistory(ops, { balanceMinor: 100 })).toMatchObject({ linearizable: true });
+  });
+
+  it('blames a rollback of a win that kept the win paid as rollback-not-restored', () => {
+    const ops = [op('credit', 'win', 30, 'accepted', 130, 0, 1), winBack('rb', 'win', 130, 2)];
+    const verdict = checkHistory(ops, { balanceMinor: 100 });
+    expect(verdict).toMatchObject({ linearizable: false, explanation: { cause: 'rollback-not-restored', expected: 100 } });
+  });
+
+  it('blames a repeated rollback of a win that took it back twice as moved-on-duplicate', () => {
+    const ops = [op('credit', 'win', 30, 'accepted', 130, 0, 1), winBack('rb', 'win', 100, 2), winBack('rb', 'win', 70, 4)];
+    const verdict = checkHistory(ops, { balanceMinor: 100 });
+    expect(verdict).toMatchObject({ linearizable: false, explanation: { cause: 'moved-on-duplicate', expected: 100 } });
+  });
+
+  it('blames a rollback of a win the wallet never paid that still took money as rollback-moved-money', () => {
+    const verdict = checkHistory([winBack('rb', 'never', 70, 0)], { balanceMinor: 100 });
+    expect(verdict).toMatchObject({ linearizable: false, explanation: { cause: 'rollback-moved-money' } });
+  });
+});

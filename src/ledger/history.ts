@@ -10,7 +10,7 @@ import type { EventKind } from '../callbacks/events.ts';
  *
  * The model: the balance in integer minor units. An applied DEBIT takes its amount (and pays its
  * win) and is refused when the balance does not cover it; a CREDIT adds; a ROLLBACK gives its
- * DEBIT back once; a repeated transaction (same type, player and id) moves nothing; a rejected
+ * DEBIT back once (a rollback of a win takes its CREDIT back once); a repeated transaction (same type, player and id) moves nothing; a rejected
  * event moves nothing; an event whose outcome is unknown (no reply) may or may not have been
  * applied, at any time after it was sent. A reply without a balance constrains nothing.
  */
@@ -23,8 +23,10 @@ export interface HistoryOp {
   kind: EventKind;
   /** Its idempotency key (type, player, transactionId): a second op with the same key moves nothing. */
   key: string;
-  /** ROLLBACK: the key of the DEBIT it gives back. */
+  /** ROLLBACK: the key of the DEBIT it gives back (or of the CREDIT it takes back, with `reversesCredit`). */
   reverses?: string | undefined;
+  /** A rollback of a win: it takes the CREDIT's amount back instead of giving a DEBIT's back. */
+  reversesCredit?: boolean | undefined;
   amountMinor: number;
   /** A whole round: the win paid with this DEBIT's bet. */
   winMinor?: number | undefined;
@@ -483,12 +485,12 @@ function effects(
     const debit = statusOf(s, debitKey);
     if (debit?.status === 'applied' || debit?.status === 'maybe') {
       restoring = debit.status === 'applied';
-      movement = debit.amountMinor;
+      movement = reversal(op, debit.amountMinor);
       const back: Change[] = [
         { key: debitKey, tx: { status: 'rolled-back', amountMinor: debit.amountMinor } },
         { key: op.key, tx: APPLIED_ROLLBACK },
       ];
-      out = [{ balance: plus(debit.amountMinor), changes: back }];
+      out = [{ balance: plus(movement), changes: back }];
       // A DEBIT whose fate is unknown may never have taken anything to give back.
       if (debit.status === 'maybe') out.push({ balance: s.balance, changes: back });
     } else {
@@ -514,7 +516,12 @@ const TOMBSTONE: PastTx = { status: 'tombstone', amountMinor: 0 };
 function fresh(op: HistoryOp, s: Node, statusOf: (s: Node, key: string) => PastTx | undefined): number {
   if (op.kind === 'credit') return op.amountMinor;
   if (op.kind === 'debit') return -op.amountMinor + (op.winMinor ?? 0);
-  return statusOf(s, op.reverses ?? op.key)?.amountMinor ?? 0;
+  return reversal(op, statusOf(s, op.reverses ?? op.key)?.amountMinor ?? 0);
+}
+
+/** What a rollback moves: a DEBIT's amount given back, or a CREDIT's taken back. */
+function reversal(op: HistoryOp, amountMinor: number): number {
+  return op.reversesCredit ? -amountMinor : amountMinor;
 }
 
 function explain(

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../callbacks/events.ts';
+import { NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
 import { repliesAgree, replyCarriesBalance } from '../callbacks/reply.ts';
 import { formatMinor } from '../money/index.ts';
 import {
@@ -167,7 +167,7 @@ export function evaluateWindow(
     judged.push({ tx, known });
     if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
     if (!earlier || earlier.outcome === 'failed') firstOf?.set(key, tx);
-    if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses) {
+    if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses && !op.reversesCredit) {
       // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
       const debit = view.transaction(op.reverses);
       if (debit?.outcome === 'accepted' && !debit.rolledBack) {
@@ -289,6 +289,7 @@ class EventOp implements HistoryOp {
   readonly kind: StoredEvent['kind'];
   readonly amountMinor: number;
   readonly reverses: string | undefined;
+  readonly reversesCredit: boolean;
   readonly winMinor: number | undefined;
   balanceMinor: number | undefined = undefined;
 
@@ -303,9 +304,14 @@ class EventOp implements HistoryOp {
     this.kind = event.kind;
     this.amountMinor = event.amountMinor;
     // Every field set here, whatever the event: one shape for all ops.
+    this.reversesCredit = event.facts?.operation === 'rollbackWin';
     this.reverses =
       event.kind === 'rollback'
-        ? transactionKey('debit', event.playerId, event.referenceTransactionId ?? event.transactionId)
+        ? transactionKey(
+            this.reversesCredit ? 'credit' : 'debit',
+            event.playerId,
+            event.referenceTransactionId ?? event.transactionId,
+          )
         : undefined;
     this.winMinor = event.winMinor;
   }
@@ -390,10 +396,12 @@ export function describeExplanation(
       sentence = `${op.label} repeats transactionId ${event.transactionId} and must move no money, but ${was} became ${actual === undefined ? '?' : money(actual)}${first ? `; ${firstSaid(first, event)}` : ''}`;
       break;
     case 'rollback-not-restored':
-      sentence = `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
+      sentence = op.reversesCredit
+        ? `${op.label} was accepted but ${was} stayed: the CREDIT${ref(event)} of ${money((before ?? expected) - expected)} was not taken back (expected ${money(expected)})`
+        : `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
       break;
     case 'rollback-moved-money':
-      sentence = `${op.label} reverses a DEBIT${ref(event)}, which was never accepted or was already given back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
+      sentence = `${op.label} reverses a ${op.reversesCredit ? 'CREDIT' : 'DEBIT'}${ref(event)}, which was never accepted or was already ${op.reversesCredit ? 'taken' : 'given'} back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
       break;
     case 'rejected-moved-money':
       sentence = `${op.label} was rejected but ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
@@ -432,8 +440,11 @@ function uncertainty(linearizable: boolean | undefined, window: readonly TimedEv
   return `balance uncertain: ${what} leave ${balances} possible balances; the next reply sets a new baseline`;
 }
 
-function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id'>): string {
-  return `${event.kind.toUpperCase()} ${event.transactionId} (event #${event.id})`;
+function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id' | 'facts'>): string {
+  // A call its kind does not name (a read, a rollback of a win) goes by its operation.
+  const named = event.facts?.operation;
+  const name = named !== undefined && (NAMED_OPERATIONS as readonly string[]).includes(named) ? named : event.kind.toUpperCase();
+  return `${name} ${event.transactionId} (event #${event.id})`;
 }
 
 function firstSaid(first: LedgerTx, event: Pick<StoredEvent, 'reply'>): string {

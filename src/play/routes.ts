@@ -20,7 +20,7 @@ import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
-import { sessionWin } from '../scenarios/plan.ts';
+import { sessionCallsOf, sessionWin } from '../scenarios/plan.ts';
 import { type PlayMoney, playMoney } from './currency.ts';
 import { errorPage, playPage } from './page.ts';
 
@@ -68,6 +68,10 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   const { callbackUrls } = deps;
   const tokenRequired = isExposed(deps.config);
   let rounds = 0;
+  // A dialect's session calls: the game opens with authenticate/balance before its first bet, a round ends with endRound.
+  const calls = sessionCallsOf(capabilitiesOf(deps.config.callbacks).operations);
+  /** Launch sessions whose game opened (the wallet accepted its opening calls). */
+  const opened = new Set<string>();
 
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
     const found = deps.sessions.lookup(id);
@@ -163,6 +167,28 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     // A wire with bet and win fields (betnex) gets the whole round in one callback: the win is drawn first.
     const wholeWin = capabilitiesOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
     const round = wholeWin ? { winMinor: wholeWin } : {};
+    // The game opens on the first spin of its session, before the bet: a refusal (a token the wallet
+    // does not know) ends the spin there, and the next spin tries to open the game again.
+    if (calls.open.length > 0 && !opened.has(session.id)) {
+      const { roundId: _round, ...sessionWide } = common;
+      for (const operation of calls.open) {
+        const call = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: 0, operation, ...sessionWide }), waitMs);
+        if (!call.settled) return c.json({ ...pending(call.event), steps }, 202);
+        steps.push(step(call.event));
+        if (!isAccepted(call.event))
+          return c.json({
+            outcome: 'refused',
+            roundId,
+            bet: major(betMinor),
+            win: 0,
+            steps,
+            balance: balanceOf(call.event, deps.config),
+            message: `The game did not open: the wallet refused its ${operation} call${showReply && call.event.error ? ` (${call.event.error})` : ''}. No bet was sent; launch the game again with a session token the wallet knows.`,
+          });
+      }
+      if (opened.size >= MAX_OPENED_SESSIONS) opened.clear();
+      opened.add(session.id);
+    }
     const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...round, ...common }), waitMs);
     if (!debit.settled) return c.json(pending(debit.event), 202);
     steps.push(step(debit.event));
@@ -189,6 +215,14 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       steps.push(step(credit.event));
       last = credit.event;
     }
+    if (calls.endRound) {
+      const end = await settleWithin(
+        engine.enqueue({ kind: 'credit', amountMinor: 0, operation: 'endRound', ...common }),
+        waitMs,
+      );
+      if (!end.settled) return c.json({ ...pending(end.event), steps }, 202);
+      steps.push(step(end.event));
+    }
     return c.json({
       outcome: winMinor > 0 ? 'win' : 'lose',
       roundId,
@@ -200,6 +234,9 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   });
   return app;
 }
+
+/** Opened sessions remembered at most; past it the set starts over (a game then opens once more). */
+const MAX_OPENED_SESSIONS = 10_000;
 
 async function settleWithin(queued: { event: StoredEvent; settled: Promise<StoredEvent> }, ms: number) {
   let timer: NodeJS.Timeout | undefined;

@@ -17,9 +17,12 @@ export {
   type ScenarioParams,
   type ScenarioPlan,
   type ScenarioStep,
+  type SessionCalls,
   type StepCondition,
   type StepDependency,
+  sessionCallsOf,
   UNAFFORDABLE_MINOR,
+  wireParamsOf,
 } from './plan.ts';
 export {
   groupOf,

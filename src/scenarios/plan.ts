@@ -1,6 +1,9 @@
-import type { EnqueueRequest, EventKind } from '../callbacks/events.ts';
+import { createHash } from 'node:crypto';
+import { capabilitiesOf } from '../callbacks/call.ts';
+import type { CallbacksConfig, EnqueueRequest, EventKind, NamedOperation } from '../callbacks/events.ts';
 import type { Random } from '../callbacks/random.ts';
 import { rollbackScenarioRefusal, SCENARIOS, type ScenarioName } from '../config/index.ts';
+import type { Operation } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
 
 /**
@@ -25,6 +28,8 @@ export const SCENARIO_DESCRIPTIONS: Record<ScenarioName, string> = {
     'N free spins of a bonus: a DEBIT of 0 per spin, then one CREDIT of the winnings, all tagged with the bonus: a free spin moves no money, the win is paid once.',
   jackpot: 'DEBIT a bet, then CREDIT a jackpot win (50× to 500× the bet) tagged with the jackpot: paid once, exactly.',
   promotion: 'CREDIT a promotional amount with no bet, tagged with the promotion: the balance moves up by exactly that.',
+  'win-rollback':
+    'DEBIT a bet, CREDIT a win, then roll the win back (a dialect with rollbackWin): the win is taken back once, the bet stays taken.',
 };
 
 /** A bet this size is more than any realistic test balance (1,000,000.00). */
@@ -55,6 +60,47 @@ export interface ScenarioParams {
    * `session` spin go out as one callback per round instead of a DEBIT and a CREDIT.
    */
   wholeRounds?: boolean;
+  /** The calls a vendor dialect makes around the money (absent: none, as on a profile). */
+  calls?: SessionCalls;
+  /**
+   * Rounds as a vendor dialect's wallet expects them: a win names its bet (referenceTransactionId)
+   * and round ids are digits (Pragmatic's roundId is a Long; Red Tiger caps ids at 32 characters).
+   * Absent on a profile, whose bodies stay as they were.
+   */
+  vendorRounds?: boolean;
+}
+
+/**
+ * What a dialect's session sends besides money, as a real aggregator does: when a game opens, its
+ * `authenticate` and `balance` calls before the first bet (a refused one ends the session: none of
+ * its bets go out); after a round's last money call, `endRound`; and `rollbackWin` to take a win back.
+ */
+export interface SessionCalls {
+  open: ('authenticate' | 'balance')[];
+  endRound: boolean;
+  rollbackWin: boolean;
+}
+
+/** The session calls of a wire with these operations (a profile has none of them). */
+export function sessionCallsOf(operations: readonly Operation[]): SessionCalls {
+  return {
+    open: (['authenticate', 'balance'] as const).filter((op) => operations.includes(op)),
+    endRound: operations.includes('endRound'),
+    rollbackWin: operations.includes('rollbackWin'),
+  };
+}
+
+/** What a scenario needs to know of the configured wire: its ROLLBACK, whole rounds, and a dialect's session calls. */
+export function wireParamsOf(
+  cfg: CallbacksConfig,
+): Required<Pick<ScenarioParams, 'rollback' | 'wholeRounds' | 'calls' | 'vendorRounds'>> {
+  const wire = capabilitiesOf(cfg);
+  return {
+    rollback: { profile: wire.name, available: wire.hasRollback },
+    wholeRounds: wire.roundBody,
+    calls: sessionCallsOf(wire.operations),
+    vendorRounds: wire.winsNameTheirBet,
+  };
 }
 
 /**
@@ -103,10 +149,18 @@ export function isScenarioName(name: string): name is ScenarioName {
  * plan.steps.map((s) => s.request.kind) // ['debit', 'credit']
  */
 export function planScenario(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
+  const plan = moneyPlan(name, params, rng, ids);
+  return params.calls ? withSessionCalls(plan, params.calls, ids) : plan;
+}
+
+/** The money calls of a scenario. */
+function moneyPlan(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
   if (!isScenarioName(name)) {
     throw new ScenarioError(`Unknown scenario ${JSON.stringify(name)}: expected one of ${SCENARIOS.join(', ')}.`);
   }
-  const refusal = params.rollback && rollbackScenarioRefusal(name, params.rollback.profile, params.rollback.available);
+  const refusal =
+    params.rollback &&
+    rollbackScenarioRefusal(name, params.rollback.profile, params.rollback.available, params.calls?.rollbackWin ?? false);
   if (refusal) throw new ScenarioError(refusal);
   const range = amountRangeMinor(params.amount);
   if (params.players.length === 0) throw new ScenarioError('players: expected at least one player id, got an empty list.');
@@ -114,6 +168,7 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
   const source = `scenario:${name}`;
   const base = { playerId, source, ...(params.gameId ? { gameId: params.gameId } : {}) };
   const bet = () => drawMinor(rng, range.min, range.max);
+  const roundOf = params.vendorRounds ? numericRoundOf : namedRoundOf;
 
   const debit = (key: string, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => {
     const transactionId = ids();
@@ -132,7 +187,14 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
     purpose: string,
   ): ScenarioStep => ({
     key,
-    request: { ...base, kind: 'credit', transactionId: ids(), amountMinor, roundId: of.request.roundId as string },
+    request: {
+      ...base,
+      kind: 'credit',
+      transactionId: ids(),
+      amountMinor,
+      roundId: of.request.roundId as string,
+      ...(params.vendorRounds && of.request.kind === 'debit' ? { referenceTransactionId: of.request.transactionId } : {}),
+    },
     after,
     purpose,
   });
@@ -255,6 +317,24 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
       c.purpose = `a jackpot win of ${formatMinor(c.request.amountMinor)} moves the balance up by exactly that, once`;
       return plan([d, c]);
     }
+    case 'win-rollback': {
+      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
+      const c = credit('win', d, winFor(rng, d.request.amountMinor), [{ step: 'bet', when: 'accepted' }], '');
+      c.purpose = `a win of ${formatMinor(c.request.amountMinor)} moves the balance up by its amount`;
+      const back: ScenarioStep = {
+        key: 'win-rollback',
+        request: {
+          ...c.request,
+          kind: 'rollback',
+          operation: 'rollbackWin',
+          transactionId: ids(),
+          referenceTransactionId: c.request.transactionId,
+        },
+        after: [{ step: 'win', when: 'settled' }],
+        purpose: 'a rollback of the win takes exactly the win back, once; the bet stays taken',
+      };
+      return plan([d, c, back]);
+    }
     case 'promotion': {
       const transactionId = ids();
       const amountMinor = bet();
@@ -273,6 +353,85 @@ export function planScenario(name: string, params: ScenarioParams, rng: Random, 
       return plan([step]);
     }
   }
+}
+
+/**
+ * The plan with a dialect's session calls around its money: the game-opening calls first, every
+ * other step waiting for them to be accepted; and after the last money call of
+ * each round that was not rolled back, its endRound, which the round's followers then wait for too.
+ */
+function withSessionCalls(plan: ScenarioPlan, calls: SessionCalls, ids: () => string): ScenarioPlan {
+  const first = plan.steps[0];
+  if (!first) return plan;
+  const { playerId } = plan;
+  const { source, gameId } = first.request;
+  const read = (key: string, operation: NamedOperation, after: StepDependency[], purpose: string, extra = {}): ScenarioStep => ({
+    key,
+    request: {
+      kind: 'credit',
+      operation,
+      playerId,
+      amountMinor: 0,
+      transactionId: ids(),
+      ...(source === undefined ? {} : { source }),
+      ...(gameId === undefined ? {} : { gameId }),
+      ...extra,
+    },
+    after,
+    purpose,
+  });
+  let steps = plan.steps;
+  if (calls.endRound) {
+    const lastOfRound = new Map<string, ScenarioStep>();
+    const rolledBack = new Set<string>();
+    for (const step of steps) {
+      const round = step.request.roundId;
+      if (round === undefined) continue;
+      if (step.request.kind === 'rollback') rolledBack.add(round);
+      else lastOfRound.set(round, step);
+    }
+    const ends = new Map<string, ScenarioStep>();
+    for (const [round, last] of lastOfRound) {
+      if (rolledBack.has(round)) continue;
+      const end = read(
+        `${last.key}-end-round`,
+        'endRound',
+        [{ step: last.key, when: last.request.kind === 'debit' ? 'accepted' : 'settled' }],
+        'the round ends after its last money call: endRound moves no money',
+        { roundId: round, ...(last.request.orderingKey === undefined ? {} : { orderingKey: last.request.orderingKey }) },
+      );
+      ends.set(last.key, end);
+    }
+    steps = steps.flatMap((step) => {
+      // A step that follows a round's last call follows its endRound too, so the two never race.
+      const after = step.after.flatMap((dep) => {
+        const end = ends.get(dep.step);
+        return end && end.key !== step.key ? [dep, { step: end.key, when: 'finished' as const }] : [dep];
+      });
+      const end = ends.get(step.key);
+      return end ? [{ ...step, after }, end] : [{ ...step, after }];
+    });
+  }
+  if (calls.open.length > 0) {
+    const opening: ScenarioStep[] = [];
+    for (const operation of calls.open) {
+      const previous = opening.at(-1);
+      opening.push(
+        read(
+          `open-${operation}`,
+          operation,
+          previous ? [{ step: previous.key, when: 'accepted' }] : [],
+          operation === 'authenticate'
+            ? 'the game opens: the session token is checked before any bet'
+            : 'the game opens: the balance read moves no money',
+        ),
+      );
+    }
+    const gate = { step: (opening.at(-1) as ScenarioStep).key, when: 'accepted' as const };
+    // Every step waits for the opening, not only the first: a session whose game did not open sends nothing.
+    steps = [...opening, ...steps.map((step) => ({ ...step, after: [gate, ...step.after] }))];
+  }
+  return { ...plan, steps };
 }
 
 interface StepMakers {
@@ -319,8 +478,13 @@ function rollbackOf(key: string, d: ScenarioStep, ids: () => string, after: Step
   };
 }
 
-function roundOf(transactionId: string): string {
+function namedRoundOf(transactionId: string): string {
   return `round-${transactionId}`;
+}
+
+/** A round id of 15 digits drawn from the transaction id: a Long for Pragmatic, short enough for Red Tiger. */
+function numericRoundOf(transactionId: string): string {
+  return String(Number.parseInt(createHash('sha256').update(transactionId).digest('hex').slice(0, 12), 16) + 1e14).slice(0, 15);
 }
 
 /** A bet range in major units → whole cents; refuses a range with no whole cent in it. */

@@ -7,7 +7,7 @@ import { type Clock, systemClock, type TimerHandle } from '../callbacks/clock.ts
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { Random } from '../callbacks/random.ts';
 import { parseDuration, type ScheduleEntry } from '../config/index.ts';
-import { planScenario } from '../scenarios/plan.ts';
+import { planScenario, type SessionCalls } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 
 export { formatScheduleFlag, parseScheduleFlag, ScheduleFlagError } from './flag.ts';
@@ -63,6 +63,8 @@ export interface SchedulerOptions {
   rollback?: { profile: string; available: boolean };
   /** Whether rounds go out as one callback (a wire with bet and win fields). */
   wholeRounds?: boolean;
+  /** A vendor dialect's calls around the money (game opening, endRound, rollbackWin). */
+  calls?: SessionCalls;
 }
 
 export class ScheduleError extends Error {
@@ -127,6 +129,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           ...(options.balances ? { balances: options.balances() } : {}),
           ...(options.rollback ? { rollback: options.rollback } : {}),
           ...(options.wholeRounds ? { wholeRounds: true } : {}),
+          ...(options.calls ? { calls: options.calls } : {}),
         },
         options.random,
         () => options.engine.nextTransactionId(),

@@ -81,10 +81,8 @@ function neutralOf(reply: WalletReply): NeutralBody | undefined {
   return typeof body.accepted === 'boolean' ? (body as NeutralBody) : undefined;
 }
 
-/** The session token every configured player is issued in development, so a dialect that checks tokens can be played at once. */
-export function devSessionToken(playerId: string): string {
-  return `aggmock-session-${playerId}`;
-}
+/** The session token every configured player is issued in development (defined with the dialects, which send it). */
+export { devSessionToken } from '../dialects/index.ts';
 
 export interface DialectRoutesOptions extends DialectSettings {
   store: WalletStore;
@@ -279,7 +277,8 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
 
   const seen = store.findTransaction(event.playerId, event.kind, event.transactionId);
   const debitId = event.debitTransactionId ?? event.transactionId;
-  const unknownBet = event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId);
+  const reversed = event.reverses ?? 'DEBIT';
+  const unknownBet = event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, reversed, debitId);
   const reply = await behaviour.applyCallback(event);
   const answer = neutralOf(reply);
   // A fault's raw reply (a 500, a crash) goes out as it is.
@@ -301,7 +300,11 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
     return render(
       dialect,
       known,
-      refused('TRANSACTION_NOT_FOUND', `No bet ${debitId} of player ${playerId} to roll back.`, balance),
+      refused(
+        'TRANSACTION_NOT_FOUND',
+        `No ${reversed === 'CREDIT' ? 'win' : 'bet'} ${debitId} of player ${playerId} to roll back.`,
+        balance,
+      ),
     );
   return render(dialect, known, answer);
 }
@@ -330,19 +333,20 @@ function eventOf(
   playerId: string,
   money: 'debit' | 'credit' | 'reverse',
 ): WalletEvent | string {
-  if (facts.operation === 'rollbackWin') return 'A rollback of a win is not supported by this wallet yet.';
   const transactionId = facts.transactionId ?? facts.betTransactionId;
   if (transactionId === undefined) return `A ${facts.operation} must carry its transaction id.`;
   const kind = KIND[money];
   let amountMinor = facts.amountMinor;
   if (kind === 'ROLLBACK') {
     const debitId = facts.betTransactionId ?? transactionId;
-    amountMinor ??= store.findTransaction(playerId, 'DEBIT', debitId)?.amountMinor ?? 0;
+    const ofWin = facts.operation === 'rollbackWin';
+    amountMinor ??= store.findTransaction(playerId, ofWin ? 'CREDIT' : 'DEBIT', debitId)?.amountMinor ?? 0;
     return {
       kind,
       playerId,
       transactionId,
       debitTransactionId: debitId,
+      ...(ofWin ? { reverses: 'CREDIT' as const } : {}),
       amountMinor,
       ...(facts.currency === undefined ? {} : { currency: facts.currency }),
     };

@@ -22,6 +22,8 @@ export interface WalletEvent {
    * one (rollbackStyle "reference"), otherwise the rollback's own `transactionId` (the default).
    */
   debitTransactionId?: string;
+  /** ROLLBACK only: 'CREDIT' when it takes a win back (a dialect's rollbackWin; `debitTransactionId` names the CREDIT). */
+  reverses?: 'CREDIT';
   /**
    * A DEBIT of a whole round (a Betnex body with both a bet and a win): the win, paid in the same
    * transaction as the bet, under the same transaction id.

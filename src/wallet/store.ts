@@ -7,7 +7,7 @@ import { type RejectOptions, type ReplyWriter, replyWriter, type WalletReply } f
 /**
  * Where a stored transaction ended up:
  * - DEBIT: `accepted`, `rejected` (not charged) or `rolled_back` (charged, then restored);
- * - CREDIT: `accepted`;
+ * - CREDIT: `accepted` or `rolled_back` (paid, then taken back by a rollback of the win);
  * - ROLLBACK: `restored` (money given back), `noop` (nothing to give back: the DEBIT was rejected
  *   or already rolled back) or `tombstone` (the DEBIT was never seen; it will be refused if it comes).
  */
@@ -279,7 +279,41 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     return decide(event, 'accepted', balanceReply(event, after));
   };
 
+  /**
+   * A rollback of a win takes the CREDIT back once: unknown → acknowledged with nothing moved (a
+   * tombstone), already taken back → acknowledged, a balance that cannot pay it back → refused.
+   */
+  const applyWinRollback = (event: WalletEvent, balance: number): WalletReply => {
+    const winId = event.debitTransactionId ?? event.transactionId;
+    const win = findTransaction(event.playerId, 'CREDIT', winId);
+    if (!win) return decide(event, 'tombstone', balanceReply(event, balance));
+    if (win.amountMinor !== event.amountMinor) {
+      return rejectFor(
+        event,
+        'INVALID_REQUEST',
+        `amount: ROLLBACK ${event.transactionId} takes back CREDIT ${winId} of ${money(event.playerId, win.amountMinor)}, ` +
+          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback of a win takes back exactly what it paid.`,
+        { balanceMinor: balance },
+      );
+    }
+    if (win.status !== 'accepted') return decide(event, 'noop', balanceReply(event, balance));
+    const after = balance - win.amountMinor;
+    if (after < -overdraftLimit) {
+      const reply = rejectFor(
+        event,
+        'INSUFFICIENT_FUNDS',
+        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the win of ${money(event.playerId, win.amountMinor)} to take back.`,
+        { balanceMinor: balance },
+      );
+      return decide(event, 'rejected', reply);
+    }
+    sql.upsertBalance.run(event.playerId, after);
+    sql.setStatus.run('rolled_back', event.playerId, 'CREDIT', winId);
+    return decide(event, 'restored', balanceReply(event, after));
+  };
+
   const applyRollback = (event: WalletEvent, balance: number): WalletReply => {
+    if (event.reverses === 'CREDIT') return applyWinRollback(event, balance);
     const debitId = event.debitTransactionId ?? event.transactionId;
     const debit = findTransaction(event.playerId, 'DEBIT', debitId);
     if (!debit) {

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCleanups } from '../../src/callbacks/test-engine.ts';
+import { onCleanup, runCleanups } from '../../src/callbacks/test-engine.ts';
 import { runSend, type SendFlags } from '../../src/cli/commands/send.ts';
+import { validateConfig } from '../../src/config/index.ts';
+import { devSessionToken } from '../../src/dialects/index.ts';
+import { startWallet } from '../../src/wallet/index.ts';
 import { PLAYER, started, VENDORS } from './vendor-table.ts';
 
 /**
@@ -78,5 +81,23 @@ describe.each(VENDORS)('aggmock send --profile $name', ({ name, receiver, creden
     expect(code).toBe(1);
     expect(out.out()).toMatch(/rejected: DEBIT/);
     expect(rx.balanceOf(PLAYER.playerId)).toBe('1000.00');
+  });
+});
+
+describe('aggmock send without --token', () => {
+  it('carries the player’s development session token, which aggmock wallet issued (groove checks it on every bet)', async () => {
+    const config = validateConfig({ callbacks: { profile: 'groove' } });
+    const wallet = await startWallet({ config, dbPath: ':memory:', port: 0 });
+    onCleanup(() => wallet.close());
+    const before = wallet.store.balanceOf('p1') as number;
+    const out = io();
+    const code = await runSend(
+      'debit',
+      { profile: 'groove', to: wallet.webhookUrl, player: 'p1', amount: '2', round: '77' },
+      out.io,
+    );
+    expect(code, out.err() + out.out()).toBe(0);
+    expect(out.out()).toContain(`gamesessionid=${devSessionToken('p1')}`);
+    expect(wallet.store.balanceOf('p1')).toBe(before - 200);
   });
 });

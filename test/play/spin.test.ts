@@ -157,3 +157,63 @@ describe('POST /play/:session/spin under the betnex profile', () => {
     }
   });
 });
+
+describe('POST /play/:session/spin under the pragmatic dialect', () => {
+  const callbacks = { profile: 'pragmatic' } as const;
+  let wallet: RunningWallet;
+  let aggmock: Aggmock;
+  beforeAll(async () => {
+    wallet = await startWallet({ config: validateConfig({ callbacks }), dbPath: ':memory:', port: 0 });
+    aggmock = await startAggmock(
+      validateConfig({ port: 0, db: ':memory:', seed: 5, callbacks: { ...callbacks, webhookUrl: wallet.webhookUrl } }),
+    );
+  });
+  afterAll(async () => {
+    await aggmock?.close();
+    await wallet?.close();
+  });
+
+  async function launch(username: string, token: string): Promise<string> {
+    const game = aggmock.catalog.games.find((g) => g.minBetMinor <= 100 && g.maxBetMinor >= 100);
+    const res = await fetch(`${aggmock.url}/getgameurl`, {
+      method: 'POST',
+      headers: { 'x-betnex-key': 'aggmock-dev-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ username, gameId: game?.id, money: 1000, platform: 1, home_url: 'https://casino.example', token }),
+    });
+    return ((await res.json()) as { payload: { session_id: string } }).payload.session_id;
+  }
+  const spin = async (session: string) => {
+    const res = await fetch(`${aggmock.url}/play/${session}/spin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ bet: 1 }),
+    });
+    return (await res.json()) as { outcome: string; steps: Array<{ type: string; status: string }>; message?: string };
+  };
+
+  it('opens the game with authenticate and balance before the first bet, ends every round with endRound, and opens it once', async () => {
+    const session = await launch('p5', 'aggmock-session-p5');
+    const first = await spin(session);
+    const types = first.steps.map((s) => s.type);
+    expect(types.slice(0, 3)).toEqual(['authenticate', 'balance', 'bet']);
+    expect(types.at(-1)).toBe('endRound');
+    expect(first.steps.every((s) => s.status === 'delivered')).toBe(true);
+    const second = await spin(session);
+    expect(second.steps.map((s) => s.type)[0]).toBe('bet');
+    expect(second.steps.map((s) => s.type).at(-1)).toBe('endRound');
+    const sent = aggmock.engine.outbox.list({ playerId: 'p5', limit: 50 });
+    expect(sent.every((e) => e.facts?.sessionToken === 'aggmock-session-p5')).toBe(true);
+    expect(aggmock.ledger.discrepancies()).toEqual([]);
+  });
+
+  it('sends no bet when the wallet refuses the game opening (a token it never issued), and says why', async () => {
+    const session = await launch('p6', 'a-token-the-wallet-never-issued');
+    const before = wallet.store.balanceOf('p6');
+    const refused = await spin(session);
+    expect(refused.outcome).toBe('refused');
+    expect(refused.steps.map((s) => [s.type, s.status])).toEqual([['authenticate', 'rejected']]);
+    expect(refused.message).toMatch(/The game did not open: the wallet refused its authenticate call/);
+    expect(aggmock.engine.outbox.list({ playerId: 'p6', limit: 50 }).map((e) => e.facts?.operation)).toEqual(['authenticate']);
+    expect(wallet.store.balanceOf('p6')).toBe(before);
+  });
+});

@@ -7,6 +7,7 @@ import {
   type Dialect,
   type Rendered,
   readReply,
+  recogniseCall,
   signRequest,
   writeAmount,
   writeReply,
@@ -246,6 +247,87 @@ export function overdraws(dialect: Dialect): PlantedBug {
         writeAmount(dialect, 'EUR', minor),
       );
       return { status: ok.status, body: JSON.stringify(ok.body) };
+    },
+  };
+}
+
+/** The operation a request is, under the dialect (undefined when it is none of its calls). */
+function operationOf(dialect: Dialect, req: ProxiedRequest) {
+  const reading = recogniseCall(dialect, req, { currencyOf: () => 'EUR' });
+  return reading.ok ? reading : undefined;
+}
+
+/** A success in the dialect's words for `operation`, with this balance. */
+function success(dialect: Dialect, operation: 'endRound' | 'rollbackWin', balanceMinor: number) {
+  const ok = writeReply(dialect, { operation, currency: 'EUR' }, { accepted: true, balanceMinor }, (minor) =>
+    writeAmount(dialect, 'EUR', minor),
+  );
+  return { status: ok.status, body: JSON.stringify(ok.body) };
+}
+
+/** The balance a reply carries, read under the dialect as a reply to `operation`. */
+function balanceIn(dialect: Dialect, operation: 'bet' | 'win' | 'rollbackWin', reply: { status: number; body: string }) {
+  const read = readReply(dialect, { operation, currency: 'EUR' }, { status: reply.status, text: reply.body });
+  return read.balance.kind === 'ok' ? read.balance.minor : undefined;
+}
+
+/** A wallet that answers an endRound of a round it already closed with an error ("round already closed"). */
+export function refusesRepeatedEndRound(dialect: Dialect): PlantedBug {
+  const closed = new Set<string>();
+  return {
+    reply(req, reply) {
+      const call = operationOf(dialect, req);
+      if (call?.operation !== 'endRound' || call.facts.roundId === undefined) return reply;
+      if (!closed.has(call.facts.roundId)) {
+        closed.add(call.facts.roundId);
+        return reply;
+      }
+      const refused = writeReply(
+        dialect,
+        { operation: 'endRound', currency: 'EUR' },
+        { accepted: false, refusal: 'INVALID_REQUEST' },
+        (minor) => writeAmount(dialect, 'EUR', minor),
+      );
+      return { status: refused.status, body: JSON.stringify(refused.body) };
+    },
+  };
+}
+
+/** A wallet that acknowledges a rollback of a win and keeps paying it: the receiver never sees the rollbackWin. */
+export function keepsTheWin(dialect: Dialect): PlantedBug {
+  let last = 0;
+  return {
+    request(req) {
+      // The rollbackWin goes to the receiver as a balance-neutral call it refuses harmlessly: an unknown path.
+      return operationOf(dialect, req)?.operation === 'rollbackWin' ? { ...req, path: '/aggmock-dropped' } : req;
+    },
+    reply(req, reply) {
+      if (req.path === '/aggmock-dropped') return success(dialect, 'rollbackWin', last);
+      const call = operationOf(dialect, req);
+      const balance =
+        call && (call.operation === 'bet' || call.operation === 'win') ? balanceIn(dialect, call.operation, reply) : undefined;
+      if (balance !== undefined) last = balance;
+      return reply;
+    },
+  };
+}
+
+/** A wallet that takes a win back again on a repeated rollbackWin (it keys rollbacks by nothing): its reply says so. */
+export function takesTheWinTwice(dialect: Dialect): PlantedBug {
+  const seen = new Map<string, number>();
+  return {
+    reply(req, reply) {
+      const call = operationOf(dialect, req);
+      // A wire whose rollbackWin has no id of its own (Groove's reversewin) names it by the win.
+      const key = call?.operation === 'rollbackWin' ? (call.facts.transactionId ?? call.facts.betTransactionId) : undefined;
+      if (call === undefined || key === undefined) return reply;
+      const balance = balanceIn(dialect, 'rollbackWin', reply);
+      const first = seen.get(key);
+      if (first === undefined) {
+        if (balance !== undefined) seen.set(key, balance);
+        return reply;
+      }
+      return success(dialect, 'rollbackWin', first - (call.facts.amountMinor ?? 0));
     },
   };
 }

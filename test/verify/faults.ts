@@ -153,7 +153,20 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
   'bet-or-win': ['whole-round'],
 };
 
-/** The faults that catch a check, for the table of checks in docs/verify.md (Betnex receiver faults as `betnex:<fault>`). */
+/**
+ * Bugs planted by a proxy in front of the independent vendor receivers (dialect-receivers.ts), each
+ * with exactly the checks that catch it on every dialect that has the call (session-checks.test.ts).
+ */
+export const DIALECT_RECEIVER_FAULTS = {
+  'refuses-repeated-end-round': ['end-round-repeated'],
+  'keeps-the-win': ['rollback-win-restores', 'duplicate-rollback-win'],
+  'takes-the-win-twice': ['duplicate-rollback-win'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * The faults that catch a check, for the table of checks in docs/verify.md (Betnex receiver faults
+ * as `betnex:<fault>`, bugs planted in front of a vendor receiver as `dialect:<fault>`).
+ */
 export function faultsCatching(checkId: string): string[] {
   const reference = (Object.entries({ ...FAILURES, ...FAULTS_TESTED_APART }) as [WalletFault, string[]][])
     .filter(([, ids]) => ids.includes(checkId))
@@ -161,7 +174,10 @@ export function faultsCatching(checkId: string): string[] {
   const receiver = Object.entries(BETNEX_RECEIVER_FAULTS)
     .filter(([, ids]) => ids.includes(checkId))
     .map(([fault]) => `betnex:${fault}`);
-  return [...reference, ...receiver];
+  const dialect = Object.entries(DIALECT_RECEIVER_FAULTS)
+    .filter(([, ids]) => (ids as readonly string[]).includes(checkId))
+    .map(([fault]) => `dialect:${fault}`);
+  return [...reference, ...receiver, ...dialect];
 }
 
 /**

@@ -27,12 +27,14 @@ export const DEMO_SCHEDULE: ScheduleEntry[] = [
   { scenario: 'duplicate-debit', every: '11s', players: ['p4', 'p5'], amount: { min: 1, max: 5 } },
   { scenario: 'insufficient-funds', every: '13s', players: ['p6'], amount: { min: 1, max: 5 } },
   { scenario: 'burst', every: '17s', players: ['p7'], amount: { min: 1, max: 3 }, size: 5 },
+  { scenario: 'win-rollback', every: '19s', players: ['p9', 'p10'], amount: { min: 1, max: 10 } },
 ];
 
-/** The demo's mix for this wire: without a ROLLBACK (Betnex) the rollback rounds are left out. */
+/** The demo's mix for this wire: without a ROLLBACK (Betnex) the rollback rounds are left out, without a rollbackWin the win's. */
 export function demoSchedule(config: AggmockConfig): ScheduleEntry[] {
   const wire = capabilitiesOf(config.callbacks);
-  return DEMO_SCHEDULE.filter((entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback));
+  const rollsBackWins = wire.operations.includes('rollbackWin');
+  return DEMO_SCHEDULE.filter((entry) => !rollbackScenarioRefusal(entry.scenario, wire.name, wire.hasRollback, rollsBackWins));
 }
 
 export function registerDemoCommand(program: Command): void {

@@ -10,6 +10,7 @@ import { PRECISION_CHECKS } from './precision.ts';
 import { PROTOCOL_CHECKS } from './protocol.ts';
 import { RETRY_CHECKS } from './retries.ts';
 import { ROLLBACK_CHECKS } from './rollback.ts';
+import { SESSION_CHECKS } from './session.ts';
 import type { Check } from './shared.ts';
 import { SIGNATURE_CHECKS } from './signature.ts';
 import { SIGNED_EVENT_CHECKS } from './signed-events.ts';
@@ -24,6 +25,7 @@ export const CHECKS: readonly Check[] = [
   ...RETRY_CHECKS,
   ...IDENTIFIER_CHECKS,
   ...ROLLBACK_CHECKS,
+  ...SESSION_CHECKS,
   ...CONCURRENCY_CHECKS,
   ...SIGNATURE_CHECKS,
   ...SIGNED_EVENT_CHECKS,
@@ -63,6 +65,9 @@ function whyNot(check: Check, wire: VerifyWire): string {
     'whole-round': 'has no call that carries a bet and its win together (betWin)',
     'free-spin': 'carries no bonus reference',
     'bonus-credited-once': 'carries no bonus reference',
+    'end-round-repeated': 'has no endRound call',
+    'rollback-win-restores': 'has no rollbackWin call (a rollback of a win)',
+    'duplicate-rollback-win': 'has no rollbackWin call (a rollback of a win)',
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }

@@ -1,0 +1,199 @@
+import type { CallFacts } from '../../dialects/index.ts';
+import { describeOutcome } from '../client.ts';
+import { type CheckContext, fail, roundIdOf, type Step } from '../context.ts';
+import type { VerifyWire } from '../wire.ts';
+import { type Check, playerWithABet } from './shared.ts';
+
+/*
+ * The calls of a vendor dialect's session that a profile has not: endRound, which closes a round
+ * and moves no money, and rollbackWin, which takes a win back. Each exists only where the dialect
+ * has the call; the others skip them with the reason.
+ */
+
+const hasEndRound = (wire: VerifyWire): boolean => wire.vendor !== undefined && wire.has('endRound');
+const hasRollbackWin = (wire: VerifyWire): boolean => wire.vendor !== undefined && wire.has('rollbackWin');
+
+export const SESSION_CHECKS: readonly Check[] = [
+  {
+    id: 'end-round-repeated',
+    rule: 'An endRound sent twice for the same round is answered the same both times and moves no money.',
+    hint:
+      'endRound only closes the round: answer it with success and the unchanged balance, and answer a repeat (the aggregator ' +
+      'sends it again when it did not hear back) the same way, never with an error and never with a payout.',
+    source: 'Pragmatic Play Seamless Wallet API, endRound (a repeated endRound of a closed round is a success)',
+    appliesTo: hasEndRound,
+    async run(ctx) {
+      const { p, before, bet, round } = await paidBackRound(ctx);
+      const end = { operation: 'endRound' as const, playerId: p, sessionToken: await ctx.tokenOf(p), roundId: round };
+      const first = await ctx.call(`endRound of round ${round}`, end);
+      const again = await ctx.call(`the same endRound again (round ${round})`, end);
+      for (const [step, what] of [
+        [first, 'the endRound'],
+        [again, 'the repeated endRound'],
+      ] as const) {
+        if (!step.reply.accepted)
+          fail(
+            `${what} of round ${round} (bet ${bet}): expected a success that moves no money, got ${describeOutcome(step.exchange)}`,
+          );
+        if (step.reply.balanceMinor !== undefined && step.reply.balanceMinor !== before)
+          fail(
+            `${what} of round ${round} moved money: expected the balance to stay ${ctx.money(before)}, the reply says ${ctx.money(step.reply.balanceMinor)} (${describeOutcome(step.exchange)})`,
+          );
+      }
+      await ctx.expectBalanceNow(p, before, 'after a round that paid its bet back and its endRound twice');
+    },
+  },
+  {
+    id: 'rollback-win-restores',
+    rule: 'A rollback of an accepted win (rollbackWin) takes exactly the win back: the balance is what it was before the win.',
+    hint:
+      'On rollbackWin, find the win it names, take its amount back and mark it rolled back, atomically; reply with the new ' +
+      'balance. The bet of the round stays taken.',
+    source: 'GrooveTech reversewin ("rollback on result"); Slotegrator rollback of a win (rollback_transactions[] action win)',
+    appliesTo: hasRollbackWin,
+    async run(ctx) {
+      const round = await wonRound(ctx);
+      const back = await rollBackWin(ctx, round, 'rollbackWin of that win');
+      ctx.expectBalance(back, round.afterBet, 'the rollback of the win must take exactly the win back');
+      await expectRestored(ctx, round, 'after a bet, its win and the rollback of the win');
+    },
+  },
+  {
+    id: 'duplicate-rollback-win',
+    rule: 'A rollbackWin sent twice takes the win back once; the repeat is acknowledged and changes nothing.',
+    hint:
+      'Store the rollbackWin under its own id and mark the win rolled back; a repeat (same id) gets the stored reply and takes ' +
+      'nothing more.',
+    source: 'GrooveTech reversewin (idempotent by transaction id); Slotegrator rollback (a repeated rollback changes nothing)',
+    appliesTo: hasRollbackWin,
+    async run(ctx) {
+      const round = await wonRound(ctx);
+      const first = await rollBackWin(ctx, round, 'rollbackWin of that win (first time)');
+      ctx.expectBalance(first, round.afterBet, 'the first rollback of the win');
+      const again = await rollBackWin(ctx, round, 'the same rollbackWin again', first.facts.transactionId);
+      if (!ctx.repeatAcknowledged(again)) {
+        if (!again.reply.accepted)
+          fail(
+            `the repeated rollbackWin: expected it acknowledged with the unchanged balance, got ${describeOutcome(again.exchange)}`,
+          );
+        if (again.reply.balanceMinor !== undefined && again.reply.balanceMinor !== round.afterBet)
+          fail(
+            `the repeated rollbackWin took the win back again: expected the balance to stay ${ctx.money(round.afterBet)}, the reply says ${ctx.money(again.reply.balanceMinor)} (${describeOutcome(again.exchange)})`,
+          );
+      }
+      await expectRestored(ctx, round, 'after a bet, its win and the rollback of the win twice');
+    },
+  },
+];
+
+/**
+ * After the check, whatever the wallet did, the player is put back at the balance it began with
+ * (a CREDIT or a DEBIT of the difference): a round with a win has no one call that undoes it.
+ */
+function putBackAfter(ctx: CheckContext, p: string, before: number): void {
+  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
+    const now = await ctx.readBalance(p);
+    if (now === before) return;
+    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
+    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
+    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+  });
+}
+
+/** A bet of the main player and a win of the same amount in one round: the balance ends where it began. */
+async function paidBackRound(ctx: CheckContext): Promise<{ p: string; before: number; bet: string; round: string }> {
+  const { p, before, amount } = await playerWithABet(ctx);
+  putBackAfter(ctx, p, before);
+  const sessionToken = await ctx.tokenOf(p);
+  const bet = ctx.tx();
+  const round = roundIdOf(bet);
+  const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
+    operation: 'bet',
+    playerId: p,
+    sessionToken,
+    transactionId: bet,
+    amountMinor: amount,
+    roundId: round,
+  });
+  ctx.expectBalance(placed, before - amount, 'the bet of the round');
+  const paid = await ctx.call(`win ${ctx.money(amount)} (the round pays its bet back)`, {
+    operation: 'win',
+    playerId: p,
+    sessionToken,
+    transactionId: ctx.tx(),
+    betTransactionId: bet,
+    amountMinor: amount,
+    roundId: round,
+    roundClosed: true,
+  });
+  ctx.expectBalance(paid, before, 'the win of the round');
+  return { p, before, bet, round };
+}
+
+interface WonRound {
+  p: string;
+  before: number;
+  /** The balance after the bet (and after the win is taken back). */
+  afterBet: number;
+  bet: string;
+  win: string;
+  winMinor: number;
+  round: string;
+  sessionToken: string;
+}
+
+/** A bet of the main player and a win of twice its amount, both accepted. */
+async function wonRound(ctx: CheckContext): Promise<WonRound> {
+  const { p, before, amount } = await playerWithABet(ctx);
+  const sessionToken = await ctx.tokenOf(p);
+  const bet = ctx.tx();
+  const round = roundIdOf(bet);
+  putBackAfter(ctx, p, before);
+  const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
+    operation: 'bet',
+    playerId: p,
+    sessionToken,
+    transactionId: bet,
+    amountMinor: amount,
+    roundId: round,
+  });
+  ctx.expectBalance(placed, before - amount, 'the bet of the round');
+  const win = ctx.tx();
+  const winMinor = amount * 2;
+  const paid = await ctx.call(`win ${ctx.money(winMinor)} of round ${round}`, {
+    operation: 'win',
+    playerId: p,
+    sessionToken,
+    transactionId: win,
+    betTransactionId: bet,
+    amountMinor: winMinor,
+    roundId: round,
+    roundClosed: true,
+  });
+  ctx.expectBalance(paid, before - amount + winMinor, 'the win of the round');
+  return { p, before, afterBet: before - amount, bet, win, winMinor, round, sessionToken };
+}
+
+/** The rollbackWin of the round's win; pass the same `transactionId` to repeat it. */
+async function rollBackWin(
+  ctx: CheckContext,
+  round: WonRound,
+  label: string,
+  transactionId = ctx.tx(),
+): Promise<Step & { facts: Pick<CallFacts, 'transactionId'> }> {
+  const step = await ctx.call(label, {
+    operation: 'rollbackWin',
+    playerId: round.p,
+    sessionToken: round.sessionToken,
+    transactionId,
+    betTransactionId: round.win,
+    amountMinor: round.winMinor,
+    roundId: round.round,
+  });
+  return { ...step, facts: { transactionId } };
+}
+
+/** The balance read back is the one after the bet: the win was taken back exactly once. */
+async function expectRestored(ctx: CheckContext, round: WonRound, why: string): Promise<void> {
+  await ctx.expectBalanceNow(round.p, round.afterBet, why);
+}
