@@ -7,6 +7,7 @@ import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
 import { judgeReply } from '../callbacks/reply.ts';
+import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import {
@@ -18,6 +19,7 @@ import {
   PROVIDER,
   WRONG_SECRET,
 } from './interactions.ts';
+import { dialectPact } from './dialect.ts';
 import { CONTRACT_EPOCH_MS, describeInteraction, enqueueRequestOf } from './pact.ts';
 
 /** What the engine saw when it delivered one contract interaction to the Pact mock. */
@@ -126,6 +128,19 @@ async function matchRecorded(pact: PactV4, port: number): Promise<void> {
 export async function generateContracts(options: { config: AggmockConfig; outDir: string }): Promise<string> {
   const file = join(options.outDir, PACT_FILE_NAME);
   mkdirSync(options.outDir, { recursive: true });
+  const callbacks = options.config.callbacks;
+  if (isVendorDialect(callbacks)) {
+    // A vendor dialect's contracts are written from its definition (contracts/dialect.ts): the
+    // engine's profile callbacks are not its wire.
+    const pact = dialectPact({
+      dialect: dialectOf(callbacks),
+      credentials: credentialsOf(callbacks),
+      signOptions: signOptionsOf(callbacks),
+      currency: callbacks.currency,
+    });
+    writeFileSync(file, `${JSON.stringify(sortKeys(pact), null, 2)}\n`);
+    return file;
+  }
   // Pact merges into an existing file; start clean so a removed interaction disappears.
   rmSync(file, { force: true });
   await runConsumerInteractions(options);

@@ -13,3 +13,4 @@ export {
 } from './generate.ts';
 export * from './interactions.ts';
 export { CONTRACT_EPOCH_MS, contractBody, enqueueRequestOf, signatureHeaderPatterns } from './pact.ts';
+export * from './dialect.ts';

@@ -26,6 +26,7 @@ export {
   recogniseCall,
 } from './facts.ts';
 export { type DialectHooks, DialectHooksError, hooksOf, loadHooks, type SignedParts } from './hooks.ts';
+export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';

@@ -1,8 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
 import type { OutcomeCode } from '../dialects/index.ts';
-import { type CallFacts, type ReadReply as DialectReadReply, type Operation, statusIn } from '../dialects/index.ts';
+import {
+  type CallFacts,
+  type ReadReply as DialectReadReply,
+  type Operation,
+  requestIdOf,
+  roundIdOf,
+  statusIn,
+} from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
 import {
@@ -14,7 +20,7 @@ import {
   type SendOptions,
   WebhookClient,
 } from './client.ts';
-import { DialectClient, type DialectForgery, factsOf, readDialectExchange, requestIdOf } from './dialect-client.ts';
+import { DialectClient, type DialectForgery, factsOf, readDialectExchange } from './dialect-client.ts';
 import { type VerifyWire, verifyWireOf } from './wire.ts';
 
 /** A check found the webhook breaking its rule. */
@@ -735,15 +741,6 @@ export class CheckContext {
       );
     }
   }
-}
-
-/**
- * The round of a bet under a vendor dialect: digits made from its transaction id (Pragmatic's
- * roundId is a Long), the same for every repeat of it and for its win and rollback.
- */
-export function roundIdOf(transactionId: string): string {
-  const hex = createHash('sha256').update(transactionId).digest('hex').slice(0, 13);
-  return String(Number.parseInt(hex, 16));
 }
 
 /** Attempts of one call whose reply asks for a retry in a 2xx (Pragmatic 100), as the engine would make them. */

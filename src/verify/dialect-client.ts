@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import {
   buildRequest,
   type CallFacts,
@@ -44,25 +44,6 @@ export function readDialectExchange(dialect: Dialect, exchange: Exchange): Diale
   const res = exchange.response;
   if (!facts || !res) return undefined;
   return readDialectReply(dialect, facts, { status: res.status, text: res.body });
-}
-
-/** A request id derived from what the call is, so a repeat of the same call is a retry of it (Hub88's request_uuid). */
-export function requestIdOf(facts: Omit<CallFacts, 'requestId' | 'createdAt'>, unique?: string): string {
-  const key = JSON.stringify([
-    facts.operation,
-    facts.playerId,
-    facts.currency,
-    facts.transactionId,
-    facts.betTransactionId,
-    facts.amountMinor,
-    facts.winMinor,
-    facts.roundId,
-    facts.bonus,
-    unique,
-  ]);
-  const hex = createHash('sha256').update(key).digest('hex');
-  // UUID-shaped (version 4 bits set): some wallets check request ids for that form.
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export class DialectClient {

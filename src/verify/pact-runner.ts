@@ -14,13 +14,17 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
+import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
+import { contractFacts, contractSessionToken, type DialectContract, dialectContracts } from '../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
+import { buildRequest, type Dialect } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES, readBoundedText } from '../http/index.ts';
 import { encodeAmount, toMinor } from '../money/index.ts';
 import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
+import { joinUrl, wrongKeys } from './dialect-client.ts';
 import { type BalanceProbe, CheckContext, stateRefusal } from './context.ts';
 
 export interface PactRunnerInput {
@@ -41,12 +45,14 @@ export interface PactRunnerInput {
   timeoutMs: number;
   /** Players mode: how balances are read (the preflight's choice). */
   balanceProbe?: BalanceProbe;
+  /** Players mode under a vendor dialect: the session token of each player (--token). */
+  tokens?: Record<string, string>;
   resultFile: string;
 }
 
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
 export interface PactExchange {
-  request: { url: string; headers: Record<string, string>; body: string };
+  request: { method?: string; url: string; headers: Record<string, string>; body: string };
   response?: {
     status: number;
     headers: Record<string, string>;
@@ -63,7 +69,7 @@ export interface PactRunnerOutput {
   report?: unknown;
   /** Why it could not run. */
   error?: string;
-  /** The contract's transactionId → what was sent and answered. */
+  /** The contract's transactionId (a vendor dialect's: its description) → what was sent and answered. */
   exchanges?: Record<string, PactExchange>;
   /** Provider state name → why setting it up failed. */
   stateErrors?: Record<string, string>;
@@ -271,13 +277,9 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
   return exchange;
 }
 
-/**
- * One handler per provider state the pact names. With a state URL: POSTs `{state, params,
- * action:"setup"}` there and keeps a refusal's message. Without: realises the state through the
- * webhook (a balance is read, an absent player is a fresh unknown id, a prior DEBIT is sent).
- */
-export function stateHandlersFor(stateNames: readonly string[], input: Omit<PactRunnerInput, 'resultFile'>, run: RunState) {
-  const ctx = new CheckContext(
+/** The context the provider states (and a vendor dialect's requests) are realised with in players mode. */
+export function stateContext(input: Omit<PactRunnerInput, 'resultFile'>): CheckContext {
+  return new CheckContext(
     {
       webhookUrl: input.webhookUrl,
       callbacks: input.callbacks,
@@ -287,10 +289,118 @@ export function stateHandlersFor(stateNames: readonly string[], input: Omit<Pact
       concurrency: 2,
       // Its own id space: this process counts transaction ids from 1 again.
       runId: `${input.runId}-pact`,
+      sessionTokens: new Map(Object.entries(input.tokens ?? {})),
       ...(input.balanceProbe === undefined ? {} : { balanceProbe: input.balanceProbe }),
     },
     'pact-states',
   );
+}
+
+/** The Pact proxy's own paths (provider states, messages): never a contract request. */
+const PACT_PROXY_PATHS = new Set(['/_pactSetup', '/_pactMessage']);
+
+/** Which contract a request the Verifier sends is: the one whose transaction ids it names, else the next read (authenticate, balance) not yet sent. */
+function contractOfRequest(
+  contracts: readonly DialectContract[],
+  req: FilterRequest,
+  sent: ReadonlySet<DialectContract>,
+): DialectContract | undefined {
+  const text = `${req.url} ${Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? '')}`;
+  const names = (id: string) => new RegExp(`(^|[^A-Za-z0-9-])${id}([^A-Za-z0-9-]|$)`).test(text);
+  return (
+    // A rollback may name only the bet it reverses (Pragmatic's refund, Evolution's cancel).
+    contracts.find((c) => [c.call.transactionId, c.call.betTransactionId].some((id) => id !== undefined && names(id))) ??
+    contracts.find((c) => c.call.transactionId === undefined && !sent.has(c))
+  );
+}
+
+/**
+ * A vendor dialect's contract requests, made again as the Verifier's proxy passes them: built and
+ * signed by the dialect (`buildRequest`) from the contract's call with a fresh time, so the
+ * signature covers exactly the bytes forwarded wherever the recipe puts it (a header, a body
+ * field, a query parameter), Content-Length included. The bad-signature contract is signed with
+ * keys the wallet does not know. In players mode the call carries this run's player, ids and
+ * session token, and the refusal for lack of funds asks for more than the balance read.
+ */
+export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState, ctx: CheckContext) {
+  const callbacks = input.callbacks;
+  const dialect: Dialect = dialectOf(callbacks);
+  const credentials = credentialsOf(callbacks);
+  const signOptions = signOptionsOf(callbacks);
+  const contracts = dialectContracts(dialect);
+  const sent = new Set<DialectContract>();
+  const players = input.stateUrl === undefined;
+  return (req: FilterRequest & { method: string }, res: ServerResponse, next: () => void) => {
+    if (PACT_PROXY_PATHS.has(req.path)) {
+      next();
+      return;
+    }
+    const silent = noticeSilence(run, input.timeoutMs);
+    if (silent !== undefined) {
+      res.writeHead(504, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message: silent }));
+      return;
+    }
+    const contract = contractOfRequest(contracts, req, sent);
+    if (!contract) {
+      next();
+      return;
+    }
+    sent.add(contract);
+    void (async () => {
+      const playerId = players ? (run.playerMap.get(contract.call.playerId) ?? (input.players[0] as string)) : contract.call.playerId;
+      const sessionToken = players ? await ctx.tokenOf(playerId) : contractSessionToken(playerId);
+      const facts = contractFacts(contract, {
+        currency: callbacks.currency,
+        createdAt: Date.now(),
+        playerId,
+        sessionToken,
+        ...(players ? { id: (x: string) => runTransactionId(x, input.runId) } : {}),
+      });
+      const balance = run.balances.get(playerId);
+      if (players && contract.id === 'insufficient-funds' && balance !== undefined)
+        facts.amountMinor = balance + (contract.call.amountMinor ?? 0);
+      const keys = contract.signature === 'wrong-keys' ? wrongKeys(dialect, credentials) : credentials;
+      const signed = buildRequest(dialect, facts, keys, signOptions);
+      const url = joinUrl(input.webhookUrl, signed.path);
+      const target = new URL(url);
+      for (const name of Object.keys(req.headers)) if (!KEPT_HEADERS.has(name)) delete req.headers[name];
+      for (const [name, value] of Object.entries(signed.headers)) req.headers[name.toLowerCase()] = value;
+      const body = signed.body ?? '';
+      req.headers['content-length'] = String(Buffer.byteLength(body));
+      req.body = Buffer.from(body, 'utf8');
+      req.method = signed.method;
+      req.url = `${target.pathname}${target.search}`;
+      const exchange = record(req, body, res, url);
+      exchange.request.method = signed.method;
+      run.exchanges[contract.description] = exchange;
+      next();
+    })().catch((error: unknown) => {
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: 'AGGMOCK_VERIFY_NOT_SENT',
+          message: `aggmock could not make the ${contract.call.operation} request: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      );
+    });
+  };
+}
+
+/** Headers of the Verifier's request kept when a dialect request is made again: the connection's own. */
+const KEPT_HEADERS = new Set(['host', 'connection', 'accept-encoding', 'user-agent']);
+
+/**
+ * One handler per provider state the pact names. With a state URL: POSTs `{state, params,
+ * action:"setup"}` there and keeps a refusal's message. Without: realises the state through the
+ * webhook (a balance is read, an absent player is a fresh unknown id, a prior DEBIT is sent).
+ */
+export function stateHandlersFor(
+  stateNames: readonly string[],
+  input: Omit<PactRunnerInput, 'resultFile'>,
+  run: RunState,
+  ctx: CheckContext = stateContext(input),
+) {
   const handlers: Record<string, (params: unknown) => Promise<void>> = {};
   for (const name of stateNames) {
     handlers[name] = async (params) => {
@@ -347,14 +457,16 @@ async function realiseState(
 
 export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunnerOutput> {
   const run = emptyRunState();
+  const ctx = stateContext(input);
+  const vendor = isVendorDialect(input.callbacks);
   const verifier = new Verifier({
     provider: 'integrator-webhook',
     providerBaseUrl: input.providerBaseUrl,
     pactUrls: [input.pactFile],
     logLevel: 'error',
     timeout: input.timeoutMs,
-    stateHandlers: stateHandlersFor(stateNamesIn(input.pactFile), input, run) as never,
-    requestFilter: resigningFilter(input, run) as never,
+    stateHandlers: stateHandlersFor(stateNamesIn(input.pactFile), input, run, ctx) as never,
+    requestFilter: (vendor ? dialectFilter(input, run, ctx) : resigningFilter(input, run)) as never,
   });
   const done = (extra: Omit<PactRunnerOutput, 'exchanges' | 'stateErrors'>): PactRunnerOutput => ({
     ...extra,

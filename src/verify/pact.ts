@@ -6,6 +6,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
+import { DIALECT_CONTRACTS } from '../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
 import type { Exchange } from './client.ts';
 import type { BalanceProbe } from './context.ts';
@@ -42,8 +43,19 @@ interface PactFile {
 
 export const PACT_ID_PREFIX = 'pact:';
 
+/** The definition behind a pact interaction: a profile contract or a vendor dialect's, by its description. */
+function definitionOf(description: string): Pick<ContractInteraction, 'id' | 'rule' | 'hint' | 'states'> & { signed: boolean } | undefined {
+  const profile = CONTRACT_INTERACTIONS.find((i) => i.description === description);
+  if (profile) return { ...profile, signed: profile.signature === 'valid' };
+  const dialect = DIALECT_CONTRACTS.find((c) => c.description === description);
+  return dialect ? { ...dialect, signed: dialect.signature === 'valid' } : undefined;
+}
+
+/** Every known definition's description, in report order (profile contracts, then a dialect's). */
+const REPORT_ORDER = [...CONTRACT_INTERACTIONS, ...DIALECT_CONTRACTS].map((i) => i.description);
+
 export function pactIdOf(description: string): string {
-  const known = CONTRACT_INTERACTIONS.find((i) => i.description === description);
+  const known = definitionOf(description);
   return (
     PACT_ID_PREFIX +
     (known
@@ -61,10 +73,10 @@ export function pactIdOf(description: string): string {
  * name none but absent ones. One not defined here (a custom pact file) needs everything.
  */
 export function pactNeeds(description: string): readonly Prerequisite[] {
-  const known = CONTRACT_INTERACTIONS.find((i) => i.description === description);
+  const known = definitionOf(description);
   if (!known) return DEFAULT_NEEDS;
   const needs: Prerequisite[] = ['answers'];
-  if (known.signature === 'valid') needs.push('signature');
+  if (known.signed) needs.push('signature');
   if (known.states.some((s) => !/ does not exist$/.test(s.name))) needs.push('player');
   return needs;
 }
@@ -93,6 +105,8 @@ export interface VerifyPactsOptions {
   blocked?: (needs: readonly Prerequisite[]) => string | undefined;
   /** How balances are read in players mode (the preflight's choice). */
   balanceProbe?: BalanceProbe;
+  /** Players mode under a vendor dialect: each player's session token (--token). */
+  tokens?: Record<string, string>;
 }
 
 /**
@@ -106,7 +120,7 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
   const runnable: PactFile['interactions'] = [];
   for (const interaction of pact.interactions) {
     const id = pactIdOf(interaction.description);
-    const known = CONTRACT_INTERACTIONS.find((i) => i.description === interaction.description);
+    const known = definitionOf(interaction.description);
     const states = (interaction.providerStates ?? []).map((s) => s.name);
     const result: PactInteractionResult = {
       id,
@@ -149,6 +163,7 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       wrongSecretTransactionIds: wrongSecretIds(runnable),
       timeoutMs: options.timeoutMs,
       ...(options.balanceProbe === undefined ? {} : { balanceProbe: options.balanceProbe }),
+      ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
       resultFile: join(dir, 'result.json'),
     };
     const output = await runChild(input);
@@ -162,8 +177,8 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
 /** In the order the interactions are defined (the pact file sorts them by description). */
 function ordered(results: Map<string, PactInteractionResult>): PactInteractionResult[] {
   const rank = (r: PactInteractionResult) => {
-    const i = CONTRACT_INTERACTIONS.findIndex((c) => c.description === r.description);
-    return i < 0 ? CONTRACT_INTERACTIONS.length : i;
+    const i = REPORT_ORDER.indexOf(r.description);
+    return i < 0 ? REPORT_ORDER.length : i;
   };
   return [...results.values()].sort((a, b) => rank(a) - rank(b));
 }
@@ -213,7 +228,7 @@ function applyReport(
     const r = results.get(i.description) as PactInteractionResult;
     const outcome = report.interactionResults?.find((x) => x.description === i.description);
     r.durationMs = pactDurationMs(outcome?.duration);
-    const sent = output.exchanges?.[i.request?.body?.content?.transactionId ?? ''];
+    const sent = output.exchanges?.[i.request?.body?.content?.transactionId ?? ''] ?? output.exchanges?.[i.description];
     if (sent) r.exchanges = [toExchange(r.description, sent)];
     const problems = errors.get(i.description);
     const stateProblems = (i.providerStates ?? [])
@@ -237,7 +252,7 @@ function applyReport(
 function toExchange(label: string, sent: PactExchange): Exchange {
   const exchange: Exchange = {
     label,
-    request: { method: 'POST', url: sent.request.url, headers: sent.request.headers, body: sent.request.body },
+    request: { method: sent.request.method ?? 'POST', url: sent.request.url, headers: sent.request.headers, body: sent.request.body },
     latencyMs: 0,
   };
   if (sent.response) {

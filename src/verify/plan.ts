@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isVendorDialect } from '../config/dialect.ts';
+import { dialectOf, isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
+import { dialectContracts } from '../contracts/dialect.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { wireOf } from '../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
@@ -105,13 +106,18 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
     throw new VerifyUsageError(`pact file ${pactFileOption} does not exist.`);
   }
   const committed = pactFileOption ?? DEFAULT_PACT_FILE;
-  // A vendor dialect has no contracts yet: its run is the stateful checks (the report says so).
+  // A vendor dialect's contracts are written from it for this run (contracts/dialect.ts).
   const vendor = isVendorDialect(callbacks);
-  const useCommitted = !vendor && (pactFileOption !== undefined || sameWire(callbacks, defaultConfig().callbacks));
+  const useCommitted = pactFileOption !== undefined || (!vendor && sameWire(callbacks, defaultConfig().callbacks));
   if (useCommitted && !existsSync(committed)) {
     throw new VerifyUsageError(`the contracts are missing at ${committed}; run \`aggmock contracts --regenerate\`.`);
   }
-  const pactIds = !vendor && existsSync(committed) ? pactInteractionIds(committed) : [];
+  const pactIds =
+    vendor && pactFileOption === undefined
+      ? dialectContracts(dialectOf(callbacks)).map((c) => `${PACT_ID_PREFIX}${c.id}`)
+      : existsSync(committed)
+        ? pactInteractionIds(committed)
+        : [];
   const sessionTokens = new Map<string, string>();
   for (const [player, token] of Object.entries(options.tokens ?? {})) {
     if (token === '' || token.length > 512)

@@ -78,13 +78,6 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   plan.settings.balanceProbe = preflight.balanceProbe;
   const cause = preflight.cause;
   const blocked = (needs: readonly Prerequisite[]) => (blockedBy(cause, needs) && cause ? blockedReason(cause) : undefined);
-  const vendor = verifyWireOf(plan.settings.callbacks).vendor;
-  if (vendor) {
-    notices.push(
-      `Contracts (Pact): not run for the ${vendor.name} dialect; aggmock's contracts are written for profiles so far. ` +
-        'The stateful checks below judge the rules they hold, through the dialect\u2019s own calls.',
-    );
-  }
   for (const n of notices) write(`note: ${terminalSafe(n)}\n\n`);
   if (cause) write(terminalSafe(firstCauseBlock(cause)));
   write(tableHeader());
@@ -118,6 +111,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
         selected: plan.selected,
         blocked,
         balanceProbe: preflight.balanceProbe,
+        tokens: Object.fromEntries(plan.settings.sessionTokens ?? []),
       });
       // Moving money is what the interactions do; only a failure to put it back is worth a notice.
       for (const r of await restorer.restoreStartBalances()) if (!r.restored) notices.push(`contract interactions: ${r.note}`);
