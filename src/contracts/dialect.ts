@@ -42,6 +42,8 @@ export interface DialectContract {
   call: ContractCall;
   /** 'wrong-keys': signed with keys the wallet does not know. */
   signature: 'valid' | 'wrong-keys';
+  /** It repeats the bet its provider state made: the reply must be that bet's first reply (its balance, exactly). */
+  firstReply?: true;
   reply: { accepted: true; balanceMinor: number } | { accepted: false; refusal: OutcomeCode };
 }
 
@@ -156,6 +158,7 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     states: [balanceState(P, OPENING), debitedState(T.duplicate, P, 1_000)],
     call: bet(T.duplicate, 1_000),
     signature: 'valid',
+    firstReply: true,
     reply: { accepted: true, balanceMinor: 9_000 },
   },
   {
@@ -236,9 +239,7 @@ export function contractFacts(
     ...(c.transactionId === undefined ? {} : { transactionId: id(c.transactionId) }),
     ...(c.betTransactionId === undefined ? {} : { betTransactionId: id(c.betTransactionId) }),
     // A run's ids give the run's rounds, as the provider state's bet got (verify's roundIdOf).
-    ...(c.roundId === undefined
-      ? {}
-      : { roundId: roundIdOf(id(c.betTransactionId ?? (c.transactionId as string))) }),
+    ...(c.roundId === undefined ? {} : { roundId: roundIdOf(id(c.betTransactionId ?? (c.transactionId as string))) }),
     sessionToken: options.sessionToken ?? contractSessionToken(options.playerId ?? c.playerId),
   };
   return { ...base, requestId: requestIdOf(base), createdAt: options.createdAt };
@@ -399,13 +400,19 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   // refusal need not echo the request. What the rule does not require is left out of the example,
   // since Pact requires every member the example has.
   const readsBalance = reply.accepted && op?.reply?.balance !== false && facts.operation !== 'authenticate';
+  // A reply the operation reads without a code (Caleta's /wallet/check) is an object, nothing more.
+  const uncoded = op?.reply?.code === false;
+  const shape = uncoded ? { code: undefined, ok: undefined, success: undefined } : {};
   const written = writeReply(
-    { ...dialect, reply: { ...dialect.reply, echo: reply.accepted ? dialect.reply.echo : {} } },
+    { ...dialect, reply: { ...dialect.reply, ...shape, echo: reply.accepted && !uncoded ? dialect.reply.echo : {} } },
     facts,
     answer,
     write,
   );
   if (!readsBalance) dropBalance(dialect, written.body, op?.reply?.root);
+  const token = reply.accepted ? op?.reply?.token : undefined;
+  if (token !== undefined)
+    setPath(written.body, [...(op?.reply?.root?.split('.') ?? []), ...token.split('.')], facts.sessionToken);
   const root = op?.reply?.root?.split('.') ?? [];
   const at = (path: string) => memberPath([...root, ...path.split('.')]);
   const rules = dialect.reply;
@@ -414,7 +421,8 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
     const paths = typeof rules.balance === 'string' ? [rules.balance] : rules.balance.sum;
     for (const path of paths) body[at(path)] = rule({ match: 'regex', regex: BALANCE_TEXT });
   }
-  const coded = rules.code !== undefined && op?.reply?.code !== false;
+  if (token !== undefined) body[at(token)] = rule({ match: 'type' });
+  const coded = rules.code !== undefined && !uncoded;
   const allowed = reply.accepted
     ? rules.ok === undefined
       ? []
@@ -423,16 +431,24 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
         : [rules.ok]
     : refusalCodes(dialect, reply.refusal);
   if (coded && allowed.length > 0 && allowed.every((v) => typeof v !== 'boolean')) {
-    body[at(rules.code as string)] = rule({ match: 'regex', regex: `^(${allowed.map((v) => escapeRegex(String(v))).join('|')})$` });
+    body[at(rules.code as string)] = rule({
+      match: 'regex',
+      regex: `^(${allowed.map((v) => escapeRegex(String(v))).join('|')})$`,
+    });
   }
-  if (reply.accepted) for (const path of Object.values(rules.echo)) if (path) body[at(path)] = rule({ match: 'type' });
+  if (reply.accepted && !uncoded)
+    for (const path of Object.values(rules.echo)) if (path) body[at(path)] = rule({ match: 'type' });
   const refusalStatus = reply.accepted ? undefined : rules.statuses[reply.refusal];
   const matchingRules: Record<string, Rules> = {
     header: { 'Content-Type': rule({ match: 'regex', regex: JSON_CONTENT_TYPE }) },
   };
   if (Object.keys(body).length > 0) matchingRules.body = body;
   // A refusal the dialect answers with its own HTTP status is that status; the rest are any status the dialect reads a body from.
-  if (refusalStatus === undefined) matchingRules.status = { $: { combine: 'OR', matchers: statusMatchers(rules.status.answer) } };
+  // A refusal the dialect has no code of its own for (100HP's lack of funds) may come with any of its refusal statuses too.
+  const ownCode = !reply.accepted && rules.codes[reply.refusal] !== undefined;
+  const refusalStatuses = reply.accepted || ownCode ? [] : [...new Set(Object.values(rules.statuses))].map(String);
+  if (refusalStatus === undefined)
+    matchingRules.status = { $: { combine: 'OR', matchers: statusMatchers([...rules.status.answer, ...refusalStatuses]) } };
   return {
     status: refusalStatus ?? written.status,
     headers: { 'Content-Type': ['application/json'] },
@@ -441,13 +457,23 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   };
 }
 
+function setPath(body: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = body;
+  for (const key of keys.slice(0, -1)) {
+    if (!node[key] || typeof node[key] !== 'object') node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1) as string] = value;
+}
+
 /** Removes the balance members from a written reply (under its root member, when it has one). */
 function dropBalance(dialect: Dialect, body: Record<string, unknown>, root: string | undefined): void {
   const paths = typeof dialect.reply.balance === 'string' ? [dialect.reply.balance] : dialect.reply.balance.sum;
   for (const path of paths) {
     const keys = [...(root?.split('.') ?? []), ...path.split('.')];
     let node: unknown = body;
-    for (const key of keys.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    for (const key of keys.slice(0, -1))
+      node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
     if (node && typeof node === 'object') delete (node as Record<string, unknown>)[keys.at(-1) as string];
   }
 }

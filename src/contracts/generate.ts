@@ -10,6 +10,7 @@ import { judgeReply } from '../callbacks/reply.ts';
 import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { wireOf } from '../profiles/index.ts';
+import { dialectPact } from './dialect.ts';
 import {
   CONSUMER,
   CONTRACT_WEBHOOK_PATH,
@@ -19,7 +20,6 @@ import {
   PROVIDER,
   WRONG_SECRET,
 } from './interactions.ts';
-import { dialectPact } from './dialect.ts';
 import { CONTRACT_EPOCH_MS, describeInteraction, enqueueRequestOf } from './pact.ts';
 
 /** What the engine saw when it delivered one contract interaction to the Pact mock. */

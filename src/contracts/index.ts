@@ -4,6 +4,8 @@
  * An engine: it imports callbacks (the body builder), config, money and signing; it must not
  * import verify, any other surface or the CLI.
  */
+
+export * from './dialect.ts';
 export {
   type DeliveredInteraction,
   deliverInteraction,
@@ -13,4 +15,3 @@ export {
 } from './generate.ts';
 export * from './interactions.ts';
 export { CONTRACT_EPOCH_MS, contractBody, enqueueRequestOf, signatureHeaderPatterns } from './pact.ts';
-export * from './dialect.ts';

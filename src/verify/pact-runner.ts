@@ -17,15 +17,15 @@ import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
 import { contractFacts, contractSessionToken, type DialectContract, dialectContracts } from '../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
-import { buildRequest, type Dialect } from '../dialects/index.ts';
+import { buildRequest, type Dialect, readReply } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES, readBoundedText } from '../http/index.ts';
 import { encodeAmount, toMinor } from '../money/index.ts';
 import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
-import { joinUrl, wrongKeys } from './dialect-client.ts';
 import { type BalanceProbe, CheckContext, stateRefusal } from './context.ts';
+import { joinUrl, wrongKeys } from './dialect-client.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -62,6 +62,8 @@ export interface PactExchange {
     /** Why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
     refused?: string;
   };
+  /** What the reply broke that a Pact matcher cannot say (a repeat answered with another balance than the first reply's). */
+  problem?: string;
 }
 
 export interface PactRunnerOutput {
@@ -73,6 +75,8 @@ export interface PactRunnerOutput {
   exchanges?: Record<string, PactExchange>;
   /** Provider state name → why setting it up failed. */
   stateErrors?: Record<string, string>;
+  /** Players mode under a vendor dialect: the session tokens as they are after the run (an authenticate reply may swap one: Caleta). */
+  tokens?: Record<string, string>;
 }
 
 interface FilterRequest {
@@ -90,6 +94,8 @@ interface RunState {
   playerMap: Map<string, string>;
   /** Players mode: balances read while setting states up, minor units. */
   balances: Map<string, number>;
+  /** Players mode: the balance each provider state's DEBIT was answered with, by its transaction id (a repeat must get it again). */
+  firstBalances: Map<string, number>;
   /**
    * Set once the webhook is seen not to answer within --timeout (a state's request timed out, or the
    * Verifier gave up on a forwarded request): the rest is answered at once with this reason instead
@@ -348,7 +354,9 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
     }
     sent.add(contract);
     void (async () => {
-      const playerId = players ? (run.playerMap.get(contract.call.playerId) ?? (input.players[0] as string)) : contract.call.playerId;
+      const playerId = players
+        ? (run.playerMap.get(contract.call.playerId) ?? (input.players[0] as string))
+        : contract.call.playerId;
       const sessionToken = players ? await ctx.tokenOf(playerId) : contractSessionToken(playerId);
       const facts = contractFacts(contract, {
         currency: callbacks.currency,
@@ -374,6 +382,29 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
       const exchange = record(req, body, res, url);
       exchange.request.method = signed.method;
       run.exchanges[contract.description] = exchange;
+      const swaps = players ? dialect.operations[facts.operation]?.reply?.token : undefined;
+      // A repeat must get the first reply: the balance the provider state's bet was answered with.
+      const first =
+        contract.firstReply && facts.transactionId !== undefined
+          ? players
+            ? run.firstBalances.get(facts.transactionId)
+            : contract.reply.accepted
+              ? contract.reply.balanceMinor
+              : undefined
+          : undefined;
+      if (swaps !== undefined || first !== undefined) {
+        res.once('finish', () => {
+          const reply = exchange.response;
+          if (!reply) return;
+          const read = readReply(dialect, facts, { status: reply.status, text: reply.body });
+          // The wallet's reply names the token to use from now on (Caleta's /wallet/check): keep it for the rest of the run.
+          if (swaps !== undefined && read.token !== undefined) ctx.settings.sessionTokens?.set(playerId, read.token);
+          if (first !== undefined && read.verdict === 'accepted' && read.balance.kind === 'ok' && read.balance.minor !== first)
+            exchange.problem =
+              `the repeated bet was answered with balance ${ctx.money(read.balance.minor)}, but the first reply to ${facts.transactionId} ` +
+              `said ${ctx.money(first)}: a repeat must get the first reply again and move no money (was it applied twice?)`;
+        });
+      }
       next();
     })().catch((error: unknown) => {
       res.writeHead(500, { 'Content-Type': 'application/json' });
@@ -450,6 +481,7 @@ async function realiseState(
     const step = await ctx.debit(`state: ${name}`, player, amountMinor, runTransactionId(params.transactionId, input.runId));
     if (!step.reply.accepted)
       throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
+    if (step.reply.balanceMinor !== undefined) run.firstBalances.set(step.transactionId, step.reply.balanceMinor);
     return;
   }
   run.balances.set(player, await ctx.readBalance(player));
@@ -472,6 +504,7 @@ export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunne
     ...extra,
     exchanges: run.exchanges,
     stateErrors: run.stateErrors,
+    ...(vendor ? { tokens: Object.fromEntries(ctx.settings.sessionTokens ?? []) } : {}),
   });
   try {
     const json = await verifier.verifyProvider();
@@ -491,7 +524,7 @@ function stateNamesIn(pactFile: string): string[] {
 }
 
 function emptyRunState(): RunState {
-  return { exchanges: {}, stateErrors: {}, playerMap: new Map(), balances: new Map() };
+  return { exchanges: {}, stateErrors: {}, playerMap: new Map(), balances: new Map(), firstBalances: new Map() };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

@@ -44,7 +44,9 @@ interface PactFile {
 export const PACT_ID_PREFIX = 'pact:';
 
 /** The definition behind a pact interaction: a profile contract or a vendor dialect's, by its description. */
-function definitionOf(description: string): Pick<ContractInteraction, 'id' | 'rule' | 'hint' | 'states'> & { signed: boolean } | undefined {
+function definitionOf(
+  description: string,
+): (Pick<ContractInteraction, 'id' | 'rule' | 'hint' | 'states'> & { signed: boolean }) | undefined {
   const profile = CONTRACT_INTERACTIONS.find((i) => i.description === description);
   if (profile) return { ...profile, signed: profile.signature === 'valid' };
   const dialect = DIALECT_CONTRACTS.find((c) => c.description === description);
@@ -105,8 +107,11 @@ export interface VerifyPactsOptions {
   blocked?: (needs: readonly Prerequisite[]) => string | undefined;
   /** How balances are read in players mode (the preflight's choice). */
   balanceProbe?: BalanceProbe;
-  /** Players mode under a vendor dialect: each player's session token (--token). */
-  tokens?: Record<string, string>;
+  /**
+   * Players mode under a vendor dialect: each player's session token (--token, or the one an
+   * authenticate call gave); updated with the tokens the wallet swapped during the run.
+   */
+  sessionTokens?: Map<string, string>;
 }
 
 /**
@@ -163,10 +168,11 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       wrongSecretTransactionIds: wrongSecretIds(runnable),
       timeoutMs: options.timeoutMs,
       ...(options.balanceProbe === undefined ? {} : { balanceProbe: options.balanceProbe }),
-      ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
+      ...(options.sessionTokens === undefined ? {} : { tokens: Object.fromEntries(options.sessionTokens) }),
       resultFile: join(dir, 'result.json'),
     };
     const output = await runChild(input);
+    for (const [player, token] of Object.entries(output.tokens ?? {})) options.sessionTokens?.set(player, token);
     applyReport(results, runnable, output);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -236,14 +242,17 @@ function applyReport(
       .filter((m): m is string => m !== undefined)
       .map((m) => `provider state failed: ${m}`);
     const refused = sent?.response?.refused;
-    if (outcome?.result === 'OK' && !problems && stateProblems.length === 0 && refused === undefined) {
+    const broken = sent?.problem;
+    if (outcome?.result === 'OK' && !problems && stateProblems.length === 0 && refused === undefined && broken === undefined) {
       r.status = 'pass';
     } else {
       r.status = 'fail';
       // A refused reply (a redirect) explains the mismatches the Verifier saw in its stead.
       const mismatch =
         refused !== undefined ? [refused] : problems ? [`the reply does not match the contract: ${problems.join('; ')}`] : [];
-      r.reason = [...stateProblems, ...mismatch].join('; ') || `the Verifier reported ${outcome?.result ?? 'no result'}`;
+      r.reason =
+        [...stateProblems, ...(broken === undefined ? [] : [broken]), ...mismatch].join('; ') ||
+        `the Verifier reported ${outcome?.result ?? 'no result'}`;
     }
   }
 }
@@ -252,7 +261,12 @@ function applyReport(
 function toExchange(label: string, sent: PactExchange): Exchange {
   const exchange: Exchange = {
     label,
-    request: { method: sent.request.method ?? 'POST', url: sent.request.url, headers: sent.request.headers, body: sent.request.body },
+    request: {
+      method: sent.request.method ?? 'POST',
+      url: sent.request.url,
+      headers: sent.request.headers,
+      body: sent.request.body,
+    },
     latencyMs: 0,
   };
   if (sent.response) {

@@ -111,7 +111,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
         selected: plan.selected,
         blocked,
         balanceProbe: preflight.balanceProbe,
-        tokens: Object.fromEntries(plan.settings.sessionTokens ?? []),
+        ...(plan.settings.sessionTokens === undefined ? {} : { sessionTokens: plan.settings.sessionTokens }),
       });
       // Moving money is what the interactions do; only a failure to put it back is worth a notice.
       for (const r of await restorer.restoreStartBalances()) if (!r.restored) notices.push(`contract interactions: ${r.note}`);

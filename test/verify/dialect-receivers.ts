@@ -200,8 +200,11 @@ export function resign(dialect: Dialect, credentials: Credentials, req: ProxiedR
   return { method: req.method, path: signed.path, headers: signed.headers, body: signed.body ?? '' };
 }
 
-/** verify's transaction ids in a request (verify-<run>-<n>, and the round a win opens with). */
-const VERIFY_ID = /verify-[a-z0-9]{6,}-\d+(?:-round)?/g;
+/**
+ * verify's transaction ids in a request (verify-<run>-<n>, and the round a win opens with), and
+ * its contracts' (ctx-<contract>-<run>).
+ */
+const VERIFY_ID = /verify-[a-z0-9]{6,}-\d+(?:-round)?|ctx-[a-z-]+-[a-z0-9]{12,}/g;
 
 /** A wallet that ignores idempotency: a request repeating transaction ids reaches the receiver with fresh ones. */
 export function ignoresIdempotency(dialect: Dialect, credentials: Credentials): PlantedBug {

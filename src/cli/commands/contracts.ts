@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
+import { CredentialError, dialectOf, isVendorDialect } from '../../config/dialect.ts';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
+import { dialectContracts } from '../../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, interactionsFor, PACT_FILE_NAME } from '../../contracts/interactions.ts';
+import { DialectRequestError } from '../../dialects/index.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import { type CommandIo, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
+import { type CommandIo, collectCredential, folderProblem, PROCESS_IO, usageExit, wireLayer } from '../options.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
 
@@ -19,6 +22,7 @@ export interface ContractsFlags {
   scheme?: SigningScheme;
   rollbackStyle?: 'original' | 'reference';
   profile?: string;
+  credential?: Record<string, string>;
   config?: string;
 }
 
@@ -47,7 +51,15 @@ export function registerContractsCommand(program: Command, io: ContractsIo = PRO
         'reference',
       ]),
     )
-    .option('--profile <name|file>', 'wire profile of the contracts written with --out (default, betnex, or a profile file)')
+    .option(
+      '--profile <name|file>',
+      'wire profile or vendor dialect of the contracts written with --out (default, betnex, hub88, pragmatic…, or a profile or dialect file)',
+    )
+    .option(
+      '--credential <name=value>',
+      "a vendor dialect's credential the contracts' examples are signed with, e.g. secretKey=…; repeat for several",
+      collectCredential,
+    )
     .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
     .exitOverride(usageExit)
     .action(async (flags: ContractsFlags) => {
@@ -62,9 +74,9 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');
     return 2;
   }
-  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config || flags.profile)) {
+  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config || flags.profile || flags.credential)) {
     io.stderr(
-      'aggmock contracts: --scheme, --rollback-style, --profile and --config shape contracts written with --out <dir>.\n',
+      'aggmock contracts: --scheme, --rollback-style, --profile, --credential and --config shape contracts written with --out <dir>.\n',
     );
     return 2;
   }
@@ -80,8 +92,8 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
         configPath: flags.config,
         env: io.env ?? process.env,
         cwd,
-        ...(flags.profile ? { flags: { callbacks: { profile: flags.profile } } } : {}),
-        flagNames: { 'callbacks.profile': '--profile' },
+        flags: wireLayer(flags),
+        flagNames: { 'callbacks.profile': '--profile', 'callbacks.credentials': '--credential' },
       });
       config = {
         ...loaded,
@@ -104,15 +116,33 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
       io.stderr(`aggmock contracts: --out ${flags.out}: ${problem}.\n`);
       return 2;
     }
-    const path = await (await loadGenerator())({ config, outDir });
+    let path: string;
+    try {
+      path = await (await loadGenerator())({ config, outDir });
+    } catch (error) {
+      // A credential that cannot be read (a private key file), or one the dialect's recipe needs and nobody set.
+      if (error instanceof CredentialError || error instanceof DialectRequestError) {
+        io.stderr(`aggmock contracts: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
+    }
     const c = config.callbacks;
-    const wire = wireOf(c);
-    const shape =
-      wire.name === 'default'
-        ? `scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}`
-        : `profile ${wire.name}, signing ${wire.signingScheme}, ${wire.hasRollback ? 'with' : 'no'} ROLLBACK`;
+    let summary: string;
+    if (isVendorDialect(c)) {
+      const dialect = dialectOf(c);
+      const contracts = dialectContracts(dialect);
+      summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${dialect.signing.algorithm}`;
+    } else {
+      const wire = wireOf(c);
+      const shape =
+        wire.name === 'default'
+          ? `scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}`
+          : `profile ${wire.name}, signing ${wire.signingScheme}, ${wire.hasRollback ? 'with' : 'no'} ROLLBACK`;
+      summary = `${interactionsFor(wire).length} interactions, ${shape}`;
+    }
     io.stdout(
-      `Wrote ${path}: ${interactionsFor(wire).length} interactions, ${shape}.\n` +
+      `Wrote ${path}: ${summary}.\n` +
         `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${flags.profile ? ` --profile ${flags.profile}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
     );
     return 0;
