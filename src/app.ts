@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
 import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
+import { dialectOf } from './config/dialect.ts';
 import { type AggmockConfig, isVendorDialect } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
@@ -13,6 +14,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { type CallbackUrlPolicy, callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { registerAdminPaths } from './openapi/admin.ts';
+import { dialectOpenApi, WALLET_OPENAPI_PATH } from './openapi/dialect.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
 import { replySchemas, wireOf } from './profiles/index.ts';
@@ -107,6 +109,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   // A vendor dialect's calls are the vendor's API, documented in docs/dialects.md, not aggmock's webhooks.
   if (!isVendorDialect(config.callbacks)) registerCallbackWebhooks(app, config);
+  // …and the wallet API a vendor dialect describes (what the integrator implements) is its own document.
+  else app.get(WALLET_OPENAPI_PATH, (c) => c.json(dialectOpenApi(dialectOf(config.callbacks))));
   registerAdminPaths(app.openAPIRegistry);
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   app.route('/', docsRoutes('/openapi.json', 'aggmock API'));

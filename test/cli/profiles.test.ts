@@ -55,7 +55,7 @@ describe('aggmock profiles', () => {
     const list = runCli(['profiles'], {}, dir);
     expect(await list.exited).toBe(0);
     expect(list.stdout()).toMatch(
-      /Vendor dialects \(--profile <name> on serve, demo, send, wallet and verify;[^\n]*\n {2}hub88 +Hub88's Operator Wallet API\n/,
+      /Vendor dialects \(--profile <name> on serve, demo, send, wallet, verify and contracts\):\n {2}hub88 +Hub88's Operator Wallet API\n/,
     );
     expect(list.stdout()).toMatch(/^ {2}pragmatic +Pragmatic Play's Seamless Wallet API$/m);
     const show = runCli(['profiles', 'show', 'pragmatic'], {}, dir);

@@ -152,6 +152,10 @@ describe('aggmock contracts --profile <vendor dialect>', () => {
     expect(pact.interactions.find((i) => i.request.path === '/transaction/bet')?.request.headers).toHaveProperty(
       'X-Hub88-Signature',
     );
+    // And the wallet API the dialect describes, next to them.
+    const openapi = JSON.parse(readFileSync(join(dir, 'wallet-openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/transaction/bet', '/transaction/win']));
+    expect(out.join('')).toContain('wallet-openapi.json, the wallet API it describes (OpenAPI 3.1)');
   });
 
   it('refuses a credential the dialect does not take, naming it', async () => {

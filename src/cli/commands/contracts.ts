@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
 import { CredentialError, dialectOf, isVendorDialect } from '../../config/dialect.ts';
@@ -7,6 +7,7 @@ import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../.
 import { dialectContracts } from '../../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, interactionsFor, PACT_FILE_NAME } from '../../contracts/interactions.ts';
 import { DialectRequestError } from '../../dialects/index.ts';
+import { dialectOpenApi, WALLET_OPENAPI_FILE } from '../../openapi/dialect.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { type CommandIo, collectCredential, folderProblem, PROCESS_IO, usageExit, wireLayer } from '../options.ts';
@@ -132,7 +133,10 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     if (isVendorDialect(c)) {
       const dialect = dialectOf(c);
       const contracts = dialectContracts(dialect);
-      summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${dialect.signing.algorithm}`;
+      // And the wallet API the dialect describes, what the integrator implements.
+      const openapi = join(outDir, WALLET_OPENAPI_FILE);
+      writeFileSync(openapi, `${JSON.stringify(dialectOpenApi(dialect), null, 2)}\n`);
+      summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${dialect.signing.algorithm}; and ${openapi}, the wallet API it describes (OpenAPI 3.1)`;
     } else {
       const wire = wireOf(c);
       const shape =

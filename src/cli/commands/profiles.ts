@@ -47,7 +47,7 @@ export function registerProfilesCommand(program: Command, io: ProfilesIo = proce
       );
       io.stdout(
         `${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n\n` +
-          'Vendor dialects (--profile <name> on serve, demo, send, wallet and verify; contracts does not speak them yet):\n' +
+          'Vendor dialects (--profile <name> on serve, demo, send, wallet, verify and contracts):\n' +
           `${dialects.join('\n')}\n`,
       );
     });
