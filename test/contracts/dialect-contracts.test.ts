@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -156,6 +156,35 @@ describe('aggmock contracts --profile <vendor dialect>', () => {
     const openapi = JSON.parse(readFileSync(join(dir, 'wallet-openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/transaction/bet', '/transaction/win']));
     expect(out.join('')).toContain('wallet-openapi.json, the wallet API it describes (OpenAPI 3.1)');
+  });
+
+  it("writes a user's dialect file's contracts like a built-in one's", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'acme.json');
+    const { $schema: _schema, ...pragmatic } = builtinDialect('pragmatic');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...pragmatic,
+        name: 'acme',
+        operations: { ...pragmatic.operations, bet: { ...pragmatic.operations.bet, path: '/acme/bet' } },
+      }),
+    );
+    const out: string[] = [];
+    const code = await runContractsCommand(
+      { out: dir, profile: file, credential: { secretKey: 's3cret' } },
+      { stdout: (t) => out.push(t), stderr: (t) => out.push(t), cwd: dir, env: {} },
+    );
+    expect({ code, out: out.join('') }).toEqual({ code: 0, out: expect.stringContaining('dialect acme') });
+    const pact = JSON.parse(readFileSync(join(dir, 'aggmock-integrator-webhook.json'), 'utf8')) as {
+      interactions: PactInteraction[];
+    };
+    expect(pact.interactions.filter((i) => i.request.path === '/acme/bet').map((i) => i.description)).toEqual([
+      'a bet the balance covers',
+      'a bet whose transaction was already applied',
+      'a bet larger than the balance',
+      'a bet signed with keys the wallet does not know',
+    ]);
   });
 
   it('refuses a credential the dialect does not take, naming it', async () => {
