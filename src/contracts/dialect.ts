@@ -1,3 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { credentialsOf, dialectOf, signOptionsOf } from '../config/dialect.ts';
+import type { AggmockConfig } from '../config/index.ts';
 import {
   buildRequest,
   type CallFacts,
@@ -16,7 +20,7 @@ import {
   writeAmount,
   writeReply,
 } from '../dialects/index.ts';
-import { balanceState, CONSUMER, type ContractState, debitedState, PROVIDER } from './interactions.ts';
+import { balanceState, CONSUMER, type ContractState, debitedState, PACT_FILE_NAME, PROVIDER } from './interactions.ts';
 
 /*
  * The contracts of a vendor dialect: the rules of aggmock's profile contracts (a bet the balance
@@ -525,4 +529,36 @@ export function dialectPact(options: {
     interactions,
     metadata: { pactSpecification: { version: '4.0' }, aggmock: { dialect: dialect.name } },
   };
+}
+
+/**
+ * Writes a vendor dialect's pact file (`<outDir>/aggmock-integrator-webhook.json`) for the
+ * callbacks settings: their dialect, credentials and currency; keys sorted, so the same settings
+ * give the same bytes. Needs no Pact library (the file is data), so verify pays no import for it.
+ */
+export function writeDialectContracts(options: { config: AggmockConfig; outDir: string }): string {
+  const callbacks = options.config.callbacks;
+  const pact = dialectPact({
+    dialect: dialectOf(callbacks),
+    credentials: credentialsOf(callbacks),
+    signOptions: signOptionsOf(callbacks),
+    currency: callbacks.currency,
+  });
+  mkdirSync(options.outDir, { recursive: true });
+  const file = join(options.outDir, PACT_FILE_NAME);
+  writeFileSync(file, `${JSON.stringify(sortKeys(pact), null, 2)}\n`);
+  return file;
+}
+
+/** A value with its object keys sorted, for files whose bytes must not depend on insertion order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
 }

@@ -7,10 +7,10 @@ import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
 import { judgeReply } from '../callbacks/reply.ts';
-import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
+import { isVendorDialect } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { wireOf } from '../profiles/index.ts';
-import { dialectPact } from './dialect.ts';
+import { sortKeys, writeDialectContracts } from './dialect.ts';
 import {
   CONSUMER,
   CONTRACT_WEBHOOK_PATH,
@@ -128,19 +128,8 @@ async function matchRecorded(pact: PactV4, port: number): Promise<void> {
 export async function generateContracts(options: { config: AggmockConfig; outDir: string }): Promise<string> {
   const file = join(options.outDir, PACT_FILE_NAME);
   mkdirSync(options.outDir, { recursive: true });
-  const callbacks = options.config.callbacks;
-  if (isVendorDialect(callbacks)) {
-    // A vendor dialect's contracts are written from its definition (contracts/dialect.ts): the
-    // engine's profile callbacks are not its wire.
-    const pact = dialectPact({
-      dialect: dialectOf(callbacks),
-      credentials: credentialsOf(callbacks),
-      signOptions: signOptionsOf(callbacks),
-      currency: callbacks.currency,
-    });
-    writeFileSync(file, `${JSON.stringify(sortKeys(pact), null, 2)}\n`);
-    return file;
-  }
+  // A vendor dialect's contracts are written from its definition: the engine's profile callbacks are not its wire.
+  if (isVendorDialect(options.config.callbacks)) return writeDialectContracts(options);
   // Pact merges into an existing file; start clean so a removed interaction disappears.
   rmSync(file, { force: true });
   await runConsumerInteractions(options);
@@ -186,16 +175,4 @@ function widenRejectionStatus(pact: PactWithResponses): void {
       },
     };
   }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dialectOf, isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
-import { dialectContracts } from '../contracts/dialect.ts';
+import { dialectContracts, writeDialectContracts } from '../contracts/dialect.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { wireOf } from '../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
@@ -149,6 +149,12 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
     selected,
     pactFile: async () => {
       if (useCommitted) return { path: committed, dispose: () => {} };
+      if (vendor) {
+        // A vendor dialect's contracts are data, written from it (no Pact library to load).
+        const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-'));
+        const path = writeDialectContracts({ config: { ...base, callbacks }, outDir: dir });
+        return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+      }
       // A non-default wire (type strings, rollback style, amount format, scheme…): contracts for it, from the same definitions.
       const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-'));
       // Loaded only here: @pact-foundation/pact takes about half a second to import.

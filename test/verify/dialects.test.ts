@@ -90,7 +90,8 @@ describe.each(DIALECTS_UNDER_TEST)('aggmock verify --profile $dialect against an
     }
     // Every player is left with what it had (the checks put back what they moved).
     expect(RECEIVER_PLAYERS.map((p) => receiver.balanceOf(p.playerId))).toEqual(opening);
-  });
+    // Two whole runs, each with its Pact phase: the first of the file also starts the Pact child.
+  }, 60_000);
 
   it('catches a wallet that ignores idempotency (a repeat reaches it with a fresh transaction id), in its check and its contract', async () => {
     const outcome = await withBug(d, (c) => ignoresIdempotency(builtinDialect(d.dialect), credentialsOf(c.callbacks)), [
