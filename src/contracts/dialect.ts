@@ -276,6 +276,7 @@ const VOLATILE: ReadonlySet<Fact> = new Set<Fact>([
 function volatile(field: Field): boolean {
   if ('from' in field) return (typeof field.from === 'string' ? [field.from] : field.from).some((f) => VOLATILE.has(f));
   if ('template' in field) return /\{(?!credential\.)[A-Za-z]+\}/.test(field.template);
+  if ('json' in field) return volatile(field.json);
   return false;
 }
 

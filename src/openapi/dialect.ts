@@ -92,6 +92,8 @@ function fieldSchema(dialect: Dialect, field: Field): Schema {
     return { type: 'array', ...(items.length === 0 ? {} : { items: items.length === 1 ? items[0] : { anyOf: items } }) };
   }
   if ('object' in field) return objectSchema(dialect, field.object, undefined);
+  if ('json' in field)
+    return { type: 'string', contentMediaType: 'application/json', contentSchema: fieldSchema(dialect, field.json) };
   const facts = typeof field.from === 'string' ? [field.from] : field.from;
   if (field.map) {
     const values = [...new Set([...Object.values(field.map), ...(field.default === undefined ? [] : [field.default])])];
@@ -130,6 +132,7 @@ function required(dialect: Dialect, operation: Operation | undefined, field: Fie
     return (typeof field.from === 'string' ? [field.from] : field.from).some((f) => always.has(f));
   }
   if ('object' in field) return !field.omitWhenEmpty;
+  if ('json' in field) return required(dialect, operation, field.json);
   return true;
 }
 
@@ -157,12 +160,15 @@ function signatureWords(dialect: Dialect): string {
   const recipe = dialect.signing;
   if (recipe.algorithm === 'none') return 'Not signed.';
   if (recipe.algorithm === 'scheme') return "Signed with aggmock's header schemes (callbacks.signing).";
+  const payload = recipe.payload;
   const over =
-    recipe.payload.over === 'body'
+    payload.over === 'body'
       ? 'the body bytes as sent'
-      : recipe.payload.over === 'template'
-        ? `the text ${recipe.payload.template}`
-        : `the parameters${recipe.payload.sort === 'key' ? ' sorted by name' : ''}, joined as name${recipe.payload.pair}value${recipe.payload.join}…${recipe.payload.prefix ? `, after ${recipe.payload.prefix}` : ''}${recipe.payload.suffix ? `, followed by ${recipe.payload.suffix}` : ''}`;
+      : payload.over === 'template'
+        ? `the text ${payload.template}`
+        : payload.over === 'hook'
+          ? "the text the dialect's hooks module makes (signedText)"
+          : `the parameters${payload.sort === 'key' ? ' sorted by name' : ''}, joined as name${payload.pair}value${payload.join}…${payload.prefix ? `, after ${payload.prefix}` : ''}${payload.suffix ? `, followed by ${payload.suffix}` : ''}`;
   const key = recipe.key ? ` with the credential ${recipe.key}` : '';
   return `${recipe.algorithm.toUpperCase()}${key} over ${over}, ${SIGNATURE_ENCODINGS[recipe.encoding]}.`;
 }
