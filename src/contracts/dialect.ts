@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import { credentialsOf, dialectOf, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import {
+  balancePaths,
   buildRequest,
   type CallFacts,
   type Credentials,
+  credentialMask,
   type Dialect,
   type Fact,
   type Field,
+  maskedRequest,
   type Operation,
   OUTCOME_CODES,
   type OutcomeCode,
@@ -404,7 +407,8 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   // An authenticate reply need not carry the balance (Hub88's /user/info, Evolution's /check); a
   // refusal need not echo the request. What the rule does not require is left out of the example,
   // since Pact requires every member the example has.
-  const readsBalance = reply.accepted && op?.reply?.balance !== false && facts.operation !== 'authenticate';
+  const balances = balancePaths(dialect, facts.operation);
+  const readsBalance = reply.accepted && balances !== undefined && facts.operation !== 'authenticate';
   // A reply the operation reads without a code (Caleta's /wallet/check) is an object, nothing more.
   const uncoded = op?.reply?.code === false;
   const shape = uncoded ? { code: undefined, ok: undefined, success: undefined } : {};
@@ -414,7 +418,7 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
     answer,
     write,
   );
-  if (!readsBalance) dropBalance(dialect, written.body, op?.reply?.root);
+  if (!readsBalance) dropBalance(balances ?? [], written.body, op?.reply?.root);
   const token = reply.accepted ? op?.reply?.token : undefined;
   if (token !== undefined)
     setPath(written.body, [...(op?.reply?.root?.split('.') ?? []), ...token.split('.')], facts.sessionToken);
@@ -423,8 +427,7 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   const rules = dialect.reply;
   const body: Rules = {};
   if (readsBalance) {
-    const paths = typeof rules.balance === 'string' ? [rules.balance] : rules.balance.sum;
-    for (const path of paths) body[at(path)] = rule({ match: 'regex', regex: BALANCE_TEXT });
+    for (const path of balances ?? []) body[at(path)] = rule({ match: 'regex', regex: BALANCE_TEXT });
   }
   if (token !== undefined) body[at(token)] = rule({ match: 'type' });
   const coded = rules.code !== undefined && !uncoded;
@@ -472,8 +475,7 @@ function setPath(body: Record<string, unknown>, keys: readonly string[], value: 
 }
 
 /** Removes the balance members from a written reply (under its root member, when it has one). */
-function dropBalance(dialect: Dialect, body: Record<string, unknown>, root: string | undefined): void {
-  const paths = typeof dialect.reply.balance === 'string' ? [dialect.reply.balance] : dialect.reply.balance.sum;
+function dropBalance(paths: readonly string[], body: Record<string, unknown>, root: string | undefined): void {
   for (const path of paths) {
     const keys = [...(root?.split('.') ?? []), ...path.split('.')];
     let node: unknown = body;
@@ -510,8 +512,14 @@ export function dialectPact(options: {
   currency: string;
 }): Record<string, unknown> {
   const { dialect } = options;
+  // The file is shown (verify's reports carry each interaction) and shared: secrets in it are masked;
+  // verify's request filter makes each request again with the real ones.
+  const mask = credentialMask(dialect, options.credentials);
   const interactions = dialectContracts(dialect).map((contract) => {
-    const { facts, request } = exampleRequest(dialect, contract, options.credentials, options.signOptions, options.currency);
+    const example = exampleRequest(dialect, contract, options.credentials, options.signOptions, options.currency);
+    const { facts } = example;
+    const shown = maskedRequest(mask, { ...example.request, body: example.request.body ?? '' });
+    const request: SignedRequest = { ...shown, body: example.request.body === undefined ? undefined : shown.body };
     return {
       type: 'Synchronous/HTTP',
       description: contract.description,

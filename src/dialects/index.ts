@@ -31,6 +31,7 @@ export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';
 export {
+  balancePaths,
   type DialectBalance,
   type DialectVerdict,
   outcomeOf,

@@ -1,4 +1,5 @@
 import {
+  balancePaths,
   type Dialect,
   type Fact,
   type Field,
@@ -216,8 +217,8 @@ function replySchemas(dialect: Dialect, operation: Operation): { accepted: Schem
         .map((c) => `${list(rules.codes[c]).join(' or ')} = ${c}`)
         .join(', ')}${rules.retryCodes.length > 0 ? `; ${rules.retryCodes.join(', ')} = try again` : ''}`,
     });
-  if (own?.balance !== false && operation !== 'authenticate') {
-    const paths = typeof rules.balance === 'string' ? [rules.balance] : rules.balance.sum;
+  const paths = balancePaths(dialect, operation);
+  if (paths !== undefined && operation !== 'authenticate') {
     const amount = factSchema(dialect, 'amount');
     for (const [i, path] of paths.entries())
       atPath(

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
-import { credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/dialect.ts';
+import { credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from '../config/dialect.ts';
 import { contractFacts, contractSessionToken, type DialectContract, dialectContracts } from '../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
 import { buildRequest, type Dialect, readReply } from '../dialects/index.ts';
@@ -380,7 +380,9 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
       req.method = signed.method;
       req.url = `${target.pathname}${target.search}`;
       const exchange = record(req, body, res, url);
-      exchange.request.method = signed.method;
+      // Kept for the report: the dialect's secrets masked, as verify's own exchanges are.
+      const shown = shownRequest(callbacks, { path: url, headers: exchange.request.headers, body });
+      exchange.request = { method: signed.method, url: shown.path, headers: shown.headers, body: shown.body };
       run.exchanges[contract.description] = exchange;
       const swaps = players ? dialect.operations[facts.operation]?.reply?.token : undefined;
       // A repeat must get the first reply: the balance the provider state's bet was answered with.

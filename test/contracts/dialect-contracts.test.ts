@@ -6,7 +6,7 @@ import { runContractsCommand } from '../../src/cli/commands/contracts.ts';
 import { configSchema } from '../../src/config/index.ts';
 import { dialectContracts } from '../../src/contracts/dialect.ts';
 import { generateContracts } from '../../src/contracts/generate.ts';
-import { BUILTIN_DIALECTS, builtinDialect, DEV_RSA_PRIVATE_KEY } from '../../src/dialects/index.ts';
+import { BUILTIN_DIALECTS, balancePaths, builtinDialect, DEV_RSA_PRIVATE_KEY } from '../../src/dialects/index.ts';
 import { runVerify } from '../../src/verify/index.ts';
 import { devSessionToken } from '../../src/wallet/dialect.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
@@ -105,8 +105,8 @@ describe.each(BUILTIN_DIALECTS)('the %s contracts', (name) => {
       const bodyRules = response.matchingRules.body ?? {};
       const op = dialect.operations[contract.call.operation];
       const root = op?.reply?.root ? `.${op.reply.root}` : '';
-      if (contract.reply.accepted && contract.call.operation !== 'authenticate' && op?.reply?.balance !== false) {
-        const paths = typeof dialect.reply.balance === 'string' ? [dialect.reply.balance] : dialect.reply.balance.sum;
+      const paths = balancePaths(dialect, contract.call.operation);
+      if (contract.reply.accepted && contract.call.operation !== 'authenticate' && paths !== undefined) {
         for (const p of paths) expect(bodyRules[`$${root}.${p}`]?.matchers[0]?.regex, `${contract.id}: ${p}`).toBeDefined();
       }
       const code = dialect.reply.code;
@@ -219,5 +219,10 @@ describe.each(BUILTIN_DIALECTS)('the Pact Verifier and the reference wallet spea
       dialectContracts(builtinDialect(name)).map((c) => [`pact:${c.id}`, 'pass', undefined]),
     );
     expect(outcome.exitCode).toBe(0);
+    // The report keeps each request as sent and the interaction from the pact file: no secret in either.
+    expect(pacts.every((r) => r.exchanges.length === 1)).toBe(true);
+    const shown = JSON.stringify(pacts);
+    for (const [credential, spec] of Object.entries(builtinDialect(name).credentials))
+      if (spec.kind !== 'text' && spec.default !== undefined) expect(shown, credential).not.toContain(spec.default);
   });
 });
