@@ -1,6 +1,6 @@
-import type { CallFacts } from '../../dialects/index.ts';
+import { type CallFacts, roundIdOf } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail, roundIdOf, type Step } from '../context.ts';
+import { type CheckContext, fail, type Step } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
 import { type Check, playerWithABet } from './shared.ts';
 
