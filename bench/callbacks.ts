@@ -206,8 +206,15 @@ async function journalInWorker(path: string): Promise<{ drained(): Promise<void>
   let posted = 0;
   let acknowledged = 0;
   let wake: (() => void) | undefined;
+  let fail: ((error: Error) => void) | undefined;
+  let failure: Error | undefined;
   let closed: (() => void) | undefined;
-  worker.on('message', (message: number | 'ready' | 'closed') => {
+  worker.on('message', (message: number | 'ready' | 'closed' | { error: string }) => {
+    if (typeof message === 'object') {
+      failure = new Error(message.error);
+      fail?.(failure);
+      return;
+    }
     if (message === 'closed') closed?.();
     else if (typeof message === 'number') acknowledged = message;
     if (acknowledged === posted) wake?.();
@@ -239,11 +246,14 @@ async function journalInWorker(path: string): Promise<{ drained(): Promise<void>
     this.journalBuffer = [];
   };
   const drained = () =>
-    acknowledged === posted
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+    failure
+      ? Promise.reject(failure)
+      : acknowledged === posted
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            wake = resolve;
+            fail = reject;
+          });
   return {
     drained,
     async close() {

@@ -19,9 +19,9 @@ const insert = db.prepare(OUTBOX_WRITES.insertEvent);
 const journal = db.prepare(OUTBOX_WRITES.journal);
 const update = db.prepare(OUTBOX_WRITES.updateEvent);
 const commit = db.transaction((batch) => {
-  for (const values of batch.inserts) insert.run(values);
-  for (const values of batch.attempts) journal.run(values);
-  for (const values of batch.updates) update.run(values);
+  for (const values of batch.inserts) insert.run(...values);
+  for (const values of batch.attempts) journal.run(...values);
+  for (const values of batch.updates) update.run(...values);
 });
 parentPort.on('message', (message) => {
   if (message === 'close') {
@@ -29,7 +29,13 @@ parentPort.on('message', (message) => {
     parentPort.postMessage('closed');
     return;
   }
-  commit(message);
+  try {
+    commit(message);
+  } catch (error) {
+    // Said to the engine's thread, which fails the run: a probe that stops committing must not hang it.
+    parentPort.postMessage({ error: `the journal worker could not commit batch ${message.seq}: ${error.message}` });
+    return;
+  }
   parentPort.postMessage(message.seq);
 });
 parentPort.postMessage('ready');
