@@ -23,7 +23,7 @@ export const SESSION_CHECKS: readonly Check[] = [
     source: 'Pragmatic Play Seamless Wallet API, endRound (a repeated endRound of a closed round is a success)',
     appliesTo: hasEndRound,
     async run(ctx) {
-      const { p, before, bet, round } = await paidBackRound(ctx);
+      const { p, before, bet, round } = await wonRound(ctx, 1);
       const end = { operation: 'endRound' as const, playerId: p, sessionToken: await ctx.tokenOf(p), roundId: round };
       const first = await ctx.call(`endRound of round ${round}`, end);
       const again = await ctx.call(`the same endRound again (round ${round})`, end);
@@ -52,7 +52,7 @@ export const SESSION_CHECKS: readonly Check[] = [
     source: 'GrooveTech reversewin ("rollback on result"); Slotegrator rollback of a win (rollback_transactions[] action win)',
     appliesTo: hasRollbackWin,
     async run(ctx) {
-      const round = await wonRound(ctx);
+      const round = await wonRound(ctx, 2);
       const back = await rollBackWin(ctx, round, 'rollbackWin of that win');
       ctx.expectBalance(back, round.afterBet, 'the rollback of the win must take exactly the win back');
       await expectRestored(ctx, round, 'after a bet, its win and the rollback of the win');
@@ -67,7 +67,7 @@ export const SESSION_CHECKS: readonly Check[] = [
     source: 'GrooveTech reversewin (idempotent by transaction id); Slotegrator rollback (a repeated rollback changes nothing)',
     appliesTo: hasRollbackWin,
     async run(ctx) {
-      const round = await wonRound(ctx);
+      const round = await wonRound(ctx, 2);
       const first = await rollBackWin(ctx, round, 'rollbackWin of that win (first time)');
       ctx.expectBalance(first, round.afterBet, 'the first rollback of the win');
       const again = await rollBackWin(ctx, round, 'the same rollbackWin again', first.facts.transactionId);
@@ -100,36 +100,6 @@ function putBackAfter(ctx: CheckContext, p: string, before: number): void {
   });
 }
 
-/** A bet of the main player and a win of the same amount in one round: the balance ends where it began. */
-async function paidBackRound(ctx: CheckContext): Promise<{ p: string; before: number; bet: string; round: string }> {
-  const { p, before, amount } = await playerWithABet(ctx);
-  putBackAfter(ctx, p, before);
-  const sessionToken = await ctx.tokenOf(p);
-  const bet = ctx.tx();
-  const round = roundIdOf(bet);
-  const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
-    operation: 'bet',
-    playerId: p,
-    sessionToken,
-    transactionId: bet,
-    amountMinor: amount,
-    roundId: round,
-  });
-  ctx.expectBalance(placed, before - amount, 'the bet of the round');
-  const paid = await ctx.call(`win ${ctx.money(amount)} (the round pays its bet back)`, {
-    operation: 'win',
-    playerId: p,
-    sessionToken,
-    transactionId: ctx.tx(),
-    betTransactionId: bet,
-    amountMinor: amount,
-    roundId: round,
-    roundClosed: true,
-  });
-  ctx.expectBalance(paid, before, 'the win of the round');
-  return { p, before, bet, round };
-}
-
 interface WonRound {
   p: string;
   before: number;
@@ -142,13 +112,16 @@ interface WonRound {
   sessionToken: string;
 }
 
-/** A bet of the main player and a win of twice its amount, both accepted. */
-async function wonRound(ctx: CheckContext): Promise<WonRound> {
+/**
+ * A bet of the main player and its win of `times` the bet, both accepted, in one round that the win
+ * closes: `times` 1 pays the bet back (the balance ends where it began), 2 leaves a win to take back.
+ */
+async function wonRound(ctx: CheckContext, times: number): Promise<WonRound> {
   const { p, before, amount } = await playerWithABet(ctx);
+  putBackAfter(ctx, p, before);
   const sessionToken = await ctx.tokenOf(p);
   const bet = ctx.tx();
   const round = roundIdOf(bet);
-  putBackAfter(ctx, p, before);
   const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
     operation: 'bet',
     playerId: p,
@@ -159,17 +132,20 @@ async function wonRound(ctx: CheckContext): Promise<WonRound> {
   });
   ctx.expectBalance(placed, before - amount, 'the bet of the round');
   const win = ctx.tx();
-  const winMinor = amount * 2;
-  const paid = await ctx.call(`win ${ctx.money(winMinor)} of round ${round}`, {
-    operation: 'win',
-    playerId: p,
-    sessionToken,
-    transactionId: win,
-    betTransactionId: bet,
-    amountMinor: winMinor,
-    roundId: round,
-    roundClosed: true,
-  });
+  const winMinor = amount * times;
+  const paid = await ctx.call(
+    times === 1 ? `win ${ctx.money(winMinor)} (the round pays its bet back)` : `win ${ctx.money(winMinor)} of round ${round}`,
+    {
+      operation: 'win',
+      playerId: p,
+      sessionToken,
+      transactionId: win,
+      betTransactionId: bet,
+      amountMinor: winMinor,
+      roundId: round,
+      roundClosed: true,
+    },
+  );
   ctx.expectBalance(paid, before - amount + winMinor, 'the win of the round');
   return { p, before, afterBet: before - amount, bet, win, winMinor, round, sessionToken };
 }
