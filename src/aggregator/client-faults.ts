@@ -103,6 +103,8 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
     const q = target.indexOf('?');
     const watched = journaling ? watch(res, target, q, now()) : undefined;
     if (watched) watched.on('close', journalOnClose);
+    const withBody = hasReadableBody(req, method, maxBody);
+    if (!withBody && rules.size === 0) return proceed();
 
     const decide = (body: Buffer | undefined) => {
       if (rules.size === 0) return proceed();
@@ -114,7 +116,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       applyFault(deps, fired, req, res, body, proceed);
     };
 
-    if (hasReadableBody(req, method, maxBody)) {
+    if (withBody) {
       readWholeBody(req, (read) => {
         if (read === undefined) return; // The client went away mid-body: nothing to answer.
         if (watched) watched.requestBody = read;
@@ -138,24 +140,40 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
  * ServerResponse.
  */
 export class JournaledResponse extends ServerResponse {
+  // Declared only: the defaults live on the prototype (below), so creating a response sets none of
+  // them, and only a watched one gets fields of its own.
   /** Whether the journal watches this reply. */
-  watched = false;
+  declare watched: boolean;
   /** The request target as sent, and where its query starts (-1: none). */
-  target = '';
-  queryAt = -1;
+  declare target: string;
+  declare queryAt: number;
   /** When the request arrived (epoch ms, the injected clock) and performance.now() then, for the latency. */
-  arrivedAt = 0;
-  startedAt = 0;
+  declare arrivedAt: number;
+  declare startedAt: number;
   /** The body the intercept read, and the fault rule that fired. */
-  requestBody: Buffer | undefined = undefined;
-  fired: FiredFault | undefined = undefined;
+  declare requestBody: Buffer | undefined;
+  declare fired: FiredFault | undefined;
   /** What was written: the bytes, how many writes, the first chunk's buffer, the head kept for the journal. */
-  writtenBytes = 0;
-  writes = 0;
-  firstChunk: Uint8Array | undefined = undefined;
-  head: Buffer[] | undefined = undefined;
-  headBytes = 0;
+  declare writtenBytes: number;
+  declare writes: number;
+  declare firstChunk: Uint8Array | undefined;
+  declare head: Buffer[] | undefined;
+  declare headBytes: number;
 }
+Object.assign(JournaledResponse.prototype, {
+  watched: false,
+  target: '',
+  queryAt: -1,
+  arrivedAt: 0,
+  startedAt: 0,
+  requestBody: undefined,
+  fired: undefined,
+  writtenBytes: 0,
+  writes: 0,
+  firstChunk: undefined,
+  head: undefined,
+  headBytes: 0,
+});
 
 const { write: plainWrite, end: plainEnd } = ServerResponse.prototype;
 // On the prototype, once: a watched response notes each chunk, then writes as node:http does.

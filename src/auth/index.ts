@@ -42,8 +42,12 @@ export function inboundAuth(
   };
 }
 
-/** The credentials each request in progress was accepted with, by its Node request object. */
-const accepted = new WeakMap<object, AuthResult>();
+/**
+ * The property of a Node request object that holds the credentials it was accepted with: a
+ * property, not a WeakMap entry, which cost a quarter of a microsecond a request on the listings
+ * fast path (and more in the garbage collector), and leaves with the request all the same.
+ */
+const ACCEPTED = Symbol('aggmock.acceptedAuth');
 
 /**
  * Records that a request's credentials were accepted, so the request journal shows the verdict
@@ -51,12 +55,12 @@ const accepted = new WeakMap<object, AuthResult>();
  * calls it; a refused request is judged again, once, for the string it should have signed.
  */
 export function rememberAuth(request: object, result: AuthResult): void {
-  accepted.set(request, result);
+  (request as { [ACCEPTED]?: AuthResult })[ACCEPTED] = result;
 }
 
 /** How a request's credentials were accepted, if a check accepted them ({@link rememberAuth}). */
 export function acceptedAuth(request: object): AuthResult | undefined {
-  return accepted.get(request);
+  return (request as { [ACCEPTED]?: AuthResult })[ACCEPTED];
 }
 
 /**

@@ -98,13 +98,20 @@ const SCHEMA = `
     complete INTEGER NOT NULL,
     latency_ms REAL NOT NULL,
     fault TEXT,
-    hint TEXT
+    hint TEXT,
+    n INTEGER NOT NULL DEFAULT 1,
+    times TEXT
   );
   DROP INDEX IF EXISTS api_requests_route;
   DROP INDEX IF EXISTS api_requests_at;
 `;
 
-/** A row as stored: one column per field, JSON only for the small nested ones. */
+/**
+ * A row as stored: one column per field, JSON only for the small nested ones. A row holds a run
+ * of `n` requests that differ only in their arrival and latency (a client repeating a call): ids
+ * `id` … `id + n - 1`, the first one's `at` and `latency_ms`, the others' in `times`
+ * ({@link encodeTimes}). Rows written before runs existed have `n` 1.
+ */
 interface RequestRow {
   id: number;
   at: number;
@@ -122,16 +129,37 @@ interface RequestRow {
   latency_ms: number;
   fault: string | null;
   hint: string | null;
+  n: number;
+  times: string | null;
 }
+
+/**
+ * Requests waiting for the next flush, as runs: consecutive entries alike in everything but their
+ * arrival and latency ({@link sameRequest}) share one entry and add two numbers each, so a client
+ * hammering a listing costs a comparison and two pushes a call, and one row a flush.
+ */
+interface PendingRun {
+  entry: NewJournaledRequest;
+  /** The first entry's arrival, epoch ms. */
+  at: number;
+  /** The later entries' arrivals (epoch ms) and latencies, flat: at, latency, at, latency… */
+  more: number[];
+}
+
+/** Entries in one run (one row) at most, so a row's `times` stays small. */
+const MAX_RUN = 1000;
 
 /**
  * The journal of every request the integrator's client made to the aggregator API, in the same
  * SQLite file as the callback outbox, with the same retention. Entries are written in batches (one
- * transaction every few ms, like the outbox), so answering a request costs a push onto an array;
- * every read flushes first, so a reader never sees the journal behind.
+ * transaction every few ms, like the outbox), so answering a request costs a push onto an array,
+ * and requests that repeat the one before (a client polling a listing) share a row; every read
+ * flushes first, so a reader never sees the journal behind.
  */
 export class RequestJournal {
-  private pending: NewJournaledRequest[] = [];
+  private pending: PendingRun[] = [];
+  /** Entries in `pending`. */
+  private pendingEntries = 0;
   private timer: NodeJS.Timeout | undefined;
   private sincePrune = 0;
   /** When the last prune ran (the injected clock). */
@@ -140,12 +168,15 @@ export class RequestJournal {
   dropped = 0;
   private readonly stmts: {
     insert: Statement;
-    byId: Statement;
-    pruneBeyond: Statement;
-    pruneBefore: Statement;
+    nextId: Statement;
+    lastId: Statement;
+    covering: Statement;
+    firstSince: Statement;
+    entriesBelow: Statement;
+    deleteBelow: Statement;
     clear: Statement;
   };
-  private readonly insertMany: (entries: NewJournaledRequest[]) => void;
+  private readonly insertRuns: (runs: PendingRun[]) => void;
   private readonly clock: () => number;
 
   constructor(
@@ -160,25 +191,32 @@ export class RequestJournal {
   ) {
     this.clock = options.now ?? Date.now;
     db.exec(SCHEMA);
+    addRunColumns(db);
     this.stmts = {
       insert: db.prepare(`INSERT INTO api_requests
-        (at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      byId: db.prepare('SELECT * FROM api_requests WHERE id = ?'),
-      // Rows leave from the oldest, so ids have no gaps below the newest: the newest maxEvents are the last ids.
-      // (No AUTOINCREMENT: its bookkeeping row was a measurable part of each insert.)
-      pruneBeyond: db.prepare('DELETE FROM api_requests WHERE id <= (SELECT max(id) FROM api_requests) - ?'),
+        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // Ids are given, not drawn: a row's entries take the ids after the last row's (no AUTOINCREMENT:
+      // its bookkeeping row was a measurable part of each insert; rows leave from the oldest, so the
+      // newest row's ids are the largest ever given while it stands).
+      nextId: db.prepare('SELECT id + n AS next FROM api_requests ORDER BY id DESC LIMIT 1'),
+      lastId: db.prepare('SELECT id + n - 1 AS last FROM api_requests ORDER BY id DESC LIMIT 1'),
+      covering: db.prepare('SELECT * FROM api_requests WHERE id <= ? ORDER BY id DESC LIMIT 1'),
       // No index but the id (each one made every insert dearer): rows arrive in time order, so the
       // old ones are the first ids, and the scan stops at the first recent row.
-      pruneBefore: db.prepare(
-        'DELETE FROM api_requests WHERE id < coalesce((SELECT id FROM api_requests WHERE at >= ? ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM api_requests))',
-      ),
+      firstSince: db.prepare('SELECT id FROM api_requests WHERE at >= ? ORDER BY id LIMIT 1'),
+      entriesBelow: db.prepare('SELECT total(n) AS entries FROM api_requests WHERE id < ?'),
+      deleteBelow: db.prepare('DELETE FROM api_requests WHERE id < ?'),
       clear: db.prepare('DELETE FROM api_requests'),
     };
-    this.insertMany = db.transaction((entries: NewJournaledRequest[]) => {
-      for (const e of entries) {
+    this.insertRuns = db.transaction((runs: PendingRun[]) => {
+      let id = (this.stmts.nextId.get() as { next: number } | undefined)?.next ?? 1;
+      for (const run of runs) {
+        const e = run.entry;
+        const n = 1 + run.more.length / 2;
         this.stmts.insert.run(
-          typeof e.at === 'number' ? e.at : Date.parse(e.at),
+          id,
+          run.at,
           e.method,
           e.path,
           routeOf(e.path),
@@ -194,7 +232,10 @@ export class RequestJournal {
           e.latencyMs,
           e.fault === null ? null : JSON.stringify(e.fault),
           e.hint,
+          n,
+          n === 1 ? null : encodeTimes(run.at, run.more),
         );
+        id += n;
       }
     });
     // Rows a previous run left past the retention go at once, not after the next thousand requests.
@@ -205,16 +246,31 @@ export class RequestJournal {
    * Queues an entry, written at the next flush (off the reply's path). Returns at once. The entry
    * should hold plain values, not the request: it waits for the flush, and whatever it reaches
    * waits with it (a closure made inside a request handler reaches the request, its response and
-   * socket, which then outlive a young-generation collection and are promoted).
+   * socket, which then outlive a young-generation collection and are promoted). An entry like the
+   * one before it in all but `at` and `latencyMs` joins its run and is not kept itself.
    */
   append(entry: NewJournaledRequest): void {
-    if (this.pending.length >= MAX_PENDING_ENTRIES) {
-      this.pending.shift();
-      this.dropped++;
+    if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
+    const at = typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
+    const last = this.pending[this.pending.length - 1];
+    if (last !== undefined && last.more.length < 2 * (MAX_RUN - 1) && sameRequest(last.entry, entry)) {
+      last.more.push(at, entry.latencyMs);
+    } else {
+      this.pending.push({ entry, at, more: [] });
     }
-    this.pending.push(entry);
-    this.timer ??= setTimeout(() => this.flush(), this.options.flushMs ?? 20);
-    this.timer.unref?.();
+    this.pendingEntries++;
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), this.options.flushMs ?? 20);
+      this.timer.unref?.();
+    }
+  }
+
+  private dropOldest(): void {
+    const oldest = this.pending.shift();
+    if (oldest === undefined) return;
+    const n = 1 + oldest.more.length / 2;
+    this.pendingEntries -= n;
+    this.dropped += n;
   }
 
   /** Writes every queued entry in one transaction. */
@@ -222,15 +278,17 @@ export class RequestJournal {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
-    const entries = this.pending;
+    const runs = this.pending;
+    const entries = this.pendingEntries;
     this.pending = [];
+    this.pendingEntries = 0;
     try {
-      this.insertMany(entries);
+      this.insertRuns(runs);
     } catch (error) {
       this.options.onError?.(error);
       return;
     }
-    this.sincePrune += entries.length;
+    this.sincePrune += entries;
     // By count under load; by time too, so a quiet client's old rows still leave after maxAge.
     if (this.sincePrune >= PRUNE_EVERY || this.clock() - this.prunedAt >= PRUNE_INTERVAL_MS) this.prune();
   }
@@ -238,77 +296,80 @@ export class RequestJournal {
   /** Newest first. */
   list(filter: RequestFilter = {}): JournaledRequest[] {
     this.flush();
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.path !== undefined) {
-      where.push('route = ?');
-      args.push(routeOf(filter.path));
-    }
-    if (filter.method !== undefined) {
-      where.push('method = ?');
-      args.push(filter.method.toUpperCase());
-    }
-    if (filter.status !== undefined) {
-      where.push('status = ?');
-      args.push(filter.status);
-    }
+    const { where, args } = rowFilter(filter);
     if (filter.beforeId !== undefined) {
       where.push('id < ?');
       args.push(filter.beforeId);
     }
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    // Each row holds one entry at least, so `limit` rows hold enough.
     const rows = this.db
-      .prepare(`SELECT * FROM api_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`)
+      .prepare(`SELECT * FROM api_requests ${whereClause(where)} ORDER BY id DESC LIMIT ${limit}`)
       .all(...args) as RequestRow[];
-    return rows.map(toEntry);
+    const out: JournaledRequest[] = [];
+    for (const row of rows) {
+      const entries = entriesOf(row);
+      for (let k = entries.length - 1; k >= 0 && out.length < limit; k--) {
+        const entry = entries[k] as JournaledRequest;
+        if (filter.beforeId === undefined || entry.id < filter.beforeId) out.push(entry);
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   get(id: number): JournaledRequest | undefined {
     this.flush();
-    const row = this.stmts.byId.get(id) as RequestRow | undefined;
-    return row && toEntry(row);
+    const row = this.stmts.covering.get(id) as RequestRow | undefined;
+    if (row === undefined || id >= row.id + row.n) return undefined;
+    return entriesOf(row)[id - row.id];
   }
 
   /** How many journaled requests match every field of `matcher`. */
   count(matcher: RequestMatcher = {}): number {
     this.flush();
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (matcher.path !== undefined) {
-      where.push('route = ?');
-      args.push(routeOf(matcher.path));
-    }
-    if (matcher.method !== undefined) {
-      where.push('method = ?');
-      args.push(matcher.method.toUpperCase());
-    }
-    if (matcher.status !== undefined) {
-      where.push('status = ?');
-      args.push(matcher.status);
-    }
-    const sql = `FROM api_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
+    const { where, args } = rowFilter(matcher);
+    const sql = `FROM api_requests ${whereClause(where)}`;
     const needsEntry =
       matcher.query !== undefined ||
       matcher.body !== undefined ||
       matcher.headers !== undefined ||
       matcher.faultRule !== undefined ||
       matcher.authOk !== undefined;
-    if (!needsEntry) return (this.db.prepare(`SELECT count(*) AS n ${sql}`).get(...args) as { n: number }).n;
+    if (!needsEntry) return (this.db.prepare(`SELECT total(n) AS n ${sql}`).get(...args) as { n: number }).n;
     let n = 0;
+    // What a matcher reads is the same for every entry of a row: a row matches whole.
     for (const row of this.db.prepare(`SELECT * ${sql}`).iterate(...args) as Iterable<RequestRow>) {
-      if (entryMatches(toEntry(row), matcher)) n++;
+      if (entryMatches(toEntry(row), matcher)) n += row.n;
     }
     return n;
   }
 
-  /** Deletes entries beyond the newest `maxEvents` and those older than `maxAge`. */
+  /**
+   * Deletes entries beyond the newest `maxEvents` and those older than `maxAge`, a row at a time
+   * (a row of several entries leaves when its newest one is past the retention). Returns how many
+   * entries left.
+   */
   prune(): number {
     this.sincePrune = 0;
     const { maxEvents, maxAge } = this.options.retention;
     const now = this.clock();
     this.prunedAt = now;
     try {
-      return this.stmts.pruneBeyond.run(maxEvents).changes + this.stmts.pruneBefore.run(now - maxAge).changes;
+      const last = (this.stmts.lastId.get() as { last: number } | undefined)?.last;
+      if (last === undefined) return 0;
+      // Rows whose every id is past the newest maxEvents; the row holding the newest id to drop
+      // stays when it holds a newer one too…
+      const oldestKept = last - maxEvents + 1;
+      const row = this.stmts.covering.get(oldestKept - 1) as RequestRow | undefined;
+      const keepFromCount = row === undefined ? 0 : row.id + row.n <= oldestKept ? row.id + row.n : row.id;
+      // …and rows that arrived before maxAge ago.
+      const recent = this.stmts.firstSince.get(now - maxAge) as { id: number } | undefined;
+      const keepFromAge = recent === undefined ? last + 1 : recent.id;
+      const below = Math.max(keepFromCount, keepFromAge);
+      const removed = (this.stmts.entriesBelow.get(below) as { entries: number }).entries;
+      if (removed > 0) this.stmts.deleteBelow.run(below);
+      return removed;
     } catch (error) {
       this.options.onError?.(error);
       return 0;
@@ -317,6 +378,7 @@ export class RequestJournal {
 
   clear(): void {
     this.pending = [];
+    this.pendingEntries = 0;
     this.stmts.clear.run();
   }
 
@@ -324,6 +386,89 @@ export class RequestJournal {
   close(): void {
     this.flush();
   }
+}
+
+/** Adds the run columns to a journal table an earlier version created (its rows are runs of one). */
+function addRunColumns(db: Database): void {
+  const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
+  if (columns.some((c) => c.name === 'n')) return;
+  db.exec('ALTER TABLE api_requests ADD COLUMN n INTEGER NOT NULL DEFAULT 1');
+  db.exec('ALTER TABLE api_requests ADD COLUMN times TEXT');
+}
+
+/**
+ * Whether two entries are the same request met the same way: everything but the arrival and the
+ * latency. The nested parts are compared by identity: the intercept hands the same objects while a
+ * client repeats itself (describe.ts), and different objects only cost a row of their own. An
+ * entry a fault rule fired on always has its own row.
+ */
+function sameRequest(a: NewJournaledRequest, b: NewJournaledRequest): boolean {
+  return (
+    a.fault === null &&
+    b.fault === null &&
+    a.path === b.path &&
+    a.status === b.status &&
+    a.reply === b.reply &&
+    a.replyBytes === b.replyBytes &&
+    a.headers === b.headers &&
+    a.query === b.query &&
+    a.auth === b.auth &&
+    a.method === b.method &&
+    a.body === b.body &&
+    a.bodyBytes === b.bodyBytes &&
+    a.complete === b.complete &&
+    a.hint === b.hint
+  );
+}
+
+/** A run's later arrivals and latencies as stored: `<ms after the first>:<latency ms>`, comma-separated. */
+function encodeTimes(firstAt: number, more: readonly number[]): string {
+  let text = '';
+  for (let i = 0; i < more.length; i += 2) {
+    text += `${i === 0 ? '' : ','}${(more[i] as number) - firstAt}:${more[i + 1] as number}`;
+  }
+  return text;
+}
+
+/** A row's entries, oldest first. */
+function entriesOf(row: RequestRow): JournaledRequest[] {
+  const first = toEntry(row);
+  if (row.n <= 1 || row.times === null) return [first];
+  const entries = [first];
+  const parts = row.times.split(',');
+  for (let k = 0; k < parts.length; k++) {
+    const [after, latency] = (parts[k] as string).split(':');
+    entries.push({
+      ...first,
+      id: row.id + k + 1,
+      at: new Date(row.at + Number(after)).toISOString(),
+      latencyMs: Number(latency),
+    });
+  }
+  return entries;
+}
+
+/** The SQL conditions of the fields a row holds as columns. */
+function rowFilter(filter: { path?: string; method?: string; status?: number }): { where: string[]; args: unknown[] } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.path !== undefined) {
+    where.push('route = ?');
+    args.push(routeOf(filter.path));
+  }
+  if (filter.method !== undefined) {
+    where.push('method = ?');
+    args.push(filter.method.toUpperCase());
+  }
+  if (filter.status !== undefined) {
+    where.push('status = ?');
+    args.push(filter.status);
+  }
+  return { where, args };
+}
+
+function whereClause(where: readonly string[]): string {
+  return where.length ? `WHERE ${where.join(' AND ')}` : '';
 }
 
 /** Entries written between two prunes at most. */
