@@ -140,40 +140,25 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
  * ServerResponse.
  */
 export class JournaledResponse extends ServerResponse {
-  // Declared only: the defaults live on the prototype (below), so creating a response sets none of
-  // them, and only a watched one gets fields of its own.
+  // Set in the constructor, so they are held in the object itself: watching a reply adds no property to it.
   /** Whether the journal watches this reply. */
-  declare watched: boolean;
+  watched = false;
   /** The request target as sent, and where its query starts (-1: none). */
-  declare target: string;
-  declare queryAt: number;
+  target = '';
+  queryAt = -1;
   /** When the request arrived (epoch ms, the injected clock) and performance.now() then, for the latency. */
-  declare arrivedAt: number;
-  declare startedAt: number;
+  arrivedAt = 0;
+  startedAt = 0;
   /** The body the intercept read, and the fault rule that fired. */
-  declare requestBody: Buffer | undefined;
-  declare fired: FiredFault | undefined;
+  requestBody: Buffer | undefined = undefined;
+  fired: FiredFault | undefined = undefined;
   /** What was written: the bytes, how many writes, the first chunk's buffer, the head kept for the journal. */
-  declare writtenBytes: number;
-  declare writes: number;
-  declare firstChunk: Uint8Array | undefined;
-  declare head: Buffer[] | undefined;
-  declare headBytes: number;
+  writtenBytes = 0;
+  writes = 0;
+  firstChunk: Uint8Array | undefined = undefined;
+  head: Buffer[] | undefined = undefined;
+  headBytes = 0;
 }
-Object.assign(JournaledResponse.prototype, {
-  watched: false,
-  target: '',
-  queryAt: -1,
-  arrivedAt: 0,
-  startedAt: 0,
-  requestBody: undefined,
-  fired: undefined,
-  writtenBytes: 0,
-  writes: 0,
-  firstChunk: undefined,
-  head: undefined,
-  headBytes: 0,
-});
 
 const { write: plainWrite, end: plainEnd } = ServerResponse.prototype;
 // On the prototype, once: a watched response notes each chunk, then writes as node:http does.

@@ -100,7 +100,7 @@ const SCHEMA = `
     fault TEXT,
     hint TEXT,
     n INTEGER NOT NULL DEFAULT 1,
-    times TEXT
+    times BLOB
   );
   DROP INDEX IF EXISTS api_requests_route;
   DROP INDEX IF EXISTS api_requests_at;
@@ -130,7 +130,7 @@ interface RequestRow {
   fault: string | null;
   hint: string | null;
   n: number;
-  times: string | null;
+  times: Uint8Array | null;
 }
 
 /**
@@ -393,7 +393,7 @@ function addRunColumns(db: Database): void {
   const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
   if (columns.some((c) => c.name === 'n')) return;
   db.exec('ALTER TABLE api_requests ADD COLUMN n INTEGER NOT NULL DEFAULT 1');
-  db.exec('ALTER TABLE api_requests ADD COLUMN times TEXT');
+  db.exec('ALTER TABLE api_requests ADD COLUMN times BLOB');
 }
 
 /**
@@ -421,13 +421,22 @@ function sameRequest(a: NewJournaledRequest, b: NewJournaledRequest): boolean {
   );
 }
 
-/** A run's later arrivals and latencies as stored: `<ms after the first>:<latency ms>`, comma-separated. */
-function encodeTimes(firstAt: number, more: readonly number[]): string {
-  let text = '';
+/**
+ * A run's later arrivals and latencies as stored: float64 pairs (ms after the first call, latency
+ * in ms), little-endian, so a flush converts no number to text.
+ */
+function encodeTimes(firstAt: number, more: readonly number[]): Buffer {
+  const times = new Float64Array(more.length);
   for (let i = 0; i < more.length; i += 2) {
-    text += `${i === 0 ? '' : ','}${(more[i] as number) - firstAt}:${more[i + 1] as number}`;
+    times[i] = (more[i] as number) - firstAt;
+    times[i + 1] = more[i + 1] as number;
   }
-  return text;
+  return Buffer.from(times.buffer);
+}
+
+/** {@link encodeTimes}'s pairs back (the bytes copied: a driver's buffer need not be aligned for a Float64Array). */
+function decodeTimes(bytes: Uint8Array): Float64Array {
+  return new Float64Array(Uint8Array.prototype.slice.call(bytes).buffer);
 }
 
 /** A row's entries, oldest first. */
@@ -435,14 +444,13 @@ function entriesOf(row: RequestRow): JournaledRequest[] {
   const first = toEntry(row);
   if (row.n <= 1 || row.times === null) return [first];
   const entries = [first];
-  const parts = row.times.split(',');
-  for (let k = 0; k < parts.length; k++) {
-    const [after, latency] = (parts[k] as string).split(':');
+  const times = decodeTimes(row.times);
+  for (let k = 0; 2 * k < times.length; k++) {
     entries.push({
       ...first,
       id: row.id + k + 1,
-      at: new Date(row.at + Number(after)).toISOString(),
-      latencyMs: Number(latency),
+      at: new Date(row.at + (times[2 * k] as number)).toISOString(),
+      latencyMs: times[2 * k + 1] as number,
     });
   }
   return entries;
