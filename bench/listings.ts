@@ -39,7 +39,7 @@ import { type Fixture, PEERS } from './peers.ts';
 /** The target that is aggmock with a fault rule on `/getgameurl` only. */
 const RULE_ON_LAUNCH = 'aggmock, a rule on /getgameurl';
 /** The target that is aggmock with its request journal switched off (`api.journal: false`): the journal's own cost is the gap to it. */
-const JOURNAL_OFF = 'aggmock, journal off';
+export const JOURNAL_OFF = 'aggmock, journal off';
 
 /** Seconds of unmeasured load before each measurement (see the rounds below). */
 const WARMUP_S = 0.5;

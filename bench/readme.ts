@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from './lib.ts';
+import { JOURNAL_OFF } from './listings.ts';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';
@@ -70,6 +71,16 @@ export function checks(results: Record_[]): Check[] {
       met: best ? mine.rps > best.rps : undefined,
       measured: best ? `best peer: ${best.target}, ${Math.round(best.rps).toLocaleString('en-US')} req/s` : 'no peer measured',
     });
+    // The request journal's own cost: the same build with `api.journal: false`, in the same rounds.
+    const unjournaled = t.rows.find((r) => r.target === JOURNAL_OFF);
+    if (mine.cpuToBare !== undefined && unjournaled?.cpuToBare !== undefined) {
+      const ratio = mine.cpuToBare / unjournaled.cpuToBare;
+      out.push({
+        target: `${t.route}: the request journal costs ≤ 5 % CPU`,
+        met: ratio <= 1.05 + 1e-9,
+        measured: `${ratio.toFixed(2)} × journal off`,
+      });
+    }
     const bare = t.rows.find((r) => r.target === 'bare node:http');
     out.push({
       target: `${t.route} p99 < 10 ms`,

@@ -20,11 +20,16 @@ function record(benchmark: string, data: unknown, markdown = `| ${benchmark} tab
   };
 }
 
-function listing(route: string, aggmock: { ratio: number; p99: number; rps: number }, peerRps: number): unknown {
+function listing(
+  route: string,
+  aggmock: { ratio: number; p99: number; rps: number; cpuToBare?: number },
+  peerRps: number,
+): unknown {
   return {
     route,
     rows: [
-      { target: 'aggmock', rps: aggmock.rps, ratioToBare: aggmock.ratio, p99Ms: aggmock.p99, cpuToBare: 1 },
+      { target: 'aggmock', rps: aggmock.rps, ratioToBare: aggmock.ratio, p99Ms: aggmock.p99, cpuToBare: aggmock.cpuToBare ?? 1 },
+      { target: 'aggmock, journal off', rps: aggmock.rps, ratioToBare: aggmock.ratio, p99Ms: aggmock.p99, cpuToBare: 0.9 },
       { target: 'bare node:http', rps: aggmock.rps / aggmock.ratio, ratioToBare: 1, p99Ms: 9 },
       { target: 'Peer 1.0', rps: peerRps, ratioToBare: 0.1, p99Ms: 50 },
     ],
@@ -36,7 +41,13 @@ function results(side: 'met' | 'missed'): Record_[] {
   const met = side === 'met';
   return [
     record('listings', {
-      tables: [listing('GET /getallproviders', { ratio: met ? 0.9 : 0.89, p99: met ? 9 : 10, rps: 1000 }, met ? 999 : 1000)],
+      tables: [
+        listing(
+          'GET /getallproviders',
+          { ratio: met ? 0.9 : 0.89, p99: met ? 9 : 10, rps: 1000, cpuToBare: met ? 0.945 : 0.9451 },
+          met ? 999 : 1000,
+        ),
+      ],
     }),
     record('launch', { rows: [{ auth: 'HMAC', p99Ms: met ? 9 : 10, rps: 7000, cpuMicrosPerRequest: 139 }] }),
     record('callbacks', { levels: [{ concurrency: 32, engineSingle: { ratioToBareMedian: met ? 0.7 : 0.69 } }] }),
@@ -67,6 +78,7 @@ describe('the benchmarks section of docs/benchmarks.md', () => {
     const targets = [
       'GET /getallproviders ≥ 0.9 × bare',
       'GET /getallproviders ahead of every peer',
+      'GET /getallproviders: the request journal costs ≤ 5 % CPU',
       'GET /getallproviders p99 < 10 ms',
       'POST /getgameurl (HMAC) p99 < 10 ms',
       'callbacks ≥ 0.7 × bare loop (concurrency 32)',
