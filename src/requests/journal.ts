@@ -168,7 +168,6 @@ export class RequestJournal {
   dropped = 0;
   private readonly stmts: {
     insert: Statement;
-    nextId: Statement;
     lastId: Statement;
     covering: Statement;
     firstSince: Statement;
@@ -199,7 +198,6 @@ export class RequestJournal {
       // Ids are given, not drawn: a row's entries take the ids after the last row's (no AUTOINCREMENT:
       // its bookkeeping row was a measurable part of each insert; rows leave from the oldest, so the
       // newest row's ids are the largest ever given while it stands).
-      nextId: db.prepare('SELECT id + n AS next FROM api_requests ORDER BY id DESC LIMIT 1'),
       lastId: db.prepare('SELECT id + n - 1 AS last FROM api_requests ORDER BY id DESC LIMIT 1'),
       covering: db.prepare('SELECT * FROM api_requests WHERE id <= ? ORDER BY id DESC LIMIT 1'),
       // No index but the id (each one made every insert dearer): rows arrive in time order, so the
@@ -210,7 +208,7 @@ export class RequestJournal {
       clear: db.prepare('DELETE FROM api_requests'),
     };
     this.insertRuns = db.transaction((runs: PendingRun[]) => {
-      let id = (this.stmts.nextId.get() as { next: number } | undefined)?.next ?? 1;
+      let id = this.lastId() + 1;
       for (const run of runs) {
         const e = run.entry;
         const n = 1 + run.more.length / 2;
@@ -356,8 +354,8 @@ export class RequestJournal {
     const now = this.clock();
     this.prunedAt = now;
     try {
-      const last = (this.stmts.lastId.get() as { last: number } | undefined)?.last;
-      if (last === undefined) return 0;
+      const last = this.lastId();
+      if (last === 0) return 0;
       // Rows whose every id is past the newest maxEvents; the row holding the newest id to drop
       // stays when it holds a newer one too…
       const oldestKept = last - maxEvents + 1;
@@ -374,6 +372,11 @@ export class RequestJournal {
       this.options.onError?.(error);
       return 0;
     }
+  }
+
+  /** The newest id given, 0 when the journal is empty. */
+  private lastId(): number {
+    return (this.stmts.lastId.get() as { last: number } | undefined)?.last ?? 0;
   }
 
   clear(): void {
