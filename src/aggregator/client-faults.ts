@@ -18,6 +18,7 @@ import {
   type RequestFacts,
   type RequestJournal,
   refusalHint,
+  sameStrings,
 } from '../requests/index.ts';
 import type { Intercept } from '../server.ts';
 
@@ -62,20 +63,36 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
   const journaling = config.api.journal;
 
   /**
+   * The last call journaled and what it was built from, while a call like it could repeat it: one
+   * with no body, no fault, a reply sent from one buffer and credentials a check accepted.
+   */
+  let last: RepeatableCall | undefined;
+
+  /**
    * The response's 'close' (sent to the end, cut, or the client gone): its entry, from what the
    * response recorded. One function for every request, with the response as `this`, so a request
-   * adds no closure; the entry holds plain values only (see RequestJournal.append).
+   * adds no closure; the entry holds plain values only (see RequestJournal.append). A call that
+   * repeats the last one (the same method, target, raw headers, credentials and reply bytes: a
+   * client polling a listing) has the same entry in all but its arrival and latency, so it is
+   * queued as like that entry without building one.
    */
   function journalOnClose(this: ServerResponse): void {
     const res = this as JournaledResponse;
     const req = res.req;
     const status = res.headersSent ? res.statusCode : null;
+    const accepted = acceptedAuth(req);
+    const latencyMs = Math.round((performance.now() - res.startedAt) * 1000) / 1000;
+    const repeatable =
+      accepted !== undefined && res.fired === undefined && res.requestBody === undefined && res.head === undefined;
+    if (repeatable && last !== undefined && repeats(last, res, status, accepted)) {
+      journal.appendLike(last.entry, res.arrivedAt, latencyMs);
+      return;
+    }
     const text = replyText(res, journaledReplyLimit(status));
     const { target, queryAt: q, requestBody: body, fired } = res;
     const method = req.method ?? 'GET';
     const pathname = q < 0 ? target : target.slice(0, q);
-    const accepted = acceptedAuth(req);
-    journal.append({
+    const entry: NewJournaledRequest = {
       at: res.arrivedAt,
       method,
       path: pathname,
@@ -88,10 +105,24 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       reply: text,
       replyBytes: res.writtenBytes,
       complete: res.writableFinished,
-      latencyMs: Math.round((performance.now() - res.startedAt) * 1000) / 1000,
+      latencyMs,
       fault: fired ? firedFault(fired) : null,
       hint: refusalHint(method, pathname, status, text),
-    });
+    };
+    journal.append(entry);
+    last = repeatable
+      ? {
+          entry,
+          method,
+          target,
+          raw: req.rawHeaders,
+          accepted,
+          status,
+          source: res.firstChunk,
+          bytes: res.writtenBytes,
+          complete: res.writableFinished,
+        }
+      : undefined;
   }
 
   const intercept: Intercept = (req, res, proceed) => {
@@ -212,6 +243,40 @@ function firedFault(fired: FiredFault): NonNullable<NewJournaledRequest['fault']
     kind: fired.fault.kind,
     ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
   };
+}
+
+/** What a journaled call's entry was built from, for {@link repeats}. */
+interface RepeatableCall {
+  entry: NewJournaledRequest;
+  method: string;
+  target: string;
+  /** The raw header names and values (the masked headers are made from them alone). */
+  raw: readonly string[];
+  accepted: AuthResult;
+  status: number | null;
+  /** The one buffer the reply was sent from, and its length. */
+  source: Uint8Array | undefined;
+  bytes: number;
+  complete: boolean;
+}
+
+/**
+ * Whether a call without a body or a fault, answered from one buffer with accepted credentials,
+ * would have the same entry as `last` but for its arrival and latency: everything the entry is
+ * made of is the same (its query and path from the target, its masked headers and length from the
+ * raw headers, its verdict from the credentials, its reply text and hint from the status and bytes).
+ */
+function repeats(last: RepeatableCall, res: JournaledResponse, status: number | null, accepted: AuthResult): boolean {
+  return (
+    res.firstChunk === last.source &&
+    res.writtenBytes === last.bytes &&
+    status === last.status &&
+    res.writableFinished === last.complete &&
+    res.target === last.target &&
+    res.req.method === last.method &&
+    sameAcceptance(accepted, last.accepted) &&
+    sameStrings(res.req.rawHeaders, last.raw)
+  );
 }
 
 /** aggmock's own surfaces: pages, assets, docs, health and the admin API are not the client's API calls. */

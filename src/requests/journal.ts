@@ -139,9 +139,11 @@ interface RequestRow {
  * hammering a listing costs a comparison and two pushes a call, and one row a flush.
  */
 interface PendingRun {
+  /** What every call of the run is (its own `at` and `latencyMs` are not read). */
   entry: NewJournaledRequest;
-  /** The first entry's arrival, epoch ms. */
+  /** The first call's arrival, epoch ms, and latency. */
   at: number;
+  latencyMs: number;
   /** The later entries' arrivals (epoch ms) and latencies, flat: at, latency, at, latency… */
   more: number[];
 }
@@ -227,7 +229,7 @@ export class RequestJournal {
           e.reply,
           e.replyBytes,
           e.complete ? 1 : 0,
-          e.latencyMs,
+          run.latencyMs,
           e.fault === null ? null : JSON.stringify(e.fault),
           e.hint,
           n,
@@ -248,13 +250,24 @@ export class RequestJournal {
    * one before it in all but `at` and `latencyMs` joins its run and is not kept itself.
    */
   append(entry: NewJournaledRequest): void {
+    this.queue(entry, typeof entry.at === 'number' ? entry.at : Date.parse(entry.at), entry.latencyMs);
+  }
+
+  /**
+   * Queues a call that is `like` (an entry appended before, unchanged) in all but its arrival and
+   * latency, without an entry of its own: what the intercept does for a call that repeats the last.
+   */
+  appendLike(like: NewJournaledRequest, at: number, latencyMs: number): void {
+    this.queue(like, at, latencyMs);
+  }
+
+  private queue(entry: NewJournaledRequest, at: number, latencyMs: number): void {
     if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
-    const at = typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
     const last = this.pending[this.pending.length - 1];
-    if (last !== undefined && last.more.length < 2 * (MAX_RUN - 1) && sameRequest(last.entry, entry)) {
-      last.more.push(at, entry.latencyMs);
+    if (last !== undefined && last.more.length < 2 * (MAX_RUN - 1) && (last.entry === entry || sameRequest(last.entry, entry))) {
+      last.more.push(at, latencyMs);
     } else {
-      this.pending.push({ entry, at, more: [] });
+      this.pending.push({ entry, at, latencyMs, more: [] });
     }
     this.pendingEntries++;
     if (this.timer === undefined) {

@@ -521,6 +521,47 @@ describe('the journal of the client requests', () => {
     }
   });
 
+  it('journals each call that repeats the last as its own request, and the first one that differs as what it was', async () => {
+    const plain = { ...HEADERS, 'x-client': 'a' };
+    const calls: Record<string, string>[] = [
+      plain,
+      plain,
+      plain,
+      { ...plain, 'x-trace': '1' },
+      plain,
+      { ...HEADERS, 'x-client': 'b' },
+    ];
+    for (const headers of calls) await (await fetch(`${aggmock.url}/getallproviders`, { headers })).arrayBuffer();
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'status', status: 503 }, times: 1 });
+    for (let i = 0; i < 3; i++) await (await fetch(`${aggmock.url}/getallproviders`, { headers: plain })).arrayBuffer();
+    const entries = aggmock.requests.list({ path: '/getallproviders' }).reverse();
+    expect(entries.map((e) => [e.status, e.headers['x-client'], e.headers['x-trace'] ?? null, e.fault?.kind ?? null])).toEqual([
+      [200, 'a', null, null],
+      [200, 'a', null, null],
+      [200, 'a', null, null],
+      [200, 'a', '1', null],
+      [200, 'a', null, null],
+      [200, 'b', null, null],
+      [503, 'a', null, 'status'],
+      [200, 'a', null, null],
+      [200, 'a', null, null],
+    ]);
+    // Each has its own id, arrival and latency, and the same masked credentials and reply as the first.
+    expect(new Set(entries.map((e) => e.id)).size).toBe(9);
+    for (const e of entries) {
+      expect(e.latencyMs).toBeGreaterThan(0);
+      expect(e.headers['x-betnex-key']).toBe('[masked]');
+      expect(Date.parse(e.at)).toBeGreaterThanOrEqual(Date.parse(entries[0]?.at ?? ''));
+    }
+    expect(new Set(entries.map((e) => e.latencyMs)).size).toBeGreaterThan(1);
+    expect(entries[2]).toMatchObject({
+      auth: { ok: true, method: 'api-key' },
+      replyBytes: entries[0]?.replyBytes,
+      reply: entries[0]?.reply,
+    });
+    expect(aggmock.requests.count({ path: '/getallproviders', headers: { 'x-client': 'a' }, status: 200 })).toBe(7);
+  });
+
   it('with api.journal off records nothing, and fault rules still apply', async () => {
     const local = await startAggmock(
       validateConfig({ port: 0, db: ':memory:', catalog: { providers: 2, games: 4 }, api: { journal: false } }),
