@@ -167,7 +167,8 @@ describe('listings fast path (auth mode either)', () => {
   const handedOn: Array<[string, string, Record<string, string>, string | undefined]> = [
     ['no credentials', '/getallproviders', {}, undefined],
     ['a wrong key', '/getallproviders', { 'x-betnex-key': 'nope' }, undefined],
-    ['a bad signature', '/getallproviders', { 'x-signature': 't=1,v1=00' }, undefined],
+    // A fresh timestamp: a stale one's 401 names its age in seconds, which moves between the two asks.
+    ['a bad signature', '/getallproviders', { 'x-signature': `t=${Math.floor(Date.now() / 1000)},v1=00` }, undefined],
     ['an unknown provider', '/getallgamesandprovider?provider=NOPE', KEY, undefined],
     ['a repeated parameter', '/getallgamesandprovider?provider=a&provider=b', KEY, undefined],
     ['another parameter', '/getallgamesandprovider?provider=pgsoft&x=1', KEY, undefined],
