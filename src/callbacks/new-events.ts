@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import { dialectOf, isVendorDialect, shownRequest } from '../config/index.ts';
-import { DialectRequestError, readReply } from '../dialects/index.ts';
+import { type CallFacts, DialectRequestError, readReply } from '../dialects/index.ts';
 import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
-import { callFactsOf, capabilitiesOf, renderCall } from './call.ts';
+import { callFactsOf, capabilitiesOf, storedRequest } from './call.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
 import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
@@ -94,14 +94,15 @@ export class NewEvents {
    * credential missing) is refused here, before anything is stored.
    */
   private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
-    const { createdAt: _createdAt, ...facts } = callFactsOf({ ...event, id: 0 }, this.o.cfg);
-    const stored = definedOnly({ ...facts, ...extra, requestId: this.requestId(event) }) as StoredFacts;
+    const facts = callFactsOf(event, this.o.cfg);
+    const stored = storedFacts(facts, extra, this.requestId(event));
     // An authenticate carries the launch token itself; every later call the token it was swapped for.
     const swapped = stored.sessionToken === undefined ? undefined : this.swappedTokens.get(stored.sessionToken);
     if (swapped !== undefined && stored.operation !== 'authenticate') stored.sessionToken = swapped;
     event.facts = stored;
     try {
-      const req = renderCall(this.o.cfg, { ...stored, createdAt: event.createdAt }, { signedAt: event.createdAt });
+      // The facts as stored, with the call's time (the event's createdAt): what every attempt renders.
+      const req = storedRequest(event, this.o.cfg, Object.assign({ createdAt: event.createdAt }, stored));
       // Kept to show (every attempt renders its own request): credentials masked.
       const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
       event.body = shown.body;
@@ -216,9 +217,17 @@ function carriedBy(
   return carried;
 }
 
-/** The members whose value is not undefined (what JSON keeps), so the stored facts compare equal after a reload. */
-function definedOnly(object: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The facts a call keeps: its facts but its time (the event's createdAt), then what the request
+ * added, then its requestId, each in the place it first took and without the members whose value
+ * is undefined (what JSON keeps), so the stored facts compare equal after a reload.
+ */
+function storedFacts(facts: CallFacts, extra: Partial<StoredFacts>, requestId: string): StoredFacts {
+  const merged: Record<string, unknown> = {};
+  for (const key of Object.keys(facts)) if (key !== 'createdAt') merged[key] = facts[key as keyof CallFacts];
+  for (const key of Object.keys(extra)) merged[key] = extra[key as keyof StoredFacts];
+  merged.requestId = requestId;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(object)) if (value !== undefined) out[key] = value;
-  return out;
+  for (const key of Object.keys(merged)) if (merged[key] !== undefined) out[key] = merged[key];
+  return out as unknown as StoredFacts;
 }
