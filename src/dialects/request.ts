@@ -277,5 +277,7 @@ export function flatParams(fields: Record<string, Rendered>): [string, string][]
 
 /** `application/x-www-form-urlencoded` text of pairs (spaces as `+`, as browsers and PHP write them). */
 export function formText(pairs: readonly (readonly [string, string])[]): string {
+  // Most calls have no query at all: no URLSearchParams for nothing.
+  if (pairs.length === 0) return '';
   return new URLSearchParams(pairs as [string, string][]).toString();
 }
