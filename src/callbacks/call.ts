@@ -9,10 +9,7 @@ import {
   readsAttemptFacts,
   type SignedRequest,
   type SignOptions,
-  signRequest,
   signsAlike,
-  type UnsignedRequest,
-  unsignedRequest,
 } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
@@ -128,12 +125,13 @@ function signOptionsAt(cfg: CallbacksConfig, signedAt: number, messageId: string
 }
 
 /**
- * The request a new event was stored with, rendered and signed, by the event while it is in
- * memory: its attempts sign that rendering again instead of rendering the facts anew, or send it as
- * it is when its signature stands for theirs (see {@link attemptRequest}). Only calls whose request
- * reads none of an attempt's own facts are kept.
+ * The request a new event was stored with, by the event while it is in memory: an attempt whose
+ * signature would be the same sends it as it is instead of rendering and signing the same bytes
+ * again (see {@link attemptRequest}). Only calls whose request reads none of an attempt's own facts
+ * are kept, and only the signed request (it was signed at the event's createdAt): keeping the
+ * rendering behind it costs more garbage collection than rendering again.
  */
-const storedRequests = new WeakMap<object, { unsigned: UnsignedRequest; request: SignedRequest; options: SignOptions }>();
+const storedRequests = new WeakMap<object, SignedRequest>();
 
 /**
  * The request of a new call, signed at its creation: what its event keeps to show (the body every
@@ -142,11 +140,8 @@ const storedRequests = new WeakMap<object, { unsigned: UnsignedRequest; request:
  */
 export function storedRequest(event: object, cfg: CallbacksConfig, facts: CallFacts): SignedRequest {
   const dialect = dialectOf(cfg);
-  const credentials = credentialsOf(cfg);
-  const options = signOptionsAt(cfg, facts.createdAt, undefined);
-  const unsigned = unsignedRequest(dialect, facts, credentials);
-  const request = signRequest(dialect, unsigned, credentials, options);
-  if (!readsAttemptFacts(dialect, facts.operation)) storedRequests.set(event, { unsigned, request, options });
+  const request = buildRequest(dialect, facts, credentialsOf(cfg), signOptionsAt(cfg, facts.createdAt, undefined));
+  if (!readsAttemptFacts(dialect, facts.operation)) storedRequests.set(event, request);
   return request;
 }
 
@@ -168,10 +163,9 @@ export interface AttemptRequest {
  * id) and the call's own time as the first try; what is fresh is the signature's timestamp and
  * what a wire says is the attempt's own (`sentTimestamp…`, a derived nonce: Slotegrator's
  * X-Timestamp and X-Nonce), so a wallet that checks freshness does not refuse a late retry.
- * A profile uses neither: its retries are the same bytes. A call with no fact of the attempt's own
- * is not rendered again while its event is in memory: the request it was stored with is signed
- * afresh, or sent as it is when that signature is the one this attempt would make (the same
- * second of a timestamped scheme, or a scheme without a time).
+ * A profile uses neither: its retries are the same bytes. When the request the event was stored
+ * with is the one this attempt would sign (no fact of the attempt's own, and the same second of a
+ * timestamped scheme or a scheme without a time), it is sent as it is.
  */
 export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
   const standardWebhooks = !isVendorDialect(cfg) && wireOf(cfg).signingScheme === 'standard-webhooks';
@@ -179,12 +173,12 @@ export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, started
   const dialect = dialectOf(cfg);
   const stored = storedRequests.get(event);
   let req: SignedRequest;
-  if (stored === undefined) {
+  if (stored !== undefined && signsAlike(dialect, signOptionsAt(cfg, event.createdAt, undefined), options)) req = stored;
+  else {
     const facts = callFactsOf(event, cfg);
     facts.sentAt = startedAt;
     req = buildRequest(dialect, facts, credentialsOf(cfg), options);
-  } else if (signsAlike(dialect, stored.options, options)) req = stored.request;
-  else req = signRequest(dialect, stored.unsigned, credentialsOf(cfg), options);
+  }
   // Content-Type and User-Agent first, then the dialect's headers and the signature, as rendered.
   const headers: Record<string, string> = {};
   const contentType = req.headers['content-type'];
