@@ -14,7 +14,7 @@ import {
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
-import type { CallbacksConfig, EventKind, StoredEvent } from './events.ts';
+import type { CallbacksConfig, EventKind, StoredEvent, StoredFacts } from './events.ts';
 import type { Reading } from './reply.ts';
 
 /*
@@ -91,8 +91,11 @@ export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig
     createdAt: event.createdAt,
   };
   if (stored) {
-    for (const [key, value] of Object.entries(stored))
-      if (value !== undefined) (facts as unknown as Record<string, unknown>)[key] = value;
+    const into = facts as unknown as Record<string, unknown>;
+    for (const key of Object.keys(stored)) {
+      const value = stored[key as keyof StoredFacts];
+      if (value !== undefined) into[key] = value;
+    }
   }
   if (facts.sessionToken === undefined) facts.sessionToken = sessionTokenOf(cfg, event.playerId);
   return facts;

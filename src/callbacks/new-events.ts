@@ -94,15 +94,14 @@ export class NewEvents {
    * credential missing) is refused here, before anything is stored.
    */
   private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
-    const facts = callFactsOf(event, this.o.cfg);
-    const stored = storedFacts(facts, extra, this.requestId(event));
+    const facts = Object.assign(callFactsOf(event, this.o.cfg), extra);
+    facts.requestId = this.requestId(event);
     // An authenticate carries the launch token itself; every later call the token it was swapped for.
-    const swapped = stored.sessionToken === undefined ? undefined : this.swappedTokens.get(stored.sessionToken);
-    if (swapped !== undefined && stored.operation !== 'authenticate') stored.sessionToken = swapped;
-    event.facts = stored;
+    const swapped = facts.sessionToken === undefined ? undefined : this.swappedTokens.get(facts.sessionToken);
+    if (swapped !== undefined && facts.operation !== 'authenticate') facts.sessionToken = swapped;
+    event.facts = storedFacts(facts);
     try {
-      // The facts as stored, with the call's time (the event's createdAt): what every attempt renders.
-      const req = storedRequest(event, this.o.cfg, Object.assign({ createdAt: event.createdAt }, stored));
+      const req = storedRequest(event, this.o.cfg, facts);
       // Kept to show (every attempt renders its own request): credentials masked.
       const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
       event.body = shown.body;
@@ -218,16 +217,14 @@ function carriedBy(
 }
 
 /**
- * The facts a call keeps: its facts but its time (the event's createdAt), then what the request
- * added, then its requestId, each in the place it first took and without the members whose value
- * is undefined (what JSON keeps), so the stored facts compare equal after a reload.
+ * The facts a call keeps: all but its time (the event's createdAt) and the members whose value is
+ * undefined (what JSON keeps), so the stored facts compare equal after a reload.
  */
-function storedFacts(facts: CallFacts, extra: Partial<StoredFacts>, requestId: string): StoredFacts {
-  const merged: Record<string, unknown> = {};
-  for (const key of Object.keys(facts)) if (key !== 'createdAt') merged[key] = facts[key as keyof CallFacts];
-  for (const key of Object.keys(extra)) merged[key] = extra[key as keyof StoredFacts];
-  merged.requestId = requestId;
+function storedFacts(facts: CallFacts): StoredFacts {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(merged)) if (merged[key] !== undefined) out[key] = merged[key];
+  for (const key of Object.keys(facts)) {
+    const value = facts[key as keyof CallFacts];
+    if (key !== 'createdAt' && value !== undefined) out[key] = value;
+  }
   return out as unknown as StoredFacts;
 }
