@@ -19,7 +19,8 @@ import type { Reading } from './reply.ts';
 
 /*
  * An outbox event as a call under the configured dialect (ARCHITECTURE.md, dialects step 2): its
- * facts, and the HTTP request they make — signed afresh on every attempt, to `<base URL><path>`.
+ * facts, and the HTTP request they make — signed afresh on every attempt (but one the request
+ * stored with its event stands for: `attemptRequest`), to `<base URL><path>`.
  * A profile is a dialect whose path is "" and whose bodies are the profile's bytes, so the one
  * path serves `default`, `betnex` and every vendor.
  */
