@@ -91,7 +91,7 @@ describe('delivery and retries', () => {
     const first = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 500 });
     const second = engine.enqueue({ kind: 'credit', playerId: 'p1', amountMinor: 700 });
     await drive(engine, clock, second.settled);
-    const t = (signature: string | undefined) => Number(/t=(\d+)/.exec(String(signature))?.[1]);
+    const t = (signature: string | string[] | undefined) => Number(/t=(\d+)/.exec(String(signature))?.[1]);
     const [tried, retried, next] = rx.requests as ReceivedRequest[];
     // Sent in the second it was stored: the stored copy is the request as it went out.
     expect(tried?.headers['x-signature']).toBe(first.event.request?.headers['X-Signature']);
