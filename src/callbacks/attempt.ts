@@ -24,19 +24,31 @@ export interface AttemptInFlight {
 }
 
 /**
- * The request columns of a journal row, credentials masked: method and path only when they say
- * more than "POST to the base URL".
+ * A journal row's first columns, with the request credentials masked: method and path only when
+ * they say more than "POST to the base URL". Assigned one by one, not spread: Node 20's V8 copies
+ * a spread followed by more fields on a slow path, twice a callback here.
  */
-function requestParts(
+function attemptRow(
+  event: StoredEvent,
+  startedAt: number,
+  latencyMs: number,
   request: AttemptRequest,
-): Pick<Attempt, 'requestHeaders' | 'requestBody' | 'requestMethod' | 'requestPath'> {
+  outcome: Attempt['outcome'],
+): Attempt {
   const { shown } = request;
-  return {
+  // The members in the order they always came: the request, then the outcome.
+  const attempt = {
+    eventId: event.id,
+    n: event.attemptCount,
+    startedAt,
+    latencyMs,
     requestHeaders: shown.headers,
     requestBody: shown.body,
-    ...(request.method === 'POST' ? {} : { requestMethod: request.method }),
-    ...(shown.path === '' ? {} : { requestPath: shown.path }),
-  };
+  } as Attempt;
+  if (request.method !== 'POST') attempt.requestMethod = request.method;
+  if (shown.path !== '') attempt.requestPath = shown.path;
+  attempt.outcome = outcome;
+  return attempt;
 }
 
 /**
@@ -44,15 +56,9 @@ function requestParts(
  * crash mid-attempt) it says the receiver may have seen the request.
  */
 export function unansweredAttempt(event: StoredEvent, startedAt: number, request: AttemptRequest): Attempt {
-  return {
-    eventId: event.id,
-    n: event.attemptCount,
-    startedAt,
-    latencyMs: 0,
-    ...requestParts(request),
-    outcome: 'retry',
-    error: UNANSWERED_ATTEMPT,
-  };
+  const attempt = attemptRow(event, startedAt, 0, request, 'retry');
+  attempt.error = UNANSWERED_ATTEMPT;
+  return attempt;
 }
 
 /** The journal row of an answered (or failed) attempt: `answer` is what came back, absent when nothing did. */
@@ -62,14 +68,8 @@ export function answeredAttempt(
   answer: { status: number; body: string } | undefined,
 ): Attempt {
   const { event, startedAt, t0, request } = inFlight;
-  const attempt: Attempt = {
-    eventId: event.id,
-    n: event.attemptCount,
-    startedAt,
-    latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
-    ...requestParts(request),
-    outcome: verdict.outcome,
-  };
+  const latencyMs = Math.round((performance.now() - t0) * 1000) / 1000;
+  const attempt = attemptRow(event, startedAt, latencyMs, request, verdict.outcome);
   if (answer) {
     attempt.responseStatus = answer.status;
     const stored = storedBody(answer.body);

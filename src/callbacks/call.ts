@@ -6,17 +6,21 @@ import {
   type Dialect,
   devSessionToken,
   type Operation,
+  readsAttemptFacts,
   type SignedRequest,
+  type SignOptions,
+  signsAlike,
 } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
-import type { CallbacksConfig, EventKind, StoredEvent } from './events.ts';
+import type { CallbacksConfig, EventKind, StoredEvent, StoredFacts } from './events.ts';
 import type { Reading } from './reply.ts';
 
 /*
  * An outbox event as a call under the configured dialect (ARCHITECTURE.md, dialects step 2): its
- * facts, and the HTTP request they make — signed afresh on every attempt, to `<base URL><path>`.
+ * facts, and the HTTP request they make — signed afresh on every attempt (but one the request
+ * stored with its event stands for: `attemptRequest`), to `<base URL><path>`.
  * A profile is a dialect whose path is "" and whose bodies are the profile's bytes, so the one
  * path serves `default`, `betnex` and every vendor.
  */
@@ -73,7 +77,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
 }
 
 /** The facts of an event: its stored facts (requestId, session token…) over what its columns say. */
-export function callFactsOf(event: StoredEvent, cfg: CallbacksConfig): CallFacts {
+export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig): CallFacts {
   const stored = event.facts;
   const facts: CallFacts = {
     operation: stored?.operation ?? operationOf(event.kind, dialectOf(cfg), event.winMinor),
@@ -88,8 +92,11 @@ export function callFactsOf(event: StoredEvent, cfg: CallbacksConfig): CallFacts
     createdAt: event.createdAt,
   };
   if (stored) {
-    for (const [key, value] of Object.entries(stored))
-      if (value !== undefined) (facts as unknown as Record<string, unknown>)[key] = value;
+    const into = facts as unknown as Record<string, unknown>;
+    for (const key of Object.keys(stored)) {
+      const value = stored[key as keyof StoredFacts];
+      if (value !== undefined) into[key] = value;
+    }
   }
   if (facts.sessionToken === undefined) facts.sessionToken = sessionTokenOf(cfg, event.playerId);
   return facts;
@@ -113,11 +120,33 @@ export function renderCall(
   facts: CallFacts,
   sign: { signedAt: number; messageId?: string | undefined },
 ): SignedRequest {
-  return buildRequest(dialectOf(cfg), facts, credentialsOf(cfg), {
-    ...signOptionsOf(cfg),
-    timestamp: Math.floor(sign.signedAt / 1000),
-    ...(sign.messageId === undefined ? {} : { id: sign.messageId }),
-  });
+  return buildRequest(dialectOf(cfg), facts, credentialsOf(cfg), signOptionsAt(cfg, sign.signedAt, sign.messageId));
+}
+
+/** The options a call is signed with at `signedAt` (ms epoch): the configured scheme, its seconds, a message id. */
+function signOptionsAt(cfg: CallbacksConfig, signedAt: number, messageId: string | undefined): SignOptions {
+  return { scheme: signOptionsOf(cfg).scheme, timestamp: Math.floor(signedAt / 1000), id: messageId };
+}
+
+/**
+ * The request a new event was stored with, by the event while it is in memory: an attempt whose
+ * signature would be the same sends it as it is instead of rendering and signing the same bytes
+ * again (see {@link attemptRequest}). Only calls whose request reads none of an attempt's own facts
+ * are kept, and only the signed request (it was signed at the event's createdAt): keeping the
+ * rendering behind it costs more garbage collection than rendering again.
+ */
+const storedRequests = new WeakMap<object, SignedRequest>();
+
+/**
+ * The request of a new call, signed at its creation: what its event keeps to show (the body every
+ * attempt sends, the headers as signed then). Throws a DialectRequestError when the dialect cannot
+ * make the call (a credential missing).
+ */
+export function storedRequest(event: object, cfg: CallbacksConfig, facts: CallFacts): SignedRequest {
+  const dialect = dialectOf(cfg);
+  const request = buildRequest(dialect, facts, credentialsOf(cfg), signOptionsAt(cfg, facts.createdAt, undefined));
+  if (!readsAttemptFacts(dialect, facts.operation)) storedRequests.set(event, request);
+  return request;
 }
 
 /** One attempt's request: method, the URL under the event's base URL, headers (content type, agent, signature), body. */
@@ -138,24 +167,28 @@ export interface AttemptRequest {
  * id) and the call's own time as the first try; what is fresh is the signature's timestamp and
  * what a wire says is the attempt's own (`sentTimestamp…`, a derived nonce: Slotegrator's
  * X-Timestamp and X-Nonce), so a wallet that checks freshness does not refuse a late retry.
- * A profile uses neither: its retries are the same bytes.
+ * A profile uses neither: its retries are the same bytes. When the request the event was stored
+ * with is the one this attempt would sign (no fact of the attempt's own, and the same second of a
+ * timestamped scheme or a scheme without a time), it is sent as it is.
  */
 export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
   const standardWebhooks = !isVendorDialect(cfg) && wireOf(cfg).signingScheme === 'standard-webhooks';
-  const req = renderCall(
-    cfg,
-    { ...callFactsOf(event, cfg), sentAt: startedAt },
-    {
-      signedAt: startedAt,
-      ...(standardWebhooks ? { messageId: webhookMessageId(event) } : {}),
-    },
-  );
-  const { 'content-type': contentType, ...rest } = req.headers;
-  const headers: Record<string, string> = {
-    ...(contentType === undefined ? {} : { 'Content-Type': contentType }),
-    'User-Agent': USER_AGENT,
-    ...rest,
-  };
+  const options = signOptionsAt(cfg, startedAt, standardWebhooks ? webhookMessageId(event) : undefined);
+  const dialect = dialectOf(cfg);
+  const stored = storedRequests.get(event);
+  let req: SignedRequest;
+  if (stored !== undefined && signsAlike(dialect, signOptionsAt(cfg, event.createdAt, undefined), options)) req = stored;
+  else {
+    const facts = callFactsOf(event, cfg);
+    facts.sentAt = startedAt;
+    req = buildRequest(dialect, facts, credentialsOf(cfg), options);
+  }
+  // Content-Type and User-Agent first, then the dialect's headers and the signature, as rendered.
+  const headers: Record<string, string> = {};
+  const contentType = req.headers['content-type'];
+  if (contentType !== undefined) headers['Content-Type'] = contentType;
+  headers['User-Agent'] = USER_AGENT;
+  for (const name of Object.keys(req.headers)) if (name !== 'content-type') headers[name] = req.headers[name] as string;
   const body = req.body ?? '';
   return {
     method: req.method,

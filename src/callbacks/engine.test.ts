@@ -80,6 +80,29 @@ describe('delivery and retries', () => {
     expect(attempts.every((a) => a.latencyMs >= 0)).toBe(true);
   });
 
+  it('sends the request an event was stored with while its second lasts, and signs a later first attempt with its own time', async () => {
+    let calls = 0;
+    const rx = await receiver(() => (++calls === 1 ? { status: 500, body: 'oops' } : { status: 200, body: { balance: 5 } }));
+    const config = configFor(rx.url);
+    const clock = new FakeClock();
+    const engine = engineFor(config, { clock });
+    engine.start();
+    // One player: the second call waits in line while the first is retried a second later.
+    const first = engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 500 });
+    const second = engine.enqueue({ kind: 'credit', playerId: 'p1', amountMinor: 700 });
+    await drive(engine, clock, second.settled);
+    const t = (signature: string | string[] | undefined) => Number(/t=(\d+)/.exec(String(signature))?.[1]);
+    const [tried, retried, next] = rx.requests as ReceivedRequest[];
+    // Sent in the second it was stored: the stored copy is the request as it went out.
+    expect(tried?.headers['x-signature']).toBe(first.event.request?.headers['X-Signature']);
+    expect(t(retried?.headers['x-signature'])).toBe(t(tried?.headers['x-signature']) + 1);
+    // Stored with the first, sent after its retry: signed when it is sent, over the stored bytes.
+    expect(next?.body).toBe(second.event.body);
+    expect(t(second.event.request?.headers['X-Signature'])).toBe(t(tried?.headers['x-signature']));
+    expect(t(next?.headers['x-signature'])).toBe(t(retried?.headers['x-signature']));
+    expect(verify(next as ReceivedRequest, config, clock).timestamp).toBe(Math.floor(clock.now() / 1000));
+  });
+
   it('retries an attempt that times out', async () => {
     let calls = 0;
     const rx = await receiver(() => (++calls === 1 ? { hang: true } : { status: 200, body: { balance: 1 } }));

@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import { dialectOf, isVendorDialect, shownRequest } from '../config/index.ts';
-import { DialectRequestError, readReply } from '../dialects/index.ts';
+import { type CallFacts, DialectRequestError, readReply } from '../dialects/index.ts';
 import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
-import { callFactsOf, capabilitiesOf, renderCall } from './call.ts';
+import { callFactsOf, capabilitiesOf, storedRequest } from './call.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
 import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts';
@@ -94,14 +94,14 @@ export class NewEvents {
    * credential missing) is refused here, before anything is stored.
    */
   private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
-    const { createdAt: _createdAt, ...facts } = callFactsOf({ ...event, id: 0 }, this.o.cfg);
-    const stored = definedOnly({ ...facts, ...extra, requestId: this.requestId(event) }) as StoredFacts;
+    const facts = Object.assign(callFactsOf(event, this.o.cfg), extra);
+    facts.requestId = this.requestId(event);
     // An authenticate carries the launch token itself; every later call the token it was swapped for.
-    const swapped = stored.sessionToken === undefined ? undefined : this.swappedTokens.get(stored.sessionToken);
-    if (swapped !== undefined && stored.operation !== 'authenticate') stored.sessionToken = swapped;
-    event.facts = stored;
+    const swapped = facts.sessionToken === undefined ? undefined : this.swappedTokens.get(facts.sessionToken);
+    if (swapped !== undefined && facts.operation !== 'authenticate') facts.sessionToken = swapped;
+    event.facts = storedFacts(facts);
     try {
-      const req = renderCall(this.o.cfg, { ...stored, createdAt: event.createdAt }, { signedAt: event.createdAt });
+      const req = storedRequest(event, this.o.cfg, facts);
       // Kept to show (every attempt renders its own request): credentials masked.
       const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
       event.body = shown.body;
@@ -216,9 +216,15 @@ function carriedBy(
   return carried;
 }
 
-/** The members whose value is not undefined (what JSON keeps), so the stored facts compare equal after a reload. */
-function definedOnly(object: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The facts a call keeps: all but its time (the event's createdAt) and the members whose value is
+ * undefined (what JSON keeps), so the stored facts compare equal after a reload.
+ */
+function storedFacts(facts: CallFacts): StoredFacts {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(object)) if (value !== undefined) out[key] = value;
-  return out;
+  for (const key of Object.keys(facts)) {
+    const value = facts[key as keyof CallFacts];
+    if (key !== 'createdAt' && value !== undefined) out[key] = value;
+  }
+  return out as unknown as StoredFacts;
 }

@@ -24,6 +24,7 @@ type CallbacksSettings = AggmockConfig['callbacks'];
 const dialects = new WeakMap<CallbacksSettings, Dialect>();
 const credentials = new WeakMap<CallbacksSettings, Credentials>();
 const masks = new WeakMap<CallbacksSettings, (text: string) => string>();
+const signOptions = new WeakMap<CallbacksSettings, SignOptions>();
 
 /**
  * The dialect of `callbacks.profile`: a vendor dialect as it is, a profile as its dialect.
@@ -95,7 +96,7 @@ export function shownRequest<T extends ShownRequest>(callbacks: CallbacksSetting
   return maskedRequest(mask, request);
 }
 
-/** What signing needs besides the credentials: aggmock's header schemes, for profiles. */
-export function signOptionsOf(callbacks: CallbacksSettings): SignOptions {
-  return { scheme: signingKeys(callbacks.signing) };
+/** What signing needs besides the credentials: aggmock's header schemes, for profiles. The same object for the same settings. */
+export function signOptionsOf(callbacks: CallbacksSettings): Readonly<SignOptions> {
+  return cached(signOptions, callbacks, (c) => Object.freeze({ scheme: signingKeys(c.signing) }));
 }

@@ -13,6 +13,8 @@ import {
   dialectSchema,
   readAmount,
   readReply,
+  readsAttemptFacts,
+  signsAlike,
   unknownRollbackAnswer,
   verifyRequest,
   writeAmount,
@@ -671,6 +673,50 @@ describe('signing recipes', () => {
   it('escapes a player id in a path template', () => {
     const dialect = withRecipe({ algorithm: 'none' });
     expect(buildRequest(dialect, bet({ playerId: 'a/b c' }), {}).path).toBe('/players/a%2Fb%20c/bet');
+  });
+});
+
+describe('what an attempt renews', () => {
+  it("names the calls whose request reads an attempt's own facts: its time or a nonce, in a header, a nested field, a template", () => {
+    expect(readsAttemptFacts(builtinDialect('slotegrator'), 'bet')).toBe(true); // X-Timestamp, X-Nonce
+    expect(readsAttemptFacts(builtinDialect('habanero'), 'bet')).toBe(true); // dtsent, nested
+    expect(readsAttemptFacts(builtinDialect('hub88'), 'bet')).toBe(false);
+    expect(readsAttemptFacts(builtinDialect('pragmatic'), 'bet')).toBe(false); // its timestamp is the call's
+    const templated = (path: string) =>
+      dialectSchema.parse({
+        name: 'test',
+        request: { encoding: 'json' },
+        signing: { algorithm: 'none' },
+        operations: { bet: { method: 'POST', path, fields: {} }, win: { method: 'POST', path: '/win', fields: {} } },
+      });
+    expect(readsAttemptFacts(templated('/bet/{nonce}'), 'bet')).toBe(true);
+    expect(readsAttemptFacts(templated('/bet/{nonce}'), 'win')).toBe(false);
+    expect(readsAttemptFacts(templated('/bet/{timestamp}'), 'bet')).toBe(false);
+  });
+
+  it("says when a signature made with one set of options stands for another's: aggmock's schemes by their time and message id", () => {
+    const scheme = { scheme: 'timestamped' as const, secrets: ['s'] };
+    const profile = (name: 'timestamped' | 'hmac-hex' | 'standard-webhooks') => withRecipe({ algorithm: 'scheme', scheme: name });
+    const at = (timestamp: number, id?: string) => ({ scheme, timestamp, id });
+    expect(signsAlike(profile('timestamped'), at(100), at(100))).toBe(true);
+    expect(signsAlike(profile('timestamped'), at(100), at(101))).toBe(false);
+    expect(signsAlike(profile('timestamped'), at(100), { scheme: { ...scheme }, timestamp: 100 })).toBe(false); // other keys
+    expect(signsAlike(profile('hmac-hex'), at(100), at(101))).toBe(true);
+    expect(signsAlike(profile('standard-webhooks'), at(100), at(100, 'msg_1'))).toBe(false); // a random id, then its own
+    expect(signsAlike(profile('standard-webhooks'), at(100, 'msg_1'), at(100, 'msg_1'))).toBe(true);
+    expect(
+      signsAlike(
+        withRecipe({
+          algorithm: 'hmac-sha256',
+          key: 'secret',
+          payload: { over: 'body' },
+          encoding: 'hex',
+          place: { header: 'X-Sig' },
+        }),
+        at(100),
+        at(200),
+      ),
+    ).toBe(true);
   });
 });
 

@@ -53,6 +53,7 @@ export {
   flatParams,
   formText,
   type Rendered,
+  readsAttemptFacts,
   renderFields,
   type UnsignedRequest,
   unsignedRequest,
@@ -65,6 +66,7 @@ export {
   signatureOf,
   signedText,
   signRequest,
+  signsAlike,
   type VerifyResult,
   verifyRequest,
 } from './sign.ts';

@@ -36,7 +36,7 @@ export function credentialMask(dialect: Dialect, credentials: Credentials): (tex
   }
   // The longest first, so a secret that contains another is masked whole.
   const all = [...forms].sort((a, b) => b.length - a.length);
-  if (all.length === 0) return (text) => text;
+  if (all.length === 0) return nothingToMask;
   return (text) => {
     let out = text;
     for (const form of all) if (out.includes(form)) out = out.split(form).join(MASKED_CREDENTIAL);
@@ -44,8 +44,12 @@ export function credentialMask(dialect: Dialect, credentials: Credentials): (tex
   };
 }
 
-/** A request with its credentials masked (path and query, every header value, the body). */
+/** The mask of a dialect with no secret credentials (a profile's): a request is shown as it is. */
+const nothingToMask = (text: string): string => text;
+
+/** A request with its credentials masked (path and query, every header value, the body); itself when there is nothing to mask. */
 export function maskedRequest<T extends ShownRequest>(mask: (text: string) => string, request: T): T {
+  if (mask === nothingToMask) return request;
   return {
     ...request,
     path: mask(request.path),

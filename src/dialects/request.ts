@@ -103,6 +103,49 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
   }
 }
 
+/** The facts whose value is the attempt's own (its time, a nonce derived from it); every other fact is the same on each attempt of a call. */
+const ATTEMPT_FACTS: ReadonlySet<string> = new Set<Fact>(['sentTimestamp', 'sentTimestampSeconds', 'sentTimestampMs', 'nonce']);
+
+/** Operations whose request reads an attempt's own facts, per dialect (see {@link readsAttemptFacts}). */
+const attemptFactReaders = new WeakMap<Dialect, ReadonlySet<Operation>>();
+
+/**
+ * Whether a call of `operation` is rendered differently on each attempt because a field, a header
+ * or its path reads a fact that is the attempt's own (`sentTimestamp…`, `nonce`). When it is not,
+ * every attempt of the call renders the same unsigned request. Worked out once per dialect.
+ *
+ * @example readsAttemptFacts(slotegrator, 'bet') // true (X-Timestamp and X-Nonce)
+ */
+export function readsAttemptFacts(dialect: Dialect, operation: Operation): boolean {
+  let readers = attemptFactReaders.get(dialect);
+  if (!readers) {
+    const found = new Set<Operation>();
+    for (const [name, op] of Object.entries(dialect.operations) as [Operation, Dialect['operations'][Operation]][]) {
+      if (!op) continue;
+      const fieldSets = [dialect.request.headers, op.headers, dialect.request.query, op.fields];
+      if (templateReadsAttemptFacts(op.path) || fieldSets.some((fields) => Object.values(fields).some(fieldReadsAttemptFacts)))
+        found.add(name);
+    }
+    readers = found;
+    attemptFactReaders.set(dialect, readers);
+  }
+  return readers.has(operation);
+}
+
+function fieldReadsAttemptFacts(field: Field): boolean {
+  if ('from' in field) return (typeof field.from === 'string' ? [field.from] : field.from).some((f) => ATTEMPT_FACTS.has(f));
+  if ('template' in field) return templateReadsAttemptFacts(field.template);
+  if ('object' in field) return Object.values(field.object).some(fieldReadsAttemptFacts);
+  if ('list' in field) return field.list.some(fieldReadsAttemptFacts);
+  if ('json' in field) return fieldReadsAttemptFacts(field.json);
+  return false;
+}
+
+function templateReadsAttemptFacts(template: string): boolean {
+  for (const m of template.matchAll(/\{([A-Za-z][A-Za-z0-9_.]*)\}/g)) if (ATTEMPT_FACTS.has(m[1] as string)) return true;
+  return false;
+}
+
 /** A nonce from what a call already has: its id and the attempt's time, hashed (deterministic: a replay of a run is the same run). */
 function derivedNonce(facts: CallFacts): string {
   const id = facts.requestId ?? facts.transactionId ?? `${facts.operation}:${facts.playerId}`;
@@ -234,5 +277,7 @@ export function flatParams(fields: Record<string, Rendered>): [string, string][]
 
 /** `application/x-www-form-urlencoded` text of pairs (spaces as `+`, as browsers and PHP write them). */
 export function formText(pairs: readonly (readonly [string, string])[]): string {
+  // Most calls have no query at all: no URLSearchParams for nothing.
+  if (pairs.length === 0) return '';
   return new URLSearchParams(pairs as [string, string][]).toString();
 }

@@ -111,24 +111,25 @@ export function signedString(
 export function signPayload(options: SignOptions): Record<string, string> {
   const { scheme, payload } = options;
   const secrets = requireSecrets(options.secrets);
-  const names = { ...DEFAULT_HEADER_NAMES, ...options.headerNames };
+  // Each name looked up where it is used: no completed copy of the names per signature.
+  const name = (key: keyof HeaderNames) => options.headerNames?.[key] ?? DEFAULT_HEADER_NAMES[key];
   const timestamp = options.timestamp ?? nowSeconds();
   switch (scheme) {
     case 'timestamped': {
       const sigs = secrets.map((s) => `v1=${hmac(keyBytes(scheme, s), [`${timestamp}.`, payload], 'hex')}`);
-      return { [names.signature]: `t=${timestamp},${sigs.join(',')}` };
+      return { [name('signature')]: `t=${timestamp},${sigs.join(',')}` };
     }
     case 'hmac-hex': {
       const sigs = secrets.map((s) => hmac(keyBytes(scheme, s), [payload], 'hex'));
-      return { [names.signature]: sigs.join(',') };
+      return { [name('signature')]: sigs.join(',') };
     }
     case 'standard-webhooks': {
       const id = options.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
       const sigs = secrets.map((s) => `v1,${hmac(keyBytes(scheme, s), [`${id}.${timestamp}.`, payload], 'base64')}`);
       return {
-        [names.webhookId]: id,
-        [names.webhookTimestamp]: String(timestamp),
-        [names.webhookSignature]: sigs.join(' '),
+        [name('webhookId')]: id,
+        [name('webhookTimestamp')]: String(timestamp),
+        [name('webhookSignature')]: sigs.join(' '),
       };
     }
   }

@@ -127,6 +127,29 @@ describe('a call across retries', () => {
     expect(new URLSearchParams(second?.body).get('transaction_id')).toBe('tx0001');
   });
 
+  it("gives a Slotegrator call sent after its event was stored a nonce and X-Timestamp of its own, not the stored request's", async () => {
+    let answered = 0;
+    const rx = await receiver((req) =>
+      ++answered === 1
+        ? { status: 503, body: 'busy' }
+        : { status: 200, body: { balance: 990.5, transaction_id: new URLSearchParams(req.body).get('transaction_id') } },
+    );
+    const clock = new FakeClock();
+    const engine = engineFor(configFor(rx.url, { profile: 'slotegrator' }), { clock });
+    engine.start();
+    // One player: the second bet waits in line while the first is retried a second later.
+    const call = (transactionId: string) =>
+      engine.enqueue({ kind: 'debit', playerId: 'player01', sessionToken: PLAYER.token, transactionId, amountMinor: 100 });
+    call('tx0002');
+    const { event: stored, settled } = call('tx0003');
+    expect((await drive(engine, clock, settled)).status).toBe('delivered');
+    const sent = rx.requests[2];
+    expect(sent?.body).toBe(stored.body);
+    expect(Number(sent?.headers['x-timestamp'])).toBe(Number(stored.request?.headers['x-timestamp']) + 1);
+    expect(sent?.headers['x-nonce']).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent?.headers['x-nonce']).not.toBe(stored.request?.headers['x-nonce']);
+  });
+
   it('retries a Pragmatic reply whose code asks for it (error 100 in a 200) and reads cash + bonus as the balance', async () => {
     let answered = 0;
     const rx = await receiver(() => {
