@@ -10,6 +10,7 @@ import {
   credentialMasker,
   type FaultRules,
   type FiredFault,
+  type HeldCall,
   journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
@@ -88,11 +89,41 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       journal.appendLike(last.entry, res.arrivedAt, latencyMs);
       return;
     }
+    const entry = entryOf(res, status, accepted, latencyMs);
+    if (res.held !== undefined) {
+      journal.settle(res.held, entry);
+      last = undefined;
+      return;
+    }
+    journal.append(entry);
+    last = repeatable
+      ? {
+          entry,
+          method: entry.method,
+          target: res.target,
+          raw: req.rawHeaders,
+          accepted,
+          status,
+          source: res.firstChunk,
+          bytes: res.writtenBytes,
+          complete: res.writableFinished,
+        }
+      : undefined;
+  }
+
+  /** A call's entry as its response stands now (at its close, or while a fault holds it). */
+  function entryOf(
+    res: JournaledResponse,
+    status: number | null,
+    accepted: AuthResult | undefined,
+    latencyMs: number,
+  ): NewJournaledRequest {
+    const req = res.req;
     const text = replyText(res, journaledReplyLimit(status));
     const { target, queryAt: q, requestBody: body, fired } = res;
     const method = req.method ?? 'GET';
     const pathname = q < 0 ? target : target.slice(0, q);
-    const entry: NewJournaledRequest = {
+    return {
       at: res.arrivedAt,
       method,
       path: pathname,
@@ -109,20 +140,6 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       fault: fired ? firedFault(fired) : null,
       hint: refusalHint(method, pathname, status, text),
     };
-    journal.append(entry);
-    last = repeatable
-      ? {
-          entry,
-          method,
-          target,
-          raw: req.rawHeaders,
-          accepted,
-          status,
-          source: res.firstChunk,
-          bytes: res.writtenBytes,
-          complete: res.writableFinished,
-        }
-      : undefined;
   }
 
   const intercept: Intercept = (req, res, proceed) => {
@@ -143,7 +160,13 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       if (!rules.mayMatch(method, route)) return proceed();
       const fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
       if (!fired) return proceed();
-      if (watched) watched.fired = fired;
+      if (watched) {
+        watched.fired = fired;
+        // On record at once, as it stands: a test that counts right after its client gave up on a
+        // held call finds it, before aggmock has seen the connection close.
+        const latencyMs = Math.round((performance.now() - watched.startedAt) * 1000) / 1000;
+        watched.held = journal.appendHeld(entryOf(watched, null, acceptedAuth(req), latencyMs));
+      }
       applyFault(deps, fired, req, res, body, proceed);
     };
 
@@ -180,9 +203,10 @@ export class JournaledResponse extends ServerResponse {
   /** When the request arrived (epoch ms, the injected clock) and performance.now() then, for the latency. */
   arrivedAt = 0;
   startedAt = 0;
-  /** The body the intercept read, and the fault rule that fired. */
+  /** The body the intercept read, the fault rule that fired, and its call as journaled while in progress. */
   requestBody: Buffer | undefined = undefined;
   fired: FiredFault | undefined = undefined;
+  held: HeldCall | undefined = undefined;
   /** What was written: the bytes, how many writes, the first chunk's buffer, the head kept for the journal. */
   writtenBytes = 0;
   writes = 0;

@@ -9,6 +9,7 @@
 export { credentialMasker, MASKED, maskedQuery, nearestRoute, refusalHint, sameStrings } from './describe.ts';
 export {
   type AuthVerdict,
+  type HeldCall,
   type JournaledRequest,
   journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,

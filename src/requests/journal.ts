@@ -146,7 +146,17 @@ interface PendingRun {
   latencyMs: number;
   /** The later entries' arrivals (epoch ms) and latencies, flat: at, latency, at, latency… */
   more: number[];
+  /** The row's id, once a flush wrote it. */
+  id?: number;
+  /** A held call's run: no later call joins it. */
+  held?: true;
 }
+
+/**
+ * A call journaled while still in progress ({@link RequestJournal.appendHeld}), to be settled with
+ * what it became when it ends.
+ */
+export type HeldCall = { readonly __held: unique symbol };
 
 /** Entries in one run (one row) at most, so a row's `times` stays small. */
 const MAX_RUN = 1000;
@@ -176,8 +186,11 @@ export class RequestJournal {
     entriesBelow: Statement;
     deleteBelow: Statement;
     clear: Statement;
+    settle: Statement;
   };
-  private readonly insertRuns: (runs: PendingRun[]) => void;
+  /** Held calls that ended after their row was written: their final entries, by row id. */
+  private settled: { id: number; entry: NewJournaledRequest }[] = [];
+  private readonly insertRuns: (runs: PendingRun[], settled: { id: number; entry: NewJournaledRequest }[]) => void;
   private readonly clock: () => number;
 
   constructor(
@@ -208,8 +221,11 @@ export class RequestJournal {
       entriesBelow: db.prepare('SELECT total(n) AS entries FROM api_requests WHERE id < ?'),
       deleteBelow: db.prepare('DELETE FROM api_requests WHERE id < ?'),
       clear: db.prepare('DELETE FROM api_requests'),
+      settle: db.prepare(
+        'UPDATE api_requests SET auth = ?, status = ?, reply = ?, reply_bytes = ?, complete = ?, latency_ms = ?, fault = ?, hint = ? WHERE id = ? AND n = 1',
+      ),
     };
-    this.insertRuns = db.transaction((runs: PendingRun[]) => {
+    this.insertRuns = db.transaction((runs: PendingRun[], settled: { id: number; entry: NewJournaledRequest }[]) => {
       let id = this.lastId() + 1;
       for (const run of runs) {
         const e = run.entry;
@@ -235,7 +251,21 @@ export class RequestJournal {
           n,
           n === 1 ? null : encodeTimes(run.at, run.more),
         );
+        run.id = id;
         id += n;
+      }
+      for (const { id: held, entry: e } of settled) {
+        this.stmts.settle.run(
+          authJson(e.auth),
+          e.status,
+          e.reply,
+          e.replyBytes,
+          e.complete ? 1 : 0,
+          e.latencyMs,
+          e.fault === null ? null : JSON.stringify(e.fault),
+          e.hint,
+          held,
+        );
       }
     });
     // Rows a previous run left past the retention go at once, not after the next thousand requests.
@@ -261,19 +291,56 @@ export class RequestJournal {
     this.queue(like, at, latencyMs);
   }
 
+  /**
+   * Journals a call that is still in progress, as it stands (a call a fault rule holds: delayed,
+   * dripped, never answered), so a reader sees it at once, even before aggmock notices that the
+   * client gave up on it. {@link settle} replaces it with what the call became. It never joins a run.
+   */
+  appendHeld(entry: NewJournaledRequest): HeldCall {
+    if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
+    const at = typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
+    const run: PendingRun = { entry, at, latencyMs: entry.latencyMs, more: [], held: true };
+    this.pending.push(run);
+    this.pendingEntries++;
+    this.schedule();
+    return run as unknown as HeldCall;
+  }
+
+  /** What a held call became (its status, reply, latency…); its id and arrival stay. */
+  settle(held: HeldCall, entry: NewJournaledRequest): void {
+    const run = held as unknown as PendingRun;
+    if (run.id === undefined) {
+      // Not written yet: written as it ended.
+      run.entry = entry;
+      run.latencyMs = entry.latencyMs;
+      return;
+    }
+    this.settled.push({ id: run.id, entry });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), this.options.flushMs ?? 20);
+      this.timer.unref?.();
+    }
+  }
+
   private queue(entry: NewJournaledRequest, at: number, latencyMs: number): void {
     if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
     const last = this.pending[this.pending.length - 1];
-    if (last !== undefined && last.more.length < 2 * (MAX_RUN - 1) && (last.entry === entry || sameRequest(last.entry, entry))) {
+    if (
+      last !== undefined &&
+      last.held === undefined &&
+      last.more.length < 2 * (MAX_RUN - 1) &&
+      (last.entry === entry || sameRequest(last.entry, entry))
+    ) {
       last.more.push(at, latencyMs);
     } else {
       this.pending.push({ entry, at, latencyMs, more: [] });
     }
     this.pendingEntries++;
-    if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), this.options.flushMs ?? 20);
-      this.timer.unref?.();
-    }
+    this.schedule();
   }
 
   private dropOldest(): void {
@@ -288,13 +355,15 @@ export class RequestJournal {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 && this.settled.length === 0) return;
     const runs = this.pending;
+    const settled = this.settled;
     const entries = this.pendingEntries;
     this.pending = [];
+    this.settled = [];
     this.pendingEntries = 0;
     try {
-      this.insertRuns(runs);
+      this.insertRuns(runs, settled);
     } catch (error) {
       this.options.onError?.(error);
       return;
@@ -394,6 +463,7 @@ export class RequestJournal {
 
   clear(): void {
     this.pending = [];
+    this.settled = [];
     this.pendingEntries = 0;
     this.stmts.clear.run();
   }

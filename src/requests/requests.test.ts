@@ -308,6 +308,33 @@ describe('RequestJournal', () => {
     expect(journal.list({ limit: 1000 }).map((e) => e.id)).toEqual([20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
   });
 
+  it('lists a held call at once as it stands, and then as it ended, whether or not its row was written in between', () => {
+    const journal = new RequestJournal(openDatabase(':memory:'), { retention: { maxEvents: 100, maxAge: 1e15 } });
+    const fault = { ruleId: 'f1', kind: 'timeout' };
+    const holding = { ...repeated(1, 0.2), status: null, reply: null, complete: false, fault };
+    // Settled before any flush: written once, as it ended.
+    const early = journal.appendHeld(holding);
+    journal.settle(early, { ...holding, latencyMs: 300 });
+    // Written while held (a read flushes), then settled: its row is updated, its id kept.
+    const late = journal.appendHeld({ ...holding, at: 2 });
+    expect(journal.list().map((e) => [e.id, e.status, e.latencyMs, e.complete])).toEqual([
+      [2, null, 0.2, false],
+      [1, null, 300, false],
+    ]);
+    expect(journal.count({ path: '/getallgamesandprovider', faultRule: 'f1' })).toBe(2);
+    // A call like the held one that comes after it has a row of its own.
+    journal.append(repeated(3, 1));
+    journal.append(repeated(4, 1));
+    journal.settle(late, { ...holding, at: 2, status: 200, reply: '[]', complete: true, latencyMs: 450 });
+    expect(journal.list().map((e) => [e.id, e.status, e.latencyMs, e.complete, e.fault?.ruleId ?? null])).toEqual([
+      [4, 200, 1, true, null],
+      [3, 200, 1, true, null],
+      [2, 200, 450, true, 'f1'],
+      [1, null, 300, false, 'f1'],
+    ]);
+    expect(rowCount(journal)).toBe(3);
+  });
+
   it('reads a journal an earlier version wrote (no run columns) and goes on after its last id', () => {
     const db = openDatabase(':memory:');
     db.exec(`CREATE TABLE api_requests (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,

@@ -186,6 +186,41 @@ describe('fault rules on the aggregator API, from a real client', () => {
     expect(held).toMatchObject({ status: null, fault: { kind: 'timeout' } });
   });
 
+  it('has a held call on record the moment the client gives up, and its latency once aggmock sees the close', async () => {
+    const rule = aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'timeout' }, times: 1 });
+    await expect(launch({}, { signal: AbortSignal.timeout(200) })).rejects.toThrow();
+    // No wait: counted and listed as it stands (no reply), before the server has seen the connection close.
+    expect(aggmock.requests.count({ path: '/getgameurl', faultRule: rule.id })).toBe(1);
+    expect(aggmock.requests.list({ path: '/getgameurl' })[0]).toMatchObject({
+      status: null,
+      complete: false,
+      fault: { kind: 'timeout' },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const [ended] = aggmock.requests.list({ path: '/getgameurl' });
+    expect(ended).toMatchObject({ status: null, complete: false, fault: { ruleId: rule.id, kind: 'timeout' } });
+    expect(ended?.latencyMs).toBeGreaterThanOrEqual(150);
+    expect(aggmock.requests.count({ path: '/getgameurl' })).toBe(1);
+  });
+
+  it('journals a delayed call while it waits and settles it with its reply', async () => {
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'delay', ms: 300 }, times: 1 });
+    const pending = fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(aggmock.requests.list({ path: '/getallproviders' })[0]).toMatchObject({ status: null, fault: { kind: 'delay' } });
+    expect((await pending).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    const [done] = aggmock.requests.list({ path: '/getallproviders' });
+    expect(done).toMatchObject({
+      status: 200,
+      complete: true,
+      auth: { ok: true, method: 'api-key' },
+      fault: { kind: 'delay', delayMs: 300 },
+    });
+    expect(done?.latencyMs).toBeGreaterThanOrEqual(290);
+    expect(aggmock.requests.count({ path: '/getallproviders' })).toBe(1);
+  });
+
   it('gives a launch link that has already expired when the client opens it', async () => {
     aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'expired-link' }, times: 1 });
     const res = await launch();
