@@ -14,6 +14,7 @@ import {
   journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
+  maskedBody,
   maskedQuery,
   type NewJournaledRequest,
   type RequestFacts,
@@ -129,7 +130,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       path: pathname,
       query: q < 0 ? NO_QUERY : maskedQuery(target.slice(q + 1)),
       headers: mask(req.headers, req.rawHeaders),
-      body: body === undefined ? null : body.subarray(0, MAX_JOURNALED_REQUEST_BODY).toString('utf8'),
+      body: body === undefined ? null : journaledBody(body, req.headers['content-type']),
       bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
       auth: accepted ? okVerdict(accepted) : verdict(check, method, req, target, body),
       status,
@@ -267,6 +268,12 @@ function firedFault(fired: FiredFault): NonNullable<NewJournaledRequest['fault']
     kind: fired.fault.kind,
     ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
   };
+}
+
+/** A request body as journaled: credential-like fields masked, then cut at {@link MAX_JOURNALED_REQUEST_BODY}. */
+function journaledBody(body: Buffer, contentType: string | undefined): string {
+  const text = maskedBody(body.toString('utf8'), contentType);
+  return text.length > MAX_JOURNALED_REQUEST_BODY ? text.slice(0, MAX_JOURNALED_REQUEST_BODY) : text;
 }
 
 /** What a journaled call's entry was built from, for {@link repeats}. */

@@ -1,10 +1,11 @@
 import { API_ROUTES, routePath } from '../config/index.ts';
+import { jsonDepth } from '../http/body.ts';
 import { parseJsonOr } from '../shared/index.ts';
 
 /** Headers that always carry credentials, whatever the config names. */
 const ALWAYS_SECRET = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
 
-/** Query parameters whose value is masked too (a client that puts its key in the URL). */
+/** Query parameters and body fields whose value is masked too (a client that puts its key in the URL, a launch's session token). */
 const SECRET_PARAM = /key|token|secret|sig|pass|auth/i;
 
 export const MASKED = '[masked]';
@@ -68,6 +69,50 @@ function maskQuery(search: string): Record<string, string | string[]> {
     const value = SECRET_PARAM.test(name) ? MASKED : raw;
     const prior = out[name];
     out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+  }
+  return out;
+}
+
+/** JSON bodies nested deeper than this are kept as sent: no client's call nests so, and masking walks no deeper. */
+const MAX_MASKED_DEPTH = 16;
+
+/**
+ * A request body as the journal keeps it: every JSON field (at any depth) or form field whose name
+ * says it holds a credential — the query's rule: a launch's session `token`, a key, a signature, a
+ * password — has its value replaced by {@link MASKED}. A body with none, or that is neither JSON
+ * nor a form, is kept as sent.
+ */
+export function maskedBody(text: string, contentType: string | undefined): string {
+  const start = text.trimStart()[0];
+  if (start === '{' || start === '[') {
+    if (jsonDepth(text) > MAX_MASKED_DEPTH) return text;
+    const json = parseJsonOr(text, undefined);
+    return json !== null && typeof json === 'object' && holdsSecret(json) ? JSON.stringify(maskSecrets(json)) : text;
+  }
+  if (contentType?.toLowerCase().includes('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(text);
+    if (![...form.keys()].some((name) => SECRET_PARAM.test(name))) return text;
+    const masked = new URLSearchParams();
+    for (const [name, value] of form) masked.append(name, SECRET_PARAM.test(name) ? MASKED : value);
+    return masked.toString();
+  }
+  return text;
+}
+
+function holdsSecret(value: object): boolean {
+  for (const [name, inner] of Object.entries(value)) {
+    if (!Array.isArray(value) && SECRET_PARAM.test(name) && inner !== null && typeof inner !== 'object') return true;
+    if (inner !== null && typeof inner === 'object' && holdsSecret(inner)) return true;
+  }
+  return false;
+}
+
+function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, inner] of Object.entries(value)) {
+    out[name] = SECRET_PARAM.test(name) && inner !== null && typeof inner !== 'object' ? MASKED : maskSecrets(inner);
   }
   return out;
 }

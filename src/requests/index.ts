@@ -6,7 +6,7 @@
  * callbacks (the seeded generator); it knows nothing of HTTP routes, pages or the CLI (the
  * aggregator surface applies the faults, src/aggregator/client-faults.ts).
  */
-export { credentialMasker, MASKED, maskedQuery, nearestRoute, refusalHint, sameStrings } from './describe.ts';
+export { credentialMasker, MASKED, maskedBody, maskedQuery, nearestRoute, refusalHint, sameStrings } from './describe.ts';
 export {
   type AuthVerdict,
   type HeldCall,

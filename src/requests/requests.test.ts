@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../callbacks/db.ts';
 import { validateConfig } from '../config/index.ts';
-import { credentialMasker, MASKED, maskedQuery, nearestRoute, refusalHint } from './describe.ts';
+import { credentialMasker, MASKED, maskedBody, maskedQuery, nearestRoute, refusalHint } from './describe.ts';
 import { type NewJournaledRequest, RequestJournal } from './journal.ts';
 import { FaultRules } from './rules.ts';
 
@@ -132,6 +132,29 @@ describe('credential masking and hints', () => {
       ),
     ).toBe('money: expected number');
     expect(refusalHint('GET', '/getallproviders', 200, '{}')).toBeNull();
+  });
+});
+
+describe('maskedBody', () => {
+  it('masks credential-like JSON fields at any depth and form fields, and keeps every other body as sent', () => {
+    const launch =
+      '{"username":"p1","token":"opsession-SECRET-123","extras":{"apiKey":"k-9","list":[{"signature":"ab"}]},"money":100}';
+    expect(JSON.parse(maskedBody(launch, 'application/json'))).toEqual({
+      username: 'p1',
+      token: MASKED,
+      extras: { apiKey: MASKED, list: [{ signature: MASKED }] },
+      money: 100,
+    });
+    expect(maskedBody('player=p1&password=hunter2', 'application/x-www-form-urlencoded')).toBe('player=p1&password=%5Bmasked%5D');
+    // Nothing to mask: the very bytes, formatting and all.
+    const plain = '{ "username": "p1",  "gameId": "g" }';
+    expect(maskedBody(plain, 'application/json')).toBe(plain);
+    expect(maskedBody('{"token": "x"', 'application/json')).toBe('{"token": "x"'); // not JSON: kept (and refused by the API)
+    expect(maskedBody('player=p1&password=x', 'text/plain')).toBe('player=p1&password=x');
+    // An object field named like a credential is walked, not replaced whole.
+    expect(JSON.parse(maskedBody('{"auth":{"user":"u","pass":"p"}}', 'application/json'))).toEqual({
+      auth: { user: 'u', pass: MASKED },
+    });
   });
 });
 

@@ -444,6 +444,25 @@ describe('the journal of the client requests', () => {
     expect(listed.nextBefore).not.toBeNull();
   });
 
+  it('masks a launch’s session token in the journaled body, while rules and counts still match its other fields', async () => {
+    const token = 'opsession-SECRET-7f3a';
+    const rule = aggmock.faults.add({
+      match: { path: '/getgameurl', body: { token } },
+      fault: { kind: 'status', status: 502 },
+      times: 1,
+    });
+    expect((await launch({ token })).status).toBe(502);
+    expect((await launch({ token })).status).toBe(200);
+    const entries = aggmock.requests.list({ path: '/getgameurl' });
+    expect(entries).toHaveLength(2);
+    for (const e of entries) {
+      expect(e.body).not.toContain(token);
+      expect(JSON.parse(e.body ?? '{}')).toMatchObject({ username: 'p1', token: '[masked]', currency: 'EUR' });
+    }
+    expect(entries[1]?.fault?.ruleId).toBe(rule.id);
+    expect(aggmock.requests.count({ path: '/getgameurl', body: { username: 'p1', currency: 'EUR' } })).toBe(2);
+  });
+
   it('names the nearest route for a typo and the failed field for a refused launch', async () => {
     await fetch(`${aggmock.url}/getgameurls`, { method: 'POST', headers: HEADERS, body: '{}' });
     await fetch(`${aggmock.url}/getgameurl`, { headers: HEADERS });
