@@ -40,6 +40,10 @@ async function main(): Promise<void> {
         body: JSON.stringify({ username: 'p1', gameId: game?.id, money: 1000, platform: 1, home_url: aggmock.url }),
       })
     ).json()) as { payload: { game_launch_url: string } };
+    // The Requests page: a few calls of a client, one broken by a fault rule, one to a mistyped route.
+    await admin('/faults', { match: { path: '/getallproviders' }, fault: { kind: 'status', status: 503 }, times: 1 });
+    for (const path of ['/getallproviders', '/getallproviders', '/getallgamesandprovider?provider=PGSOFT', '/getgameurls'])
+      await fetch(`${aggmock.url}${path}`, { headers: { 'x-betnex-key': 'aggmock-dev-key' } });
     const verify = await runVerify({ webhookUrl: wallet.webhookUrl, stateUrl: `${wallet.url}/__state`, reportDir: false });
     const report = verify.report ? htmlReport(verify.report) : '';
 
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
       launch: `${aggmock.url}/ui/launch?gameId=${game?.id}`,
       play: launched.payload.game_launch_url,
       deliveries: `${aggmock.url}/ui/deliveries`,
+      requests: `${aggmock.url}/ui/requests`,
       discrepancies: `${aggmock.url}/ui/discrepancies`,
       docs: `${aggmock.url}/docs`,
       'verify-report': '',
@@ -58,7 +63,7 @@ async function main(): Promise<void> {
         if (url) await page.goto(url, { waitUntil: 'networkidle' });
         else await page.setContent(report);
         if (name === 'play') await page.getByTestId('spin').click();
-        if (name === 'deliveries' || name === 'discrepancies' || name === 'docs' || name === 'play')
+        if (['deliveries', 'requests', 'discrepancies', 'docs', 'play'].includes(name))
           await page.waitForTimeout(1_500);
         await page.screenshot({ path: `${OUT}${name}-${size}.jpg`, type: 'jpeg', quality: 70 });
         await page.close();
