@@ -50,7 +50,12 @@ function row(r) {
     el('td', { class: 'num', dataset: { testid: 'request-status' } }, r.status === null ? 'none' : String(r.status)),
     el('td', {}, el('span', { class: `badge ${r.auth.ok ? 'ok' : 'bad'}` }, auth)),
     el('td', { class: 'num' }, r.latencyMs.toFixed(1)),
-    el('td', { dataset: { testid: 'request-fault' } }, r.fault ? `${r.fault.kind} (${r.fault.ruleId})` : ''),
+    // The kind only, its rule on hover and in the detail panel: a rule id made the column overflow the list.
+    el(
+      'td',
+      { dataset: { testid: 'request-fault' }, title: r.fault ? `rule ${r.fault.ruleId}` : undefined },
+      r.fault ? r.fault.kind : '',
+    ),
   );
 }
 
