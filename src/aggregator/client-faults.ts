@@ -570,8 +570,10 @@ function bendReply(deps: ClientFaultsDeps, fault: Fault, real: RealReply, req: I
     }
     case 'malformed': {
       // A JSON object cut short is never valid JSON; the length matches, so only the parser fails.
+      // Without the real reply's validators: a caching client must not keep these bytes under its ETag.
       const broken = bytes.byteLength < 2 ? Buffer.from('{') : bytes.subarray(0, Math.floor(bytes.byteLength / 2));
-      res.writeHead(real.status, { ...real.headers, 'content-length': String(broken.byteLength) });
+      const { etag: _etag, 'last-modified': _modified, ...headers } = real.headers;
+      res.writeHead(real.status, { ...headers, 'cache-control': 'no-store', 'content-length': String(broken.byteLength) });
       res.end(broken);
       return;
     }

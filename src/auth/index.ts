@@ -122,7 +122,12 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
           hint: describeScheme(keys.scheme),
         };
       }
-      return unauthorized(error.message, 'INVALID_SIGNATURE', extra);
+      // The error speaks of its signedString, which this reply carries only with explain on: say where else it is.
+      const message =
+        config.explain || error.reason !== 'NO_MATCHING_SIGNATURE'
+          ? error.message
+          : `${error.message} It is not in this reply (auth.explain is off): GET /__admin/requests shows it for each refused request, or start aggmock with --explain-auth.`;
+      return unauthorized(message, 'INVALID_SIGNATURE', extra);
     }
   };
 

@@ -117,9 +117,12 @@ function maskSecrets(value: unknown): unknown {
   return out;
 }
 
+/** Fields a hint names at most (the reply names them all). */
+const MAX_HINT_FIELDS = 3;
+
 /**
  * Why a request was refused or unmatched, in one line: the nearest API route for a path or method
- * that matches none (did you mean …?), else the first field the reply's `errors` name.
+ * that matches none (did you mean …?), else the fields the reply's `errors` name.
  */
 export function refusalHint(method: string, path: string, status: number | null, reply: string | null): string | null {
   if (status === null || status < 400) return null;
@@ -134,8 +137,15 @@ export function refusalHint(method: string, path: string, status: number | null,
       ? `No route ${method} ${path}: did you mean ${nearest.method} ${path.startsWith('/casino/') ? '/casino' : ''}${nearest.path}?`
       : `No route ${method} ${path}: the API serves ${API_ROUTES.map((r) => `${r.method} ${r.path}`).join(', ')}.`;
   }
-  const first = Array.isArray(body?.errors) ? (body.errors[0] as { field?: unknown; message?: unknown } | undefined) : undefined;
-  if (first && typeof first.field === 'string') return `${first.field}: ${String(first.message ?? 'refused')}`;
+  const fields = (Array.isArray(body?.errors) ? (body.errors as { field?: unknown; message?: unknown }[]) : []).filter(
+    (e) => typeof e?.field === 'string',
+  );
+  if (fields.length > 0) {
+    const named = fields.slice(0, MAX_HINT_FIELDS).map((e) => `${String(e.field)}: ${String(e.message ?? 'refused')}`);
+    return fields.length > MAX_HINT_FIELDS
+      ? `${named.join('; ')}; and ${fields.length - MAX_HINT_FIELDS} more`
+      : named.join('; ');
+  }
   return typeof body?.message === 'string' ? body.message.slice(0, 300) : null;
 }
 

@@ -132,6 +132,13 @@ describe('credential masking and hints', () => {
       ),
     ).toBe('money: expected number');
     expect(refusalHint('GET', '/getallproviders', 200, '{}')).toBeNull();
+    const errors = ['money', 'platform', 'currency', 'home_url'].map((field) => ({ field, message: 'required' }));
+    expect(refusalHint('POST', '/getgameurl', 400, JSON.stringify({ message: 'bad', errors: errors.slice(0, 2) }))).toBe(
+      'money: required; platform: required',
+    );
+    expect(refusalHint('POST', '/getgameurl', 400, JSON.stringify({ message: 'bad', errors }))).toBe(
+      'money: required; platform: required; currency: required; and 1 more',
+    );
   });
 });
 

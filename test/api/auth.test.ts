@@ -82,10 +82,17 @@ describe('inbound auth, mode either (the default)', () => {
     expect(body.explain).toMatchObject({ signedString: `${NOW_S}.GET./getallgamesandprovider?provider=SPRIBE.` });
   });
 
-  it('does not explain unless configured', async () => {
+  it('does not explain unless configured, and then says where the string to sign is', async () => {
     const { app } = testApp({}, clock);
     const res = await app.request('/getallproviders', { headers: signed('timestamped', 'GET', '/other') });
-    expect((await json(res)).explain).toBeUndefined();
+    const body = await json(res);
+    expect(body.explain).toBeUndefined();
+    expect(body.message).toContain('GET /__admin/requests shows it');
+    expect(body.message).toContain('--explain-auth');
+    // With explain on, the reply carries it: no pointer elsewhere.
+    const explained = testApp({ auth: { explain: true } }, clock).app;
+    const shown = await json(await explained.request('/getallproviders', { headers: signed('timestamped', 'GET', '/other') }));
+    expect(shown.message).not.toContain('/__admin/requests');
   });
 
   it('refuses a tampered POST body even with a valid signature for the original', async () => {

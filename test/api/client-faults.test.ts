@@ -143,6 +143,17 @@ describe('fault rules on the aggregator API, from a real client', () => {
     expect(() => JSON.parse(text)).toThrow();
   });
 
+  it('sends a malformed listing without its ETag and as no-store, so a caching client keeps none of it', async () => {
+    const real = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(real.headers.get('etag')).toBeTruthy();
+    await real.arrayBuffer();
+    aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'malformed' }, times: 1 });
+    const broken = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(broken.headers.get('etag')).toBeNull();
+    expect(broken.headers.get('cache-control')).toBe('no-store');
+    await expect(broken.json()).rejects.toThrow();
+  });
+
   it('drips the real reply a few bytes at a time, complete in the end', async () => {
     aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'drip', chunkBytes: 64, intervalMs: 5 } });
     const res = await undiciRequest(`${aggmock.url}/getgameurl`, {

@@ -45,7 +45,9 @@ describe('the serve banner (a real process)', () => {
     expect(existsSync(join(dataDir, 'aggmock.db'))).toBe(true);
   });
 
-  it('says when nothing is written to disk', async () => {
-    expect(await banner(['--db', ':memory:'])).toMatch(/^ {2}data {8}in memory/m);
+  it('says when nothing is written to disk, and where the client’s requests are journaled', async () => {
+    const out = await banner(['--db', ':memory:']);
+    expect(out).toMatch(/^ {2}data {8}in memory/m);
+    expect(out).toMatch(/^ {2}requests {4}http:\/\/127\.0\.0\.1:\d+\/ui\/requests {3}\(every request your client sent/m);
   });
 });

@@ -89,6 +89,9 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     isVendorDialect(config.callbacks)
       ? `  callbacks   → ${config.callbacks.webhookUrl} (the wallet's base URL), in the ${dialectOf(config.callbacks).name} dialect, signed ${dialectOf(config.callbacks).signing.algorithm} with its credentials`
       : `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
+    config.api.journal
+      ? `  requests    ${base}/ui/requests   (every request your client sent, and faults on demand: ${base}/__admin/requests, ${base}/__admin/faults)`
+      : `  requests    not journaled (api.journal is off); faults on demand: ${base}/__admin/faults`,
     `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies${config.admin.token ? '   (bearer token required)' : ''}`,
     `  data        ${dataLine(config)}`,
     ...extra,
