@@ -240,14 +240,7 @@ export class RequestJournal {
           headersJson(e.headers),
           e.body,
           e.bodyBytes,
-          authJson(e.auth),
-          e.status,
-          e.reply,
-          e.replyBytes,
-          e.complete ? 1 : 0,
-          run.latencyMs,
-          e.fault === null ? null : JSON.stringify(e.fault),
-          e.hint,
+          ...outcomeColumns(e, run.latencyMs),
           n,
           n === 1 ? null : encodeTimes(run.at, run.more),
         );
@@ -255,17 +248,7 @@ export class RequestJournal {
         id += n;
       }
       for (const { id: held, entry: e } of settled) {
-        this.stmts.settle.run(
-          authJson(e.auth),
-          e.status,
-          e.reply,
-          e.replyBytes,
-          e.complete ? 1 : 0,
-          e.latencyMs,
-          e.fault === null ? null : JSON.stringify(e.fault),
-          e.hint,
-          held,
-        );
+        this.stmts.settle.run(...outcomeColumns(e, e.latencyMs), held);
       }
     });
     // Rows a previous run left past the retention go at once, not after the next thousand requests.
@@ -472,6 +455,20 @@ export class RequestJournal {
   close(): void {
     this.flush();
   }
+}
+
+/** What a call became, as the columns auth … hint that the insert and the settle statement both name in this order. */
+function outcomeColumns(e: NewJournaledRequest, latencyMs: number): unknown[] {
+  return [
+    authJson(e.auth),
+    e.status,
+    e.reply,
+    e.replyBytes,
+    e.complete ? 1 : 0,
+    latencyMs,
+    e.fault === null ? null : JSON.stringify(e.fault),
+    e.hint,
+  ];
 }
 
 /** Adds the run columns to a journal table an earlier version created (its rows are runs of one). */
