@@ -711,6 +711,32 @@ describe('the journal of the client requests', () => {
     }
   });
 
+  it('refuses a list query with an unknown parameter or a bad limit, naming it and what is taken', async () => {
+    await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    const player = await fetch(`${aggmock.url}/__admin/requests?player=p1`);
+    expect(player.status).toBe(400);
+    expect(await player.json()).toMatchObject({
+      errors: [
+        {
+          field: 'player',
+          message: 'unknown query parameter; expected one of path, method, status, limit, before',
+          received: 'p1',
+        },
+      ],
+    });
+    for (const limit of ['abc', '0', '1001', '2.5']) {
+      const res = await fetch(`${aggmock.url}/__admin/requests?limit=${limit}`);
+      expect(res.status, limit).toBe(400);
+      expect(await res.json(), limit).toMatchObject({
+        message: 'Invalid request: limit: expected an integer 1–1000.',
+        errors: [{ field: 'limit', message: 'expected an integer 1–1000' }],
+      });
+    }
+    const fine = await fetch(`${aggmock.url}/__admin/requests?path=/getallproviders&method=GET&status=200&limit=1000`);
+    expect(fine.status).toBe(200);
+    expect(((await fine.json()) as { requests: unknown[] }).requests).toHaveLength(1);
+  });
+
   it('does not journal aggmock’s own pages and admin API', async () => {
     await fetch(`${aggmock.url}/health`);
     await fetch(`${aggmock.url}/__admin/faults`);
