@@ -15,13 +15,14 @@ import {
   seededRandom,
 } from './callbacks/index.ts';
 import type { TransportFactory } from './callbacks/proxy.ts';
-import { type Catalog, createCatalog } from './catalog/index.ts';
-import type { AggmockConfig, CallbackFaultRuleInput, FaultRuleInput } from './config/index.ts';
+import { type Catalog, createCatalog, findProvider } from './catalog/index.ts';
+import { type AggmockConfig, type CallbackFaultRuleInput, ConfigError, type FaultRuleInput } from './config/index.ts';
 import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
 import {
+  FaultRuleError,
   type FaultRuleState,
   FaultRules,
   type JournaledRequest,
@@ -37,6 +38,27 @@ import type { Database } from './storage/index.ts';
 /** Builds the catalog the config describes: generated from the seed, then the fixture applied. */
 export function loadCatalog(config: AggmockConfig): Catalog {
   return createCatalog({ seed: config.seed, ...config.catalog });
+}
+
+/**
+ * The API's fault rules, the config's `api.faults` first, each rule's provider resolved through
+ * the catalog (a name as the listing's query takes it). A config rule the book refuses (an unknown
+ * provider, a duplicate id) is a {@link ConfigError} naming its key, `api.faults.0.match.provider`.
+ */
+export function apiFaultRules(config: AggmockConfig, catalog: Catalog): FaultRules {
+  const providers = {
+    codeOf: (query: string) => findProvider(catalog, query)?.code,
+    codes: catalog.providers.map((p) => p.code),
+  };
+  try {
+    return new FaultRules({ seed: config.seed, rules: config.api.faults, providers });
+  } catch (error) {
+    if (!(error instanceof FaultRuleError) || error.issues.length === 0) throw error;
+    const lines = error.issues.map(
+      (i) => `  api.faults.${i.field}: ${i.message} (got ${i.received === undefined ? 'nothing' : JSON.stringify(i.received)})`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
 }
 
 export interface Aggmock extends RunningServer {
@@ -100,6 +122,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   if (exposed)
     logger.warn({ exposure: exposed }, 'aggmock is exposed: the admin API, the launch form and spins need the admin token');
   const catalog = loadCatalog(config);
+  const rules = apiFaultRules(config, catalog);
   if (config.db !== ':memory:') mkdirSync(dirname(config.db), { recursive: true });
   const db = openDatabase(config.db);
   let listenUrl: string | undefined;
@@ -133,7 +156,6 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
   if (options.onDiscrepancy) ledger.onDiscrepancy(options.onDiscrepancy);
   ledger.onDiscrepancy((d) => logger.warn({ discrepancy: d }, 'shadow ledger discrepancy'));
 
-  const rules = new FaultRules({ seed: config.seed, rules: config.api.faults });
   const journal = new RequestJournal(db, {
     retention: config.callbacks.retention,
     onError: (error) => logger.warn({ err: error }, 'could not journal a client request'),

@@ -141,7 +141,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   }
   if (journal) {
     app.get('/requests', (c) => {
-      const q = parse(requestsQuerySchema, c.req.query());
+      const q = parseQuery(requestsQuerySchema, c.req.query());
       const requests = journal.list({
         ...(q.path ? { path: q.path } : {}),
         ...(q.method ? { method: q.method } : {}),
@@ -465,6 +465,25 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   if (result.success) return result.data;
   const errors = fieldErrors(result.error.issues, input);
   throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
+}
+
+/**
+ * A query validated by `schema`, refusing a parameter it does not name (a filter that would
+ * otherwise be ignored, so the list looks filtered when it is not) with a 400 naming it and the
+ * parameters taken.
+ */
+function parseQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.infer<S> {
+  const accepted = Object.keys(schema.shape);
+  const unknown = Object.keys(query).filter((name) => !accepted.includes(name));
+  if (unknown.length > 0) {
+    const errors = unknown.map((name) => ({
+      field: name,
+      message: `unknown query parameter; expected one of ${accepted.join(', ')}`,
+      received: query[name],
+    }));
+    throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
+  }
+  return parse(schema, query);
 }
 
 /** The bytes readRawBody kept for this request. */

@@ -98,6 +98,16 @@ export const eventIdSchema = z.coerce.number({ error: 'expected a delivery id (a
 
 export { EVENT_KINDS };
 
+/** The journal list's page when `limit` is not given, and the largest `limit`. */
+export const DEFAULT_REQUESTS_PAGE = 100;
+export const MAX_REQUESTS_PAGE = 1000;
+
+/** A query parameter holding a whole number in [min, max]; anything else (`abc`, `1.5`, `0`) is refused saying what was expected. */
+function wholeNumber(min: number, max: number, what: string) {
+  const error = `expected ${what}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
 /** `GET /__admin/requests`: the client's requests to the aggregator API, newest first. */
 export const requestsQuerySchema = z.object({
   path: z.string().min(1).max(200).optional(),
@@ -105,9 +115,10 @@ export const requestsQuerySchema = z.object({
     .string()
     .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
     .optional(),
-  status: z.coerce.number().int().min(100).max(599).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  before: z.coerce.number().int().positive().optional(),
+  status: wholeNumber(100, 599, 'an HTTP status 100–599').optional(),
+  /** A page: 100 by default, at most 1000. */
+  limit: wholeNumber(1, MAX_REQUESTS_PAGE, `an integer 1–${MAX_REQUESTS_PAGE}`).default(DEFAULT_REQUESTS_PAGE),
+  before: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a journal id (a positive integer)').optional(),
 });
 
 const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);

@@ -471,11 +471,18 @@ function applyFault(
       );
       return;
     case 'maintenance': {
+      // A provider the request names (its listing query, its game's provider): that provider is down; none: the whole API is.
       const provider = factsProvider(deps.catalog, req, body);
+      const down = provider
+        ? {
+            message: `Provider ${provider} is under maintenance; try again later.`,
+            extra: { error: 'PROVIDER_MAINTENANCE', provider },
+          }
+        : { message: 'The aggregator is under maintenance; try again later.', extra: { error: 'MAINTENANCE' } };
       sendError(
         res,
-        new ApiError(503, fault.message ?? `Provider ${provider ?? 'of this game'} is under maintenance; try again later.`, {
-          extra: { error: 'PROVIDER_MAINTENANCE', ...(provider ? { provider } : {}) },
+        new ApiError(503, fault.message ?? down.message, {
+          extra: down.extra,
           headers: { 'Retry-After': String(fault.retryAfter ?? 60) },
         }),
       );

@@ -43,6 +43,19 @@ describe('callback fault rules', () => {
     expect(sequence(42)).not.toBe(sequence(43));
   });
 
+  it('without an id or a seed draws the same in two runs (fresh books) with the same config seed, and apart with another', () => {
+    const sequence = (configSeed: number) => {
+      const faults = new CallbackFaults({
+        seed: configSeed,
+        rules: [{ match: { event: 'debit' }, fault: { kind: 'duplicate', afterMs: 0 }, probability: 0.3 }],
+      });
+      return Array.from({ length: 40 }, () => (faults.fire(event()) ? 1 : 0)).join('');
+    };
+    expect(sequence(42)).toBe(sequence(42));
+    expect(sequence(42)).not.toBe(sequence(43));
+    expect(sequence(42)).toMatch(/1/);
+  });
+
   it('fires on the Nth matching attempt only, counting only the kinds and player it names', () => {
     const faults = new CallbackFaults({ seed: 1 });
     faults.add({

@@ -24,6 +24,14 @@ export const API_ROUTES = [
   { method: 'POST', path: '/getgameurl' },
 ] as const;
 
+/** The HTTP methods a rule's `match.method` may name (any case). */
+export const HTTP_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The fault kinds that bend a launch: they apply to the launch route (POST /getgameurl) only, whatever the rule's match says. */
+export const LAUNCH_ONLY_FAULT_KINDS: readonly string[] = ['expired-link', 'used-link'];
+/** The launch route, the only one a {@link LAUNCH_ONLY_FAULT_KINDS} rule matches. */
+export const LAUNCH_ROUTE = { method: 'POST', path: '/getgameurl' } as const;
+
 /** A bounded duration in ms, as a number of ms or a string such as "250ms" or "2s". */
 function delayMs(max = MAX_FAULT_DELAY_MS) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -112,20 +120,41 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+const METHODS_EXPECTED = `expected an HTTP method: ${HTTP_METHODS.join(', ')} (any case)`;
+const ROUTES_EXPECTED = `expected an API route: ${API_ROUTES.map((r) => r.path).join(', ')} (also under /casino), without a query`;
+
 export const faultMatchSchema = z.strictObject({
   method: z
     .string()
-    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as "GET" or "POST"')
-    .transform((m) => m.toUpperCase())
+    .regex(/^[A-Za-z]{1,16}$/, METHODS_EXPECTED)
+    .transform((m, ctx) => {
+      const method = m.toUpperCase();
+      if ((HTTP_METHODS as readonly string[]).includes(method)) return method;
+      ctx.addIssue({ code: 'custom', message: METHODS_EXPECTED });
+      return z.NEVER;
+    })
     .optional(),
   /** The route, with or without `/casino` and without a query: `/getgameurl`, `/getallgamesandprovider`, `/getallproviders`. */
   path: z
     .string()
     .max(200)
-    .regex(/^\/[^?#\s]*$/, 'expected a path such as "/getgameurl" (no query)')
-    .transform((p) => routePath(p))
+    .regex(/^\/[^?#\s]*$/, ROUTES_EXPECTED)
+    .transform((p, ctx) => {
+      const route = routePath(p);
+      if (API_ROUTES.some((r) => r.path === route)) return route;
+      const nearest = nearestRoute(route);
+      ctx.addIssue({
+        code: 'custom',
+        message: `no API route ${route}${nearest ? ` (did you mean ${nearest.path}?)` : ''}; ${ROUTES_EXPECTED}`,
+      });
+      return z.NEVER;
+    })
     .optional(),
-  /** A provider code (trimmed, any case): the listing's `provider` query, or the launched game's provider. */
+  /**
+   * A provider code or name (trimmed, any case), as the listing's `provider` query takes it: the
+   * rule book resolves it to the catalog's code and refuses one the catalog does not have. Matches
+   * the listing's `provider` query, or the launched game's provider.
+   */
   provider: text.optional(),
   /** A game id: the launch's `gameId`. */
   game: text.optional(),
@@ -154,21 +183,28 @@ export const faultRuleSchema = z
     nth: z.number().int().min(1).max(1_000_000).optional(),
     /** Apply to each matching call with this probability, drawn from a seeded generator. */
     probability: z.number().min(0).max(1).optional(),
-    /** The probability's seed (default: the config's `seed` and the rule id): the same seed, the same faults. */
+    /**
+     * The probability's seed. Default: the config's `seed` and the rule's given `id`, or without one
+     * its definition (match, fault, times/nth/probability) and its place among rules defined alike;
+     * never a generated id, so the same config gives the same faults run after run.
+     */
     seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
   })
   .superRefine((rule, ctx) => {
     firingModeIssues(rule, ctx);
-    if (
-      (rule.fault.kind === 'expired-link' || rule.fault.kind === 'used-link') &&
-      rule.match.path !== undefined &&
-      rule.match.path !== '/getgameurl'
-    )
-      ctx.addIssue({
-        code: 'custom',
-        path: ['match', 'path'],
-        message: `a "${rule.fault.kind}" fault applies to /getgameurl only`,
-      });
+    if (!LAUNCH_ONLY_FAULT_KINDS.includes(rule.fault.kind)) return;
+    // A launch-bending kind matches the launch route only: a match that names another can never fire.
+    for (const key of ['path', 'method'] as const) {
+      if (rule.match[key] !== undefined && rule.match[key] !== LAUNCH_ROUTE[key])
+        ctx.addIssue({
+          code: 'custom',
+          path: ['match', key],
+          message:
+            key === 'path'
+              ? `a "${rule.fault.kind}" fault applies to ${LAUNCH_ROUTE.path} only (also under /casino); expected ${LAUNCH_ROUTE.path} or no path`
+              : `a "${rule.fault.kind}" fault applies to ${LAUNCH_ROUTE.method} ${LAUNCH_ROUTE.path} only; expected ${LAUNCH_ROUTE.method} or no method`,
+        });
+    }
   });
 export type FaultRuleInput = z.input<typeof faultRuleSchema>;
 export type FaultRule = z.infer<typeof faultRuleSchema>;
@@ -187,6 +223,39 @@ export function routePath(path: string): string {
   if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
   if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   return p;
+}
+
+/** The API route whose path is nearest (by edit distance, ignoring case) to `path`, when it is near enough to be a typo. */
+export function nearestRoute(path: string): (typeof API_ROUTES)[number] | undefined {
+  const wanted = path.toLowerCase();
+  let best: (typeof API_ROUTES)[number] | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const route of API_ROUTES) {
+    // A route inside a longer path (/api/v1/getgameurl) counts as near.
+    const d = wanted.endsWith(route.path) ? 0 : editDistance(wanted, route.path);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = route;
+    }
+  }
+  return best && bestDistance <= Math.max(3, Math.floor(best.path.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  if (a.length > 200) return Number.POSITIVE_INFINITY;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
 }
 
 /*
@@ -251,7 +320,7 @@ export const callbackFaultRuleSchema = z
     nth: z.number().int().min(1).max(1_000_000).optional(),
     /** Apply to each matching attempt with this probability, drawn from a seeded generator. */
     probability: z.number().min(0).max(1).optional(),
-    /** The probability's seed (default: the config's `seed` and the rule id). */
+    /** The probability's seed (default: as the API's rules, the config's `seed` and the rule's given id or its definition). */
     seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
   })
   .superRefine((rule, ctx) => firingModeIssues(rule, ctx));

@@ -1,6 +1,8 @@
-import { API_ROUTES, routePath } from '../config/index.ts';
+import { API_ROUTES, nearestRoute, routePath } from '../config/index.ts';
 import { jsonDepth } from '../http/body.ts';
 import { parseJsonOr } from '../shared/index.ts';
+
+export { nearestRoute };
 
 /** Headers that always carry credentials, whatever the config names. */
 const ALWAYS_SECRET = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
@@ -147,37 +149,4 @@ export function refusalHint(method: string, path: string, status: number | null,
       : named.join('; ');
   }
   return typeof body?.message === 'string' ? body.message.slice(0, 300) : null;
-}
-
-/** The API route whose path is nearest (by edit distance, ignoring case) to `path`, when it is near enough to be a typo. */
-export function nearestRoute(path: string): (typeof API_ROUTES)[number] | undefined {
-  const wanted = path.toLowerCase();
-  let best: (typeof API_ROUTES)[number] | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const route of API_ROUTES) {
-    // A route inside a longer path (/api/v1/getgameurl) counts as near.
-    const d = wanted.endsWith(route.path) ? 0 : editDistance(wanted, route.path);
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = route;
-    }
-  }
-  return best && bestDistance <= Math.max(3, Math.floor(best.path.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  if (a.length > 200) return Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
 }

@@ -19,4 +19,11 @@ export {
   RequestJournal,
   type RequestMatcher,
 } from './journal.ts';
-export { FaultRuleError, type FaultRuleState, FaultRules, type FiredFault, type RequestFacts } from './rules.ts';
+export {
+  FaultRuleError,
+  type FaultRuleState,
+  FaultRules,
+  type FiredFault,
+  type ProviderLookup,
+  type RequestFacts,
+} from './rules.ts';

@@ -6,9 +6,18 @@ import { openDatabase } from '../callbacks/db.ts';
 import { validateConfig } from '../config/index.ts';
 import { credentialMasker, MASKED, maskedBody, maskedQuery, nearestRoute, refusalHint } from './describe.ts';
 import { type NewJournaledRequest, RequestJournal } from './journal.ts';
-import { FaultRules } from './rules.ts';
+import { type FaultRuleError, FaultRules } from './rules.ts';
 
 const status500 = { kind: 'status', status: 500 } as const;
+
+/** A catalog's providers as FaultRules looks them up: by code or by name, trimmed, any case. */
+const PROVIDERS = {
+  codeOf: (query: string) =>
+    ({ pragmatic: 'PRAGMATIC', 'pragmatic play': 'PRAGMATIC', pgsoft: 'PGSOFT', 'pg soft': 'PGSOFT' })[
+      query.trim().toLowerCase()
+    ],
+  codes: ['PRAGMATIC', 'PGSOFT'],
+};
 
 describe('FaultRules', () => {
   it('fires an always-rule on every matching call and never on another route', () => {
@@ -50,6 +59,47 @@ describe('FaultRules', () => {
     expect(ones).toBeLessThan(25);
   });
 
+  it('draws a rule without id or seed the same in two runs with the same config seed, and apart with another', () => {
+    const rule = { match: { path: '/getallproviders' }, fault: status500, probability: 0.3 };
+    const draws = (book: FaultRules) =>
+      Array.from({ length: 40 }, () => (book.fire({ method: 'GET', path: '/getallproviders' }) ? 1 : 0)).join('');
+    // Two runs: fresh books with the same config rule (the ids they generate differ run to run).
+    const run = (seed: number | string) =>
+      draws(new FaultRules({ seed, rules: validateConfig({ api: { faults: [rule] } }).api.faults }));
+    const first = run(7);
+    expect(run(7)).toBe(first);
+    expect(run(8)).not.toBe(first);
+    expect(first).toMatch(/1/);
+    // The same rule added through the admin API (written another way: /casino, keys reordered): the same draws.
+    const added = new FaultRules({ seed: 7 });
+    added.add({ probability: 0.3, fault: status500, match: { path: '/casino/getallproviders' } });
+    expect(draws(added)).toBe(first);
+    // Two identical rules draw apart (the second is the second of its kind), the same in each run.
+    const second = () => {
+      const book = new FaultRules({ seed: 7 });
+      const one = book.add(rule);
+      book.add(rule);
+      book.remove(one.id);
+      return draws(book);
+    };
+    expect(second()).toBe(second());
+    expect(second()).not.toBe(first);
+  });
+
+  it('seeds a rule from its given id, or its own seed, whatever else it says', () => {
+    const draw = (seed: number, rule: object) => {
+      const book = new FaultRules({ seed });
+      book.add(rule);
+      return Array.from({ length: 40 }, () => (book.fire({ method: 'GET', path: '/getallproviders' }) ? 1 : 0)).join('');
+    };
+    expect(draw(7, { id: 'r', fault: status500, probability: 0.3 })).toBe(
+      draw(7, { id: 'r', match: { method: 'get' }, fault: status500, probability: 0.3 }),
+    );
+    expect(draw(7, { fault: status500, probability: 0.3, seed: 's' })).toBe(
+      draw(8, { fault: status500, probability: 0.3, seed: 's' }),
+    );
+  });
+
   it('draws uniform and log-normal delays within their bounds and the cap, the same for the same seed', () => {
     const draws = (fault: object) => {
       const rules = new FaultRules({ seed: 'd' });
@@ -85,6 +135,92 @@ describe('FaultRules', () => {
     );
     expect(() => validateConfig({ api: { faults: [{ fault: { kind: 'drip' }, probability: 2 }] } })).toThrow(
       /api\.faults\.0\.probability/,
+    );
+  });
+
+  it('refuses a method, a path or a provider no request can have, naming the field and what was expected', () => {
+    const rules = new FaultRules({ seed: 1, providers: PROVIDERS });
+    const refusal = (rule: object) => {
+      try {
+        rules.add(rule);
+      } catch (error) {
+        return (error as FaultRuleError).issues;
+      }
+      return [];
+    };
+    expect(refusal({ match: { method: 'FETCH' }, fault: status500 })).toEqual([
+      expect.objectContaining({
+        field: 'match.method',
+        message: expect.stringMatching(/expected an HTTP method: GET, POST, HEAD, PUT, PATCH, DELETE, OPTIONS/),
+        received: 'FETCH',
+      }),
+    ]);
+    expect(refusal({ match: { path: '/nosuch' }, fault: status500 })).toEqual([
+      expect.objectContaining({
+        field: 'match.path',
+        message: expect.stringMatching(
+          /^no API route \/nosuch; expected an API route: \/getallproviders, \/getallgamesandprovider, \/getgameurl/,
+        ),
+      }),
+    ]);
+    expect(refusal({ match: { path: '/casino/getgamurl' }, fault: status500 })).toEqual([
+      expect.objectContaining({ field: 'match.path', message: expect.stringContaining('did you mean /getgameurl?') }),
+    ]);
+    expect(refusal({ match: { provider: 'NOSUCHPROV' }, fault: status500 })).toEqual([
+      expect.objectContaining({
+        field: 'match.provider',
+        message: expect.stringContaining('expected a provider code or name'),
+        received: 'NOSUCHPROV',
+      }),
+    ]);
+    expect(rules.list()).toEqual([]);
+    // Still taken: every method in any case, each route with or without /casino, a provider by code or name.
+    for (const method of ['get', 'POST', 'Head', 'put', 'patch', 'delete', 'options'])
+      expect(refusal({ match: { method }, fault: status500 })).toEqual([]);
+    for (const path of ['/getallproviders', '/casino/getallgamesandprovider', '/getgameurl/'])
+      expect(refusal({ match: { path }, fault: status500 })).toEqual([]);
+    rules.clear();
+    rules.add({ id: 'by-name', match: { provider: ' pragmatic play ' }, fault: status500 });
+    rules.add({ id: 'by-code', match: { provider: 'pgsoft' }, fault: status500, nth: 2 });
+    expect(rules.list().map((r) => r.match.provider)).toEqual(['PRAGMATIC', 'PGSOFT']);
+    expect(rules.fire({ method: 'GET', path: '/getallgamesandprovider', provider: 'PRAGMATIC' })?.ruleId).toBe('by-name');
+  });
+
+  it('refuses an unknown provider in the config rules with the rule index in the field', () => {
+    const faults = validateConfig({
+      api: { faults: [{ fault: status500 }, { match: { provider: 'NOSUCHPROV' }, fault: status500 }] },
+    }).api.faults;
+    expect(() => new FaultRules({ seed: 1, rules: faults, providers: PROVIDERS })).toThrow(
+      /1\.match\.provider: no such provider/,
+    );
+    expect(() => validateConfig({ api: { faults: [{ match: { path: '/nosuch' }, fault: status500 }] } })).toThrow(
+      /api\.faults\.0\.match\.path: no API route/,
+    );
+    expect(() => validateConfig({ api: { faults: [{ match: { method: 'FETCH' }, fault: status500 }] } })).toThrow(
+      /api\.faults\.0\.match\.method: expected an HTTP method/,
+    );
+  });
+
+  it('matches an expired-link or used-link rule on the launch route only: a listing neither fires nor spends it', () => {
+    const rules = new FaultRules({ seed: 1 });
+    const expired = rules.add({ fault: { kind: 'expired-link' }, times: 1 });
+    const used = rules.add({ match: { player: 'p1' }, fault: { kind: 'used-link' }, nth: 1 });
+    expect(rules.mayMatch('GET', '/getallproviders')).toBe(false);
+    expect(rules.fire({ method: 'GET', path: '/getallproviders' })).toBeUndefined();
+    expect(rules.fire({ method: 'GET', path: '/getgameurl', player: 'p1' })).toBeUndefined();
+    expect(rules.list()).toEqual([
+      expect.objectContaining({ id: expired.id, matched: 0, fired: 0, spent: false }),
+      expect.objectContaining({ id: used.id, matched: 0, fired: 0, spent: false }),
+    ]);
+    expect(rules.mayMatch('POST', '/getgameurl')).toBe(true);
+    expect(rules.fire({ method: 'POST', path: '/getgameurl', player: 'p1' })?.ruleId).toBe(expired.id);
+    expect(rules.fire({ method: 'POST', path: '/getgameurl', player: 'p2' })).toBeUndefined();
+    // A match naming the launch route is taken; one naming another method can never fire and is refused.
+    expect(() =>
+      rules.add({ match: { method: 'post', path: '/casino/getgameurl' }, fault: { kind: 'used-link' } }),
+    ).not.toThrow();
+    expect(() => rules.add({ match: { method: 'GET' }, fault: { kind: 'used-link' } })).toThrow(
+      /match\.method: a "used-link" fault applies to POST \/getgameurl only/,
     );
   });
 

@@ -1,5 +1,14 @@
 import { RuleBook, type RuleCounters } from '../callbacks/rule-book.ts';
-import { type Fault, type FaultRule, FaultRuleError, faultRuleSchema, firesNow, MAX_FAULT_DELAY_MS } from '../config/index.ts';
+import {
+  type Fault,
+  type FaultRule,
+  FaultRuleError,
+  faultRuleSchema,
+  firesNow,
+  LAUNCH_ONLY_FAULT_KINDS,
+  LAUNCH_ROUTE,
+  MAX_FAULT_DELAY_MS,
+} from '../config/index.ts';
 import { valueAt } from '../shared/index.ts';
 
 export { FaultRuleError };
@@ -27,6 +36,14 @@ export interface FiredFault {
   delayMs?: number;
 }
 
+/** The catalog's providers as a rule's `match.provider` may name them (src/runtime.ts builds it from the catalog). */
+export interface ProviderLookup {
+  /** The code of the provider a code or name names (trimmed, any case, as the listing's `provider` query), or undefined. */
+  codeOf(query: string): string | undefined;
+  /** Every provider code, to say what was expected. */
+  codes: readonly string[];
+}
+
 /**
  * The fault rules in force and their counters: which rule (the first added wins) fires for a
  * request, drawn from a generator seeded per rule so the same seed gives the same faults. Pure
@@ -39,7 +56,13 @@ export interface FiredFault {
  * rules.fire({ method: 'POST', path: '/getgameurl' }); // → undefined: spent
  */
 export class FaultRules extends RuleBook<FaultRule> {
-  constructor(options: { seed: number | string; rules?: readonly FaultRule[] }) {
+  /**
+   * With `providers`, a rule's `match.provider` is resolved to the catalog's code (a name works as
+   * in the listing's query) and an unknown one is refused, naming the field; a config rule refused
+   * so throws with its index first (`0.match.provider`).
+   */
+  constructor(options: { seed: number | string; rules?: readonly FaultRule[]; providers?: ProviderLookup }) {
+    const { providers } = options;
     super(
       {
         schema: faultRuleSchema,
@@ -48,6 +71,7 @@ export class FaultRules extends RuleBook<FaultRule> {
         idPrefix: 'f',
         seedTag: 'fault',
         seed: options.seed,
+        ...(providers ? { prepare: (rule: FaultRule) => withProviderCode(rule, providers) } : {}),
       },
       options.rules,
     );
@@ -56,7 +80,7 @@ export class FaultRules extends RuleBook<FaultRule> {
   /** Whether some live rule could match this method and route before the body is read: no rule, no work. */
   mayMatch(method: string, path: string): boolean {
     for (const { state } of this.rules) {
-      if (!state.spent && (state.match.method ?? method) === method && (state.match.path ?? path) === path) return true;
+      if (!state.spent && onRoute(state, method, path)) return true;
     }
     return false;
   }
@@ -64,11 +88,13 @@ export class FaultRules extends RuleBook<FaultRule> {
   /** Whether a rule needs the body to decide (a player, a game or a body field). */
   needsBody(method: string, path: string): boolean {
     return this.rules.some(
-      ({ state: { match, spent } }) =>
-        !spent &&
-        (match.method ?? method) === method &&
-        (match.path ?? path) === path &&
-        (match.player !== undefined || match.game !== undefined || match.body !== undefined || match.provider !== undefined),
+      ({ state }) =>
+        !state.spent &&
+        onRoute(state, method, path) &&
+        (state.match.player !== undefined ||
+          state.match.game !== undefined ||
+          state.match.body !== undefined ||
+          state.match.provider !== undefined),
     );
   }
 
@@ -90,9 +116,19 @@ export class FaultRules extends RuleBook<FaultRule> {
   }
 }
 
-function matches({ match }: FaultRuleState, request: RequestFacts): boolean {
-  if (match.method !== undefined && match.method !== request.method) return false;
-  if (match.path !== undefined && match.path !== request.path) return false;
+/**
+ * Whether a rule's method and route fit: those it names, and for a kind that bends a launch
+ * (expired-link, used-link) the launch route whatever it names, so it is never spent on a listing.
+ */
+function onRoute({ match, fault }: FaultRuleState, method: string, path: string): boolean {
+  if (LAUNCH_ONLY_FAULT_KINDS.includes(fault.kind) && (method !== LAUNCH_ROUTE.method || path !== LAUNCH_ROUTE.path))
+    return false;
+  return (match.method === undefined || match.method === method) && (match.path === undefined || match.path === path);
+}
+
+function matches(state: FaultRuleState, request: RequestFacts): boolean {
+  const { match } = state;
+  if (!onRoute(state, request.method, request.path)) return false;
   if (match.provider !== undefined && !sameCode(match.provider, request.provider)) return false;
   if (match.game !== undefined && match.game !== request.game) return false;
   if (match.player !== undefined && match.player !== request.player) return false;
@@ -102,6 +138,20 @@ function matches({ match }: FaultRuleState, request: RequestFacts): boolean {
     }
   }
   return true;
+}
+
+/** The rule with its `match.provider` as the catalog's code; an unknown provider is refused naming the field. */
+function withProviderCode(rule: FaultRule, providers: ProviderLookup): FaultRule {
+  const given = rule.match.provider;
+  if (given === undefined) return rule;
+  const code = providers.codeOf(given);
+  if (code !== undefined) return code === given ? rule : { ...rule, match: { ...rule.match, provider: code } };
+  const shown = providers.codes.slice(0, 8).join(', ');
+  const more = providers.codes.length > 8 ? `, … (${providers.codes.length} in all)` : '';
+  const message = `no such provider in the catalog; expected a provider code or name as GET /getallproviders lists them (trimmed, any case): ${shown}${more}`;
+  throw new FaultRuleError(`Invalid fault rule: match.provider: ${message}.`, [
+    { field: 'match.provider', message, received: given },
+  ]);
 }
 
 /** Provider codes as the API matches them: trimmed, any case. */

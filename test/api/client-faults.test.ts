@@ -278,6 +278,71 @@ describe('fault rules on the aggregator API, from a real client', () => {
     expect(fine.status).toBe(200);
   });
 
+  it('keeps an expired-link or used-link rule without a path for the launch: a listing neither fires nor spends it', async () => {
+    const rule = aggmock.faults.add({ fault: { kind: 'expired-link' }, times: 1 });
+    const listing = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(listing.status).toBe(200);
+    expect(aggmock.faults.list()).toEqual([expect.objectContaining({ id: rule.id, matched: 0, fired: 0, spent: false })]);
+    const res = await launch();
+    const { payload } = (await res.json()) as { payload: { game_launch_url: string } };
+    expect((await fetch(payload.game_launch_url)).status).toBe(410);
+    expect(aggmock.faults.list()).toEqual([expect.objectContaining({ id: rule.id, matched: 1, fired: 1, spent: true })]);
+  });
+
+  it('answers a maintenance rule without a provider as the whole API down, or the provider a request names down', async () => {
+    aggmock.faults.add({ fault: { kind: 'maintenance' } });
+    const all = await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    expect(all.status).toBe(503);
+    const body = (await all.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ success: false, code: 503, error: 'MAINTENANCE' });
+    expect(body.message).toBe('The aggregator is under maintenance; try again later.');
+    expect(body).not.toHaveProperty('provider');
+    const listing = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(provider.toLowerCase())}`, {
+      headers: HEADERS,
+    });
+    expect(await listing.json()).toMatchObject({
+      error: 'PROVIDER_MAINTENANCE',
+      provider,
+      message: `Provider ${provider} is under maintenance; try again later.`,
+    });
+    expect(await (await launch()).json()).toMatchObject({ error: 'PROVIDER_MAINTENANCE', provider });
+  });
+
+  it('matches a rule naming a provider by its display name, as the listing query takes it', async () => {
+    const named = aggmock.catalog.providers.find((p) => p.code === provider);
+    if (!named || named.name.toUpperCase() === named.code) throw new Error('a provider whose name is not its code');
+    const rule = aggmock.faults.add({
+      match: { provider: ` ${named.name.toLowerCase()} ` },
+      fault: { kind: 'status', status: 502 },
+    });
+    expect(rule.match.provider).toBe(provider);
+    for (const query of [provider, named.name]) {
+      const res = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(query)}`, {
+        headers: HEADERS,
+      });
+      expect(res.status, query).toBe(502);
+    }
+    expect((await launch()).status).toBe(502);
+    const other = aggmock.catalog.providers.find((p) => p.code !== provider);
+    const fine = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(other?.code ?? '')}`, {
+      headers: HEADERS,
+    });
+    expect(fine.status).toBe(200);
+  });
+
+  it('draws a probability rule without id or seed the same each time it is set', async () => {
+    const run = async () => {
+      aggmock.faults.clear();
+      aggmock.faults.add({ match: { path: '/getallproviders' }, fault: { kind: 'status', status: 500 }, probability: 0.5 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 16; i++) statuses.push((await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS })).status);
+      return statuses;
+    };
+    const a = await run();
+    expect(await run()).toEqual(a);
+    expect(a).toContain(500);
+  });
+
   it('draws a probability rule from its seed: the same seed gives the same sequence of faults', async () => {
     const run = async (seed: string) => {
       aggmock.faults.clear();
@@ -342,6 +407,74 @@ describe('the admin API for fault rules', () => {
       ).toContain(field);
     }
     expect(aggmock.faults.list()).toEqual([]);
+  });
+});
+
+describe('fault rules that could never fire', () => {
+  const post = (rule: unknown) =>
+    fetch(`${aggmock.url}/__admin/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(rule),
+    });
+
+  it('are refused through the admin API with a 400 naming the field and what was expected', async () => {
+    const cases: [unknown, string, RegExp][] = [
+      [
+        { match: { provider: 'NOSUCHPROV' }, fault: { kind: 'maintenance' } },
+        'match.provider',
+        /expected a provider code or name/,
+      ],
+      [{ match: { path: '/nosuch' }, fault: { kind: 'empty' } }, 'match.path', /expected an API route: \/getallproviders/],
+      [{ match: { path: '/getalproviders' }, fault: { kind: 'empty' } }, 'match.path', /did you mean \/getallproviders\?/],
+      [{ match: { method: 'FETCH' }, fault: { kind: 'empty' } }, 'match.method', /expected an HTTP method: GET, POST, HEAD/],
+      [{ match: { method: 'GET' }, fault: { kind: 'expired-link' } }, 'match.method', /applies to POST \/getgameurl only/],
+    ];
+    for (const [rule, field, message] of cases) {
+      const res = await post(rule);
+      expect(res.status, JSON.stringify(rule)).toBe(400);
+      const body = (await res.json()) as { errors: { field: string; message: string }[] };
+      expect(body.errors, JSON.stringify(rule)).toEqual([
+        expect.objectContaining({ field, message: expect.stringMatching(message) }),
+      ]);
+    }
+    expect(aggmock.faults.list()).toEqual([]);
+    // What can fire is still taken.
+    const name = aggmock.catalog.providers[0]?.name ?? '';
+    for (const rule of [
+      { match: { provider: name.toUpperCase() }, fault: { kind: 'maintenance' } },
+      { match: { method: 'options', path: '/casino/getallgamesandprovider' }, fault: { kind: 'empty' } },
+      { match: { method: 'post', path: '/getgameurl' }, fault: { kind: 'used-link' } },
+    ])
+      expect((await post(rule)).status, JSON.stringify(rule)).toBe(201);
+  });
+
+  it('are refused in the config: at load for a path or method, at start for a provider, naming the key', async () => {
+    expect(() => validateConfig({ api: { faults: [{ match: { path: '/nosuch' }, fault: { kind: 'empty' } }] } })).toThrow(
+      /api\.faults\.0\.match\.path: no API route \/nosuch/,
+    );
+    const config = (provider: string) =>
+      validateConfig({
+        port: 0,
+        db: ':memory:',
+        catalog: { providers: 3, games: 12 },
+        api: {
+          faults: [
+            { fault: { kind: 'empty' }, times: 1 },
+            { match: { provider }, fault: { kind: 'maintenance' } },
+          ],
+        },
+      });
+    await expect(startAggmock(config('NOSUCHPROV'))).rejects.toThrow(
+      /api\.faults\.1\.match\.provider: no such provider in the catalog; expected a provider code or name .* \(got "NOSUCHPROV"\)/,
+    );
+    const name = aggmock.catalog.providers[0]?.name ?? '';
+    const local = await startAggmock(config(name.toLowerCase()));
+    try {
+      expect(local.faults.list()[1]?.match.provider).toBe(aggmock.catalog.providers[0]?.code);
+    } finally {
+      await local.close();
+    }
   });
 });
 
@@ -641,6 +774,32 @@ describe('the journal of the client requests', () => {
     } finally {
       await local.close();
     }
+  });
+
+  it('refuses a list query with an unknown parameter or a bad limit, naming it and what is taken', async () => {
+    await fetch(`${aggmock.url}/getallproviders`, { headers: HEADERS });
+    const player = await fetch(`${aggmock.url}/__admin/requests?player=p1`);
+    expect(player.status).toBe(400);
+    expect(await player.json()).toMatchObject({
+      errors: [
+        {
+          field: 'player',
+          message: 'unknown query parameter; expected one of path, method, status, limit, before',
+          received: 'p1',
+        },
+      ],
+    });
+    for (const limit of ['abc', '0', '1001', '2.5']) {
+      const res = await fetch(`${aggmock.url}/__admin/requests?limit=${limit}`);
+      expect(res.status, limit).toBe(400);
+      expect(await res.json(), limit).toMatchObject({
+        message: 'Invalid request: limit: expected an integer 1–1000.',
+        errors: [{ field: 'limit', message: 'expected an integer 1–1000' }],
+      });
+    }
+    const fine = await fetch(`${aggmock.url}/__admin/requests?path=/getallproviders&method=GET&status=200&limit=1000`);
+    expect(fine.status).toBe(200);
+    expect(((await fine.json()) as { requests: unknown[] }).requests).toHaveLength(1);
   });
 
   it('does not journal aggmock’s own pages and admin API', async () => {

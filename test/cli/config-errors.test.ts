@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from './process.ts';
 
 /** What a user sees for a typo or a broken file: exit 2, the place, the key, the fix; no stack trace. */
@@ -23,6 +23,24 @@ describe('aggmock refuses configuration it cannot use (a real process)', () => {
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain('AGGMOCK_CALLBACKS__TIMESCALE is no setting (did you mean AGGMOCK_CALLBACKS__TIME_SCALE');
     expect(cli.stderr()).not.toMatch(noStack);
+  });
+
+  it('exits 2 for a fault rule no request can match, naming the key and what was expected', async () => {
+    const rule = (match: object) => JSON.stringify({ api: { faults: [{ match, fault: { kind: 'maintenance' } }] } });
+    writeFileSync(join(dir, 'no-provider.json'), rule({ provider: 'NOSUCHPROV' }));
+    const provider = runCli(['serve', '--config', join(dir, 'no-provider.json'), '--port', '0', '--db', ':memory:']);
+    // A build that takes the rule would serve on: stopped by its PID however the test ends.
+    onTestFinished(() => void provider.stop());
+    expect(await provider.exited).toBe(2);
+    expect(provider.stderr()).toMatch(
+      /^aggmock: Invalid configuration:\n {2}api\.faults\.0\.match\.provider: no such provider in the catalog; expected a provider code or name .*\(got "NOSUCHPROV"\)\n$/,
+    );
+    writeFileSync(join(dir, 'no-route.json'), rule({ path: '/nosuch' }));
+    const path = runCli(['serve', '--config', join(dir, 'no-route.json'), '--port', '0', '--db', ':memory:']);
+    onTestFinished(() => void path.stop());
+    expect(await path.exited).toBe(2);
+    expect(path.stderr()).toContain('api.faults.0.match.path: no API route /nosuch; expected an API route');
+    expect(path.stderr()).not.toMatch(noStack);
   });
 
   it('exits 2 for a broken catalog fixture with the file, the JSON path and what was expected', async () => {
