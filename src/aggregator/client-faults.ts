@@ -1,6 +1,6 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthCheck, type AuthResult, acceptedAuth, authCheck } from '../auth/index.ts';
-import { type Catalog, findProvider } from '../catalog/index.ts';
+import { type Catalog, findGame, findProvider } from '../catalog/index.ts';
 import { type AggmockConfig, type Fault, MAX_DRIP_MS, MAX_FAULT_HOLD_MS, routePath } from '../config/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
@@ -368,7 +368,7 @@ function factsOf(
       const { gameId, username } = json as { gameId?: unknown; username?: unknown };
       if (typeof gameId === 'string') {
         facts.game = gameId;
-        facts.provider ??= catalog.gameById.get(gameId)?.provider;
+        facts.provider ??= findGame(catalog, gameId)?.provider;
       }
       if (typeof username === 'string') facts.player = username;
     }

@@ -271,6 +271,8 @@ describe('fault rules on the aggregator API, from a real client', () => {
     expect(listing.headers.get('retry-after')).toBe('30');
     expect(await listing.json()).toMatchObject({ success: false, code: 503, error: 'PROVIDER_MAINTENANCE', provider });
     expect((await launch()).status).toBe(503);
+    // The launch route takes a game id in any case and with spaces around it: so does the rule's match.
+    expect((await launch({ gameId: ` ${gameId.toUpperCase()} ` })).status).toBe(503);
     const other = aggmock.catalog.providers.find((p) => p.code !== provider);
     const fine = await fetch(`${aggmock.url}/getallgamesandprovider?provider=${encodeURIComponent(other?.code ?? '')}`, {
       headers: HEADERS,
