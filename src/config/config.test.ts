@@ -101,6 +101,19 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses two fault rules with one id in api.faults or callbacks.faults, naming the second; takes distinct ids', () => {
+    const api = { api: { faults: [0, 1].map(() => ({ id: 'same', fault: { kind: 'status', status: 503 } })) } };
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: {}, flags: api }))).toMatch(
+      /api\.faults\.1\.id: the id "same" is already rule 0's/,
+    );
+    const callbacks = { callbacks: { faults: [0, 1].map(() => ({ id: 'dup', fault: { kind: 'duplicate' } })) } };
+    expect(configError(() => loadConfig({ cwd: tempDir(), env: {}, flags: callbacks }))).toMatch(
+      /callbacks\.faults\.1\.id: the id "dup" is already rule 0's/,
+    );
+    const distinct = { api: { faults: ['a', 'b'].map((id) => ({ id, fault: { kind: 'status', status: 503 } })) } };
+    expect(loadConfig({ cwd: tempDir(), env: {}, flags: distinct }).api.faults.map((r) => r.id)).toEqual(['a', 'b']);
+  });
+
   it('refuses a scheduled ROLLBACK scenario under a profile without ROLLBACK, naming the entry; takes it under default', () => {
     const schedule = [
       { scenario: 'bet-win', every: '2s' },

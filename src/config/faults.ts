@@ -213,6 +213,7 @@ export type Fault = FaultRule['fault'];
 export const faultRulesSchema = z
   .array(faultRuleSchema)
   .max(MAX_FAULT_RULES, `at most ${MAX_FAULT_RULES} fault rules`)
+  .superRefine(uniqueIds)
   .default([]);
 
 /** The route a request path names: without `/casino`, the query or a trailing slash. */
@@ -330,7 +331,25 @@ export type CallbackFaultRule = z.infer<typeof callbackFaultRuleSchema>;
 export const callbackFaultRulesSchema = z
   .array(callbackFaultRuleSchema)
   .max(MAX_FAULT_RULES, `at most ${MAX_FAULT_RULES} callback fault rules`)
+  .superRefine(uniqueIds)
   .default([]);
+
+/** Rules in one list name distinct ids: a repeated one is refused at its index, naming the first. */
+function uniqueIds(rules: readonly { id?: string | undefined }[], ctx: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  rules.forEach((rule, index) => {
+    if (rule.id === undefined) return;
+    const earlier = first.get(rule.id);
+    if (earlier === undefined) first.set(rule.id, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `the id ${JSON.stringify(rule.id)} is already rule ${earlier}'s; expected an id of its own`,
+        input: rule.id,
+      });
+  });
+}
 
 /** A rule's firing mode: at most one of times, nth, probability; a seed only with a probability. */
 function firingModeIssues(
