@@ -112,6 +112,16 @@ describe('admin API', () => {
     expect((await call('GET', '/deliveries?status=lost')).body.errors[0].field).toBe('status');
     expect((await call('GET', '/deliveries?limit=0')).body.errors[0].field).toBe('limit');
     expect((await call('GET', '/deliveries/abc')).body.errors[0].field).toBe('id');
+    // A filter the list does not take is refused, naming it, not ignored (which would list everything).
+    const unknown = await call('GET', '/deliveries?playerId=p1');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0]).toMatchObject({
+      field: 'playerId',
+      message: expect.stringContaining('expected one of player,'),
+    });
+    expect((await call('GET', '/discrepancies?type=double-debit')).body.errors[0].field).toBe('type');
+    expect((await call('GET', '/deliveries?player=p1&limit=5')).status).toBe(200);
+    expect((await call('GET', '/discrepancies?kind=double-debit&player=p1')).status).toBe(200);
   });
 
   it('runs a scenario: 202 with the group and its first events, or 200 with the settled summary', async () => {

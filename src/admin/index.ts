@@ -261,7 +261,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   });
 
   app.get('/deliveries', (c) => {
-    const q = parse(deliveriesQuerySchema, c.req.query());
+    const q = parseQuery(deliveriesQuerySchema, c.req.query());
     const deliveries = engine.outbox.list({
       ...(q.player ? { playerId: q.player } : {}),
       ...(q.type ? { kind: kindOf(q.type, config, 'type') } : {}),
@@ -313,7 +313,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
   });
 
   app.get('/discrepancies', (c) => {
-    const q = parse(discrepanciesQuerySchema, c.req.query());
+    const q = parseQuery(discrepanciesQuerySchema, c.req.query());
     const filter = {
       ...(q.player ? { playerId: q.player } : {}),
       ...(q.kind ? { kind: q.kind } : {}),
