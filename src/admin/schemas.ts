@@ -121,7 +121,9 @@ export const requestsQuerySchema = z.object({
   before: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a journal id (a positive integer)').optional(),
 });
 
-const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()], {
+  error: 'expected a string, number, boolean or null; name a nested field by its dotted path ("extras.vip": true)',
+});
 
 /** `POST /__admin/requests/count`: every given field must hold. */
 export const requestMatcherSchema = z.strictObject({

@@ -581,6 +581,17 @@ describe('the journal of the client requests', () => {
       body: JSON.stringify({ method: 'POST', path: '/getgameurl', body: { currency: 'EUR' } }),
     });
     expect(await res.json()).toEqual({ count: 1 });
+    // A nested object is no field value: the 400 says to name the field by its dotted path.
+    const nested = await fetch(`${aggmock.url}/__admin/requests/count`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: { extras: { vip: true } } }),
+    });
+    expect(nested.status).toBe(400);
+    expect(((await nested.json()) as { errors: { field: string; message: string }[] }).errors[0]).toMatchObject({
+      field: 'body.extras',
+      message: expect.stringContaining('dotted path ("extras.vip": true)'),
+    });
     const listed = (await (await fetch(`${aggmock.url}/__admin/requests?path=/getgameurl&limit=1`)).json()) as {
       requests: { body: string }[];
       nextBefore: number | null;
