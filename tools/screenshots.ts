@@ -63,8 +63,7 @@ async function main(): Promise<void> {
         if (url) await page.goto(url, { waitUntil: 'networkidle' });
         else await page.setContent(report);
         if (name === 'play') await page.getByTestId('spin').click();
-        if (['deliveries', 'requests', 'discrepancies', 'docs', 'play'].includes(name))
-          await page.waitForTimeout(1_500);
+        if (['deliveries', 'requests', 'discrepancies', 'docs', 'play'].includes(name)) await page.waitForTimeout(1_500);
         await page.screenshot({ path: `${OUT}${name}-${size}.jpg`, type: 'jpeg', quality: 70 });
         await page.close();
         console.log(`wrote docs/screenshots/${name}-${size}.jpg`);
