@@ -6,7 +6,7 @@ import { aggregatorRoutes } from './aggregator/routes.ts';
 import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import { dialectOf } from './config/dialect.ts';
-import { type AggmockConfig, isVendorDialect } from './config/index.ts';
+import { type AggmockConfig, API_ROUTES, isVendorDialect, routePath } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { isExposed } from './http/exposure.ts';
@@ -70,9 +70,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     deps.onInternalError?.(error, c);
     return errorResponse(c, new ApiError(500, 'aggmock hit an internal error; the details are in its log.'));
   });
-  app.notFound((c) =>
-    errorResponse(c, new ApiError(404, `No route ${c.req.method} ${new URL(c.req.url).pathname}. GET /docs lists the API.`)),
-  );
+  app.notFound((c) => {
+    const pathname = new URL(c.req.url).pathname;
+    // An API route asked with another method: 405 with the method it takes, not "no route".
+    const route = API_ROUTES.find((r) => r.path === routePath(pathname));
+    if (route && route.method !== c.req.method && !(route.method === 'GET' && c.req.method === 'HEAD')) {
+      return errorResponse(
+        c,
+        new ApiError(405, `${c.req.method} is not allowed on ${pathname}: it takes ${route.method}. GET /docs lists the API.`, {
+          headers: { Allow: route.method },
+        }),
+      );
+    }
+    return errorResponse(c, new ApiError(404, `No route ${c.req.method} ${pathname}. GET /docs lists the API.`));
+  });
 
   // Before every route: pages, errors and the admin API mounted below all get the headers.
   app.use('*', securityHeaders({ extraSources: { '/docs': 'https://cdn.jsdelivr.net' } }));

@@ -132,6 +132,7 @@ export function refusalHint(method: string, path: string, status: number | null,
     reply === null ? undefined : (parseJsonOr(reply, undefined) as { message?: unknown; errors?: unknown } | undefined);
   const route = routePath(path);
   const known = API_ROUTES.find((r) => r.path === route);
+  if (status === 405 && known) return `${method} is not served on ${route}: did you mean ${known.method} ${path}?`;
   if (status === 404 && typeof body?.message === 'string' && body.message.startsWith('No route')) {
     if (known) return `${method} is not served on ${route}: did you mean ${known.method} ${path}?`;
     const nearest = nearestRoute(route);

@@ -93,6 +93,25 @@ describe('GET /getallgamesandprovider', () => {
     expect(body.providers.reduce((n, p) => n + p.games.length, 0)).toBe(catalog.games.length);
   });
 
+  it('answers an API route asked with another method with 405 and the method it takes, and a path it does not have with 404', async () => {
+    const { app } = testApp();
+    for (const [method, path, allow] of [
+      ['GET', '/getgameurl', 'POST'],
+      ['PUT', '/casino/getgameurl', 'POST'],
+      ['POST', '/getallproviders', 'GET'],
+      ['DELETE', '/casino/getallgamesandprovider', 'GET'],
+    ] as const) {
+      const res = await app.request(path, { method, headers: DEV_KEY_HEADERS });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      const body = await json(res);
+      expectApiError(body, 405);
+      expect(body.message).toBe(`${method} is not allowed on ${path}: it takes ${allow}. GET /docs lists the API.`);
+    }
+    expect((await app.request('/getallproviders', { method: 'HEAD', headers: DEV_KEY_HEADERS })).status).toBe(200);
+    expect((await app.request('/getgameurls', { method: 'POST', headers: DEV_KEY_HEADERS })).status).toBe(404);
+  });
+
   it('answers an unknown provider with 404 {success:false, message, msg}', async () => {
     const { app } = testApp();
     const res = await app.request('/getallgamesandprovider?provider=NOPE', { headers: DEV_KEY_HEADERS });
