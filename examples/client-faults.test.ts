@@ -60,5 +60,8 @@ describe('our game-launch client', () => {
   it('gives up with an error, not a hang, when the aggregator never answers', async () => {
     aggmock.faults.add({ match: { path: '/getgameurl' }, fault: { kind: 'timeout' } });
     await expect(launchGame(aggmock.url, 'p3', gameId)).rejects.toThrow(/timeout|aborted/i);
+    // Both tries are on record at once (a held call is journaled when its fault fires), unanswered.
+    expect(aggmock.requests.count({ path: '/getgameurl', body: { username: 'p3' } })).toBe(2);
+    expect(aggmock.requests.list({ path: '/getgameurl' }).map((r) => r.status)).toEqual([null, null]);
   }, 10_000);
 });
