@@ -83,7 +83,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
     const req = res.req;
     const status = res.headersSent ? res.statusCode : null;
     const accepted = acceptedAuth(req);
-    const latencyMs = Math.round((performance.now() - res.startedAt) * 1000) / 1000;
+    const latencyMs = latencyOf(res);
     const repeatable =
       accepted !== undefined && res.fired === undefined && res.requestBody === undefined && res.head === undefined;
     if (repeatable && last !== undefined && repeats(last, res, status, accepted)) {
@@ -165,8 +165,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
         watched.fired = fired;
         // On record at once, as it stands: a test that counts right after its client gave up on a
         // held call finds it, before aggmock has seen the connection close.
-        const latencyMs = Math.round((performance.now() - watched.startedAt) * 1000) / 1000;
-        watched.held = journal.appendHeld(entryOf(watched, null, acceptedAuth(req), latencyMs));
+        watched.held = journal.appendHeld(entryOf(watched, null, acceptedAuth(req), latencyOf(watched)));
       }
       applyFault(deps, fired, req, res, body, proceed);
     };
@@ -268,6 +267,11 @@ function firedFault(fired: FiredFault): NonNullable<NewJournaledRequest['fault']
     kind: fired.fault.kind,
     ...(fired.delayMs === undefined ? {} : { delayMs: fired.delayMs }),
   };
+}
+
+/** How long the call has taken so far, in ms to the microsecond. */
+function latencyOf(res: JournaledResponse): number {
+  return Math.round((performance.now() - res.startedAt) * 1000) / 1000;
 }
 
 /** A request body as journaled: credential-like fields masked, then cut at {@link MAX_JOURNALED_REQUEST_BODY}. */

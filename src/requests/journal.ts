@@ -263,7 +263,7 @@ export class RequestJournal {
    * one before it in all but `at` and `latencyMs` joins its run and is not kept itself.
    */
   append(entry: NewJournaledRequest): void {
-    this.queue(entry, typeof entry.at === 'number' ? entry.at : Date.parse(entry.at), entry.latencyMs);
+    this.queue(entry, arrivalOf(entry), entry.latencyMs, false);
   }
 
   /**
@@ -271,7 +271,7 @@ export class RequestJournal {
    * latency, without an entry of its own: what the intercept does for a call that repeats the last.
    */
   appendLike(like: NewJournaledRequest, at: number, latencyMs: number): void {
-    this.queue(like, at, latencyMs);
+    this.queue(like, at, latencyMs, false);
   }
 
   /**
@@ -280,13 +280,7 @@ export class RequestJournal {
    * client gave up on it. {@link settle} replaces it with what the call became. It never joins a run.
    */
   appendHeld(entry: NewJournaledRequest): HeldCall {
-    if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
-    const at = typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
-    const run: PendingRun = { entry, at, latencyMs: entry.latencyMs, more: [], held: true };
-    this.pending.push(run);
-    this.pendingEntries++;
-    this.schedule();
-    return run as unknown as HeldCall;
+    return this.queue(entry, arrivalOf(entry), entry.latencyMs, true) as unknown as HeldCall;
   }
 
   /** What a held call became (its status, reply, latency…); its id and arrival stay. */
@@ -309,21 +303,25 @@ export class RequestJournal {
     }
   }
 
-  private queue(entry: NewJournaledRequest, at: number, latencyMs: number): void {
+  /** Adds a call to the last run when it is one more of it, else starts a run (always, for a held call); returns its run. */
+  private queue(entry: NewJournaledRequest, at: number, latencyMs: number, held: boolean): PendingRun {
     if (this.pendingEntries >= MAX_PENDING_ENTRIES) this.dropOldest();
+    this.pendingEntries++;
+    this.schedule();
     const last = this.pending[this.pending.length - 1];
     if (
+      !held &&
       last !== undefined &&
       last.held === undefined &&
       last.more.length < 2 * (MAX_RUN - 1) &&
       (last.entry === entry || sameRequest(last.entry, entry))
     ) {
       last.more.push(at, latencyMs);
-    } else {
-      this.pending.push({ entry, at, latencyMs, more: [] });
+      return last;
     }
-    this.pendingEntries++;
-    this.schedule();
+    const run: PendingRun = { entry, at, latencyMs, more: [], ...(held ? { held: true as const } : {}) };
+    this.pending.push(run);
+    return run;
   }
 
   private dropOldest(): void {
@@ -469,6 +467,11 @@ function outcomeColumns(e: NewJournaledRequest, latencyMs: number): unknown[] {
     e.fault === null ? null : JSON.stringify(e.fault),
     e.hint,
   ];
+}
+
+/** An entry's arrival in epoch ms (the intercept gives a number; a test may give ISO text). */
+function arrivalOf(entry: NewJournaledRequest): number {
+  return typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
 }
 
 /** Adds the run columns to a journal table an earlier version created (its rows are runs of one). */
