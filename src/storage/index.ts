@@ -234,7 +234,7 @@ function howToGetBetterSqlite(problem: string): string {
     `SQLite: ${problem}. On Node ${process.versions.node} aggmock stores its data with better-sqlite3 ` +
     '(Node 22.13 and later have SQLite built in and need nothing): add and build it with ' +
     '`npm install better-sqlite3@12` (if it is already installed: `npm rebuild better-sqlite3`), ' +
-    'or with pnpm `pnpm add better-sqlite3@12 && pnpm approve-builds` (yarn: `yarn add better-sqlite3@12`)'
+    'or with pnpm `pnpm add better-sqlite3@12 --allow-build=better-sqlite3` (yarn: `yarn add better-sqlite3@12`)'
   );
 }
 

@@ -7,7 +7,7 @@ describe('aggmock where its SQLite driver cannot run', () => {
   // better-sqlite3 that this repository's install built for Node 20.
   const unusable = hasBuiltinSqlite() ? 'better-sqlite3' : 'node';
   const advice = hasBuiltinSqlite()
-    ? /^aggmock: SQLite: better-sqlite3 is installed but its native addon is not built for this Node \(.*`npm rebuild better-sqlite3`.*`pnpm add better-sqlite3@12 && pnpm approve-builds`/
+    ? /^aggmock: SQLite: better-sqlite3 is installed but its native addon is not built for this Node \(.*`npm rebuild better-sqlite3`.*`pnpm add better-sqlite3@12 --allow-build=better-sqlite3`/
     : /^aggmock: AGGMOCK_SQLITE_DRIVER=node needs Node 22\.13 or later for the built-in node:sqlite; this is Node 20\./;
 
   for (const args of [

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -13,6 +13,13 @@ import { fileURLToPath } from 'node:url';
  * run on that Node instead of the one the user has.
  */
 export const NODE_RUNTIMES = { node24: '24.21.0' } as const;
+
+/**
+ * Package managers the full install matrix runs, fetched the same way on first use. Not
+ * devDependencies: pnpm 11 declares `engines.node >= 22.13`, so as a devDependency every `npm ci` on
+ * Node 20 printed an EBADENGINE warning for a tool only `npm run test:package` uses.
+ */
+export const REGISTRY_TOOLS = { pnpm: '11.28.10' } as const;
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -30,19 +37,32 @@ function packageName(): string {
 export function nodeRuntime(version: string): { dir: string; node: string } {
   const dir = join(root, '.cache', 'node', version);
   const node = join(dir, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  if (!existsSync(node)) {
-    mkdirSync(join(root, '.cache', 'node'), { recursive: true });
-    const scratch = mkdtempSync(join(root, '.cache', 'node', `${version}-`));
-    try {
-      execFileSync(npm, ['pack', `${packageName()}@${version}`, '--prefer-offline', '--silent'], { cwd: scratch });
-      const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
-      if (!tarball) throw new Error(`npm pack ${packageName()}@${version} left no tarball in ${scratch}`);
-      execFileSync('tar', ['-xzf', tarball], { cwd: scratch });
-      rmSync(dir, { recursive: true, force: true });
-      renameSync(join(scratch, 'package'), dir);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
-  }
+  unpackOnce(`${packageName()}@${version}`, dir, node);
   return { dir, node };
+}
+
+/** A package manager's CLI script (e.g. pnpm's `bin/pnpm.mjs`), unpacked once under `.cache/tools/`. */
+export function registryTool(name: keyof typeof REGISTRY_TOOLS, script: string): string {
+  const dir = join(root, '.cache', 'tools', `${name}-${REGISTRY_TOOLS[name]}`);
+  const cli = join(dir, script);
+  unpackOnce(`${name}@${REGISTRY_TOOLS[name]}`, dir, cli);
+  return cli;
+}
+
+/** `npm pack <spec>` through npm's cache and unpacked into `dir`, unless `marker` (a file in it) exists. */
+function unpackOnce(spec: string, dir: string, marker: string): void {
+  if (existsSync(marker)) return;
+  const parent = dirname(dir);
+  mkdirSync(parent, { recursive: true });
+  const scratch = mkdtempSync(`${dir}-`);
+  try {
+    execFileSync(npm, ['pack', spec, '--prefer-offline', '--silent'], { cwd: scratch });
+    const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+    if (!tarball) throw new Error(`npm pack ${spec} left no tarball in ${scratch}`);
+    execFileSync('tar', ['-xzf', tarball], { cwd: scratch });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(join(scratch, 'package'), dir);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasBuiltinSqlite } from '../../src/storage/index.ts';
 import { type CliProcess, runCli } from '../cli/process.ts';
-import { NODE_RUNTIMES, nodeRuntime } from './node-runtime.ts';
+import { NODE_RUNTIMES, nodeRuntime, registryTool } from './node-runtime.ts';
 
 /**
  * The package as a user gets it: `npm pack`, installed from the tarball into empty folders, then
@@ -29,7 +29,6 @@ const FULL = process.env.AGGMOCK_PACKAGE_MATRIX === 'full';
 const npmCli = process.env.npm_execpath?.endsWith('npm-cli.js')
   ? process.env.npm_execpath
   : join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-const pnpmCli = join(root, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
 const yarnCli = join(root, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 /**
  * Yarn as a developer runs it on their machine: no telemetry from the test, and `yarn add` allowed
@@ -81,10 +80,17 @@ async function install(name: string, manager: Manager, managerNode: string, runN
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const args = {
-    npm: [npmCli, 'install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', tarball],
-    pnpm: [pnpmCli, 'add', '--save-dev', '--prefer-offline', '--config.update-notifier=false', tarball],
-    yarn: [yarnCli, 'add', '--dev', tarball],
-  }[manager];
+    npm: () => [npmCli, 'install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', tarball],
+    pnpm: () => [
+      registryTool('pnpm', 'bin/pnpm.mjs'),
+      'add',
+      '--save-dev',
+      '--prefer-offline',
+      '--config.update-notifier=false',
+      tarball,
+    ],
+    yarn: () => [yarnCli, 'add', '--dev', tarball],
+  }[manager]();
   // The PATH leads to the Node that runs the manager, as when a user runs it.
   const env = {
     ...process.env,
@@ -185,7 +191,7 @@ async function expectSqliteAdvice(i: Install): Promise<void> {
     expect(lines[0]).toMatch(/^aggmock: SQLite: better-sqlite3 is not installed\. On Node 20\.\d+\.\d+ aggmock/);
     expect(lines[0]).toContain('`npm install better-sqlite3@12`');
     expect(lines[0]).toContain('`npm rebuild better-sqlite3`');
-    expect(lines[0]).toContain('`pnpm add better-sqlite3@12 && pnpm approve-builds`');
+    expect(lines[0]).toContain('`pnpm add better-sqlite3@12 --allow-build=better-sqlite3`');
   }
 }
 
