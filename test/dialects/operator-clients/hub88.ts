@@ -15,7 +15,7 @@
  *   country/currency/game/operator_id; 500.
  * - https://docs.hub88.io/developer-docs/operator-api-reference/freebets-api: rewards/create (user,
  *   prepaid_uuid; bet_value/bet_count from the prepaid unless NULL there), prepaids/list.
- * - Operator-side clients read as code: coingaming-style Cypress checks (search index id 1743856145:
+ * - Operator-side clients read as code: a Cypress suite of the operator API (search index id 1743856145:
  *   the game list item fields and types, /game/round body {user, transaction_uuid, round, operator_id}
  *   -> {url}); a Kotlin client (id 71276049075: SHA256withRSA, base64, body {operator_id} for the list,
  *   demo launch with currency and game_currency "XXX").
