@@ -93,10 +93,11 @@ describe('blue ocean operator client', () => {
     const url = await client().launch({
       player: 'testing',
       playerPassword: '687ee8d9',
+      token: 'not-sent',
       currency: 'EUR',
       gameId: '2759',
       mode: 'real',
-      homeUrl: 'https://c.test',
+      lobbyUrl: 'https://c.test',
     });
     expect(url).toBe('https://games.example.test/real/2759');
     expect(lastBody()).toMatchObject({
@@ -109,7 +110,14 @@ describe('blue ocean operator client', () => {
 
   it('launches demo play with play_for_fun "1" and no player credentials', async () => {
     expect(
-      await client().launch({ player: 'x', playerPassword: 'y', currency: 'EUR', gameId: 'ne#ne-jingle-spin', mode: 'demo' }),
+      await client().launch({
+        player: 'x',
+        playerPassword: 'y',
+        token: 'not-sent',
+        currency: 'EUR',
+        gameId: 'ne#ne-jingle-spin',
+        mode: 'demo',
+      }),
     ).toBe('https://games.example.test/demo/2759');
     expect(lastBody()).not.toHaveProperty('user_password');
     expect(lastBody().play_for_fun).toBe('1');
@@ -117,10 +125,10 @@ describe('blue ocean operator client', () => {
 
   it('reports Blue Ocean\u2019s documented errors: unknown game, wrong player password', async () => {
     await expect(
-      client().launch({ player: 'x', playerPassword: 'y', currency: 'EUR', gameId: '1', mode: 'real' }),
+      client().launch({ player: 'x', playerPassword: 'y', token: 'not-sent', currency: 'EUR', gameId: '1', mode: 'real' }),
     ).rejects.toThrow(/Game not found/);
     await expect(
-      client().launch({ player: 'ghost', playerPassword: 'y', currency: 'EUR', gameId: '2759', mode: 'real' }),
+      client().launch({ player: 'ghost', playerPassword: 'y', token: 'not-sent', currency: 'EUR', gameId: '2759', mode: 'real' }),
     ).rejects.toThrow(/Invalid player username or password/);
   });
 

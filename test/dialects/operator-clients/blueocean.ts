@@ -26,7 +26,7 @@
  * carry; so the launch token is not sent); RTP in the game list. No body signature exists: the
  * credentials are the authentication, so `tampered-body` is refused by this client as meaningless.
  */
-import { call, jsonObject, OperatorCallError, type Tamper } from './kit.ts';
+import { call, jsonObject, type LaunchRequest, OperatorCallError, type Tamper } from './kit.ts';
 
 export interface BlueOceanClientOptions {
   /** The single API endpoint URL given at onboarding. */
@@ -49,16 +49,11 @@ export interface BlueOceanGame {
   [field: string]: unknown;
 }
 
-export interface BlueOceanLaunch {
-  player: string;
+/** `token` is not sent (Blue Ocean issues its own sessionid); lobbyUrl is the homeurl. */
+export interface BlueOceanLaunch extends LaunchRequest {
   /** The player's Blue Ocean password, chosen by the operator at createPlayer. */
   playerPassword: string;
-  currency: string;
-  gameId: string;
-  mode: 'real' | 'demo';
   nickname?: string;
-  language?: string;
-  homeUrl?: string;
 }
 
 export function blueOceanClient(options: BlueOceanClientOptions) {
@@ -115,7 +110,7 @@ export function blueOceanClient(options: BlueOceanClientOptions) {
         user_nickname: launch.nickname ?? launch.player,
         lang: launch.language ?? 'en',
         gameid: launch.gameId,
-        homeurl: launch.homeUrl,
+        homeurl: launch.lobbyUrl,
         play_for_fun: demo ? '1' : '0',
         currency: launch.currency,
       });

@@ -129,12 +129,13 @@ describe('caleta signature vector (OAS "Request signing")', () => {
     registeredKey = samplePublicKey;
     const client = caletaClient({ baseUrl: vendor.url, operatorId: 1, privateKey: CALETA_SAMPLE_PRIVATE_KEY });
     await client.launch({
-      user: 'test',
+      player: 'test',
       country: 'BR',
       currency: 'BTC',
       token: 'd5dcb4f6-db06-4ab1-9c63-d1f7dc12694e',
-      gameId: 10,
-      lang: 'en',
+      gameId: '10',
+      gameIdField: 'game_id',
+      language: 'en',
       lobbyUrl: 'https://casinosample.com',
       depositUrl: 'https://casinosample.com/deposit',
       mode: 'real',
@@ -157,15 +158,15 @@ describe('caleta operator client', () => {
 
   it('launches real play with token, user and sub-partner, and demo play with FUN and neither', async () => {
     const real = await client().launch({
-      user: 'u1',
+      player: 'u1',
       token: 'tok-1234567890',
-      gameCode: 'cg_torchoffire',
+      gameId: 'cg_torchoffire',
       currency: 'EUR',
       mode: 'real',
     });
     expect(real).toBe('https://games.example.test/games/?token=tok-1234567890');
     expect(lastBody()).toMatchObject({ user: 'u1', token: 'tok-1234567890', currency: 'EUR', sub_partner_id: 'my-casino' });
-    await client().launch({ user: 'u1', token: 'tok-1234567890', gameCode: 'cg_torchoffire', currency: 'EUR', mode: 'demo' });
+    await client().launch({ player: 'u1', token: 'tok-1234567890', gameId: 'cg_torchoffire', currency: 'EUR', mode: 'demo' });
     expect(lastBody().currency).toBe(CALETA_DEMO_CURRENCY);
     expect(lastBody()).not.toHaveProperty('user');
     expect(lastBody()).not.toHaveProperty('token');

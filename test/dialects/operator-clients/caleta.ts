@@ -29,6 +29,7 @@ import type { KeyObject } from 'node:crypto';
 import {
   type HttpReply,
   jsonObject,
+  type LaunchRequest,
   OperatorCallError,
   postSignedJson,
   rsaSha256Base64,
@@ -65,18 +66,9 @@ export interface CaletaGame {
   [field: string]: unknown;
 }
 
-export interface CaletaLaunch {
-  user?: string;
-  token?: string;
-  /** Caleta's game code (required by the schema) or its numeric game_id (used by the example). */
-  gameCode?: string;
-  gameId?: number;
-  currency: string;
-  mode: 'real' | 'demo';
-  country?: string;
-  lang?: string;
-  lobbyUrl?: string;
-  depositUrl?: string;
+export interface CaletaLaunch extends LaunchRequest {
+  /** Send gameId as game_code (the schema's required field, default) or as the numeric game_id (the example's). */
+  gameIdField?: 'game_code' | 'game_id';
 }
 
 export function caletaClient(options: CaletaClientOptions) {
@@ -121,15 +113,15 @@ export function caletaClient(options: CaletaClientOptions) {
     async launch(launch: CaletaLaunch): Promise<string> {
       const demo = launch.mode === 'demo';
       const body = {
-        user: demo ? undefined : launch.user,
+        user: demo ? undefined : launch.player,
         country: launch.country ?? 'BR',
         currency: demo ? CALETA_DEMO_CURRENCY : launch.currency,
         operator_id: options.operatorId,
         token: demo ? undefined : launch.token,
-        game_id: launch.gameId,
-        game_code: launch.gameCode,
+        game_id: launch.gameIdField === 'game_id' ? Number(launch.gameId) : undefined,
+        game_code: launch.gameIdField === 'game_id' ? undefined : launch.gameId,
         sub_partner_id: options.subPartnerId,
-        lang: launch.lang ?? 'en',
+        lang: launch.language ?? 'en',
         lobby_url: launch.lobbyUrl,
         deposit_url: launch.depositUrl,
       };

@@ -28,7 +28,7 @@
  * There is no body signature: the API token in the path authenticates the launch, so a tampered
  * body cannot be detected by Evolution and `tampered-body` is refused by this client as meaningless.
  */
-import { call, type HttpReply, jsonObject, OperatorCallError, type Tamper } from './kit.ts';
+import { call, type HttpReply, jsonObject, type LaunchRequest, OperatorCallError, type Tamper } from './kit.ts';
 
 export interface EvolutionClientOptions {
   /** Evolution's licensee host, e.g. https://<licensee>.uat1.evo-test.com (the entry path is appended). */
@@ -46,19 +46,8 @@ export interface EvolutionTable {
   [field: string]: unknown;
 }
 
-export interface EvolutionLaunch {
-  player: string;
-  /** The casino's session id: Evolution's wallet calls carry it back as `sid`. */
-  token: string;
-  currency: string;
-  gameId: string;
-  mode: 'real' | 'demo';
-  country?: string;
-  language?: string;
-  ip?: string;
-  mobile?: boolean;
-  lobbyUrl?: string;
-  cashierUrl?: string;
+/** `token` becomes player.session.id, which Evolution's wallet calls carry back as `sid`; depositUrl is the cashier. */
+export interface EvolutionLaunch extends LaunchRequest {
   category?: string;
   uuid?: string;
 }
@@ -121,8 +110,8 @@ export function evolutionClient(options: EvolutionClientOptions) {
         config: {
           brand: { id: '1', skin: '1' },
           game: { category: launch.category, table: { id: launch.gameId } },
-          channel: { wrapped: false, mobile: launch.mobile ?? false },
-          urls: { lobby: launch.lobbyUrl, cashier: launch.cashierUrl },
+          channel: { wrapped: false, mobile: launch.platform === 'mobile' },
+          urls: { lobby: launch.lobbyUrl, cashier: launch.depositUrl },
         },
       };
       const reply = await call(

@@ -78,9 +78,9 @@ describe('hub88 operator client', () => {
   it('launches in real mode with the user, token and currency named, and returns the landing url', async () => {
     const client = hub88Client({ baseUrl: vendor.url, operatorId: 42, privateKey: privatePem });
     const url = await client.launch({
-      user: 'john12345',
+      player: 'john12345',
       token: 'f562a685-a160-4d17-876d-ab3363db331c',
-      gameCode: 'clt_dragonrising',
+      gameId: 'clt_dragonrising',
       currency: 'EUR',
       mode: 'real',
       platform: 'mobile',
@@ -104,9 +104,9 @@ describe('hub88 operator client', () => {
   it('launches in demo mode with currency XXX and no user or token', async () => {
     const client = hub88Client({ baseUrl: vendor.url, operatorId: 42, privateKey: privatePem });
     await client.launch({
-      user: 'john12345',
+      player: 'john12345',
       token: 'ignored-token',
-      gameCode: 'clt_dragonrising',
+      gameId: 'clt_dragonrising',
       currency: 'EUR',
       mode: 'demo',
     });

@@ -30,6 +30,7 @@ import type { KeyObject } from 'node:crypto';
 import {
   type HttpReply,
   jsonObject,
+  type LaunchRequest,
   OperatorCallError,
   postSignedJson,
   rsaSha256Base64,
@@ -70,18 +71,7 @@ export interface Hub88Game {
   [field: string]: unknown;
 }
 
-export interface Hub88Launch {
-  user?: string;
-  token?: string;
-  gameCode: string;
-  currency: string;
-  mode: 'real' | 'demo';
-  lang?: string;
-  country?: string;
-  platform?: 'desktop' | 'mobile';
-  lobbyUrl?: string;
-  depositUrl?: string;
-  ip?: string;
+export interface Hub88Launch extends LaunchRequest {
   subPartnerId?: string;
 }
 
@@ -138,15 +128,15 @@ export function hub88Client(options: Hub88ClientOptions) {
       const demo = launch.mode === 'demo';
       const currency = demo ? HUB88_DEMO_CURRENCY : launch.currency;
       const body: Record<string, unknown> = {
-        ...(demo ? {} : { user: launch.user, token: launch.token }),
+        ...(demo ? {} : { user: launch.player, token: launch.token }),
         sub_partner_id: launch.subPartnerId,
         platform: launch.platform === 'mobile' ? 'GPL_MOBILE' : 'GPL_DESKTOP',
         operator_id: options.operatorId,
         meta: {},
         lobby_url: launch.lobbyUrl,
-        lang: launch.lang ?? 'en',
+        lang: launch.language ?? 'en',
         ip: launch.ip ?? '127.0.0.1',
-        game_code: launch.gameCode,
+        game_code: launch.gameId,
         deposit_url: launch.depositUrl,
         currency,
         game_currency: currency,

@@ -18,6 +18,25 @@ import type { AddressInfo } from 'node:net';
  */
 export type Tamper = 'wrong-key' | 'tampered-body' | 'no-signature';
 
+/**
+ * What every client's launch() takes: aggmock's launch concepts, mapped by each client to its
+ * vendor's field names. Vendors that issue their own session ignore `token` (said in their file).
+ */
+export interface LaunchRequest {
+  player: string;
+  currency: string;
+  gameId: string;
+  mode: 'real' | 'demo';
+  /** The operator's session token, which the vendor's wallet calls carry back. */
+  token: string;
+  language?: string;
+  platform?: 'desktop' | 'mobile';
+  lobbyUrl?: string;
+  depositUrl?: string;
+  country?: string;
+  ip?: string;
+}
+
 /** A vendor refused a call, or answered something the client cannot read. */
 export class OperatorCallError extends Error {
   constructor(

@@ -36,6 +36,7 @@ import {
   call,
   type HttpReply,
   jsonObject,
+  type LaunchRequest,
   OperatorCallError,
   phpBuildQuery,
   sortedByKey,
@@ -116,17 +117,8 @@ export function pragmaticClient(options: PragmaticClientOptions) {
       return body.gameList as PragmaticGame[];
     },
 
-    async launch(launch: {
-      player: string;
-      token: string;
-      currency: string;
-      gameId: string;
-      mode: 'real' | 'demo';
-      language?: string;
-      platform?: 'desktop' | 'mobile';
-      lobbyUrl?: string;
-      cashierUrl?: string;
-    }): Promise<string> {
+    /** depositUrl is sent as cashierUrl. */
+    async launch(launch: LaunchRequest): Promise<string> {
       const demo = launch.mode === 'demo';
       const body = await postForm('/CasinoGameAPI/game/url/', {
         secureLogin: options.secureLogin,
@@ -138,7 +130,7 @@ export function pragmaticClient(options: PragmaticClientOptions) {
         platform: launch.platform === 'mobile' ? 'MOBILE' : 'DESKTOP',
         playMode: demo ? 'DEMO' : 'REAL',
         lobbyUrl: launch.lobbyUrl,
-        cashierUrl: launch.cashierUrl,
+        cashierUrl: launch.depositUrl,
       });
       if (typeof body.gameURL !== 'string' || body.gameURL === '') {
         throw new OperatorCallError('/CasinoGameAPI/game/url/', 200, body, 'no gameURL in the reply');

@@ -108,7 +108,7 @@ describe('slotegrator operator client', () => {
         currency: 'EUR',
         gameId: 'uuid-1',
         mode: 'real',
-        returnUrl: 'https://c.test/lobby',
+        lobbyUrl: 'https://c.test/lobby',
       }),
     ).toBe('https://games.example.test/uuid-1?session=sess-1');
     const real = Object.fromEntries(new URLSearchParams(vendor.calls.at(-1)!.rawBody.toString('utf8')));

@@ -29,7 +29,16 @@
  * readable); round details and session closing (nothing found).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { call, jsonObject, OperatorCallError, phpBuildQuery, sortedByKey, type Tamper, tamperedCopy } from './kit.ts';
+import {
+  call,
+  jsonObject,
+  type LaunchRequest,
+  OperatorCallError,
+  phpBuildQuery,
+  sortedByKey,
+  type Tamper,
+  tamperedCopy,
+} from './kit.ts';
 
 export interface SlotegratorClientOptions {
   /** The GIS base, e.g. https://staging.slotegrator.com/api/index.php/v1 (paths like /games appended). */
@@ -130,22 +139,13 @@ export function slotegratorClient(options: SlotegratorClientOptions) {
       }
     },
 
-    async launch(launch: {
-      player: string;
-      playerName?: string;
-      token: string;
-      currency: string;
-      gameId: string;
-      mode: 'real' | 'demo';
-      language?: string;
-      returnUrl?: string;
-      device?: 'desktop' | 'mobile';
-    }): Promise<string> {
+    /** `token` is the GIS session_id; lobbyUrl is the return_url; platform the device. */
+    async launch(launch: LaunchRequest & { playerName?: string }): Promise<string> {
       if (launch.mode === 'demo') {
         return launchUrl('/games/init-demo', {
           game_uuid: launch.gameId,
-          device: launch.device,
-          return_url: launch.returnUrl,
+          device: launch.platform,
+          return_url: launch.lobbyUrl,
           language: launch.language ?? 'en',
         });
       }
@@ -155,8 +155,8 @@ export function slotegratorClient(options: SlotegratorClientOptions) {
         player_name: launch.playerName ?? launch.player,
         currency: launch.currency,
         session_id: launch.token,
-        device: launch.device,
-        return_url: launch.returnUrl,
+        device: launch.platform,
+        return_url: launch.lobbyUrl,
         language: launch.language ?? 'en',
       });
     },

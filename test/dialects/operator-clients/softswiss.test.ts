@@ -65,11 +65,12 @@ describe('softswiss operator client', () => {
   it('opens a real session with currency, subunit balance, urls and user, and returns launch_options.game_url', async () => {
     const url = await client().launch({
       player: 'p-1',
+      token: 'not-sent',
       currency: 'EUR',
       gameId: 'softswiss:AllLuckyClover',
       mode: 'real',
       balance: 100000,
-      returnUrl: 'https://c.test/lobby',
+      lobbyUrl: 'https://c.test/lobby',
       depositUrl: 'https://c.test/deposit',
     });
     expect(url).toBe('https://games.example.test/softswiss:AllLuckyClover?real');
@@ -85,7 +86,7 @@ describe('softswiss operator client', () => {
   });
 
   it('opens a demo on /demo without currency, balance or user', async () => {
-    expect(await client().launch({ player: 'p-1', currency: 'EUR', gameId: 'g', mode: 'demo' })).toBe(
+    expect(await client().launch({ player: 'p-1', token: 'not-sent', currency: 'EUR', gameId: 'g', mode: 'demo' })).toBe(
       'https://games.example.test/g?demo',
     );
     expect(vendor.calls.at(-1)!.path).toBe('/demo');
@@ -115,7 +116,7 @@ describe('softswiss operator client', () => {
 
   it.each(['wrong-key', 'tampered-body', 'no-signature'] as const)('is refused with 403 when %s', async (tamper) => {
     const failure = await client(tamper)
-      .launch({ player: 'p', currency: 'EUR', gameId: 'g', mode: 'real' })
+      .launch({ player: 'p', token: 't', currency: 'EUR', gameId: 'g', mode: 'real' })
       .then(
         () => undefined,
         (error: unknown) => error,

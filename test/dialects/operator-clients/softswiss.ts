@@ -27,7 +27,7 @@
  * escapes '/' as '\/'; a verifier must hash the raw bytes received, never a re-serialisation.
  */
 import { createHmac } from 'node:crypto';
-import { jsonObject, OperatorCallError, postSignedJson, type Tamper, withoutUndefined } from './kit.ts';
+import { jsonObject, type LaunchRequest, OperatorCallError, postSignedJson, type Tamper, withoutUndefined } from './kit.ts';
 
 export const SOFTSWISS_SIGNATURE_HEADER = 'X-REQUEST-SIGN';
 
@@ -74,37 +74,31 @@ export function softSwissClient(options: SoftSwissClientOptions) {
     },
 
     /** POST /sessions (real) or /demo; returns launch_options.game_url. */
-    async launch(launch: {
-      player: string;
-      currency: string;
-      gameId: string;
-      mode: 'real' | 'demo';
-      /** The player's balance in integer subunits (sent on real launches). */
-      balance?: number;
-      locale?: string;
-      ip?: string;
-      clientType?: 'desktop' | 'mobile';
-      jurisdiction?: string;
-      returnUrl?: string;
-      depositUrl?: string;
-      user?: Record<string, unknown>;
-    }): Promise<string> {
+    /** `token` is not sent (GCP issues its own session); lobbyUrl is the return_url, language the locale. */
+    async launch(
+      launch: LaunchRequest & {
+        /** The player's balance in integer subunits (sent on real launches). */
+        balance?: number;
+        jurisdiction?: string;
+        user?: Record<string, unknown>;
+      },
+    ): Promise<string> {
       const demo = launch.mode === 'demo';
       const route = demo ? '/demo' : '/sessions';
       const common = {
         game: launch.gameId,
-        locale: launch.locale ?? 'en',
+        locale: launch.language ?? 'en',
         ip: launch.ip ?? '127.0.0.1',
-        client_type: launch.clientType ?? 'desktop',
+        client_type: launch.platform ?? 'desktop',
         jurisdiction: launch.jurisdiction ?? 'US',
       };
       const body = demo
-        ? { ...common, urls: { return_url: launch.returnUrl } }
+        ? { ...common, urls: { return_url: launch.lobbyUrl } }
         : {
             ...common,
             currency: launch.currency,
             balance: launch.balance ?? 0,
-            urls: { return_url: launch.returnUrl, deposit_url: launch.depositUrl },
+            urls: { return_url: launch.lobbyUrl, deposit_url: launch.depositUrl },
             user: { id: launch.player, ...launch.user },
           };
       const reply = await post(route, body);
