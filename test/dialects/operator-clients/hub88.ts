@@ -20,11 +20,17 @@
  *   -> {url}); a Kotlin client (id 71276049075: SHA256withRSA, base64, body {operator_id} for the list,
  *   demo launch with currency and game_currency "XXX").
  *
- * Unknown: the production base URL (per environment, given at onboarding); a published signature
- * vector (the docs link a private key that is not stored anywhere readable; Caleta, whose API is a
- * copy of this one, publishes one, see caleta.test.ts); the error body of a refused freebet call
- * (read as the generic `{error}` here); a close-session call (none is documented); the reward's
- * full field list (taken from the same-shaped Caleta OAS where Hub88's page excerpt is silent).
+ * - The signing example: https://docs.hub88.io/developer-docs/supplier-api-reference/supplier-api-overview
+ *   ("Request signing logic": an example body and "Correct signature: FFdiceKls…"; the private key is
+ *   a link), with the key as copied in a C# demo (search index id 28442272220) and the full
+ *   signature as a Java test asserts it (id 12710240722). The signed body carries "game_id":39 where
+ *   the page now prints "game_code":"ctl_dragonrising"; the launch body below keeps the example's
+ *   field order so the example's values sign to the published signature (hub88.test.ts).
+ *
+ * Unknown: the production base URL (per environment, given at onboarding); the error body of a
+ * refused freebet call (read as the generic `{error}` here); a close-session call (none is
+ * documented); the reward's full field list (taken from the same-shaped Caleta OAS where Hub88's
+ * page excerpt is silent); whether game_currency and meta are required (sent only when given).
  */
 import type { KeyObject } from 'node:crypto';
 import {
@@ -73,6 +79,11 @@ export interface Hub88Game {
 
 export interface Hub88Launch extends LaunchRequest {
   subPartnerId?: string;
+  /** Send gameId as game_code (default) or as the numeric game_id of older integrations and the signing example. */
+  gameIdField?: 'game_code' | 'game_id';
+  /** Sent only when given (the signing example has neither). */
+  gameCurrency?: string;
+  meta?: Record<string, unknown>;
 }
 
 export interface Hub88Reward {
@@ -127,20 +138,23 @@ export function hub88Client(options: Hub88ClientOptions) {
     async launch(launch: Hub88Launch): Promise<string> {
       const demo = launch.mode === 'demo';
       const currency = demo ? HUB88_DEMO_CURRENCY : launch.currency;
+      // Fields in the order of Hub88's signing example, so its values sign to its published signature.
       const body: Record<string, unknown> = {
-        ...(demo ? {} : { user: launch.player, token: launch.token }),
-        sub_partner_id: launch.subPartnerId,
-        platform: launch.platform === 'mobile' ? 'GPL_MOBILE' : 'GPL_DESKTOP',
-        operator_id: options.operatorId,
-        meta: {},
-        lobby_url: launch.lobbyUrl,
-        lang: launch.language ?? 'en',
-        ip: launch.ip ?? '127.0.0.1',
-        game_code: launch.gameId,
-        deposit_url: launch.depositUrl,
-        currency,
-        game_currency: currency,
+        user: demo ? undefined : launch.player,
         country: launch.country ?? 'EE',
+        currency,
+        operator_id: options.operatorId,
+        token: demo ? undefined : launch.token,
+        platform: launch.platform === 'mobile' ? 'GPL_MOBILE' : 'GPL_DESKTOP',
+        game_id: launch.gameIdField === 'game_id' ? Number(launch.gameId) : undefined,
+        game_code: launch.gameIdField === 'game_id' ? undefined : launch.gameId,
+        lang: launch.language ?? 'en',
+        lobby_url: launch.lobbyUrl,
+        ip: launch.ip ?? '127.0.0.1',
+        deposit_url: launch.depositUrl,
+        sub_partner_id: launch.subPartnerId,
+        game_currency: launch.gameCurrency,
+        meta: launch.meta,
       };
       return urlOf('/game/url', await post('/game/url', withoutUndefined(body)));
     },
