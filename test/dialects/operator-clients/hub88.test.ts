@@ -1,9 +1,9 @@
 /**
- * The Hub88 operator client proven against a loopback stand-in that checks requests the way Hub88's
- * docs say Hub88 does (see hub88.ts for the pages): RSA-SHA256 of the body with the operator's
- * registered public key, else HTTP 401 {"error": …}. Hub88 publishes no signature vector that can
- * be read, so the signing is proven by verification with the public half (and, for the same
- * algorithm, by Caleta's published vector in caleta.test.ts).
+ * The Hub88 operator client proven two ways (sources in hub88.ts):
+ * - against Hub88's published signing example: its body, signed with the example key the docs
+ *   link, must give the printed signature — through the client itself, header and all;
+ * - against a loopback stand-in that checks requests the way Hub88's docs say Hub88 does:
+ *   RSA-SHA256 of the body with the operator's registered public key, else HTTP 401 {"error": …}.
  */
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
