@@ -1,7 +1,8 @@
 /**
- * The Slotegrator GIS operator client proven against the signing rule of the PHP SDK (no vector with
- * a known merchant key is published) and a loopback stand-in that recomputes X-Sign from the received
- * parameters and headers the same way, and checks the ±5 minute window SoftBet states.
+ * The Slotegrator GIS operator client proven against the signing rule of Slotegrator's document and
+ * PHP SDK (no vector with a known merchant key is published) and a loopback stand-in that recomputes
+ * X-Sign from the received parameters and headers the same way, checks the 30-second window of
+ * Slotegrator's document, and refuses with 401 and the document's {name, message, code, status}.
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,10 +22,10 @@ function slotegratorStandIn(call: ReceivedCall) {
     'X-Nonce': String(call.headers['x-nonce'] ?? ''),
   };
   const sign = String(call.headers['x-sign'] ?? '');
-  // unknown: Slotegrator's refusal body; a Yii2-style {name, message, code, status} at 403 here.
-  const forbidden = (message: string) => ({ status: 403, body: { name: 'Forbidden', message, code: 0, status: 403 } });
+  // The document: 401 "Authentication failed", errors as {name, message, code, status}.
+  const forbidden = (message: string) => ({ status: 401, body: { name: 'Unauthorized', message, code: 0, status: 401 } });
   if (auth['X-Merchant-Id'] !== MERCHANT) return forbidden('Unknown merchant');
-  if (Math.abs(Number(auth['X-Timestamp']) - NOW) > 300) return forbidden('Timestamp out of window');
+  if (Math.abs(Number(auth['X-Timestamp']) - NOW) > 30) return forbidden('Timestamp out of window');
   if (!sign || !constantTimeEqual(sign, slotegratorSign(params, auth, KEY))) return forbidden('Invalid sign');
   switch (`${call.method} ${call.path}`) {
     case 'GET /v1/games': {
@@ -51,6 +52,23 @@ function slotegratorStandIn(call: ReceivedCall) {
       return { status: 200, body: { url: `https://games.example.test/${params.game_uuid}?demo=1` } };
     case 'GET /v1/games/lobby':
       return { status: 200, body: { lobby: [{ lobbyData: 'table-1', name: 'Table 1' }] } };
+    case 'GET /v1/freespins/bets':
+      return { status: 200, body: { denominations: ['0.01', '0.1', '1'], bets: [{ bet_id: '0', bet_per_line: 1, lines: 25 }] } };
+    case 'POST /v1/freespins/set':
+      if (!params.bet_id && !params.total_bet_id && !params.denomination) {
+        return {
+          status: 422,
+          body: {
+            name: 'Unprocessable entity',
+            message: 'One of bet_id, total_bet_id, denomination is required',
+            code: 0,
+            status: 422,
+          },
+        };
+      }
+      return { status: 200, body: '' };
+    case 'POST /v1/freespins/cancel':
+      return { status: 200, body: '' };
     default:
       return { status: 404, body: { name: 'Not Found', message: 'Page not found.', code: 0, status: 404 } };
   }
@@ -125,11 +143,34 @@ describe('slotegrator operator client', () => {
     );
   });
 
+  it('reads the free-spin bets, sets a campaign with a bet id, cancels it, and reports a 422 without any bet', async () => {
+    expect(await client().freeSpinBets('uuid-1', 'EUR')).toMatchObject({ denominations: ['0.01', '0.1', '1'] });
+    const campaign = {
+      freespinId: 'fs-1',
+      player: 'p-1',
+      currency: 'EUR',
+      gameId: 'uuid-1',
+      quantity: 10,
+      validFrom: NOW,
+      validUntil: NOW + 86400,
+    };
+    await client().awardFreeSpins({ ...campaign, betId: 0 });
+    expect(Object.fromEntries(new URLSearchParams(vendor.calls.at(-1)!.rawBody.toString('utf8')))).toMatchObject({
+      freespin_id: 'fs-1',
+      player_id: 'p-1',
+      quantity: '10',
+      bet_id: '0',
+      game_uuid: 'uuid-1',
+    });
+    await client().cancelFreeSpins('fs-1');
+    await expect(client().awardFreeSpins(campaign)).rejects.toMatchObject({ status: 422 });
+  });
+
   it('reads a game lobby', async () => {
     expect(await client().lobby('uuid-1', 'EUR')).toEqual({ lobby: [{ lobbyData: 'table-1', name: 'Table 1' }] });
   });
 
-  it.each(['wrong-key', 'tampered-body', 'no-signature'] as const)('is refused with 403 when %s', async (tamper) => {
+  it.each(['wrong-key', 'tampered-body', 'no-signature'] as const)('is refused with 401 when %s', async (tamper) => {
     const failure = await client(tamper)
       .launch({ player: 'p', token: 's', currency: 'EUR', gameId: 'uuid-1', mode: 'real' })
       .then(
@@ -137,12 +178,16 @@ describe('slotegrator operator client', () => {
         (error: unknown) => error,
       );
     expect(failure).toBeInstanceOf(OperatorCallError);
-    expect(failure).toMatchObject({ status: 403, message: expect.stringContaining('Invalid sign') });
+    expect(failure).toMatchObject({
+      status: 401,
+      body: { name: 'Unauthorized' },
+      message: expect.stringContaining('Invalid sign'),
+    });
   });
 
   it('is refused when its clock is outside the window', async () => {
-    await expect(client(undefined, () => NOW - 301).listGames()).rejects.toMatchObject({
-      status: 403,
+    await expect(client(undefined, () => NOW - 31).listGames()).rejects.toMatchObject({
+      status: 401,
       message: expect.stringContaining('window'),
     });
   });

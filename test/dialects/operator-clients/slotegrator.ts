@@ -1,32 +1,32 @@
 /**
  * An independent Slotegrator GIS (APIgrator) operator client: game list, real and demo launch,
- * lobby tables. Slotegrator's own portal is not readable; what is public is a PHP SDK, integrators'
- * clients and a reseller that declares itself byte-compatible.
+ * lobby tables, free-spin campaigns. Written from Slotegrator's own document as copied in public
+ * code, and from integrators' clients.
  *
  * Sources:
- * - A PHP "SdkGis\GisApi" class (search index id 11485238871): getAuthHeaders() = X-Merchant-Id,
- *   X-Timestamp = time(), X-Nonce = md5(uniqid()), X-Sign = hash_hmac('sha1',
- *   http_build_query(ksort(params ∪ those three headers)), merchantKey); GET {base}/games,
- *   GET {base}/games/lobby?game_uuid&currency, POST {base}/games/init and /games/init-demo as
- *   application/x-www-form-urlencoded (game_uuid, player_id, player_name, currency, session_id,
- *   return_url, language, email, lobby_data; demo: game_uuid, return_url, language), GET /limits,
- *   GET /jackpots. http_build_query leaves null values out of both the body and the signature.
- * - https://softbet.io/docs/CUSTOMER-API.md ("byte-compatible with the Slotegrator GIS API"):
- *   the same four headers (X-API-Key in place of X-Merchant-Id), X-Timestamp in unix seconds with
- *   ±5 minutes of skew, a single-use X-Nonce, X-Sign lowercase hex HMAC-SHA1 of the sorted query.
- * - A Node client (id 71317804778): base https://staging.slotegrator.com/api/index.php/v1, GET /games
- *   with page, perPage, expand (tags,parameters,images); init with `device` (desktop|mobile);
- *   init-demo; /freespins/bets?game_uuid&currency; replies parsed as JSON with `url` for launches.
- * - A TypeScript catalog type (search excerpt, unnamed file): a game is {uuid, name, image, type,
- *   provider, technology, has_lobby, is_mobile, has_freespins, has_tables, …}; lists come as
- *   {items: […]} pages.
+ * - "Casino API Documentation – Slotegrator Game Aggregator", v1.4.3 (2025-07-14), a Markdown copy
+ *   in a public repository (search index id 63093469083): request/response format (query and POST
+ *   bodies application/x-www-form-urlencoded, JSON replies), HTTP statuses (401 authentication
+ *   failed, 403 not allowed, 422 validation, 429 rate limit), the error body {name, message, code,
+ *   status}, collections {items, _links, _meta{totalCount, pageCount, currentPage, perPage}} and the
+ *   X-Pagination-* headers; the authorization headers (X-Timestamp "expires if >30 seconds
+ *   difference") and the X-Sign recipe with its PHP example; GET /games (item fields uuid, name,
+ *   image, type, provider, provider_id, technology, has_lobby, is_mobile, has_freespins, has_tables,
+ *   freespin_valid_until_full_day, label; expand=tags,parameters{rtp, volatility, …},images,
+ *   related_games; production max 50 per page, 1 request/s), GET /games/lobby, POST /games/init
+ *   (game_uuid, player_id, player_name, currency, session_id required; device, return_url, language,
+ *   email, lobby_data) and /games/init-demo -> {url}; GET /freespins/bets, POST /freespins/set
+ *   (player_id, player_name, currency, quantity, valid_from, valid_until, freespin_id, game_uuid,
+ *   one of bet_id | total_bet_id | denomination) -> 200, GET /freespins/get, POST /freespins/cancel.
+ * - A PHP "SdkGis\GisApi" class (id 11485238871): the same headers and X-Sign, with
+ *   X-Nonce = md5(uniqid()); http_build_query leaves null values out of body and signature alike.
+ * - https://softbet.io/docs/CUSTOMER-API.md, a reseller "byte-compatible with the Slotegrator GIS
+ *   API": lowercase hex HMAC-SHA1, values percent-encoded, a single-use nonce, ±5 minutes of skew
+ *   (Slotegrator's own document says 30 seconds; the stricter one is what a client must meet).
  *
- * Unknown: the status and body of a refused request (the path /api/index.php/v1 suggests a Yii2
- * application, whose errors are {name, message, code, status} [inferred]; this client reports any
- * non-2xx as a refusal with the body it got); the pagination meta (`_meta.pageCount` is read when
- * present [inferred from Yii2], else one page is all); the free-spin award fields (the routes
- * /freespins/set and /freespins/bets exist in integrators' code, their parameters were not
- * readable); round details and session closing (nothing found).
+ * Unknown: which status a bad X-Sign gets exactly (the document lists 401 "Authentication failed";
+ * this client reports any non-2xx as a refusal with the body it got); round details and session
+ * closing (none in the document); whether single-use nonces are enforced by Slotegrator itself.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import {
@@ -97,6 +97,7 @@ export function slotegratorClient(options: SlotegratorClientOptions) {
     method: 'GET' | 'POST',
     route: string,
     params: Record<string, unknown>,
+    expect: { emptyReply?: boolean } = {},
   ): Promise<Record<string, unknown>> {
     const { headers, sent } = signed(params);
     const query = phpBuildQuery(sent);
@@ -117,6 +118,8 @@ export function slotegratorClient(options: SlotegratorClientOptions) {
         typeof message === 'string' ? message : 'refused',
       );
     }
+    // Campaign calls answer a bare "HTTP/1.1 200 OK".
+    if (expect.emptyReply && reply.text === '') return {};
     return jsonObject(route, reply);
   }
 
@@ -163,6 +166,49 @@ export function slotegratorClient(options: SlotegratorClientOptions) {
 
     async lobby(gameId: string, currency: string): Promise<Record<string, unknown>> {
       return request('GET', '/games/lobby', { game_uuid: gameId, currency });
+    },
+
+    /** The bets and denominations a free-spin campaign may use for this game and currency. */
+    async freeSpinBets(gameId: string, currency: string): Promise<Record<string, unknown>> {
+      return request('GET', '/freespins/bets', { game_uuid: gameId, currency });
+    },
+
+    /** POST /freespins/set: one of betId, totalBetId or denomination is required by Slotegrator. */
+    async awardFreeSpins(award: {
+      freespinId: string;
+      player: string;
+      playerName?: string;
+      currency: string;
+      gameId: string;
+      quantity: number;
+      validFrom: number;
+      validUntil: number;
+      betId?: number;
+      totalBetId?: number;
+      denomination?: number;
+    }): Promise<void> {
+      await request(
+        'POST',
+        '/freespins/set',
+        {
+          player_id: award.player,
+          player_name: award.playerName ?? award.player,
+          currency: award.currency,
+          quantity: award.quantity,
+          valid_from: award.validFrom,
+          valid_until: award.validUntil,
+          freespin_id: award.freespinId,
+          bet_id: award.betId,
+          total_bet_id: award.totalBetId,
+          denomination: award.denomination,
+          game_uuid: award.gameId,
+        },
+        { emptyReply: true },
+      );
+    },
+
+    async cancelFreeSpins(freespinId: string): Promise<void> {
+      await request('POST', '/freespins/cancel', { freespin_id: freespinId }, { emptyReply: true });
     },
   };
 }
