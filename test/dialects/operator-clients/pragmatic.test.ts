@@ -19,9 +19,9 @@ function pragmaticStandIn(call: ReceivedCall) {
   }
   const fields = Object.fromEntries(params);
   const expected = pragmaticHash(fields, SECRET);
-  // unknown: the Integration API's code for a bad hash; PP's wallet side uses 5, so does this stand-in.
+  // GameURL's documented codes: 2 bad login/hash, 14 required parameter empty.
   if (!fields.hash || !constantTimeEqual(fields.hash, expected))
-    return { status: 200, body: { error: '5', description: 'Invalid hash code' } };
+    return { status: 200, body: { error: '2', description: 'Invalid login or hash' } };
   if (fields.secureLogin !== SECURE_LOGIN) return { status: 200, body: { error: '2', description: 'secureLogin unknown' } };
   switch (call.path) {
     case '/IntegrationService/v3/http/CasinoGameAPI/getCasinoGames/':
@@ -36,6 +36,9 @@ function pragmaticStandIn(call: ReceivedCall) {
         },
       };
     case '/IntegrationService/v3/http/CasinoGameAPI/game/url/':
+      if (!fields.country || !fields.externalPlayerId || (!fields.token && fields.playMode !== 'DEMO')) {
+        return { status: 200, body: { error: '14', description: 'Required parameter is empty' } };
+      }
       return {
         status: 200,
         body: {
@@ -48,6 +51,11 @@ function pragmaticStandIn(call: ReceivedCall) {
       const games = JSON.parse(call.rawBody.toString('utf8')) as { gameList: { gameId: string }[] };
       return { status: 200, body: { error: '0', description: `created for ${games.gameList[0]?.gameId}` } };
     }
+    case '/IntegrationService/v3/http/HistoryAPI/OpenHistoryExtended/':
+      return {
+        status: 200,
+        body: { error: '0', description: 'OK', url: `https://history.example.test/${fields.gameId}/${fields.roundId}` },
+      };
     case '/IntegrationService/v3/http/FreeRoundsBonusAPI/v2/bonus/cancel/':
       return { status: 200, body: { error: '0', description: 'OK' } };
     default:
@@ -88,7 +96,7 @@ describe('pragmatic operator client', () => {
     expect(lastForm()).toMatchObject({ secureLogin: SECURE_LOGIN, hash: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
 
-  it('launches real play with player, token and currency, and demo play without player or token', async () => {
+  it('launches real play with player, token, country and currency, and demo play without a token', async () => {
     expect(
       await client().launch({
         player: 'p-1',
@@ -108,7 +116,13 @@ describe('pragmatic operator client', () => {
     await client().launch({ player: 'p-1', token: 'tok-1', currency: 'EUR', gameId: 'vs20doghouse', mode: 'demo' });
     expect(lastForm()).toMatchObject({ playMode: 'DEMO' });
     expect(lastForm()).not.toHaveProperty('token');
-    expect(lastForm()).not.toHaveProperty('externalPlayerId');
+  });
+
+  it('opens a round history url with player, game and round', async () => {
+    expect(await client().roundDetails({ player: 'p-1', gameId: 'vs20doghouse', round: '2147483647' })).toBe(
+      'https://history.example.test/vs20doghouse/2147483647',
+    );
+    expect(lastForm()).toMatchObject({ playerId: 'p-1', gameId: 'vs20doghouse', roundId: '2147483647' });
   });
 
   it('awards free rounds (signed query + JSON game list) and cancels them', async () => {
@@ -127,7 +141,7 @@ describe('pragmatic operator client', () => {
     expect(await client().cancelFreeSpins('b-1')).toMatchObject({ error: '0' });
   });
 
-  it.each(['wrong-key', 'tampered-body', 'no-signature'] as const)('is refused with error 5 when %s', async (tamper) => {
+  it.each(['wrong-key', 'tampered-body', 'no-signature'] as const)('is refused with error 2 when %s', async (tamper) => {
     const failure = await client(tamper)
       .listGames()
       .then(
@@ -135,6 +149,6 @@ describe('pragmatic operator client', () => {
         (error: unknown) => error,
       );
     expect(failure).toBeInstanceOf(OperatorCallError);
-    expect(failure).toMatchObject({ body: { error: '5' } });
+    expect(failure).toMatchObject({ body: { error: '2' } });
   });
 });

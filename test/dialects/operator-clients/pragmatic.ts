@@ -22,14 +22,22 @@
  *   md5('secureLogin='.$secureLogin.$hashKey)) and a Node one (id 35972202927: sorted, empty values
  *   skipped, k=v&…, secret appended, MD5). One Go client (id 62094919648) hashes the values alone;
  *   it is the only one, and its game fields do not match the DTOs above, so it is not followed.
- * - t1 game_api_pragmaticplay (id 18653202106): the paths …/http/CasinoGameAPI/game/session/terminate/
- *   and …/http/HistoryAPI/OpenHistoryExtended/ exist; their parameters were not readable.
+ * - Round history: PHP integrators (ids 25215718132, 43828715879) and a Rust one (id 28451185766)
+ *   POST …/HistoryAPI/OpenHistoryExtended/ with secureLogin, playerId, gameId, roundId (and
+ *   language) and the same hash, and read {error, description, url}.
+ * - An integrator's notes on PP's partner-only "Integration API specification" v3.233 (July 2025)
+ *   (id 69577674657): GameURL requires secureLogin, symbol, language, token (omitted in DEMO),
+ *   externalPlayerId, country and hash (currency, platform, technology, stylename, cashierUrl,
+ *   lobbyUrl, playMode REAL|DEMO optional); the hash drops null/empty parameters; GameURL errors are
+ *   0 OK, 1 internal, 2 bad login/hash, 7 bad parameters, 14 required parameter empty; CloseSession,
+ *   CancelRound, HealthCheck exist (paths not given). Those notes copy a confidential document; they
+ *   are used here for the wire shape only.
  *
- * Unknown: the error code and HTTP status for a wrong hash on the Integration API (PP's wallet
- * side answers error 5 "invalid hash"; this client reads any `error` other than "0" as a refusal);
- * the platform values (the Kotlin client sends DESKTOP/MOBILE, the Go one web/mobile; DESKTOP/MOBILE
- * here); whether empty values are hashed (none are sent); the parameters of round history and
- * session termination (not implemented); RTP and currencies in the game list.
+ * Unknown: the platform values (the Kotlin client sends DESKTOP/MOBILE, the Go one web/mobile;
+ * DESKTOP/MOBILE here); the HTTP status of a refusal (PP answers in the body; this client reads any
+ * `error` other than "0" as a refusal, whatever the status); CloseSession's path and parameters (t1
+ * has …/CasinoGameAPI/game/session/terminate/, parameters unread; not implemented); RTP and
+ * currencies in the game list.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -122,10 +130,11 @@ export function pragmaticClient(options: PragmaticClientOptions) {
       const demo = launch.mode === 'demo';
       const body = await postForm('/CasinoGameAPI/game/url/', {
         secureLogin: options.secureLogin,
-        externalPlayerId: demo ? undefined : launch.player,
+        externalPlayerId: launch.player,
         token: demo ? undefined : launch.token,
         symbol: launch.gameId,
         language: launch.language ?? 'en',
+        country: launch.country ?? 'EE',
         currency: launch.currency,
         platform: launch.platform === 'mobile' ? 'MOBILE' : 'DESKTOP',
         playMode: demo ? 'DEMO' : 'REAL',
@@ -168,6 +177,20 @@ export function pragmaticClient(options: PragmaticClientOptions) {
         options.fetch,
       );
       return accepted(route, reply);
+    },
+
+    /** OpenHistoryExtended: the URL of a finished round's history page. */
+    async roundDetails(round: { player: string; gameId: string; round: string; language?: string }): Promise<string> {
+      const route = '/HistoryAPI/OpenHistoryExtended/';
+      const body = await postForm(route, {
+        secureLogin: options.secureLogin,
+        playerId: round.player,
+        gameId: round.gameId,
+        roundId: round.round,
+        language: round.language,
+      });
+      if (typeof body.url !== 'string' || body.url === '') throw new OperatorCallError(route, 200, body, 'no url in the reply');
+      return body.url;
     },
 
     async cancelFreeSpins(bonusCode: string): Promise<Record<string, unknown>> {
