@@ -18,14 +18,13 @@
  *   getGameDirect, addFreeRounds, logoutPlayer, getGameHistory, getGameDemo, removeFreeRounds, …).
  * - A reseller's copy of the same API (https://softaggregator.com/docs.html): the game list item
  *   {id, name, type, category, id_hash, freerounds_supported, play_for_fun_supported, image}.
- *
  * - A PHP client (id 29227339733): logoutPlayer and loginPlayer with user_username, user_password,
  *   currency, posted form-urlencoded (the TypeScript client posts JSON; this client posts JSON).
  *
  * Unknown: the reply to a wrong api_login/api_password (read as any `error` other than 0); whether
- * Blue Ocean requires JSON or form bodies; getGameHistory's parameters (not implemented); whether Blue Ocean accepts the
- * operator's own session token at launch (it issues `sessionid` itself, which its wallet calls
- * carry; so the launch token is not sent); RTP in the game list. No body signature exists: the
+ * Blue Ocean requires JSON or form bodies; getGameHistory's parameters (not implemented); whether
+ * Blue Ocean accepts the operator's own session token at launch (it issues `sessionid` itself,
+ * which its wallet calls carry; so the launch token is not sent); RTP in the game list. No body signature exists: the
  * credentials are the authentication, so `tampered-body` is refused by this client as meaningless.
  */
 import { call, jsonObject, type LaunchRequest, OperatorCallError, type Tamper } from './kit.ts';
