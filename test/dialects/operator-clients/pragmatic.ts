@@ -25,15 +25,10 @@
  * - Round history: PHP integrators (ids 25215718132, 43828715879) and a Rust one (id 28451185766)
  *   POST …/HistoryAPI/OpenHistoryExtended/ with secureLogin, playerId, gameId, roundId (and
  *   language) and the same hash, and read {error, description, url}.
- * - An integrator's notes on PP's partner-only "Integration API specification" v3.233 (July 2025)
- *   (id 69577674657): GameURL requires secureLogin, symbol, language, token (omitted in DEMO),
- *   externalPlayerId, country and hash (currency, platform, technology, stylename, cashierUrl,
- *   lobbyUrl, playMode REAL|DEMO optional); the hash drops null/empty parameters; GameURL errors are
- *   0 OK, 1 internal, 2 bad login/hash, 7 bad parameters, 14 required parameter empty; CloseSession,
- *   CancelRound, HealthCheck exist (paths not given). Those notes copy a confidential document; they
- *   are used here for the wire shape only.
  *
- * Unknown: the platform values (the Kotlin client sends DESKTOP/MOBILE, the Go one web/mobile;
+ * Unknown: GameURL's exact required parameters beyond the DTOs above; the error code for a bad
+ * hash (the test stand-in answers "2"; this client reads any `error` other than "0" as a refusal);
+ * the platform values (the Kotlin client sends DESKTOP/MOBILE, the Go one web/mobile;
  * DESKTOP/MOBILE here); the HTTP status of a refusal (PP answers in the body; this client reads any
  * `error` other than "0" as a refusal, whatever the status); CloseSession's path and parameters (t1
  * has …/CasinoGameAPI/game/session/terminate/, parameters unread; not implemented); RTP and
