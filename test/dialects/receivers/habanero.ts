@@ -29,15 +29,11 @@
  * - A credit with no initialdebittransferid (free spins, jackpots) is paid; one that names a debit
  *   this wallet never took is refused ("Bet not exist"), as both integrations do.
  *
- * Style 'B' (options.style), a second correct wallet: the token is checked on every fund transfer
- * (credits, refunds, recredits too), as t1's transaction() does (getPlayerByToken before any
- * handler, INVALID_TOKEN when it finds no player), with the Java integration's two exemptions
- * kept (isretry, gamestatemode 3), and the accountid must be the token's player. A checks it on
- * new debits only.
+ * Style 'B' (options.style): the token is checked on every fund transfer, as t1's transaction()
+ * does (getPlayerByToken first), keeping the Java one's exemptions (isretry, gamestatemode 3).
  *
- * Planted bugs (options.bugs): ignores-credential (auth.passkey and brandid not compared),
- * funds-before-duplicate (a debit above the balance is refused before the transferid lookup),
- * forgetful-dedupe (transferids). playerdetailrequest names no player, so no session takeover.
+ * Planted bugs (options.bugs): ignores-credential (passkey, brandid), funds-before-duplicate,
+ * forgetful-dedupe (transferids). playerdetailrequest names no player: no session takeover.
  */
 import { describe, isObject, type JsonObject, parseJsonObject } from './json-fields.ts';
 import {
@@ -87,10 +83,7 @@ interface Status {
   refundstatus: string | number;
 }
 
-/**
- * Starts the wallet. credentials: `passkey` (compared with auth.passkey), optionally `brandId`
- * (compared with auth.brandid when the request carries one).
- */
+/** Starts the wallet. credentials: `passkey` (auth.passkey), optionally `brandId` (auth.brandid when sent). */
 export async function startHabaneroReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const passkey = options.credentials.passkey;
   if (!passkey) throw new Error('habanero receiver: credentials.passkey is required');

@@ -122,7 +122,24 @@ interface VerifyMeasure {
   failed: string[];
   blocked: string[];
   firstCause: string | undefined;
+  /** Problems the receiver found in this run's requests (verify sends some wrong on purpose). */
   receiverErrors: number;
+  /** Those problems by kind: quoted values and numbers replaced, with a count. */
+  receiverErrorKinds: Record<string, number>;
+}
+
+/** A receiver error without its ids and amounts, so alike ones count together. */
+function kindOf(error: string): string {
+  return error
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\b[\w-]*\d[\w-]*\b/g, '#')
+    .slice(0, 160);
+}
+
+function kinds(errors: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of errors) out[kindOf(e)] = (out[kindOf(e)] ?? 0) + 1;
+  return out;
 }
 
 function configOf(v: Vendor, url: string, extra: Record<string, unknown> = {}): AggmockConfig {
@@ -216,6 +233,7 @@ function summarise(outcome: VerifyOutcome, receiver: VendorReceiver): VerifyMeas
     blocked: results.filter((r) => r.status === 'blocked').map((r) => r.id),
     firstCause: outcome.report?.firstCause?.summary,
     receiverErrors: receiver.errors.length,
+    receiverErrorKinds: kinds(receiver.errors),
   };
 }
 
@@ -229,7 +247,9 @@ async function measureVerify(
   try {
     for (let i = 0; i < runs; i++) {
       const before = receiver.errors.length;
-      out.push({ ...summarise(await verifyOnce(v, receiver.url), receiver), receiverErrors: receiver.errors.length - before });
+      const summary = summarise(await verifyOnce(v, receiver.url), receiver);
+      const fresh = receiver.errors.slice(before);
+      out.push({ ...summary, receiverErrors: fresh.length, receiverErrorKinds: kinds(fresh) });
     }
   } finally {
     await receiver.stop();

@@ -46,12 +46,10 @@
  * - §3.11: a refund whose bet is not found "must do nothing and return success (0) or a specific
  *   error code". B answers error 120 ("Internal server error, retry NOT required", §3.17, the one
  *   code whose refunds are not sent to reconciliation); which specific code is unknown. A answers 0.
- * A retried bet answers the current balance in both styles (§3.6: "for retries, return the player's
- * actual balance").
+ * Both styles answer a retried bet with the current balance (§3.6: "return the actual balance").
  *
- * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (the reference store).
- * Pragmatic's credential is the hash (a signature over the form, not JSON), and its authenticate
- * names no player, so ignores-credential, reserialised-signature and session-takeover do not apply.
+ * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references). The hash signs
+ * a form (no JSON, no static credential) and authenticate names no player: no other bug applies.
  *
  * What goes into `errors`: problems with the request itself (hash, encoding, method, a missing or
  * malformed parameter, an unknown path or user, a token that is not the player's, a reused
