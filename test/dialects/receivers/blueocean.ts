@@ -23,6 +23,15 @@
  * whether the key is over the raw query text or a re-encoding of the parsed parameters (both are
  * accepted), whether the rollback of a credit takes the win back (it does here), and whether a
  * second rollback of the same transaction moves money (it does not; it answers 200 again).
+ *
+ * Style 'B' (options.style), a second correct wallet: the key is checked over the query text
+ * exactly as received, the docs' literal rule (pageId 3070361626: sha1(SALT + query string without
+ * key), "parameters not sorted"); A also accepts PHP's http_build_query rebuild of the parsed
+ * pairs. Both answer a repeated transaction_id with its first reply, as the docs ask.
+ *
+ * Planted bugs (options.bugs): ignores-credential (callerId/callerPassword not compared; the key
+ * still is), funds-before-duplicate, forgetful-dedupe (transaction ids). Blue Ocean has no
+ * authenticate call, so no session to take over.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -31,11 +40,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions } from './receiver-style.ts';
 
 const SCALE = 2;
 const ACTIONS = ['balance', 'debit', 'credit', 'rollback'] as const;
@@ -79,10 +88,7 @@ function reply(body: Record<string, string>, fields: Record<string, unknown>): H
  * salt (the SALT KEY the casino gave Blue Ocean).
  * @example const wallet = await startBlueOceanReceiver({ credentials: { callerId, callerPassword, salt }, players });
  */
-export async function startBlueOceanReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startBlueOceanReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const { callerId = '', callerPassword = '', salt = '' } = options.credentials;
   if (callerId === '' || callerPassword === '' || salt === '') {
     throw new Error('startBlueOceanReceiver: credentials.callerId, callerPassword and salt are all required');
@@ -90,6 +96,9 @@ export async function startBlueOceanReceiver(options: {
   const ledger = openingLedger(options.players, SCALE);
   /** By player and transaction_id: the docs say ids are unique per player. */
   const transactions = new Map<string, StoredTransaction>();
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('blueocean', options.bugs, ['ignores-credential', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
     const where = `${request.method} ${request.path}`;
@@ -104,14 +113,16 @@ export async function startBlueOceanReceiver(options: {
     const key = query.get('key');
     const valid =
       key !== null &&
-      signedForms(rawQuery, query).some((text) =>
-        constantTimeEqual(
-          key.toLowerCase(),
-          createHash('sha1')
-            .update(salt + text)
-            .digest('hex'),
-        ),
-      );
+      signedForms(rawQuery, query)
+        .slice(0, style === 'B' ? 1 : undefined)
+        .some((text) =>
+          constantTimeEqual(
+            key.toLowerCase(),
+            createHash('sha1')
+              .update(salt + text)
+              .digest('hex'),
+          ),
+        );
     if (!valid) {
       errors.push(
         `${where}: key ${key === null ? 'is missing' : 'does not match'}; expected sha1(salt + the query string without key, unsorted)`,
@@ -123,8 +134,9 @@ export async function startBlueOceanReceiver(options: {
     }
     // unknown: the reply for wrong caller credentials; a refusal like the bad key.
     if (
-      !constantTimeEqual(query.get('callerId') ?? '', callerId) ||
-      !constantTimeEqual(query.get('callerPassword') ?? '', callerPassword)
+      !bugs.has('ignores-credential') &&
+      (!constantTimeEqual(query.get('callerId') ?? '', callerId) ||
+        !constantTimeEqual(query.get('callerPassword') ?? '', callerPassword))
     ) {
       errors.push(`${where}: callerId/callerPassword are not the ones the casino issued`);
       return reply({ status: '403', msg: 'INCORRECT_CALLER' }, fields);
@@ -185,7 +197,10 @@ export async function startBlueOceanReceiver(options: {
     if (action === 'balance') return reply({ status: '200', balance: balance() }, fields);
 
     const id = `${player.playerId}\u0000${transactionId}`;
-    const stored = transactions.get(id);
+    if (bugs.has('funds-before-duplicate') && action === 'debit' && (amount as number) > player.units) {
+      return reply({ status: '403', balance: balance(), msg: 'INSUFFICIENT_FUNDS' }, fields);
+    }
+    const stored = recall.remembers(id) ? transactions.get(id) : undefined;
     if (action === 'rollback') {
       if (!stored) return reply({ status: '404', msg: 'transaction missing' }, fields);
       if (!stored.rolledBack) {
@@ -210,6 +225,7 @@ export async function startBlueOceanReceiver(options: {
     player.units += action === 'debit' ? -units : units;
     const body = { status: '200', balance: balance() };
     transactions.set(id, { kind: action as 'debit' | 'credit', amount: units, rolledBack: false, reply: body });
+    recall.note(id);
     return reply(body, fields);
   }
 

@@ -32,6 +32,15 @@
  * - A win or rollback whose `round` differs from its bet's round contradicts "All transactions
  *   related to the same round will have the same value": recorded as a problem, still applied.
  * - Several wins may refer to one bet (multi-win rounds, "Sent win with amount 0").
+ *
+ * Style 'B' (options.style), a second correct wallet: a rollback of a transaction it never saw is
+ * answered RS_ERROR_TRANSACTION_DOES_NOT_EXIST (no money), which the OAS's "ROLLBACK ERROR" section
+ * lists among the statuses that end Caleta's retries; A answers RS_OK as valkyrie does. Both still
+ * refuse the late bet. Both rotate the token on /wallet/check (the OAS requires it).
+ *
+ * Planted bugs (options.bugs): reserialised-signature, funds-before-duplicate, forgetful-dedupe
+ * (transaction_uuid store). Caleta signs every call (no static credential), and /wallet/check names
+ * no player (no session to take over by guessing).
  */
 import { randomUUID, verify as verifySignature } from 'node:crypto';
 import { FieldReader, parseJsonObject } from './json-fields.ts';
@@ -44,6 +53,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, signedBytes } from './receiver-style.ts';
 
 /** money_amount: "To convert real float value to integer we multiply it by 100000." */
 const CALETA_SCALE = 5;
@@ -63,12 +73,11 @@ interface CaletaTransaction {
   reference?: string;
   isFree: boolean;
   rolledBack: boolean;
+  /** A rollback whose transaction this wallet never saw (style B answers its repeats DOES_NOT_EXIST again). */
+  unknownTarget?: boolean;
 }
 
-export async function startCaletaReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startCaletaReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const publicKey = options.credentials.publicKey;
   if (!publicKey) throw new Error('caleta receiver: credentials.publicKey (the PEM that verifies X-Auth-Signature) is required');
   const ledger = openingLedger(options.players, CALETA_SCALE);
@@ -80,6 +89,9 @@ export async function startCaletaReceiver(options: {
   const transactions = new Map<string, CaletaTransaction>();
   /** References rolled back before their bet arrived. */
   const rolledBackUnknown = new Set<string>();
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('caleta', options.bugs, ['reserialised-signature', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   const handle = (request: ReceivedRequest, errors: string[]): HandledReply => {
     const where = `${request.method} ${request.path}`;
@@ -108,7 +120,7 @@ export async function startCaletaReceiver(options: {
       errors.push(`${where}: X-Auth-Signature header missing; Caleta signs every Wallet API body with RSA-SHA256, base64`);
       return refuse('RS_ERROR_INVALID_SIGNATURE');
     }
-    if (!signatureMatches(request.rawBody, signature, publicKey)) {
+    if (!signatureMatches(signedBytes(request.rawBody, bugs.has('reserialised-signature')), signature, publicKey)) {
       errors.push(
         `${where}: X-Auth-Signature does not verify with the operator's public key over the raw body (RSA-SHA256, PKCS#1 v1.5, standard base64). Was the body re-serialised after signing?`,
       );
@@ -195,7 +207,10 @@ export async function startCaletaReceiver(options: {
     // "RS_ERROR_DUPLICATE_TRANSACTION - when the same transaction_uuid appears but for a different
     // user, round and game, otherwise returns RS_OK" (and RS_OK "was already processed before").
     const kind = path === '/wallet/bet' ? 'bet' : path === '/wallet/win' ? 'win' : 'rollback';
-    const known = transactions.get(transactionUuid);
+    if (bugs.has('funds-before-duplicate') && kind === 'bet' && !isFree && (amount as number) > player.units) {
+      return refuse('RS_ERROR_NOT_ENOUGH_MONEY');
+    }
+    const known = recall.remembers(transactionUuid) ? transactions.get(transactionUuid) : undefined;
     if (known) {
       const same =
         known.kind === kind &&
@@ -204,7 +219,8 @@ export async function startCaletaReceiver(options: {
         known.gameCode === gameCode &&
         (amount === undefined || known.amount === amount) &&
         known.reference === reference;
-      return same ? ok(owner.playerId) : refuse('RS_ERROR_DUPLICATE_TRANSACTION');
+      if (!same) return refuse('RS_ERROR_DUPLICATE_TRANSACTION');
+      return style === 'B' && known.unknownTarget ? refuse('RS_ERROR_TRANSACTION_DOES_NOT_EXIST') : ok(owner.playerId);
     }
 
     if (kind === 'bet') {
@@ -223,6 +239,7 @@ export async function startCaletaReceiver(options: {
         isFree,
         rolledBack: false,
       });
+      recall.note(transactionUuid);
       return ok(owner.playerId);
     }
 
@@ -250,6 +267,7 @@ export async function startCaletaReceiver(options: {
         isFree,
         rolledBack: false,
       });
+      recall.note(transactionUuid);
       return ok(owner.playerId);
     }
 
@@ -267,11 +285,13 @@ export async function startCaletaReceiver(options: {
         isFree,
         rolledBack: false,
       });
+      recall.note(transactionUuid);
     };
     if (!betOfPlayer) {
       rolledBackUnknown.add(reference as string);
       record();
-      return ok(owner.playerId);
+      (transactions.get(transactionUuid) as CaletaTransaction).unknownTarget = true;
+      return style === 'B' ? refuse('RS_ERROR_TRANSACTION_DOES_NOT_EXIST') : ok(owner.playerId);
     }
     if (betOfPlayer.kind !== 'bet') {
       errors.push(

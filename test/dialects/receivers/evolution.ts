@@ -32,6 +32,19 @@
  * - A currency other than the player's is INVALID_PARAMETER (HTTP 200, balance shown).
  * - The cancel's amount is not trusted: the debit's own amount is refunded.
  * - The wallet has no bonus money: `bonus` is always 0.
+ *
+ * Style 'B' (options.style), a second correct wallet; each difference is allowed by the same sources:
+ * - /check answers a fresh sid and the sid it was asked with is then INVALID_SID on every call
+ *   (evo_integration_test.go Test_checkUsingNewSID: "if a new SID returned after initialization,
+ *   further requests storing old SID must be rejected"; wallet_service.go answers the PAM's
+ *   RefreshSession token). Other sids of the same user stay valid (Test_... "separate bets placed
+ *   within different sids and channels").
+ * - A repeated debit (same id, refId, amount, user) is BET_ALREADY_EXIST with the current balance,
+ *   charged once (Test_debitBetAlreadyExist: "BET_ALREADY_EXIST or OK").
+ *
+ * Planted bugs (options.bugs): ignores-credential (authToken not compared), session-takeover (/check
+ * with a known userId and a sid never issued is OK and makes that sid the player's),
+ * funds-before-duplicate, forgetful-dedupe (debit ids; see receiver-style.ts).
  */
 
 import { FieldReader, type JsonObject, parseJsonObject } from './json-fields.ts';
@@ -41,11 +54,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 /** Evolution's examples carry 6 decimals (1.556179). */
 const EVOLUTION_SCALE = 6;
@@ -61,13 +74,19 @@ interface EvolutionBet {
   state: 'open' | 'settled' | 'cancelled';
 }
 
-export async function startEvolutionReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startEvolutionReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const authToken = options.credentials.authToken;
   if (!authToken) throw new Error('evolution receiver: credentials.authToken (the API token sent as ?authToken=) is required');
   const ledger = openingLedger(options.players, EVOLUTION_SCALE);
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('evolution', options.bugs, [
+    'ignores-credential',
+    'session-takeover',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+  ]);
+  const sessions = new SessionBook(options.players);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
   /** Debits by transaction.id, and the same debits by player + refId. */
   const debits = new Map<string, EvolutionBet>();
   const betsByRef = new Map<string, EvolutionBet>();
@@ -90,7 +109,7 @@ export async function startEvolutionReceiver(options: {
     });
 
     const given = request.query.get('authToken');
-    if (given === null || !constantTimeEqual(given, authToken)) {
+    if (!bugs.has('ignores-credential') && (given === null || !constantTimeEqual(given, authToken))) {
       errors.push(
         `${where}: ${given === null ? 'authToken query parameter missing' : 'authToken query parameter does not match the API token'}; Evolution sends ?authToken=<API token> on every call`,
       );
@@ -151,8 +170,14 @@ export async function startEvolutionReceiver(options: {
 
     // The sid must be one this wallet issued to this userId (evo_integration_test: INVALID_SID).
     const player = ledger.get(userId);
-    if (!player?.token || !constantTimeEqual(player.token, sid)) return reply(200, 'INVALID_SID');
-    if (path === '/check') return { status: 200, body: { status: 'OK', sid, uuid }, fields };
+    if (path === '/check' && player && bugs.has('session-takeover') && sessions.owner(sid) === undefined) {
+      sessions.adopt(sid, userId);
+    }
+    if (!player || !sessions.belongsTo(sid, userId)) return reply(200, 'INVALID_SID');
+    if (path === '/check') {
+      const answered = style === 'B' ? sessions.rotate(sid, userId, 'evo-sid') : sid;
+      return { status: 200, body: { status: 'OK', sid: answered, uuid }, fields };
+    }
     if (currency !== player.currency) return reply(200, 'INVALID_PARAMETER', player.units);
     if (path === '/balance') return reply(200, 'OK', player.units);
 
@@ -169,18 +194,22 @@ export async function startEvolutionReceiver(options: {
     const { id, refId, units } = transaction as { id: string; refId: string; units: number };
     const refKey = `${player.playerId}\u0000${refId}`;
     if (path === '/debit') {
-      const known = debits.get(id);
+      if (bugs.has('funds-before-duplicate') && units > player.units) return reply(200, 'INSUFFICIENT_FUNDS', player.units);
+      const stored = debits.get(id);
+      const known = stored && recall.remembers(id) ? stored : undefined;
       if (known) {
         const same = known.playerId === player.playerId && known.refId === refId && known.amount === units;
         if (!same) return reply(200, 'BET_ALREADY_EXIST', player.units);
-        return reply(200, known.state === 'cancelled' ? 'BET_ALREADY_SETTLED' : 'OK', player.units);
+        if (known.state === 'cancelled') return reply(200, 'BET_ALREADY_SETTLED', player.units);
+        return reply(200, style === 'B' ? 'BET_ALREADY_EXIST' : 'OK', player.units);
       }
-      if (betsByRef.has(refKey)) return reply(200, 'BET_ALREADY_EXIST', player.units);
+      if (!stored && betsByRef.has(refKey)) return reply(200, 'BET_ALREADY_EXIST', player.units);
       if (units > player.units) return reply(200, 'INSUFFICIENT_FUNDS', player.units);
       player.units -= units;
       const bet: EvolutionBet = { playerId: player.playerId, id, refId, amount: units, state: 'open' };
       debits.set(id, bet);
       betsByRef.set(refKey, bet);
+      recall.note(id);
       return reply(200, 'OK', player.units);
     }
 

@@ -32,6 +32,15 @@
  * - reversewin's transactionid names the result being reversed; rollbackrollback's names the wager
  *   whose rollback is reversed (the pages' examples reuse one id; nothing says otherwise).
  * - The fixture holds no address, so getaccount answers empty `city` and `country`.
+ *
+ * Style 'B' (options.style), a second correct wallet: a repeated transactionid gets the original
+ * reply exactly, balances as they were then ("Success - duplicate request"); A gives today's
+ * balances. The wager page allows both: the original reply, where "only the balance may differ".
+ *
+ * Planted bugs (options.bugs): session-takeover (getaccount with a known accountid and a
+ * gamesessionid never issued is answered and the session becomes that player's),
+ * funds-before-duplicate, forgetful-dedupe (transactionids). Groove names no static credential and
+ * signs the query (not JSON), so ignores-credential and reserialised-signature do not apply.
  */
 import { createHmac } from 'node:crypto';
 import { describe } from './json-fields.ts';
@@ -46,6 +55,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver };
 
@@ -106,16 +116,15 @@ interface Round {
 interface Processed {
   essentials: string;
   reply: Record<string, unknown>;
+  /** The first answer with its balances (style B repeats it). */
+  first: Record<string, unknown>;
 }
 
 /**
  * Starts the wallet. credentials: optionally `securityKey` (the key for X-Groove-Signature, which
  * then becomes mandatory).
  */
-export async function startGrooveReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startGrooveReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const securityKey = options.credentials.securityKey || undefined;
   const ledger = openingLedger(options.players, SCALE);
   const wagers = new Map<string, Wager>();
@@ -125,6 +134,10 @@ export async function startGrooveReceiver(options: {
   /** Wagers whose rollback came first (answered 102): a late one must not be charged. */
   const rolledBackBeforeArrival = new Set<string>();
   let nextWalletId = 1;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('groove', options.bugs, ['session-takeover', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  const sessions = new SessionBook(options.players);
 
   const balanceOf = (playerId: string): string => {
     const player = ledger.get(playerId);
@@ -180,10 +193,18 @@ export async function startGrooveReceiver(options: {
     if (name !== 'getaccount') read.gameId();
     if (problems.length > 0 || name === undefined) return refuse('technical', problems);
 
-    const player =
-      accountId !== undefined
-        ? ledger.get(accountId)
-        : [...ledger.values()].find((p) => p.token !== undefined && p.token === sessionId);
+    if (
+      name === 'getaccount' &&
+      bugs.has('session-takeover') &&
+      accountId !== undefined &&
+      ledger.has(accountId) &&
+      sessionId !== undefined &&
+      !sessions.owner(sessionId)
+    ) {
+      sessions.adopt(sessionId, accountId);
+    }
+    const owner = accountId ?? (sessionId === undefined ? undefined : sessions.owner(sessionId));
+    const player = owner === undefined ? undefined : ledger.get(owner);
     // Sessions are checked where Groove says so; results and rollbacks settle even after the session ended.
     const sessionChecked = name === 'getaccount' || name === 'getbalance' || name === 'wager' || name === 'wagerandresult';
     if (!player) {
@@ -191,7 +212,7 @@ export async function startGrooveReceiver(options: {
         return refuse('notLoggedOn', [`gamesessionid: ${describe(sessionId)} is no session of this casino`]);
       return refuse('notAllowed', [`accountid: no player ${describe(accountId)} in this casino`]);
     }
-    if (sessionChecked && player.token !== undefined && !constantTimeEqual(player.token, sessionId ?? '')) {
+    if (sessionChecked && player.token !== undefined && !sessions.belongsTo(sessionId ?? '', player.playerId)) {
       return refuse('notLoggedOn', [
         `gamesessionid: ${describe(sessionId)} is not the session this casino opened for ${player.playerId}`,
       ]);
@@ -234,25 +255,30 @@ export async function startGrooveReceiver(options: {
     // Idempotency: one transactionid, one outcome, per kind of request.
     const essentials = [player.playerId, betUnits, resultUnits, amountUnits].join('|');
     const key = `${name}\u0000${transactionId}`;
-    const earlier = processed.get(key);
+    if (bugs.has('funds-before-duplicate') && betUnits !== undefined && player.units < betUnits) {
+      return answer('outOfMoney', balances());
+    }
+    const earlier = recall.remembers(key) ? processed.get(key) : undefined;
     if (earlier) {
       if (earlier.essentials !== essentials) {
         return refuse('mismatch', [
           `transactionid ${transactionId}: a ${name} with this id was processed with other essential fields (accountid or amount)`,
         ]);
       }
-      return answer('duplicate', { ...earlier.reply, ...balances() });
+      return answer('duplicate', style === 'B' ? earlier.first : { ...earlier.reply, ...balances() });
     }
     const done = (reply: Record<string, unknown>): HandledReply => {
-      processed.set(key, { essentials, reply });
-      return answer('success', { ...reply, ...balances() });
+      const first = { ...reply, ...balances() };
+      processed.set(key, { essentials, reply, first });
+      recall.note(key);
+      return answer('success', first);
     };
     const walletId = () => `gr-${nextWalletId++}`;
 
     if (name === 'wager' || name === 'wagerandresult') {
       const round = roundOf(player.playerId, roundId!);
       if (round.completed) return refuse('roundClosed', [`roundid ${roundId}: the round already has its completed result`]);
-      if (wagers.has(transactionId) || rolledBackBeforeArrival.has(transactionId)) {
+      if ((wagers.has(transactionId) && recall.remembers(key)) || rolledBackBeforeArrival.has(transactionId)) {
         // Used by another request kind, or rolled back before it came: never charged.
         return answer('roundClosed', balances());
       }

@@ -28,6 +28,12 @@
  *   and not an expired-round settlement. Credits, refunds and recredits settle by accountid.
  * - A credit with no initialdebittransferid (free spins, jackpots) is paid; one that names a debit
  *   this wallet never took is refused ("Bet not exist"), as both integrations do.
+ *
+ * Style 'B' (options.style): the token is checked on every fund transfer, as t1's transaction()
+ * does (getPlayerByToken first), keeping the Java one's exemptions (isretry, gamestatemode 3).
+ *
+ * Planted bugs (options.bugs): ignores-credential (passkey, brandid), funds-before-duplicate,
+ * forgetful-dedupe (transferids). playerdetailrequest names no player: no session takeover.
  */
 import { describe, isObject, type JsonObject, parseJsonObject } from './json-fields.ts';
 import {
@@ -41,6 +47,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver };
 
@@ -76,14 +83,8 @@ interface Status {
   refundstatus: string | number;
 }
 
-/**
- * Starts the wallet. credentials: `passkey` (compared with auth.passkey), optionally `brandId`
- * (compared with auth.brandid when the request carries one).
- */
-export async function startHabaneroReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+/** Starts the wallet. credentials: `passkey` (auth.passkey), optionally `brandId` (auth.brandid when sent). */
+export async function startHabaneroReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const passkey = options.credentials.passkey;
   if (!passkey) throw new Error('habanero receiver: credentials.passkey is required');
   const brandId = options.credentials.brandId;
@@ -94,6 +95,9 @@ export async function startHabaneroReceiver(options: {
   /** Refund transfer ids already answered. */
   const refunds = new Map<string, { walletId: string; status: Partial<Status> }>();
   let nextWalletId = 1;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('habanero', options.bugs, ['ignores-credential', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   const balanceOf = (playerId: string): string => {
     const player = ledger.get(playerId);
@@ -149,7 +153,7 @@ export async function startHabaneroReceiver(options: {
       fields: body,
     });
 
-    const authProblem = checkAuth(body, passkey, brandId);
+    const authProblem = bugs.has('ignores-credential') ? undefined : checkAuth(body, passkey, brandId);
     if (authProblem) {
       note([authProblem]);
       return reply({ autherror: true, message: 'Invalid Passkey.' });
@@ -224,8 +228,9 @@ export async function startHabaneroReceiver(options: {
     }
     const settles = (entries ?? []).some((entry) => entry.gameStateMode === GAME_STATE_EXPIRED);
     const debits = (entries ?? []).some((entry) => entry.units < 0);
+    const tokenChecked = style === 'B' || debits;
     if (
-      debits &&
+      tokenChecked &&
       !isRetry &&
       !isRecredit &&
       !settles &&
@@ -259,6 +264,7 @@ export async function startHabaneroReceiver(options: {
         refunded: false,
       };
       transfers.set(entry.transferId, transfer);
+      recall.note(entry.transferId);
       return transfer;
     };
     /** A transfer seen before: undefined when it is the same one (a retry), else the sentence. */
@@ -319,10 +325,14 @@ export async function startHabaneroReceiver(options: {
     }
 
     // A debit-and-credit call is one unit: checked whole first, then applied whole.
+    if (bugs.has('funds-before-duplicate')) {
+      const total = list.reduce((sum, entry) => sum + Math.min(entry.units, 0), 0);
+      if (player.units + total < 0) return answer({ nofunds: true, message: 'Insufficient funds.' });
+    }
     const fresh: FundInfo[] = [];
     let last: string | undefined;
     for (const entry of list) {
-      const previous = transfers.get(entry.transferId);
+      const previous = recall.remembers(entry.transferId) ? transfers.get(entry.transferId) : undefined;
       if (!previous) {
         fresh.push(entry);
         continue;

@@ -42,6 +42,18 @@
  * - Whether `request_uuid`/`transaction_uuid` must be UUID-formatted: not checked (any non-empty string).
  * - Content-Type: application/json is required (the OpenAPI bodies are application/json).
  *
+ * Style 'B' (options.style), a second correct wallet: a repeated transaction_uuid (same details, a
+ * new request_uuid) is answered with the first reply it got (the balance then, RS_OK), the new
+ * request_uuid echoed. The operator pages only say it "shouldn't be processed more than once"
+ * (transferwallet-api, transaction_uuid); the supplier wallet-api page's "Request consistency" says
+ * "the response will be the same for all duplicate requests". Style A answers the current balance.
+ * Hub88 tokens are not rotated by any call (user/info carries no token), so both styles keep them.
+ *
+ * Planted bugs (options.bugs): reserialised-signature, funds-before-duplicate (a bet above the
+ * balance is refused before either idempotency lookup), forgetful-dedupe (both the request_uuid
+ * replies and the transaction_uuid store forget beyond the last 200). Hub88 signs every call, so
+ * there is no static credential to ignore; /user/info carries no token, so no session to take over.
+ *
  * What goes into `errors`: problems with the request itself (signature, encoding, a missing or
  * mistyped field, an unknown path or user, a token or currency that is not the player's, a reused
  * id with other details). Refusals a correct aggregator also meets (not enough money, rollback of a
@@ -52,11 +64,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, signedBytes } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver } from './receiver-kit.ts';
 
@@ -197,10 +209,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * const wallet = await startHub88Receiver({ credentials: { publicKey }, players: [{ playerId: 'john12345', currency: 'EUR', balance: '100.00', token: 't-1' }] });
  * // POST `${wallet.url}/transaction/bet` …; then wallet.balanceOf('john12345'), wallet.errors
  */
-export async function startHub88Receiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startHub88Receiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const pem = options.credentials.publicKey;
   if (!pem)
     throw new Error('hub88 receiver: credentials.publicKey (Hub88 public key, PEM) is required to verify X-Hub88-Signature');
@@ -210,6 +219,12 @@ export async function startHub88Receiver(options: {
   const transactions = new Map<string, StoredTransaction>();
   /** Replies by path and request_uuid, with the body they answered: a repeated request gets the same reply. */
   const replies = new Map<string, { rawBody: string; body: Body }>();
+  /** Style B: the first reply to each transaction_uuid. */
+  const firstReplies = new Map<string, Body>();
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('hub88', options.bugs, ['reserialised-signature', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recallRequests = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  const recallTransactions = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
     const where = `${request.method} ${request.path}`;
@@ -237,7 +252,8 @@ export async function startHub88Receiver(options: {
     }
     let signatureValid = false;
     try {
-      signatureValid = verify('sha256', request.rawBody, publicKey, Buffer.from(signature, 'base64'));
+      const signed = signedBytes(request.rawBody, bugs.has('reserialised-signature'));
+      signatureValid = verify('sha256', signed, publicKey, Buffer.from(signature, 'base64'));
     } catch {
       signatureValid = false;
     }
@@ -266,16 +282,30 @@ export async function startHub88Receiver(options: {
     if (problem) return refuse(problem.status, problem.text, body);
 
     const requestUuid = body.request_uuid as string;
+    if (bugs.has('funds-before-duplicate') && path === '/transaction/bet') {
+      const player = ledger.get(body.user as string);
+      if (player && player.units < (body.amount as number)) {
+        const refusal = { user: player.playerId, status: 'RS_ERROR_NOT_ENOUGH_MONEY', request_uuid: requestUuid };
+        return { status: 200, body: { ...refusal, currency: player.currency, balance: player.units }, fields: body };
+      }
+    }
     const rawBody = request.rawBody.toString('utf8');
     const replyKey = `${path} ${requestUuid}`;
-    const earlier = replies.get(replyKey);
+    const earlier = recallRequests.remembers(replyKey) ? replies.get(replyKey) : undefined;
     if (path !== '/user/balance' && earlier) {
       if (earlier.rawBody === rawBody) return { status: 200, body: earlier.body, fields: body };
       errors.push(`${where}: request_uuid ${requestUuid} was already used for a different request; each call carries its own`);
     }
 
+    const transactionUuid = body.transaction_uuid as string | undefined;
+    const firstTime =
+      transactionUuid !== undefined && !(recallTransactions.remembers(transactionUuid) && transactions.has(transactionUuid));
     const reply = answer(path, body, (text) => errors.push(`${where}: ${text}`));
-    if (path !== '/user/balance') replies.set(replyKey, { rawBody, body: reply });
+    if (firstTime && transactions.has(transactionUuid)) firstReplies.set(transactionUuid, reply);
+    if (path !== '/user/balance') {
+      replies.set(replyKey, { rawBody, body: reply });
+      recallRequests.note(replyKey);
+    }
     return { status: 200, body: reply, fields: body };
   }
 
@@ -321,10 +351,12 @@ export async function startHub88Receiver(options: {
 
     // Idempotency by transaction_uuid: the same transaction again is acknowledged with the current
     // balance and moves nothing; the same id with other details is a duplicate (statuses page).
-    const known = transactions.get(transactionUuid);
+    const known = recallTransactions.remembers(transactionUuid) ? transactions.get(transactionUuid) : undefined;
     if (known) {
       const differences = sameTransactionDifferences(known, incoming);
-      if (differences.length === 0) return withBalance('RS_OK');
+      const first = firstReplies.get(transactionUuid);
+      if (differences.length === 0)
+        return style === 'B' && first ? { ...first, request_uuid: requestUuid } : withBalance('RS_OK');
       problem(
         `transaction_uuid ${transactionUuid} was already processed as a ${known.kind} with other details (${differences.join(', ')})`,
       );
@@ -343,7 +375,7 @@ export async function startHub88Receiver(options: {
     if (kind === 'bet') {
       if (player.units < incoming.amount) return withBalance('RS_ERROR_NOT_ENOUGH_MONEY');
       player.units -= incoming.amount;
-      transactions.set(transactionUuid, incoming);
+      remember(incoming);
       return withBalance('RS_OK');
     }
 
@@ -352,21 +384,27 @@ export async function startHub88Receiver(options: {
     if (kind === 'win') {
       if (!targetStands || target.kind !== 'bet') return withBalance('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
       player.units += incoming.amount;
-      transactions.set(transactionUuid, incoming);
+      remember(incoming);
       return withBalance('RS_OK');
     }
 
     // Rollback: reverses the referenced bet (or win) once; a second rollback of it moves nothing.
     if (target !== undefined && target.user === userId && target.rolledBackBy !== undefined) {
-      transactions.set(transactionUuid, incoming);
+      remember(incoming);
       return withBalance('RS_OK');
     }
     if (!targetStands || target.kind === 'rollback') return withBalance('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
     if (target.kind === 'win' && player.units < target.amount) return withBalance('RS_ERROR_NOT_ENOUGH_MONEY');
     player.units += target.kind === 'bet' ? target.amount : -target.amount;
     target.rolledBackBy = transactionUuid;
-    transactions.set(transactionUuid, incoming);
+    remember(incoming);
     return withBalance('RS_OK');
+  }
+
+  /** Stores a processed transaction: the dedupe memory. */
+  function remember(incoming: StoredTransaction): void {
+    transactions.set(incoming.transactionUuid, incoming);
+    recallTransactions.note(incoming.transactionUuid);
   }
 
   return startLoopbackReceiver(handle, (playerId) => {

@@ -24,6 +24,14 @@
  * (not checked: the docs' examples use other sessionIds there); whether /bonusWin carries the same fields as a deposit (it is read
  * so, with its own txId and no withdrawal); whether a repeated rollback is an error (it is answered
  * with the first reply, no money moved).
+ *
+ * Style 'B' (options.style), a second correct wallet: a repeated withdrawal, deposit or rollback is
+ * answered with today's balance instead of its first reply. unknown: the docs do not say which
+ * balance a repeat shows, only that a txId is processed once.
+ *
+ * Planted bugs (options.bugs): ignores-credential (the body's secret not compared),
+ * session-takeover (/auth or /balance with a known userId and a sessionId never issued is accepted
+ * and the session becomes that player's), funds-before-duplicate, forgetful-dedupe (txIds).
  */
 import { FieldReader, type JsonObject, parseJsonObject } from './json-fields.ts';
 import {
@@ -31,11 +39,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 const SCALE = 2;
 const ROUTES = ['/withdrawal', '/deposit', '/rollback', '/bonusWin', '/auth', '/balance'] as const;
@@ -65,15 +73,21 @@ export function truncatedUnits(text: string): number | undefined {
  * Starts the wallet on 127.0.0.1. `credentials.secret` is the key 100HP sends in every body.
  * @example const wallet = await startHundredHpReceiver({ credentials: { secret: 's' }, players });
  */
-export async function startHundredHpReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startHundredHpReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const secret = options.credentials.secret ?? '';
   if (secret === '') throw new Error('startHundredHpReceiver: credentials.secret is required');
   const ledger = openingLedger(options.players, SCALE);
   const withdrawals = new Map<string, Withdrawal>();
   const bonusWins = new Map<string, { userId: string; reply: JsonObject }>();
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('100hp', options.bugs, [
+    'ignores-credential',
+    'session-takeover',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+  ]);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  const sessions = new SessionBook(options.players);
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
     const where = `${request.method} ${request.path}`;
@@ -89,7 +103,7 @@ export async function startHundredHpReceiver(options: {
     }
     const body = parsed.body;
     const given = body.secret;
-    if (typeof given !== 'string' || !constantTimeEqual(given, secret)) {
+    if (!bugs.has('ignores-credential') && (typeof given !== 'string' || !constantTimeEqual(given, secret))) {
       errors.push(`${where}: secret ${typeof given === 'string' ? 'is not the one 100HP was given' : 'is missing'}`);
       return failure(601, 'Invalid secret key', {});
     }
@@ -117,7 +131,11 @@ export async function startHundredHpReceiver(options: {
     if (bySession) {
       // The session the casino issued at launch names the player; 604 "Session not found" (the
       // balance page) otherwise, or when a userId sent beside it is someone else's.
-      const owner = [...ledger.values()].find((p) => p.token !== undefined && p.token === sessionId);
+      if (bugs.has('session-takeover') && userId !== undefined && ledger.has(userId) && !sessions.owner(sessionId as string)) {
+        sessions.adopt(sessionId as string, userId);
+      }
+      const ownerId = sessions.owner(sessionId as string);
+      const owner = ownerId === undefined ? undefined : ledger.get(ownerId);
       if (!owner || (userId !== undefined && owner.playerId !== userId)) return failure(604, 'Session not found', fields);
       player = owner;
     }
@@ -137,25 +155,30 @@ export async function startHundredHpReceiver(options: {
     if (route === '/auth') return { status: 200, body: ok(), fields };
 
     const id = txId as string;
-    const withdrawal = withdrawals.get(id);
+    const withdrawal = recall.remembers(id) ? withdrawals.get(id) : undefined;
+    /** A repeat's answer: the first reply (A) or today's balance (B). */
+    const again = (first: JsonObject): HandledReply => ({ status: 200, body: style === 'B' ? ok() : first, fields });
     if (withdrawal && withdrawal.userId !== player.playerId) {
       errors.push(`${where}: txId ${id} belongs to player ${withdrawal.userId}, not ${player.playerId}`);
       return failure(605, 'Transaction not found', fields);
     }
     switch (route) {
       case '/withdrawal': {
-        if (withdrawal) return { status: 200, body: withdrawal.reply, fields };
+        const short = (amount as number) > player.units;
+        if (bugs.has('funds-before-duplicate') && short) return failure(400, 'Insufficient funds', fields);
+        if (withdrawal) return again(withdrawal.reply);
         // unknown: the errCode for insufficient funds.
-        if ((amount as number) > player.units) return failure(400, 'Insufficient funds', fields);
+        if (short) return failure(400, 'Insufficient funds', fields);
         player.units -= amount as number;
         const reply = ok();
         withdrawals.set(id, { userId: player.playerId, amount: amount as number, reply });
+        recall.note(id);
         return { status: 200, body: reply, fields };
       }
       case '/deposit': {
         if (!withdrawal) return failure(605, 'Transaction not found', fields);
         if (withdrawal.rollback) return failure(608, 'Transaction already refunded', fields);
-        if (withdrawal.deposit) return { status: 200, body: withdrawal.deposit, fields };
+        if (withdrawal.deposit) return again(withdrawal.deposit);
         player.units += amount as number;
         withdrawal.deposit = ok();
         return { status: 200, body: withdrawal.deposit, fields };
@@ -164,7 +187,7 @@ export async function startHundredHpReceiver(options: {
         if (!withdrawal) return failure(605, 'Transaction not found', fields);
         // unknown: the errCode for "already settled".
         if (withdrawal.deposit) return failure(400, 'Transaction already settled', fields);
-        if (withdrawal.rollback) return { status: 200, body: withdrawal.rollback, fields };
+        if (withdrawal.rollback) return again(withdrawal.rollback);
         player.units += withdrawal.amount;
         withdrawal.rollback = ok();
         return { status: 200, body: withdrawal.rollback, fields };
@@ -172,7 +195,7 @@ export async function startHundredHpReceiver(options: {
       default: {
         // /bonusWin: a credit of its own, outside any withdrawal.
         const known = bonusWins.get(id);
-        if (known && known.userId === player.playerId) return { status: 200, body: known.reply, fields };
+        if (known && known.userId === player.playerId) return again(known.reply);
         if (known || withdrawal) {
           errors.push(`${where}: txId ${id} was already used by another transaction`);
           return failure(400, `Validation error: txId ${id} already used`, fields);

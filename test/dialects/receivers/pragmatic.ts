@@ -38,6 +38,19 @@
  * - Unknown paths get HTTP 404 {error: 7}; the wallet serves the seven methods of the brief plus
  *   bonusWin and jackpotWin (money-moving calls Pragmatic documents the same way).
  *
+ * Style 'B' (options.style), a second correct wallet (sources: the same summary, id 61200119308):
+ * - §3.4: the launch token is "a one-time token we generate and pass to PP", and the authenticate
+ *   reply's optional `token` is "the player token/session (can be configured to be returned in all
+ *   later API calls)". B answers authenticate with a fresh session token; the launch token is then
+ *   refused (error 4) on authenticate and bet, and bets must carry the new one. A answers the same token.
+ * - §3.11: a refund whose bet is not found "must do nothing and return success (0) or a specific
+ *   error code". B answers error 120 ("Internal server error, retry NOT required", §3.17, the one
+ *   code whose refunds are not sent to reconciliation); which specific code is unknown. A answers 0.
+ * Both styles answer a retried bet with the current balance (§3.6: "return the actual balance").
+ *
+ * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references). The hash signs
+ * a form (no JSON, no static credential) and authenticate names no player: no other bug applies.
+ *
  * What goes into `errors`: problems with the request itself (hash, encoding, method, a missing or
  * malformed parameter, an unknown path or user, a token that is not the player's, a reused
  * reference with other details, a refund that does not match its bet). Refusals a correct caller
@@ -50,11 +63,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver } from './receiver-kit.ts';
 
@@ -271,10 +284,7 @@ interface StoredTransaction {
  * const wallet = await startPragmaticReceiver({ credentials: { secretKey: 'testKey' }, players: [{ playerId: '421', currency: 'USD', balance: '100.00', token: '5v93mto7jr' }] });
  * // POST `${wallet.url}/bet.html` (form body with hash) …; then wallet.balanceOf('421'), wallet.errors
  */
-export async function startPragmaticReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startPragmaticReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const key = options.credentials.secretKey;
   if (!key) throw new Error('pragmatic receiver: credentials.secretKey (the key the MD5 hash is computed with) is required');
   const secretKey: string = key;
@@ -284,6 +294,10 @@ export async function startPragmaticReceiver(options: {
   /** Refunds of bets the wallet never saw, by the bet reference: answered with the same id again. */
   const refundsOfUnknown = new Map<string, string>();
   let nextTransaction = 0;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('pragmatic', options.bugs, ['funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  const sessions = new SessionBook(options.players);
   const newTransactionId = () => `W${String(++nextTransaction).padStart(9, '0')}`;
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
@@ -343,7 +357,8 @@ export async function startPragmaticReceiver(options: {
     const failure = (code: number, description: string) => ({ error: code, description });
 
     if (method === '/authenticate.html') {
-      const player = [...ledger.values()].find((candidate) => candidate.token !== undefined && candidate.token === params.token);
+      const owner = sessions.owner(params.token as string);
+      const player = owner === undefined ? undefined : ledger.get(owner);
       if (!player) {
         problem(`token ${JSON.stringify(params.token)} is not a session token this wallet issued`);
         return failure(PragmaticError.authenticationFailed, 'Player authentication failed');
@@ -353,7 +368,7 @@ export async function startPragmaticReceiver(options: {
         currency: player.currency,
         cash: cash(player.units),
         bonus: 0,
-        token: player.token,
+        token: style === 'B' ? sessions.rotate(params.token as string, player.playerId, 'pp') : params.token,
         error: 0,
         description: 'Success',
       };
@@ -383,6 +398,7 @@ export async function startPragmaticReceiver(options: {
 
       case '/refund.html': {
         const bet = transactions.get(`bet ${params.reference}`);
+        if (!bet && style === 'B') return failure(120, 'Bet not found; nothing refunded (no retry required)');
         if (!bet) {
           const earlier = refundsOfUnknown.get(params.reference as string) ?? newTransactionId();
           refundsOfUnknown.set(params.reference as string, earlier);
@@ -422,9 +438,12 @@ export async function startPragmaticReceiver(options: {
 
       case '/bet.html': {
         const units = decimalToUnits(params.amount as string, SCALE) as number;
+        if (bugs.has('funds-before-duplicate') && player.units < units) {
+          return { ...failure(PragmaticError.insufficientBalance, 'Insufficient balance'), ...balance() };
+        }
         const repeated = repeatOf('bet', units);
         if (repeated) return repeated;
-        if (params.token !== undefined && player.token !== undefined && params.token !== player.token) {
+        if (params.token !== undefined && player.token !== undefined && !sessions.belongsTo(params.token, player.playerId)) {
           problem(`token ${JSON.stringify(params.token)} is not the session token issued to ${player.playerId}`);
           return failure(PragmaticError.authenticationFailed, 'Player authentication failed');
         }
@@ -432,13 +451,15 @@ export async function startPragmaticReceiver(options: {
         player.units -= units;
         const transactionId = newTransactionId();
         transactions.set(`bet ${params.reference}`, { transactionId, userId: player.playerId, units, roundId: params.roundId });
+        recall.note(`bet ${params.reference}`);
         return success(transactionId, { usedPromo: 0 });
       }
     }
 
     /** Idempotency on reference: a processed transaction again gets its id and the current balance, and moves nothing. */
     function repeatOf(kind: string, units: number): Record<string, unknown> | undefined {
-      const known = transactions.get(`${kind} ${params.reference}`);
+      const key = `${kind} ${params.reference}`;
+      const known = recall.remembers(key) ? transactions.get(key) : undefined;
       if (!known) return undefined;
       const differences = [
         known.userId !== player!.playerId ? 'userId' : '',
@@ -461,6 +482,7 @@ export async function startPragmaticReceiver(options: {
         units,
         roundId: params.roundId,
       });
+      recall.note(`${kind} ${params.reference}`);
       return success(transactionId);
     }
   }

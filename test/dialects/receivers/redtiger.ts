@@ -35,6 +35,16 @@
  * - The reply's `result.id` is this wallet's own transaction id (valkyrie returns the PAM's).
  * - `stakePromo`/`payoutPromo` are promotional money this wallet does not hold: not moved; `bonus`
  *   is always "0.00". `country`/`language` are left out of the auth reply (the wallet has none).
+ *
+ * Style 'B' (options.style), a second correct wallet: /auth answers a fresh token in result.token
+ * (wallet_service.go: "Use the new token returned by refresh session for subsequent calls", the
+ * PAM's RefreshSession token), and the token /auth was called with is refused from then on (301).
+ * Whether the PAM keeps the old token alive is unknown; B is the strict reading, A keeps it.
+ * Both validate token lengths (32–128, models.go) and bind a token to its userId.
+ *
+ * Planted bugs (options.bugs): ignores-credential (the Authorization API key is not compared),
+ * session-takeover (/auth with a known userId and a well-formed token never issued is accepted and
+ * the token becomes that player's), funds-before-duplicate, forgetful-dedupe (transaction ids).
  */
 
 import { FieldReader, type JsonObject, parseJsonObject } from './json-fields.ts';
@@ -44,11 +54,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 /** Red Tiger money is a decimal string with 2 decimals. */
 const REDTIGER_SCALE = 2;
@@ -76,10 +86,7 @@ interface RedTigerTransaction {
   refunded: boolean;
 }
 
-export async function startRedTigerReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startRedTigerReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const apiKey = options.credentials.apiKey;
   if (!apiKey) throw new Error('redtiger receiver: credentials.apiKey (sent as Authorization: Basic <api key>) is required');
   const reconToken = options.credentials.reconToken;
@@ -94,6 +101,15 @@ export async function startRedTigerReceiver(options: {
   const transactions = new Map<string, RedTigerTransaction>();
   const endedRounds = new Set<string>();
   let walletIds = 0;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('redtiger', options.bugs, [
+    'ignores-credential',
+    'session-takeover',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+  ]);
+  const sessions = new SessionBook(options.players);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   const handle = (request: ReceivedRequest, errors: string[]): HandledReply => {
     const where = `${request.method} ${request.path}`;
@@ -112,7 +128,7 @@ export async function startRedTigerReceiver(options: {
 
     const authorization = request.headers.authorization ?? '';
     const presented = authorization.replace(/^Basic /i, '');
-    if (!constantTimeEqual(presented, apiKey)) {
+    if (!bugs.has('ignores-credential') && !constantTimeEqual(presented, apiKey)) {
       errors.push(
         `${where}: ${authorization === '' ? 'Authorization header missing' : 'Authorization does not carry the API key'}; Red Tiger sends Authorization: Basic <api key>`,
       );
@@ -186,11 +202,17 @@ export async function startRedTigerReceiver(options: {
     // Who is playing: the token's owner; the recon token (payout and refund only) names the player by userId.
     const isRecon = reconToken !== undefined && constantTimeEqual(token, reconToken);
     if (isRecon && (path === '/stake' || path === '/auth')) return refuse(401, CODE.notAuthorized, 'Not authorized');
-    const player = isRecon
-      ? userId !== undefined
-        ? ledger.get(userId)
-        : undefined
-      : [...ledger.values()].find((candidate) => candidate.token !== undefined && constantTimeEqual(candidate.token, token));
+    if (
+      path === '/auth' &&
+      bugs.has('session-takeover') &&
+      userId !== undefined &&
+      ledger.has(userId) &&
+      !sessions.owner(token)
+    ) {
+      sessions.adopt(token, userId);
+    }
+    const owner = isRecon ? userId : sessions.owner(token);
+    const player = owner === undefined ? undefined : ledger.get(owner);
     if (!player || (userId !== undefined && userId !== player.playerId)) return refuse(400, CODE.notAuthorized, 'Not authorized');
     if (currency !== undefined && currency !== player.currency) {
       return refuse(400, CODE.invalidCurrency, `currency ${currency} is not the player's ${player.currency}`);
@@ -201,11 +223,18 @@ export async function startRedTigerReceiver(options: {
     });
 
     if (path === '/auth') {
+      const answered = style === 'B' ? sessions.rotate(token, player.playerId, 'rt') : token;
       return {
         status: 200,
         body: {
           success: true,
-          result: { token, currency: player.currency, userId: player.playerId, casino: body.casino, balance: balance() },
+          result: {
+            token: answered,
+            currency: player.currency,
+            userId: player.playerId,
+            casino: body.casino,
+            balance: balance(),
+          },
         },
         fields,
       };
@@ -250,7 +279,10 @@ export async function startRedTigerReceiver(options: {
     }
 
     const kind = path === '/stake' ? 'stake' : 'payout';
-    const known = transactions.get(id);
+    if (bugs.has('funds-before-duplicate') && kind === 'stake' && units > player.units) {
+      return refuse(400, CODE.insufficientFunds, 'Insufficient funds');
+    }
+    const known = recall.remembers(id) ? transactions.get(id) : undefined;
     if (known) {
       const same = known.kind === kind && known.playerId === player.playerId && known.round === roundId && known.amount === units;
       return same
@@ -268,6 +300,7 @@ export async function startRedTigerReceiver(options: {
     }
     const walletId = `RT-W${++walletIds}`;
     transactions.set(id, { kind, walletId, playerId: player.playerId, round: roundId, amount: units, refunded: false });
+    recall.note(id);
     return moneyReply(kind, walletId, units);
   };
 

@@ -41,8 +41,20 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver };
+
+/*
+ * Style 'B' (options.style), a second correct wallet:
+ * - the X-Timestamp window is the Laravel SlotegratorClient's 30 s (A takes SoftBet's 5 minutes);
+ * - a repeated bet/win/refund gets the reply it got the first time (the balance then); A answers
+ *   the same transaction_id with today's balance. unknown: the integrators' material says a repeat
+ *   moves no money, not which balance it shows.
+ * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (transaction ids).
+ * Slotegrator signs every callback (HMAC over form params, not JSON) and has no authenticate call,
+ * so ignores-credential, reserialised-signature and session-takeover do not apply.
+ */
 
 /** Fraction digits the ledger keeps exactly. */
 const SCALE = 8;
@@ -73,12 +85,12 @@ interface Transaction {
  * Starts the wallet. credentials: `merchantId` (compared with X-Merchant-Id) and `merchantKey`
  * (the HMAC-SHA1 secret), Slotegrator's own names.
  */
-export async function startSlotegratorReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-  /** The wallet's clock in epoch milliseconds, for the X-Timestamp window (default: the system clock). */
-  now?: () => number;
-}): Promise<VendorReceiver> {
+export async function startSlotegratorReceiver(
+  options: ReceiverOptions & {
+    /** The wallet's clock in epoch milliseconds, for the X-Timestamp window (default: the system clock). */
+    now?: () => number;
+  },
+): Promise<VendorReceiver> {
   const now = options.now ?? Date.now;
   const merchantId = options.credentials.merchantId;
   const merchantKey = options.credentials.merchantKey;
@@ -90,6 +102,12 @@ export async function startSlotegratorReceiver(options: {
   /** Bets refunded or rolled back before they arrived: a late bet must not be charged. */
   const cancelledBets = new Set<string>();
   let nextWalletId = 1;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('slotegrator', options.bugs, ['funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  const windowSeconds = style === 'B' ? 30 : TIMESTAMP_WINDOW_SECONDS;
+  /** Style B: the first reply body to each bet/win/refund. */
+  const firstReplies = new Map<string, Record<string, unknown>>();
 
   const balanceOf = (playerId: string): string => {
     const player = ledger.get(playerId);
@@ -112,7 +130,12 @@ export async function startSlotegratorReceiver(options: {
     if ('problem' in parsed) return refuse([parsed.problem], {});
     const { pairs, params } = parsed;
 
-    const signatureProblem = verifySignature(request, pairs, { merchantId, merchantKey, nowSeconds: Math.floor(now() / 1000) });
+    const signatureProblem = verifySignature(request, pairs, {
+      merchantId,
+      merchantKey,
+      nowSeconds: Math.floor(now() / 1000),
+      windowSeconds,
+    });
     if (signatureProblem) return refuse([signatureProblem], params);
 
     const problems: string[] = [];
@@ -190,9 +213,18 @@ export async function startSlotegratorReceiver(options: {
     const betTransactionId = action === 'refund' ? read.string('bet_transaction_id') : undefined;
     if (problems.length > 0 || transactionId === undefined || units === undefined) return refuse(problems, params);
 
-    const previous = transactions.get(`${action}:${transactionId}`);
+    if (bugs.has('funds-before-duplicate') && action === 'bet' && player.units < units) {
+      const refusal = { error_code: 'INSUFFICIENT_FUNDS', error_description: 'Not enough money to continue playing' };
+      return { status: 200, body: refusal, fields: params };
+    }
+    const key = `${action}:${transactionId}`;
+    const previous = recall.remembers(key) ? transactions.get(key) : undefined;
     if (previous) {
-      // A repeat of a processed transaction: the same transaction id and the current balance.
+      const first = firstReplies.get(key);
+      if (style === 'B' && first && previous.playerId === player.playerId && previous.units === units) {
+        return { status: 200, body: first, fields: params };
+      }
+      // A repeat of a processed transaction: the same transaction id and the current balance (A).
       if (previous.playerId !== player.playerId || previous.units !== units) {
         return refuse(
           [
@@ -205,7 +237,8 @@ export async function startSlotegratorReceiver(options: {
     }
     const record = (moved: number): string => {
       const walletId = `sg-${nextWalletId++}`;
-      transactions.set(`${action}:${transactionId}`, {
+      recall.note(key);
+      transactions.set(key, {
         action,
         vendorId: transactionId,
         walletId,
@@ -239,11 +272,11 @@ export async function startSlotegratorReceiver(options: {
         };
       }
       player.units -= units;
-      return ok(record(units));
+      return remembered(ok(record(units)));
     }
     if (action === 'win') {
       player.units += units;
-      return ok(record(units));
+      return remembered(ok(record(units)));
     }
     // refund
     if (betTransactionId === undefined) return refuse(problems, params);
@@ -251,9 +284,9 @@ export async function startSlotegratorReceiver(options: {
     if (!bet || bet.playerId !== player.playerId) {
       // GIS: a refund of a bet the wallet never took succeeds and moves nothing.
       cancelledBets.add(betTransactionId);
-      return ok(record(0));
+      return remembered(ok(record(0)));
     }
-    if (bet.reversed) return ok(record(0));
+    if (bet.reversed) return remembered(ok(record(0)));
     if (units !== bet.units) {
       errors.push(
         `${where}: amount: refund ${unitsToDecimal(units, SCALE)} differs from bet ${betTransactionId} (${unitsToDecimal(bet.units, SCALE)}); the bet's amount was returned`,
@@ -261,7 +294,13 @@ export async function startSlotegratorReceiver(options: {
     }
     bet.reversed = true;
     player.units += bet.units;
-    return ok(record(bet.units));
+    return remembered(ok(record(bet.units)));
+
+    /** Keeps a first reply for style B's repeats. */
+    function remembered(reply: HandledReply): HandledReply {
+      firstReplies.set(key, reply.body as Record<string, unknown>);
+      return reply;
+    }
   };
 
   return startLoopbackReceiver(handle, balanceOf);
@@ -323,7 +362,12 @@ function unflatten(pairs: readonly Pair[]): Record<string, unknown> {
 function verifySignature(
   request: ReceivedRequest,
   pairs: readonly Pair[],
-  { merchantId, merchantKey, nowSeconds }: { merchantId: string; merchantKey: string; nowSeconds: number },
+  {
+    merchantId,
+    merchantKey,
+    nowSeconds,
+    windowSeconds,
+  }: { merchantId: string; merchantKey: string; nowSeconds: number; windowSeconds: number },
 ) {
   const header = (name: string) => {
     const value = request.headers[name.toLowerCase()];
@@ -337,8 +381,8 @@ function verifySignature(
   const timestamp = header('X-Timestamp')!;
   if (!/^\d{1,12}$/.test(timestamp)) return `X-Timestamp: got ${describe(timestamp)}; expected unix seconds`;
   const skew = Math.abs(nowSeconds - Number(timestamp));
-  if (skew > TIMESTAMP_WINDOW_SECONDS) {
-    return `X-Timestamp: ${timestamp} is ${skew} s from the wallet's clock; expected within ${TIMESTAMP_WINDOW_SECONDS} s`;
+  if (skew > windowSeconds) {
+    return `X-Timestamp: ${timestamp} is ${skew} s from the wallet's clock; expected within ${windowSeconds} s`;
   }
   const signed: Pair[] = [...pairs, ...AUTH_HEADERS.map((name) => [name, header(name)!] as const)];
   const given = header('X-Sign')!.toLowerCase();

@@ -19,6 +19,16 @@
  * (412 + 101 here), and whether a win needs a bet in the same round (t1 answers 404; nothing from
  * the vendor says so, so a lone win is paid here). A rollback of a win larger than the balance
  * succeeds without moving money, as t1 does.
+ *
+ * Style 'B' (options.style), a second correct wallet: a request whose actions were all processed
+ * before gets the reply it got the first time (the balance then, the same tx_ids); A answers with
+ * the stored tx_ids and today's balance. unknown: the sources only say a repeated action_id is not
+ * processed again (t1 answers it from its stored transaction), not which balance the reply shows.
+ *
+ * Planted bugs (options.bugs): reserialised-signature (X-REQUEST-SIGN over JSON.stringify of the
+ * parsed body), funds-before-duplicate (a bet above the balance is refused before the action_id
+ * lookup), forgetful-dedupe (action ids). SoftSwiss signs its calls (no static credential) and has
+ * no authenticate call (no session to take over).
  */
 import { createHmac } from 'node:crypto';
 import { FieldReader, isObject, type JsonObject, parseJsonObject } from './json-fields.ts';
@@ -27,11 +37,11 @@ import {
   type HandledReply,
   openingLedger,
   type ReceivedRequest,
-  type ReceiverPlayer,
   startLoopbackReceiver,
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
+import { DedupeRecall, plantedBugs, type ReceiverOptions, signedBytes } from './receiver-style.ts';
 
 /** unknown: the sources say "subunits" without a per-currency table; cents for every currency here. */
 const SCALE = 2;
@@ -59,10 +69,7 @@ function error(status: number, code: number, message: string, fields: JsonObject
  * X-REQUEST-SIGN.
  * @example const wallet = await startSoftswissReceiver({ credentials: { authToken: 't' }, players });
  */
-export async function startSoftswissReceiver(options: {
-  credentials: Record<string, string>;
-  players: ReceiverPlayer[];
-}): Promise<VendorReceiver> {
+export async function startSoftswissReceiver(options: ReceiverOptions): Promise<VendorReceiver> {
   const authToken = options.credentials.authToken ?? '';
   if (authToken === '') throw new Error('startSoftswissReceiver: credentials.authToken is required (the casino auth token)');
   const ledger = openingLedger(options.players, SCALE);
@@ -70,6 +77,11 @@ export async function startSoftswissReceiver(options: {
   /** Originals whose rollback came before them: a late bet is answered from the rollback, uncharged. */
   const rolledBackUnknown = new Map<string, StoredAction>();
   let nextTx = 1;
+  const style = options.style ?? 'A';
+  const bugs = plantedBugs('softswiss', options.bugs, ['reserialised-signature', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
+  /** Style B: the first reply to each request, by its path, player and action ids. */
+  const firstReplies = new Map<string, JsonObject>();
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
     const where = `${request.method} ${request.path}`;
@@ -78,7 +90,8 @@ export async function startSoftswissReceiver(options: {
       return error(404, 404, 'Not found', {});
     }
     const sign = request.headers['x-request-sign'];
-    const expected = createHmac('sha256', authToken).update(request.rawBody).digest('hex');
+    const signed = signedBytes(request.rawBody, bugs.has('reserialised-signature'));
+    const expected = createHmac('sha256', authToken).update(signed).digest('hex');
     if (typeof sign !== 'string' || !constantTimeEqual(sign.toLowerCase(), expected)) {
       errors.push(
         `${where}: X-REQUEST-SIGN ${typeof sign === 'string' ? 'does not match' : 'is missing'}; expected the HMAC-SHA256 hex of the raw body keyed by the auth token`,
@@ -115,8 +128,18 @@ export async function startSoftswissReceiver(options: {
       errors.push(`${where}: currency ${currency} is not the player's ${player.currency}`);
       return error(400, 400, `Bad request: currency ${currency} is not the player's ${player.currency}`, fields, player.units);
     }
+    if (bugs.has('funds-before-duplicate')) {
+      const stakes = list.reduce((sum, action) => sum + (action.kind === 'bet' ? action.amount : 0), 0);
+      if (stakes > player.units) return error(412, 100, 'Player has not enough funds to process an action', fields, player.units);
+    }
+    const known = (actionId: string) => (recall.remembers(actionId) ? actions.get(actionId) : undefined);
+    const requestKey = `${request.path} ${userId} ${list.map((a) => a.actionId).join(' ')}`;
+    const first = firstReplies.get(requestKey);
+    if (style === 'B' && first && list.length > 0 && list.every((a) => known(a.actionId) !== undefined)) {
+      return { status: 200, body: first, fields };
+    }
     for (const action of list) {
-      const stored = actions.get(action.actionId);
+      const stored = known(action.actionId);
       if (stored && stored.userId !== userId) {
         errors.push(`${where}: action_id ${action.actionId} was already used by player ${stored.userId}`);
         return error(400, 400, `Bad request: action_id ${action.actionId} belongs to another player`, fields, player.units);
@@ -133,9 +156,9 @@ export async function startSoftswissReceiver(options: {
     const staged: { actionId: string; stored: StoredAction; fresh: boolean; reverse?: StoredAction }[] = [];
     const now = new Date().toISOString();
     for (const action of list) {
-      const known = actions.get(action.actionId) ?? staged.find((s) => s.actionId === action.actionId)?.stored;
-      if (known) {
-        staged.push({ actionId: action.actionId, stored: known, fresh: false });
+      const repeat = known(action.actionId) ?? staged.find((s) => s.actionId === action.actionId)?.stored;
+      if (repeat) {
+        staged.push({ actionId: action.actionId, stored: repeat, fresh: false });
         continue;
       }
       if (action.kind === 'rollback') {
@@ -191,7 +214,10 @@ export async function startSoftswissReceiver(options: {
     }
     player.units = balance;
     for (const entry of staged) {
-      if (entry.fresh) actions.set(entry.actionId, entry.stored);
+      if (entry.fresh) {
+        actions.set(entry.actionId, entry.stored);
+        recall.note(entry.actionId);
+      }
       if (entry.reverse) entry.reverse.rolledBack = true;
     }
     const reply: JsonObject = { balance };
@@ -203,6 +229,7 @@ export async function startSoftswissReceiver(options: {
         processed_at: entry.stored.processedAt,
       }));
     }
+    if (!firstReplies.has(requestKey)) firstReplies.set(requestKey, reply);
     return { status: 200, body: reply, fields };
   }
 
