@@ -1,36 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Dialect } from '../dialects/index.ts';
+import { VERSION } from '../version.ts';
+import { artilleryFiles } from './artillery.ts';
+import { ExportError, type ExportOptions } from './export-options.ts';
 import { k6Script } from './k6.ts';
-import type { Mix } from './mix.ts';
-import type { Schedule } from './schedule.ts';
 
 /**
  * `--export k6|artillery`: a test for another load tool that makes the same calls as
  * `aggmock load`, signed the same way, and writes each call as a run record line, so
  * `aggmock load --check <file>` gives the same correctness verdict.
  */
+export { ExportError, type ExportOptions } from './export-options.ts';
+
 export const EXPORT_TARGETS = ['k6', 'artillery'] as const;
-
-export interface ExportOptions {
-  dialect: Dialect;
-  /** The --dialect value, for the files' header and the Artillery processor. */
-  dialectName: string;
-  credentials: Record<string, string>;
-  url: string;
-  schedule: Schedule;
-  players: readonly string[];
-  mix: Mix;
-  stakeMinor: number;
-  currency: string;
-  token?: string | undefined;
-  /** A folder. */
-  out: string;
-}
-
-export class ExportError extends Error {
-  override name = 'ExportError';
-}
 
 /** Writes the export; returns the files written. */
 export function exportRun(target: string, o: ExportOptions): string[] {
@@ -42,5 +24,9 @@ export function exportRun(target: string, o: ExportOptions): string[] {
     writeFileSync(file, k6Script(o));
     return [file];
   }
-  throw new ExportError('--export artillery: not written yet in this build; use --export k6.');
+  return Object.entries(artilleryFiles(o, VERSION)).map(([name, text]) => {
+    const file = join(o.out, name);
+    writeFileSync(file, text);
+    return file;
+  });
 }

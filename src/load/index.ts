@@ -8,8 +8,9 @@
  * An engine: it imports callbacks (fault rules, the call renderer), config, dialects, ledger,
  * money and shared; never a surface or the CLI. In memory only: no journal, no durable outbox.
  */
+export { createLoadSession, type LoadSession, type LoadSessionOptions } from './artillery.ts';
 export { type AttemptResult, type ErrorClass, poolSender, type Sender } from './client.ts';
-export { EXPORT_TARGETS, type ExportOptions, exportRun } from './export.ts';
+export { EXPORT_TARGETS, ExportError, type ExportOptions, exportRun } from './export.ts';
 export { Histogram } from './histogram.ts';
 export { renderHtml } from './html.ts';
 export { callsPerRound, DEFAULT_MIX, type Mix, MixError, parseMix, ROUND_KIND_HELP, ROUND_KINDS, type RoundKind } from './mix.ts';

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { codecOf, FACTS } from '../dialects/index.ts';
-import type { ExportOptions } from './export.ts';
+import { ExportError, type ExportOptions } from './export-options.ts';
 import { K6_RUNTIME } from './k6-runtime.ts';
 import { ROUND_KINDS } from './mix.ts';
 import { scheduleLength } from './schedule.ts';
@@ -19,7 +19,9 @@ export function k6Script(o: ExportOptions): string {
       `--export k6: the ${o.dialect.name} wire signs with aggmock's header schemes; the k6 export speaks vendor dialects`,
     );
   if ('payload' in recipe && recipe.payload.over === 'hook')
-    throw new Error(`--export k6: the ${o.dialect.name} dialect signs through a hooks module, which a k6 script cannot load`);
+    throw new ExportError(
+      `--export k6: the ${o.dialect.name} dialect signs through a hooks module, which a k6 script cannot load`,
+    );
   const codec = codecOf(o.dialect, o.currency);
   const amounts = {
     format: codec.format,

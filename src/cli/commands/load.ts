@@ -14,6 +14,7 @@ import {
   callsPerRound,
   correctnessLine,
   EXPORT_TARGETS,
+  ExportError,
   exportRun,
   judgeRun,
   type LoadSummary,
@@ -145,7 +146,8 @@ export async function runLoadCommand(walletUrl: string | undefined, flags: LoadF
       error instanceof ScheduleError ||
       error instanceof MixError ||
       error instanceof ThresholdError ||
-      error instanceof RecordError
+      error instanceof RecordError ||
+      error instanceof ExportError
     ) {
       io.stderr(`aggmock load: ${error.message}\n`);
       return EXIT_USAGE;
