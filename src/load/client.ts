@@ -44,7 +44,7 @@ export function poolSender(baseUrl: string, options: PoolOptions = {}): Sender {
       try {
         const res = await pool.request({
           origin: url.origin,
-          path: `${prefix}${pathOnly}${q ? `?${q}` : ''}`,
+          path: `${prefix}${pathOnly}` === '' ? `/${q ? `?${q}` : ''}` : `${prefix}${pathOnly}${q ? `?${q}` : ''}`,
           method: req.method,
           headers: req.headers,
           ...(req.body === undefined ? {} : { body: req.body }),
