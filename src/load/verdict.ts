@@ -164,6 +164,8 @@ function judgePlayer(dialect: Dialect, playerId: string, list: CallRecord[], max
     } else {
       const e = v.explanation;
       const reported = e.op.balanceMinor;
+      // The balances an order allows it, other than the one reported (which other replies then rule out).
+      const others = e.possible.filter((p) => p !== reported);
       out.violations.push({
         playerId,
         cause: e.cause,
@@ -173,9 +175,9 @@ function judgePlayer(dialect: Dialect, playerId: string, list: CallRecord[], max
         possibleMinor: e.possible,
         involved: e.involved.map((o) => o.label),
         message: `${e.op.label}: ${CAUSES[e.cause]}; the wallet reports ${reported === undefined ? 'no balance' : money(reported)}, ${
-          e.possible.length
-            ? `an order of the ${e.involved.length} overlapping calls allows ${e.possible.map(money).join(', ')}`
-            : `expected ${money(e.expected)}`
+          others.length
+            ? `where the ${e.involved.length} overlapping calls allow ${others.map(money).join(', ')}`
+            : `where ${money(e.expected)} was expected`
         }`,
       });
     }
