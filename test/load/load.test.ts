@@ -133,6 +133,35 @@ describe('aggmock load: correctness under load', () => {
   });
 });
 
+describe('aggmock load: profiles and exports', () => {
+  it('speaks a profile too: its webhook URL is the wallet URL (no path of its own)', async () => {
+    await walletWith('default');
+    const { code, out } = await load((wallet as RunningWallet).webhookUrl, {
+      ...RUN,
+      dialect: 'default',
+      mix: 'bet-win=1',
+      json: true,
+      threshold: ['correctness'],
+    });
+    const summary = JSON.parse(out) as LoadSummary;
+    expect(summary.rate.calls).toBeGreaterThan(30);
+    expect(summary.errors.percent).toBe(0);
+    expect(summary.correctness.violations).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('--export k6 writes the script, and refuses a tool it does not know', async () => {
+    const written = await load(undefined, { ...RUN, dialect: 'hub88', export: 'k6', out: 'k6' });
+    expect(written.code).toBe(0);
+    const script = readFileSync(join(dir, 'k6', 'load.k6.js'), 'utf8');
+    expect(script).toContain('"executor": "ramping-arrival-rate"');
+    expect(script).toContain('crypto.subtle.sign');
+    const bad = await load(undefined, { ...RUN, dialect: 'hub88', export: 'gatling' });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--export: expected k6 or artillery, got "gatling"');
+  });
+});
+
 describe('aggmock load: latency thresholds', () => {
   it('a wallet that answers after 400 ms breaches p99<300ms; the latencies it measures are at least the delay', async () => {
     const url = await walletWith('pragmatic', 'slow', { slowMs: 400 });
