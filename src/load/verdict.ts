@@ -177,7 +177,7 @@ function judgePlayer(dialect: Dialect, playerId: string, list: CallRecord[], max
         message: `${e.op.label}: ${CAUSES[e.cause]}; the wallet reports ${reported === undefined ? 'no balance' : money(reported)}, ${
           others.length
             ? `where the ${e.involved.length} overlapping calls allow ${others.map(money).join(', ')}`
-            : `where ${money(e.expected)} was expected`
+            : `which no order of the ${e.involved.length} overlapping calls allows together with their own replies`
         }`,
       });
     }
