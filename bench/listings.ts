@@ -219,15 +219,48 @@ const bench: Benchmark = {
         for (const t of targets) pauseTree(t.started.child, false);
       };
 
+      const results = new Map<string, Measured[]>();
+      const key = (t: Target, id: string) => `${t.name}|${id}`;
+      /**
+       * A peer that errs in a window (answers nothing, resets, answers another status) is reported
+       * with what happened and left out of that listing; the run goes on. aggmock and the bare
+       * server are what every ratio is taken against: their failures still end the run.
+       */
+      const peerNames = new Set(PEERS.map((p) => p.name));
+      const failed = new Map<string, string>();
+      const orPeerFailure = async <T>(
+        t: Target,
+        listing: string,
+        what: string,
+        measure: () => Promise<T>,
+      ): Promise<T | undefined> => {
+        try {
+          return await measure();
+        } catch (error) {
+          if (!peerNames.has(t.name)) throw error;
+          const reason = `${what}: ${(error as Error).message.split('\n')[0]}`;
+          console.error(`(${t.name} left out of ${listing}: ${reason})`);
+          if (listing === 'all' && what === 'warm-up') return undefined;
+          failed.set(key(t, listing), reason);
+          results.delete(key(t, listing));
+          skipped.push({
+            peer: t.name,
+            reason: `${LISTINGS.find((x) => x.id === listing)?.route ?? listing}: ${reason}; no row for it`,
+          });
+          return undefined;
+        }
+      };
+
       // Warm-up: every target once on the largest listing.
       for (const t of targets) {
         const path = t.targets.all;
         only(t);
-        if (path) await load(t.url + path, { connections, duration: 1, headers: t.headers, label: `${t.name} warm-up` });
+        if (path)
+          await orPeerFailure(t, 'all', 'warm-up', () =>
+            load(t.url + path, { connections, duration: 1, headers: t.headers, label: `${t.name} warm-up` }),
+          );
       }
 
-      const results = new Map<string, Measured[]>();
-      const key = (t: Target, id: string) => `${t.name}|${id}`;
       for (const l of LISTINGS) {
         const measured = targets.filter((t) => t.targets[l.id] !== undefined);
         for (let r = 0; r < rounds; r++) {
@@ -235,27 +268,30 @@ const bench: Benchmark = {
           const rotated = measured.map((_, i) => measured[(i + r) % measured.length] as Target);
           const order = r % 2 === 0 ? rotated : rotated.reverse();
           for (const t of order) {
+            if (failed.has(key(t, l.id))) continue;
             only(t);
             // A short unmeasured run first: the target was paused, and the load generator (this
             // process) may still be collecting the garbage of the target before it. Without it, the
             // target measured after a slow peer paid for that peer (aggmock, always next in the
             // rotation after one, came out ~10 % below bare with peers and at par without them).
-            await load(t.url + t.targets[l.id], {
-              connections,
-              duration: WARMUP_S,
-              headers: t.headers,
-              label: `${t.name} warm-up`,
-            });
-            const cpu0 = treeCpuMicros(t.started.child.pid);
-            const run = await load(t.url + t.targets[l.id], {
-              connections,
-              duration,
-              headers: t.headers,
-              label: `${t.name} ${l.route}`,
-            });
-            const m = { ...run, cpuMicrosPerRequest: (treeCpuMicros(t.started.child.pid) - cpu0) / run.total };
             const k = key(t, l.id);
-            results.set(k, [...(results.get(k) ?? []), m]);
+            const m = await orPeerFailure(t, l.id, `${l.route} round ${r + 1}`, async () => {
+              await load(t.url + t.targets[l.id], {
+                connections,
+                duration: WARMUP_S,
+                headers: t.headers,
+                label: `${t.name} warm-up`,
+              });
+              const cpu0 = treeCpuMicros(t.started.child.pid);
+              const run = await load(t.url + t.targets[l.id], {
+                connections,
+                duration,
+                headers: t.headers,
+                label: `${t.name} ${l.route}`,
+              });
+              return { ...run, cpuMicrosPerRequest: (treeCpuMicros(t.started.child.pid) - cpu0) / run.total };
+            });
+            if (m) results.set(k, [...(results.get(k) ?? []), m]);
           }
         }
       }

@@ -12,13 +12,14 @@ import { JOURNAL_OFF } from './listings.ts';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';
-const ORDER = ['listings', 'launch', 'callbacks', 'startup', 'verify'];
+const ORDER = ['listings', 'launch', 'callbacks', 'startup', 'verify', 'load'];
 const TITLES: Record<string, string> = {
   listings: 'Listings',
   launch: 'Launch',
   callbacks: 'Callbacks',
   startup: 'Start-up and memory',
   verify: 'Verify',
+  load: 'Load generator',
 };
 
 export interface Record_ {

@@ -25,6 +25,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'startup', load: () => import('./startup.ts') },
   { name: 'verify', load: () => import('./verify.ts') },
   { name: 'ledger', load: () => import('./ledger.ts') },
+  { name: 'load', load: () => import('./load.ts') },
 ];
 
 function parseArgs(argv: string[]) {

@@ -23,6 +23,7 @@ export {
   loadConfig,
   validateConfig,
 } from './config/index.ts';
+export { createLoadSession, type LoadSession, type LoadSessionOptions } from './load/index.ts';
 export type { FaultRuleState, JournaledRequest, RequestFilter, RequestMatcher } from './requests/index.ts';
 export { type Aggmock, loadCatalog, startAggmock } from './runtime.ts';
 export {

@@ -7,6 +7,9 @@ import type { Transport } from './transport.ts';
 /** A callback fault rule as stored and listed: the rule, how often it matched and fired, whether it is spent. */
 export type CallbackFaultRuleState = CallbackFaultRule & RuleCounters;
 
+/** What a rule matches on: the engine's events, and the load generator's calls. */
+export type FaultTarget = Pick<StoredEvent, 'source' | 'kind' | 'playerId' | 'transactionId'>;
+
 /** The rule that fired for one attempt and its fault. */
 export interface FiredCallbackFault {
   ruleId: string;
@@ -44,7 +47,7 @@ export class CallbackFaults extends RuleBook<CallbackFaultRule> {
   }
 
   /** Counts the attempt against every matching rule and returns the fault of the first that fires. */
-  fire(event: StoredEvent): FiredCallbackFault | undefined {
+  fire(event: FaultTarget): FiredCallbackFault | undefined {
     if (event.source.startsWith('fault:')) return undefined;
     let fired: FiredCallbackFault | undefined;
     for (const rule of this.rules) {
@@ -58,7 +61,7 @@ export class CallbackFaults extends RuleBook<CallbackFaultRule> {
   }
 }
 
-function matches({ match }: CallbackFaultRuleState, event: StoredEvent): boolean {
+function matches({ match }: CallbackFaultRuleState, event: FaultTarget): boolean {
   if (match.event !== undefined && !(Array.isArray(match.event) ? match.event.includes(event.kind) : match.event === event.kind))
     return false;
   if (match.player !== undefined && match.player !== event.playerId) return false;

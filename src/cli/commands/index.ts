@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerContractsCommand } from './contracts.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerLoadCommand } from './load.ts';
 import { registerMcpCommand } from './mcp.ts';
 import { registerProfilesCommand } from './profiles.ts';
 import { registerSendCommand } from './send.ts';
@@ -15,6 +16,7 @@ export function registerCommands(program: Command): void {
   registerDemoCommand(program);
   registerVerifyCommand(program);
   registerSendCommand(program);
+  registerLoadCommand(program);
   registerContractsCommand(program);
   registerProfilesCommand(program);
   registerMcpCommand(program);

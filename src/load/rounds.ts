@@ -1,0 +1,244 @@
+import { renderCall, sessionTokenOf } from '../callbacks/call.ts';
+import { CallbackFaults } from '../callbacks/faults.ts';
+import type { AggmockConfig, CallbackFaultRule } from '../config/index.ts';
+import { dialectOf } from '../config/index.ts';
+import { type CallFacts, type Dialect, MONEY_OPERATIONS, type Operation, readReply } from '../dialects/index.ts';
+import type { AttemptResult, Sender } from './client.ts';
+import type { RoundKind } from './mix.ts';
+import type { CallRecord } from './record.ts';
+import type { LoadStats } from './stats.ts';
+
+/**
+ * The rounds a load run plays, one call after another as an aggregator makes them: each call built
+ * and signed by the dialect code (`renderCall`), its reply read by `readReply`, retried when it got
+ * no usable answer, under the callback fault rules that fire for it, and kept as a run record.
+ * The generator (run.ts) and the Artillery processor (artillery.ts) both play rounds here.
+ */
+
+export interface RoundOptions {
+  config: AggmockConfig;
+  sender: Sender;
+  stats: LoadStats;
+  /** Every call's record, as it is made. */
+  onRecord: (record: CallRecord) => void;
+  /** The run's clock in ms (records are ordered by it). */
+  clock: () => number;
+  /** Where the schedule's clock started on `clock` (per-second counters are kept from it). */
+  origin: () => number;
+  stakeMinor: number;
+  currency: string;
+  random: () => number;
+  tokenOf?: ((playerId: string) => string | undefined) | undefined;
+  timeoutMs?: number | undefined;
+  retryDelaysMs?: readonly number[] | undefined;
+  faults?: readonly CallbackFaultRule[] | undefined;
+  seed?: number | undefined;
+  /** Makes record ids and transaction ids unique across processes (an Artillery worker's pid). */
+  idBase?: number | undefined;
+}
+
+export interface RoundPlayer {
+  dialect: Dialect;
+  round(kind: RoundKind, player: string): Promise<void>;
+  /** A player's session: authenticate and balance where the dialect has them. */
+  open(player: string): Promise<void>;
+  /** A player's final balance read (balance, else authenticate), which reconciles its history. */
+  reconcile(player: string): Promise<void>;
+}
+
+const EVENT_KIND = { debit: 'debit', credit: 'credit', reverse: 'rollback' } as const;
+
+export function roundPlayer(o: RoundOptions): RoundPlayer {
+  const cfg = o.config.callbacks;
+  const dialect = dialectOf(cfg);
+  const { sender, stats, clock, random } = o;
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  const retryDelays = o.retryDelaysMs ?? [50, 200, 1000];
+  const faults = o.faults?.length ? new CallbackFaults({ seed: o.seed ?? 42, rules: o.faults }) : undefined;
+  const tokens = new Map<string, string | undefined>();
+  const tokenOf = (player: string) => {
+    if (!tokens.has(player)) tokens.set(player, o.tokenOf ? o.tokenOf(player) : sessionTokenOf(cfg, player));
+    return tokens.get(player);
+  };
+  const run = Date.now().toString(36).slice(-6);
+  const roundBase = (Date.now() % 1_000_000) * 10_000_000;
+  let seq = o.idBase ?? 0;
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+  /** One attempt, under a timeout fault when one fired: the reply is ignored, or the wait cut at afterMs. */
+  const attempt = async (
+    facts: CallFacts,
+    fault: { afterMs?: number | undefined } | undefined,
+  ): Promise<AttemptResult & { faulted?: boolean }> => {
+    const now = Date.now();
+    const req = renderCall(cfg, { ...facts, sentAt: now }, { signedAt: now });
+    stats.attempts++;
+    if (!fault) return sender.send(req, timeoutMs);
+    stats.faultTimeouts++;
+    const sent = sender.send(req, timeoutMs);
+    if (fault.afterMs === undefined) {
+      await sent;
+      return { ok: false, error: 'timeout', message: 'fault: the reply came and was ignored', faulted: true };
+    }
+    return Promise.race([
+      sent.then(() => ({ ok: false, error: 'timeout', message: 'fault: the reply was ignored', faulted: true }) as const),
+      sleep(fault.afterMs).then(
+        () => ({ ok: false, error: 'timeout', message: `fault: gave up after ${fault.afterMs} ms`, faulted: true }) as const,
+      ),
+    ]);
+  };
+
+  /** One call with its retries; its record is kept for the verdict. */
+  const call = async (facts: CallFacts, duplicateOf?: number): Promise<CallRecord & { accepted: boolean; unknown: boolean }> => {
+    const record: CallRecord = { id: ++seq, facts, sentAt: clock(), attempts: 0, ...(duplicateOf ? { duplicateOf } : {}) };
+    stats.calls++;
+    const money = MONEY_OPERATIONS[facts.operation];
+    const fired =
+      faults && money && duplicateOf === undefined
+        ? faults.fire({
+            source: 'load',
+            kind: EVENT_KIND[money],
+            playerId: facts.playerId,
+            transactionId: facts.transactionId ?? '',
+          })
+        : undefined;
+    let copy: Promise<unknown> | undefined;
+    if (fired?.fault.kind === 'duplicate') {
+      stats.faultDuplicates++;
+      const after = fired.fault.afterMs;
+      copy = sleep(after).then(() => call(facts, record.id));
+    }
+    let accepted = false;
+    let unknown = true;
+    for (let n = 0; n <= retryDelays.length; n++) {
+      if (n > 0) {
+        stats.retries++;
+        await sleep(retryDelays[n - 1] as number);
+      }
+      record.attempts++;
+      const started = clock();
+      const result = await attempt(facts, n === 0 && fired?.fault.kind === 'timeout' ? fired.fault : undefined);
+      const at = clock();
+      if (!result.ok) {
+        if (!result.faulted) stats.error(at - o.origin(), result.error, result.message);
+        continue;
+      }
+      stats.answered(at - o.origin(), facts.operation, Math.round((at - started) * 1000));
+      const reading = readReply(dialect, facts, { status: result.status, text: result.text });
+      if (reading.verdict === 'retry') {
+        stats.error(
+          at - o.origin(),
+          result.status >= 500 ? 'http5xx' : 'retryCode',
+          `HTTP ${result.status}${reading.code ? ` code ${reading.code}` : ''}`,
+        );
+        record.answeredAt = at;
+        record.status = result.status;
+        record.text = result.text;
+        continue;
+      }
+      record.answeredAt = at;
+      record.status = result.status;
+      record.text = result.text;
+      if (reading.verdict === 'invalid') {
+        stats.error(at - o.origin(), 'invalid', `HTTP ${result.status}: ${result.text.slice(0, 120)}`);
+        break;
+      }
+      unknown = false;
+      accepted = reading.verdict === 'accepted';
+      if (!accepted) stats.refusal(reading.code ?? reading.outcome ?? `HTTP ${result.status}`);
+      if (reading.token) tokens.set(facts.playerId, reading.token);
+      break;
+    }
+    // Kept once it is settled: a record written out (an Artillery worker's file) is complete.
+    o.onRecord(record);
+    if (copy) await copy;
+    return { ...record, accepted, unknown };
+  };
+
+  const ids = () => {
+    const n = ++seq;
+    return { tx: `ld-${run}-${n}`, round: String(roundBase + n), request: requestId(run, n) };
+  };
+  const factsOf = (player: string, operation: Operation, extra: Partial<CallFacts>): CallFacts => ({
+    operation,
+    playerId: player,
+    currency: o.currency,
+    sessionToken: tokenOf(player),
+    createdAt: Date.now(),
+    ...extra,
+    requestId: ids().request,
+  });
+
+  /** A bet, then what the round kind does with it; a bet with no answer is rolled back, as an aggregator does. */
+  const round = async (kind: RoundKind, player: string): Promise<void> => {
+    if (kind === 'balance') {
+      await call(factsOf(player, 'balance', {}));
+      return;
+    }
+    const { tx, round: roundId } = ids();
+    if (kind === 'promo') {
+      await call(
+        factsOf(player, 'promoWin', {
+          transactionId: tx,
+          roundId,
+          amountMinor: o.stakeMinor,
+          roundClosed: true,
+          bonus: { kind: 'free-spins', id: `fs-${tx}` },
+        }),
+      );
+      return;
+    }
+    // Amounts drawn between the stake and twice it: bets that overlap differ, so a balance says which were applied.
+    const stake = o.stakeMinor + Math.floor(random() * o.stakeMinor);
+    const betFacts = factsOf(player, 'bet', { transactionId: tx, roundId, amountMinor: stake });
+    const bet = await call(betFacts);
+    if (bet.unknown || kind === 'rollback') {
+      await call(
+        factsOf(player, 'rollback', {
+          transactionId: `${tx}-rb`,
+          betTransactionId: tx,
+          roundId,
+          amountMinor: stake,
+          roundClosed: true,
+        }),
+      );
+      return;
+    }
+    if (!bet.accepted) return;
+    if (kind === 'duplicate') await call({ ...betFacts, requestId: ids().request });
+    const win = kind === 'bet-lose' ? 0 : 2 * stake;
+    if (kind === 'bet-lose' && dialect.operations.endRound) {
+      await call(factsOf(player, 'endRound', { roundId, roundClosed: true }));
+      return;
+    }
+    await call(
+      factsOf(player, 'win', { transactionId: `${tx}-w`, betTransactionId: tx, roundId, amountMinor: win, roundClosed: true }),
+    );
+    if (kind !== 'bet-lose' && dialect.operations.endRound)
+      await call(factsOf(player, 'endRound', { roundId, roundClosed: true }));
+  };
+
+  const read: Operation | undefined = dialect.operations.balance
+    ? 'balance'
+    : dialect.operations.authenticate
+      ? 'authenticate'
+      : undefined;
+  return {
+    dialect,
+    round,
+    async open(player) {
+      if (dialect.operations.authenticate) await call(factsOf(player, 'authenticate', {}));
+      if (dialect.operations.balance) await call(factsOf(player, 'balance', {}));
+    },
+    async reconcile(player) {
+      if (read) await call(factsOf(player, read, {}));
+    },
+  };
+}
+
+/** A UUID-shaped request id per call (Hub88 checks the form), cheap: the run and a counter. */
+function requestId(run: string, n: number): string {
+  const hex = Buffer.from(run).toString('hex').padEnd(12, '0').slice(0, 12);
+  const count = n.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4000-8000-${count}`;
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/index.ts';
+import { builtinDialect, writeReply } from '../../src/dialects/index.ts';
+import { judgeRun, parseMix, runLoad, type Sender, summarise } from '../../src/load/index.ts';
+
+/**
+ * The open model's honesty about itself: when aggmock cannot start a round on time (its event loop
+ * blocked, or the in-flight cap reached) it counts the round late or dropped and says which side
+ * was the limit. The wallet here is an in-memory sender (a correct wallet's replies, no network),
+ * so the only thing that can be slow is what the test does to the generator.
+ */
+
+const config = configSchema.parse({ callbacks: { profile: 'softswiss' } });
+const dialect = builtinDialect('softswiss');
+
+/** A correct wallet in memory: every call accepted with the balance it leaves. */
+function memoryWallet(delayMs = 0): Sender {
+  const balances = new Map<string, number>();
+  const seen = new Set<string>();
+  return {
+    async send(req) {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      const body = JSON.parse(req.body ?? '{}') as {
+        user_id?: string;
+        actions?: { action: string; amount: number; action_id: string }[];
+      };
+      const player = String(body.user_id ?? 'p1');
+      let balance = balances.get(player) ?? 100_000;
+      for (const a of body.actions ?? []) {
+        if (seen.has(a.action_id)) continue;
+        seen.add(a.action_id);
+        balance += a.action === 'bet' ? -a.amount : a.amount;
+      }
+      balances.set(player, balance);
+      const reply = writeReply(
+        dialect,
+        { operation: 'balance', currency: 'EUR' },
+        { accepted: true, balanceMinor: balance },
+        (m) => m,
+      );
+      return { ok: true, status: reply.status, text: JSON.stringify(reply.body) };
+    },
+    close: async () => {},
+  };
+}
+
+const base = {
+  config,
+  url: 'http://x.invalid/',
+  players: ['p1', 'p2', 'p3', 'p4'],
+  mix: parseMix('balance=1', dialect),
+  stakeMinor: 100,
+  currency: 'EUR',
+};
+
+describe('late and dropped starts', () => {
+  it('a blocked event loop: the rounds due meanwhile start late or are dropped, and the report blames the generator', async () => {
+    const schedule = { startRate: 100, stages: [{ durationMs: 1500, rate: 100 }] };
+    // 600 ms into the run, the generator's own thread is busy for 500 ms.
+    setTimeout(() => {
+      const until = Date.now() + 500;
+      while (Date.now() < until) {
+        /* starve the generator */
+      }
+    }, 600);
+    const result = await runLoad({ ...base, schedule, sender: memoryWallet(), lateMs: 20, dropMs: 200 });
+    const { stats } = result;
+    expect(stats.dropped).toBeGreaterThan(10);
+    expect(stats.late + stats.dropped).toBeGreaterThan(20);
+    expect(stats.droppedInFlight).toBe(0);
+    // The ones started were late by more than the late bound, never by more than the drop bound.
+    expect(stats.startLag.max).toBeGreaterThan(20_000);
+    expect(stats.startLag.max).toBeLessThanOrEqual(200_000);
+    expect(stats.roundsStarted + stats.dropped).toBe(stats.roundsDue);
+    const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
+    expect(summary.starts.limit).toMatch(/^the generator: \d+ rounds started late and \d+ were dropped/);
+    expect(summary.rate.achievedPerSecond).toBeLessThan(summary.rate.askedPerSecond);
+  });
+
+  it('the same run unhindered drops nothing and every round due is started', async () => {
+    const schedule = { startRate: 100, stages: [{ durationMs: 1000, rate: 100 }] };
+    const { stats } = await runLoad({ ...base, schedule, sender: memoryWallet(), lateMs: 20, dropMs: 1000 });
+    expect(stats.dropped).toBe(0);
+    expect(stats.roundsStarted).toBe(stats.roundsDue);
+    expect(stats.roundsDue).toBe(100);
+  });
+
+  it('a wallet that does not answer fast enough fills the in-flight cap: those rounds are dropped, and the wallet is the limit', async () => {
+    const schedule = { startRate: 100, stages: [{ durationMs: 600, rate: 100 }] };
+    const result = await runLoad({ ...base, schedule, sender: memoryWallet(200), maxInFlight: 5 });
+    expect(result.stats.droppedInFlight).toBeGreaterThan(20);
+    const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
+    expect(summary.starts.limit).toMatch(/^the wallet: \d+ rounds were dropped because the in-flight cap was reached/);
+  });
+});
