@@ -49,7 +49,8 @@ function run(events: StoredEvent[], state: LedgerState = emptyLedgerState()) {
   return { state, found };
 }
 
-const MINOR = { reading: () => ({ ...DEFAULT_READING, codec: { ...DEFAULT_READING.codec, format: 'minor' as const } }) };
+const MINOR_DIALECT = { ...DEFAULT_READING.dialect, amounts: { ...DEFAULT_READING.dialect.amounts, format: 'minor' as const } };
+const MINOR = { reading: () => ({ ...DEFAULT_READING, dialect: MINOR_DIALECT }) };
 
 describe('applySettlement', () => {
   it('takes the first reply as the baseline and accepts a bet that moves the balance down by its amount', () => {

@@ -1,5 +1,6 @@
 import { NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
-import { repliesAgree, replyCarriesBalance } from '../callbacks/reply.ts';
+import { type DialectReading, type ReplyInput, replyText } from '../callbacks/reply.ts';
+import { type RepeatJudgement, repeatAgrees, replyBalanceRule } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
 import {
   checkHistory,
@@ -135,7 +136,10 @@ export function evaluateWindow(
     const earlier = firstOf?.get(key) ?? known;
     const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
     // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
-    const replayed = repeat?.reply !== undefined && event.reply !== undefined && repliesAgree(repeat.reply, event.reply, reading);
+    const judgement =
+      repeat?.reply !== undefined && event.reply !== undefined ? repeatOf(reading, repeat.reply, event.reply) : undefined;
+    const agrees = judgement?.agrees === true;
+    const replayed = agrees && judgement.balance === 'replayed';
     if (balance.kind === 'invalid') {
       flag(
         'invalid-balance',
@@ -145,7 +149,12 @@ export function evaluateWindow(
         `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
         event.group,
       );
-    } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed && replyCarriesBalance(reading)) {
+    } else if (
+      balance.kind === 'none' &&
+      outcome === 'accepted' &&
+      !agrees &&
+      replyBalanceRule(reading.dialect, reading.operation ?? 'bet') === 'required'
+    ) {
       flag(
         'missing-balance',
         null,
@@ -165,7 +174,7 @@ export function evaluateWindow(
     if (balance.kind === 'ok' && !replayed) op.balanceMinor = balance.minor;
     ops.push(op);
     judged.push({ tx, known });
-    if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
+    if (repeat && !agrees) duplicates.push({ event, first: repeat, op });
     if (!earlier || earlier.outcome === 'failed') firstOf?.set(key, tx);
     if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses && !op.reversesCredit) {
       // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
@@ -263,6 +272,17 @@ export function evaluateWindow(
     transactions,
     discrepancies,
   };
+}
+
+/** How a repeat's reply compares with its transaction's first, by the dialect's one rule. */
+function repeatOf(reading: DialectReading, first: ReplyInput, again: ReplyInput): RepeatJudgement {
+  const context = { operation: reading.operation ?? 'bet', currency: reading.currency, currencies: reading.currencies };
+  return repeatAgrees(
+    reading.dialect,
+    context,
+    { status: first.status, text: replyText(first) },
+    { status: again.status, text: replyText(again) },
+  );
 }
 
 const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<

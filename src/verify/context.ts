@@ -1,10 +1,11 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
-import type { OutcomeCode } from '../dialects/index.ts';
 import {
   type CallFacts,
   type ReadReply as DialectReadReply,
+  isAlreadyProcessed,
   type Operation,
+  type OutcomeCode,
   requestIdOf,
   roundIdOf,
   statusIn,
@@ -679,13 +680,7 @@ export class CheckContext {
    * dialect that documents such a code, an acknowledgement of the repeat that moves no money.
    */
   repeatAcknowledged(step: Step): boolean {
-    const code = step.reply.code;
-    return (
-      this.isVendor &&
-      step.reply.verdict === 'rejected' &&
-      code !== undefined &&
-      (this.wire.codesOf(['ALREADY_SETTLED'])?.includes(code) ?? false)
-    );
+    return step.reply.verdict === 'rejected' && isAlreadyProcessed(this.wire.dialect, step.reply.code);
   }
 
   /** A repeat's verdict, an "already done" answer counted as the acknowledgement it is. */
