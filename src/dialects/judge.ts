@@ -71,7 +71,8 @@ export function isAlreadyProcessed(dialect: Dialect, code: string | undefined): 
  *   echoes of its own request (Hub88's request_uuid);
  * - `same-outcome`: the same verdict, code and balance; the message may differ (Betnex);
  * - `current-balance`: the same verdict and code, with the balance as it is now (Pragmatic,
- *   Groove, Habanero, Slotegrator);
+ *   Groove, Habanero, Slotegrator); the first reply's balance again is accepted too (a wallet
+ *   that stores its replies replays them; aggmock's lenient reading), and then says nothing about now;
  * - on any wire, a repeat of an accepted call answered with the vendor's "already processed"
  *   code (ALREADY_SETTLED) acknowledges it: it agrees when it carries no balance, or the balance
  *   the rule asks for.
@@ -93,7 +94,10 @@ export function repeatAgrees(dialect: Dialect, context: ReplyContext, first: Rep
     };
   }
   const sameOutcome = a.verdict === b.verdict && (a.verdict === 'accepted' || a.code === b.code);
-  if (rule === 'current-balance') return { agrees: sameOutcome, by: rule, balance: b.balance.kind === 'ok' ? 'current' : 'none' };
+  if (rule === 'current-balance') {
+    const balance = b.balance.kind !== 'ok' ? 'none' : balanceOf(a) === balanceOf(b) ? 'replayed' : 'current';
+    return { agrees: sameOutcome, by: rule, balance };
+  }
   if (rule === 'same-outcome') return { agrees: sameOutcome && balanceOf(a) === balanceOf(b), by: rule, balance: 'replayed' };
   // What a reply echoes of its own request differs between two requests by design.
   const echoes = Object.values(dialect.reply.echo) as string[];
@@ -205,9 +209,11 @@ export function rulesOf(dialect: Dialect): Rule[] {
           ? 'the first reply again: the same status and JSON, apart from what it echoes of its request'
           : duplicates === 'same-outcome'
             ? 'the same verdict, code and balance as the first reply; the message may differ'
-            : 'the same verdict and code as the first reply, with the balance as it is now') +
+            : "the same verdict and code as the first reply, with the balance as it is now (or the first reply's again)") +
         (already ? '; or the "already processed" code (ALREADY_SETTLED) after an acceptance' : ''),
-      strict: duplicates === 'same-reply',
+      ...(duplicates === 'current-balance'
+        ? { source: 'aggmock also accepts the first reply again: a wallet that stores its replies replays them', strict: false }
+        : {}),
     },
     {
       rule: 'unknown-rollback',
