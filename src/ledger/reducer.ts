@@ -1,10 +1,12 @@
 import { NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
 import { type DialectReading, type ReplyInput, replyText } from '../callbacks/reply.ts';
-import { type RepeatJudgement, repeatAgrees, replyBalanceRule } from '../dialects/index.ts';
+import { MONEY_OPERATIONS, type RepeatJudgement, repeatAgrees, replyBalanceRule } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
+import { describeExplanation } from './explain.ts';
 import {
   checkHistory,
   type HistoryExplanation,
+  type HistoryKind,
   type HistoryOp,
   type HistoryOutcome,
   type PastTx,
@@ -208,13 +210,23 @@ export function evaluateWindow(
     blamed = verdict.explanation;
     const event = eventOf(blamed.op);
     const kind = kindOf(blamed);
-    const duplicate = duplicates.find((d) => d.op === blamed?.op);
     flag(
       kind,
       blamed.expected,
       blamed.op.balanceMinor ?? null,
       blamed.involved.map((o) => o.id).sort((a, b) => a - b),
-      describeExplanation(blamed, event, window.length, duplicate?.first),
+      describeExplanation(blamed, {
+        windowSize: window.length,
+        about: (op) => {
+          const e = eventOf(op);
+          const first = duplicates.find((d) => d.op === op)?.first;
+          return {
+            transactionId: e.transactionId,
+            reversedId: e.referenceTransactionId ?? e.transactionId,
+            ...(first ? { firstSaid: firstSaid(first, e) } : {}),
+          };
+        },
+      }),
       event.group,
     );
   }
@@ -306,7 +318,7 @@ interface Judged {
 /** The history checker's view of one event, named only when a message needs it: most events are never blamed. */
 class EventOp implements HistoryOp {
   readonly id: number;
-  readonly kind: StoredEvent['kind'];
+  readonly kind: HistoryKind;
   readonly amountMinor: number;
   readonly reverses: string | undefined;
   readonly reversesCredit: boolean;
@@ -321,7 +333,9 @@ class EventOp implements HistoryOp {
     readonly answeredAt: number,
   ) {
     this.id = event.id;
-    this.kind = event.kind;
+    // A call that moves no money (authenticate, balance, end of round: sent as a CREDIT of 0) is a read of the balance.
+    const operation = event.facts?.operation;
+    this.kind = operation !== undefined && MONEY_OPERATIONS[operation] === undefined ? 'read' : event.kind;
     this.amountMinor = event.amountMinor;
     // Every field set here, whatever the event: one shape for all ops.
     this.reversesCredit = event.facts?.operation === 'rollbackWin';
@@ -392,62 +406,7 @@ function kindOf(explanation: HistoryExplanation): DiscrepancyKind {
   }
 }
 
-/**
- * The explanation in the integrator's words: what the reply said, what the model would have it
- * say, and, when events overlapped, that no order of them explains it and which balances one could.
- */
-export function describeExplanation(
-  explanation: HistoryExplanation,
-  event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId' | 'reply'>,
-  windowSize: number,
-  first?: LedgerTx,
-  money: (minor: number) => string = formatMinor,
-): string {
-  const { op, expected, before } = explanation;
-  const actual = op.balanceMinor;
-  const was = before === undefined ? 'the balance' : `the balance ${money(before)}`;
-  const reports = actual === undefined ? 'the reply carried no balance' : `the wallet reports ${money(actual)}`;
-  let sentence: string;
-  switch (explanation.cause) {
-    case 'overdraft':
-      sentence = `${op.label}: a bet of ${money(op.amountMinor)} was accepted with a balance of only ${money(expected)}`;
-      break;
-    case 'moved-on-duplicate':
-      sentence = `${op.label} repeats transactionId ${event.transactionId} and must move no money, but ${was} became ${actual === undefined ? '?' : money(actual)}${first ? `; ${firstSaid(first, event)}` : ''}`;
-      break;
-    case 'rollback-not-restored':
-      sentence = op.reversesCredit
-        ? `${op.label} was accepted but ${was} stayed: the CREDIT${ref(event)} of ${money((before ?? expected) - expected)} was not taken back (expected ${money(expected)})`
-        : `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
-      break;
-    case 'rollback-moved-money':
-      sentence = `${op.label} reverses a ${op.reversesCredit ? 'CREDIT' : 'DEBIT'}${ref(event)}, which was never accepted or was already ${op.reversesCredit ? 'taken' : 'given'} back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
-      break;
-    case 'rejected-moved-money':
-      sentence = `${op.label} was rejected but ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
-      break;
-    case 'drift':
-      sentence = `${op.label} of ${money(op.amountMinor)}: expected ${before === undefined ? '' : `${money(before)} → `}${money(expected)}, ${reports}`;
-      break;
-  }
-  if (windowSize <= 1 || explanation.involved.length <= 1) return sentence;
-  const ids = explanation.involved.map((o) => `#${o.id}`);
-  const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, …` : ids.join(', ');
-  const could = explanation.possible.map((minor) => money(minor));
-  const options =
-    could.length === 0
-      ? 'no order reaches it at all'
-      : could.length === 1
-        ? `the only balance an order gives it is ${could[0]}`
-        : `an order could give ${could.slice(0, -1).join(', ')} or ${could[could.length - 1]}`;
-  return `${sentence}. It overlapped ${ids.length - 1} other event(s) (${shown}); no order of them that respects when each was sent and answered explains ${actual === undefined ? 'it' : money(actual)}: ${options}`;
-}
-
-/** " tx_1": the reversed DEBIT's id, when the caller knows it. */
-function ref(event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId'>): string {
-  const id = event.referenceTransactionId ?? event.transactionId;
-  return id ? ` ${id}` : '';
-}
+export { describeExplanation } from './explain.ts';
 
 function uncertainty(linearizable: boolean | undefined, window: readonly TimedEvent[], balances: number): string {
   const what = window.length === 1 ? labelOf((window[0] as TimedEvent).event) : `${window.length} overlapping events`;
