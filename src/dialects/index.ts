@@ -39,6 +39,7 @@ export {
   type Rule,
   type RuleName,
   repeatAgrees,
+  repeatAnswer,
   replyBalanceRule,
   rulesOf,
   tokenHandedOver,

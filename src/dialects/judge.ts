@@ -124,6 +124,14 @@ function withoutPaths(body: unknown, paths: readonly string[]): unknown {
 }
 
 /**
+ * How a correct wallet answers a repeat so that {@link repeatAgrees} holds: its stored first reply
+ * again, or, on a `current-balance` wire, the same outcome with the balance as it is now.
+ */
+export function repeatAnswer(dialect: Dialect): 'first-reply' | 'current-balance' {
+  return dialect.reply.duplicates === 'current-balance' ? 'current-balance' : 'first-reply';
+}
+
+/**
  * How a correct wallet answers a rollback of a transaction it never saw: the dialect's rule, or
  * where the vendor says neither, a refusal when the wire has a "not found" code for it. The
  * reference wallet answers so.
@@ -147,8 +155,9 @@ export function unknownRollbackAccepts(dialect: Dialect, reply: Pick<ReadReply, 
   const rule = unknownRollbackRule(dialect);
   if (reply.verdict === 'accepted') return rule !== 'not-found';
   if (reply.verdict !== 'rejected' || rule === 'acknowledge') return false;
+  // Without a not-found code any refusal will do; on a wire with codes it must carry one.
   const notFound = dialect.reply.codes.TRANSACTION_NOT_FOUND;
-  if (notFound === undefined) return dialect.reply.code === undefined || reply.code !== undefined;
+  if (notFound === undefined) return Object.keys(dialect.reply.codes).length === 0 || reply.code !== undefined;
   return outcomesOf(dialect, reply.code).includes('TRANSACTION_NOT_FOUND');
 }
 

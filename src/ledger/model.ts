@@ -17,6 +17,7 @@ export const DISCREPANCY_KINDS = [
   'overdraft',
   'missing-balance',
   'invalid-balance',
+  'unknown-rollback-answer',
 ] as const;
 export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 

@@ -1,6 +1,13 @@
 import { NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
-import { type DialectReading, type ReplyInput, replyText } from '../callbacks/reply.ts';
-import { MONEY_OPERATIONS, type RepeatJudgement, repeatAgrees, replyBalanceRule } from '../dialects/index.ts';
+import { type DialectReading, judgeReply, type ReplyBalance, type ReplyInput, replyText } from '../callbacks/reply.ts';
+import {
+  MONEY_OPERATIONS,
+  type RepeatJudgement,
+  repeatAgrees,
+  replyBalanceRule,
+  unknownRollbackAccepts,
+  unknownRollbackRule,
+} from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
 import { describeExplanation } from './explain.ts';
 import {
@@ -131,7 +138,8 @@ export function evaluateWindow(
   for (const { event, sentAt, answeredAt } of window) {
     const outcome = replyOutcome(event);
     const reading = options.reading(event.currency, event.facts?.operation);
-    const balance = replyBalance(event, reading);
+    const said = event.reply ? judgeReply(event.reply, reading) : undefined;
+    const balance = said?.balance ?? NO_BALANCE;
     const tx = ledgerTx(event, outcome);
     const { key } = tx;
     const known = view.transaction(key);
@@ -178,6 +186,30 @@ export function evaluateWindow(
     judged.push({ tx, known });
     if (repeat && !agrees) duplicates.push({ event, first: repeat, op });
     if (!earlier || earlier.outcome === 'failed') firstOf?.set(key, tx);
+    if (
+      said &&
+      op.reverses !== undefined &&
+      view.transaction(op.reverses) === undefined &&
+      !firstOf?.has(op.reverses) &&
+      !unknownRollbackAccepts(reading.dialect, { verdict: said.verdict, code: said.error })
+    ) {
+      // A rollback of a transaction never settled here (so never seen by the wallet): answered as the dialect's one rule allows?
+      const rule = unknownRollbackRule(reading.dialect);
+      flag(
+        'unknown-rollback-answer',
+        null,
+        balance.kind === 'ok' ? balance.minor : null,
+        [event.id],
+        `${op.label} reverses ${event.referenceTransactionId ?? event.transactionId}, which the wallet never saw; the ${reading.dialect.name} wire answers that with ${
+          rule === 'acknowledge'
+            ? 'an acknowledgement'
+            : rule === 'not-found'
+              ? 'its not-found refusal'
+              : 'an acknowledgement or its not-found refusal'
+        }, but the reply ${describeReply(event.reply)}`,
+        event.group,
+      );
+    }
     if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses && !op.reversesCredit) {
       // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
       const debit = view.transaction(op.reverses);
@@ -296,6 +328,8 @@ function repeatOf(reading: DialectReading, first: ReplyInput, again: ReplyInput)
     { status: again.status, text: replyText(again) },
   );
 }
+
+const NO_BALANCE: ReplyBalance = { kind: 'none' };
 
 const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<
   ReturnType<typeof replyOutcome>,

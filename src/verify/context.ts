@@ -6,6 +6,7 @@ import {
   isAlreadyProcessed,
   type Operation,
   type OutcomeCode,
+  replyBalanceRule,
   requestIdOf,
   roundIdOf,
   statusIn,
@@ -335,11 +336,10 @@ export class CheckContext {
       this.inFlight -= 1;
     }
     const reply = fromDialect(read);
-    const op = dialect.operations[facts.operation as Operation];
     if (
       reply.accepted &&
       reply.balanceMinor === undefined &&
-      op?.reply?.balance === false &&
+      replyBalanceRule(dialect, facts.operation as Operation) === 'none' &&
       this.wire.has('balance') &&
       this.inFlight === 0 &&
       facts.operation !== 'balance'

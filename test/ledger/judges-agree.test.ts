@@ -11,11 +11,12 @@ import {
   type Operation,
   type OutcomeCode,
   readReply,
+  unknownRollbackAnswer,
   writeAmount,
   writeReply,
 } from '../../src/dialects/index.ts';
 import { applySettlement, type DiscrepancyDraft, emptyLedgerState } from '../../src/ledger/reducer.ts';
-import { sameReply } from '../../src/verify/checks/shared.ts';
+import { expectUnknownRollbackAnswer, sameReply } from '../../src/verify/checks/shared.ts';
 import { type Exchange, readReply as readProfileReply } from '../../src/verify/client.ts';
 import { CheckContext, type Step } from '../../src/verify/context.ts';
 
@@ -126,6 +127,48 @@ const EXCHANGES: { name: string; play: (s: Setup) => Played | undefined }[] = [
   },
 ];
 
+/**
+ * A bet, a rollback of a transaction the wallet never saw answered so, and a bet that shows the
+ * balance after it (the wallet holds `held` at the end).
+ */
+function unknownRollback(s: Setup, reply: Call['reply'], held = START - BET): Played {
+  const rollback: Call = { ...call('rollback', 'ghost', 1_000, reply), transactionId: 'ghost' };
+  return {
+    calls: [call('bet', 'b1', BET, s.ok('bet', START - BET)), rollback, call('bet', 'b2', BET, s.ok('bet', held - BET))],
+    held,
+  };
+}
+
+const UNKNOWN_ROLLBACK: Record<string, (s: Setup) => Played | undefined> = {
+  'answered as the dialect says (correct)': (s) =>
+    unknownRollback(
+      s,
+      unknownRollbackAnswer(s.dialect) === 'acknowledge'
+        ? s.ok('rollback', START - BET)
+        : s.no('rollback', 'TRANSACTION_NOT_FOUND', START - BET),
+    ),
+  acknowledged: (s) => unknownRollback(s, s.ok('rollback', START - BET)),
+  'refused as not found': (s) => unknownRollback(s, s.no('rollback', 'TRANSACTION_NOT_FOUND', START - BET)),
+  'refused for another reason': (s) =>
+    s.dialect.reply.codes.INSUFFICIENT_FUNDS === undefined ||
+    s.dialect.reply.codes.INSUFFICIENT_FUNDS === s.dialect.reply.codes.TRANSACTION_NOT_FOUND
+      ? undefined
+      : unknownRollback(s, s.no('rollback', 'INSUFFICIENT_FUNDS', START - BET)),
+  'acknowledged, but paid the bet back': (s) => unknownRollback(s, s.ok('rollback', START - BET + 1_000), START - BET + 1_000),
+};
+
+/** verify's verdict on an unknown rollback, as rollback-unknown judges it: no money moved, the answer the rule allows, the balance after unchanged. */
+function verifyUnknownRollbackVerdict(s: Setup, played: Played): 'pass' | 'fail' {
+  const step = stepOf(s, played.calls[1] as Call);
+  try {
+    s.ctx.expectNoMoneyMoved(step, 'p1', START - BET, 'the ROLLBACK of an unknown transaction');
+    expectUnknownRollbackAnswer(s.ctx, step, 'the ROLLBACK of an unknown transaction');
+  } catch {
+    return 'fail';
+  }
+  return played.held === START - BET ? 'pass' : 'fail';
+}
+
 /** The ledger's verdict: the engine settles each reply, the reducer judges the events. */
 function ledgerVerdict(s: Setup, played: Played): string[] {
   let state = emptyLedgerState();
@@ -219,6 +262,26 @@ describe('the shadow ledger and verify judge the same exchanges alike, in every 
           if (exchange.name === 'repeat answered with the balance as it is now')
             expect(verify).toBe(s.dialect.reply.duplicates === 'current-balance' ? 'pass' : 'fail');
         });
+      }
+
+      if (s.dialect.operations.rollback) {
+        for (const [name, answer] of Object.entries(UNKNOWN_ROLLBACK)) {
+          const played = answer(s);
+          if (!played) continue;
+          it(`a rollback of a transaction the wallet never saw, ${name}`, () => {
+            const ledger = ledgerVerdict(s, played);
+            const verify = verifyUnknownRollbackVerdict(s, played);
+            expect(
+              { ledger: ledger.length === 0 ? 'pass' : 'fail', verify },
+              `ledger found ${ledger.join(', ') || 'nothing'}`,
+            ).toEqual({
+              ledger: verify,
+              verify,
+            });
+            if (name === 'answered as the dialect says (correct)') expect(verify).toBe('pass');
+            if (name === 'acknowledged, but paid the bet back') expect(verify).toBe('fail');
+          });
+        }
       }
 
       it('an authenticate reply without a balance passes both; a bet without one fails both', () => {

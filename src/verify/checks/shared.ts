@@ -1,4 +1,4 @@
-import { type RepeatJudgement, repeatAgrees } from '../../dialects/index.ts';
+import { type RepeatJudgement, repeatAgrees, unknownRollbackAccepts, unknownRollbackRule } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 import { factsOf } from '../dialect-client.ts';
@@ -103,6 +103,24 @@ export function repeatOf(ctx: CheckContext, first: Step, again: Step): RepeatJud
     currencies: ctx.settings.callbacks.currencies,
   };
   return repeatAgrees(ctx.wire.dialect, context, { status: a.status, text: a.body }, { status: b.status, text: b.body });
+}
+
+/**
+ * The answer to a rollback of a transaction the wallet never saw is one the dialect's one rule
+ * (`unknownRollbackAccepts`, which the shadow ledger asks too) allows: an acknowledgement or the
+ * not-found refusal, or the one of them the vendor says (Caleta acknowledges, Hub88 refuses).
+ * Whether it moved money is the caller's (expectNoMoneyMoved).
+ */
+export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what: string): void {
+  const dialect = ctx.wire.dialect;
+  const code = ctx.isVendor ? step.reply.code : step.reply.error;
+  if (step.reply.verdict !== 'none' && unknownRollbackAccepts(dialect, { verdict: step.reply.verdict, code })) return;
+  if (unknownRollbackRule(dialect) === 'acknowledge')
+    fail(
+      `${what}: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(step.exchange)}`,
+    );
+  ctx.expectRejection(step, 'TRANSACTION_NOT_FOUND', what);
+  fail(`${what}: expected the refusal for an unknown transaction, got ${describeOutcome(step.exchange)}`);
 }
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
