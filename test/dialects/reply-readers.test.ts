@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeReply, type ReplyInput, readingOfWire, replyText } from '../callbacks/reply.ts';
-import { callbacksSchema } from '../config/index.ts';
-import { jsonDepth } from '../http/body.ts';
-import { MAX_JSON_DEPTH } from '../http/limits.ts';
-import { type AmountCodec, currencyExponent, decodeAmount, isExactAmountLiteral } from '../money/index.ts';
-import { BETNEX_PROFILE, type ProfileInput, type ReplyRules, wireOf } from '../profiles/index.ts';
-import { jsonEqual, parseJsonOr, valueAt } from '../shared/index.ts';
-import { repeatAgrees } from './judge.ts';
-import { readReply } from './reply.ts';
-import { rawTopLevelValue } from './reply-text.ts';
+import { judgeReply, type ReplyInput, readingOfWire, replyText } from '../../src/callbacks/reply.ts';
+import { callbacksSchema } from '../../src/config/index.ts';
+import { repeatAgrees } from '../../src/dialects/judge.ts';
+import { readReply } from '../../src/dialects/reply.ts';
+import { rawTopLevelValue } from '../../src/dialects/reply-text.ts';
+import { jsonDepth } from '../../src/http/body.ts';
+import { MAX_JSON_DEPTH } from '../../src/http/limits.ts';
+import { type AmountCodec, currencyExponent, decodeAmount, isExactAmountLiteral } from '../../src/money/index.ts';
+import { BETNEX_PROFILE, type ProfileInput, type ReplyRules, wireOf } from '../../src/profiles/index.ts';
+import { jsonEqual, parseJsonOr, valueAt } from '../../src/shared/index.ts';
 
 /*
  * The gate of issue 31, kept as the permanent test of the one reply reader on the profile
