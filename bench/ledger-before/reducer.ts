@@ -3,7 +3,20 @@
  * history branch), kept only as the baseline of bench/ledger.ts. Not used by aggmock.
  */
 import type { StoredEvent } from '../../src/callbacks/events.ts';
-import { repliesAgree } from '../../src/callbacks/reply.ts';
+import { type DialectReading, type ReplyInput, replyText } from '../../src/callbacks/reply.ts';
+import { repeatAgrees } from '../../src/dialects/index.ts';
+
+/** The repeat rule, asked of the one judge (the baseline had its own copy, since deleted). */
+function repliesAgree(first: ReplyInput, again: ReplyInput, reading: DialectReading): boolean {
+  const context = { operation: reading.operation ?? 'bet', currency: reading.currency };
+  return repeatAgrees(
+    reading.dialect,
+    context,
+    { status: first.status, text: replyText(first) },
+    { status: again.status, text: replyText(again) },
+  ).agrees;
+}
+
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,

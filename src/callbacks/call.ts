@@ -15,7 +15,7 @@ import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
 import type { CallbacksConfig, EventKind, StoredEvent, StoredFacts } from './events.ts';
-import type { Reading } from './reply.ts';
+import type { DialectReading } from './reply.ts';
 
 /*
  * An outbox event as a call under the configured dialect (ARCHITECTURE.md, dialects step 2): its
@@ -223,18 +223,17 @@ function webhookMessageId(event: StoredEvent): string {
 }
 
 /**
- * How replies read under the configured wire, in a currency (default the configured one): a
- * profile's reading, or the vendor dialect's rules for a call of `operation` (default a bet).
+ * How replies read under the configured wire, in a currency (default the configured one): the
+ * dialect's rules (a profile's as its dialect) for a call of `operation` (default a bet).
  * The engine, the shadow ledger and the play page all ask here.
  */
-export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?: Operation) => Reading {
-  if (!isVendorDialect(cfg)) return wireOf(cfg).reading;
+export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?: Operation) => DialectReading {
   const dialect = dialectOf(cfg);
-  return (currency, operation) => ({ dialect, currency: currency ?? cfg.currency, operation });
+  return (currency, operation) => ({ dialect, currency: currency ?? cfg.currency, operation, currencies: cfg.currencies });
 }
 
 /** How the reply to one event reads. */
-export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): Reading {
+export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): DialectReading {
   const operation = isVendorDialect(cfg) ? callFactsOf(event, cfg).operation : undefined;
   return readingOf(cfg)(event.currency, operation);
 }

@@ -1,6 +1,6 @@
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
-import { DEFAULT_READING, type JudgedReply, judgeReply, parseReplyBody, type Reading } from './reply.ts';
+import { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
 
 /**
  * The delivery rules of SPEC §3 as pure functions: what an HTTP answer means, and how long to
@@ -34,7 +34,7 @@ export type Verdict =
  * and 5xx → retry (honouring Retry-After); a 2xx that is not a JSON object → retry, because
  * nobody can tell whether the wallet applied the event (callbacks are idempotent, so a retry is safe).
  */
-export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: Reading = DEFAULT_READING): Verdict {
+export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: DialectReading = DEFAULT_READING): Verdict {
   const { status } = answer;
   const body = parseReplyBody(answer.body);
   const reply = { status, body };
@@ -109,7 +109,7 @@ export function retryDelayMs(
 }
 
 function describeRejection(judged: JudgedReply): string {
-  return judged.message === undefined ? `${judged.error}` : `${judged.error}: ${judged.message}`;
+  return judged.message === undefined ? `${describeError(judged)}` : `${describeError(judged)}: ${judged.message}`;
 }
 
 function describeBody(text: string): string {

@@ -37,4 +37,4 @@ export {
 export { TransactionIdSequence, transactionIdAt } from './ids.ts';
 export { MAX_JOURNALED_BODY, Outbox, type OutboxFilter, type RetentionPolicy } from './outbox.ts';
 export { type Random, seededRandom } from './random.ts';
-export { DEFAULT_READING, type DialectReading, type JudgedReply, judgeReply, type Reading, type ReplyVerdict } from './reply.ts';
+export { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, type ReplyVerdict } from './reply.ts';

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { builtinDialect } from '../dialects/index.ts';
-import { DEFAULT_READING, judgeReply, rawTopLevelValue, repliesAgree } from './reply.ts';
+import { builtinDialect, rawTopLevelValue } from '../dialects/index.ts';
+import { DEFAULT_READING, describeError, judgeReply } from './reply.ts';
 
 /**
  * The one reply judge: every odd reply a real wallet has been seen to send, and what it means.
  * The dispatcher, the shadow ledger and `aggmock verify` all read replies through it.
  */
-const MINOR = { ...DEFAULT_READING, codec: { ...DEFAULT_READING.codec, format: 'minor' as const } };
+const MINOR = {
+  ...DEFAULT_READING,
+  dialect: { ...DEFAULT_READING.dialect, amounts: { ...DEFAULT_READING.dialect.amounts, format: 'minor' as const } },
+};
 
 describe('judgeReply', () => {
   const cases: [string, number, string, string, Record<string, unknown>][] = [
@@ -163,43 +166,14 @@ describe('rawTopLevelValue', () => {
   });
 });
 
-describe('repliesAgree: did a repeated transaction get the same reply?', () => {
-  const SAME_OUTCOME = {
-    rules: {
-      ...DEFAULT_READING.rules,
-      balance: 'money',
-      success: { path: 'success', equals: true },
-      duplicates: 'same-outcome' as const,
-      balanceOnRejection: false,
-    },
-    codec: DEFAULT_READING.codec,
-  };
-
-  it('by default: the same status and JSON, members in any order', () => {
-    expect(repliesAgree({ status: 200, text: '{"balance":9,"c":"EUR"}' }, { status: 200, body: { c: 'EUR', balance: 9 } })).toBe(
-      true,
-    );
-    expect(repliesAgree({ status: 200, text: '{"balance":9}' }, { status: 200, text: '{"balance":9,"dup":true}' })).toBe(false);
-    expect(repliesAgree({ status: 200, text: '{"balance":9}' }, { status: 201, text: '{"balance":9}' })).toBe(false);
-  });
-
-  it('with reply.duplicates "same-outcome": the same verdict and balance, whatever the message', () => {
-    const first = { status: 200, text: '{"success":true,"msg":"Callback processed successfully","money":9}' };
-    expect(
-      repliesAgree(first, { status: 200, text: '{"success":true,"msg":"Duplicate callback ignored","money":9}' }, SAME_OUTCOME),
-    ).toBe(true);
-    expect(repliesAgree(first, { status: 200, text: '{"success":true,"msg":"again","money":8}' }, SAME_OUTCOME)).toBe(false);
-    expect(repliesAgree(first, { status: 200, text: '{"success":false,"msg":"no","money":0}' }, SAME_OUTCOME)).toBe(false);
-  });
-});
-
 describe('judgeReply under a vendor dialect', () => {
   it('names every refusal a shared code may mean, and the one a distinct code means', () => {
     const groove = { dialect: builtinDialect('groove'), currency: 'EUR', operation: 'rollback' as const };
-    expect(judgeReply({ status: 200, text: '{"code":110,"status":"Operation not allowed"}' }, groove).error).toBe(
+    expect(judgeReply({ status: 200, text: '{"code":110,"status":"Operation not allowed"}' }, groove).error).toBe('110');
+    expect(describeError(judgeReply({ status: 200, text: '{"code":110,"status":"Operation not allowed"}' }, groove))).toBe(
       '110 (PLAYER_NOT_FOUND or ALREADY_SETTLED)',
     );
-    expect(judgeReply({ status: 200, text: '{"code":1006,"status":"Out of money"}' }, groove).error).toBe(
+    expect(describeError(judgeReply({ status: 200, text: '{"code":1006,"status":"Out of money"}' }, groove))).toBe(
       '1006 (INSUFFICIENT_FUNDS)',
     );
   });

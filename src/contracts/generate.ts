@@ -2,6 +2,7 @@ import './no-tracking.ts';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PactV4 } from '@pact-foundation/pact';
+import { readingOf } from '../callbacks/call.ts';
 import { FakeClock } from '../callbacks/clock.ts';
 import { openDatabase } from '../callbacks/db.ts';
 import { createCallbackEngine } from '../callbacks/engine.ts';
@@ -60,7 +61,7 @@ export async function deliverInteraction(
     const event = await engine.enqueue(enqueueRequestOf(interaction)).settled;
     const reply = interaction.reply;
     const body = event.reply?.body as Record<string, unknown> | undefined;
-    const judged = event.reply ? judgeReply(event.reply, wire.reading()) : undefined;
+    const judged = event.reply ? judgeReply(event.reply, readingOf(config.callbacks)()) : undefined;
     const code = reply.accepted ? undefined : wire.code(reply.error);
     if (reply.accepted) {
       if (event.status !== 'delivered')

@@ -28,6 +28,25 @@ export {
 export { type DialectHooks, DialectHooksError, hooksOf, loadHooks, type SignedParts } from './hooks.ts';
 export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
+export {
+  isAlreadyProcessed,
+  isRefusal,
+  isRetry,
+  isRetryCode,
+  type RepeatJudgement,
+  type ReplyContext,
+  RULE_NAMES,
+  type Rule,
+  type RuleName,
+  repeatAgrees,
+  repeatAnswer,
+  replyBalanceRule,
+  rulesOf,
+  tokenHandedOver,
+  unknownRollbackAccepts,
+  unknownRollbackAnswer,
+  unknownRollbackRule,
+} from './judge.ts';
 export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';
 export {
@@ -36,14 +55,15 @@ export {
   type DialectVerdict,
   outcomeOf,
   outcomesOf,
+  type ReadOptions,
   type ReadReply,
   type ReplyText,
   readReply,
   statusIn,
-  unknownRollbackAnswer,
   type WalletAnswer,
   writeReply,
 } from './reply.ts';
+export { rawTopLevelValue } from './reply-text.ts';
 export {
   type BonusKind,
   type CallFacts,

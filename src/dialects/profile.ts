@@ -89,6 +89,7 @@ export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'ori
       balance: reply.balance,
       message: reply.message,
       duplicates: reply.duplicates,
+      balanceOnRejection: reply.balanceOnRejection,
       ...(reply.success
         ? {}
         : {

@@ -1,5 +1,9 @@
+import { jsonDepth } from '../http/body.ts';
+import { MAX_JSON_DEPTH } from '../http/limits.ts';
+import { type ExtraCurrencies, isExactAmountLiteral } from '../money/index.ts';
 import { valueAt } from '../shared/index.ts';
-import { readAmount } from './amounts.ts';
+import { codecOf, readAmount } from './amounts.ts';
+import { rawTopLevelValue } from './reply-text.ts';
 import type { CallFacts } from './request.ts';
 import { type Dialect, type Operation, OUTCOME_CODES, type OutcomeCode, type Scalar } from './schema.ts';
 
@@ -22,6 +26,13 @@ export interface ReadReply {
   outcome?: OutcomeCode;
   message?: string;
   balance: DialectBalance;
+  /**
+   * Whether the balance is written exactly as the wire's format demands, judged on the raw JSON
+   * text: in `decimal`, at most the wire's decimals (109.71000000000001 is not exact); in `minor`,
+   * a whole number. Absent when there is no balance, or it is not one top-level member (a nested
+   * path, cash + bonus, a wrapped reply).
+   */
+  balanceExact?: boolean;
   /** Echoed facts that differ from the request's (a reply to another request, say). */
   echoMismatches: string[];
   /** The session token to use from then on, when the call's reply gives one. */
@@ -32,6 +43,11 @@ export interface ReplyText {
   status: number;
   /** The body as text. */
   text: string;
+}
+
+/** How amounts read beyond the dialect: the configured extra currencies (crypto, say: code → decimals). */
+export interface ReadOptions {
+  currencies?: ExtraCurrencies | undefined;
 }
 
 /** Whether a status is in a list of classes: "2xx", "412", "600-799". */
@@ -61,8 +77,13 @@ export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCo
   return OUTCOME_CODES.find((name) => listOf(dialect.reply.codes[name]).includes(code));
 }
 
+/**
+ * A reply's JSON object, or undefined when the text is none. JSON nested deeper than
+ * MAX_JSON_DEPTH (the limit on requests too) counts as none: it parses, but every later walk of
+ * it (JSON.stringify, a deep compare) could overflow the stack.
+ */
 function parseObject(text: string): Record<string, unknown> | undefined {
-  if (!text.trimStart().startsWith('{')) return undefined;
+  if (!text.trimStart().startsWith('{') || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -79,11 +100,16 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  *    (or, without success values, when no error is signalled) and the success flag holds;
  *    `rejected` otherwise;
  * 3. any other status → `rejected`.
+ *
+ * The code is the one at the code path; on a wire without success values it is there only when it
+ * signals an error or names a refusal (`{"error":0}` carries none). A refusal's balance is read unless the wire says
+ * its refusals carry none that counts (`reply.balanceOnRejection: false`: Betnex writes 0 there).
  */
 export function readReply(
   dialect: Dialect,
   facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
   reply: ReplyText,
+  options: ReadOptions = {},
 ): ReadReply {
   const own = dialect.operations[facts.operation as Operation]?.reply;
   const object = within(parseObject(reply.text), own?.root);
@@ -91,7 +117,13 @@ export function readReply(
   // it carries one: {status: "RS_ERROR_INVALID_TOKEN"} is a refusal, not an acceptance.
   const uncoded = own?.code === false && !(object && dialect.reply.code && at(object, dialect.reply.code) !== undefined);
   const rules = uncoded ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
-  const code = rules.code && object ? codeText(at(object, rules.code)) : undefined;
+  const rawCode = rules.code && object ? at(object, rules.code) : undefined;
+  // Without success values, a code that signals no error ({"error":0}) is no code, unless the
+  // dialect names a refusal by it (Habanero's nofunds false).
+  const code =
+    rules.ok === undefined && !signalsError(rawCode) && outcomeOf(dialect, codeText(rawCode)) === undefined
+      ? undefined
+      : codeText(rawCode);
   const message = object
     ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
     : undefined;
@@ -102,10 +134,7 @@ export function readReply(
   else if (code !== undefined && rules.retryCodes.map(String).includes(code)) verdict = 'retry';
   else {
     const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
-    const ok =
-      rules.ok === undefined
-        ? !signalsError(rules.code ? at(object, rules.code) : undefined)
-        : code !== undefined && listOf(rules.ok).includes(code);
+    const ok = rules.ok === undefined ? !signalsError(rawCode) : code !== undefined && listOf(rules.ok).includes(code);
     verdict =
       rules.ok !== undefined && code === undefined && rules.success === undefined
         ? 'invalid'
@@ -113,8 +142,19 @@ export function readReply(
           ? 'accepted'
           : 'rejected';
   }
-  const paths = balancePaths(dialect, facts.operation as Operation);
-  const balance: DialectBalance = object && paths ? balanceAt(dialect, facts.currency, object, paths) : { kind: 'none' };
+  const paths =
+    verdict === 'rejected' && rules.balanceOnRejection === false
+      ? undefined
+      : balancePaths(dialect, facts.operation as Operation);
+  const balance: DialectBalance =
+    object && paths ? balanceAt(dialect, facts.currency, object, paths, options.currencies) : { kind: 'none' };
+  const exact =
+    balance.kind === 'ok' && paths?.length === 1 && own?.root === undefined && !(paths[0] as string).includes('.')
+      ? isExactAmountLiteral(rawTopLevelValue(reply.text, paths[0] as string), {
+          ...codecOf(dialect, facts.currency, options.currencies),
+          as: 'string',
+        })
+      : undefined;
   const echoMismatches: string[] = [];
   if (object && verdict === 'accepted') {
     for (const [fact, path] of Object.entries(rules.echo)) {
@@ -134,6 +174,7 @@ export function readReply(
     ...(outcome === undefined ? {} : { outcome }),
     ...(message === undefined ? {} : { message }),
     balance,
+    ...(exact === undefined ? {} : { balanceExact: exact }),
     echoMismatches,
   };
 }
@@ -174,24 +215,22 @@ export function balanceOf(
   return paths ? balanceAt(dialect, currency, object, paths) : { kind: 'none' };
 }
 
-function balanceAt(dialect: Dialect, currency: string, object: Record<string, unknown>, paths: string[]): DialectBalance {
+function balanceAt(
+  dialect: Dialect,
+  currency: string,
+  object: Record<string, unknown>,
+  paths: string[],
+  currencies?: ExtraCurrencies,
+): DialectBalance {
   let total: number | undefined;
   for (const path of paths) {
     const raw = at(object, path);
     if (raw === undefined || raw === null) continue;
-    const minor = readAmount(dialect, currency, raw);
+    const minor = readAmount(dialect, currency, raw, currencies);
     if (minor === undefined) return { kind: 'invalid', raw };
     total = (total ?? 0) + minor;
   }
   return total === undefined ? { kind: 'none' } : { kind: 'ok', minor: total };
-}
-
-/**
- * How a correct wallet answers a rollback of a transaction it never saw: the dialect's rule, or
- * where the vendor says neither, a refusal when the wire has a "not found" code for it.
- */
-export function unknownRollbackAnswer(dialect: Dialect): 'not-found' | 'acknowledge' {
-  return dialect.reply.unknownRollback ?? (dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined ? 'acknowledge' : 'not-found');
 }
 
 /** What a correct wallet answers: acceptance with the balance, or a refusal with aggmock's name for it. */

@@ -337,6 +337,10 @@ export const replySchema = z.strictObject({
     .describe(
       'what a repeated transaction gets: the first reply, the same outcome and balance, or success with the current balance',
     ),
+  balanceOnRejection: z
+    .boolean()
+    .default(true)
+    .describe('whether a refusal carries the real balance (false: some wallets write 0 there, and it is not read)'),
 });
 export type ReplyRules = z.infer<typeof replySchema>;
 

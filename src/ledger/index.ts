@@ -1,4 +1,4 @@
-import type { Reading } from '../callbacks/reply.ts';
+import type { DialectReading } from '../callbacks/reply.ts';
 import type { Operation } from '../dialects/index.ts';
 /**
  * The shadow ledger: follows every settled callback and flags what a correct wallet would not have
@@ -72,8 +72,8 @@ export interface ShadowLedgerOptions {
   engine: Pick<CallbackEngine, 'onSettled'> & Partial<Pick<CallbackEngine, 'onEnqueued' | 'outbox'>>;
   /** The same database as the outbox. */
   db: Database;
-  /** How replies read in a currency; default the documented wire (`wireOf(config.callbacks).reading`). */
-  reading?: (currency?: string, operation?: Operation) => Reading;
+  /** How replies read in a currency; default the documented wire (`readingOf(config.callbacks)`). */
+  reading?: (currency?: string, operation?: Operation) => DialectReading;
   /** Discrepancies kept, like deliveries (config.callbacks.retention); unbounded when absent. */
   retention?: { maxEvents: number; maxAge: number };
   now?: () => number;
@@ -98,7 +98,7 @@ interface InFlight {
  * known balance and the search stays small.
  *
  * @example
- * const ledger = createShadowLedger({ engine, db, reading: wireOf(config.callbacks).reading });
+ * const ledger = createShadowLedger({ engine, db, reading: readingOf(config.callbacks) });
  * ledger.discrepancies({ kind: 'double-debit' });
  */
 export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {

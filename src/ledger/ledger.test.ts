@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readingOf } from '../callbacks/call.ts';
 import { openDatabase } from '../callbacks/db.ts';
 import { type CallbackEngine, createCallbackEngine } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { rollbackScenarioRefusal, validateConfig } from '../config/index.ts';
-import { wireOf } from '../profiles/index.ts';
 import { planScenario, runScenario, SCENARIOS, type ScenarioName } from '../scenarios/index.ts';
 import { createShadowLedger, type ShadowLedger } from './index.ts';
 import { startStubWallet, type TestWallet, type WalletBug } from './test-wallet.ts';
@@ -19,7 +19,7 @@ async function setup(bugs: WalletBug[] = [], walletOptions: { delayMs?: number; 
   const config = validateConfig({ seed: 7, callbacks: { webhookUrl: wallet.url, retrySchedule: [0], jitter: 0 } });
   const db = openDatabase(':memory:');
   const engine: CallbackEngine = createCallbackEngine({ config, db });
-  const ledger: ShadowLedger = createShadowLedger({ engine, db, reading: wireOf(config.callbacks).reading });
+  const ledger: ShadowLedger = createShadowLedger({ engine, db, reading: readingOf(config.callbacks) });
   engine.start();
   cleanups.push(async () => {
     ledger.close();

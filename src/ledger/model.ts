@@ -1,5 +1,5 @@
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
-import { DEFAULT_READING, type Reading } from '../callbacks/reply.ts';
+import { DEFAULT_READING, type DialectReading } from '../callbacks/reply.ts';
 import type { Operation } from '../dialects/index.ts';
 import type { ReplyOutcome } from './reply.ts';
 
@@ -17,6 +17,7 @@ export const DISCREPANCY_KINDS = [
   'overdraft',
   'missing-balance',
   'invalid-balance',
+  'unknown-rollback-answer',
 ] as const;
 export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 
@@ -80,8 +81,8 @@ export interface SettlementOutcome {
 }
 
 export interface ReducerOptions {
-  /** How the wire's replies read, in an event's currency (the active profile's `reading`). */
-  reading: (currency?: string, operation?: Operation) => Reading;
+  /** How the wire's replies read, in an event's currency, for a call of an operation (the dialect's reading). */
+  reading: (currency?: string, operation?: Operation) => DialectReading;
 }
 
 export const DEFAULT_REDUCER_OPTIONS: ReducerOptions = { reading: () => DEFAULT_READING };

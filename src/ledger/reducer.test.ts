@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import { DEFAULT_READING, judgeReply } from '../callbacks/reply.ts';
+import { builtinDialect, type Operation, writeReply } from '../dialects/index.ts';
 import { applyConcurrentGroup, applySettlement, type DiscrepancyDraft, emptyLedgerState, type LedgerState } from './reducer.ts';
 
 let nextId = 1;
@@ -49,7 +50,8 @@ function run(events: StoredEvent[], state: LedgerState = emptyLedgerState()) {
   return { state, found };
 }
 
-const MINOR = { reading: () => ({ ...DEFAULT_READING, codec: { ...DEFAULT_READING.codec, format: 'minor' as const } }) };
+const MINOR_DIALECT = { ...DEFAULT_READING.dialect, amounts: { ...DEFAULT_READING.dialect.amounts, format: 'minor' as const } };
+const MINOR = { reading: () => ({ ...DEFAULT_READING, dialect: MINOR_DIALECT }) };
 
 describe('applySettlement', () => {
   it('takes the first reply as the baseline and accepts a bet that moves the balance down by its amount', () => {
@@ -284,5 +286,61 @@ describe('a whole round (a DEBIT carrying its win)', () => {
       settled('debit', 't1', 150, ok(15), { winMinor: 400 }),
     ]);
     expect(found.map((d) => d.kind)).toEqual(['double-debit']);
+  });
+});
+
+describe("repeats, judged by the dialect's one rule (the shadow ledger and verify agree)", () => {
+  const pragmatic = builtinDialect('pragmatic');
+  const options = {
+    reading: (currency?: string, operation?: Operation) => ({ dialect: pragmatic, currency: currency ?? 'EUR', operation }),
+  };
+  const answer = (balanceMinor: number) => {
+    const reply = writeReply(pragmatic, { operation: 'bet', currency: 'EUR' }, { accepted: true, balanceMinor }, (m) => m / 100);
+    return { status: reply.status, body: reply.body };
+  };
+  const event = (kind: EventKind, transactionId: string, amountMinor: number, balanceMinor: number) => ({
+    ...settled(kind, transactionId, amountMinor, answer(balanceMinor)),
+    status: 'delivered' as const,
+  });
+  const runUnder = (events: StoredEvent[]) => {
+    let state = emptyLedgerState();
+    const found: DiscrepancyDraft[] = [];
+    for (const e of events) {
+      const result = applySettlement(state, e, options);
+      state = result.state;
+      found.push(...result.discrepancies);
+    }
+    return found;
+  };
+
+  it('Pragmatic (current-balance): DEBIT b1 → 99, CREDIT 5 → 104, DEBIT b1 again → 104 is a correct wallet', () => {
+    expect(
+      runUnder([event('debit', 'b1', 100, 9_900), event('credit', 'w1', 500, 10_400), event('debit', 'b1', 100, 10_400)]),
+    ).toEqual([]);
+  });
+
+  it('Pragmatic: the first reply again (99) is accepted too and says nothing about now; a repeat that paid again is flagged', () => {
+    const replayed = runUnder([
+      event('debit', 'b1', 100, 9_900),
+      event('credit', 'w1', 500, 10_400),
+      event('debit', 'b1', 100, 9_900),
+      event('debit', 'b2', 100, 10_300),
+    ]);
+    expect(replayed).toEqual([]);
+    const paid = runUnder([
+      event('debit', 'b1', 100, 9_900),
+      event('credit', 'w1', 500, 10_400),
+      event('debit', 'b1', 100, 10_300),
+    ]);
+    expect(paid.map((d) => d.kind)).toEqual(['double-debit']);
+  });
+
+  it('the default wire (same-reply) still wants the first reply again', () => {
+    const found = run([
+      settled('debit', 'b1', 100, ok(99)),
+      settled('credit', 'w1', 500, ok(104)),
+      settled('debit', 'b1', 100, ok(104)),
+    ]).found;
+    expect(found.map((d) => d.kind)).toEqual(['duplicate-reply-differs']);
   });
 });

@@ -1,27 +1,28 @@
-import { NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
-import { repliesAgree, replyCarriesBalance } from '../callbacks/reply.ts';
+import type { StoredEvent } from '../callbacks/events.ts';
 import { formatMinor } from '../money/index.ts';
-import {
-  checkHistory,
-  type HistoryExplanation,
-  type HistoryOp,
-  type HistoryOutcome,
-  type PastTx,
-  type WalletState,
-} from './history.ts';
+import type { HistoryOp, HistoryVerdict, WalletState } from './history.ts';
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,
   type DiscrepancyKind,
   type LedgerTx,
   type LedgerView,
-  ledgerTx,
   type PlayerLedger,
   type ReducerOptions,
   type SettlementOutcome,
-  transactionKey,
 } from './model.ts';
-import { replyBalance, replyOutcome } from './reply.ts';
+import { replyOutcome } from './reply.ts';
+import {
+  duplicateRule,
+  historyRule,
+  type Judged,
+  labelOf,
+  overdraftRule,
+  type ReplyFindings,
+  replyRules,
+  type TimedEvent,
+  type WindowContext,
+} from './rules.ts';
 
 /**
  * The shadow ledger's rules, pure: given what the ledger knew and a window of settled events of
@@ -35,21 +36,16 @@ import { replyBalance, replyOutcome } from './reply.ts';
  * moved by a rejection or by a rollback of nothing, an overdraft, or plain balance drift. The
  * rules that are not about order stay their own: a repeated transaction must get the first reply
  * again, an accepted reply must carry a usable balance, a balance is never negative, and a
- * rejected ROLLBACK of a bet accepted earlier left the bet taken. After a mismatch the ledger
- * follows the wallet, so one mistake is reported once, not on every later event.
+ * rejected ROLLBACK of a bet accepted earlier left the bet taken, and a rollback of a transaction
+ * never seen is answered as the dialect allows. Each rule is one named function (rules.ts:
+ * replyRules, historyRule, duplicateRule, overdraftRule); `nextState` works out what the ledger
+ * knows afterwards. After a mismatch the ledger follows the wallet, so one mistake is reported
+ * once, not on every later event.
  */
 
 export * from './model.ts';
 
-/** A settled event with when it could first have reached the wallet and when its answer came (any unit). */
-export interface TimedEvent {
-  event: StoredEvent;
-  sentAt: number;
-  answeredAt: number;
-}
-
-/** Events overlapping in one window beyond this are not searched: the balance becomes uncertain instead. */
-export const MAX_WINDOW = 400;
+export { MAX_WINDOW, type TimedEvent } from './rules.ts';
 
 /**
  * Judges one settled, sequentially delivered event against what the ledger knew.
@@ -118,123 +114,27 @@ export function evaluateWindow(
     });
   const moved = (player: Partial<PlayerLedger>): PlayerLedger => ({ ...before, ...player, lastEventId, updatedAt: at });
 
-  // ---- per reply: what it says, and the rules that are not about order ----
-  // Each event's transaction record and what the ledger knew of its key are made and looked up once.
-  // Only a window of several events can repeat a key within itself.
-  const firstOf = window.length > 1 ? new Map<string, LedgerTx>() : undefined;
-  const judged: Judged[] = [];
-  const ops: HistoryOp[] = [];
-  const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
-  for (const { event, sentAt, answeredAt } of window) {
-    const outcome = replyOutcome(event);
-    const reading = options.reading(event.currency, event.facts?.operation);
-    const balance = replyBalance(event, reading);
-    const tx = ledgerTx(event, outcome);
-    const { key } = tx;
-    const known = view.transaction(key);
-    const earlier = firstOf?.get(key) ?? known;
-    const repeat = earlier && earlier.outcome !== 'failed' ? earlier : undefined;
-    // A repeated transaction answered with the first reply again replays an old balance: it says nothing about now.
-    const replayed = repeat?.reply !== undefined && event.reply !== undefined && repliesAgree(repeat.reply, event.reply, reading);
-    if (balance.kind === 'invalid') {
-      flag(
-        'invalid-balance',
-        null,
-        null,
-        [event.id],
-        `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
-        event.group,
-      );
-    } else if (balance.kind === 'none' && outcome === 'accepted' && !replayed && replyCarriesBalance(reading)) {
-      flag(
-        'missing-balance',
-        null,
-        null,
-        [event.id],
-        `${labelOf(event)} was accepted but the reply carries no balance`,
-        event.group,
-      );
-    }
-    const op = new EventOp(
-      event,
-      key,
-      HISTORY_OUTCOME[outcome],
-      sentAt,
-      outcome === 'failed' ? Number.POSITIVE_INFINITY : answeredAt,
-    );
-    if (balance.kind === 'ok' && !replayed) op.balanceMinor = balance.minor;
-    ops.push(op);
-    judged.push({ tx, known });
-    if (repeat && !replayed) duplicates.push({ event, first: repeat, op });
-    if (!earlier || earlier.outcome === 'failed') firstOf?.set(key, tx);
-    if (event.kind === 'rollback' && outcome === 'rejected' && op.reverses && !op.reversesCredit) {
-      // Settled before this window opened, so it reached the wallet first: no order excuses keeping it.
-      const debit = view.transaction(op.reverses);
-      if (debit?.outcome === 'accepted' && !debit.rolledBack) {
-        const ref = event.referenceTransactionId ?? event.transactionId;
-        flag(
-          'rollback-not-restored',
-          start === undefined ? null : start + debit.amountMinor,
-          balance.kind === 'ok' ? balance.minor : null,
-          [event.id],
-          `${op.label} was rejected, so the accepted DEBIT ${ref} (event #${debit.eventId}, ${formatMinor(debit.amountMinor)}) was not given back`,
-          event.group,
-        );
-      }
-    }
-  }
+  const w: WindowContext = { view, window, options, start, flag };
+  const found = replyRules(w);
+  const { verdict, blamed } = historyRule(w, found);
+  duplicateRule(w, found, blamed);
+  overdraftRule(w, found, blamed);
+  return nextState(w, found, verdict, { before, moved, discrepancies });
+}
 
-  // ---- the balance: one history check ----
-  const verdict =
-    ops.length > MAX_WINDOW
-      ? ({ linearizable: undefined } as const)
-      : checkHistory(ops, {
-          balanceMinor: start,
-          // The window's own keys were looked up above: a lone event's is not looked up twice.
-          past: (key) => pastOf(judged.length === 1 && key === judged[0]?.tx.key ? judged[0].known : view.transaction(key)),
-        });
-  const eventOf = (op: HistoryOp) => (window[ops.indexOf(op)] as TimedEvent).event;
-  let blamed: HistoryExplanation | undefined;
-  if (verdict.linearizable === false) {
-    blamed = verdict.explanation;
-    const event = eventOf(blamed.op);
-    const kind = kindOf(blamed);
-    const duplicate = duplicates.find((d) => d.op === blamed?.op);
-    flag(
-      kind,
-      blamed.expected,
-      blamed.op.balanceMinor ?? null,
-      blamed.involved.map((o) => o.id).sort((a, b) => a - b),
-      describeExplanation(blamed, event, window.length, duplicate?.first),
-      event.group,
-    );
-  }
-  for (const { event, first, op } of duplicates) {
-    if (blamed?.op === op) continue;
-    const balance = replyBalance({ reply: first.reply }, options.reading(first.currency));
-    flag(
-      'duplicate-reply-differs',
-      balance.kind === 'ok' ? balance.minor : null,
-      op.balanceMinor ?? null,
-      [event.id],
-      `${op.label} repeats transactionId ${event.transactionId} and must get the same reply as the first time; ${firstSaid(first, event)}`,
-      event.group,
-    );
-  }
-  for (const op of ops) {
-    if (op.balanceMinor === undefined || op.balanceMinor >= 0) continue;
-    if (blamed?.op === op && blamed.cause === 'overdraft') continue;
-    flag(
-      'overdraft',
-      0,
-      op.balanceMinor,
-      [op.id],
-      `${op.label}: the wallet reports a negative balance ${formatMinor(op.balanceMinor)}`,
-      eventOf(op).group,
-    );
-  }
-
-  // ---- what the ledger knows afterwards ----
+/** What the ledger knows after the window: the player's balance (or that it is uncertain), and the transaction records to keep. */
+function nextState(
+  w: WindowContext,
+  { ops, judged }: ReplyFindings,
+  verdict: HistoryVerdict,
+  {
+    before,
+    moved,
+    discrepancies,
+  }: { before: PlayerLedger; moved: (p: Partial<PlayerLedger>) => PlayerLedger; discrepancies: DiscrepancyDraft[] },
+): SettlementOutcome {
+  const { view, window, start } = w;
+  const first = window[0] as TimedEvent;
   const finals = verdict.linearizable === true ? verdict.finals : [];
   const transactions = remember(view, judged, ops, finals[0]);
   const balances = finals.length === 1 ? [(finals[0] as WalletState).balance] : [...new Set(finals.map((f) => f.balance))];
@@ -263,62 +163,6 @@ export function evaluateWindow(
     transactions,
     discrepancies,
   };
-}
-
-const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<
-  ReturnType<typeof replyOutcome>,
-  HistoryOutcome
->;
-
-/** What the history checker may assume of a transaction the ledger settled before. */
-function pastOf(tx: LedgerTx | undefined): PastTx | undefined {
-  if (!tx || tx.outcome === 'rejected') return undefined;
-  if (tx.rolledBack) return { status: 'rolled-back', amountMinor: tx.amountMinor };
-  return { status: tx.outcome === 'accepted' ? 'applied' : 'maybe', amountMinor: tx.amountMinor };
-}
-
-/** What the reducer made of one event of the window: its transaction record, and what the ledger knew of its key before. */
-interface Judged {
-  tx: LedgerTx;
-  known: LedgerTx | undefined;
-}
-
-/** The history checker's view of one event, named only when a message needs it: most events are never blamed. */
-class EventOp implements HistoryOp {
-  readonly id: number;
-  readonly kind: StoredEvent['kind'];
-  readonly amountMinor: number;
-  readonly reverses: string | undefined;
-  readonly reversesCredit: boolean;
-  readonly winMinor: number | undefined;
-  balanceMinor: number | undefined = undefined;
-
-  constructor(
-    private readonly event: StoredEvent,
-    readonly key: string,
-    readonly outcome: HistoryOutcome,
-    readonly sentAt: number,
-    readonly answeredAt: number,
-  ) {
-    this.id = event.id;
-    this.kind = event.kind;
-    this.amountMinor = event.amountMinor;
-    // Every field set here, whatever the event: one shape for all ops.
-    this.reversesCredit = event.facts?.operation === 'rollbackWin';
-    this.reverses =
-      event.kind === 'rollback'
-        ? transactionKey(
-            this.reversesCredit ? 'credit' : 'debit',
-            event.playerId,
-            event.referenceTransactionId ?? event.transactionId,
-          )
-        : undefined;
-    this.winMinor = event.winMinor;
-  }
-
-  get label(): string {
-    return labelOf(this.event);
-  }
 }
 
 /** The transaction records after the window: its own events, and earlier DEBITs its ROLLBACKs gave back. */
@@ -351,83 +195,7 @@ function remember(
   return [...out.values()];
 }
 
-function kindOf(explanation: HistoryExplanation): DiscrepancyKind {
-  switch (explanation.cause) {
-    case 'overdraft':
-      return 'overdraft';
-    case 'moved-on-duplicate':
-      return explanation.op.kind === 'debit'
-        ? 'double-debit'
-        : explanation.op.kind === 'credit'
-          ? 'double-credit'
-          : 'double-rollback';
-    case 'rollback-not-restored':
-      return 'rollback-not-restored';
-    case 'rollback-moved-money':
-      return 'rollback-moved-money';
-    case 'rejected-moved-money':
-      return 'rejected-moved-money';
-    case 'drift':
-      return 'balance-drift';
-  }
-}
-
-/**
- * The explanation in the integrator's words: what the reply said, what the model would have it
- * say, and, when events overlapped, that no order of them explains it and which balances one could.
- */
-export function describeExplanation(
-  explanation: HistoryExplanation,
-  event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId' | 'reply'>,
-  windowSize: number,
-  first?: LedgerTx,
-  money: (minor: number) => string = formatMinor,
-): string {
-  const { op, expected, before } = explanation;
-  const actual = op.balanceMinor;
-  const was = before === undefined ? 'the balance' : `the balance ${money(before)}`;
-  const reports = actual === undefined ? 'the reply carried no balance' : `the wallet reports ${money(actual)}`;
-  let sentence: string;
-  switch (explanation.cause) {
-    case 'overdraft':
-      sentence = `${op.label}: a bet of ${money(op.amountMinor)} was accepted with a balance of only ${money(expected)}`;
-      break;
-    case 'moved-on-duplicate':
-      sentence = `${op.label} repeats transactionId ${event.transactionId} and must move no money, but ${was} became ${actual === undefined ? '?' : money(actual)}${first ? `; ${firstSaid(first, event)}` : ''}`;
-      break;
-    case 'rollback-not-restored':
-      sentence = op.reversesCredit
-        ? `${op.label} was accepted but ${was} stayed: the CREDIT${ref(event)} of ${money((before ?? expected) - expected)} was not taken back (expected ${money(expected)})`
-        : `${op.label} was accepted but ${was} stayed: the DEBIT${ref(event)} of ${money(expected - (before ?? expected))} was not given back (expected ${money(expected)})`;
-      break;
-    case 'rollback-moved-money':
-      sentence = `${op.label} reverses a ${op.reversesCredit ? 'CREDIT' : 'DEBIT'}${ref(event)}, which was never accepted or was already ${op.reversesCredit ? 'taken' : 'given'} back, yet ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
-      break;
-    case 'rejected-moved-money':
-      sentence = `${op.label} was rejected but ${was} moved to ${actual === undefined ? '?' : money(actual)}`;
-      break;
-    case 'drift':
-      sentence = `${op.label} of ${money(op.amountMinor)}: expected ${before === undefined ? '' : `${money(before)} → `}${money(expected)}, ${reports}`;
-      break;
-  }
-  if (windowSize <= 1 || explanation.involved.length <= 1) return sentence;
-  const ids = explanation.involved.map((o) => `#${o.id}`);
-  const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, …` : ids.join(', ');
-  const could = explanation.possible.map((minor) => money(minor));
-  const options =
-    could.length === 0
-      ? 'no order reaches it at all'
-      : could.length === 1
-        ? `the only balance an order gives it is ${could[0]}`
-        : `an order could give ${could.slice(0, -1).join(', ')} or ${could[could.length - 1]}`;
-  return `${sentence}. It overlapped ${ids.length - 1} other event(s) (${shown}); no order of them that respects when each was sent and answered explains ${actual === undefined ? 'it' : money(actual)}: ${options}`;
-}
-
-/** " tx_1": the reversed DEBIT's id, when the caller knows it. */
-function ref(event: Pick<StoredEvent, 'transactionId' | 'referenceTransactionId'>): string {
-  const id = event.referenceTransactionId ?? event.transactionId;
-  return id ? ` ${id}` : '';
-}
+export { describeExplanation } from './explain.ts';
 
 function uncertainty(linearizable: boolean | undefined, window: readonly TimedEvent[], balances: number): string {
   const what = window.length === 1 ? labelOf((window[0] as TimedEvent).event) : `${window.length} overlapping events`;
@@ -438,26 +206,6 @@ function uncertainty(linearizable: boolean | undefined, window: readonly TimedEv
   if (failed)
     return `balance uncertain: ${labelOf(failed)} failed without a reply (${failed.error ?? 'no reply'}); the next reply sets a new baseline`;
   return `balance uncertain: ${what} leave ${balances} possible balances; the next reply sets a new baseline`;
-}
-
-function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id' | 'facts'>): string {
-  // A call its kind does not name (a read, a rollback of a win) goes by its operation.
-  const named = event.facts?.operation;
-  const name = named !== undefined && (NAMED_OPERATIONS as readonly string[]).includes(named) ? named : event.kind.toUpperCase();
-  return `${name} ${event.transactionId} (event #${event.id})`;
-}
-
-function firstSaid(first: LedgerTx, event: Pick<StoredEvent, 'reply'>): string {
-  return `first reply (event #${first.eventId}) ${describeReply(first.reply)}, this one ${describeReply(event.reply)}`;
-}
-
-function describeReply(reply: { status: number; body: unknown } | undefined): string {
-  if (!reply) return 'was missing';
-  return `was ${reply.status} ${truncate(JSON.stringify(reply.body) ?? String(reply.body), 200)}`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** The whole ledger as a plain value, for the pure reducer. */

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../callbacks/events.ts';
-import { judgeReply, type Reading, type ReplyBalance } from '../callbacks/reply.ts';
+import { type DialectReading, judgeReply, type ReplyBalance } from '../callbacks/reply.ts';
 
 export type { ReplyBalance } from '../callbacks/reply.ts';
 
@@ -21,6 +21,6 @@ export function isAccepted(event: Pick<StoredEvent, 'status' | 'reply'>): boolea
 }
 
 /** The balance a reply reports (acceptance or rejection), in minor units, read by the wire's rules. */
-export function replyBalance(event: Pick<StoredEvent, 'reply'>, reading: Reading): ReplyBalance {
+export function replyBalance(event: Pick<StoredEvent, 'reply'>, reading: DialectReading): ReplyBalance {
   return event.reply ? judgeReply(event.reply, reading).balance : { kind: 'none' };
 }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { readingOf } from '../callbacks/call.ts';
 import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
 import { judgeReply, type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { shownRequest } from '../config/index.ts';
@@ -182,7 +183,7 @@ export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadR
   const res = exchange.response;
   if (!res) return { verdict: 'none', accepted: false };
   const reading = wireOf(callbacks).reading();
-  const judged = judgeReply({ status: res.status, text: res.body }, reading);
+  const judged = judgeReply({ status: res.status, text: res.body }, readingOf(callbacks)());
   const rawBalance = valueAt(res.json, reading.rules.balance.split('.'));
   return {
     status: res.status,

@@ -1,10 +1,12 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
-import type { OutcomeCode } from '../dialects/index.ts';
 import {
   type CallFacts,
   type ReadReply as DialectReadReply,
+  isAlreadyProcessed,
   type Operation,
+  type OutcomeCode,
+  replyBalanceRule,
   requestIdOf,
   roundIdOf,
   statusIn,
@@ -334,11 +336,10 @@ export class CheckContext {
       this.inFlight -= 1;
     }
     const reply = fromDialect(read);
-    const op = dialect.operations[facts.operation as Operation];
     if (
       reply.accepted &&
       reply.balanceMinor === undefined &&
-      op?.reply?.balance === false &&
+      replyBalanceRule(dialect, facts.operation as Operation) === 'none' &&
       this.wire.has('balance') &&
       this.inFlight === 0 &&
       facts.operation !== 'balance'
@@ -679,13 +680,7 @@ export class CheckContext {
    * dialect that documents such a code, an acknowledgement of the repeat that moves no money.
    */
   repeatAcknowledged(step: Step): boolean {
-    const code = step.reply.code;
-    return (
-      this.isVendor &&
-      step.reply.verdict === 'rejected' &&
-      code !== undefined &&
-      (this.wire.codesOf(['ALREADY_SETTLED'])?.includes(code) ?? false)
-    );
+    return step.reply.verdict === 'rejected' && isAlreadyProcessed(this.wire.dialect, step.reply.code);
   }
 
   /** A repeat's verdict, an "already done" answer counted as the acknowledgement it is. */

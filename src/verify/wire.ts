@@ -1,5 +1,4 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
-import { repliesAgree } from '../callbacks/reply.ts';
 import { dialectOf, isVendorDialect } from '../config/dialect.ts';
 import {
   codecOf,
@@ -156,9 +155,4 @@ function factsOf(dialect: Dialect): Set<Fact> {
     for (const m of def.path.matchAll(/\{([A-Za-z]+)\}/g)) out.add(m[1] as Fact);
   }
   return out;
-}
-
-/** Whether two replies to the same request agree as the wire's duplicate rule asks (profiles: the profile's rule). */
-export function profileRepliesAgree(callbacks: CallbacksConfig, a: { status: number; text: string }, b: typeof a): boolean {
-  return repliesAgree(a, b, wireOf(callbacks).reading());
 }

@@ -27,6 +27,7 @@ import {
   type ReadFacts,
   type ReceivedRequest,
   recogniseCall,
+  repeatAnswer,
   type SignOptions,
   unknownRollbackAnswer,
   verifyRequest,
@@ -284,9 +285,9 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // A fault's raw reply (a 500, a crash) goes out as it is.
   if (!answer) return { status: reply.status, body: reply.body };
   const now = store.balanceOf(event.playerId);
-  // A repeat moves no money. "same-reply" wires get the first reply again; the others get the same
-  // outcome with the balance as it is now (which the repeat did not change).
-  if (seen && answer.accepted && dialect.reply.duplicates !== 'same-reply' && now !== undefined)
+  // A repeat moves no money. It is answered as the dialect's repeat rule (repeatAgrees) wants it:
+  // the stored first reply again, or on "current-balance" wires the same outcome with the balance as it is now.
+  if (seen && answer.accepted && repeatAnswer(dialect) === 'current-balance' && now !== undefined)
     return render(dialect, known, { accepted: true, balanceMinor: now });
   // A rollback of a bet the wallet never saw: remembered (a late bet is not charged), and answered
   // as the dialect says (Caleta acknowledges it; Hub88 refuses it "not found").

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { judgeReply } from '../callbacks/reply.ts';
+import { judgeReply, readingOfWire } from '../callbacks/reply.ts';
 import type { AggmockConfigInput } from '../config/index.ts';
 import { renderBody, type WireFields, wireOf } from '../profiles/index.ts';
 import type { RunningWallet, WalletFault } from './index.ts';
@@ -39,7 +39,7 @@ async function betnexWallet(input: AggmockConfigInput = BETNEX) {
   const body = (fields: Partial<WireFields> & Pick<WireFields, 'kind' | 'amountMinor'>) =>
     JSON.parse(renderBody(wire, { transactionId: 'tx-1', playerId: 'p1', ...fields })) as Record<string, unknown>;
   const judge = (reply: Reply, currency?: string) =>
-    judgeReply({ status: reply.status, text: reply.text }, wire.reading(currency));
+    judgeReply({ status: reply.status, text: reply.text }, readingOfWire(wire, currency));
   const balance = (playerId: string) => started.wallet.store.balanceOf(playerId);
   return { ...started, wire, post, body, judge, balance };
 }

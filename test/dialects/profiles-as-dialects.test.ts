@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeReply } from '../../src/callbacks/reply.ts';
+import { judgeReply, readingOfWire } from '../../src/callbacks/reply.ts';
 import { callbacksSchema } from '../../src/config/index.ts';
 import { buildRequest, type CallFacts, readReply } from '../../src/dialects/index.ts';
 import { dialectOfProfile } from '../../src/dialects/profile.ts';
@@ -131,7 +131,7 @@ describe('a profile as a dialect', () => {
     const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
     for (const [status, text] of replies) {
       const mine = readReply(dialect, { operation: 'bet', currency: 'EUR' }, { status, text });
-      const theirs = judgeReply({ status, text }, wire.reading('EUR'));
+      const theirs = judgeReply({ status, text }, readingOfWire(wire, 'EUR'));
       expect({ status, text, verdict: mine.verdict }).toEqual({ status, text, verdict: theirs.verdict });
       if (theirs.balance.kind === 'ok') expect(mine.balance).toEqual(theirs.balance);
     }

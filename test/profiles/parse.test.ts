@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeReply } from '../../src/callbacks/reply.ts';
+import { judgeReply, readingOfWire } from '../../src/callbacks/reply.ts';
 import { type AggmockConfigInput, validateConfig } from '../../src/config/index.ts';
 import { parseBody, renderBody, type WireFields, wireOf, writeReplyBody } from '../../src/profiles/index.ts';
 
@@ -124,7 +124,7 @@ describe('writeReplyBody: what judgeReply reads back', () => {
       ['USDT', 1_000_001],
     ] as const) {
       const text = JSON.stringify(writeReplyBody(wire.reading(currency), { accepted: true, balanceMinor: minor }));
-      expect(judgeReply({ status: 200, text }, wire.reading(currency))).toMatchObject({
+      expect(judgeReply({ status: 200, text }, readingOfWire(wire, currency))).toMatchObject({
         verdict: 'accepted',
         balance: { kind: 'ok', minor },
       });
@@ -140,7 +140,7 @@ describe('writeReplyBody: what judgeReply reads back', () => {
         message: 'not enough',
         balanceMinor: 500,
       });
-      const judged = judgeReply({ status: 200, text: JSON.stringify(body) }, wire.reading('EUR'));
+      const judged = judgeReply({ status: 200, text: JSON.stringify(body) }, readingOfWire(wire, 'EUR'));
       expect(judged.verdict).toBe('rejected');
       expect(judged.message).toBe('not enough');
       if (name === 'default') {
@@ -166,7 +166,7 @@ describe('writeReplyBody: what judgeReply reads back', () => {
     expect(accepted).toEqual({ status: 'OK', data: { balance: 1.2 } });
     const rejected = writeReplyBody(wire.reading(), { accepted: false, code: 'PLAYER_NOT_FOUND', message: 'who?' });
     expect(rejected).toEqual({ status: 'error', message: 'who?' });
-    expect(judgeReply({ status: 200, body: accepted }, wire.reading()).verdict).toBe('accepted');
-    expect(judgeReply({ status: 200, body: rejected }, wire.reading()).verdict).toBe('rejected');
+    expect(judgeReply({ status: 200, body: accepted }, readingOfWire(wire)).verdict).toBe('accepted');
+    expect(judgeReply({ status: 200, body: rejected }, readingOfWire(wire)).verdict).toBe('rejected');
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { judgeReply } from '../../src/callbacks/reply.ts';
+import { judgeReply, readingOfWire } from '../../src/callbacks/reply.ts';
 import { ConfigError, configSchema, validateConfig } from '../../src/config/index.ts';
 import { generateContracts } from '../../src/contracts/generate.ts';
 import { renderOpenApiDocument } from '../../src/openapi/index.ts';
@@ -56,15 +56,18 @@ describe('the betnex profile', () => {
       /"betnex" profile has no ROLLBACK/,
     );
     expect(betnex.signingScheme).toBe('none');
-    const ok = judgeReply({ status: 200, text: '{"success":true,"msg":"Success","handle":true,"money":1150}' }, betnex.reading());
+    const ok = judgeReply(
+      { status: 200, text: '{"success":true,"msg":"Success","handle":true,"money":1150}' },
+      readingOfWire(betnex),
+    );
     expect(ok).toMatchObject({ verdict: 'accepted', balance: { kind: 'ok', minor: 115_000 }, balanceExact: true });
     const no = judgeReply(
       { status: 200, text: '{"success":false,"msg":"User not found","handle":false,"money":0}' },
-      betnex.reading(),
+      readingOfWire(betnex),
     );
     expect(no).toMatchObject({ verdict: 'rejected', message: 'User not found', balance: { kind: 'none' } });
-    expect(judgeReply({ status: 200, text: '{"msg":"no flag"}' }, betnex.reading()).verdict).toBe('rejected');
-    expect(judgeReply({ status: 503, text: '{"success":true,"money":1}' }, betnex.reading()).verdict).toBe('retry');
+    expect(judgeReply({ status: 200, text: '{"msg":"no flag"}' }, readingOfWire(betnex)).verdict).toBe('rejected');
+    expect(judgeReply({ status: 503, text: '{"success":true,"money":1}' }, readingOfWire(betnex)).verdict).toBe('retry');
   });
 
   it('its body schema accepts what it renders and refuses a missing field or an extra one', () => {
@@ -107,11 +110,11 @@ describe('currencies and amount formats', () => {
 
   it('reads a balance in the currency’s decimals, and judges exactness by them', () => {
     const wire = wireWith({});
-    expect(judgeReply({ status: 200, text: '{"balance":1.234}' }, wire.reading('KWD'))).toMatchObject({
+    expect(judgeReply({ status: 200, text: '{"balance":1.234}' }, readingOfWire(wire, 'KWD'))).toMatchObject({
       balance: { kind: 'ok', minor: 1234 },
       balanceExact: true,
     });
-    expect(judgeReply({ status: 200, text: '{"balance":1.5}' }, wire.reading('JPY')).balance.kind).toBe('invalid');
+    expect(judgeReply({ status: 200, text: '{"balance":1.5}' }, readingOfWire(wire, 'JPY')).balance.kind).toBe('invalid');
   });
 
   it('writes and reads amounts as strings when a profile says so', () => {
@@ -120,7 +123,7 @@ describe('currencies and amount formats', () => {
     });
     const body = JSON.parse(renderBody(wire, { kind: 'debit', transactionId: 't', playerId: 'p', amountMinor: 1050 }));
     expect(body.bet_amount).toBe('10.50');
-    expect(judgeReply({ status: 200, text: '{"success":true,"money":"99.99"}' }, wire.reading())).toMatchObject({
+    expect(judgeReply({ status: 200, text: '{"success":true,"money":"99.99"}' }, readingOfWire(wire))).toMatchObject({
       balance: { kind: 'ok', minor: 9999 },
       balanceExact: true,
     });
@@ -151,11 +154,13 @@ describe('a profile file, as data', () => {
         reply: { balance: 'data.balance', success: { path: 'status', equals: 'OK' } },
       },
     });
-    expect(judgeReply({ status: 200, text: '{"status":"OK","data":{"balance":5}}' }, wire.reading())).toMatchObject({
+    expect(judgeReply({ status: 200, text: '{"status":"OK","data":{"balance":5}}' }, readingOfWire(wire))).toMatchObject({
       verdict: 'accepted',
       balance: { kind: 'ok', minor: 500 },
     });
-    expect(judgeReply({ status: 200, text: '{"status":"ERR","data":{"balance":5}}' }, wire.reading()).verdict).toBe('rejected');
+    expect(judgeReply({ status: 200, text: '{"status":"ERR","data":{"balance":5}}' }, readingOfWire(wire)).verdict).toBe(
+      'rejected',
+    );
   });
 
   it('is refused with the field named: an unknown field, an unknown source, a missing mapping, an impossible combination', () => {

@@ -257,7 +257,7 @@ class SentHistory {
     cleanup?.(now);
     const read: HistoryOp = {
       id: this.ops.length + 1,
-      kind: 'credit',
+      kind: 'read',
       key: 'balance-read',
       amountMinor: 0,
       outcome: 'accepted',
@@ -269,13 +269,7 @@ class SentHistory {
     const verdict = checkHistory([...this.ops, read], { balanceMinor: before });
     if (verdict.linearizable === false) {
       const { explanation } = verdict;
-      const told = describeExplanation(
-        explanation,
-        { transactionId: '', reply: undefined },
-        this.ops.length + 1,
-        undefined,
-        (m) => this.ctx.money(m),
-      );
+      const told = describeExplanation(explanation, { windowSize: this.ops.length + 1, money: (m) => this.ctx.money(m) });
       fail(
         `${what}, starting from ${this.ctx.money(before)}: ${told}. Expected every reply's balance and the balance read back to follow ` +
           'from some order of the accepted callbacks: lost or double updates, or replies built from a stale read of the balance?',

@@ -1,6 +1,13 @@
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, skip } from '../context.ts';
-import { type Check, expectAllAnswered, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
+import {
+  type Check,
+  expectAllAnswered,
+  expectUnknownRollbackAnswer,
+  hasRollback,
+  overdraftDebit,
+  playerWithABet,
+} from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
 export const ROLLBACK_CHECKS: readonly Check[] = [
@@ -61,15 +68,8 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       }
       const balance = marker.reply.balanceMinor;
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
-      const how = ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
-      // A vendor that says how it is answered (Caleta acknowledges it, Hub88 refuses it) is held to that.
-      const rule = ctx.isVendor ? ctx.wire.dialect.reply.unknownRollback : undefined;
-      if (rule === 'acknowledge' && how === 'rejected')
-        fail(
-          `the ROLLBACK of an unknown transaction: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(unknown.exchange)}`,
-        );
-      if (how === 'rejected' || rule === 'not-found')
-        ctx.expectRejection(unknown, 'TRANSACTION_NOT_FOUND', 'the ROLLBACK of an unknown transaction');
+      ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
+      expectUnknownRollbackAnswer(ctx, unknown, 'the ROLLBACK of an unknown transaction');
       const after = await ctx.debit('DEBIT 0.01 (reads the balance again)', p, 1);
       if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
       ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');

@@ -1,7 +1,9 @@
+import { type RepeatJudgement, repeatAgrees, unknownRollbackAccepts, unknownRollbackRule } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
+import { factsOf } from '../dialect-client.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
-import { profileRepliesAgree, type VerifyWire } from '../wire.ts';
+import type { VerifyWire } from '../wire.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -74,37 +76,51 @@ export async function overdraftDebit(
 }
 
 /**
- * The repeat got the first reply again: the same status and JSON, or, where the profile allows it
- * (`reply.duplicates: "same-outcome"`), the same verdict, code and balance with another message.
+ * The repeat got the first reply again, as the dialect's one repeat rule (`repeatAgrees`, which
+ * the shadow ledger asks too) reads "again": the same status and JSON, the same outcome, the
+ * same outcome with the balance as it is now, or the vendor's "already processed" code.
  */
 export function sameReply(ctx: CheckContext, first: Step, again: Step, what: string): void {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
-  const same =
-    a !== undefined &&
-    (ctx.isVendor
-      ? outcomesAgree(ctx, first, again)
-      : profileRepliesAgree(ctx.settings.callbacks, { status: a.status, text: a.body }, { status: b.status, text: b.body }));
-  if (!a || !same) {
+  if (!a || !repeatOf(ctx, first, again)?.agrees) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
     );
   }
 }
 
+/** How a repeat's reply compares with the first, by the dialect's rule; undefined when either got no answer. */
+export function repeatOf(ctx: CheckContext, first: Step, again: Step): RepeatJudgement | undefined {
+  const a = first.exchange.response;
+  const b = again.exchange.response;
+  if (!a || !b) return undefined;
+  const facts = factsOf(first.exchange);
+  const context = {
+    operation: facts?.operation ?? 'bet',
+    currency: facts?.currency ?? ctx.wire.currency,
+    currencies: ctx.settings.callbacks.currencies,
+  };
+  return repeatAgrees(ctx.wire.dialect, context, { status: a.status, text: a.body }, { status: b.status, text: b.body });
+}
+
 /**
- * Under a vendor dialect, a repeat agrees with the first reply when it has the same verdict and
- * code and, unless the wire answers repeats with the balance as it is now, the same balance
- * (the reply echoes ids and times of its own request, so bytes may differ).
+ * The answer to a rollback of a transaction the wallet never saw is one the dialect's one rule
+ * (`unknownRollbackAccepts`, which the shadow ledger asks too) allows: an acknowledgement or the
+ * not-found refusal, or the one of them the vendor says (Caleta acknowledges, Hub88 refuses).
+ * Whether it moved money is the caller's (expectNoMoneyMoved).
  */
-function outcomesAgree(ctx: CheckContext, first: Step, again: Step): boolean {
-  const a = first.reply;
-  const b = again.reply;
-  const acknowledged = ctx.repeatAcknowledged(again) && a.verdict === 'accepted';
-  if (!acknowledged && (a.verdict !== b.verdict || a.error !== b.error)) return false;
-  if (acknowledged && b.balanceMinor === undefined) return true;
-  return ctx.wire.duplicates === 'current-balance' || a.balanceMinor === b.balanceMinor;
+export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what: string): void {
+  const dialect = ctx.wire.dialect;
+  const code = ctx.isVendor ? step.reply.code : step.reply.error;
+  if (step.reply.verdict !== 'none' && unknownRollbackAccepts(dialect, { verdict: step.reply.verdict, code })) return;
+  if (unknownRollbackRule(dialect) === 'acknowledge')
+    fail(
+      `${what}: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(step.exchange)}`,
+    );
+  ctx.expectRejection(step, 'TRANSACTION_NOT_FOUND', what);
+  fail(`${what}: expected the refusal for an unknown transaction, got ${describeOutcome(step.exchange)}`);
 }
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
