@@ -1,3 +1,4 @@
+import { documents } from '../../dialects/capabilities.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, skip } from '../context.ts';
 import { type Check, expectAllAnswered, hasRollback, overdraftDebit, playerWithABet } from './shared.ts';
@@ -62,8 +63,8 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const balance = marker.reply.balanceMinor;
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
       const how = ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
-      // A vendor that says how it is answered (Caleta acknowledges it, Hub88 refuses it) is held to that.
-      const rule = ctx.isVendor ? ctx.wire.dialect.reply.unknownRollback : undefined;
+      // A wire that says how it is answered (Caleta acknowledges it, Hub88 refuses it) is held to that.
+      const rule = ctx.wire.dialect.reply.unknownRollback;
       if (rule === 'acknowledge' && how === 'rejected')
         fail(
           `the ROLLBACK of an unknown transaction: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(unknown.exchange)}`,
@@ -84,7 +85,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'contract; Tom Horn (rollback after a 10 s timeout); frozebet (rollback before the bet is processed)',
     appliesTo: hasRollback,
     async run(ctx) {
-      if (ctx.isVendor)
+      if (!documents(ctx.wire.dialect, 'late-bet'))
         skip(
           `the ${ctx.wire.name} dialect documents no rule for a bet that arrives after its rollback (a wallet may charge it as a new bet)`,
         );

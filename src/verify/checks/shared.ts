@@ -1,7 +1,8 @@
+import { repliesAgree } from '../../callbacks/reply.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
-import { profileRepliesAgree, type VerifyWire } from '../wire.ts';
+import type { VerifyWire } from '../wire.ts';
 
 /** One stateful rule a Pact file cannot express, checked against a live webhook. */
 export interface Check {
@@ -74,8 +75,9 @@ export async function overdraftDebit(
 }
 
 /**
- * The repeat got the first reply again: the same status and JSON, or, where the profile allows it
- * (`reply.duplicates: "same-outcome"`), the same verdict, code and balance with another message.
+ * The repeat got the first reply again, by the wire's rule (`reply.duplicates`): "same-reply", the
+ * same status and JSON (what a reply echoes of its own request aside), as the shadow ledger judges
+ * it; otherwise the same outcome (see {@link outcomesAgree}).
  */
 export function sameReply(ctx: CheckContext, first: Step, again: Step, what: string): void {
   const a = first.exchange.response;
@@ -83,9 +85,13 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
   const same =
     a !== undefined &&
-    (ctx.isVendor
-      ? outcomesAgree(ctx, first, again)
-      : profileRepliesAgree(ctx.settings.callbacks, { status: a.status, text: a.body }, { status: b.status, text: b.body }));
+    (ctx.wire.duplicates === 'same-reply'
+      ? repliesAgree(
+          { status: a.status, text: a.body },
+          { status: b.status, text: b.body },
+          { dialect: ctx.wire.dialect, currency: ctx.wire.currency },
+        )
+      : outcomesAgree(ctx, first, again));
   if (!a || !same) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
@@ -94,9 +100,9 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
 }
 
 /**
- * Under a vendor dialect, a repeat agrees with the first reply when it has the same verdict and
- * code and, unless the wire answers repeats with the balance as it is now, the same balance
- * (the reply echoes ids and times of its own request, so bytes may differ).
+ * A repeat agrees with the first reply when it has the same verdict and code and, unless the wire
+ * answers repeats with the balance as it is now, the same balance (an "already processed" code
+ * counts as the acknowledgement it is).
  */
 function outcomesAgree(ctx: CheckContext, first: Step, again: Step): boolean {
   const a = first.reply;
