@@ -135,10 +135,17 @@ function strangerKeys(): { rsa: string; ec: string } {
   return strangers;
 }
 
-/** The credentials with every key that makes the signature replaced by one the wallet does not know. */
+/** The credentials with every key that makes the signature (or, unsigned, the static keys a call carries) replaced by one the wallet does not know. */
 export function wrongKeys(dialect: Dialect, credentials: Credentials): Credentials {
   const recipe = dialect.signing;
-  if (!('payload' in recipe)) return credentials;
+  if (!('payload' in recipe)) {
+    // No recipe over credentials: the keys a wallet compares are those the calls carry as they are (betnex's api_key).
+    const out: Record<string, string> = { ...credentials };
+    for (const def of Object.values(dialect.operations))
+      for (const field of Object.values(def?.fields ?? {}))
+        if ('credential' in field) out[field.credential] = `aggmock-wrong-${field.credential}`;
+    return out;
+  }
   const signing = new Set<string>();
   if (recipe.key) signing.add(recipe.key);
   const templates =
