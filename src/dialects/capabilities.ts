@@ -213,10 +213,12 @@ export type DocumentedRule = 'refused-repeat' | 'late-bet' | 'any-id';
 
 /**
  * Whether the wire documents one of these rules, so a wallet can be held to it. Until dialects
- * carry the rules their vendors document (the "vendor truth" work), a wire documents them when it
- * is one of aggmock's webhook wires: every call is posted to the webhook URL itself (path ""), as
- * `default`, `betnex` and profile files are; a vendor's wire has paths of its own.
+ * carry the rules their vendors document (the "vendor truth" work: then this reads the dialect's
+ * own rule), a wire documents them when it follows aggmock's webhook contract: its money calls
+ * alone, with no player session of its own (no authenticate and no balance call), as `default`,
+ * `betnex` and profile files are. Every built-in vendor has one of those calls; a dialect file
+ * without either is held to aggmock's rules.
  */
 export function documents(dialect: Dialect, _rule: DocumentedRule): boolean {
-  return Object.values(dialect.operations).every((def) => def === undefined || def.path === '');
+  return !has(dialect, 'authenticate') && !has(dialect, 'balance');
 }
