@@ -207,9 +207,11 @@ function writes(dialect: Dialect, operation: Operation, fact: Fact): boolean {
  * Rules aggmock's own contract states that vendors' documentation mostly does not:
  * - `refused-repeat`: the repeat of a refused bet gets the same refusal, even once funds arrived;
  * - `late-bet`: a bet that arrives after its own rollback takes no money;
- * - `any-id`: transaction ids of any length and characters are kept as they are.
+ * - `any-id`: transaction ids of any length and characters are kept as they are;
+ * - `exact-amounts`: an amount with more decimals than the currency has is refused or applied exactly;
+ * - `unreadable-request`: a body that cannot be read is refused as an invalid request, with that code.
  */
-export type DocumentedRule = 'refused-repeat' | 'late-bet' | 'any-id';
+export type DocumentedRule = 'refused-repeat' | 'late-bet' | 'any-id' | 'exact-amounts' | 'unreadable-request';
 
 /**
  * Whether the wire documents one of these rules, so a wallet can be held to it. Until dialects

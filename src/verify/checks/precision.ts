@@ -1,4 +1,4 @@
-import { amountField } from '../../dialects/capabilities.ts';
+import { amountField, documents } from '../../dialects/capabilities.ts';
 import { formatMinor } from '../../money/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
@@ -18,6 +18,8 @@ export const PRECISION_CHECKS: readonly Check[] = [
     source:
       'contract (amounts have the currency’s decimals); Jackpot Studio Operator Integration Tester "Edge Cases" (decimal precision)',
     async run(ctx) {
+      if (!documents(ctx.wire.dialect, 'exact-amounts'))
+        skip(`the ${ctx.wire.name} dialect documents no answer to an amount finer than the currency (its wallets may round it)`);
       const scale = ctx.wire.dialect.amounts.exponent;
       if (scale !== undefined && scale !== ctx.wire.codec().exponent)
         skip(
