@@ -451,11 +451,6 @@ function emptyRunState(): RunState {
   return { exchanges: {}, stateErrors: {}, playerMap: new Map(), balances: new Map(), firstBalances: new Map() };
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
-  const value = parseJsonOr(text, undefined);
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers)

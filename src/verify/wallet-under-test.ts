@@ -261,11 +261,7 @@ export class WalletUnderTest {
    * retried as the engine would, and an accepted reply without a balance (Pragmatic's refund) is
    * followed by the dialect's balance call when nothing else is in flight.
    */
-  async call(
-    label: string,
-    partial: PartialFacts,
-    forgery: DialectForgery = {},
-  ): Promise<Step & { dialectReply?: DialectReadReply }> {
+  async call(label: string, partial: PartialFacts, forgery: DialectForgery = {}): Promise<Step> {
     const dialect = this.wire.dialect;
     const unique = partial.transactionId === undefined ? this.tx() : undefined;
     const base = { ...partial, currency: partial.currency ?? this.wire.currency };
@@ -311,7 +307,7 @@ export class WalletUnderTest {
       });
       if (after.reply.balanceMinor !== undefined) reply.balanceMinor = after.reply.balanceMinor;
     }
-    return { exchange, reply, ...(read ? { dialectReply: read } : {}) };
+    return { exchange, reply };
   }
 
   /**
