@@ -61,6 +61,7 @@ function whyNot(check: Check, wire: VerifyWire): string {
     'missing-api-key': 'carries no API key in its bodies (its keys, if any, are judged by the signature checks)',
     'wrong-currency': 'writes no currency in its bets',
     'whole-round': 'has no call that carries a bet and its win together (betWin)',
+    'distinct-player-ids': 'reads player ids case-insensitively and trimmed, by its own documentation',
     'second-rollback-new-id': 'carries the bet\'s id as a rollback\'s own id (rollbackStyle "original")',
     'end-round-repeated': 'has no endRound call',
     'free-spin': 'carries no bonus reference',
