@@ -19,6 +19,7 @@ import {
   DEFAULT_NOT_APPLICABLE,
   failures,
   idsWith,
+  notApplicableIds,
   startReferenceWallet,
   stopsAnsweringAfter,
   verifyWallet,
@@ -240,7 +241,9 @@ describe('a wallet that is down, silent or slow: one cause, everything blocked, 
     expect(outcome.report?.firstCause).toMatchObject({ kind, blocks: 'answers' });
     const results = outcome.report?.results ?? [];
     expect(results.length).toBe(TOTAL + NA);
-    expect(results.filter((r) => r.status !== 'blocked').map((r) => r.id)).toEqual([]);
+    // Everything is blocked but the checks the wire cannot express, which are listed as not applicable.
+    expect(results.filter((r) => r.status !== 'blocked').map((r) => r.id)).toEqual(DEFAULT_NOT_APPLICABLE);
+    expect(notApplicableIds(outcome)).toEqual(DEFAULT_NOT_APPLICABLE);
   }
 
   it('connection refused: "nothing answers" with the URL, exit 1 and reports (no longer a usage error)', async () => {
