@@ -166,3 +166,72 @@ describe('the rules themselves catch what they are for', () => {
     expect(findCycle([...chain, { from: 'c.ts', to: 'a.ts' }])).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
   });
 });
+
+/*
+ * One wire: a surface asks the dialect what the wire can do (src/dialects/capabilities.ts), never
+ * which kind of wire it is (a profile or a vendor dialect). Only the layer that turns a setting
+ * into a dialect may tell them apart: src/dialects, src/profiles and src/config.
+ */
+
+/** Code that tests the kind of wire. */
+const WIRE_KIND_TESTS: readonly RegExp[] = [/\bisVendorDialect\(/, /\bwireOf\(/, /\.vendor\b/, /\bisVendor\b/];
+
+/**
+ * Where the rule holds today. To widen it, add a folder here (or replace the list by every folder
+ * of src/ but WIRE_KIND_MAY_KNOW) once its branches are gone: `grep -rnE
+ * "isVendorDialect\(|wireOf\(|\.vendor\b|isVendor\b" src` lists what is left.
+ */
+const WIRE_KIND_SCOPE = ['verify'];
+
+/** The folders that make a setting a dialect, and so may know what it was. */
+const WIRE_KIND_MAY_KNOW = ['dialects', 'profiles', 'config'];
+
+/** Files still allowed to ask, each with the work that removes the question. */
+const WIRE_KIND_PENDING: Record<string, string> = {
+  'verify/plan.ts': 'chooses between the two contract writers (a profile pact, a dialect pact) until there is one writer',
+};
+
+/** Every line of the files under `folders` (relative to src/) that tests the kind of wire: "path:line: code". */
+function wireKindTests(files: readonly { path: string; source: string }[]): string[] {
+  return files.flatMap(({ path, source }) =>
+    source.split('\n').flatMap((line, i) => {
+      const code = line.trim();
+      if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return [];
+      return WIRE_KIND_TESTS.some((re) => re.test(code)) ? [`${path}:${i + 1}: ${code}`] : [];
+    }),
+  );
+}
+
+function sourcesUnder(folders: readonly string[]): { path: string; source: string }[] {
+  return (readdirSync(src, { recursive: true }) as string[])
+    .map((f) => f.split(sep).join('/'))
+    .filter((f) => f.endsWith('.ts') && folders.some((folder) => f.startsWith(`${folder}/`)))
+    .filter((f) => !WIRE_KIND_MAY_KNOW.some((folder) => f.startsWith(`${folder}/`)))
+    .filter((f) => !Object.hasOwn(WIRE_KIND_PENDING, f))
+    .map((path) => ({ path, source: readFileSync(join(src, path), 'utf8') }));
+}
+
+describe('surfaces ask the dialect what the wire can do, never which kind of wire it is', () => {
+  it('finds no test of the kind of wire in src/verify', () => {
+    const files = sourcesUnder(WIRE_KIND_SCOPE);
+    expect(files.length).toBeGreaterThan(20);
+    expect(wireKindTests(files)).toEqual([]);
+  });
+
+  it('catches each way of asking, and leaves comments and capability questions alone', () => {
+    const files = [
+      { path: 'verify/a.ts', source: "if (isVendorDialect(cfg)) x();\nconst w = wireOf(cfg);\nif (ctx.isVendor) skip('no');" },
+      {
+        path: 'verify/b.ts',
+        source: 'const d = wire.vendor ?? dialect;\n// wire.vendor was here\n * isVendor, in a doc comment',
+      },
+      { path: 'verify/c.ts', source: "if (has(dialect, 'rollback') && signs(dialect)) x();\nconst vendorName = 'hub88';" },
+    ];
+    expect(wireKindTests(files)).toEqual([
+      'verify/a.ts:1: if (isVendorDialect(cfg)) x();',
+      'verify/a.ts:2: const w = wireOf(cfg);',
+      "verify/a.ts:3: if (ctx.isVendor) skip('no');",
+      'verify/b.ts:1: const d = wire.vendor ?? dialect;',
+    ]);
+  });
+});

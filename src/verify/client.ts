@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { readingOf } from '../callbacks/call.ts';
-import { buildCallbackBody, type CallbacksConfig, type EventKind } from '../callbacks/events.ts';
-import { judgeReply, type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
+import type { CallbacksConfig, EventKind } from '../callbacks/events.ts';
+import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { shownRequest } from '../config/index.ts';
+import type { BonusKind, Rendered } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
-import { type BonusKind, signCallback, wireOf } from '../profiles/index.ts';
-import { valueAt } from '../shared/index.ts';
-import { VERSION } from '../version.ts';
+
+/*
+ * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
+ * every request) and keeps the exchange for the report, credentials masked.
+ */
 
 /** One HTTP request the harness sent and what came back, kept for the HTML report. */
 export interface Exchange {
@@ -48,26 +50,23 @@ export interface CallbackSpec {
 }
 
 export interface SendOptions {
-  /** false: no signature headers at all. */
+  /** false: no signature at all. */
   sign?: boolean;
-  /** Sign with these secrets instead of the configured ones. */
+  /** Signed with these secrets instead of the configured ones (aggmock's header schemes); keys the wallet does not know under a vendor's recipe. */
   secrets?: string[];
-  /** Unix seconds of the signature (a stale one, say). */
+  /** Unix seconds of the signature (a stale one, say): aggmock's header schemes. */
   timestamp?: number;
-  /** Sends these bytes instead of the signed body (a tampered request). */
-  sentBody?: string;
-  /** Sends these headers of an earlier request, signatures and all, instead of signing this body (a replay). */
-  replayHeaders?: Record<string, string>;
   /** The amount is changed by 0.01 after signing (a tampered request), whatever the wire. */
   tamperAmount?: true;
-  /** Carries the signature of this earlier request (its headers, or a vendor dialect's signature wherever it is placed). */
+  /** Carries the signature of this earlier request, wherever the wire places it (a replay). */
   replayOf?: { exchange: Exchange };
+  /** Changes the rendered fields before signing (a wrong API key, an amount written finer than the currency). */
+  edit?: (fields: Record<string, Rendered>) => void;
+  /** Sends this body text instead of the rendered one, signed over it where the wire signs body bytes. */
+  body?: (rendered: string) => string;
 }
 
-/**
- * Sends signed callbacks to the webhook under test, built and signed exactly as aggmock's engine
- * builds and signs them (same body builder, same signing module), and records every exchange.
- */
+/** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */
 export class WebhookClient {
   readonly exchanges: Exchange[] = [];
 
@@ -77,33 +76,7 @@ export class WebhookClient {
     private readonly timeoutMs: number,
   ) {}
 
-  /** The body bytes aggmock would send for this callback. */
-  body(spec: CallbackSpec): string {
-    return buildCallbackBody({ ...spec, createdAt: Date.now() }, this.callbacks);
-  }
-
-  /** Sends one callback, signed unless told otherwise. */
-  callback(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Exchange> {
-    return this.post(label, this.body(spec), options);
-  }
-
-  /** Sends raw body bytes (malformed JSON, say), signed over those bytes unless told otherwise. */
-  async post(label: string, body: string, options: SendOptions = {}): Promise<Exchange> {
-    const headers: Record<string, string> = options.replayHeaders ?? {
-      'Content-Type': 'application/json',
-      'User-Agent': `aggmock/${VERSION} (verify)`,
-      ...(options.sign === false
-        ? {}
-        : signCallback(wireOf(this.callbacks), this.callbacks.signing, body, {
-            ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
-            ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
-          })),
-    };
-    const sent = options.sentBody ?? body;
-    return this.exchange(label, { method: 'POST', url: this.webhookUrl, headers, body: sent });
-  }
-
-  /** Sends one request as given and records the exchange (a vendor dialect's call, say), credentials masked. */
+  /** Sends one request as given and records the exchange, credentials masked. */
   async exchange(label: string, request: Exchange['request']): Promise<Exchange> {
     const { method, url, headers, body } = request;
     const shown = shownRequest(this.callbacks, { path: url, headers, body });
@@ -158,42 +131,25 @@ export function describeFetchError(error: unknown, timeoutMs: number): string {
   return String(error);
 }
 
-/** How a wallet's answer reads, whatever went wrong with it (judged by the one reply judge). */
+/** How a wallet's answer reads under the wire's dialect, whatever went wrong with it. */
 export interface ReadReply {
   status?: number;
-  /** What the judge made of it; `none` when no answer came. */
+  /** What the dialect's reader made of it; `none` when no answer came. */
   verdict: ReplyVerdict | 'none';
-  /** The `error` code of a rejection (under a vendor dialect, aggmock's name for it when the dialect maps one). */
+  /** A refusal's reason: aggmock's name for the wallet's code when the dialect maps one, else the code itself. */
   error?: string;
-  /** A vendor dialect: the wallet's own code as it wrote it ("403", "RS_ERROR_UNKNOWN"). */
+  /** The wallet's own code as it wrote it ("INSUFFICIENT_FUNDS", "403", "RS_ERROR_UNKNOWN"). */
   code?: string;
   /** `balance` from ANY reply that carries one, decoded to minor units; undefined when absent or unreadable. */
   balanceMinor?: number;
   /** The raw `balance` value, to show in messages. */
   rawBalance?: unknown;
-  /** Whether the balance was written exactly (≤ 2 decimals as written, or a whole number in `minor`). */
+  /** Whether the balance was written exactly (≤ the currency's decimals as written, or a whole number in `minor`). */
   balanceExact?: boolean;
-  /** The judge's verdict is `accepted`. */
+  /** The verdict is `accepted`. */
   accepted: boolean;
-  /** A vendor dialect: the session token the reply gives to use from then on (Caleta's authenticate). */
+  /** The session token the reply gives to use from then on (Caleta's authenticate). */
   token?: string;
-}
-
-export function readReply(exchange: Exchange, callbacks: CallbacksConfig): ReadReply {
-  const res = exchange.response;
-  if (!res) return { verdict: 'none', accepted: false };
-  const reading = wireOf(callbacks).reading();
-  const judged = judgeReply({ status: res.status, text: res.body }, readingOf(callbacks)());
-  const rawBalance = valueAt(res.json, reading.rules.balance.split('.'));
-  return {
-    status: res.status,
-    verdict: judged.verdict,
-    ...(judged.error === undefined ? {} : { error: judged.error }),
-    ...(judged.balance.kind === 'ok' ? { balanceMinor: judged.balance.minor } : {}),
-    ...(rawBalance === undefined ? {} : { rawBalance }),
-    ...(judged.balanceExact === undefined ? {} : { balanceExact: judged.balanceExact }),
-    accepted: judged.verdict === 'accepted',
-  };
 }
 
 /** One line about an exchange's outcome, for failure messages. */

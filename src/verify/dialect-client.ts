@@ -5,18 +5,25 @@ import {
   type Credentials,
   type Dialect,
   type ReadReply as DialectReadReply,
+  type Rendered,
   readReply as readDialectReply,
   type SignedRequest,
   type SignOptions,
+  signatureOf,
+  signRequest,
+  unsignedRequest,
 } from '../dialects/index.ts';
+import { signPayload } from '../signing/index.ts';
 import { VERSION } from '../version.ts';
 import type { Exchange, WebhookClient } from './client.ts';
 
 /*
- * verify's requests under a vendor dialect: built and signed by `buildRequest` exactly as the
- * engine sends them, to `<base URL><path>`, and the forgeries the signature checks need (no
- * signature, keys the wallet does not know, the signature of another request) made from the same
- * recipe, wherever the dialect places its signature (a header, a body field, a query parameter).
+ * Every request verify sends, for every wire (a profile is a dialect too): built and signed by the
+ * dialect (`buildRequest`) exactly as the engine sends them, to `<base URL><path>`, and the
+ * forgeries the checks need (no signature, keys or secrets the wallet does not know, a stale
+ * timestamp, the signature of another request, fields changed before signing, a body that is not
+ * the dialect's) made from the same recipe, wherever the dialect places its signature (aggmock's
+ * header schemes, a header, a body field, a query parameter).
  */
 
 /** How a dialect request is (mis)signed. */
@@ -29,6 +36,14 @@ export interface DialectForgery {
   signatureOf?: CallFacts;
   /** Carries the signature of the same call with these facts: it was changed after signing. */
   signedAs?: Partial<CallFacts>;
+  /** aggmock's header schemes: signed with these secrets instead of the configured ones (a rotation, a wrong secret). */
+  secrets?: readonly string[];
+  /** aggmock's header schemes: the signature's time, Unix seconds (a stale or future one). */
+  timestamp?: number;
+  /** Changes the rendered fields before signing (a wrong API key, an amount written finer than the currency). */
+  edit?: (fields: Record<string, Rendered>) => void;
+  /** Sends this body text instead, signed over it where the recipe signs the body bytes (a body that is not JSON). */
+  body?: (rendered: string) => string;
 }
 
 /** The facts each exchange was sent with, so a reply can be read again under the dialect. */
@@ -57,25 +72,48 @@ export class DialectClient {
 
   /** The request of one call, (mis)signed as asked. */
   request(facts: CallFacts, forgery: DialectForgery = {}): SignedRequest {
-    if (forgery.unsigned) return buildRequest({ ...this.dialect, signing: { algorithm: 'none' } }, facts, this.credentials);
+    const dialect = forgery.unsigned ? { ...this.dialect, signing: { algorithm: 'none' as const } } : this.dialect;
     const credentials = forgery.wrongKeys ? wrongKeys(this.dialect, this.credentials) : this.credentials;
-    const own = buildRequest(this.dialect, facts, credentials, this.signOptions);
+    const options = this.optionsOf(forgery);
+    const sign = (f: CallFacts) => {
+      const unsigned = unsignedRequest(dialect, f, credentials);
+      forgery.edit?.(unsigned.fields);
+      return signRequest(dialect, unsigned, credentials, options);
+    };
+    let own = sign(facts);
+    if (forgery.body) own = signedOverBody(dialect, own, forgery.body(own.body ?? ''), credentials, options);
     if (!forgery.signatureOf) return own;
-    const other = buildRequest(this.dialect, forgery.signatureOf, credentials, this.signOptions);
-    const signature = placedSignature(this.dialect, other);
-    return signature === undefined ? own : withSignature(this.dialect, own, signature);
+    const other = buildRequest(this.dialect, forgery.signatureOf, credentials, options);
+    return withSignatureOf(this.dialect, own, other, this.unsignedHeaders(facts));
+  }
+
+  /** The options a (mis)signed request is signed with: the configured ones, other secrets or another time. */
+  private optionsOf(forgery: DialectForgery): SignOptions {
+    const scheme = this.signOptions.scheme;
+    return {
+      ...this.signOptions,
+      ...(forgery.secrets && scheme ? { scheme: { ...scheme, secrets: forgery.secrets } } : {}),
+      ...(forgery.timestamp === undefined ? {} : { timestamp: forgery.timestamp }),
+    };
+  }
+
+  /** The header names a call carries before it is signed (the others are its signature). */
+  private unsignedHeaders(facts: CallFacts): Set<string> {
+    const bare = buildRequest({ ...this.dialect, signing: { algorithm: 'none' } }, facts, this.credentials);
+    return new Set(Object.keys(bare.headers));
   }
 
   /** Sends one call and records it. */
   async call(label: string, facts: CallFacts, forgery: DialectForgery = {}): Promise<Exchange> {
     const req = this.request(facts, forgery);
     const url = joinUrl(this.baseUrl, req.path);
-    const exchange = await this.recorder.exchange(label, {
-      method: req.method,
-      url,
-      headers: { ...req.headers, 'user-agent': `aggmock/${VERSION} (verify)` },
-      body: req.body ?? '',
-    });
+    // Content-Type and User-Agent first, then the dialect's headers and the signature, as the engine sends them.
+    const headers: Record<string, string> = {};
+    const contentType = req.headers['content-type'];
+    if (contentType !== undefined) headers['Content-Type'] = contentType;
+    headers['User-Agent'] = `aggmock/${VERSION} (verify)`;
+    for (const [name, value] of Object.entries(req.headers)) if (name !== 'content-type') headers[name] = value;
+    const exchange = await this.recorder.exchange(label, { method: req.method, url, headers, body: req.body ?? '' });
     sentFacts.set(exchange, facts);
     return exchange;
   }
@@ -97,10 +135,17 @@ function strangerKeys(): { rsa: string; ec: string } {
   return strangers;
 }
 
-/** The credentials with every key that makes the signature replaced by one the wallet does not know. */
+/** The credentials with every key that makes the signature (or, unsigned, the static keys a call carries) replaced by one the wallet does not know. */
 export function wrongKeys(dialect: Dialect, credentials: Credentials): Credentials {
   const recipe = dialect.signing;
-  if (!('payload' in recipe)) return credentials;
+  if (!('payload' in recipe)) {
+    // No recipe over credentials: the keys a wallet compares are those the calls carry as they are (betnex's api_key).
+    const out: Record<string, string> = { ...credentials };
+    for (const def of Object.values(dialect.operations))
+      for (const field of Object.values(def?.fields ?? {}))
+        if ('credential' in field) out[field.credential] = `aggmock-wrong-${field.credential}`;
+    return out;
+  }
   const signing = new Set<string>();
   if (recipe.key) signing.add(recipe.key);
   const templates =
@@ -120,11 +165,33 @@ export function wrongKeys(dialect: Dialect, credentials: Credentials): Credentia
   return out;
 }
 
-/** The signature a signed request carries, where its recipe places it. */
-function placedSignature(dialect: Dialect, req: SignedRequest): string | undefined {
+/**
+ * `own` carrying the signature of `other` instead of its own, where the recipe places it: aggmock's
+ * header schemes and header recipes in their headers (those a call has not before it is signed), a
+ * query or body recipe in its parameter.
+ */
+function withSignatureOf(
+  dialect: Dialect,
+  own: SignedRequest,
+  other: SignedRequest,
+  unsigned: ReadonlySet<string>,
+): SignedRequest {
   const recipe = dialect.signing;
-  if (!('place' in recipe)) return undefined;
-  const place = recipe.place;
+  if (recipe.algorithm === 'none') return own;
+  if (recipe.algorithm === 'scheme' || 'header' in recipe.place) {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(own.headers)) if (unsigned.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(other.headers)) if (!unsigned.has(name)) headers[name] = value;
+    return { ...own, headers };
+  }
+  const signature = placedSignature(recipe.place, other);
+  return signature === undefined ? own : withSignature(recipe.place, own, signature);
+}
+
+type Placement = Exclude<Dialect['signing'], { algorithm: 'none' } | { algorithm: 'scheme' }>['place'];
+
+/** The signature a signed request carries in a query parameter or a body field. */
+function placedSignature(place: Placement, req: SignedRequest): string | undefined {
   if ('header' in place) return req.headers[place.header.toLowerCase()];
   if ('query' in place) return new URLSearchParams(req.path.split('?')[1] ?? '').get(place.query) ?? undefined;
   if (req.body === undefined) return undefined;
@@ -136,10 +203,7 @@ function placedSignature(dialect: Dialect, req: SignedRequest): string | undefin
 }
 
 /** The request with its signature replaced by `signature`, in the same place. */
-function withSignature(dialect: Dialect, req: SignedRequest, signature: string): SignedRequest {
-  const recipe = dialect.signing;
-  if (!('place' in recipe)) return req;
-  const place = recipe.place;
+function withSignature(place: Placement, req: SignedRequest, signature: string): SignedRequest {
   if ('header' in place) return { ...req, headers: { ...req.headers, [place.header.toLowerCase()]: signature } };
   if ('query' in place) {
     const [path, query = ''] = req.path.split('?') as [string, string | undefined];
@@ -156,4 +220,40 @@ function withSignature(dialect: Dialect, req: SignedRequest, signature: string):
   const params = new URLSearchParams(req.body);
   params.set(place.field, signature);
   return { ...req, body: params.toString() };
+}
+
+/**
+ * The request with `body` as its body, signed over those bytes where the recipe signs the body as
+ * it is sent (aggmock's header schemes, a body recipe placed in a header or the query); unchanged
+ * signatures elsewhere (what capabilities' `signsBodyBytes` rules out).
+ */
+function signedOverBody(
+  dialect: Dialect,
+  req: SignedRequest,
+  body: string,
+  credentials: Credentials,
+  options: SignOptions,
+): SignedRequest {
+  const recipe = dialect.signing;
+  if (recipe.algorithm === 'none') return { ...req, body };
+  if (recipe.algorithm === 'scheme') {
+    const keys = options.scheme;
+    if (!keys) return { ...req, body };
+    const signature = signPayload({
+      scheme: recipe.scheme ?? keys.scheme,
+      secrets: keys.secrets,
+      headerNames: keys.headerNames,
+      payload: body,
+      timestamp: options.timestamp,
+      id: options.id,
+    });
+    return { ...req, headers: Object.assign({ ...req.headers }, signature), body };
+  }
+  if (recipe.payload.over !== 'body' || 'field' in recipe.place) return { ...req, body };
+  const signature = signatureOf(recipe, body, credentials);
+  return withSignature(
+    recipe.place,
+    { ...req, body },
+    'header' in recipe.place ? `${recipe.place.prefix ?? ''}${signature}` : signature,
+  );
 }

@@ -1,8 +1,8 @@
 /**
  * `aggmock verify`: contracts through the Pact Verifier plus stateful checks against a live webhook.
  *
- * A surface: it imports callbacks (body builder, reply judge), contracts, config, money,
- * signing and shared; it must not import the servers (app.ts, aggregator, admin, ui) or the CLI.
+ * A surface: it imports dialects (every request, every reply), contracts, config, money, signing
+ * and shared; it must not import the servers (app.ts, aggregator, admin, ui) or the CLI.
  */
 export { CHECK_IDS, CHECKS, type Check, checksFor, findCheck } from './checks/index.ts';
 export { type CallbackSpec, type Exchange, WebhookClient } from './client.ts';

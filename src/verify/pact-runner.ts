@@ -14,18 +14,18 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
-import { credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from '../config/dialect.ts';
-import { contractFacts, contractSessionToken, type DialectContract, dialectContracts } from '../contracts/dialect.ts';
-import { CONTRACT_INTERACTIONS, CONTRACT_WEBHOOK_PATH, WRONG_SECRET } from '../contracts/interactions.ts';
+import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config/dialect.ts';
+import { contractFacts, contractSessionToken, type DialectContract } from '../contracts/dialect.ts';
+import { WRONG_SECRET } from '../contracts/interactions.ts';
+import { carriesSessionToken } from '../dialects/capabilities.ts';
 import { buildRequest, type Dialect, readReply } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES, readBoundedText } from '../http/index.ts';
-import { encodeAmount, toMinor } from '../money/index.ts';
-import { signCallback, type ValueSource, wireOf } from '../profiles/index.ts';
+import { toMinor } from '../money/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
-import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { describeOutcome } from './client.ts';
 import { type BalanceProbe, CheckContext, stateRefusal } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
+import { pactContracts } from './pact-calls.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -119,88 +119,6 @@ function silenceReason(timeoutMs: number): string {
 /** Players mode: the id a contract's transaction id gets in this run, so a persistent wallet never sees it twice. */
 export function runTransactionId(contractId: string, runId: string): string {
   return `${contractId}-${runId}`;
-}
-
-/**
- * Re-signs each contract request as it passes the Verifier's proxy. The proxy has parsed and
- * re-serialises the JSON body, so the signature is computed over exactly the bytes that are
- * forwarded, and Content-Length is fixed to match. The bad-signature interaction is signed with
- * a wrong secret (fresh timestamp), so it arrives refused for the right reason. In players mode
- * the body's players and ids are swapped for this run's first; the request and its reply are
- * recorded for the report.
- */
-export function resigningFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState = emptyRunState()) {
-  const names = { ...DEFAULT_HEADER_NAMES, ...input.callbacks.signing.headers };
-  const signatureHeaders = [names.signature, names.webhookId, names.webhookTimestamp, names.webhookSignature].map((n) =>
-    n.toLowerCase(),
-  );
-  const wire = wireOf(input.callbacks);
-  return (req: FilterRequest, res: ServerResponse, next: () => void) => {
-    if (req.path !== CONTRACT_WEBHOOK_PATH) {
-      next();
-      return;
-    }
-    const silent = noticeSilence(run, input.timeoutMs);
-    if (silent !== undefined) {
-      res.writeHead(504, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message: silent }));
-      return;
-    }
-    let body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? {});
-    const parsed = parseObject(body);
-    const txField = wire.fieldOf('debit', 'transactionId') ?? 'transactionId';
-    const contractTx = typeof parsed?.[txField] === 'string' ? (parsed[txField] as string) : undefined;
-    if (parsed && input.stateUrl === undefined) body = JSON.stringify(playersModeBody(parsed, input, run));
-    const wrong = contractTx !== undefined && input.wrongSecretTransactionIds.includes(contractTx);
-    const signed = signCallback(
-      wire,
-      { ...input.callbacks.signing, headers: names },
-      body,
-      wrong ? { secrets: [WRONG_SECRET] } : {},
-    );
-    for (const name of signatureHeaders) delete req.headers[name];
-    for (const [name, value] of Object.entries(signed)) req.headers[name.toLowerCase()] = value;
-    req.headers['content-length'] = String(Buffer.byteLength(body));
-    req.body = Buffer.from(body, 'utf8');
-    req.url = input.webhookPath;
-    if (contractTx !== undefined) run.exchanges[contractTx] = record(req, body, res, input.webhookUrl);
-    next();
-  };
-}
-
-/**
- * Players mode: the contract body with this run's player ids, fresh transaction ids (every
- * top-level field holding a contract transaction id, whatever the profile calls it) and, where the
- * rule needs it, an amount above the balance.
- */
-function playersModeBody(body: Record<string, unknown>, input: Omit<PactRunnerInput, 'resultFile'>, run: RunState) {
-  const wire = wireOf(input.callbacks);
-  const field = (source: ValueSource) => wire.fieldOf('debit', source);
-  const out = { ...body };
-  const contractTx = String(body[field('transactionId') ?? 'transactionId']);
-  const interaction = CONTRACT_INTERACTIONS.find(
-    (i) => i.event.transactionId === contractTx || i.event.rollbackTransactionId === contractTx,
-  );
-  const contractIds = new Set(interaction ? [interaction.event.transactionId, interaction.event.rollbackTransactionId] : []);
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string' && contractIds.has(value)) out[key] = runTransactionId(value, input.runId);
-  }
-  const playerField = field('playerId') ?? 'playerId';
-  const contractPlayer = body[playerField];
-  const playerId = typeof contractPlayer === 'string' ? (run.playerMap.get(contractPlayer) ?? input.players[0]) : undefined;
-  if (playerId !== undefined) out[playerField] = playerId;
-  const balance = playerId === undefined ? undefined : run.balances.get(playerId);
-  const amountField = field('amount') ?? field('betAmount');
-  if (
-    interaction &&
-    !interaction.reply.accepted &&
-    interaction.reply.error === 'INSUFFICIENT_FUNDS' &&
-    balance !== undefined &&
-    amountField
-  ) {
-    out[amountField] = encodeAmount(balance + interaction.event.amountMinor, wire.codec());
-  }
-  return out;
 }
 
 /**
@@ -321,19 +239,20 @@ function contractOfRequest(
 }
 
 /**
- * A vendor dialect's contract requests, made again as the Verifier's proxy passes them: built and
- * signed by the dialect (`buildRequest`) from the contract's call with a fresh time, so the
- * signature covers exactly the bytes forwarded wherever the recipe puts it (a header, a body
- * field, a query parameter), Content-Length included. The bad-signature contract is signed with
- * keys the wallet does not know. In players mode the call carries this run's player, ids and
- * session token, and the refusal for lack of funds asks for more than the balance read.
+ * Every contract request, made again as the Verifier's proxy passes it, for every wire (a profile's
+ * pact too: pact-calls.ts): built and signed by the dialect (`buildRequest`) from the contract's
+ * call with a fresh time, so the signature covers exactly the bytes forwarded wherever the recipe
+ * puts it (aggmock's header schemes, a header, a body field, a query parameter), Content-Length
+ * included. The bad-signature contract is signed with keys (or a secret) the wallet does not know.
+ * In players mode the call carries this run's player, ids and session token, and the refusal for
+ * lack of funds asks for more than the balance read.
  */
 export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState, ctx: CheckContext) {
   const callbacks = input.callbacks;
   const dialect: Dialect = dialectOf(callbacks);
   const credentials = credentialsOf(callbacks);
   const signOptions = signOptionsOf(callbacks);
-  const contracts = dialectContracts(dialect);
+  const contracts = pactContracts(dialect);
   const sent = new Set<DialectContract>();
   const players = input.stateUrl === undefined;
   return (req: FilterRequest & { method: string }, res: ServerResponse, next: () => void) => {
@@ -368,8 +287,11 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
       const balance = run.balances.get(playerId);
       if (players && contract.id === 'insufficient-funds' && balance !== undefined)
         facts.amountMinor = balance + (contract.call.amountMinor ?? 0);
-      const keys = contract.signature === 'wrong-keys' ? wrongKeys(dialect, credentials) : credentials;
-      const signed = buildRequest(dialect, facts, keys, signOptions);
+      const wrong = contract.signature === 'wrong-keys';
+      const keys = wrong ? wrongKeys(dialect, credentials) : credentials;
+      // aggmock's header schemes: signed with a secret the wallet does not know.
+      const scheme = wrong && signOptions.scheme ? { ...signOptions.scheme, secrets: [WRONG_SECRET] } : signOptions.scheme;
+      const signed = buildRequest(dialect, facts, keys, { ...signOptions, scheme });
       const url = joinUrl(input.webhookUrl, signed.path);
       const target = new URL(url);
       for (const name of Object.keys(req.headers)) if (!KEPT_HEADERS.has(name)) delete req.headers[name];
@@ -492,7 +414,7 @@ async function realiseState(
 export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunnerOutput> {
   const run = emptyRunState();
   const ctx = stateContext(input);
-  const vendor = isVendorDialect(input.callbacks);
+  const tokens = carriesSessionToken(dialectOf(input.callbacks));
   const verifier = new Verifier({
     provider: 'integrator-webhook',
     providerBaseUrl: input.providerBaseUrl,
@@ -500,13 +422,13 @@ export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunne
     logLevel: 'error',
     timeout: input.timeoutMs,
     stateHandlers: stateHandlersFor(stateNamesIn(input.pactFile), input, run, ctx) as never,
-    requestFilter: (vendor ? dialectFilter(input, run, ctx) : resigningFilter(input, run)) as never,
+    requestFilter: dialectFilter(input, run, ctx) as never,
   });
   const done = (extra: Omit<PactRunnerOutput, 'exchanges' | 'stateErrors'>): PactRunnerOutput => ({
     ...extra,
     exchanges: run.exchanges,
     stateErrors: run.stateErrors,
-    ...(vendor ? { tokens: Object.fromEntries(ctx.settings.sessionTokens ?? []) } : {}),
+    ...(tokens ? { tokens: Object.fromEntries(ctx.settings.sessionTokens ?? []) } : {}),
   });
   try {
     const json = await verifier.verifyProvider();
@@ -527,11 +449,6 @@ function stateNamesIn(pactFile: string): string[] {
 
 function emptyRunState(): RunState {
   return { exchanges: {}, stateErrors: {}, playerMap: new Map(), balances: new Map(), firstBalances: new Map() };
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  const value = parseJsonOr(text, undefined);
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {

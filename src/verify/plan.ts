@@ -13,7 +13,6 @@ import { dialectOf, isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { dialectContracts, writeDialectContracts } from '../contracts/dialect.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
-import { wireOf } from '../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
@@ -168,7 +167,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
 /** Whether two callback configs put the same bytes on the wire (secrets aside: verify re-signs). */
 function sameWire(a: AggmockConfig['callbacks'], b: AggmockConfig['callbacks']): boolean {
   const wire = (c: AggmockConfig['callbacks']) =>
-    JSON.stringify([wireOf(c).definition, wireOf(c).signingScheme, c.signing.headers, c.currency, c.currencies, c.apiKey]);
+    JSON.stringify([dialectOf(c), c.signing.scheme, c.signing.headers, c.currency, c.currencies, c.apiKey]);
   return wire(a) === wire(b);
 }
 

@@ -11,6 +11,7 @@
  * the probe relies on (one failure), and verify reads balances another way from then on.
  */
 
+import { carriesSessionToken, signsWithHeaderScheme } from '../dialects/capabilities.ts';
 import type { OutcomeCode } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
 import type { Exchange } from './client.ts';
@@ -227,7 +228,7 @@ function classify(
         kind: 'signature',
         blocks: 'signature',
         summary: `the wallet refused aggmock's signature (${reason})`,
-        fix: ctx.isVendor
+        fix: !signsWithHeaderScheme(ctx.wire.dialect)
           ? `give verify the ${ctx.wire.name} credentials your wallet verifies with (${credentialNames(ctx)}), or set callbacks.credentials; ` +
             `if they are right, compare the request below with what your wallet signs (the ${ctx.wire.name} recipe: ${scheme})`
           : 'pass the secret your wallet verifies with as --secret (repeat it for several), or set callbacks.signing.secrets; ' +
@@ -235,7 +236,7 @@ function classify(
         exchanges: [x],
       };
     }
-    if (ctx.isVendor && refusedFor('INVALID_TOKEN')) {
+    if (carriesSessionToken(ctx.wire.dialect) && refusedFor('INVALID_TOKEN')) {
       return {
         kind: 'unknown-player',
         blocks: prerequisite,

@@ -1,24 +1,22 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
-import { dialectOf, isVendorDialect } from '../config/dialect.ts';
+import { dialectOf, signOptionsOf } from '../config/dialect.ts';
 import {
-  codecOf,
-  type Dialect,
-  type Fact,
-  type Field,
-  type Operation,
-  OUTCOME_CODES,
-  type OutcomeCode,
-} from '../dialects/index.ts';
+  carriesFact,
+  codesRefusals,
+  has,
+  playsWholeRounds,
+  rollbackReusesBetId,
+  signingSchemeOf,
+} from '../dialects/capabilities.ts';
+import { codecOf, type Dialect, type Fact, type Operation, OUTCOME_CODES, type OutcomeCode } from '../dialects/index.ts';
 import type { AmountCodec } from '../money/index.ts';
-import { type ValueSource, WIRE_REPLY_CODES, type Wire, type WireReplyCode, wireOf } from '../profiles/index.ts';
 import { cached } from '../shared/index.ts';
 
 /*
- * What verify's checks ask of the wire under test, for a profile (default, betnex, a profile
- * file) and for a vendor dialect alike: which calls exist, how rollbacks refer to their bet,
- * whether requests are signed, which outcome names a refusal can carry, how repeats are answered.
- * A profile answers from its Wire, so its verify results stay what they were; a vendor dialect
- * answers from its definition.
+ * What verify's checks ask of the wire under test, answered by its dialect alone: `default`,
+ * `betnex`, a profile file and every vendor are dialects (dialectOf), so one view serves them all.
+ * Which calls exist, how a rollback refers to its bet, how requests are signed, which codes a
+ * refusal may carry, how repeats are answered. A check that needs more asks src/dialects/capabilities.ts.
  */
 
 /** How a repeated transaction is answered: the first reply, the same outcome, or success with the balance as it is now. */
@@ -26,17 +24,16 @@ export type Duplicates = 'same-reply' | 'same-outcome' | 'current-balance';
 
 export interface VerifyWire {
   name: string;
-  /** The vendor dialect under test; undefined for a profile (its requests go through the profile's own renderer). */
-  vendor: Dialect | undefined;
-  /** The dialect of the wire (a profile as its dialect, for the operations it has). */
+  /** The dialect of the wire. */
   dialect: Dialect;
   hasRollback: boolean;
+  /** 'original': a rollback carries the reversed bet's id as its own; 'reference': an id of its own besides the bet's. */
   rollbackStyle: 'original' | 'reference';
-  /** A profile's header scheme, "none", or the vendor recipe's algorithm. */
+  /** "none", aggmock's header scheme (callbacks.signing's when the dialect names none), or the recipe's algorithm. */
   signingScheme: string;
   currency: string;
   codec(currency?: string): AmountCodec;
-  /** The wallet's code for one of aggmock's refusals; undefined when the wire has none of its own (any refusal will do). */
+  /** aggmock's name for one of its refusals when the wire has a code of its own for it; undefined when not (any refusal will do). */
   code(name: OutcomeCode): string | undefined;
   /**
    * The wallet codes a refusal for any of these reasons may carry (a reply's `code`), whether or not
@@ -45,8 +42,9 @@ export interface VerifyWire {
   codesOf(names: readonly OutcomeCode[]): string[] | undefined;
   /** Whether a refusal must name its code (a wire with codes). */
   codedReplies: boolean;
-  carries(source: ValueSource): boolean;
-  fieldOf: Wire['fieldOf'];
+  /** Whether a bet or a win writes this fact (a currency, a bonus id, a round id). */
+  carries(fact: Fact): boolean;
+  /** Whether one call can carry a bet and its win (a whole round). */
   roundBody: boolean;
   duplicates: Duplicates;
   /** Whether an operation exists on this wire. */
@@ -57,48 +55,18 @@ const views = new WeakMap<CallbacksConfig, VerifyWire>();
 
 /** The wire verify judges, resolved once per callbacks settings. */
 export function verifyWireOf(callbacks: CallbacksConfig): VerifyWire {
-  return cached(views, callbacks, (c) => (isVendorDialect(c) ? dialectWire(c) : profileWire(c)));
+  return cached(views, callbacks, wireView);
 }
 
-function profileWire(callbacks: CallbacksConfig): VerifyWire {
-  const wire = wireOf(callbacks);
-  return {
-    name: wire.name,
-    vendor: undefined,
-    dialect: dialectOf(callbacks),
-    hasRollback: wire.hasRollback,
-    rollbackStyle: wire.rollbackStyle,
-    signingScheme: wire.signingScheme,
-    currency: wire.currency,
-    codec: (currency) => wire.codec(currency),
-    code: (name) => ((WIRE_REPLY_CODES as readonly string[]).includes(name) ? wire.code(name as WireReplyCode) : undefined),
-    codesOf(names) {
-      const codes = names.map((name) => this.code(name));
-      return codes.includes(undefined) ? undefined : (codes as string[]);
-    },
-    codedReplies: wire.definition.reply.codes !== undefined,
-    carries: (source) => wire.carries(source),
-    fieldOf: (kind, source) => wire.fieldOf(kind, source),
-    roundBody: wire.roundBody,
-    duplicates: wire.reading().rules.duplicates,
-    has: (op) => op === 'bet' || op === 'win' || (op === 'rollback' && wire.hasRollback),
-  };
-}
-
-/** A ValueSource of a profile check → the dialect fact that carries it (none for the profile-only API key). */
-const FACT_OF_SOURCE: Partial<Record<ValueSource, Fact>> = { currency: 'currency', bonusId: 'bonusId', roundId: 'roundId' };
-
-function dialectWire(callbacks: CallbacksConfig): VerifyWire {
+function wireView(callbacks: CallbacksConfig): VerifyWire {
   const dialect = dialectOf(callbacks);
-  const carried = factsOf(dialect);
+  const configured = signOptionsOf(callbacks).scheme?.scheme ?? callbacks.signing.scheme;
   return {
     name: dialect.name,
-    vendor: dialect,
     dialect,
-    hasRollback: dialect.operations.rollback !== undefined,
-    // A dialect's rollback always carries its own id and the bet's (betTransactionId).
-    rollbackStyle: 'reference',
-    signingScheme: dialect.signing.algorithm === 'scheme' ? (dialect.signing.scheme ?? 'timestamped') : dialect.signing.algorithm,
+    hasRollback: has(dialect, 'rollback'),
+    rollbackStyle: rollbackReusesBetId(dialect) ? 'original' : 'reference',
+    signingScheme: signingSchemeOf(dialect, configured),
     currency: callbacks.currency,
     codec: (currency = callbacks.currency) => {
       const codec = codecOf(dialect, currency, callbacks.currencies);
@@ -110,15 +78,11 @@ function dialectWire(callbacks: CallbacksConfig): VerifyWire {
       const lists = names.map((name) => codeList(dialect, name));
       return lists.some((l) => l.length === 0) ? undefined : [...new Set(lists.flat())];
     },
-    codedReplies: dialect.reply.code !== undefined,
-    carries: (source) => {
-      const fact = FACT_OF_SOURCE[source];
-      return fact !== undefined && carried.has(fact);
-    },
-    fieldOf: () => undefined,
-    roundBody: dialect.operations.betWin !== undefined,
+    codedReplies: codesRefusals(dialect),
+    carries: (fact) => carriesFact(dialect, fact),
+    roundBody: playsWholeRounds(dialect),
     duplicates: dialect.reply.duplicates,
-    has: (op) => dialect.operations[op] !== undefined,
+    has: (op) => has(dialect, op),
   };
 }
 
@@ -136,23 +100,4 @@ export function distinctCode(dialect: Dialect, outcome: OutcomeCode): boolean {
 function codeList(dialect: Dialect, outcome: OutcomeCode): string[] {
   const value = dialect.reply.codes[outcome];
   return (value === undefined ? [] : Array.isArray(value) ? value : [value]).map(String);
-}
-
-/** The facts a dialect's money calls write somewhere (fields, headers, paths). */
-function factsOf(dialect: Dialect): Set<Fact> {
-  const out = new Set<Fact>();
-  const visit = (field: Field) => {
-    if ('from' in field) for (const f of typeof field.from === 'string' ? [field.from] : field.from) out.add(f);
-    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
-    else if ('list' in field) for (const inner of field.list) visit(inner);
-    else if ('template' in field) for (const m of field.template.matchAll(/\{([A-Za-z]+)\}/g)) out.add(m[1] as Fact);
-    else if ('json' in field) visit(field.json);
-  };
-  for (const op of ['bet', 'win'] as const) {
-    const def = dialect.operations[op];
-    if (!def) continue;
-    for (const field of [...Object.values(def.fields), ...Object.values(def.headers)]) visit(field);
-    for (const m of def.path.matchAll(/\{([A-Za-z]+)\}/g)) out.add(m[1] as Fact);
-  }
-  return out;
 }

@@ -17,8 +17,9 @@ import {
 } from '../../src/dialects/index.ts';
 import { applySettlement, type DiscrepancyDraft, emptyLedgerState } from '../../src/ledger/reducer.ts';
 import { expectUnknownRollbackAnswer, sameReply } from '../../src/verify/checks/shared.ts';
-import { type Exchange, readReply as readProfileReply } from '../../src/verify/client.ts';
+import type { Exchange } from '../../src/verify/client.ts';
 import { CheckContext, type Step } from '../../src/verify/context.ts';
+import { readUnder } from '../../src/verify/read.ts';
 
 /*
  * One judge per rule, proven from outside: the same exchanges — a first call and its repeat, an
@@ -214,19 +215,9 @@ function stepOf(s: Setup, c: Call): Step {
     response: { status: c.reply.status, headers: {}, body: c.reply.text, json: replyJson(c.reply.text) },
     latencyMs: 1,
   };
-  if (!s.ctx.isVendor) return { exchange, reply: readProfileReply(exchange, s.callbacks) };
+  // verify's own reading: the dialect's reader, put in the checks' terms (src/verify/read.ts).
   const read = readReply(s.dialect, { operation: c.operation, currency: 'EUR' }, c.reply);
-  return {
-    exchange,
-    reply: {
-      status: read.status,
-      verdict: read.verdict,
-      ...((read.outcome ?? read.code) ? { error: read.outcome ?? read.code } : {}),
-      ...(read.code === undefined ? {} : { code: read.code }),
-      ...(read.balance.kind === 'ok' ? { balanceMinor: read.balance.minor } : {}),
-      accepted: read.verdict === 'accepted',
-    },
-  };
+  return { exchange, reply: readUnder(s.ctx.wire, exchange, read) };
 }
 
 /** verify's verdict on a repeat, as idempotent-debit judges it: the first reply again by the rule, and money moved once. */

@@ -16,8 +16,10 @@ import type { RunningWallet } from '../../src/wallet/index.ts';
 import {
   config,
   DEFAULT_CHECK_IDS,
+  DEFAULT_NOT_APPLICABLE,
   failures,
   idsWith,
+  notApplicableIds,
   startReferenceWallet,
   stopsAnsweringAfter,
   verifyWallet,
@@ -25,6 +27,8 @@ import {
 
 /** Every contract interaction and stateful check on the default wire. */
 const TOTAL = CONTRACT_INTERACTIONS.length + DEFAULT_CHECK_IDS.length;
+/** The checks the default wire cannot express, listed as not applicable (skipped, never blocked). */
+const NA = DEFAULT_NOT_APPLICABLE.length;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -129,7 +133,7 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
     );
     expect(run.console).toMatch(/^debit-applies +BLOCKED /m);
     expect(run.console).toContain(
-      `FAILED: 1 passed, 0 failed, 0 skipped, ${TOTAL - 1} blocked by the first cause above, of ${TOTAL} in`,
+      `FAILED: 1 passed, 0 failed, ${NA} skipped, ${TOTAL - 1} blocked by the first cause above, of ${TOTAL + NA} in`,
     );
     expect(run.console).not.toMatch(/could not read the balance/);
   });
@@ -144,12 +148,12 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
       TOTAL - 1,
     );
     expect(count(run.junit, '<failure ')).toBe(0);
-    expect(run.junit).toContain(`failures="0" errors="1" skipped="${TOTAL - 1}"`);
+    expect(run.junit).toContain(`failures="0" errors="1" skipped="${TOTAL - 1 + NA}"`);
   });
 
   it('JSON and HTML carry the cause and the blocked status', () => {
     expect(run.json.firstCause).toMatchObject({ kind: 'signature' });
-    expect(run.json.summary).toEqual({ total: TOTAL, passed: 1, failed: 0, skipped: 0, blocked: TOTAL - 1 });
+    expect(run.json.summary).toEqual({ total: TOTAL + NA, passed: 1, failed: 0, skipped: NA, blocked: TOTAL - 1 });
     expect(run.html).toMatch(/<h1>aggmock verify: FAILED<\/h1>/);
     expect(run.html).toMatch(
       /<section class="failure" id="first-cause"><h3>First cause: the wallet refused aggmock(&#39;|&#x27;)s signature/,
@@ -190,7 +194,7 @@ describe('an unknown player', () => {
     expect(outcome.report?.firstCause).toMatchObject({ kind: 'unknown-player', blocks: 'second-player' });
     expect(failures(outcome)).toEqual({});
     expect(idsWith(outcome, 'blocked').sort()).toEqual(['idempotent-later-retry', 'same-tx-two-players']);
-    expect(outcome.report?.summary.passed).toBe((outcome.report?.summary.total ?? 0) - 2);
+    expect(outcome.report?.summary.passed).toBe((outcome.report?.summary.total ?? 0) - 2 - NA);
   });
 
   it('a state URL that refuses to set the players up is the first cause, named with its reply', async () => {
@@ -236,8 +240,10 @@ describe('a wallet that is down, silent or slow: one cause, everything blocked, 
     expect(outcome.exitCode).toBe(1);
     expect(outcome.report?.firstCause).toMatchObject({ kind, blocks: 'answers' });
     const results = outcome.report?.results ?? [];
-    expect(results.length).toBe(TOTAL);
-    expect(results.filter((r) => r.status !== 'blocked').map((r) => r.id)).toEqual([]);
+    expect(results.length).toBe(TOTAL + NA);
+    // Everything is blocked but the checks the wire cannot express, which are listed as not applicable.
+    expect(results.filter((r) => r.status !== 'blocked').map((r) => r.id)).toEqual(DEFAULT_NOT_APPLICABLE);
+    expect(notApplicableIds(outcome)).toEqual(DEFAULT_NOT_APPLICABLE);
   }
 
   it('connection refused: "nothing answers" with the URL, exit 1 and reports (no longer a usage error)', async () => {

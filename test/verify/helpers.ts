@@ -3,7 +3,14 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
-import { checksFor, type ResultEntry, type RunVerifyOptions, runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
+import {
+  CHECK_IDS,
+  checksFor,
+  type ResultEntry,
+  type RunVerifyOptions,
+  runVerify,
+  type VerifyOutcome,
+} from '../../src/verify/index.ts';
 import { type FaultOptions, type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 export type Mode = 'state' | 'players';
@@ -49,6 +56,16 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
 
 /** The ids of the stateful checks that exist on the default wire, in report order. */
 export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);
+
+/** The checks the default wire cannot express (no endRound call, no API key…): its reports list them as not applicable. */
+export const DEFAULT_NOT_APPLICABLE: string[] = CHECK_IDS.filter((id) => !DEFAULT_CHECK_IDS.includes(id));
+
+/** The skipped rows of checks the wire cannot express ("not run: the default dialect has no endRound call"). */
+export function notApplicableIds(outcome: VerifyOutcome): string[] {
+  return (outcome.report?.results ?? [])
+    .filter((r) => r.status === 'skip' && /^not run: the \S+ dialect /.test(r.reason ?? ''))
+    .map((r) => r.id);
+}
 
 /**
  * Soft-asserts that a verify run passed: no first cause, no failed or blocked check, exit code 0;

@@ -1,3 +1,4 @@
+import { documents } from '../../dialects/capabilities.ts';
 import { MAX_ID_LENGTH } from '../../http/limits.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
@@ -154,7 +155,7 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
  * refused as an invalid request is the vendor's format, not a wallet that mangles ids.
  */
 function tooLongFor(ctx: CheckContext, step: Step): boolean {
-  return ctx.isVendor && ctx.isRejection(step, 'INVALID_REQUEST');
+  return !documents(ctx.wire.dialect, 'any-id') && ctx.isRejection(step, 'INVALID_REQUEST');
 }
 
 /** Skips a player that cannot afford the check's small bets, which would otherwise be refused for want of funds. */

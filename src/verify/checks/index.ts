@@ -42,30 +42,30 @@ export function checksFor(callbacks: CallbacksConfig): readonly Check[] {
 }
 
 /**
- * The checks of a vendor dialect's run: every check, and for one that needs what the dialect has
- * not (a rollback call, a signature, a currency field…) why it is skipped, so the report says so.
- * A profile's run lists only the checks that exist on it, as before.
+ * The checks of a run: every check, and for one that needs what the wire has not (a rollback call,
+ * a signature, a currency field…) why it is not run, so the report says so.
  */
 export function checkPlan(callbacks: CallbacksConfig): { check: Check; notApplicable?: string }[] {
   const wire = verifyWireOf(callbacks);
-  if (!wire.vendor) return checksFor(callbacks).map((check) => ({ check }));
   return CHECKS.map((check) => ((check.appliesTo?.(wire) ?? true) ? { check } : { check, notApplicable: whyNot(check, wire) }));
 }
 
-/** Why a check does not apply to a vendor dialect, in the integrator's terms. */
+/** Why a check does not apply to a wire, in the integrator's terms. */
 function whyNot(check: Check, wire: VerifyWire): string {
   const lacks = (what: string) => `not run: the ${wire.name} dialect ${what}`;
   if (!wire.hasRollback && ROLLBACK_CHECKS.concat(CONCURRENCY_CHECKS).includes(check)) return lacks('has no rollback call');
   if (wire.signingScheme === 'none' && SIGNATURE_CHECKS.concat(SIGNED_EVENT_CHECKS).includes(check))
     return lacks('signs no requests (its credentials travel as they are)');
   const reasons: Record<string, string> = {
-    'wrong-api-key': 'carries no API key in its bodies (its keys are judged by the signature checks)',
-    'missing-api-key': 'carries no API key in its bodies (its keys are judged by the signature checks)',
+    'wrong-api-key': 'carries no API key in its bodies (its keys, if any, are judged by the signature checks)',
+    'missing-api-key': 'carries no API key in its bodies (its keys, if any, are judged by the signature checks)',
     'wrong-currency': 'writes no currency in its bets',
     'whole-round': 'has no call that carries a bet and its win together (betWin)',
+    'distinct-player-ids': 'reads player ids case-insensitively and trimmed, by its own documentation',
+    'second-rollback-new-id': 'carries the bet\'s id as a rollback\'s own id (rollbackStyle "original")',
+    'end-round-repeated': 'has no endRound call',
     'free-spin': 'carries no bonus reference',
     'bonus-credited-once': 'carries no bonus reference',
-    'end-round-repeated': 'has no endRound call',
     'rollback-win-restores': 'has no rollbackWin call (a rollback of a win)',
     'duplicate-rollback-win': 'has no rollbackWin call (a rollback of a win)',
   };

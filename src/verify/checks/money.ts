@@ -1,3 +1,4 @@
+import { negatesDebits } from '../../dialects/capabilities.ts';
 import { type CheckContext, fail, skip } from '../context.ts';
 import { BET, type Check, overdraftDebit, playerAndBalance, playerWithABet } from './shared.ts';
 
@@ -78,14 +79,15 @@ export const MONEY_CHECKS: readonly Check[] = [
     source: 'contract (amounts are never negative)',
     async run(ctx) {
       // Habanero writes a debit as a negative amount: there a "negative DEBIT" is an ordinary one.
-      if (ctx.isVendor && JSON.stringify(ctx.wire.dialect.operations).includes('"negate"'))
+      if (negatesDebits(ctx.wire.dialect))
         skip(`the ${ctx.wire.name} dialect signs its amounts by direction, so a negative amount is an ordinary call on it`);
       const { p, before } = await playerAndBalance(ctx);
       for (const kind of ['debit', 'credit'] as const) {
         const step = await ctx[kind](`${kind.toUpperCase()} -${ctx.money(BET)}`, p, -BET);
         ctx.undoWhatMoved(step, p, before, `a negative ${kind.toUpperCase()}`);
-        // A vendor wire has no negative amounts at all: any answer that moves no money refuses it (checked below).
-        if (ctx.isVendor && !step.reply.accepted) {
+        // Most wires document no negative amounts at all: any answer that is not an acceptance and moves no money
+        // refuses it (the balance is checked below); how it was refused is noted.
+        if (step.reply.verdict !== 'accepted' && step.reply.verdict !== 'rejected') {
           ctx.notes.push(`a negative ${kind} was answered ${step.reply.verdict} (${step.reply.error ?? 'no code'})`);
           continue;
         }

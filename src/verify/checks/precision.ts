@@ -1,5 +1,5 @@
+import { amountField, documents } from '../../dialects/capabilities.ts';
 import { formatMinor } from '../../money/index.ts';
-import type { WireEventKind } from '../../profiles/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
@@ -18,10 +18,15 @@ export const PRECISION_CHECKS: readonly Check[] = [
     source:
       'contract (amounts have the currency’s decimals); Jackpot Studio Operator Integration Tester "Edge Cases" (decimal precision)',
     async run(ctx) {
-      if (ctx.isVendor)
+      if (!documents(ctx.wire.dialect, 'exact-amounts'))
+        skip(`the ${ctx.wire.name} dialect documents no answer to an amount finer than the currency (its wallets may round it)`);
+      const scale = ctx.wire.dialect.amounts.exponent;
+      if (scale !== undefined && scale !== ctx.wire.codec().exponent)
         skip(
-          `the ${ctx.wire.name} dialect writes amounts from minor units; an amount finer than the currency cannot be written on it yet`,
+          `the ${ctx.wire.name} dialect writes amounts at a scale of its own (${scale} decimals), not in the currency's decimals`,
         );
+      if (amountField(ctx.wire.dialect, 'bet') === undefined || amountField(ctx.wire.dialect, 'win') === undefined)
+        skip(`the ${ctx.wire.name} dialect writes its amounts inside nested fields, where verify cannot write a finer one`);
       const { p, before } = await playerAndBalance(ctx);
       const whole = affordable(ctx, before, p, BET * 2) / 2;
       for (const kind of ['debit', 'credit'] as const) await finerAmount(ctx, p, before, kind, Math.max(0, Math.floor(whole)));
@@ -84,17 +89,20 @@ function tenthsOf(raw: unknown, decimals: number): number | undefined {
 /** A callback of `kind` whose amount field carries `value` as written (signed over the body as sent). */
 async function sendWithAmount(
   ctx: CheckContext,
-  kind: WireEventKind & ('debit' | 'credit'),
+  kind: 'debit' | 'credit',
   p: string,
   value: number | string,
   label: string,
 ): Promise<Step> {
-  const field = ctx.wire.fieldOf(kind, 'amount') ?? ctx.wire.fieldOf(kind, kind === 'debit' ? 'betAmount' : 'winAmount');
-  if (field === undefined) fail(`the profile has no top-level amount field in a ${kind.toUpperCase()}`);
-  const body = JSON.parse(ctx.client.body({ kind, playerId: p, amountMinor: 1, transactionId: ctx.tx() })) as Record<
-    string,
-    unknown
-  >;
-  body[field] = value;
-  return ctx.post(label, JSON.stringify(body));
+  const field = amountField(ctx.wire.dialect, kind === 'debit' ? 'bet' : 'win');
+  if (field === undefined) fail(`the ${ctx.wire.name} dialect has no top-level amount field in a ${kind.toUpperCase()}`);
+  return ctx.send(
+    label,
+    { kind, playerId: p, amountMinor: 1, transactionId: ctx.tx() },
+    {
+      edit: (fields) => {
+        fields[field] = value;
+      },
+    },
+  );
 }

@@ -1,4 +1,5 @@
-import { describeOutcome, readReply } from '../client.ts';
+import { documents, encodingOf, signsBodyBytes } from '../../dialects/capabilities.ts';
+import { describeOutcome } from '../client.ts';
 import { fail, skip } from '../context.ts';
 import { BET, type Check } from './shared.ts';
 
@@ -39,17 +40,20 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     // The body is cut before the wallet could look the player up.
     needs: ['answers', 'signature'],
     async run(ctx) {
-      if (ctx.isVendor && ctx.wire.dialect.request.encoding !== 'json')
-        skip(
-          `the ${ctx.wire.name} dialect sends ${ctx.wire.dialect.request.encoding === 'form' ? 'form bodies' : 'query strings'}, not JSON`,
-        );
-      if (ctx.isVendor) skip(`a cut JSON body would have to be signed by the ${ctx.wire.name} dialect's recipe; not sent yet`);
-      // A real DEBIT body cut off in the middle of its second field.
-      const whole = ctx.client.body({ kind: 'debit', playerId: ctx.player, amountMinor: BET, transactionId: ctx.tx() });
-      const cut = whole.slice(0, whole.indexOf(',', whole.indexOf(',') + 1) + 1);
-      const step = await ctx.client.post('a signed body that is not JSON', cut);
-      const reply = readReply(step, ctx.settings.callbacks);
-      ctx.expectRejection({ exchange: step, reply }, 'INVALID_REQUEST', 'a body that is not JSON');
+      const encoding = encodingOf(ctx.wire.dialect, 'bet');
+      if (encoding !== 'json')
+        skip(`the ${ctx.wire.name} dialect sends ${encoding === 'form' ? 'form bodies' : 'query strings'}, not JSON`);
+      if (!signsBodyBytes(ctx.wire.dialect))
+        skip(`the ${ctx.wire.name} dialect signs its fields, not the body bytes: a cut body cannot be signed`);
+      // A real DEBIT body cut off in the middle of its second field, signed over the cut bytes.
+      const step = await ctx.debit('a signed body that is not JSON', ctx.player, BET, ctx.tx(), {
+        body: (whole) => whole.slice(0, whole.indexOf(',', whole.indexOf(',') + 1) + 1),
+      });
+      // A wire that documents no reply to an unreadable body (a vendor's) may refuse it in any way, but must refuse it.
+      if (documents(ctx.wire.dialect, 'unreadable-request'))
+        ctx.expectRejection(step, 'INVALID_REQUEST', 'a body that is not JSON');
+      else if (step.reply.verdict !== 'rejected')
+        fail(`a body that is not JSON: expected a refusal (a 4xx, or the wire's refusal), got ${describeOutcome(step.exchange)}`);
     },
   },
   {

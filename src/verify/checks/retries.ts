@@ -1,3 +1,4 @@
+import { documents } from '../../dialects/capabilities.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 import { DEFAULT_NEEDS } from '../preflight.ts';
@@ -20,7 +21,7 @@ export const RETRY_CHECKS: readonly Check[] = [
       'contract (a duplicate transactionId gets the first reply and moves no money); Blue Ocean test list ("same transid: ' +
       'return same response as first time"); Hub88 (requests with the same request_uuid get the same response)',
     async run(ctx) {
-      if (ctx.isVendor)
+      if (!documents(ctx.wire.dialect, 'refused-repeat'))
         skip(
           `vendors document idempotency for the transactions a wallet processed; the ${ctx.wire.name} dialect documents no rule for the repeat of a refused bet`,
         );

@@ -1,3 +1,4 @@
+import { documents } from '../../dialects/capabilities.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, skip } from '../context.ts';
 import {
@@ -84,7 +85,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'contract; Tom Horn (rollback after a 10 s timeout); frozebet (rollback before the bet is processed)',
     appliesTo: hasRollback,
     async run(ctx) {
-      if (ctx.isVendor)
+      if (!documents(ctx.wire.dialect, 'late-bet'))
         skip(
           `the ${ctx.wire.name} dialect documents no rule for a bet that arrives after its rollback (a wallet may charge it as a new bet)`,
         );

@@ -5,13 +5,13 @@ import type { VerifyWire } from '../wire.ts';
 import { type Check, playerWithABet } from './shared.ts';
 
 /*
- * The calls of a vendor dialect's session that a profile has not: endRound, which closes a round
- * and moves no money, and rollbackWin, which takes a win back. Each exists only where the dialect
- * has the call; the others skip them with the reason.
+ * The calls of a session some wires have: endRound, which closes a round and moves no money, and
+ * rollbackWin, which takes a win back. Each exists only where the dialect has the call; the
+ * others list them as not applicable, with the reason.
  */
 
-const hasEndRound = (wire: VerifyWire): boolean => wire.vendor !== undefined && wire.has('endRound');
-const hasRollbackWin = (wire: VerifyWire): boolean => wire.vendor !== undefined && wire.has('rollbackWin');
+const hasEndRound = (wire: VerifyWire): boolean => wire.has('endRound');
+const hasRollbackWin = (wire: VerifyWire): boolean => wire.has('rollbackWin');
 
 export const SESSION_CHECKS: readonly Check[] = [
   {

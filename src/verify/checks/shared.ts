@@ -113,7 +113,7 @@ export function repeatOf(ctx: CheckContext, first: Step, again: Step): RepeatJud
  */
 export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what: string): void {
   const dialect = ctx.wire.dialect;
-  const code = ctx.isVendor ? step.reply.code : step.reply.error;
+  const code = step.reply.code ?? step.reply.error;
   if (step.reply.verdict !== 'none' && unknownRollbackAccepts(dialect, { verdict: step.reply.verdict, code })) return;
   if (unknownRollbackRule(dialect) === 'acknowledge')
     fail(

@@ -1,4 +1,5 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import { datesSignatures, rotatesSecrets } from '../../dialects/capabilities.ts';
 import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
 import type { VerifyWire as Wire } from '../wire.ts';
@@ -70,7 +71,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
     source: 'contract (rotation: sign with each active secret, accept any); Standard Webhooks',
     appliesTo: signed,
     async run(ctx) {
-      if (ctx.isVendor)
+      if (!rotatesSecrets(ctx.wire.dialect))
         skip(`several signatures in one header are aggmock's header schemes' rotation; the ${ctx.wire.name} dialect carries one`);
       const p = ctx.player;
       const real = ctx.settings.callbacks.signing.secrets;
@@ -104,9 +105,9 @@ function signed(wire: Wire): boolean {
 }
 
 function timestamped(ctx: CheckContext): void {
-  if (ctx.isVendor)
-    skip(`the ${ctx.wire.name} dialect's signature carries no timestamp verify can date (aggmock's header schemes only)`);
+  if (datesSignatures(ctx.wire.dialect, ctx.wire.signingScheme)) return;
   if (ctx.wire.signingScheme === 'hmac-hex') skip('the hmac-hex scheme signs no timestamp, so there is nothing to date');
+  skip(`the ${ctx.wire.name} dialect's signature carries no timestamp verify can date (aggmock's header schemes only)`);
 }
 
 /** Sends a DEBIT with a bad signature; it must be refused with 401 INVALID_SIGNATURE and move nothing. */
@@ -121,11 +122,11 @@ async function signatureRefused(ctx: CheckContext, how: string, variant: SendOpt
     const moved = step.reply.balanceMinor === undefined ? amount : before - step.reply.balanceMinor;
     ctx.undoDebit(p, tx, moved > 0 ? moved : amount);
   }
-  ctx.expectRejection(step, 'INVALID_SIGNATURE', `a DEBIT ${how}`, ctx.isVendor ? refusalStatus(ctx) : 401);
+  ctx.expectRejection(step, 'INVALID_SIGNATURE', `a DEBIT ${how}`, refusalStatus(ctx));
   await ctx.expectBalanceNow(p, before, `a DEBIT ${how} must move no money`);
 }
 
-/** The HTTP status a vendor dialect's wallet refuses a signature with, when its dialect names one (else any status will do). */
+/** The HTTP status a wallet refuses a signature with, when its dialect names one (aggmock's wire: 401; else any status will do). */
 export function refusalStatus(ctx: CheckContext): number | undefined {
   return ctx.wire.dialect.reply.statuses.INVALID_SIGNATURE;
 }

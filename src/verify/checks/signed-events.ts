@@ -1,4 +1,5 @@
 import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import { datesSignatures } from '../../dialects/capabilities.ts';
 import type { CallbackSpec, SendOptions } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';
 import type { VerifyWire as Wire } from '../wire.ts';
@@ -49,11 +50,11 @@ function signed(wire: Wire): boolean {
 /** One way of sending a callback without a valid signature: its send options, given a valid request sent before it. */
 interface Forgery {
   how: string;
-  options: (body: (spec: CallbackSpec) => string, spec: CallbackSpec, earlier: Step) => SendOptions;
+  options: (spec: CallbackSpec, earlier: Step) => SendOptions;
 }
 
 /** A replay: the headers, signatures and all, of an earlier request the wallet accepted. */
-const replayed: Forgery['options'] = (_body, _spec, earlier) => ({ replayOf: earlier });
+const replayed: Forgery['options'] = (_spec, earlier) => ({ replayOf: earlier });
 
 function forgeries(ctx: CheckContext): Forgery[] {
   const all: Forgery[] = [
@@ -64,8 +65,8 @@ function forgeries(ctx: CheckContext): Forgery[] {
       options: () => ({ tamperAmount: true }),
     },
   ];
-  // A vendor dialect's recipe signs no timestamp verify could date.
-  if (ctx.wire.signingScheme !== 'hmac-hex' && !ctx.isVendor)
+  // Only a signature that carries a time can be stale (not hmac-hex, not a vendor's recipe).
+  if (datesSignatures(ctx.wire.dialect, ctx.wire.signingScheme))
     all.push({ how: 'signed one hour ago', options: () => ({ timestamp: Math.floor(Date.now() / 1000) - 3_600 }) });
   return all;
 }
@@ -83,7 +84,6 @@ async function refusedForEveryEvent(ctx: CheckContext, ways: readonly Forgery[])
   if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
   ctx.expectBalance(debit, before - amount, 'a valid DEBIT');
   const expected = before - amount;
-  const body = (spec: CallbackSpec) => ctx.client.body(spec);
   const forged: { step: Step; what: string }[] = [];
   for (const way of ways) {
     const specs: CallbackSpec[] = [{ kind: 'credit', playerId: p, amountMinor: BET, transactionId: ctx.tx() }];
@@ -100,14 +100,14 @@ async function refusedForEveryEvent(ctx: CheckContext, ways: readonly Forgery[])
     if (way.options === replayed) specs.push({ kind: 'debit', playerId: p, amountMinor: 1, transactionId: ctx.tx() });
     for (const spec of specs) {
       const what = `a ${spec.kind.toUpperCase()} ${way.how}`;
-      const step = await ctx.send(what, spec, way.options(body, spec, debit));
+      const step = await ctx.send(what, spec, way.options(spec, debit));
       forged.push({ step, what });
       // Whatever a forgery moved is undone afterwards (an accepted forged ROLLBACK needs nothing: the valid DEBIT's own undo then restores nothing more).
       if (step.reply.accepted && spec.kind === 'credit') ctx.takeBack(p, spec.amountMinor);
       if (step.reply.accepted && spec.kind === 'debit') ctx.undoDebit(p, spec.transactionId, spec.amountMinor);
     }
   }
-  const status = ctx.isVendor ? refusalStatus(ctx) : 401;
+  const status = refusalStatus(ctx);
   for (const { step, what } of forged) ctx.expectRejection(step, 'INVALID_SIGNATURE', what, status);
   await ctx.expectBalanceNow(p, expected, 'callbacks without a valid signature must move no money');
 }

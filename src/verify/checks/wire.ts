@@ -1,3 +1,4 @@
+import { hasStaticCredential, staticCredentialFields } from '../../dialects/capabilities.ts';
 import type { CallbackSpec } from '../client.ts';
 import { type CheckContext, fail } from '../context.ts';
 import type { VerifyWire as Wire } from '../wire.ts';
@@ -13,7 +14,7 @@ export const WIRE_CHECKS: readonly Check[] = [
     rule: 'A callback whose api key (in the body) is not the operator’s is refused and moves no money.',
     hint: 'Compare the body’s API key with yours (in constant time) before anything else, and refuse a mismatch.',
     source: 'Betnex SDK verifyCallback (api_key must equal the operator key)',
-    appliesTo: (wire) => wire.carries('apiKey'),
+    appliesTo: (wire) => hasStaticCredential(wire.dialect),
     async run(ctx) {
       await apiKeyRefused(ctx, 'with a wrong api key', (body, field) => {
         body[field] = `wrong-${String(body[field])}`;
@@ -25,7 +26,7 @@ export const WIRE_CHECKS: readonly Check[] = [
     rule: 'A callback without its api key is refused and moves no money.',
     hint: 'Treat a missing API key like a wrong one: refuse before reading amounts or players.',
     source: 'Betnex SDK verifyCallback (api_key is required)',
-    appliesTo: (wire) => wire.carries('apiKey'),
+    appliesTo: (wire) => hasStaticCredential(wire.dialect),
     async run(ctx) {
       await apiKeyRefused(ctx, 'without its api key', (body, field) => {
         delete body[field];
@@ -135,11 +136,11 @@ async function apiKeyRefused(
   tamper: (body: Record<string, unknown>, field: string) => void,
 ): Promise<void> {
   const { p, before, amount } = await playerWithABet(ctx);
-  const field = ctx.wire.fieldOf('debit', 'apiKey');
-  if (field === undefined) fail('the profile carries an API key, but not in a top-level DEBIT field');
-  const body = JSON.parse(ctx.client.body(spec(ctx, 'debit', p, amount))) as Record<string, unknown>;
-  tamper(body, field);
-  const step = await ctx.post(`DEBIT ${ctx.money(amount)} ${how}`, JSON.stringify(body));
+  const field = staticCredentialFields(ctx.wire.dialect, 'bet')[0];
+  if (field === undefined) fail(`the ${ctx.wire.name} dialect carries no credential in a top-level bet field`);
+  const step = await ctx.send(`DEBIT ${ctx.money(amount)} ${how}`, spec(ctx, 'debit', p, amount), {
+    edit: (fields) => tamper(fields, field),
+  });
   ctx.undoWhatMoved(step, p, before, `a DEBIT ${how}`);
   ctx.expectRejection(step, 'INVALID_SIGNATURE', `a DEBIT ${how}`);
   await ctx.expectBalanceNow(p, before, `a DEBIT ${how} must move no money`);
