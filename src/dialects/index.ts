@@ -7,7 +7,16 @@
  * Foundation: it imports only money, signing and shared; never an engine, a surface or the CLI.
  */
 export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
-export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
+export {
+  BASE_DIALECTS,
+  BUILTIN_DIALECTS,
+  builtinDialect,
+  DEFAULT_WIRE_SETTINGS,
+  type DefaultWireSettings,
+  DIALECT_NAMES,
+  defaultWireDialect,
+  isBuiltinDialect,
+} from './builtin/index.ts';
 export {
   DEV_EC_PRIVATE_KEY,
   DEV_EC_PUBLIC_KEY,

@@ -28,9 +28,9 @@ export { type ReplyOutcome, writeReplyBody } from './reply-writer.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
 export {
-  isVendorDialectSetting,
   NotAProfileError,
   type ReplyReading,
+  rememberProfile,
   type VendorDialectSetting,
   type Wire,
   type WireEventKind,

@@ -183,9 +183,9 @@ describe('a profile file, as data', () => {
     expect(configError({ callbacks: { profile: ambiguous } })).toContain(
       'callbacks.profile.events.credit: a DEBIT and a CREDIT would look the same',
     );
-    expect(configError({ callbacks: { profile: 'betnix' } })).toContain('expected a built-in profile (default, betnex)');
-    expect(configError({ callbacks: { profile: 'betnex', rollbackStyle: 'reference' } })).toContain(
-      'callbacks.rollbackStyle: applies only to the default profile',
+    expect(configError({ callbacks: { profile: 'betnix' } })).toContain('expected a built-in dialect (default, betnex,');
+    expect(configError({ callbacks: { dialect: 'betnex', rollbackStyle: 'reference' } })).toContain(
+      'callbacks.rollbackStyle: applies only to the default dialect',
     );
   });
 
