@@ -54,6 +54,7 @@ export {
   writeReply,
 } from './reply.ts';
 export {
+  BONUS_KINDS,
   type BonusKind,
   type CallFacts,
   type Credentials,
@@ -64,11 +65,13 @@ export {
   type Rendered,
   readsAttemptFacts,
   renderFields,
+  takesWholeRounds,
   type UnsignedRequest,
   unsignedRequest,
 } from './request.ts';
 export * from './schema.ts';
 export {
+  needsMessageId,
   type ReceivedRequest,
   type SignedRequest,
   type SignOptions,

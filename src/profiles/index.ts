@@ -28,6 +28,7 @@ export { type ReplyOutcome, writeReplyBody } from './reply-writer.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
 export {
+  legacyProfileReading,
   NotAProfileError,
   type ReplyReading,
   rememberProfile,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+/** The bonus an event belongs to: a free-spin round, a jackpot win, a promotional credit. */
+import { BONUS_KINDS, type BonusKind } from '../dialects/request.ts';
 import { encodeAmount } from '../money/index.ts';
 import { cached, setAt } from '../shared/index.ts';
 import type { BodyField, BodyTemplate, ValueSource } from './schema.ts';
 import type { Wire, WireEventKind } from './wire.ts';
 
-/** The bonus an event belongs to: a free-spin round, a jackpot win, a promotional credit. */
-export const BONUS_KINDS = ['free-spins', 'jackpot', 'promotion'] as const;
-export type BonusKind = (typeof BONUS_KINDS)[number];
+export { BONUS_KINDS, type BonusKind };
 
 /** The facts of one callback, before a profile turns them into body bytes. */
 export interface WireFields {

@@ -175,3 +175,16 @@ function resolveWire(settings: WireSettings): Wire {
     },
   };
 }
+
+/**
+ * LEGACY (issue 31): the profile reading of `judgeReply` for `default`, `betnex` and a converted
+ * profile file (undefined for any other dialect), until the dialect reader reads what it does.
+ */
+export function legacyProfileReading(settings: WireSettings): ((currency?: string) => ReplyReading) | undefined {
+  try {
+    return wireOf(settings).reading;
+  } catch (error) {
+    if (error instanceof NotAProfileError) return undefined;
+    throw error;
+  }
+}
