@@ -16,7 +16,10 @@ import {
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { legacyProfileReading } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
-import type { CallbacksConfig, EventKind, StoredEvent, StoredFacts } from './events.ts';
+import { type CallbacksConfig, operationOf, type StoredEvent, type StoredFacts } from './events.ts';
+
+export { operationOf };
+
 import type { Reading } from './reply.ts';
 
 /*
@@ -28,13 +31,6 @@ import type { Reading } from './reply.ts';
 
 /** `User-Agent` of every callback. */
 export const USER_AGENT = `aggmock/${VERSION}`;
-
-/** The dialect operation of an event kind: a DEBIT with its win is the dialect's bet-and-win when it has one. */
-export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number): Operation {
-  if (kind === 'credit') return 'win';
-  if (kind === 'rollback') return 'rollback';
-  return winMinor !== undefined && dialect.operations.betWin ? 'betWin' : 'bet';
-}
 
 /** What the wire can send, asked of the dialect. */
 export interface CallCapabilities {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { type AggmockConfig, credentialsOf, dialectOf, signOptionsOf } from '../config/index.ts';
-import { BONUS_KINDS, type BonusKind, buildRequest, type CallFacts } from '../dialects/index.ts';
+import { BONUS_KINDS, type BonusKind, buildRequest, type CallFacts, type Dialect, type Operation } from '../dialects/index.ts';
 import { bodySchemas, wireOf } from '../profiles/index.ts';
-import { operationOf } from './call.ts';
 
 /** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
 
@@ -10,6 +9,13 @@ export type CallbacksConfig = AggmockConfig['callbacks'];
 
 export const EVENT_KINDS = ['debit', 'credit', 'rollback'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** The dialect operation of an event kind: a DEBIT with its win is the dialect's bet-and-win when it has one. */
+export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number): Operation {
+  if (kind === 'credit') return 'win';
+  if (kind === 'rollback') return 'rollback';
+  return winMinor !== undefined && dialect.operations.betWin ? 'betWin' : 'bet';
+}
 
 /**
  * Dialect operations a caller names because its kind does not say them: a game opening's

@@ -28,7 +28,7 @@ describe('OpenAPI document', () => {
       ['bet', 'DEBIT'],
       ['win', 'CREDIT'],
       ['rollback', 'ROLLBACK'],
-    ]) {
+    ] as const) {
       const { parameters, requestBody } = doc.webhooks[call].post;
       const schema = requestBody.content['application/json'].schema;
       expect(schema.required).toEqual(['type', 'transactionId', 'amount', 'playerId']);
