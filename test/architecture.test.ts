@@ -182,7 +182,6 @@ const WIRE_KIND_READERS = [
   'contracts/generate.ts',
   'contracts/pact.ts',
   'cli/commands/contracts.ts',
-  'cli/mcp/tools.ts',
   'ledger/index.ts',
   'wallet/events.ts',
   'wallet/index.ts',
