@@ -3,7 +3,6 @@ import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config
 import {
   buildRequest,
   type CallFacts,
-  type Dialect,
   devSessionToken,
   needsMessageId,
   type Operation,
