@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRequest, builtinDialect, DEV_RSA_PRIVATE_KEY } from '../dialects/index.ts';
 import { CredentialError, credentialsOf, dialectOf } from './dialect.ts';
-import { ConfigError, loadConfig } from './load.ts';
+import { ConfigError, loadConfig, PROFILE_KEY_NOTE } from './load.ts';
 
 const load = (callbacks: Record<string, unknown>, cwd = process.cwd()) =>
   loadConfig({ env: {}, cwd, flags: { callbacks }, flagNames: { 'callbacks.credentials': '--credential' } });
@@ -81,5 +81,16 @@ describe('callbacks.dialect (old name callbacks.profile) names a dialect', () =>
     expect(() => load({ dialect: 'hub88', profile: 'hub88' })).toThrow(
       /callbacks\.profile: is the old name of callbacks\.dialect/,
     );
+  });
+
+  it('notes the old key callbacks.profile (from a file, the env or flags) and not the new one', () => {
+    const notes: string[] = [];
+    const onDeprecated = (message: string) => notes.push(message);
+    const viaEnv = loadConfig({ env: { AGGMOCK_CALLBACKS__PROFILE: 'betnex' }, cwd: process.cwd(), onDeprecated });
+    expect(viaEnv.callbacks.dialect).toBe('betnex');
+    expect(notes).toEqual([PROFILE_KEY_NOTE]);
+    loadConfig({ env: { AGGMOCK_CALLBACKS__DIALECT: 'betnex' }, cwd: process.cwd(), onDeprecated });
+    loadConfig({ env: {}, flags: { callbacks: { dialect: 'hub88' } }, cwd: process.cwd(), onDeprecated });
+    expect(notes).toHaveLength(1);
   });
 });
