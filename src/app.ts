@@ -1,12 +1,12 @@
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { aggregatorRoutes } from './aggregator/routes.ts';
-import { type CallbackEngine, callbackBodySchemas, type Random } from './callbacks/index.ts';
+import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import { dialectOf } from './config/dialect.ts';
-import { type AggmockConfig, API_ROUTES, isVendorDialect, routePath } from './config/index.ts';
+import { type AggmockConfig, API_ROUTES, routePath } from './config/index.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { isExposed } from './http/exposure.ts';
@@ -14,11 +14,9 @@ import { securityHeaders } from './http/security-headers.ts';
 import { type CallbackUrlPolicy, callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { registerAdminPaths } from './openapi/admin.ts';
-import { dialectOpenApi, WALLET_OPENAPI_PATH } from './openapi/dialect.ts';
+import { dialectOpenApi, dialectWebhooks, WALLET_OPENAPI_PATH } from './openapi/dialect.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
-import { replySchemas, wireOf } from './profiles/index.ts';
-import { redactUrl } from './shared/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
 
@@ -118,12 +116,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.route('/', uiRoutes({ config, catalog, baseUrl, now: deps.now, api: (request, env) => app.fetch(request, env) }));
   for (const [path, sub] of Object.entries(deps.mounts ?? {})) app.route(path, sub);
 
-  // A vendor dialect's calls are the vendor's API, documented in docs/dialects.md, not aggmock's webhooks.
-  if (!isVendorDialect(config.callbacks)) registerCallbackWebhooks(app, config);
-  // …and the wallet API a vendor dialect describes (what the integrator implements) is its own document.
-  else app.get(WALLET_OPENAPI_PATH, (c) => c.json(dialectOpenApi(dialectOf(config.callbacks))));
+  // The wallet API the dialect describes (what the integrator implements) is a document of its own.
+  app.get(WALLET_OPENAPI_PATH, (c) => c.json(dialectOpenApi(dialectOf(config.callbacks))));
   registerAdminPaths(app.openAPIRegistry);
-  app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
+  app.get('/openapi.json', (c) => c.json(openApiDocument(app, config)));
   app.route('/', docsRoutes('/openapi.json', 'aggmock API'));
   return app;
 }
@@ -142,65 +138,21 @@ export function publicBaseUrl(config: AggmockConfig, listenUrl: string | undefin
   return config.publicUrl?.replace(/\/+$/, '') ?? listenUrl;
 }
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
-export function openApiDocument(app: OpenAPIHono): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
-  return app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
-}
-
-/** The callbacks aggmock POSTs to the integrator's webhook, as OpenAPI 3.1 `webhooks`, from the active profile's schemas. */
-function registerCallbackWebhooks(app: OpenAPIHono, config: AggmockConfig): void {
-  const wire = wireOf(config.callbacks);
-  const bodies = callbackBodySchemas(config.callbacks);
-  const replies = replySchemas(wire);
-  const signing = config.callbacks.signing;
-  const signatureHeaders =
-    wire.signingScheme === 'none'
-      ? []
-      : wire.signingScheme === 'standard-webhooks'
-        ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature]
-        : [signing.headers.signature];
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with, and the
+ * calls aggmock sends the wallet as `webhooks`, written from the configured dialect by the one
+ * OpenAPI writer of dialects (src/openapi/dialect.ts).
+ */
+export function openApiDocument(app: OpenAPIHono, config: AggmockConfig): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
+  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
+  const dialect = dialectOf(config.callbacks);
+  const { headers } = config.callbacks.signing;
+  const scheme = (dialect.signing.algorithm === 'scheme' && dialect.signing.scheme) || config.callbacks.signing.scheme;
   const signed =
-    wire.signingScheme === 'none'
-      ? 'Not signed: the wallet checks the API key in the body.'
-      : `Signed with ${wire.signingScheme} (HMAC-SHA256 over the raw body).`;
-  const descriptions = {
-    debit: 'A bet: take the amount from the player. Reply with the balance after the event, or refuse it (insufficient funds).',
-    credit: 'A win: add the amount to the player. Reply with the balance after the event.',
-    rollback:
-      wire.rollbackStyle === 'reference'
-        ? 'Reverses the DEBIT named by `referenceTransactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.'
-        : 'Reverses the DEBIT with the same `transactionId`: give its amount back once. Unknown DEBIT: acknowledge, balance unchanged.',
-  } as const;
-  for (const kind of ['debit', 'credit', 'rollback'] as const) {
-    const body = bodies[kind];
-    if (!body) continue;
-    const name = wire.type(kind) ?? `${wire.name}-${kind}`;
-    app.openAPIRegistry.registerWebhook({
-      method: 'post',
-      path: name,
-      summary: `${name} callback to ${redactUrl(config.callbacks.webhookUrl)} (profile ${wire.name})`,
-      description: `${descriptions[kind]} A duplicate transactionId (same type, same player) must get the first reply again and move no money. ${signed}`,
-      request: {
-        headers: z.object(Object.fromEntries(signatureHeaders.map((h) => [h, z.string()]))),
-        body: { required: true, content: { 'application/json': { schema: body } } },
-      },
-      responses: {
-        200: {
-          description: 'Applied (or a duplicate, answered as the first time); a 2xx refusal is a rejection too',
-          content: { 'application/json': { schema: z.union([replies.accepted, replies.rejected]) } },
-        },
-        400: {
-          description: 'Business rejection, e.g. insufficient funds; never retried',
-          content: { 'application/json': { schema: replies.rejected } },
-        },
-        401: {
-          description: 'Bad signature or API key; never retried',
-          content: { 'application/json': { schema: replies.rejected } },
-        },
-        500: { description: 'Retried on the retry schedule (also on timeouts, network errors and 429)' },
-      },
-    });
-  }
+    scheme === 'standard-webhooks'
+      ? [headers.webhookId, headers.webhookTimestamp, headers.webhookSignature]
+      : [headers.signature];
+  return { ...doc, webhooks: dialectWebhooks(dialect, signed) } as typeof doc;
 }
 
 function svg(c: Context, body: string): Response {

@@ -235,3 +235,45 @@ describe('surfaces ask the dialect what the wire can do, never which kind of wir
     ]);
   });
 });
+
+/**
+ * Issue 31, "one wire": a surface asks the dialect what it can do, never which kind of wire it is.
+ * Who may still ask "profile or vendor?" (`isVendorDialect`, `wireOf`, the legacy profile reading):
+ * the legacy view itself and the readers still to move (verify's profile client, `judgeReply`'s
+ * profile rules, the reference wallet's `/callback/webhook` branch, the profile contract writer).
+ * The list may only shrink.
+ */
+const WIRE_KIND_READERS = [
+  'config/dialect.ts',
+  'callbacks/call.ts',
+  'callbacks/events.ts',
+  'callbacks/reply.ts',
+  'contracts/generate.ts',
+  'contracts/pact.ts',
+  'cli/commands/contracts.ts',
+  'ledger/index.ts',
+  'wallet/events.ts',
+  'wallet/index.ts',
+  'verify/client.ts',
+  'verify/pact-runner.ts',
+  'verify/plan.ts',
+  'verify/wire.ts',
+].map((f) => f.split('/').join(sep));
+
+/** The files of src/ (tests left out) that ask which kind of wire the configuration has. */
+function wireKindAskers(): string[] {
+  const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  return files
+    .filter((f) => !f.startsWith(`profiles${sep}`))
+    .filter((f) => /\b(isVendorDialect|wireOf|legacyProfileReading)\(/.test(readFileSync(join(src, f), 'utf8')))
+    .sort();
+}
+
+describe('one wire (issue 31)', () => {
+  it('asks "profile or vendor dialect?" only in the files still moving to the dialect, and the list only shrinks', () => {
+    const askers = wireKindAskers();
+    expect(askers.filter((f) => !WIRE_KIND_READERS.includes(f))).toEqual([]);
+    // A file that no longer asks leaves the list, so nobody starts asking there again.
+    expect(WIRE_KIND_READERS.filter((f) => !askers.includes(f))).toEqual([]);
+  });
+});

@@ -392,7 +392,7 @@ function replySection(d: Dialect, example: Example): string {
 }
 
 function verifySection(d: Dialect): string {
-  const plan = checkPlan(validateConfig({ callbacks: { profile: d } }).callbacks);
+  const plan = checkPlan(validateConfig({ callbacks: { dialect: d } }).callbacks);
   const skipped = plan.filter((p) => p.notApplicable !== undefined);
   return [
     '## What `aggmock verify` checks',
@@ -437,7 +437,7 @@ interface Example {
 }
 
 function exampleOf(d: Dialect): Example {
-  const callbacks = validateConfig({ callbacks: { profile: d, webhookUrl: WALLET_URL } }).callbacks;
+  const callbacks = validateConfig({ callbacks: { dialect: d, webhookUrl: WALLET_URL } }).callbacks;
   const { createdAt, ...facts } = EXAMPLE_FACTS;
   const event: StoredEvent = {
     id: 1,
@@ -481,11 +481,11 @@ function exampleSection(d: Dialect, example: Example): string {
     `aggmock's reference wallet answers in this dialect; point \`verify\` at your own wallet's base URL instead of ${code(WALLET_URL)}.`,
     '',
     '```sh',
-    `aggmock demo --profile ${d.name}   # the whole loop in this dialect: aggregator, reference wallet, rounds`,
+    `aggmock demo --dialect ${d.name}   # the whole loop in this dialect: aggregator, reference wallet, rounds`,
     '# piece by piece, your wallet in place of the reference one:',
-    `aggmock wallet --profile ${d.name}${credentialFlags}   # the reference wallet, base URL ${WALLET_URL}`,
-    `aggmock serve --profile ${d.name} --webhook ${WALLET_URL}${credentialFlags}`,
-    `aggmock verify --profile ${d.name} ${WALLET_URL}${credentialFlags}${tokens}`,
+    `aggmock wallet --dialect ${d.name}${credentialFlags}   # the reference wallet, base URL ${WALLET_URL}`,
+    `aggmock serve --dialect ${d.name} --webhook ${WALLET_URL}${credentialFlags}`,
+    `aggmock verify --dialect ${d.name} ${WALLET_URL}${credentialFlags}${tokens}`,
     '```',
     '',
     ...(keys.length === 0
@@ -537,7 +537,7 @@ export function dialectPage(d: Dialect, handWritten: string): string {
     '',
     `${d.description}`,
     '',
-    `Select it with \`--profile ${d.name}\` (or \`callbacks.profile: "${d.name}"\`); \`aggmock profiles show ${d.name}\` prints it as a dialect file. Back to [all dialects](../dialects.md).`,
+    `Select it with \`--dialect ${d.name}\` (or \`callbacks.dialect: "${d.name}"\`); \`aggmock profiles show ${d.name}\` prints it as a dialect file. Back to [all dialects](../dialects.md).`,
     '',
     '## Sources',
     '',

@@ -1,79 +1,66 @@
 import { hash } from 'node:crypto';
-import { credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from '../config/index.ts';
+import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config/index.ts';
 import {
   buildRequest,
   type CallFacts,
-  type Dialect,
   devSessionToken,
+  needsMessageId,
   type Operation,
   readsAttemptFacts,
   type SignedRequest,
   type SignOptions,
   signsAlike,
+  takesWholeRounds,
 } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
-import { wireOf } from '../profiles/index.ts';
 import { VERSION } from '../version.ts';
-import type { CallbacksConfig, EventKind, StoredEvent, StoredFacts } from './events.ts';
+import { type CallbacksConfig, type EventKind, operationOf, type StoredEvent, type StoredFacts } from './events.ts';
 import type { DialectReading } from './reply.ts';
 
+export { operationOf };
+
 /*
- * An outbox event as a call under the configured dialect (ARCHITECTURE.md, dialects step 2): its
- * facts, and the HTTP request they make — signed afresh on every attempt (but one the request
- * stored with its event stands for: `attemptRequest`), to `<base URL><path>`.
- * A profile is a dialect whose path is "" and whose bodies are the profile's bytes, so the one
- * path serves `default`, `betnex` and every vendor.
+ * An outbox event as a call under the configured dialect (ARCHITECTURE.md, "Dialects: the design"):
+ * its facts, and the HTTP request they make — signed afresh on every attempt (but one the request
+ * stored with its event stands for: `attemptRequest`), to `<base URL><path>`. `default` and
+ * `betnex` are dialects whose path is "" (the webhook URL itself), so one path serves every wire.
  */
 
 /** `User-Agent` of every callback. */
 export const USER_AGENT = `aggmock/${VERSION}`;
 
-/** The dialect operation of an event kind: a DEBIT with its win is the dialect's bet-and-win when it has one. */
-export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number): Operation {
-  if (kind === 'credit') return 'win';
-  if (kind === 'rollback') return 'rollback';
-  return winMinor !== undefined && dialect.operations.betWin ? 'betWin' : 'bet';
-}
-
-/** What the wire can send, asked of the dialect (a profile answers through its wire). */
+/** What the wire can send, asked of the dialect. */
 export interface CallCapabilities {
   name: string;
-  /** What the wire is called in messages. */
-  noun: 'profile' | 'dialect';
   hasRollback: boolean;
   /** Whether a DEBIT may carry its win (a whole round in one call). */
   roundBody: boolean;
   /** 'original': a ROLLBACK carries the reversed DEBIT's id as its own; 'reference': an id of its own. */
   rollbackStyle: 'original' | 'reference';
-  /** Whether a win carries the transaction id of the bet it settles (a dialect's betTransactionId; a profile's bodies have no place for it). */
+  /** Whether a win carries the transaction id of the bet it settles (the dialect's betTransactionId). */
   winsNameTheirBet: boolean;
-  /** The dialect's operations (a profile: none beyond its money calls). */
+  /** The dialect's operations. */
   operations: readonly Operation[];
 }
 
+const capabilities = new WeakMap<object, CallCapabilities>();
+
+/** What the configured dialect can send, worked out once per dialect. */
 export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
-  if (!isVendorDialect(cfg)) {
-    const wire = wireOf(cfg);
-    return {
-      name: wire.name,
-      noun: 'profile',
-      hasRollback: wire.hasRollback,
-      roundBody: wire.roundBody,
-      rollbackStyle: wire.rollbackStyle,
-      winsNameTheirBet: false,
-      operations: [],
-    };
-  }
   const dialect = dialectOf(cfg);
-  return {
-    name: dialect.name,
-    noun: 'dialect',
-    hasRollback: dialect.operations.rollback !== undefined,
-    roundBody: dialect.operations.betWin !== undefined,
-    rollbackStyle: 'reference',
-    winsNameTheirBet: true,
-    operations: Object.keys(dialect.operations) as Operation[],
-  };
+  let found = capabilities.get(dialect);
+  if (!found) {
+    found = Object.freeze({
+      name: dialect.name,
+      hasRollback: dialect.operations.rollback !== undefined,
+      roundBody: takesWholeRounds(dialect),
+      rollbackStyle: dialect.calls.rollbackStyle,
+      winsNameTheirBet: dialect.calls.winsNameBet,
+      operations: Object.freeze(Object.keys(dialect.operations) as Operation[]),
+    });
+    capabilities.set(dialect, found);
+  }
+  return found;
 }
 
 /** The facts of an event: its stored facts (requestId, session token…) over what its columns say. */
@@ -110,7 +97,7 @@ export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig
  */
 export function sessionTokenOf(cfg: CallbacksConfig, playerId: string): string | undefined {
   if (Object.hasOwn(cfg.sessionTokens, playerId)) return cfg.sessionTokens[playerId];
-  if (!isVendorDialect(cfg) || dialectOf(cfg).session.token === 'none') return undefined;
+  if (dialectOf(cfg).session.token === 'none') return undefined;
   return devSessionToken(playerId);
 }
 
@@ -153,7 +140,7 @@ export function storedRequest(event: object, cfg: CallbacksConfig, facts: CallFa
 export interface AttemptRequest {
   method: SignedRequest['method'];
   url: string;
-  /** The path (with its query) under the base URL, "" for a profile. */
+  /** The path (with its query) under the base URL, "" for the webhook URL itself (`default`, `betnex`). */
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -167,14 +154,14 @@ export interface AttemptRequest {
  * id) and the call's own time as the first try; what is fresh is the signature's timestamp and
  * what a wire says is the attempt's own (`sentTimestamp…`, a derived nonce: Slotegrator's
  * X-Timestamp and X-Nonce), so a wallet that checks freshness does not refuse a late retry.
- * A profile uses neither: its retries are the same bytes. When the request the event was stored
+ * `default` and `betnex` use neither: their retries are the same bytes. When the request the event was stored
  * with is the one this attempt would sign (no fact of the attempt's own, and the same second of a
  * timestamped scheme or a scheme without a time), it is sent as it is.
  */
 export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
-  const standardWebhooks = !isVendorDialect(cfg) && wireOf(cfg).signingScheme === 'standard-webhooks';
-  const options = signOptionsAt(cfg, startedAt, standardWebhooks ? webhookMessageId(event) : undefined);
   const dialect = dialectOf(cfg);
+  const messageId = needsMessageId(dialect, cfg.signing.scheme) ? webhookMessageId(event) : undefined;
+  const options = signOptionsAt(cfg, startedAt, messageId);
   const stored = storedRequests.get(event);
   let req: SignedRequest;
   if (stored !== undefined && signsAlike(dialect, signOptionsAt(cfg, event.createdAt, undefined), options)) req = stored;
@@ -223,9 +210,8 @@ function webhookMessageId(event: StoredEvent): string {
 }
 
 /**
- * How replies read under the configured wire, in a currency (default the configured one): the
- * dialect's rules (a profile's as its dialect) for a call of `operation` (default a bet).
- * The engine, the shadow ledger and the play page all ask here.
+ * How replies read under the configured dialect, in a currency (default the configured one), for a
+ * call of `operation` (default a bet). The engine, the shadow ledger and the play page all ask here.
  */
 export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?: Operation) => DialectReading {
   const dialect = dialectOf(cfg);
@@ -234,18 +220,15 @@ export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?:
 
 /** How the reply to one event reads. */
 export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): DialectReading {
-  const operation = isVendorDialect(cfg) ? callFactsOf(event, cfg).operation : undefined;
-  return readingOf(cfg)(event.currency, operation);
+  return readingOf(cfg)(event.currency, callFactsOf(event, cfg).operation);
 }
 
 /** The decimals of a currency's minor units (EUR 2, JPY 0, KWD 3; configured extras), whatever the wire writes. */
 export function exponentOf(cfg: CallbacksConfig, currency?: string): number {
-  if (!isVendorDialect(cfg)) return wireOf(cfg).codec(currency).exponent;
   return currencyExponent(currency ?? cfg.currency, cfg.currencies) ?? DEFAULT_EXPONENT;
 }
 
-/** The name a call of this kind goes by on the wire: the profile's type string, else the dialect's operation. */
+/** The name a call goes by: the dialect's operation (bet, win, rollback, authenticate…). */
 export function callNameOf(cfg: CallbacksConfig, event: StoredEvent): string {
-  if (!isVendorDialect(cfg)) return wireOf(cfg).type(event.kind) ?? event.kind.toUpperCase();
   return callFactsOf(event, cfg).operation;
 }

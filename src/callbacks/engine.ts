@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isVendorDialect } from '../config/index.ts';
+import { dialectOf } from '../config/index.ts';
 import { type AttemptInFlight, answeredAttempt, applyVerdict, lateReplyAttempt, unansweredAttempt } from './attempt.ts';
 import { attemptRequest, capabilitiesOf, replyReadingOf } from './call.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -86,8 +86,8 @@ class Engine implements CallbackEngine {
     this.faults = new CallbackFaults({ seed: options.config.seed, rules: this.cfg.faults });
     this.ids = new TransactionIdSequence(options.db, options.config.seed, {
       ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
-      // Vendor wires cap ids (Red Tiger: 32 characters): tx_ + a 6-character namespace + _ + 22 hex digits fits.
-      ...(isVendorDialect(options.config.callbacks) ? { hexDigits: 22 } : {}),
+      // The dialect says how long (Red Tiger caps ids at 32 characters: tx_ + a 6-character namespace + _ + 22 hex digits fits).
+      hexDigits: dialectOf(options.config.callbacks).calls.idHexDigits,
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.newEvents = new NewEvents({

@@ -18,7 +18,7 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: CallCapabilities)
     throw new CallbackRequestError([
       {
         field: 'kind',
-        message: `the "${wire.name}" ${wire.noun} has no ROLLBACK callback; expected "debit" or "credit"`,
+        message: `the "${wire.name}" dialect has no ROLLBACK callback; expected "debit" or "credit"`,
         received: r.kind,
       },
     ]);
@@ -27,10 +27,7 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: CallCapabilities)
     throw new CallbackRequestError([
       {
         field: 'operation',
-        message:
-          wire.noun === 'profile'
-            ? `the "${wire.name}" profile sends money calls only; operations are a vendor dialect's (--profile pragmatic, groove…)`
-            : `the "${wire.name}" dialect has no ${r.operation} call; it has ${wire.operations.join(', ')}`,
+        message: `the "${wire.name}" dialect has no ${r.operation} call; it has ${wire.operations.join(', ')}`,
         received: r.operation,
       },
     ]);
@@ -39,7 +36,7 @@ export function validEnqueueRequest(req: EnqueueRequest, wire: CallCapabilities)
     throw new CallbackRequestError([
       {
         field: 'winMinor',
-        message: `the "${wire.name}" ${wire.noun} has no body for a whole round (a bet and its win in one callback); send a DEBIT and a CREDIT`,
+        message: `the "${wire.name}" dialect has no body for a whole round (a bet and its win in one callback); send a DEBIT and a CREDIT`,
         received: r.winMinor,
       },
     ]);

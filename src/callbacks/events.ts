@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AggmockConfig } from '../config/index.ts';
-import type { CallFacts } from '../dialects/index.ts';
-import { BONUS_KINDS, bodySchemas, renderBody, type WireFields, wireOf } from '../profiles/index.ts';
+import { type AggmockConfig, credentialsOf, dialectOf, signOptionsOf } from '../config/index.ts';
+import { BONUS_KINDS, type BonusKind, buildRequest, type CallFacts, type Dialect, type Operation } from '../dialects/index.ts';
+import { bodySchemas, wireOf } from '../profiles/index.ts';
 
 /** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
 
@@ -9,6 +9,13 @@ export type CallbacksConfig = AggmockConfig['callbacks'];
 
 export const EVENT_KINDS = ['debit', 'credit', 'rollback'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** The dialect operation of an event kind: a DEBIT with its win is the dialect's bet-and-win when it has one. */
+export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number): Operation {
+  if (kind === 'credit') return 'win';
+  if (kind === 'rollback') return 'rollback';
+  return winMinor !== undefined && dialect.operations.betWin ? 'betWin' : 'bet';
+}
 
 /**
  * Dialect operations a caller names because its kind does not say them: a game opening's
@@ -172,21 +179,56 @@ export interface Attempt {
   outcome: AttemptOutcome;
 }
 
-/** The wire fields of one callback, before serialisation. */
-export type CallbackFields = WireFields;
+/** The fields of one callback, before serialisation. */
+export interface CallbackFields {
+  kind: EventKind;
+  /** The call's own transactionId (an 'original'-style ROLLBACK writes the reversed DEBIT's instead). */
+  transactionId: string;
+  referenceTransactionId?: string | undefined;
+  playerId: string;
+  /** Integer minor units of the event's currency. */
+  amountMinor: number;
+  /** A whole round (a DEBIT with its win, on a wire with bet and win fields): the win. */
+  winMinor?: number | undefined;
+  roundId?: string | undefined;
+  gameId?: string | undefined;
+  gameName?: string | undefined;
+  provider?: string | undefined;
+  currency?: string | undefined;
+  bonus?: { kind: BonusKind; id: string } | undefined;
+  /** ms epoch of the event. */
+  createdAt?: number | undefined;
+}
 
 /**
- * The exact JSON bytes of a callback under the active profile (`callbacks.profile`). The default
- * profile sends exactly `{"type","transactionId","amount","playerId"}` in that order; a
- * 'reference'-style ROLLBACK adds `referenceTransactionId`; extra fields follow in the fixed order
- * roundId, gameId, currency, timestamp, only when configured and known.
+ * The exact body bytes of a callback under the configured dialect (`callbacks.dialect`), rendered by
+ * the one renderer (`buildRequest`). The default dialect sends exactly
+ * `{"type","transactionId","amount","playerId"}` in that order; a 'reference'-style ROLLBACK adds
+ * `referenceTransactionId`; extra fields follow in the fixed order roundId, gameId, currency,
+ * timestamp, only when configured and known.
  *
  * @example
  * buildCallbackBody({ kind: 'debit', transactionId: 'tx_1', amountMinor: 1050, playerId: 'p1' }, config.callbacks)
  * // '{"type":"DEBIT","transactionId":"tx_1","amount":10.5,"playerId":"p1"}'
  */
 export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfig): string {
-  return renderBody(wireOf(config), fields);
+  const dialect = dialectOf(config);
+  const facts: CallFacts = {
+    operation: operationOf(fields.kind, dialect, fields.winMinor),
+    playerId: fields.playerId,
+    currency: fields.currency ?? config.currency,
+    transactionId: fields.transactionId,
+    betTransactionId: fields.referenceTransactionId,
+    amountMinor: fields.amountMinor,
+    winMinor: fields.winMinor,
+    roundId: fields.roundId,
+    gameId: fields.gameId,
+    gameName: fields.gameName,
+    provider: fields.provider,
+    bonus: fields.bonus,
+    createdAt: fields.createdAt ?? Date.now(),
+  };
+  return buildRequest(dialect, facts, credentialsOf(config), { scheme: signOptionsOf(config).scheme, id: 'msg_body' }).body ?? '';
 }
 
 /**

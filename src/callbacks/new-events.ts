@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
-import { dialectOf, isVendorDialect, shownRequest } from '../config/index.ts';
-import { type CallFacts, DialectRequestError, readReply } from '../dialects/index.ts';
-import { parseBody, type WireFields, wireOf } from '../profiles/index.ts';
+import { dialectOf, shownRequest } from '../config/index.ts';
+import { type BonusKind, type CallFacts, DialectRequestError, readFacts, readReply } from '../dialects/index.ts';
 import { callFactsOf, capabilitiesOf, storedRequest } from './call.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
@@ -81,7 +80,6 @@ export class NewEvents {
   noteSettled(event: StoredEvent): void {
     const old = event.facts?.sessionToken;
     if (event.facts?.operation !== 'authenticate' || old === undefined || event.status !== 'delivered' || !event.reply) return;
-    if (!isVendorDialect(this.o.cfg)) return;
     const { status, body } = event.reply;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const read = readReply(dialectOf(this.o.cfg), callFactsOf(event, this.o.cfg), { status, text });
@@ -192,28 +190,30 @@ export class NewEvents {
 
 /**
  * What the DEBIT's body carried that its stored event does not keep (the game name, the provider,
- * the bonus), read back from the bytes it went out with, so its ROLLBACK says the same on a wire
- * whose ROLLBACK body has them, also after a restart.
+ * the bonus), read back from the bytes it went out with (the dialect's fields inverted), so its
+ * ROLLBACK says the same on a wire whose ROLLBACK body has them, also after a restart. Only an
+ * event stored before calls kept their facts needs it.
  */
 function carriedBy(
   debit: StoredEvent,
   cfg: CallbacksConfig,
-): Pick<WireFields, 'gameName' | 'provider' | 'bonus'> & { sessionToken?: string } {
-  if (isVendorDialect(cfg)) return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(debit.body);
-  } catch {
-    return {};
-  }
-  const parsed = parseBody(wireOf(cfg), json, { currencyOf: () => debit.currency });
-  if (!parsed.ok) return {};
-  const { gameName, provider, bonus } = parsed.event;
-  const carried: Pick<WireFields, 'gameName' | 'provider' | 'bonus'> = {};
-  if (gameName !== undefined) carried.gameName = gameName;
-  if (provider !== undefined) carried.provider = provider;
-  if (bonus !== undefined) carried.bonus = bonus;
-  return carried;
+): { gameName?: string; provider?: string; bonus?: { kind: BonusKind; id: string }; sessionToken?: string } {
+  const dialect = dialectOf(cfg);
+  const bet = dialect.operations.bet;
+  if (bet === undefined) return {};
+  const read = readFacts(
+    dialect,
+    'bet',
+    { method: bet.method, path: bet.path, headers: {}, body: debit.body },
+    { currencyOf: () => debit.currency },
+  );
+  if (!read.ok) return {};
+  const { gameName, provider, bonus } = read.facts;
+  return {
+    ...(gameName === undefined ? {} : { gameName }),
+    ...(provider === undefined ? {} : { provider }),
+    ...(bonus === undefined ? {} : { bonus }),
+  };
 }
 
 /**

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type Dialect, dialectOfProfile, type Operation, type OutcomeCode, outcomesOf, readReply } from '../dialects/index.ts';
+import {
+  builtinDialect,
+  type Dialect,
+  dialectOfProfile,
+  type Operation,
+  type OutcomeCode,
+  outcomesOf,
+  readReply,
+} from '../dialects/index.ts';
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
@@ -82,24 +90,11 @@ export interface DialectReading {
 }
 
 /** The documented reply (`default`): `{balance}`, or `{error, message?, balance?}`, amounts in major units with two decimals, EUR. */
-export const DEFAULT_READING: DialectReading = Object.freeze({
-  dialect: dialectOfProfile(
-    profileDefinitionSchema.parse(
-      builtinProfile('default', {
-        types: { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' },
-        rollbackStyle: 'original',
-        amountFormat: 'decimal',
-        extraFields: [],
-      }),
-    ),
-    'original',
-  ),
-  currency: 'EUR',
-});
+export const DEFAULT_READING: DialectReading = Object.freeze({ dialect: builtinDialect('default'), currency: 'EUR' });
 
 /** A profile wire's reading: its dialect's, in a currency (default the wire's). */
 export function readingOfWire(wire: Wire, currency: string = wire.currency): DialectReading {
-  return { dialect: dialectOfProfile(wire.definition, wire.rollbackStyle), currency, currencies: wire.currencies };
+  return { dialect: dialectOfProfile(wire.definition), currency, currencies: wire.currencies };
 }
 
 /**

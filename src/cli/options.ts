@@ -36,6 +36,8 @@ export interface ServerFlags {
   db?: string;
   dataDir?: string;
   logLevel?: string;
+  /** `--dialect` (its alias `--profile` fills `profile`): see {@link wireLayer}. */
+  dialect?: string;
   profile?: string;
   /** `--credential name=value`, repeated: a vendor dialect's credentials. */
   credential?: Record<string, string>;
@@ -51,24 +53,43 @@ export function collectCredential(value: string, previous: Record<string, string
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-/** The --profile and --credential pair every command that speaks a wire takes. */
+/** What `--dialect` says in every command's help. */
+export const DIALECT_FLAG_HELP =
+  'the wire: a built-in dialect (default, betnex, hub88…; aggmock profiles lists them) or a dialect or profile file (.json)';
+
+/** The --dialect (alias --profile) and --credential flags every command that speaks a wire takes. */
 export function addWireOptions(command: Command): Command {
-  return command
-    .option(
-      '--profile <name|file>',
-      'the wire: a profile (default, betnex), a vendor dialect (aggmock profiles lists them) or a profile or dialect file (.json)',
-    )
-    .option(
-      '--credential <name=value>',
-      "a vendor dialect's credential by the vendor's name, e.g. secretKey=… or privateKey=key.pem; repeat for several",
-      collectCredential,
-    );
+  return addDialectOption(command).option(
+    '--credential <name=value>',
+    "a dialect's credential by the vendor's name, e.g. secretKey=… or privateKey=key.pem; repeat for several",
+    collectCredential,
+  );
 }
 
-/** The config layer of --profile and --credential. */
-export function wireLayer(flags: { profile?: string; credential?: Record<string, string> }): Record<string, unknown> {
+/** `--dialect <name|file>` and its alias `--profile` (the old name, kept). */
+export function addDialectOption(command: Command): Command {
+  return command.option('--dialect <name|file>', DIALECT_FLAG_HELP).option('--profile <name|file>', 'alias of --dialect');
+}
+
+/** The wire the flags name: `--dialect`, else its alias `--profile`. */
+export function dialectFlag(flags: { dialect?: string; profile?: string }): string | undefined {
+  return flags.dialect ?? flags.profile;
+}
+
+/** The flag a wire error is reported against: the one that was given. */
+export function dialectFlagName(flags: { dialect?: string; profile?: string }): string {
+  return flags.dialect === undefined && flags.profile !== undefined ? '--profile' : '--dialect';
+}
+
+/** The config layer of --dialect (or --profile) and --credential. */
+export function wireLayer(flags: {
+  dialect?: string;
+  profile?: string;
+  credential?: Record<string, string>;
+}): Record<string, unknown> {
+  const dialect = dialectFlag(flags);
   const callbacks = {
-    ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+    ...(dialect === undefined ? {} : { dialect }),
     ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
   };
   return Object.keys(callbacks).length === 0 ? {} : { callbacks };
@@ -110,7 +131,7 @@ export const SERVER_FLAG_NAMES: Record<string, string> = {
   publicUrl: '--public-url',
   schedule: '--schedule',
   'auth.mode': '--auth',
-  'callbacks.profile': '--profile',
+  'callbacks.dialect': '--dialect',
   'callbacks.credentials': '--credential',
   'callbacks.webhookUrl': '--webhook',
   'wallet.port': '--wallet-port',
@@ -138,7 +159,7 @@ export function resolveConfig(
   return loadConfig({
     configPath: flags.config,
     flags: deepMerge(deepMerge(base, wire), layer),
-    flagNames: { ...SERVER_FLAG_NAMES, ...flagNames },
+    flagNames: { ...SERVER_FLAG_NAMES, 'callbacks.dialect': dialectFlagName(flags), ...flagNames },
   });
 }
 

@@ -4,21 +4,20 @@ import {
   type Credentials,
   credentialMask,
   type Dialect,
-  dialectOfProfile,
   maskedRequest,
   type ShownRequest,
   type SignOptions,
 } from '../dialects/index.ts';
-import { wireOf } from '../profiles/index.ts';
+import { NotAProfileError, wireOf } from '../profiles/index.ts';
 import { cached } from '../shared/index.ts';
-import { type AggmockConfig, dialectSetting, signingKeys } from './schema.ts';
+import { type AggmockConfig, API_KEY_CREDENTIAL, dialectOfSetting, signingKeys } from './schema.ts';
 
 type CallbacksSettings = AggmockConfig['callbacks'];
 
 /*
  * The dialect the callbacks settings speak, with its credentials: the one place a surface asks
- * which wire it talks and with which keys. A profile (default, betnex, a profile file) is a
- * dialect too (dialects/profile.ts), so a surface that speaks dialects speaks profiles unchanged.
+ * which wire it talks and with which keys. `default` and `betnex` are built-in dialects like the
+ * vendors'; a profile file was converted to a dialect when the configuration was validated.
  */
 
 const dialects = new WeakMap<CallbacksSettings, Dialect>();
@@ -27,22 +26,29 @@ const masks = new WeakMap<CallbacksSettings, (text: string) => string>();
 const signOptions = new WeakMap<CallbacksSettings, SignOptions>();
 
 /**
- * The dialect of `callbacks.profile`: a vendor dialect as it is, a profile as its dialect.
+ * The dialect of `callbacks.dialect`: the one resolver (`default` is built from the four settings
+ * it reads). The same object for the same settings.
  *
  * @example dialectOf(config.callbacks).operations.bet?.path // '/transaction/bet' under hub88
  */
 export function dialectOf(callbacks: CallbacksSettings): Dialect {
-  return cached(dialects, callbacks, (c) => {
-    const vendor = dialectSetting(c.profile);
-    if (vendor !== undefined) return vendor;
-    const wire = wireOf(c);
-    return dialectOfProfile(wire.definition, wire.rollbackStyle);
-  });
+  return cached(dialects, callbacks, (c) => dialectOfSetting(c.dialect, c));
 }
 
-/** Whether `callbacks.profile` is a vendor dialect (hub88, a dialect file) rather than a profile. */
+/**
+ * LEGACY (issue 31), for src/verify only until it asks capabilities: whether the dialect is
+ * neither `default`, `betnex` nor a converted profile file. Nothing else may ask.
+ *
+ * @deprecated ask the dialect what it can do (src/dialects/capabilities.ts)
+ */
 export function isVendorDialect(callbacks: CallbacksSettings): boolean {
-  return dialectSetting(callbacks.profile) !== undefined;
+  try {
+    wireOf(callbacks);
+    return false;
+  } catch (error) {
+    if (error instanceof NotAProfileError) return true;
+    throw error;
+  }
 }
 
 /** Thrown when a credential cannot be read (a private key file that is missing). */
@@ -52,18 +58,18 @@ export class CredentialError extends Error {
 
 /**
  * The credentials by the vendor's names: the dialect's development values, overridden by
- * `callbacks.credentials` (`--credential`). A private key given as a file path is read here,
- * relative to the working folder. A profile's only credential is `apiKey` (callbacks.apiKey).
- * The config's validation has already refused unknown names and missing values.
+ * `callbacks.credentials` (`--credential`); an `apiKey` with no development value is
+ * `callbacks.apiKey` (Betnex's `api_key`). A private key given as a file path is read here,
+ * relative to the working folder. The config's validation has already refused unknown names and
+ * missing values.
  */
 export function credentialsOf(callbacks: CallbacksSettings, cwd = process.cwd()): Credentials {
   return cached(credentials, callbacks, (c) => {
     const dialect = dialectOf(c);
-    if (!isVendorDialect(c)) return Object.freeze({ apiKey: c.apiKey });
     const out: Record<string, string> = {};
     for (const [name, spec] of Object.entries(dialect.credentials)) {
       const given = Object.hasOwn(c.credentials, name) ? c.credentials[name] : undefined;
-      const value = given ?? spec.default;
+      const value = given ?? spec.default ?? (name === API_KEY_CREDENTIAL ? c.apiKey : undefined);
       if (value === undefined) continue;
       out[name] = spec.kind === 'private-key' && given !== undefined ? privateKeyText(name, given, cwd) : value;
     }
@@ -96,7 +102,7 @@ export function shownRequest<T extends ShownRequest>(callbacks: CallbacksSetting
   return maskedRequest(mask, request);
 }
 
-/** What signing needs besides the credentials: aggmock's header schemes, for profiles. The same object for the same settings. */
+/** What signing needs besides the credentials: aggmock's header schemes (`signing: {algorithm: "scheme"}`). The same object for the same settings. */
 export function signOptionsOf(callbacks: CallbacksSettings): Readonly<SignOptions> {
   return cached(signOptions, callbacks, (c) => Object.freeze({ scheme: signingKeys(c.signing) }));
 }

@@ -83,6 +83,8 @@ export interface LoadOptions {
    */
   flagNames?: Record<string, string>;
   cwd?: string;
+  /** Where a deprecation note goes (default: stderr, once per process). */
+  onDeprecated?: (message: string) => void;
 }
 
 /**
@@ -99,7 +101,8 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   const env = readEnv(options.env ?? process.env);
   const flags = options.flags ?? {};
   const merged = [file.layer, env.layer, flags].reduce(deepMerge, {});
-  const profileFile = readProfileFile(merged, cwd);
+  const key = wireKeyOf(merged, options.onDeprecated ?? noteOnce);
+  const wireFile = readWireFile(merged, key, cwd);
   // Where an invalid value came from, when not the file (the message's first line names the file).
   const origin = (path: readonly PropertyKey[]): string | undefined => {
     if (valueAt(flags, path) !== undefined) return longestPrefix(path, options.flagNames ?? {}) ?? COMMAND_LINE;
@@ -109,35 +112,55 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   try {
     return validateConfig(merged, file.path, origin);
   } catch (error) {
-    if (error instanceof ConfigError && profileFile) {
-      throw new ConfigError(`${error.message}\n  (callbacks.profile was read from ${profileFile})`);
+    if (error instanceof ConfigError && wireFile) {
+      throw new ConfigError(`${error.message}\n  (callbacks.${key} was read from ${wireFile})`);
     }
     throw error;
   }
 }
 
-/**
- * A `callbacks.profile` that names a file (it ends in .json) is read here, relative to the working
- * directory, and put in its place, so the schema validates the definition like any other setting.
- * Returns the file's path when one was read.
- */
-function readProfileFile(merged: Layer, cwd: string): string | undefined {
+/** The deprecation note of `callbacks.profile`, written once per process. */
+export const PROFILE_KEY_NOTE =
+  'aggmock: callbacks.profile is now callbacks.dialect (the old name still works; see docs/configuration.md)';
+let noted = false;
+function noteOnce(message: string): void {
+  if (noted) return;
+  noted = true;
+  process.stderr.write(`${message}\n`);
+}
+
+/** Which key names the wire: `dialect`, or its old name `profile` (noted as deprecated). */
+function wireKeyOf(merged: Layer, onDeprecated: (message: string) => void): 'dialect' | 'profile' {
   const callbacks = merged.callbacks;
-  if (!isPlainObject(callbacks) || typeof callbacks.profile !== 'string' || !callbacks.profile.endsWith('.json'))
-    return undefined;
-  const path = resolve(cwd, callbacks.profile);
-  if (!existsSync(path)) throw new ConfigError(`callbacks.profile: profile file not found: ${path}`);
+  if (!isPlainObject(callbacks) || callbacks.profile === undefined || callbacks.dialect !== undefined) return 'dialect';
+  onDeprecated(PROFILE_KEY_NOTE);
+  return 'profile';
+}
+
+/**
+ * A `callbacks.dialect` (or `callbacks.profile`) that names a file (it ends in .json) is read here,
+ * relative to the working directory, and put in its place, so the schema validates the definition
+ * (a dialect, or a profile it converts) like any other setting. Returns the file's path when one was read.
+ */
+function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string): string | undefined {
+  const callbacks = merged.callbacks;
+  if (!isPlainObject(callbacks)) return undefined;
+  const setting = callbacks[key];
+  if (typeof setting !== 'string' || !setting.endsWith('.json')) return undefined;
+  const at = `callbacks.${key}`;
+  const path = resolve(cwd, setting);
+  if (!existsSync(path)) throw new ConfigError(`${at}: dialect or profile file not found: ${path}`);
   if (statSync(path).isDirectory())
-    throw new ConfigError(`callbacks.profile: ${path} is a folder; expected a profile file (.json)`);
-  const text = readText(path, `callbacks.profile: profile file ${path}`);
+    throw new ConfigError(`${at}: ${path} is a folder; expected a dialect or profile file (.json)`);
+  const text = readText(path, `${at}: file ${path}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
+    throw new ConfigError(`${at}: file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
-  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path);
-  callbacks.profile = parsed;
+  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path, at);
+  callbacks[key] = parsed;
   return path;
 }
 
@@ -145,12 +168,12 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
  * A dialect file's `hooks` module: resolved from the dialect file's folder and loaded now, so a
  * missing module or a bad export stops the start with its name rather than the first callback.
  */
-function hooksPath(hooks: string, dialectFile: string): string {
+function hooksPath(hooks: string, dialectFile: string, at: string): string {
   const path = resolve(dirname(dialectFile), hooks);
   try {
     loadHooks(hooks, dirname(dialectFile));
   } catch (error) {
-    if (error instanceof DialectHooksError) throw new ConfigError(`callbacks.profile: ${dialectFile}: hooks: ${error.message}`);
+    if (error instanceof DialectHooksError) throw new ConfigError(`${at}: ${dialectFile}: hooks: ${error.message}`);
     throw error;
   }
   return path;

@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { BUILTIN_DIALECTS, builtinDialect, type Dialect, dialectSchema, isBuiltinDialect } from '../dialects/index.ts';
-import { currencyExponent } from '../money/index.ts';
 import {
-  BUILTIN_PROFILES,
-  builtinProfile,
-  isBuiltinProfile,
-  type ProfileDefinition,
-  profileDefinitionSchema,
-} from '../profiles/index.ts';
+  builtinDialect,
+  type DefaultWireSettings,
+  DIALECT_NAMES,
+  type Dialect,
+  defaultWireDialect,
+  dialectOfProfile,
+  dialectSchema,
+  isBuiltinDialect,
+} from '../dialects/index.ts';
+import { currencyExponent } from '../money/index.ts';
+import { profileDefinitionSchema } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
 import { callbackFaultRulesSchema, faultRulesSchema } from './faults.ts';
@@ -95,25 +98,27 @@ export const catalogSchema = z.strictObject({
 export const EXTRA_FIELDS = ['roundId', 'gameId', 'currency', 'timestamp', 'bonus'] as const;
 
 /**
- * `callbacks.profile`: a built-in profile or vendor dialect by name, or a definition (the loader
- * reads a profile or dialect file into one; a definition with `operations` is a dialect). Its
- * issues are reported under `callbacks.profile.<field>`.
+ * `callbacks.dialect` (and its old name `callbacks.profile`): a built-in dialect by name, or a
+ * definition (the loader reads a dialect or profile file into one). A profile file's definition
+ * (no `operations`) is converted to its dialect here, once: nothing after the configuration knows
+ * it was a profile. Its issues are reported under the key that was set (`callbacks.dialect.<field>`).
  */
-const profileSetting = z
+const dialectSetting = z
   .unknown()
-  .default('default')
-  .transform((value, ctx): string | ProfileDefinition | Dialect => {
+  .optional()
+  .transform((value, ctx): string | Dialect | undefined => {
+    if (value === undefined) return undefined;
     if (typeof value === 'string') {
-      if (isBuiltinProfile(value) || isBuiltinDialect(value)) return value;
+      if (isBuiltinDialect(value)) return value;
       ctx.addIssue({
         code: 'custom',
-        message: `expected a built-in profile (${BUILTIN_PROFILES.join(', ')}), a vendor dialect (${BUILTIN_DIALECTS.join(', ')}) or the path of a profile or dialect file ending in .json`,
+        message: `expected a built-in dialect (${DIALECT_NAMES.join(', ')}) or the path of a dialect or profile file ending in .json`,
       });
       return z.NEVER;
     }
     const isDialect = typeof value === 'object' && value !== null && Object.hasOwn(value, 'operations');
-    const parsed = (isDialect ? dialectSchema : profileDefinitionSchema).safeParse(value);
-    if (parsed.success) return parsed.data;
+    const parsed = isDialect ? dialectSchema.safeParse(value) : profileDefinitionSchema.safeParse(value);
+    if (parsed.success) return isDialect ? (parsed.data as Dialect) : dialectOfProfile(parsed.data as never);
     for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     return z.NEVER;
   });
@@ -139,8 +144,10 @@ const currenciesSetting = z
   .default({});
 
 const callbacksObjectSchema = z.strictObject({
-  /** The wire format: a built-in profile ("default", "betnex"), a vendor dialect ("hub88"…) or a file. */
-  profile: profileSetting,
+  /** The wire: a built-in dialect ("default", "betnex", "hub88"…) or a dialect or profile file. */
+  dialect: dialectSetting,
+  /** The old name of `dialect`, still read (with a deprecation note from the loader). */
+  profile: dialectSetting,
   credentials: credentialsSetting,
   /**
    * Player id → the session token the wallet issued, carried by a call that has none of its own (a
@@ -148,7 +155,7 @@ const callbacksObjectSchema = z.strictObject({
    * reference wallet's development tokens.
    */
   sessionTokens: z.record(z.string().min(1).max(256), z.string().min(1).max(1024)).default({}),
-  /** What a profile's `{"from":"apiKey"}` field writes (Betnex: the operator's `api_key`). */
+  /** The value of a dialect's `apiKey` credential when it has no development value (Betnex: the operator's `api_key`). */
   apiKey: z.string().min(1).default(DEV_API_KEY),
   currencies: currenciesSetting,
   webhookUrl: httpUrl('http://127.0.0.1:4001/callback/webhook').default('http://127.0.0.1:4001/callback/webhook'),
@@ -201,61 +208,76 @@ const callbacksObjectSchema = z.strictObject({
   allowedUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL prefix' })).default([]),
 });
 
-/** The vendor dialect a profile setting names or holds; undefined for a profile. */
-export function dialectSetting(profile: string | ProfileDefinition | Dialect): Dialect | undefined {
-  if (typeof profile === 'string') return isBuiltinDialect(profile) ? builtinDialect(profile) : undefined;
-  return 'operations' in profile ? profile : undefined;
+/** The dialect a `callbacks.dialect` value names or holds (`default` built from the settings it reads). */
+export function dialectOfSetting(setting: string | Dialect, settings: DefaultWireSettings): Dialect {
+  if (typeof setting !== 'string') return setting;
+  return setting === 'default' ? defaultWireDialect(settings) : builtinDialect(setting);
 }
 
-/** Settings that shape only the default profile's wire; with another profile they would be silently ignored. */
-const DEFAULT_PROFILE_ONLY = ['types', 'rollbackStyle', 'amountFormat', 'extraFields'] as const;
+/** Settings that shape only the default dialect's wire; with another dialect they would be silently ignored. */
+const DEFAULT_ONLY = ['types', 'rollbackStyle', 'amountFormat', 'extraFields'] as const;
 
-export const callbacksSchema = callbacksObjectSchema.superRefine((c, ctx) => {
-  // An unknown code would silently get two decimals (a lower-case "jpy" would not be JPY's none).
-  if (currencyExponent(c.currency, c.currencies) === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['currency'],
-      message: `expected an ISO 4217 code in capitals such as "EUR" or "JPY", or one of callbacks.currencies; got ${JSON.stringify(c.currency)}`,
-    });
-  }
-  const dialect = dialectSetting(c.profile);
-  for (const name of Object.keys(c.credentials)) {
-    const declared = dialect === undefined ? [] : Object.keys(dialect.credentials);
-    if (declared.includes(name)) continue;
-    const profileName = typeof c.profile === 'string' ? c.profile : c.profile.name;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['credentials', name],
-      message:
-        declared.length === 0
-          ? `the "${profileName}" ${dialect ? 'dialect' : 'profile'} takes no credentials (profiles sign with callbacks.signing)`
-          : `the "${profileName}" dialect has no credential "${name}"; it takes ${declared.map((d) => `"${d}"`).join(', ')}`,
-    });
-  }
-  if (dialect !== undefined) {
+export const callbacksSchema = callbacksObjectSchema
+  .superRefine((c, ctx) => {
+    // An unknown code would silently get two decimals (a lower-case "jpy" would not be JPY's none).
+    if (currencyExponent(c.currency, c.currencies) === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['currency'],
+        message: `expected an ISO 4217 code in capitals such as "EUR" or "JPY", or one of callbacks.currencies; got ${JSON.stringify(c.currency)}`,
+      });
+    }
+    if (c.dialect !== undefined && c.profile !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['profile'],
+        message: 'is the old name of callbacks.dialect: set callbacks.dialect only',
+      });
+      return;
+    }
+    const setting = c.dialect ?? c.profile ?? 'default';
+    // A refused dialect setting has said what is wrong; there is nothing to check its credentials against.
+    if (typeof setting === 'object' && setting === null) return;
+    const dialect = dialectOfSetting(setting, c);
+    for (const name of Object.keys(c.credentials)) {
+      const declared = Object.keys(dialect.credentials);
+      if (declared.includes(name)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['credentials', name],
+        message:
+          declared.length === 0
+            ? `the "${dialect.name}" dialect takes no credentials`
+            : `the "${dialect.name}" dialect has no credential "${name}"; it takes ${declared.map((d) => `"${d}"`).join(', ')}`,
+      });
+    }
     for (const [name, spec] of Object.entries(dialect.credentials)) {
-      if (Object.hasOwn(c.credentials, name) || spec.default !== undefined) continue;
+      if (Object.hasOwn(c.credentials, name) || spec.default !== undefined || name === API_KEY_CREDENTIAL) continue;
       ctx.addIssue({
         code: 'custom',
         path: ['credentials', name],
         message: `the "${dialect.name}" dialect needs the credential "${name}" (${spec.description}): pass --credential ${name}=<value> or set callbacks.credentials.${name}`,
       });
     }
-  }
-  if (c.profile === 'default') return;
-  const defaults = callbacksObjectSchema.parse({});
-  for (const key of DEFAULT_PROFILE_ONLY) {
-    if (JSON.stringify(c[key]) !== JSON.stringify(defaults[key])) {
-      const name = typeof c.profile === 'string' ? c.profile : c.profile.name;
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: `applies only to the default profile; the "${name}" profile defines its own wire (edit the profile instead)`,
-      });
+    if (setting === 'default') return;
+    const defaults = callbacksObjectSchema.parse({});
+    for (const key of DEFAULT_ONLY) {
+      if (JSON.stringify(c[key]) !== JSON.stringify(defaults[key])) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `applies only to the default dialect; the "${dialect.name}" dialect defines its own wire (edit its file instead)`,
+        });
+      }
     }
-  }
-});
+  })
+  .transform(({ profile, dialect, ...c }) => ({ ...c, dialect: dialect ?? profile ?? 'default' }));
+
+/**
+ * The credential a dialect without a development value for it takes from `callbacks.apiKey`
+ * (Betnex's `api_key`, a profile file's `{"from": "apiKey"}`).
+ */
+export const API_KEY_CREDENTIAL = 'apiKey';
 
 const amountRange = z
   .strictObject({ min: z.coerce.number().positive(), max: z.coerce.number().positive() })
@@ -391,37 +413,23 @@ const configObjectSchema = z.strictObject({
   wallet: walletSchema.prefault({}),
 });
 
-/** Whether the configured profile has a ROLLBACK callback (and a rollback of a win), and its name. */
-function profileRollback(callbacks: z.infer<typeof callbacksSchema>): {
+/** Whether the configured dialect has a rollback (and a rollback of a win), and its name. */
+function wireRollback(callbacks: z.infer<typeof callbacksSchema>): {
   name: string;
   hasRollback: boolean;
   hasRollbackWin: boolean;
 } {
-  const { profile } = callbacks;
-  if (typeof profile !== 'string') {
-    const hasRollback =
-      'operations' in profile ? profile.operations.rollback !== undefined : profile.events.rollback !== undefined;
-    const hasRollbackWin = 'operations' in profile && profile.operations.rollbackWin !== undefined;
-    return { name: profile.name, hasRollback, hasRollbackWin };
-  }
-  if (isBuiltinDialect(profile)) {
-    const { operations } = builtinDialect(profile);
-    return {
-      name: profile,
-      hasRollback: operations.rollback !== undefined,
-      hasRollbackWin: operations.rollbackWin !== undefined,
-    };
-  }
-  const hasRollback = !isBuiltinProfile(profile) || builtinProfile(profile, callbacks).events.rollback !== undefined;
-  // A profile file that is not built in may be a dialect: its schedule is judged when it is loaded.
-  return { name: profile, hasRollback, hasRollbackWin: !isBuiltinProfile(profile) };
+  // Refinements run even when a setting was refused: a refused dialect has nothing to judge.
+  if (callbacks?.dialect === undefined) return { name: '', hasRollback: true, hasRollbackWin: true };
+  const { name, operations } = dialectOfSetting(callbacks.dialect, callbacks);
+  return { name, hasRollback: operations.rollback !== undefined, hasRollbackWin: operations.rollbackWin !== undefined };
 }
 
 /** The database lives in the data folder unless `db` names another file. */
 export const configSchema = configObjectSchema
   .superRefine((config, ctx) => {
     // A scheduled ROLLBACK scenario on a wire without ROLLBACK would fail on every firing: refuse it at load.
-    const { name, hasRollback, hasRollbackWin } = profileRollback(config.callbacks);
+    const { name, hasRollback, hasRollbackWin } = wireRollback(config.callbacks);
     config.schedule.forEach((entry, i) => {
       const refusal = rollbackScenarioRefusal(entry.scenario, name, hasRollback, hasRollbackWin);
       if (refusal) ctx.addIssue({ code: 'custom', path: ['schedule', i, 'scenario'], message: refusal });

@@ -7,7 +7,16 @@
  * Foundation: it imports only money, signing and shared; never an engine, a surface or the CLI.
  */
 export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
-export { BUILTIN_DIALECTS, builtinDialect, isBuiltinDialect } from './builtin/index.ts';
+export {
+  BASE_DIALECTS,
+  BUILTIN_DIALECTS,
+  builtinDialect,
+  DEFAULT_WIRE_SETTINGS,
+  type DefaultWireSettings,
+  DIALECT_NAMES,
+  defaultWireDialect,
+  isBuiltinDialect,
+} from './builtin/index.ts';
 export {
   DEV_EC_PRIVATE_KEY,
   DEV_EC_PUBLIC_KEY,
@@ -65,6 +74,7 @@ export {
 } from './reply.ts';
 export { rawTopLevelValue } from './reply-text.ts';
 export {
+  BONUS_KINDS,
   type BonusKind,
   type CallFacts,
   type Credentials,
@@ -75,11 +85,13 @@ export {
   type Rendered,
   readsAttemptFacts,
   renderFields,
+  takesWholeRounds,
   type UnsignedRequest,
   unsignedRequest,
 } from './request.ts';
 export * from './schema.ts';
 export {
+  needsMessageId,
   type ReceivedRequest,
   type SignedRequest,
   type SignOptions,

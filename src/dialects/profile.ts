@@ -1,11 +1,18 @@
-import type { BodyField, BodyTemplate, ProfileDefinition, ValueSource } from '../profiles/index.ts';
+import {
+  type BodyField,
+  type BodyTemplate,
+  type ProfileDefinition,
+  rememberProfile,
+  sources,
+  type ValueSource,
+} from '../profiles/index.ts';
 import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, type Fields } from './schema.ts';
 
 /*
- * Today's wire profiles (`default`, `betnex` and users' profile files) as dialects: one URL (the
- * webhook itself, path ""), one JSON body per event with its type string, aggmock's header schemes
- * or an API key in the body. The bytes are the same as the profile's renderer writes (a test
- * proves it), so a profile keeps working unchanged while the engine moves to dialects.
+ * A profile file (the older, smaller wire format of src/profiles/schema.ts) as a dialect: one URL
+ * (the webhook itself, path ""), one JSON body per event with its type string, aggmock's header
+ * schemes or an API key in the body. The configuration converts a profile file with it once, when
+ * it is validated; the bytes are the ones the profile described (test/dialects proves it).
  */
 
 /** A profile source → the dialect fact or credential that carries the same value. */
@@ -55,11 +62,14 @@ function convertBody(
 
 /**
  * The dialect of a profile: bet, win and (when the profile has one) rollback, each POSTed as JSON
- * to the webhook URL itself.
+ * to the webhook URL itself. A rollback whose body names `referenceTransactionId` has an id of its
+ * own ('reference'); otherwise it carries the reversed bet's id as its own ('original').
  *
- * @example dialectOfProfile(wireOf(config.callbacks).definition, 'original')
+ * @example dialectOfProfile(profileDefinitionSchema.parse(JSON.parse(readFileSync('my-profile.json', 'utf8'))))
  */
-export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'original' | 'reference'): Dialect {
+export function dialectOfProfile(profile: ProfileDefinition): Dialect {
+  const rollbackStyle =
+    profile.events.rollback && sources(profile.events.rollback.body).has('referenceTransactionId') ? 'reference' : 'original';
   const types = { debit: profile.events.debit.type, credit: profile.events.credit.type, rollback: profile.events.rollback?.type };
   const op = (kind: 'debit' | 'credit' | 'rollback', body: BodyTemplate) => ({
     method: 'POST' as const,
@@ -73,6 +83,8 @@ export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'ori
     credentials: { apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' } },
     request: { encoding: 'json' },
     amounts: { format: profile.amounts.format, as: profile.amounts.as },
+    // A profile's win has no place for its bet's id; its generated ids were 24 hex digits.
+    calls: { rollbackStyle, winsNameBet: false, idHexDigits: 24 },
     signing:
       profile.signing?.scheme === 'none'
         ? { algorithm: 'none' }
@@ -104,5 +116,5 @@ export function dialectOfProfile(profile: ProfileDefinition, rollbackStyle: 'ori
           }),
     },
   };
-  return dialectSchema.parse(input);
+  return rememberProfile(dialectSchema.parse(input), profile);
 }

@@ -4,7 +4,9 @@ import type { Dialect, Encoding, Fact, Field, Fields, Operation, Scalar } from '
 import { FACTS, MONEY_OPERATIONS } from './schema.ts';
 
 /** The bonus an event belongs to. */
-export type BonusKind = 'free-spins' | 'jackpot' | 'promotion';
+/** What a bonus event is: a free spin, a jackpot or a promotion. */
+export const BONUS_KINDS = ['free-spins', 'jackpot', 'promotion'] as const;
+export type BonusKind = (typeof BONUS_KINDS)[number];
 
 /** The facts of one call, before a dialect turns them into an HTTP request. Money is integer minor units. */
 export interface CallFacts {
@@ -130,6 +132,25 @@ export function readsAttemptFacts(dialect: Dialect, operation: Operation): boole
     attemptFactReaders.set(dialect, readers);
   }
   return readers.has(operation);
+}
+
+/**
+ * Whether the dialect sends a whole round (a bet and its win) in one call: it has a `betWin` call,
+ * or its bet's fields carry the win (Betnex's `win_amount`).
+ *
+ * @example takesWholeRounds(builtinDialect('betnex')) // true
+ */
+export function takesWholeRounds(dialect: Dialect): boolean {
+  const bet = dialect.operations.bet;
+  return dialect.operations.betWin !== undefined || (bet !== undefined && Object.values(bet.fields).some(readsWin));
+}
+
+function readsWin(field: Field): boolean {
+  if ('from' in field) return (typeof field.from === 'string' ? [field.from] : field.from).includes('winAmount');
+  if ('object' in field) return Object.values(field.object).some(readsWin);
+  if ('list' in field) return field.list.some(readsWin);
+  if ('json' in field) return readsWin(field.json);
+  return false;
 }
 
 function fieldReadsAttemptFacts(field: Field): boolean {

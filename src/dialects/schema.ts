@@ -399,6 +399,30 @@ export const dialectSchema = z
       .partialRecord(z.enum(OPERATIONS), operationSchema)
       .refine((ops) => ops.bet !== undefined && ops.win !== undefined, 'a dialect needs at least bet and win'),
     amounts: amountSchema,
+    calls: z
+      .strictObject({
+        rollbackStyle: z
+          .enum(['reference', 'original'])
+          .default('reference')
+          .describe(
+            "'reference': a rollback has a transaction id of its own and names the bet in betTransactionId; 'original': it carries the reversed bet's id as its own (aggmock's default wire with callbacks.rollbackStyle \"original\")",
+          ),
+        winsNameBet: z
+          .boolean()
+          .default(true)
+          .describe('whether a win carries the transaction id of the bet it settles (betTransactionId)'),
+        idHexDigits: z
+          .number()
+          .int()
+          .min(8)
+          .max(32)
+          .default(22)
+          .describe(
+            'hex digits of the transaction ids aggmock generates (tx_<namespace>_<hex>); 22 fits a 32-character cap such as Red Tiger\u2019s',
+          ),
+      })
+      .prefault({})
+      .describe('how the calls of one round name each other, and how long generated ids are'),
     signing: recipeSchema,
     reply: replySchema.prefault({}),
     hooks: z

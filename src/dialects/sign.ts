@@ -218,6 +218,18 @@ export function signRequest(
 }
 
 /**
+ * Whether a call under this dialect carries a message id of its own (kept across its retries):
+ * the Standard Webhooks scheme signs `id.timestamp.body`, so a receiver can drop a message it saw.
+ * `configured` is the scheme of `callbacks.signing`, used when the recipe names none.
+ *
+ * @example needsMessageId(builtinDialect('default'), 'standard-webhooks') // true
+ */
+export function needsMessageId(dialect: Dialect, configured: SigningKeys['scheme']): boolean {
+  const recipe = dialect.signing;
+  return recipe.algorithm === 'scheme' && (recipe.scheme ?? configured) === 'standard-webhooks';
+}
+
+/**
  * Whether a request the dialect signed with options `a` stands for the one it would sign with `b`
  * (the same text, the same signature). Only aggmock's header schemes read the options:
  * `timestamped` signs the timestamp, standard-webhooks the timestamp and the message id (a random

@@ -247,14 +247,10 @@ const OPERATION_WORDS: Record<Operation, string> = {
   promoWin: 'Adds a bonus or promotion win to the player.',
 };
 
-/**
- * The OpenAPI 3.1 document of the wallet API a dialect describes: what the integrator's wallet
- * serves under its base URL for the aggregator's calls.
- *
- * @example dialectOpenApi(builtinDialect('pragmatic')).paths['/bet.html'].post.requestBody
- */
-export function dialectOpenApi(dialect: Dialect): Schema {
-  const paths: Record<string, Record<string, Schema>> = {};
+/** One call of the dialect as an OpenAPI operation: its parameters, its body, the replies its rules read. */
+function operationEntry(dialect: Dialect, operation: Operation, schemeHeaders: readonly string[] = []): Schema {
+  const op = dialect.operations[operation];
+  if (!op) throw new Error(`the "${dialect.name}" dialect has no ${operation} call`);
   const recipe = dialect.signing;
   const place = 'place' in recipe ? recipe.place : undefined;
   const signature: Schema = {
@@ -268,57 +264,91 @@ export function dialectOpenApi(dialect: Dialect): Schema {
         }
       : {}),
   };
+  const encoding = op.encoding ?? dialect.request.encoding;
+  const parameters: Schema[] = [];
+  for (const m of op.path.matchAll(/\{([A-Za-z]+)\}/g))
+    parameters.push({ name: m[1], in: 'path', required: true, schema: factSchema(dialect, m[1] as Fact) });
+  for (const [name, field] of [...Object.entries(dialect.request.headers), ...Object.entries(op.headers)])
+    parameters.push({ name, in: 'header', required: required(dialect, operation, field), schema: fieldSchema(dialect, field) });
+  if (place && 'header' in place) parameters.push({ name: place.header, in: 'header', required: true, schema: signature });
+  for (const name of schemeHeaders) parameters.push({ name, in: 'header', required: true, schema: signature });
+  const query = encoding === 'query' ? { ...dialect.request.query, ...op.fields } : dialect.request.query;
+  for (const [name, field] of Object.entries(query))
+    parameters.push({ name, in: 'query', required: required(dialect, operation, field), schema: fieldSchema(dialect, field) });
+  if (place && 'query' in place) parameters.push({ name: place.query, in: 'query', required: true, schema: signature });
+  const extra = place && 'field' in place ? { [place.field]: signature } : {};
+  const body =
+    encoding === 'query'
+      ? undefined
+      : {
+          required: true,
+          content: {
+            [encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded']: {
+              schema: objectSchema(dialect, op.fields, operation, extra),
+            },
+          },
+        };
+  const replies = replySchemas(dialect, operation);
+  const statuses = [...new Set(Object.values(dialect.reply.statuses))].sort();
+  const responses: Record<string, Schema> = {
+    200: {
+      description: 'The answer: an acceptance, or a refusal with its code',
+      content: { 'application/json': { schema: { anyOf: [replies.accepted, replies.refused] } } },
+    },
+  };
+  for (const status of statuses)
+    responses[String(status)] = {
+      description: `A refusal: ${Object.entries(dialect.reply.statuses)
+        .filter(([, s]) => s === status)
+        .map(([c]) => c)
+        .join(', ')}`,
+      content: { 'application/json': { schema: replies.refused } },
+    };
+  return {
+    operationId: operation,
+    summary: `${operation}: ${OPERATION_WORDS[operation]}`,
+    ...(parameters.length === 0 ? {} : { parameters }),
+    ...(body === undefined ? {} : { requestBody: body }),
+    responses,
+  };
+}
+
+/**
+ * The dialect's calls as OpenAPI 3.1 `webhooks` (what aggmock sends the wallet), one per operation:
+ * the aggregator document lists them beside its own paths. `schemeHeaders` are the headers aggmock's
+ * own schemes sign in (`callbacks.signing.headers`), for a dialect that signs with them.
+ *
+ * @example Object.keys(dialectWebhooks(builtinDialect('default'))) // ['bet', 'win', 'rollback']
+ */
+export function dialectWebhooks(dialect: Dialect, schemeHeaders: readonly string[] = []): Record<string, Record<string, Schema>> {
+  const hooks: Record<string, Record<string, Schema>> = {};
+  for (const operation of OPERATIONS) {
+    const op = dialect.operations[operation];
+    if (!op) continue;
+    hooks[operation] = {
+      [op.method.toLowerCase()]: {
+        ...operationEntry(dialect, operation, dialect.signing.algorithm === 'scheme' ? schemeHeaders : []),
+        description: `${dialect.name}: ${op.method} ${op.path === '' ? 'the webhook URL itself' : `<base URL>${op.path}`}. ${signatureWords(dialect)}`,
+      },
+    };
+  }
+  return hooks;
+}
+
+/**
+ * The OpenAPI 3.1 document of the wallet API a dialect describes: what the integrator's wallet
+ * serves under its base URL for the aggregator's calls.
+ *
+ * @example dialectOpenApi(builtinDialect('pragmatic')).paths['/bet.html'].post.requestBody
+ */
+export function dialectOpenApi(dialect: Dialect): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
   for (const operation of OPERATIONS) {
     const op = dialect.operations[operation];
     if (!op) continue;
     const path = (op.path === '' ? '/' : op.path).replace(/\{([A-Za-z]+)\}/g, '{$1}');
     const method = op.method.toLowerCase();
-    const encoding = op.encoding ?? dialect.request.encoding;
-    const parameters: Schema[] = [];
-    for (const m of op.path.matchAll(/\{([A-Za-z]+)\}/g))
-      parameters.push({ name: m[1], in: 'path', required: true, schema: factSchema(dialect, m[1] as Fact) });
-    for (const [name, field] of [...Object.entries(dialect.request.headers), ...Object.entries(op.headers)])
-      parameters.push({ name, in: 'header', required: required(dialect, operation, field), schema: fieldSchema(dialect, field) });
-    if (place && 'header' in place) parameters.push({ name: place.header, in: 'header', required: true, schema: signature });
-    const query = encoding === 'query' ? { ...dialect.request.query, ...op.fields } : dialect.request.query;
-    for (const [name, field] of Object.entries(query))
-      parameters.push({ name, in: 'query', required: required(dialect, operation, field), schema: fieldSchema(dialect, field) });
-    if (place && 'query' in place) parameters.push({ name: place.query, in: 'query', required: true, schema: signature });
-    const extra = place && 'field' in place ? { [place.field]: signature } : {};
-    const body =
-      encoding === 'query'
-        ? undefined
-        : {
-            required: true,
-            content: {
-              [encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded']: {
-                schema: objectSchema(dialect, op.fields, operation, extra),
-              },
-            },
-          };
-    const replies = replySchemas(dialect, operation);
-    const statuses = [...new Set(Object.values(dialect.reply.statuses))].sort();
-    const responses: Record<string, Schema> = {
-      200: {
-        description: 'The answer: an acceptance, or a refusal with its code',
-        content: { 'application/json': { schema: { anyOf: [replies.accepted, replies.refused] } } },
-      },
-    };
-    for (const status of statuses)
-      responses[String(status)] = {
-        description: `A refusal: ${Object.entries(dialect.reply.statuses)
-          .filter(([, s]) => s === status)
-          .map(([c]) => c)
-          .join(', ')}`,
-        content: { 'application/json': { schema: replies.refused } },
-      };
-    const entry: Schema = {
-      operationId: operation,
-      summary: `${operation}: ${OPERATION_WORDS[operation]}`,
-      ...(parameters.length === 0 ? {} : { parameters }),
-      ...(body === undefined ? {} : { requestBody: body }),
-      responses,
-    };
+    const entry = operationEntry(dialect, operation);
     paths[path] ??= {};
     const at = paths[path];
     const existing = at[method];

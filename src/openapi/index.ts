@@ -17,7 +17,7 @@ export const OPENAPI_PATH = new URL('../../contracts/openapi.json', import.meta.
  */
 export function buildOpenApiDocument(config: AggmockConfig = defaultConfig()) {
   const catalog = generateCatalog({ seed: config.seed, providers: 1, games: 0 });
-  return openApiDocument(createApp({ config, catalog }));
+  return openApiDocument(createApp({ config, catalog }), config);
 }
 
 /** The document as committed: stable key order, two-space indent, trailing newline. */

@@ -144,11 +144,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const major = (minor: number) => toMajor(minor, money.exponent);
 
     rounds++;
-    // A vendor's round id may have to be a number (Pragmatic's roundId is a Long): digits only there.
-    const roundId =
-      capabilitiesOf(deps.config.callbacks).noun === 'dialect'
-        ? `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`
-        : `${session.id.slice(0, 12)}-${rounds}`;
+    // A round id may have to be a number (Pragmatic's roundId is a Long): digits, which every wire takes.
+    const roundId = `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`;
     const common = {
       playerId: session.playerId,
       gameId: session.gameId,

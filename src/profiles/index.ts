@@ -23,14 +23,15 @@ export {
   type ParsedWireEvent,
   parseBody,
 } from './parse.ts';
-export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, replySchemas, type WireFields } from './render.ts';
+export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, type WireFields } from './render.ts';
 export { type ReplyOutcome, writeReplyBody } from './reply-writer.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
 export {
-  isVendorDialectSetting,
+  legacyProfileReading,
   NotAProfileError,
   type ReplyReading,
+  rememberProfile,
   type VendorDialectSetting,
   type Wire,
   type WireEventKind,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+/** The bonus an event belongs to: a free-spin round, a jackpot win, a promotional credit. */
+import { BONUS_KINDS, type BonusKind } from '../dialects/request.ts';
 import { encodeAmount } from '../money/index.ts';
-import { cached, setAt } from '../shared/index.ts';
+import { cached } from '../shared/index.ts';
 import type { BodyField, BodyTemplate, ValueSource } from './schema.ts';
 import type { Wire, WireEventKind } from './wire.ts';
 
-/** The bonus an event belongs to: a free-spin round, a jackpot win, a promotional credit. */
-export const BONUS_KINDS = ['free-spins', 'jackpot', 'promotion'] as const;
-export type BonusKind = (typeof BONUS_KINDS)[number];
+export { BONUS_KINDS, type BonusKind };
 
 /** The facts of one callback, before a profile turns them into body bytes. */
 export interface WireFields {
@@ -174,48 +174,4 @@ export function bodySchemas(wire: Wire): Partial<Record<WireEventKind, z.ZodType
     credit: of('credit') as z.ZodType,
     ...(rollback ? { rollback } : {}),
   };
-}
-
-/** Schemas at dotted paths, merged into one shape: `data.ok` and `data.money` → `{data: {ok, money}}`. */
-function shapeAt(members: readonly (readonly [string, z.ZodType])[]): Record<string, z.ZodType> {
-  const tree: Record<string, unknown> = {};
-  for (const [path, schema] of members) setAt(tree, path, schema);
-  const toShape = (node: Record<string, unknown>): Record<string, z.ZodType> =>
-    Object.fromEntries(
-      Object.entries(node).map(([key, v]) => [
-        key,
-        v instanceof z.ZodType ? v : z.looseObject(toShape(v as Record<string, unknown>)),
-      ]),
-    );
-  return toShape(tree);
-}
-
-/**
- * zod schemas of the replies the wire expects (for OpenAPI): an acceptance with the balance (and
- * the success flag, when the profile has one) and a rejection with its code or message. Other
- * members are allowed.
- */
-export function replySchemas(wire: Wire): { accepted: z.ZodType; rejected: z.ZodType } {
-  const { rules } = wire.reading();
-  const { as, format } = wire.codec();
-  const balance = (as === 'string' ? z.string() : format === 'minor' ? z.number().int() : z.number()).describe(
-    "the player's balance after the event",
-  );
-  const success = rules.success;
-  const codes = rules.codes ? Object.values(rules.codes).filter((c): c is string => c !== undefined) : [];
-  const error = (codes.length > 0 ? z.enum(codes as [string, ...string[]]) : z.union([z.string(), z.number()])).describe(
-    'why the event was refused',
-  );
-  const message = z.string().optional().describe('a message for people');
-  const accepted = z.looseObject(
-    shapeAt([...(success ? [[success.path, z.literal(success.equals)] as const] : []), [rules.balance, balance]]),
-  );
-  const rejected = z.looseObject(
-    shapeAt([
-      success ? [success.path, z.unknown().describe(`anything but ${JSON.stringify(success.equals)}`)] : [rules.error, error],
-      ...rules.message.slice(0, 1).map((path) => [path, message] as const),
-      ...(rules.balanceOnRejection ? [[rules.balance, balance.optional()] as const] : []),
-    ]),
-  );
-  return { accepted, rejected };
 }

@@ -17,12 +17,8 @@ export type WireEventKind = 'debit' | 'credit' | 'rollback';
 
 /** The `callbacks` settings a wire is resolved from. */
 export interface WireSettings extends DefaultWireSettings {
-  /**
-   * A built-in name, or a definition (a profile file, read by the config loader). A vendor
-   * dialect (a name such as "hub88", or a definition with `operations`) is no profile: the
-   * surfaces that speak dialects resolve it with `dialectOf` (config/dialect.ts) instead.
-   */
-  profile: string | ProfileDefinition | VendorDialectSetting;
+  /** `callbacks.dialect`: a built-in name, or a dialect (a converted profile file is known by {@link rememberProfile}). */
+  dialect: string | VendorDialectSetting;
   /** The currency of events that name none. */
   currency: string;
   /** Extra currencies (crypto, say): code → decimals. */
@@ -84,16 +80,25 @@ export class NotAProfileError extends Error {
   }
 }
 
-/** Whether a profile setting names or holds a vendor dialect rather than a profile. */
-export function isVendorDialectSetting(profile: WireSettings['profile']): boolean {
-  return typeof profile === 'string' ? !isBuiltinProfile(profile) : Object.hasOwn(profile, 'operations');
+/** The profile file each converted dialect was made from (see {@link rememberProfile}). */
+const profileBehind = new WeakMap<object, ProfileDefinition>();
+
+/**
+ * Records the profile file a dialect was converted from, for {@link wireOf} only: the legacy view
+ * that verify's profile client and `judgeReply`'s profile rules read until they speak dialects
+ * (issue 31). Nothing else may ask which profile a dialect came from.
+ */
+export function rememberProfile<T extends object>(dialect: T, profile: ProfileDefinition): T {
+  profileBehind.set(dialect, profile);
+  return dialect;
 }
 
 const resolved = new WeakMap<object, Wire>();
 
 /**
- * The wire of a `callbacks` configuration, resolved once per settings object (so every call site
- * can ask for it cheaply). Throws a readable error for an unknown built-in name; a definition was
+ * LEGACY (issue 31): the profile view of a `callbacks` configuration, for verify's profile client and
+ * `judgeReply`'s profile rules until they speak dialects; every other surface asks `dialectOf`.
+ * Resolved once per settings object (so every call site can ask for it cheaply). Throws a readable error for an unknown built-in name; a definition was
  * validated when the configuration was loaded.
  *
  * @example wireOf(config.callbacks).body('debit') // { type: {from:'type'}, transactionId: … }
@@ -106,14 +111,14 @@ export function wireOf(settings: WireSettings): Wire {
 const MAX_CACHED_CURRENCIES = 256;
 
 function definitionOf(settings: WireSettings): ProfileDefinition {
-  const { profile } = settings;
-  if (typeof profile !== 'string') {
-    if ('operations' in profile) throw new NotAProfileError(profile.name);
+  const { dialect } = settings;
+  if (typeof dialect !== 'string') {
+    const profile = profileBehind.get(dialect);
+    if (profile === undefined) throw new NotAProfileError(dialect.name);
     return profile;
   }
-  // The config accepts only profiles and dialects by name: any other name is a vendor dialect.
-  if (!isBuiltinProfile(profile)) throw new NotAProfileError(profile);
-  return profileDefinitionSchema.parse(builtinProfile(profile, settings));
+  if (!isBuiltinProfile(dialect)) throw new NotAProfileError(dialect);
+  return profileDefinitionSchema.parse(builtinProfile(dialect, settings));
 }
 
 function resolveWire(settings: WireSettings): Wire {
@@ -169,4 +174,17 @@ function resolveWire(settings: WireSettings): Wire {
       return codes === undefined ? undefined : (codes[name] ?? name);
     },
   };
+}
+
+/**
+ * LEGACY (issue 31): the profile reading of `judgeReply` for `default`, `betnex` and a converted
+ * profile file (undefined for any other dialect), until the dialect reader reads what it does.
+ */
+export function legacyProfileReading(settings: WireSettings): ((currency?: string) => ReplyReading) | undefined {
+  try {
+    return wireOf(settings).reading;
+  } catch (error) {
+    if (error instanceof NotAProfileError) return undefined;
+    throw error;
+  }
 }

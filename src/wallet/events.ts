@@ -52,7 +52,7 @@ export interface CallbackBodySchema {
  * aggregator setting; every other profile is read as it is written.
  */
 export function walletWire(callbacks: WireSettings): Wire {
-  return wireOf(callbacks.profile === 'default' ? { ...callbacks, rollbackStyle: 'reference' } : callbacks);
+  return wireOf(callbacks.dialect === 'default' ? { ...callbacks, rollbackStyle: 'reference' } : callbacks);
 }
 
 /**
@@ -66,7 +66,7 @@ export function callbackBodySchema(options: CallbackWireOptions): CallbackBodySc
 /** The default profile with the given type strings and amount format, EUR, nothing extra. */
 export function documentedWire(types: CallbackWireOptions['types'], amountFormat: AmountFormat): Wire {
   return walletWire({
-    profile: 'default',
+    dialect: 'default',
     types,
     amountFormat,
     rollbackStyle: 'reference',

@@ -16,8 +16,8 @@ describe('aggmock demo (a real process)', () => {
       for (const label of ['admin', 'schedule', 'wallet', 'callbacks'])
         expect(banner.match(new RegExp(`^  ${label} `, 'gm'))).toHaveLength(1);
       // A line per callback: time, type, player, amount, status, the balance the wallet replied.
-      await cli.waitFor(/(\d\d:\d\d:\d\d {2}DEBIT +p\d+ +\d+\.\d\d {2}delivered +balance \d+\.\d\d[^\n]*\n[\s\S]*){3}/, 20_000);
-      await cli.waitFor(/CREDIT +p\d+ +\d+\.\d\d {2}delivered +balance/, 20_000);
+      await cli.waitFor(/(\d\d:\d\d:\d\d {2}bet +p\d+ +\d+\.\d\d {2}delivered +balance \d+\.\d\d[^\n]*\n[\s\S]*){3}/, 20_000);
+      await cli.waitFor(/win +p\d+ +\d+\.\d\d {2}delivered +balance/, 20_000);
 
       const deliveries = (await (await fetch(`${url}/__admin/deliveries?status=delivered`)).json()) as { deliveries: unknown[] };
       expect(deliveries.deliveries.length).toBeGreaterThanOrEqual(4);

@@ -51,7 +51,7 @@ describe('aggmock wallet (a real process)', () => {
       const [, url] = await cli.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/callback\/webhook)[\s\S]*Press Ctrl-C to stop/);
       expect(cli.stdout()).toContain('p1=100.00, jp=5000 JPY');
       // A configured key is masked in the banner like serve's (only the public development default shows).
-      expect(cli.stdout()).toContain('api key     ******** (12 characters, masked) in the body (profile betnex, no signature)');
+      expect(cli.stdout()).toContain('api key     ******** (12 characters, masked) in the body (dialect betnex, no signature)');
       expect(cli.stdout()).not.toContain('operator-key');
       const round = (api_key: string, member_account = 'p1', currency_code = 'EUR') =>
         fetch(url!, {

@@ -124,14 +124,15 @@ describe.each(BUILTIN_DIALECTS)('the OpenAPI document of the %s wallet API', (na
 });
 
 describe('the wallet API document of the active dialect', () => {
-  it('is served at /wallet-openapi.json when the profile is a vendor dialect, and not for a wire profile', async () => {
+  it('is served at /wallet-openapi.json for every dialect, the default one included', async () => {
     const catalog = generateCatalog({ seed: 1, providers: 1, games: 0 });
     const hub88 = createApp({ config: configSchema.parse({ callbacks: { profile: 'hub88' } }), catalog });
     const served = (await (await hub88.request(WALLET_OPENAPI_PATH)).json()) as Doc;
     expect(Object.keys(served.paths)).toEqual(
       expect.arrayContaining(['/user/info', '/transaction/bet', '/transaction/rollback']),
     );
-    const profile = createApp({ config: configSchema.parse({}), catalog });
-    expect((await profile.request(WALLET_OPENAPI_PATH)).status).toBe(404);
+    const standard = createApp({ config: configSchema.parse({}), catalog });
+    const doc = (await (await standard.request(WALLET_OPENAPI_PATH)).json()) as Doc;
+    expect(Object.keys(doc.paths)).toEqual(['/']);
   });
 });

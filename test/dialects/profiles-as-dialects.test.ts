@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { judgeReply, readingOfWire } from '../../src/callbacks/reply.ts';
-import { callbacksSchema } from '../../src/config/index.ts';
+import { callbacksSchema, dialectOf, signOptionsOf } from '../../src/config/index.ts';
 import { buildRequest, type CallFacts, readReply } from '../../src/dialects/index.ts';
 import { dialectOfProfile } from '../../src/dialects/profile.ts';
-import { renderBody, signCallback, type WireFields, wireOf } from '../../src/profiles/index.ts';
+import { profileDefinitionSchema, renderBody, signCallback, type WireFields, wireOf } from '../../src/profiles/index.ts';
 
 /**
- * Today's profiles as dialects put the same bytes on the wire: the same body for every event and
+ * The built-in `default` and `betnex` dialects (src/dialects/builtin) and a converted profile file
+ * put the same bytes on the wire as the profile renderer of old: the same body for every event and
  * the same signature headers, for the default wire in every configuration and for Betnex.
  */
 
@@ -36,7 +37,7 @@ const fieldsArb = fc.record({
 });
 
 const settingsArb = fc.record({
-  profile: fc.constant('default'),
+  dialect: fc.constant('default'),
   rollbackStyle: fc.constantFrom('original', 'reference') as fc.Arbitrary<'original' | 'reference'>,
   amountFormat: fc.constantFrom('decimal', 'minor') as fc.Arbitrary<'decimal' | 'minor'>,
   types: fc.constantFrom(
@@ -76,7 +77,8 @@ describe('a profile as a dialect', () => {
       fc.property(settingsArb, fieldsArb, (raw, f) => {
         const settings = callbacksSchema.parse(raw);
         const wire = wireOf(settings);
-        const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
+        const dialect = dialectOf(settings);
+        expect(dialect.calls.rollbackStyle).toBe(settings.rollbackStyle);
         const expected = renderBody(wire, f);
         const req = buildRequest(
           dialect,
@@ -102,9 +104,9 @@ describe('a profile as a dialect', () => {
       fc.property(
         fieldsArb.filter((f) => f.kind !== 'rollback'),
         (f) => {
-          const settings = callbacksSchema.parse({ profile: 'betnex', apiKey: 'op-key-1' });
+          const settings = callbacksSchema.parse({ dialect: 'betnex', apiKey: 'op-key-1' });
           const wire = wireOf(settings);
-          const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
+          const dialect = dialectOf(settings);
           const req = buildRequest(dialect, factsOf(f), { apiKey: 'op-key-1' });
           expect(req.body).toBe(renderBody(wire, f));
           expect(Object.keys(req.headers)).toEqual(['content-type']);
@@ -128,12 +130,62 @@ describe('a profile as a dialect', () => {
     ] as const;
     const settings = callbacksSchema.parse({});
     const wire = wireOf(settings);
-    const dialect = dialectOfProfile(wire.definition, wire.rollbackStyle);
+    const dialect = dialectOf(settings);
     for (const [status, text] of replies) {
       const mine = readReply(dialect, { operation: 'bet', currency: 'EUR' }, { status, text });
       const theirs = judgeReply({ status, text }, readingOfWire(wire, 'EUR'));
       expect({ status, text, verdict: mine.verdict }).toEqual({ status, text, verdict: theirs.verdict });
       if (theirs.balance.kind === 'ok') expect(mine.balance).toEqual(theirs.balance);
     }
+  });
+
+  it('converts a profile file once, when the configuration is validated: the same bytes, its rollback style read from the file', () => {
+    const file = {
+      name: 'acme',
+      events: {
+        debit: {
+          type: 'BET',
+          body: { kind: { from: 'type' }, id: { from: 'transactionId' }, user: { from: 'playerId' }, sum: { from: 'amount' } },
+        },
+        credit: {
+          type: 'WIN',
+          body: { kind: { from: 'type' }, id: { from: 'transactionId' }, user: { from: 'playerId' }, sum: { from: 'amount' } },
+        },
+        rollback: {
+          type: 'UNDO',
+          body: {
+            kind: { from: 'type' },
+            id: { from: 'transactionId' },
+            of: { from: 'referenceTransactionId' },
+            user: { from: 'playerId' },
+            sum: { from: 'amount' },
+          },
+        },
+      },
+      amounts: { format: 'minor' },
+    };
+    for (const key of ['dialect', 'profile'] as const) {
+      const settings = callbacksSchema.parse({ [key]: file });
+      expect(typeof settings.dialect).toBe('object');
+      expect(Object.hasOwn(settings, 'profile')).toBe(false);
+      const dialect = dialectOf(settings);
+      expect(dialect).toEqual(dialectOfProfile(profileDefinitionSchema.parse(file)));
+      expect(dialect.calls).toEqual({ rollbackStyle: 'reference', winsNameBet: false, idHexDigits: 24 });
+      fc.assert(
+        fc.property(fieldsArb, (f) => {
+          expect(buildRequest(dialect, factsOf(f), { apiKey: settings.apiKey }, signOptionsOf(settings)).body).toBe(
+            renderBody(wireOf(settings), f),
+          );
+        }),
+        { numRuns: 40 },
+      );
+    }
+    // Without referenceTransactionId in its rollback body, a rollback carries the bet's id as its own.
+    const { of: _of, ...original } = file.events.rollback.body;
+    const plain = callbacksSchema.parse({
+      dialect: { ...file, events: { ...file.events, rollback: { type: 'UNDO', body: original } } },
+    });
+    expect(dialectOf(plain).calls.rollbackStyle).toBe('original');
+    expect(() => callbacksSchema.parse({ dialect: 'default', profile: 'betnex' })).toThrow(/old name of callbacks.dialect/);
   });
 });

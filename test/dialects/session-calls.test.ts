@@ -134,9 +134,9 @@ describe('a call named by an operation the wire does not have', () => {
     expect(call).toThrow(/operation: the "hub88" dialect has no endRound call; it has authenticate, balance, bet, win, rollback/);
   });
 
-  it('is refused on a profile, which sends money calls only', () => {
+  it('is refused on the default dialect, which sends money calls only', () => {
     const call = enqueueOn({}, { kind: 'credit', amountMinor: 0, operation: 'authenticate', playerId: 'p1' });
-    expect(call).toThrow(/operation: the "default" profile sends money calls only/);
+    expect(call).toThrow(/operation: the "default" dialect has no authenticate call; it has bet, win, rollback/);
   });
 
   it('is refused when a call that moves no money carries an amount, and when a rollbackWin is not a rollback', () => {

@@ -55,7 +55,7 @@ describe('POST /play/:session/spin', () => {
       win: number;
     };
     expect(['win', 'lose']).toContain(body.outcome);
-    expect(body.steps[0]).toMatchObject({ type: 'DEBIT', amount: 2, status: 'delivered' });
+    expect(body.steps[0]).toMatchObject({ type: 'bet', amount: 2, status: 'delivered' });
     expect(body.steps).toHaveLength(body.outcome === 'win' ? 2 : 1);
     expect(Math.round(body.balance * 100)).toBe(main.store.balanceOf('p2'));
     expect(main.store.balanceOf('p2')).toBe(100_000 - 200 + Math.round(body.win * 100));

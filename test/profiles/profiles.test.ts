@@ -83,15 +83,15 @@ describe('the betnex profile', () => {
 describe('the betnex profile in /openapi.json', () => {
   it('documents the active profile’s callbacks: betnex bodies, its reply with success and money, no ROLLBACK, no signature header', () => {
     const doc = JSON.parse(renderOpenApiDocument(validateConfig({ callbacks: { profile: 'betnex' } })));
-    expect(Object.keys(doc.webhooks)).toEqual(['betnex-debit', 'betnex-credit']);
-    const post = doc.webhooks['betnex-debit'].post;
+    expect(Object.keys(doc.webhooks)).toEqual(['bet', 'win']);
+    const post = doc.webhooks.bet.post;
     const body = post.requestBody.content['application/json'].schema;
     expect(Object.keys(body.properties)).toEqual([...REQUIRED_FIELDS, 'data']);
     expect(body.required).toEqual(expect.arrayContaining(['bet_amount', 'serial_number', 'api_key', 'data']));
-    expect(post.description).toContain('Not signed: the wallet checks the API key in the body.');
+    expect(post.description).toContain('Not signed.');
     expect(post.parameters ?? []).toEqual([]);
     const accepted = post.responses['200'].content['application/json'].schema.anyOf[0];
-    expect(accepted.properties.success).toMatchObject({ enum: [true] });
+    expect(accepted.properties.success).toEqual({ const: true });
     expect(accepted.properties.money.type).toBe('number');
   });
 });
@@ -188,9 +188,9 @@ describe('a profile file, as data', () => {
     expect(configError({ callbacks: { profile: ambiguous } })).toContain(
       'callbacks.profile.events.credit: a DEBIT and a CREDIT would look the same',
     );
-    expect(configError({ callbacks: { profile: 'betnix' } })).toContain('expected a built-in profile (default, betnex)');
-    expect(configError({ callbacks: { profile: 'betnex', rollbackStyle: 'reference' } })).toContain(
-      'callbacks.rollbackStyle: applies only to the default profile',
+    expect(configError({ callbacks: { profile: 'betnix' } })).toContain('expected a built-in dialect (default, betnex,');
+    expect(configError({ callbacks: { dialect: 'betnex', rollbackStyle: 'reference' } })).toContain(
+      'callbacks.rollbackStyle: applies only to the default dialect',
     );
   });
 
@@ -214,7 +214,7 @@ describe('contracts for a profile whose reply is nested', () => {
       reply: { balance: 'data.money', success: { path: 'data.ok', equals: true } },
     };
     const doc = JSON.parse(renderOpenApiDocument(validateConfig({ callbacks: { profile } })));
-    const accepted = doc.webhooks['nested-debit'].post.responses['200'].content['application/json'].schema.anyOf[0];
+    const accepted = doc.webhooks.bet.post.responses['200'].content['application/json'].schema.anyOf[0];
     expect(Object.keys(accepted.properties.data.properties)).toEqual(['ok', 'money']);
   });
 

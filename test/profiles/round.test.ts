@@ -93,7 +93,7 @@ describe('a whole round in one callback', () => {
   it('is refused on a wire without bet and win fields, and on anything but a DEBIT, naming winMinor', () => {
     const engine = createCallbackEngine({ config: validateConfig({}), db: openDatabase(':memory:') });
     expect(() => engine.enqueue({ kind: 'debit', playerId: 'p1', amountMinor: 100, winMinor: 50 })).toThrow(
-      /winMinor: the "default" profile has no body for a whole round/,
+      /winMinor: the "default" dialect has no body for a whole round/,
     );
     const betnex = createCallbackEngine({
       config: validateConfig({ callbacks: { profile: 'betnex' } }),

@@ -10,7 +10,16 @@ import { DialectRequestError } from '../../dialects/index.ts';
 import { dialectOpenApi, WALLET_OPENAPI_FILE } from '../../openapi/dialect.ts';
 import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
-import { type CommandIo, collectCredential, folderProblem, PROCESS_IO, usageExit, wireLayer } from '../options.ts';
+import {
+  type CommandIo,
+  collectCredential,
+  dialectFlag,
+  dialectFlagName,
+  folderProblem,
+  PROCESS_IO,
+  usageExit,
+  wireLayer,
+} from '../options.ts';
 
 /** `aggmock contracts`: where the Pact contracts are, what they cover, and (re)generating them. */
 
@@ -22,6 +31,7 @@ export interface ContractsFlags {
   out?: string;
   scheme?: SigningScheme;
   rollbackStyle?: 'original' | 'reference';
+  dialect?: string;
   profile?: string;
   credential?: Record<string, string>;
   config?: string;
@@ -53,9 +63,10 @@ export function registerContractsCommand(program: Command, io: ContractsIo = PRO
       ]),
     )
     .option(
-      '--profile <name|file>',
-      'wire profile or vendor dialect of the contracts written with --out (default, betnex, hub88, pragmatic…, or a profile or dialect file)',
+      '--dialect <name|file>',
+      'the dialect of the contracts written with --out (default, betnex, hub88, pragmatic…, or a dialect or profile file)',
     )
+    .option('--profile <name|file>', 'alias of --dialect')
     .option(
       '--credential <name=value>',
       "a vendor dialect's credential the contracts' examples are signed with, e.g. secretKey=…; repeat for several",
@@ -75,9 +86,9 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');
     return 2;
   }
-  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config || flags.profile || flags.credential)) {
+  if (!flags.out && (flags.scheme || flags.rollbackStyle || flags.config || dialectFlag(flags) || flags.credential)) {
     io.stderr(
-      'aggmock contracts: --scheme, --rollback-style, --profile, --credential and --config shape contracts written with --out <dir>.\n',
+      'aggmock contracts: --scheme, --rollback-style, --dialect, --credential and --config shape contracts written with --out <dir>.\n',
     );
     return 2;
   }
@@ -94,7 +105,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
         env: io.env ?? process.env,
         cwd,
         flags: wireLayer(flags),
-        flagNames: { 'callbacks.profile': '--profile', 'callbacks.credentials': '--credential' },
+        flagNames: { 'callbacks.dialect': dialectFlagName(flags), 'callbacks.credentials': '--credential' },
       });
       config = {
         ...loaded,
@@ -147,7 +158,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     }
     io.stdout(
       `Wrote ${path}: ${summary}.\n` +
-        `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${flags.profile ? ` --profile ${flags.profile}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
+        `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${dialectFlag(flags) ? ` --dialect ${dialectFlag(flags)}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
     );
     return 0;
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { callNameOf, capabilitiesOf, exponentOf, judgeReply, replyReadingOf, type StoredEvent } from '../../callbacks/index.ts';
-import { type AggmockConfig, isVendorDialect, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
+import { type AggmockConfig, dialectOf, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
 import { replyOutcome } from '../../ledger/index.ts';
 import { createLogger } from '../../log/index.ts';
@@ -142,7 +142,7 @@ export function withWallet(
   webhookUrl: string,
   players: string[],
 ): AggmockConfig['callbacks'] {
-  if (!isVendorDialect(callbacks)) return { ...callbacks, webhookUrl };
+  if (dialectOf(callbacks).session.token === 'none') return { ...callbacks, webhookUrl };
   const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id)]));
   return { ...callbacks, webhookUrl, sessionTokens: { ...tokens, ...callbacks.sessionTokens } };
 }

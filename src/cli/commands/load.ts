@@ -200,7 +200,7 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
   if (flags.export !== undefined) {
     const written = exportRun(flags.export, {
       dialect,
-      dialectName: flags.dialect ?? (typeof config.callbacks.profile === 'string' ? config.callbacks.profile : dialect.name),
+      dialectName: flags.dialect ?? (typeof config.callbacks.dialect === 'string' ? config.callbacks.dialect : dialect.name),
       credentials: credentialsOf(config.callbacks),
       url: walletUrl ?? 'http://127.0.0.1:4001',
       schedule,

@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
 import type { AggmockConfig } from '../../config/index.ts';
 import { type AggmockTarget, embeddedTarget, remoteTarget, TargetError } from '../mcp/target.ts';
-import { EXIT_USAGE, exitWithUsageError, listenErrorMessage, parsePort, resolveConfig, usageExit } from '../options.ts';
+import {
+  DIALECT_FLAG_HELP,
+  EXIT_USAGE,
+  exitWithUsageError,
+  listenErrorMessage,
+  parsePort,
+  resolveConfig,
+  usageExit,
+} from '../options.ts';
 
 /** `aggmock mcp`: the Model Context Protocol over stdio, so an AI coding agent can drive aggmock. */
 
@@ -14,6 +22,7 @@ export interface McpFlags {
   seed?: string;
   config?: string;
   db?: string;
+  dialect?: string;
   profile?: string;
 }
 
@@ -41,7 +50,8 @@ export function registerMcpCommand(program: Command): Command {
     .option('--seed <seed>', 'embedded: seed of the catalog, ids and scenarios (default: 42)')
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
     .option('--db <file>', 'embedded: SQLite state file (default: :memory:)')
-    .option('--profile <name|file>', 'wire profile: default, betnex, or a profile file (.json)')
+    .option('--dialect <name|file>', DIALECT_FLAG_HELP)
+    .option('--profile <name|file>', 'alias of --dialect')
     .exitOverride(usageExit)
     .action(async (flags: McpFlags) => {
       // The SDK loads only for this command, not on every CLI start.
@@ -60,6 +70,7 @@ async function connect(flags: McpFlags): Promise<AggmockTarget> {
         db: flags.db ?? ':memory:',
         ...(flags.seed === undefined ? {} : { seed: flags.seed }),
         ...(flags.config === undefined ? {} : { config: flags.config }),
+        ...(flags.dialect === undefined ? {} : { dialect: flags.dialect }),
         ...(flags.profile === undefined ? {} : { profile: flags.profile }),
       },
       {

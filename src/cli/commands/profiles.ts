@@ -1,11 +1,18 @@
 import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
-import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
-import { BUILTIN_DIALECTS, builtinDialect, type Dialect, isBuiltinDialect } from '../../dialects/index.ts';
-import { BUILTIN_PROFILES, builtinProfile, isBuiltinProfile, profileJsonSchemaText, wireOf } from '../../profiles/index.ts';
+import { type AggmockConfig, ConfigError, dialectOf, loadConfig } from '../../config/index.ts';
+import {
+  BASE_DIALECTS,
+  BUILTIN_DIALECTS,
+  builtinDialect,
+  type Dialect,
+  defaultWireDialect,
+  isBuiltinDialect,
+} from '../../dialects/index.ts';
+import { profileJsonSchemaText } from '../../profiles/index.ts';
 import { EXIT_USAGE, usageExit } from '../options.ts';
 
-/** `aggmock profiles`: the wire profiles there are, each one's definition, and the JSON Schema of a profile file. */
+/** `aggmock profiles`: the dialects there are, each one's definition, and the JSON Schema of a profile file. */
 
 export interface ProfilesIo {
   stdout: (text: string) => void;
@@ -30,64 +37,61 @@ const processIo: ProfilesIo = {
 export function registerProfilesCommand(program: Command, io: ProfilesIo = processIo): Command {
   const command = program
     .command('profiles')
-    .description('List the wire profiles (callback body, amounts, reply, signing), show one as a file, or print the JSON Schema.')
-    .option('-c, --config <file>', 'config file whose callbacks.profile is the active one')
+    .description('List the dialects (the wires aggmock speaks), show one as a file, or print the JSON Schema of a profile file.')
+    .option('-c, --config <file>', 'config file whose callbacks.dialect is the active one')
     .exitOverride(usageExit)
     .action((flags: { config?: string }) => {
       const config = configOrExit(flags.config, io);
-      const setting = config.callbacks.profile;
-      const lines = BUILTIN_PROFILES.map((name) => {
-        const definition = builtinProfile(name, config.callbacks);
-        return `${name === setting ? '*' : ' '} ${name.padEnd(10)} ${definition.description ?? ''}`;
-      });
-      if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a profile file)`);
+      const setting = config.callbacks.dialect;
+      const active = (name: string) => (name === setting ? '*' : ' ');
+      const lines = BASE_DIALECTS.map((name) => `${active(name)} ${name.padEnd(10)} ${dialectNamed(name, config).description}`);
+      if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a file)`);
       const width = Math.max(10, ...BUILTIN_DIALECTS.map((name) => name.length));
       const dialects = BUILTIN_DIALECTS.map(
-        (name) => `  ${name.padEnd(width)} ${firstSentence(builtinDialect(name).description)}`,
+        (name) => `${active(name)} ${name.padEnd(width)} ${firstSentence(builtinDialect(name).description)}`,
       );
       io.stdout(
-        `${lines.join('\n')}\n\n* active (callbacks.profile). Show one: aggmock profiles show <name>\n\n` +
-          'Vendor dialects (--profile <name> on serve, demo, send, wallet, verify and contracts):\n' +
+        `${lines.join('\n')}\n\n* active (callbacks.dialect). Show one: aggmock profiles show <name>\n\n` +
+          'Vendor dialects (--dialect <name> on serve, demo, send, wallet, verify and contracts):\n' +
           `${dialects.join('\n')}\n`,
       );
     });
   command
     .command('show')
-    .argument('[name]', `a built-in profile (${BUILTIN_PROFILES.join(', ')}) or vendor dialect; default: the active profile`)
-    .description('Print a profile definition as JSON: a profile file to start from')
-    .option('-c, --config <file>', 'config file (the default profile is built from its callbacks settings)')
+    .argument('[name]', `a built-in dialect (${BASE_DIALECTS.join(', ')} or a vendor's); default: the active one`)
+    .description('Print a dialect definition as JSON: a dialect file to start from')
+    .option('-c, --config <file>', 'config file (the default dialect is built from its callbacks settings)')
     .exitOverride(usageExit)
     .action((name: string | undefined, flags: { config?: string }) => {
       const config = configOrExit(flags.config, io);
-      if (name !== undefined && isBuiltinDialect(name)) {
-        const dialect = builtinDialect(name);
-        io.stdout(
-          `${JSON.stringify({ $schema: './node_modules/aggmock/contracts/dialect.schema.json', ...dialect }, null, 2)}\n`,
-        );
-        const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
+      if (name !== undefined && !isBuiltinDialect(name)) {
         io.stderr(
-          (needs.length === 0 ? `${name} needs no credentials\n` : `${name} needs these credentials:\n${needs.join('\n')}\n`) +
-            publicKeyText(dialect),
-        );
-        return;
-      }
-      if (name !== undefined && !isBuiltinProfile(name)) {
-        io.stderr(
-          `aggmock: unknown profile "${name}" (built-in: ${BUILTIN_PROFILES.join(', ')}; vendor dialects: ${BUILTIN_DIALECTS.join(', ')})\n`,
+          `aggmock: unknown dialect "${name}" (built-in: ${BASE_DIALECTS.join(', ')}; vendor dialects: ${BUILTIN_DIALECTS.join(', ')})\n`,
         );
         process.exit(EXIT_USAGE);
       }
-      const definition = name === undefined ? wireOf(config.callbacks).definition : builtinProfile(name, config.callbacks);
-      io.stdout(
-        `${JSON.stringify({ $schema: './node_modules/aggmock/contracts/profile.schema.json', ...definition }, null, 2)}\n`,
+      const dialect = name === undefined ? dialectOf(config.callbacks) : dialectNamed(name, config);
+      io.stdout(`${JSON.stringify({ $schema: './node_modules/aggmock/contracts/dialect.schema.json', ...dialect }, null, 2)}\n`);
+      const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
+      io.stderr(
+        (needs.length === 0
+          ? `${dialect.name} needs no credentials\n`
+          : `${dialect.name} needs these credentials:\n${needs.join('\n')}\n`) + publicKeyText(dialect),
       );
     });
   command
     .command('schema')
-    .description('Print the JSON Schema of a profile file')
+    .description(
+      'Print the JSON Schema of a profile file (the older wire format, still read; converted to a dialect when loaded)',
+    )
     .exitOverride(usageExit)
     .action(() => io.stdout(profileJsonSchemaText()));
   return command;
+}
+
+/** A built-in dialect by name, `default` built from the configured settings. */
+function dialectNamed(name: string, config: AggmockConfig): Dialect {
+  return name === 'default' ? defaultWireDialect(config.callbacks) : builtinDialect(name);
 }
 
 /**

@@ -7,7 +7,17 @@ import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.
 import { formatMinor, parseMajorString } from '../../money/index.ts';
 import { parseJsonOr, terminalSafe } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
-import { addWireOptions, type CommandIo, dbPathProblem, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
+import {
+  addWireOptions,
+  type CommandIo,
+  dbPathProblem,
+  dialectFlag,
+  dialectFlagName,
+  EXIT_USAGE,
+  PROCESS_IO,
+  seedValue,
+  usageExit,
+} from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
 
@@ -27,6 +37,7 @@ export interface SendFlags {
   to?: string;
   secret?: string[];
   scheme?: string;
+  dialect?: string;
   profile?: string;
   credential?: Record<string, string>;
   config?: string;
@@ -113,7 +124,7 @@ interface Prepared {
 function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const callbacks: Record<string, unknown> = {
     ...(flags.to !== undefined ? { webhookUrl: flags.to } : {}),
-    ...(flags.profile ? { profile: flags.profile } : {}),
+    ...(dialectFlag(flags) ? { dialect: dialectFlag(flags) } : {}),
     ...(flags.credential ? { credentials: flags.credential } : {}),
     ...(flags.secret?.length || flags.scheme
       ? {
@@ -135,7 +146,7 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
     flagNames: {
       seed: '--seed',
       'callbacks.webhookUrl': '--to',
-      'callbacks.profile': '--profile',
+      'callbacks.dialect': dialectFlagName(flags),
       'callbacks.credentials': '--credential',
       'callbacks.signing.secrets': '--secret',
       'callbacks.signing.scheme': '--scheme',

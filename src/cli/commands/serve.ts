@@ -1,14 +1,7 @@
 import { basename, dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
-import {
-  type AggmockConfig,
-  DEV_API_KEY,
-  DEV_SECRET,
-  dialectOf,
-  isVendorDialect,
-  type SigningConfig,
-} from '../../config/index.ts';
+import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
@@ -86,9 +79,7 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  launch      POST ${base}/getgameurl`,
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${shown(key, DEV_API_KEY)}  or  ${inbound.scheme} HMAC with secret ${shownSecret(inbound)}`,
-    isVendorDialect(config.callbacks)
-      ? `  callbacks   → ${config.callbacks.webhookUrl} (the wallet's base URL), in the ${dialectOf(config.callbacks).name} dialect, signed ${dialectOf(config.callbacks).signing.algorithm} with its credentials`
-      : `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
+    callbacksLine(config),
     config.api.journal
       ? `  requests    ${base}/ui/requests   (every request your client sent, and faults on demand: ${base}/__admin/requests, ${base}/__admin/faults)`
       : `  requests    not journaled (api.journal is off); faults on demand: ${base}/__admin/faults`,
@@ -116,6 +107,19 @@ export function shownSecret(signing: SigningConfig): string {
 }
 
 /** `signed timestamped (HMAC-SHA256) in X-Signature with secret aggmock-dev-secret`. */
+/** Where callbacks go and how they are signed: aggmock's header schemes, or the dialect's own recipe and credentials. */
+function callbacksLine(config: AggmockConfig): string {
+  const dialect = dialectOf(config.callbacks);
+  const { webhookUrl, signing } = config.callbacks;
+  const paths = Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
+  const where = paths ? `${webhookUrl} (the wallet's base URL), in the ${dialect.name} dialect` : webhookUrl;
+  const recipe = dialect.signing;
+  if (recipe.algorithm === 'scheme')
+    return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: recipe.scheme ?? signing.scheme })}`;
+  if (recipe.algorithm === 'none') return `  callbacks   → ${where}, unsigned (${dialect.name}: credentials in the calls)`;
+  return `  callbacks   → ${where}, signed ${recipe.algorithm} with its credentials`;
+}
+
 function signedWith(signing: SigningConfig): string {
   const headers =
     signing.scheme === 'standard-webhooks'

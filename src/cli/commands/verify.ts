@@ -5,7 +5,16 @@ import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
 import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
-import { addWireOptions, type CommandIo, EXIT_USAGE, folderProblem, PROCESS_IO, usageExit } from '../options.ts';
+import {
+  addWireOptions,
+  type CommandIo,
+  dialectFlag,
+  dialectFlagName,
+  EXIT_USAGE,
+  folderProblem,
+  PROCESS_IO,
+  usageExit,
+} from '../options.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -13,6 +22,7 @@ export interface VerifyFlags {
   secret?: string[];
   scheme?: SigningScheme;
   players?: string;
+  dialect?: string;
   profile?: string;
   credential?: Record<string, string>;
   token?: Record<string, string>;
@@ -127,13 +137,13 @@ class FlagError extends Error {}
 function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: AggmockConfig): RunVerifyOptions {
   const wire = {
     callbacks: {
-      ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+      ...(dialectFlag(flags) === undefined ? {} : { dialect: dialectFlag(flags) }),
       ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
       ...(flags.currency === undefined ? {} : { currency: flags.currency }),
     },
   };
   const flagNames = {
-    'callbacks.profile': '--profile',
+    'callbacks.dialect': dialectFlagName(flags),
     'callbacks.credentials': '--credential',
     'callbacks.currency': '--currency',
   };

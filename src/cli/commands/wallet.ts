@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, credentialsOf, DEV_API_KEY, dialectOf, isVendorDialect, playerOpening } from '../../config/index.ts';
+import { type AggmockConfig, credentialsOf, DEV_API_KEY, dialectOf, playerOpening } from '../../config/index.ts';
+import { credentialsCarried, type Dialect } from '../../dialects/index.ts';
 import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
-import { wireOf } from '../../profiles/index.ts';
 import { devSessionToken, startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 import { onShutdown, shown, shownSecret } from './serve.ts';
@@ -77,13 +77,14 @@ export function walletReadyMessage(config: AggmockConfig, webhookUrl: string, fl
     .slice(0, 4)
     .map((id) => openingText(config, id))
     .join(', ');
-  const vendor = isVendorDialect(config.callbacks);
+  const dialect = dialectOf(config.callbacks);
+  const headerSigned = dialect.signing.algorithm === 'scheme' || dialect.signing.algorithm === 'none';
   return [
-    vendor
-      ? `reference wallet listening on ${webhookUrl} (base URL of the ${dialectOf(config.callbacks).name} dialect)`
+    hasPaths(dialect)
+      ? `reference wallet listening on ${webhookUrl} (base URL of the ${dialect.name} dialect)`
       : `reference wallet listening on ${webhookUrl}`,
     `  players     ${shown}${players.length > 4 ? `, … (${players.length} in all)` : ''}`,
-    ...(vendor ? dialectLines(config) : [authLine(config)]),
+    ...(hasPaths(dialect) || !headerSigned ? dialectLines(config) : [authLine(config, dialect)]),
     ...(flags.testEndpoints || config.wallet.testEndpoints
       ? [`  test        POST ${new URL('/__state', webhookUrl)}  GET ${new URL('/__players/p1', webhookUrl)}`]
       : []),
@@ -100,19 +101,25 @@ function openingText(config: AggmockConfig, id: string): string {
   return `${id}=${balance.toFixed(decimals)}${currency === config.wallet.currency ? '' : ` ${currency}`}`;
 }
 
-/** How callbacks prove they come from the aggregator: a signature, or (unsigned profiles such as betnex) an API key in the body. */
-function authLine(config: AggmockConfig): string {
-  const wire = wireOf(config.callbacks);
-  if (wire.signingScheme === 'none') {
-    return wire.carries('apiKey')
-      ? `  api key     ${shown(wire.apiKey, DEV_API_KEY)} in the body (profile ${wire.name}, no signature)`
-      : `  signatures  none (profile ${wire.name})`;
+/** Whether the dialect's calls go to paths under the wallet's base URL rather than to the webhook URL itself. */
+function hasPaths(dialect: Dialect): boolean {
+  return Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
+}
+
+/** How callbacks to the webhook URL itself prove they come from the aggregator: aggmock's header schemes, or an API key in the body (betnex). */
+function authLine(config: AggmockConfig, dialect: Dialect): string {
+  const recipe = dialect.signing;
+  if (recipe.algorithm === 'none') {
+    return credentialsCarried(dialect, 'bet').includes('apiKey')
+      ? `  api key     ${shown(config.callbacks.apiKey, DEV_API_KEY)} in the body (dialect ${dialect.name}, no signature)`
+      : `  signatures  none (dialect ${dialect.name})`;
   }
-  return `  signatures  ${wire.signingScheme} with secret ${shownSecret(config.callbacks.signing)}`;
+  const scheme = (recipe.algorithm === 'scheme' && recipe.scheme) || config.callbacks.signing.scheme;
+  return `  signatures  ${scheme} with secret ${shownSecret(config.callbacks.signing)}`;
 }
 
 /**
- * A vendor dialect: its calls and their paths, how they are verified (an RSA dialect's public key is
+ * A dialect with paths or a signing recipe: its calls and their paths, how they are verified (an RSA dialect's public key is
  * the one of the configured private key: `aggmock profiles show <name>`), the session tokens issued.
  */
 function dialectLines(config: AggmockConfig): string[] {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { dialectOf } from '../../config/index.ts';
 import { MAX_ID_LENGTH, MAX_LIST_LENGTH, MAX_URL_LENGTH } from '../../http/limits.ts';
 import { dialsLoopback } from '../../http/loopback.ts';
 import { callbackUrlPolicy } from '../../launch/callback-url.ts';
-import { wireOf } from '../../profiles/index.ts';
 import { SCENARIO_DESCRIPTIONS, SCENARIOS } from '../../scenarios/plan.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import type { VerifyReport } from '../../verify/report.ts';
@@ -37,7 +37,7 @@ export const TOOLS: ToolDefinition[] = [
       ui: `${target.url}/`,
       deliveriesPage: `${target.url}/ui/deliveries`,
       apiDocs: `${target.url}/docs`,
-      profile: wireOf(target.config.callbacks).name,
+      profile: dialectOf(target.config.callbacks).name,
       ...(target.mode === 'embedded' ? { webhookUrl: target.config.callbacks.webhookUrl } : {}),
       ...(target.wallet ? { referenceWallet: target.wallet } : {}),
     }),
