@@ -1,7 +1,7 @@
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type ExtraCurrencies, isExactAmountLiteral } from '../money/index.ts';
-import { valueAt } from '../shared/index.ts';
+import { cached, valueAt } from '../shared/index.ts';
 import { codecOf, readAmount } from './amounts.ts';
 import { rawTopLevelValue } from './reply-text.ts';
 import type { CallFacts } from './request.ts';
@@ -52,14 +52,25 @@ export interface ReadOptions {
 
 /** Whether a status is in a list of classes: "2xx", "412", "600-799". */
 export function statusIn(status: number, classes: readonly string[]): boolean {
-  return classes.some((c) => {
-    if (c.endsWith('xx')) return Math.floor(status / 100) === Number(c[0]);
-    const [from, to] = c.split('-').map(Number) as [number, number | undefined];
-    return to === undefined ? status === from : status >= from && status <= to;
-  });
+  for (const c of classes) {
+    const [from, to] = cached(statusRanges, c, statusRange, 1024);
+    if (status >= from && status <= to) return true;
+  }
+  return false;
 }
 
-const at = (object: unknown, path: string) => valueAt(object, path.split('.'));
+/** A status class as the range it covers: "2xx" → 200–299, "412" → 412–412, "600-799". */
+const statusRanges = new Map<string, readonly [number, number]>();
+function statusRange(c: string): readonly [number, number] {
+  if (c.endsWith('xx')) return [Number(c[0]) * 100, Number(c[0]) * 100 + 99];
+  const [from, to] = c.split('-').map(Number) as [number, number | undefined];
+  return [from, to ?? from];
+}
+
+/** Reply paths split once: a dialect has a handful, read on every reply (bounded: dialect files name them). */
+const pathKeys = new Map<string, readonly string[]>();
+const splitPath = (path: string) => path.split('.');
+const at = (object: unknown, path: string) => valueAt(object, cached(pathKeys, path, splitPath, 1024));
 const codeText = (value: unknown): string | undefined =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 const listOf = (value: Scalar | Scalar[] | undefined): string[] =>
@@ -131,7 +142,7 @@ export function readReply(
   if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
   else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
   else if (!object) verdict = 'invalid';
-  else if (code !== undefined && rules.retryCodes.map(String).includes(code)) verdict = 'retry';
+  else if (code !== undefined && rules.retryCodes.some((c) => String(c) === code)) verdict = 'retry';
   else {
     const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
     const ok = rules.ok === undefined ? !signalsError(rawCode) : code !== undefined && listOf(rules.ok).includes(code);
