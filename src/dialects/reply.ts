@@ -94,7 +94,9 @@ export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCo
  * it (JSON.stringify, a deep compare) could overflow the stack.
  */
 function parseObject(text: string): Record<string, unknown> | undefined {
-  if (!text.trimStart().startsWith('{') || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  let i = 0;
+  while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  if (text[i] !== '{' || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -135,9 +137,14 @@ export function readReply(
     rules.ok === undefined && !signalsError(rawCode) && outcomeOf(dialect, codeText(rawCode)) === undefined
       ? undefined
       : codeText(rawCode);
-  const message = object
-    ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
-    : undefined;
+  let message: string | undefined;
+  for (const path of object ? rules.message : []) {
+    const value = at(object, path);
+    if (typeof value === 'string' && value !== '') {
+      message = value;
+      break;
+    }
+  }
   let verdict: DialectVerdict;
   if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
   else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
@@ -168,7 +175,8 @@ export function readReply(
       : undefined;
   const echoMismatches: string[] = [];
   if (object && verdict === 'accepted') {
-    for (const [fact, path] of Object.entries(rules.echo)) {
+    for (const fact in rules.echo) {
+      const path = rules.echo[fact as keyof typeof rules.echo] as string;
       const sent = facts[fact as keyof CallFacts];
       const echoed = at(object, path as string);
       if (sent !== undefined && echoed !== undefined && String(echoed) !== String(sent))
