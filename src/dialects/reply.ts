@@ -1,7 +1,7 @@
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type ExtraCurrencies, isExactAmountLiteral } from '../money/index.ts';
-import { valueAt } from '../shared/index.ts';
+import { cached, valueAt } from '../shared/index.ts';
 import { codecOf, readAmount } from './amounts.ts';
 import { rawTopLevelValue } from './reply-text.ts';
 import type { CallFacts } from './request.ts';
@@ -52,14 +52,25 @@ export interface ReadOptions {
 
 /** Whether a status is in a list of classes: "2xx", "412", "600-799". */
 export function statusIn(status: number, classes: readonly string[]): boolean {
-  return classes.some((c) => {
-    if (c.endsWith('xx')) return Math.floor(status / 100) === Number(c[0]);
-    const [from, to] = c.split('-').map(Number) as [number, number | undefined];
-    return to === undefined ? status === from : status >= from && status <= to;
-  });
+  for (const c of classes) {
+    const [from, to] = cached(statusRanges, c, statusRange, 1024);
+    if (status >= from && status <= to) return true;
+  }
+  return false;
 }
 
-const at = (object: unknown, path: string) => valueAt(object, path.split('.'));
+/** A status class as the range it covers: "2xx" → 200–299, "412" → 412–412, "600-799". */
+const statusRanges = new Map<string, readonly [number, number]>();
+function statusRange(c: string): readonly [number, number] {
+  if (c.endsWith('xx')) return [Number(c[0]) * 100, Number(c[0]) * 100 + 99];
+  const [from, to] = c.split('-').map(Number) as [number, number | undefined];
+  return [from, to ?? from];
+}
+
+/** Reply paths split once: a dialect has a handful, read on every reply (bounded: dialect files name them). */
+const pathKeys = new Map<string, readonly string[]>();
+const splitPath = (path: string) => path.split('.');
+const at = (object: unknown, path: string) => valueAt(object, cached(pathKeys, path, splitPath, 1024));
 const codeText = (value: unknown): string | undefined =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 const listOf = (value: Scalar | Scalar[] | undefined): string[] =>
@@ -83,7 +94,9 @@ export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCo
  * it (JSON.stringify, a deep compare) could overflow the stack.
  */
 function parseObject(text: string): Record<string, unknown> | undefined {
-  if (!text.trimStart().startsWith('{') || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  let i = 0;
+  while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  if (text[i] !== '{' || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -124,14 +137,19 @@ export function readReply(
     rules.ok === undefined && !signalsError(rawCode) && outcomeOf(dialect, codeText(rawCode)) === undefined
       ? undefined
       : codeText(rawCode);
-  const message = object
-    ? rules.message.map((p) => at(object, p)).find((v): v is string => typeof v === 'string' && v !== '')
-    : undefined;
+  let message: string | undefined;
+  for (const path of object ? rules.message : []) {
+    const value = at(object, path);
+    if (typeof value === 'string' && value !== '') {
+      message = value;
+      break;
+    }
+  }
   let verdict: DialectVerdict;
   if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
   else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
   else if (!object) verdict = 'invalid';
-  else if (code !== undefined && rules.retryCodes.map(String).includes(code)) verdict = 'retry';
+  else if (code !== undefined && rules.retryCodes.some((c) => String(c) === code)) verdict = 'retry';
   else {
     const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
     const ok = rules.ok === undefined ? !signalsError(rawCode) : code !== undefined && listOf(rules.ok).includes(code);
@@ -157,7 +175,8 @@ export function readReply(
       : undefined;
   const echoMismatches: string[] = [];
   if (object && verdict === 'accepted') {
-    for (const [fact, path] of Object.entries(rules.echo)) {
+    for (const fact in rules.echo) {
+      const path = rules.echo[fact as keyof typeof rules.echo] as string;
       const sent = facts[fact as keyof CallFacts];
       const echoed = at(object, path as string);
       if (sent !== undefined && echoed !== undefined && String(echoed) !== String(sent))
