@@ -84,6 +84,10 @@ export class WalletUnderTest {
   readonly wire: VerifyWire;
   /** Builds and signs every request, as the engine does, to the wallet's URL. */
   private readonly requests: DialectClient;
+  /** Whether a win on this wire is sent after a bet that opens its round (asked of the dialect once). */
+  private readonly winsInRounds: boolean;
+  /** Whether calls on this wire carry the player's session token (asked of the dialect once). */
+  private readonly tokens: boolean;
   /** Requests of this check in flight now: a balance read follows a reply without a balance only when none is. */
   private inFlight = 0;
   readonly notes: string[] = [];
@@ -96,6 +100,8 @@ export class WalletUnderTest {
   ) {
     this.client = new WebhookClient(settings.webhookUrl, settings.callbacks, settings.timeoutMs);
     this.wire = verifyWireOf(settings.callbacks);
+    this.winsInRounds = winsBelongToARound(this.wire.dialect);
+    this.tokens = carriesSessionToken(this.wire.dialect);
     this.requests = new DialectClient(
       settings.webhookUrl,
       this.wire.dialect,
@@ -158,11 +164,11 @@ export class WalletUnderTest {
    */
   async send(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Step> {
     const dialect = this.wire.dialect;
-    const rounds = winsBelongToARound(dialect);
+    const rounds = this.winsInRounds;
     const roundOf = (tx: string) => spec.roundId ?? (rounds ? roundIdOf(tx) : undefined);
     const common = {
       playerId: spec.playerId,
-      ...(carriesSessionToken(dialect) ? { sessionToken: await this.tokenOf(spec.playerId) } : {}),
+      ...(this.tokens ? { sessionToken: await this.tokenOf(spec.playerId) } : {}),
       ...(spec.currency === undefined ? {} : { currency: spec.currency }),
       ...(spec.bonus === undefined ? {} : { bonus: spec.bonus }),
     };
@@ -388,7 +394,7 @@ export class WalletUnderTest {
       const read = await this.call(`balance read: the ${this.wire.name} balance call (moves no money)`, {
         operation: 'balance',
         playerId,
-        ...(carriesSessionToken(this.wire.dialect) ? { sessionToken: await this.tokenOf(playerId) } : {}),
+        ...(this.tokens ? { sessionToken: await this.tokenOf(playerId) } : {}),
       });
       this.lastProbe = 'neutral';
       if (read.reply.accepted && read.reply.balanceMinor !== undefined) return read.reply.balanceMinor;
