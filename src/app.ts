@@ -35,7 +35,7 @@ export interface AppDeps {
   /** Extra sub-apps mounted by the caller (the admin API), path → app. */
   mounts?: Record<string, Hono>;
   /** Sends the play page's spins; without it the page shows but cannot spin. */
-  engine?: Pick<CallbackEngine, 'enqueue'>;
+  engine?: Pick<CallbackEngine, 'enqueue' | 'nextTransactionId'>;
   /** Draws spin outcomes. */
   random?: Random;
   /** Called for errors that are aggmock's own fault (answered as a JSON 500). */
