@@ -5,8 +5,9 @@ import type { Enqueued } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { parseJsonBytes, type RawBodyVariables } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
-import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { ApiError } from '../http/errors.ts';
 import type { AdminDeps } from './deps.ts';
+import { parse } from './input.ts';
 import { toDelivery } from './money.ts';
 import { eventIdSchema, waitQuerySchema } from './schemas.ts';
 
@@ -15,6 +16,8 @@ import { eventIdSchema, waitQuerySchema } from './schemas.ts';
  * `createRoute`: the same object routes the request and documents it), how input is read and
  * refused, and how an enqueued callback is answered.
  */
+
+export { fieldError, parse, parseQuery } from './input.ts';
 
 /** Where the runtime mounts the admin API. */
 export const ADMIN_PREFIX = '/__admin';
@@ -81,38 +84,6 @@ export function registerAdminDocument(registry: OpenAPIHono['openAPIRegistry'], 
     description: 'Only when config admin.token (AGGMOCK_ADMIN_TOKEN) is set: `Authorization: Bearer <token>`.',
   });
   for (const route of routes) registry.registerPath({ ...route, path: ADMIN_PREFIX + route.path });
-}
-
-export function fieldError(field: string, message: string, received: unknown): ApiError {
-  return new ApiError(400, `${field}: ${message}${received === undefined ? '' : ` (got ${JSON.stringify(received)})`}.`, {
-    errors: [{ field, message, ...(received === undefined ? {} : { received }) }],
-  });
-}
-
-export function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const errors = fieldErrors(result.error.issues, input);
-  throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
-}
-
-/**
- * A query validated by `schema`, refusing a parameter it does not name (a filter that would
- * otherwise be ignored, so the list looks filtered when it is not) with a 400 naming it and the
- * parameters taken.
- */
-export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.infer<S> {
-  const accepted = Object.keys(schema.shape);
-  const unknown = Object.keys(query).filter((name) => !accepted.includes(name));
-  if (unknown.length > 0) {
-    const errors = unknown.map((name) => ({
-      field: name,
-      message: `unknown query parameter; expected one of ${accepted.join(', ')}`,
-      received: query[name],
-    }));
-    throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
-  }
-  return parse(schema, query);
 }
 
 /** The bytes readRawBody kept for this request. */

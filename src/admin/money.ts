@@ -3,7 +3,7 @@ import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { currencyExponent, parseMajorString, toMajor, toMinor } from '../money/index.ts';
-import { fieldError } from './kit.ts';
+import { fieldError } from './input.ts';
 import { EVENT_KINDS } from './schemas.ts';
 
 /*
