@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { registerAdminPaths } from './admin/index.ts';
 import { aggregatorRoutes } from './aggregator/routes.ts';
 import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
@@ -13,7 +14,6 @@ import { isExposed } from './http/exposure.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { type CallbackUrlPolicy, callbackUrlPolicy } from './launch/callback-url.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
-import { registerAdminPaths } from './openapi/admin.ts';
 import { dialectOpenApi, dialectWebhooks, WALLET_OPENAPI_PATH } from './openapi/dialect.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
@@ -33,7 +33,7 @@ export interface AppDeps {
   /** Extra sub-apps mounted by the caller (the admin API), path → app. */
   mounts?: Record<string, Hono>;
   /** Sends the play page's spins; without it the page shows but cannot spin. */
-  engine?: Pick<CallbackEngine, 'enqueue'>;
+  engine?: Pick<CallbackEngine, 'enqueue' | 'nextTransactionId'>;
   /** Draws spin outcomes. */
   random?: Random;
   /** Called for errors that are aggmock's own fault (answered as a JSON 500). */

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   type CallbackEngine,
   callNameOf,
-  capabilitiesOf,
   exponentOf,
   type Random,
   replyReadingOf,
@@ -20,7 +19,9 @@ import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { isAccepted, replyBalance } from '../ledger/index.ts';
 import { formatMinor, toMajor, toMinor } from '../money/index.ts';
-import { sessionCallsOf, sessionWin } from '../scenarios/plan.ts';
+import { sessionWin } from '../scenarios/plan.ts';
+import { type RoundWire, roundSteps, roundWireOf, type ScenarioStep, withSessionCalls } from '../scenarios/round.ts';
+import { playInOrder } from '../scenarios/run.ts';
 import { type PlayMoney, playMoney } from './currency.ts';
 import { errorPage, playPage } from './page.ts';
 
@@ -29,7 +30,7 @@ export interface PlayDeps {
   catalog: Catalog;
   sessions: LaunchSessions;
   /** Sends the spins' DEBIT and CREDIT; without it the page shows but cannot spin. */
-  engine?: Pick<CallbackEngine, 'enqueue'>;
+  engine?: Pick<CallbackEngine, 'enqueue' | 'nextTransactionId'>;
   /** Draws spin outcomes; seed it for reproducible rounds. */
   random?: Random;
   /** How long a spin waits for the wallet before answering "pending" (the engine keeps retrying). */
@@ -68,8 +69,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   const { callbackUrls } = deps;
   const tokenRequired = isExposed(deps.config);
   let rounds = 0;
-  // A dialect's session calls: the game opens with authenticate/balance before its first bet, a round ends with endRound.
-  const calls = sessionCallsOf(capabilitiesOf(deps.config.callbacks).operations);
+  // The configured wire's rounds: a dialect's game opens with authenticate/balance before its first bet, a round ends with endRound.
+  const wire = roundWireOf(deps.config.callbacks);
   /** Launch sessions whose game opened (the wallet accepted its opening calls). */
   const opened = new Set<string>();
 
@@ -144,88 +145,60 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const major = (minor: number) => toMajor(minor, money.exponent);
 
     rounds++;
-    // A round id may have to be a number (Pragmatic's roundId is a Long): digits, which every wire takes.
-    const roundId = `${Number.parseInt(session.id.slice(0, 8), 16)}${String(rounds).padStart(6, '0')}`;
-    const common = {
-      playerId: session.playerId,
-      gameId: session.gameId,
-      roundId,
-      currency: session.currency,
-      source: 'play',
-      ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
-      ...(session.token === undefined ? {} : { sessionToken: session.token }),
-    };
-    const steps: SpinStep[] = [];
     // A launch-level callback_url may name any service the policy allows: its reply is judged
     // (verdict, balance), never handed back, so a spin cannot read another service's answers.
     const showReply = ownWebhook(session.callbackUrl, deps.config.callbacks.webhookUrl);
-    const step = (event: StoredEvent) => spinStep(event, deps.config, showReply);
-    const rtp = (game?.rtp ?? 96) / 100;
-    // A wire with bet and win fields (betnex) gets the whole round in one callback: the win is drawn first.
-    const wholeWin = capabilitiesOf(deps.config.callbacks).roundBody ? sessionWin(deps.random, betMinor, rtp) : undefined;
-    const round = wholeWin ? { winMinor: wholeWin } : {};
-    // The game opens on the first spin of its session, before the bet: a refusal (a token the wallet
-    // does not know) ends the spin there, and the next spin tries to open the game again.
-    if (calls.open.length > 0 && !opened.has(session.id)) {
-      const { roundId: _round, ...sessionWide } = common;
-      for (const operation of calls.open) {
-        const call = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: 0, operation, ...sessionWide }), waitMs);
-        if (!call.settled) return c.json({ ...pending(call.event), steps }, 202);
-        steps.push(step(call.event));
-        if (!isAccepted(call.event))
-          return c.json({
-            outcome: 'refused',
-            roundId,
-            bet: major(betMinor),
-            win: 0,
-            steps,
-            balance: balanceOf(call.event, deps.config),
-            message: `The game did not open: the wallet refused its ${operation} call${showReply && call.event.error ? ` (${call.event.error})` : ''}. No bet was sent; launch the game again with a session token the wallet knows.`,
-          });
-      }
-      if (opened.size >= MAX_OPENED_SESSIONS) opened.clear();
-      opened.add(session.id);
-    }
-    const debit = await settleWithin(engine.enqueue({ kind: 'debit', amountMinor: betMinor, ...round, ...common }), waitMs);
-    if (!debit.settled) return c.json(pending(debit.event), 202);
-    steps.push(step(debit.event));
-    if (!isAccepted(debit.event)) {
+    const winMinor = sessionWin(deps.random, betMinor, (game?.rtp ?? 96) / 100);
+    // The round as every surface plans one; the game opens on the first spin of its session, before
+    // the bet: a refusal (a token the wallet does not know) ends the spin there, and the next spin
+    // tries to open the game again.
+    const plan = spinPlan(wire, session, { betMinor, winMinor, round: `${session.id.slice(0, 12)}-${rounds}` }, () =>
+      engine.nextTransactionId(),
+    );
+    const steps = withSessionCalls(plan, { ...wire.calls, open: opened.has(session.id) ? [] : wire.calls.open }, () =>
+      engine.nextTransactionId(),
+    );
+    const roundId = plan[0]?.request.roundId as string;
+    const played = await playInOrder(engine, steps, waitMs);
+    const shown = played.events.map((event) => spinStep(event, deps.config, showReply));
+    if (played.pending) return c.json({ ...pending(played.pending), steps: shown }, 202);
+    const refused = played.refused;
+    if (refused?.request.operation === 'authenticate' || refused?.request.operation === 'balance') {
+      const event = played.events.at(-1) as StoredEvent;
       return c.json({
         outcome: 'refused',
         roundId,
         bet: major(betMinor),
         win: 0,
-        steps,
-        balance: balanceOf(debit.event, deps.config),
-        message: refusalMessage(debit.event, showReply),
+        steps: shown,
+        balance: balanceOf(event, deps.config),
+        message: `The game did not open: the wallet refused its ${refused.request.operation} call${showReply && event.error ? ` (${event.error})` : ''}. No bet was sent; launch the game again with a session token the wallet knows.`,
       });
     }
-    const winMinor = wholeWin ?? sessionWin(deps.random, betMinor, rtp);
-    let last = debit.event;
-    if (winMinor > 0 && wholeWin === undefined) {
-      // On a dialect's wire a win names the bet it settles and closes the round.
-      const settles = capabilitiesOf(deps.config.callbacks).winsNameTheirBet
-        ? { referenceTransactionId: debit.event.transactionId, roundClosed: true }
-        : {};
-      const credit = await settleWithin(engine.enqueue({ kind: 'credit', amountMinor: winMinor, ...common, ...settles }), waitMs);
-      if (!credit.settled) return c.json({ ...pending(credit.event), steps }, 202);
-      steps.push(step(credit.event));
-      last = credit.event;
+    if (wire.calls.open.length > 0) {
+      if (opened.size >= MAX_OPENED_SESSIONS) opened.clear();
+      opened.add(session.id);
     }
-    if (calls.endRound) {
-      const end = await settleWithin(
-        engine.enqueue({ kind: 'credit', amountMinor: 0, operation: 'endRound', ...common }),
-        waitMs,
-      );
-      if (!end.settled) return c.json({ ...pending(end.event), steps }, 202);
-      steps.push(step(end.event));
+    if (refused) {
+      const event = played.events.at(-1) as StoredEvent;
+      return c.json({
+        outcome: 'refused',
+        roundId,
+        bet: major(betMinor),
+        win: 0,
+        steps: shown,
+        balance: balanceOf(event, deps.config),
+        message: refusalMessage(event, showReply),
+      });
     }
+    // The balance after the round's last money call (an endRound moves none).
+    const last = played.events.filter((e) => e.facts?.operation !== 'endRound').at(-1) as StoredEvent;
     return c.json({
       outcome: winMinor > 0 ? 'win' : 'lose',
       roundId,
       bet: major(betMinor),
       win: major(winMinor),
-      steps,
+      steps: shown,
       balance: balanceOf(last, deps.config),
     });
   });
@@ -235,14 +208,28 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
 /** Opened sessions remembered at most; past it the set starts over (a game then opens once more). */
 const MAX_OPENED_SESSIONS = 10_000;
 
-async function settleWithin(queued: { event: StoredEvent; settled: Promise<StoredEvent> }, ms: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  const settled = await Promise.race([queued.settled, timeout]);
-  clearTimeout(timer);
-  return settled ? { settled: true as const, event: settled } : { settled: false as const, event: queued.event };
+/** One spin as a round: its bet on the session's player and game, and its win when it won. */
+function spinPlan(
+  wire: RoundWire,
+  session: LaunchSession,
+  spin: { betMinor: number; winMinor: number; round: string },
+  ids: () => string,
+): ScenarioStep[] {
+  const base = {
+    playerId: session.playerId,
+    gameId: session.gameId,
+    currency: session.currency,
+    source: 'play',
+    ...(session.callbackUrl ? { url: session.callbackUrl } : {}),
+    ...(session.token === undefined ? {} : { sessionToken: session.token }),
+  };
+  return roundSteps(
+    wire,
+    base,
+    ids,
+    { key: '', roundName: spin.round, betMinor: spin.betMinor, winMinor: spin.winMinor, after: [] },
+    { bet: "the spin's bet", win: "the spin's win", whole: 'the spin, bet and win in one callback' },
+  );
 }
 
 /** What a spin says of a launch-level URL's refusal: its status, never its words. */

@@ -25,7 +25,26 @@ export {
   wireParamsOf,
 } from './plan.ts';
 export {
+  baseOf,
+  betCall,
+  type CallBase,
+  type PlannedCall,
+  PROFILE_WIRE,
+  type RoundWire,
+  readCall,
+  rollbackCall,
+  rollbackWinCall,
+  roundIdFor,
+  roundSteps,
+  roundWireOf,
+  singleCall,
+  winCall,
+  withSessionCalls,
+} from './round.ts';
+export {
   groupOf,
+  type PlayedSteps,
+  playInOrder,
   runScenario,
   type ScenarioEngine,
   type ScenarioRunSummary,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../callbacks/random.ts';
-import { planScenario, SCENARIOS, ScenarioError, type ScenarioParams, UNAFFORDABLE_MINOR } from './plan.ts';
+import { PROFILE_WIRE, planScenario, SCENARIOS, ScenarioError, type ScenarioParams, UNAFFORDABLE_MINOR } from './plan.ts';
 
 const params: ScenarioParams = { players: ['p1', 'p2', 'p3'], amount: { min: 1, max: 20 } };
 function counter() {
@@ -147,14 +147,12 @@ describe('planScenario', () => {
   });
 
   it('refuses a ROLLBACK scenario on a profile without ROLLBACK, naming both, and plans the rest', () => {
-    const rollback = { profile: 'betnex', available: false };
+    const wire = { ...PROFILE_WIRE, name: 'betnex', hasRollback: false };
     for (const name of ['bet-rollback', 'rollback-unknown']) {
-      expect(() => plan(name, { rollback })).toThrow(ScenarioError);
-      expect(() => plan(name, { rollback })).toThrow(
-        `"${name}" scenario sends a ROLLBACK, and the "betnex" profile has no ROLLBACK`,
-      );
-      expect(plan(name, { rollback: { profile: 'default', available: true } }).steps.length).toBeGreaterThan(0);
+      expect(() => plan(name, { wire })).toThrow(ScenarioError);
+      expect(() => plan(name, { wire })).toThrow(`"${name}" scenario sends a ROLLBACK, and the "betnex" profile has no ROLLBACK`);
+      expect(plan(name, { wire: PROFILE_WIRE }).steps.length).toBeGreaterThan(0);
     }
-    expect(plan('bet-win', { rollback }).steps).toHaveLength(2);
+    expect(plan('bet-win', { wire }).steps).toHaveLength(2);
   });
 });

@@ -1,10 +1,22 @@
-import { createHash } from 'node:crypto';
-import { capabilitiesOf } from '../callbacks/call.ts';
-import type { CallbacksConfig, EnqueueRequest, EventKind, NamedOperation } from '../callbacks/events.ts';
+import type { CallbacksConfig } from '../callbacks/events.ts';
 import type { Random } from '../callbacks/random.ts';
 import { rollbackScenarioRefusal, SCENARIOS, type ScenarioName } from '../config/index.ts';
-import type { Operation } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
+import {
+  betCall,
+  type CallBase,
+  PROFILE_WIRE,
+  type RoundWire,
+  rollbackCall,
+  rollbackWinCall,
+  roundIdFor,
+  roundSteps,
+  roundWireOf,
+  type ScenarioStep,
+  type StepDependency,
+  winCall,
+  withSessionCalls,
+} from './round.ts';
 
 /**
  * Scenario expansion is pure: a name, parameters, a seeded Random and an id source go in; a list
@@ -12,6 +24,16 @@ import { formatMinor } from '../money/index.ts';
  * so a run's events do not depend on how fast the wallet answers.
  */
 
+export {
+  PROFILE_WIRE,
+  type RoundWire,
+  roundWireOf,
+  type ScenarioStep,
+  type SessionCalls,
+  type StepCondition,
+  type StepDependency,
+  sessionCallsOf,
+} from './round.ts';
 export { SCENARIOS, type ScenarioName };
 
 export const SCENARIO_DESCRIPTIONS: Record<ScenarioName, string> = {
@@ -53,76 +75,17 @@ export interface ScenarioParams {
   /** Known balances (minor units) per player, e.g. from the shadow ledger; `insufficient-funds` bets one cent more. */
   balances?: Readonly<Record<string, number | undefined>>;
   gameId?: string;
-  /** Whether the active profile has a ROLLBACK (default true); `bet-rollback` and `rollback-unknown` need one. */
-  rollback?: { profile: string; available: boolean };
   /**
-   * Whether the wire carries a bet and its win in one callback (betnex): then `bet-win` and each
-   * `session` spin go out as one callback per round instead of a DEBIT and a CREDIT.
+   * The configured wire's rounds ({@link roundWireOf}): its ROLLBACK (`bet-rollback` and
+   * `rollback-unknown` need one), whole rounds, wins that name their bet, and a dialect's session
+   * calls. Absent: the default profile's rounds, and no scenario is refused.
    */
-  wholeRounds?: boolean;
-  /** The calls a vendor dialect makes around the money (absent: none, as on a profile). */
-  calls?: SessionCalls;
-  /**
-   * Rounds as a vendor dialect's wallet expects them: a win names its bet (referenceTransactionId)
-   * and round ids are digits (Pragmatic's roundId is a Long; Red Tiger caps ids at 32 characters).
-   * Absent on a profile, whose bodies stay as they were.
-   */
-  vendorRounds?: boolean;
+  wire?: RoundWire;
 }
 
-/**
- * What a dialect's session sends besides money, as a real aggregator does: when a game opens, its
- * `authenticate` and `balance` calls before the first bet (a refused one ends the session: none of
- * its bets go out); after a round's last money call, `endRound`; and `rollbackWin` to take a win back.
- */
-export interface SessionCalls {
-  open: ('authenticate' | 'balance')[];
-  endRound: boolean;
-  rollbackWin: boolean;
-}
-
-/** The session calls of a wire with these operations (a profile has none of them). */
-export function sessionCallsOf(operations: readonly Operation[]): SessionCalls {
-  return {
-    open: (['authenticate', 'balance'] as const).filter((op) => operations.includes(op)),
-    endRound: operations.includes('endRound'),
-    rollbackWin: operations.includes('rollbackWin'),
-  };
-}
-
-/** What a scenario needs to know of the configured wire: its ROLLBACK, whole rounds, and a dialect's session calls. */
-export function wireParamsOf(
-  cfg: CallbacksConfig,
-): Required<Pick<ScenarioParams, 'rollback' | 'wholeRounds' | 'calls' | 'vendorRounds'>> {
-  const wire = capabilitiesOf(cfg);
-  return {
-    rollback: { profile: wire.name, available: wire.hasRollback },
-    wholeRounds: wire.roundBody,
-    calls: sessionCallsOf(wire.operations),
-    vendorRounds: wire.winsNameTheirBet,
-  };
-}
-
-/**
- * When a step may go: `accepted` = the step it waits for was delivered and the wallet accepted it
- * (a rejected bet gets no win); `settled` = it got any end state (a skipped step skips this one);
- * `finished` = settled or skipped (a session's next spin).
- */
-export type StepCondition = 'accepted' | 'settled' | 'finished';
-
-export interface StepDependency {
-  step: string;
-  when: StepCondition;
-}
-
-export interface ScenarioStep {
-  /** Unique within the plan, e.g. `bet`, `win`, `spin-3-bet`. */
-  key: string;
-  /** The event to enqueue; `transactionId` is always set. */
-  request: EnqueueRequest & { kind: EventKind; transactionId: string };
-  after: StepDependency[];
-  /** A sentence for people: what this step checks. */
-  purpose: string;
+/** What a scenario needs to know of the configured wire, for `planScenario`'s params. */
+export function wireParamsOf(cfg: CallbacksConfig): { wire: RoundWire } {
+  return { wire: roundWireOf(cfg) };
 }
 
 export interface ScenarioPlan {
@@ -149,295 +112,183 @@ export function isScenarioName(name: string): name is ScenarioName {
  * plan.steps.map((s) => s.request.kind) // ['debit', 'credit']
  */
 export function planScenario(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
-  const plan = moneyPlan(name, params, rng, ids);
-  return params.calls ? withSessionCalls(plan, params.calls, ids) : plan;
-}
-
-/** The money calls of a scenario. */
-function moneyPlan(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
   if (!isScenarioName(name)) {
     throw new ScenarioError(`Unknown scenario ${JSON.stringify(name)}: expected one of ${SCENARIOS.join(', ')}.`);
   }
-  const refusal =
-    params.rollback &&
-    rollbackScenarioRefusal(name, params.rollback.profile, params.rollback.available, params.calls?.rollbackWin ?? false);
+  const wire = params.wire ?? PROFILE_WIRE;
+  const refusal = params.wire && rollbackScenarioRefusal(name, wire.name, wire.hasRollback, wire.calls.rollbackWin);
   if (refusal) throw new ScenarioError(refusal);
   const range = amountRangeMinor(params.amount);
   if (params.players.length === 0) throw new ScenarioError('players: expected at least one player id, got an empty list.');
   const playerId = params.players[Math.floor(rng.next() * params.players.length)] as string;
-  const source = `scenario:${name}`;
-  const base = { playerId, source, ...(params.gameId ? { gameId: params.gameId } : {}) };
-  const bet = () => drawMinor(rng, range.min, range.max);
-  const roundOf = params.vendorRounds ? numericRoundOf : namedRoundOf;
-
-  const debit = (key: string, amountMinor: number, after: StepDependency[], purpose: string): ScenarioStep => {
-    const transactionId = ids();
-    return {
+  const base: CallBase = { playerId, source: `scenario:${name}`, ...(params.gameId ? { gameId: params.gameId } : {}) };
+  const kit: PlanKit = {
+    params,
+    rng,
+    ids,
+    wire,
+    base,
+    playerId,
+    bet: () => drawMinor(rng, range.min, range.max),
+    debit: (key, amountMinor, after, purpose) => {
+      const transactionId = ids();
+      const roundId = roundIdFor(wire, `round-${transactionId}`);
+      return { key, request: betCall(wire, base, { transactionId, amountMinor, roundId }), after, purpose };
+    },
+    credit: (key, of, amountMinor, after, purpose) => ({
       key,
-      request: { ...base, kind: 'debit', transactionId, amountMinor, roundId: roundOf(transactionId) },
+      request: winCall(wire, base, of.request, { transactionId: ids(), amountMinor }),
       after,
       purpose,
-    };
+    }),
+    round: (key, betMinor, winMinor, after, purposes) =>
+      roundSteps(wire, base, ids, { key, betMinor, winMinor, after }, purposes),
   };
-  const credit = (
-    key: string,
-    of: ScenarioStep,
-    amountMinor: number,
-    after: StepDependency[],
-    purpose: string,
-  ): ScenarioStep => ({
-    key,
-    request: {
-      ...base,
-      kind: 'credit',
-      transactionId: ids(),
-      amountMinor,
-      roundId: of.request.roundId as string,
-      ...(params.vendorRounds && of.request.kind === 'debit' ? { referenceTransactionId: of.request.transactionId } : {}),
-    },
-    after,
-    purpose,
-  });
-  const plan = (steps: ScenarioStep[], concurrent = false): ScenarioPlan => ({ scenario: name, playerId, steps, concurrent });
-  /** A bet and its win in one callback (a DEBIT carrying `winMinor`). */
-  const wholeRound = (d: ScenarioStep, winMinor: number, purpose: string): ScenarioStep => ({
-    ...d,
-    request: { ...d.request, winMinor },
-    purpose,
-  });
-
-  switch (name) {
-    case 'bet-win': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const win = winFor(rng, d.request.amountMinor);
-      if (params.wholeRounds) return plan([wholeRound(d, win, 'a round moves the balance by its win minus its bet')]);
-      return plan([d, credit('win', d, win, [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up by its amount')]);
-    }
-    case 'bet-lose':
-      return plan([debit('bet', bet(), [], 'a lost bet moves the balance down by its amount')]);
-    case 'bet-rollback': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      return plan([d, rollbackOf('rollback', d, ids, [{ step: 'bet', when: 'settled' }], 'a rollback restores the bet')]);
-    }
-    case 'duplicate-debit': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const again: ScenarioStep = {
-        key: 'bet-again',
-        request: { ...d.request },
-        after: [{ step: 'bet', when: 'settled' }],
-        purpose: 'the same DEBIT again gets the first reply and moves no money',
-      };
-      return plan([d, again]);
-    }
-    case 'duplicate-credit': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const c = credit(
-        'win',
-        d,
-        winFor(rng, d.request.amountMinor),
-        [{ step: 'bet', when: 'accepted' }],
-        'a win moves the balance up',
-      );
-      const again: ScenarioStep = {
-        key: 'win-again',
-        request: { ...c.request },
-        after: [{ step: 'win', when: 'settled' }],
-        purpose: 'the same CREDIT again gets the first reply and moves no money',
-      };
-      return plan([d, c, again]);
-    }
-    case 'rollback-unknown': {
-      const neverSent = ids();
-      const step: ScenarioStep = {
-        key: 'rollback',
-        request: {
-          ...base,
-          kind: 'rollback',
-          transactionId: ids(),
-          referenceTransactionId: neverSent,
-          amountMinor: bet(),
-          roundId: roundOf(neverSent),
-        },
-        after: [],
-        purpose: 'a ROLLBACK of a transaction never sent moves no money',
-      };
-      return plan([step]);
-    }
-    case 'insufficient-funds': {
-      const known = params.balances?.[playerId];
-      const amount = known !== undefined && known >= 0 ? known + 1 : UNAFFORDABLE_MINOR;
-      return plan([
-        debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`),
-      ]);
-    }
-    case 'burst': {
-      const size = positiveInt(params.size ?? DEFAULT_BURST_SIZE, 'size');
-      const steps = Array.from({ length: size }, (_, i) => {
-        const d = debit(`bet-${i + 1}`, bet(), [], 'parallel bets: the final balance is start minus the accepted bets');
-        // A distinct ordering key per bet lets the engine send them at the same time for one player.
-        d.request.orderingKey = `${playerId}~${d.request.transactionId}`;
-        return d;
-      });
-      return plan(steps, true);
-    }
-    case 'session': {
-      const spins = positiveInt(params.size ?? DEFAULT_SESSION_SPINS, 'size');
-      const rtp = params.rtp ?? DEFAULT_RTP;
-      if (!(rtp >= 0 && rtp <= 100)) throw new ScenarioError(`rtp: expected a fraction such as 0.96, got ${rtp}.`);
-      const steps: ScenarioStep[] = [];
-      let previous: string[] = [];
-      for (let i = 1; i <= spins; i++) {
-        const after = previous.map((step) => ({ step, when: 'finished' as const }));
-        const d = debit(`spin-${i}-bet`, bet(), after, `spin ${i}: the bet moves the balance down`);
-        steps.push(d);
-        previous = [d.key];
-        const win = sessionWin(rng, d.request.amountMinor, rtp);
-        if (win > 0 && params.wholeRounds) {
-          steps[steps.length - 1] = wholeRound(d, win, `spin ${i}: one callback moves the balance by win − bet`);
-        } else if (win > 0) {
-          const c = credit(
-            `spin-${i}-win`,
-            d,
-            win,
-            [{ step: d.key, when: 'accepted' }],
-            `spin ${i}: the win moves the balance up`,
-          );
-          steps.push(c);
-          previous = [d.key, c.key];
-        }
-      }
-      return plan(steps);
-    }
-    case 'free-spins':
-      return plan(freeSpins(positiveInt(params.size ?? DEFAULT_FREE_SPINS, 'size'), bet(), { debit, credit, rng }));
-    case 'jackpot': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const c = credit('jackpot', d, d.request.amountMinor * drawMinor(rng, 50, 500), [{ step: 'bet', when: 'accepted' }], '');
-      c.request.bonus = { kind: 'jackpot', id: `jp_${d.request.transactionId}` };
-      c.purpose = `a jackpot win of ${formatMinor(c.request.amountMinor)} moves the balance up by exactly that, once`;
-      return plan([d, c]);
-    }
-    case 'win-rollback': {
-      const d = debit('bet', bet(), [], 'a bet moves the balance down by its amount');
-      const c = credit('win', d, winFor(rng, d.request.amountMinor), [{ step: 'bet', when: 'accepted' }], '');
-      c.purpose = `a win of ${formatMinor(c.request.amountMinor)} moves the balance up by its amount`;
-      const back: ScenarioStep = {
-        key: 'win-rollback',
-        request: {
-          ...c.request,
-          kind: 'rollback',
-          operation: 'rollbackWin',
-          transactionId: ids(),
-          referenceTransactionId: c.request.transactionId,
-        },
-        after: [{ step: 'win', when: 'settled' }],
-        purpose: 'a rollback of the win takes exactly the win back, once; the bet stays taken',
-      };
-      return plan([d, c, back]);
-    }
-    case 'promotion': {
-      const transactionId = ids();
-      const amountMinor = bet();
-      const step: ScenarioStep = {
-        key: 'promotion',
-        request: {
-          ...base,
-          kind: 'credit',
-          transactionId,
-          amountMinor,
-          bonus: { kind: 'promotion', id: `promo_${transactionId}` },
-        },
-        after: [],
-        purpose: `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`,
-      };
-      return plan([step]);
-    }
-  }
+  const planned = MONEY_PLANS[name](kit);
+  const { steps, concurrent } = Array.isArray(planned) ? { steps: planned, concurrent: false } : planned;
+  return { scenario: name, playerId, steps: withSessionCalls(steps, wire.calls, ids), concurrent };
 }
 
-/**
- * The plan with a dialect's session calls around its money: the game-opening calls first, every
- * other step waiting for them to be accepted; and after the last money call of
- * each round that was not rolled back, its endRound, which the round's followers then wait for too.
- */
-function withSessionCalls(plan: ScenarioPlan, calls: SessionCalls, ids: () => string): ScenarioPlan {
-  const first = plan.steps[0];
-  if (!first) return plan;
-  const { playerId } = plan;
-  const { source, gameId } = first.request;
-  const read = (key: string, operation: NamedOperation, after: StepDependency[], purpose: string, extra = {}): ScenarioStep => ({
-    key,
-    request: {
-      kind: 'credit',
-      operation,
-      playerId,
-      amountMinor: 0,
-      transactionId: ids(),
-      ...(source === undefined ? {} : { source }),
-      ...(gameId === undefined ? {} : { gameId }),
-      ...extra,
-    },
-    after,
-    purpose,
-  });
-  let steps = plan.steps;
-  if (calls.endRound) {
-    const lastOfRound = new Map<string, ScenarioStep>();
-    const rolledBack = new Set<string>();
-    for (const step of steps) {
-      const round = step.request.roundId;
-      if (round === undefined) continue;
-      if (step.request.kind === 'rollback') rolledBack.add(round);
-      else lastOfRound.set(round, step);
-    }
-    const ends = new Map<string, ScenarioStep>();
-    for (const [round, last] of lastOfRound) {
-      if (rolledBack.has(round)) continue;
-      const end = read(
-        `${last.key}-end-round`,
-        'endRound',
-        [{ step: last.key, when: last.request.kind === 'debit' ? 'accepted' : 'settled' }],
-        'the round ends after its last money call: endRound moves no money',
-        { roundId: round, ...(last.request.orderingKey === undefined ? {} : { orderingKey: last.request.orderingKey }) },
-      );
-      ends.set(last.key, end);
-    }
-    steps = steps.flatMap((step) => {
-      // A step that follows a round's last call follows its endRound too, so the two never race.
-      const after = step.after.flatMap((dep) => {
-        const end = ends.get(dep.step);
-        return end && end.key !== step.key ? [dep, { step: end.key, when: 'finished' as const }] : [dep];
-      });
-      const end = ends.get(step.key);
-      return end ? [{ ...step, after }, end] : [{ ...step, after }];
-    });
-  }
-  if (calls.open.length > 0) {
-    const opening: ScenarioStep[] = [];
-    for (const operation of calls.open) {
-      const previous = opening.at(-1);
-      opening.push(
-        read(
-          `open-${operation}`,
-          operation,
-          previous ? [{ step: previous.key, when: 'accepted' }] : [],
-          operation === 'authenticate'
-            ? 'the game opens: the session token is checked before any bet'
-            : 'the game opens: the balance read moves no money',
-        ),
-      );
-    }
-    const gate = { step: (opening.at(-1) as ScenarioStep).key, when: 'accepted' as const };
-    // Every step waits for the opening, not only the first: a session whose game did not open sends nothing.
-    steps = [...opening, ...steps.map((step) => ({ ...step, after: [gate, ...step.after] }))];
-  }
-  return { ...plan, steps };
-}
-
-interface StepMakers {
-  debit: (key: string, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
-  credit: (key: string, of: ScenarioStep, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
+/** What a scenario's entry in {@link MONEY_PLANS} plans with: the drawn player, the Random, and the round planner's steps. */
+interface PlanKit {
+  params: ScenarioParams;
   rng: Random;
+  ids: () => string;
+  wire: RoundWire;
+  base: CallBase;
+  playerId: string;
+  /** A bet drawn from the amount range. */
+  bet: () => number;
+  /** A bet in a round of its own. */
+  debit: (key: string, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
+  /** The win of `of`'s bet (naming it where the wire's wins do). */
+  credit: (key: string, of: ScenarioStep, amountMinor: number, after: StepDependency[], purpose: string) => ScenarioStep;
+  /** A whole round: its bet, and its win when it won (one callback on a wire with whole rounds). */
+  round: (
+    key: string,
+    betMinor: number,
+    winMinor: number,
+    after: StepDependency[],
+    purposes: { bet: string; win: string; whole: string },
+  ) => ScenarioStep[];
+}
+
+type Planned = ScenarioStep[] | { steps: ScenarioStep[]; concurrent: boolean };
+
+const BET_PURPOSE = 'a bet moves the balance down by its amount';
+
+/** The money calls of each scenario; the compiler checks that every scenario has one. */
+const MONEY_PLANS = {
+  'bet-win': (k) => {
+    const betMinor = k.bet();
+    return k.round('', betMinor, winFor(k.rng, betMinor), [], {
+      bet: BET_PURPOSE,
+      win: 'a win moves the balance up by its amount',
+      whole: 'a round moves the balance by its win minus its bet',
+    });
+  },
+  'bet-lose': (k) => [k.debit('bet', k.bet(), [], 'a lost bet moves the balance down by its amount')],
+  'bet-rollback': (k) => {
+    const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
+    return [d, rollbackStep('rollback', d, k.ids, [{ step: 'bet', when: 'settled' }], 'a rollback restores the bet')];
+  },
+  'duplicate-debit': (k) => {
+    const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
+    return [d, again('bet-again', d, 'the same DEBIT again gets the first reply and moves no money')];
+  },
+  'duplicate-credit': (k) => {
+    const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
+    const c = k.credit(
+      'win',
+      d,
+      winFor(k.rng, d.request.amountMinor),
+      [{ step: 'bet', when: 'accepted' }],
+      'a win moves the balance up',
+    );
+    return [d, c, again('win-again', c, 'the same CREDIT again gets the first reply and moves no money')];
+  },
+  'rollback-unknown': (k) => {
+    const neverSent = k.ids();
+    const bet = betCall(k.wire, k.base, {
+      transactionId: neverSent,
+      amountMinor: k.bet(),
+      roundId: roundIdFor(k.wire, `round-${neverSent}`),
+    });
+    const request = rollbackCall(bet, k.ids());
+    return [{ key: 'rollback', request, after: [], purpose: 'a ROLLBACK of a transaction never sent moves no money' }];
+  },
+  'insufficient-funds': (k) => {
+    const known = k.params.balances?.[k.playerId];
+    const amount = known !== undefined && known >= 0 ? known + 1 : UNAFFORDABLE_MINOR;
+    return [k.debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`)];
+  },
+  burst: (k) => {
+    const size = positiveInt(k.params.size ?? DEFAULT_BURST_SIZE, 'size');
+    const steps = Array.from({ length: size }, (_, i) => {
+      const d = k.debit(`bet-${i + 1}`, k.bet(), [], 'parallel bets: the final balance is start minus the accepted bets');
+      // A distinct ordering key per bet lets the engine send them at the same time for one player.
+      d.request.orderingKey = `${k.playerId}~${d.request.transactionId}`;
+      return d;
+    });
+    return { steps, concurrent: true };
+  },
+  session: (k) => {
+    const spins = positiveInt(k.params.size ?? DEFAULT_SESSION_SPINS, 'size');
+    const rtp = k.params.rtp ?? DEFAULT_RTP;
+    if (!(rtp >= 0 && rtp <= 100)) throw new ScenarioError(`rtp: expected a fraction such as 0.96, got ${rtp}.`);
+    const steps: ScenarioStep[] = [];
+    let previous: string[] = [];
+    for (let i = 1; i <= spins; i++) {
+      const betMinor = k.bet();
+      const round = k.round(
+        `spin-${i}-`,
+        betMinor,
+        sessionWin(k.rng, betMinor, rtp),
+        previous.map((step) => ({ step, when: 'finished' as const })),
+        {
+          bet: `spin ${i}: the bet moves the balance down`,
+          win: `spin ${i}: the win moves the balance up`,
+          whole: `spin ${i}: one callback moves the balance by win − bet`,
+        },
+      );
+      steps.push(...round);
+      previous = round.map((s) => s.key);
+    }
+    return steps;
+  },
+  'free-spins': (k) => freeSpins(positiveInt(k.params.size ?? DEFAULT_FREE_SPINS, 'size'), k.bet(), k),
+  jackpot: (k) => {
+    const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
+    const c = k.credit('jackpot', d, d.request.amountMinor * drawMinor(k.rng, 50, 500), [{ step: 'bet', when: 'accepted' }], '');
+    c.request.bonus = { kind: 'jackpot', id: `jp_${d.request.transactionId}` };
+    c.purpose = `a jackpot win of ${formatMinor(c.request.amountMinor)} moves the balance up by exactly that, once`;
+    return [d, c];
+  },
+  'win-rollback': (k) => {
+    const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
+    const c = k.credit('win', d, winFor(k.rng, d.request.amountMinor), [{ step: 'bet', when: 'accepted' }], '');
+    c.purpose = `a win of ${formatMinor(c.request.amountMinor)} moves the balance up by its amount`;
+    const back: ScenarioStep = {
+      key: 'win-rollback',
+      request: rollbackWinCall(c.request, k.ids()),
+      after: [{ step: 'win', when: 'settled' }],
+      purpose: 'a rollback of the win takes exactly the win back, once; the bet stays taken',
+    };
+    return [d, c, back];
+  },
+  promotion: (k) => {
+    const transactionId = k.ids();
+    const amountMinor = k.bet();
+    const request = winCall(k.wire, k.base, undefined, { transactionId, amountMinor });
+    request.bonus = { kind: 'promotion', id: `promo_${transactionId}` };
+    const purpose = `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`;
+    return [{ key: 'promotion', request, after: [], purpose }];
+  },
+} satisfies Record<ScenarioName, (kit: PlanKit) => Planned>;
+
+/** The same call again, once the first has settled: a true repeat (same ids, same amount). */
+function again(key: string, first: ScenarioStep, purpose: string): ScenarioStep {
+  return { key, request: { ...first.request }, after: [{ step: first.key, when: 'settled' }], purpose };
 }
 
 /**
@@ -445,7 +296,7 @@ interface StepMakers {
  * then one CREDIT of what the spins won (possibly 0, which closes the bonus). Every event names
  * the bonus, so a wallet can tell free spins from paid ones.
  */
-function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: StepMakers): ScenarioStep[] {
+function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: PlanKit): ScenarioStep[] {
   const steps: ScenarioStep[] = [];
   let winnings = 0;
   for (let i = 1; i <= spins; i++) {
@@ -463,28 +314,8 @@ function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: St
 }
 
 /** The ROLLBACK of a planned DEBIT: same amount, referencing its transactionId. */
-function rollbackOf(key: string, d: ScenarioStep, ids: () => string, after: StepDependency[], purpose: string): ScenarioStep {
-  const { orderingKey: _o, ...rest } = d.request;
-  return {
-    key,
-    request: {
-      ...rest,
-      kind: 'rollback',
-      transactionId: ids(),
-      referenceTransactionId: d.request.transactionId,
-    },
-    after,
-    purpose,
-  };
-}
-
-function namedRoundOf(transactionId: string): string {
-  return `round-${transactionId}`;
-}
-
-/** A round id of 15 digits drawn from the transaction id: a Long for Pragmatic, short enough for Red Tiger. */
-function numericRoundOf(transactionId: string): string {
-  return String(Number.parseInt(createHash('sha256').update(transactionId).digest('hex').slice(0, 12), 16) + 1e14).slice(0, 15);
+function rollbackStep(key: string, d: ScenarioStep, ids: () => string, after: StepDependency[], purpose: string): ScenarioStep {
+  return { key, request: rollbackCall(d.request, ids()), after, purpose };
 }
 
 /** A bet range in major units → whole cents; refuses a range with no whole cent in it. */

@@ -100,6 +100,55 @@ export function runScenario(
   return startScenario(engine, plan, options).done;
 }
 
+/** How {@link playInOrder} ended: the events sent in order, and the step that was refused or is still pending, if one. */
+export interface PlayedSteps {
+  events: StoredEvent[];
+  /** The step whose call the wallet did not accept (the steps waiting for it were not sent). */
+  refused?: ScenarioStep;
+  /** The event of a step that did not settle within the wait (the engine keeps retrying it). */
+  pending?: StoredEvent;
+}
+
+/**
+ * Sends steps one after another, each once the one before has settled, for a caller that answers
+ * a person (the play page): a step whose condition does not hold is not sent, and a step the wallet
+ * refuses, or one that does not settle within `waitMs`, ends the run there.
+ */
+export async function playInOrder(engine: ScenarioEngine, steps: readonly ScenarioStep[], waitMs: number): Promise<PlayedSteps> {
+  const results = new Map<string, StepResult>();
+  const events: StoredEvent[] = [];
+  for (const step of steps) {
+    const blocked = step.after.some((dep) => {
+      const r = results.get(dep.step);
+      return r === undefined || !conditionHolds(dep, r);
+    });
+    if (blocked) {
+      results.set(step.key, { key: step.key, status: 'skipped', reason: 'a step it waits for did not go as needed' });
+      continue;
+    }
+    const queued = engine.enqueue(step.request);
+    const settled = await within(queued.settled, waitMs);
+    if (!settled) return { events, pending: queued.event };
+    events.push(settled);
+    results.set(step.key, { key: step.key, status: 'sent', event: settled });
+    if (!isAccepted(settled)) return { events, refused: step };
+  }
+  return { events };
+}
+
+/** The promise's value, or undefined when it takes longer than `ms` (real time: a person waits). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function conditionHolds(dep: StepDependency, r: StepResult): boolean {
   switch (dep.when) {
     case 'finished':

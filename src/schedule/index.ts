@@ -7,7 +7,7 @@ import { type Clock, systemClock, type TimerHandle } from '../callbacks/clock.ts
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { Random } from '../callbacks/random.ts';
 import { parseDuration, type ScheduleEntry } from '../config/index.ts';
-import { planScenario, type SessionCalls } from '../scenarios/plan.ts';
+import { planScenario, type RoundWire } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 
 export { formatScheduleFlag, parseScheduleFlag, ScheduleFlagError } from './flag.ts';
@@ -59,12 +59,12 @@ export interface SchedulerOptions {
   /** Known balances (minor units) for `insufficient-funds`, e.g. `() => ledger.knownBalances()`. */
   balances?: () => Readonly<Record<string, number>>;
   maxBacklog?: number;
-  /** Whether the active profile has a ROLLBACK: without one, ROLLBACK scenarios are refused with a clear error. */
-  rollback?: { profile: string; available: boolean };
-  /** Whether rounds go out as one callback (a wire with bet and win fields). */
-  wholeRounds?: boolean;
-  /** A vendor dialect's calls around the money (game opening, endRound, rollbackWin). */
-  calls?: SessionCalls;
+  /**
+   * The configured wire's rounds (`roundWireOf(config.callbacks)`), handed whole to the round
+   * planner: its ROLLBACK (without one, ROLLBACK scenarios are refused with a clear error), whole
+   * rounds, wins that name their bet, and a dialect's calls around the money.
+   */
+  wire?: RoundWire;
 }
 
 export class ScheduleError extends Error {
@@ -127,9 +127,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           ...(a.entry.size === undefined ? {} : { size: a.entry.size }),
           ...(a.entry.rtp === undefined ? {} : { rtp: a.entry.rtp }),
           ...(options.balances ? { balances: options.balances() } : {}),
-          ...(options.rollback ? { rollback: options.rollback } : {}),
-          ...(options.wholeRounds ? { wholeRounds: true } : {}),
-          ...(options.calls ? { calls: options.calls } : {}),
+          ...(options.wire ? { wire: options.wire } : {}),
         },
         options.random,
         () => options.engine.nextTransactionId(),

@@ -134,339 +134,335 @@ export const DEFAULT_RACE_WINDOW_MS = 20;
  */
 export function faultyBehaviour(fault: WalletFault | undefined, store: WalletStore, options: FaultOptions = {}): WalletBehaviour {
   const reference = referenceBehaviour(store);
-  switch (fault) {
-    case undefined:
-    case 'negative-balance':
-      return reference;
-    case 'no-signature-check':
-      return { ...reference, checkSignature: null };
-    case 'first-signature-only':
-      return { ...reference, checkSignature: (input) => signatureRefusal({ ...input, headers: firstSignatureOnly(input) }) };
-    case 'past-only-timestamp':
-      return { ...reference, checkSignature: pastOnlyTimestamp };
-    case 'double-debit':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: forgets it has seen this bet, so a retried DEBIT is charged a second time.
-          if (event.kind === 'DEBIT') store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
-          return store.applyEvent(event);
-        },
-      };
-    case 'rollback-ignored':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const balance = store.balanceOf(event.playerId);
-          // BUG: says "done" with the current balance and never gives the bet back.
-          if (event.kind === 'ROLLBACK' && balance !== undefined) return store.replies.balance(balance);
-          return store.applyEvent(event);
-        },
-      };
-    case 'slow': {
-      const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: the money moves, but the reply comes after the aggregator stopped waiting.
-          const reply = store.applyEvent(event);
-          await sleep(slowMs);
-          return reply;
-        },
-      };
-    }
-    case 'flaky': {
-      const random = mulberry32(options.seed ?? 42);
-      const rate = options.flakyRate ?? DEFAULT_FLAKY_RATE;
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: some requests fail for no reason the aggregator can fix.
-          if (random() < rate) {
-            return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'flaky wallet: simulated internal error' } };
-          }
-          return store.applyEvent(event);
-        },
-      };
-    }
-    case 'race': {
-      const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-      return { ...reference, applyCallback: (event) => racyApply(store, event, windowMs) };
-    }
-    case 'duplicate-race': {
-      const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const previous = store.replayIfDuplicate(event);
-          if (previous) return previous;
-          // BUG: between the duplicate check and the write, another copy of the same DEBIT passes the check too.
-          await sleep(windowMs);
-          store.forgetTransaction(event.playerId, event.kind, event.transactionId);
-          return store.applyEvent(event);
-        },
-      };
-    }
-    case 'tx-only-key':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: "have I seen this transactionId?" without asking for whom.
-          const seen = store.db
-            .prepare<[string, string], { reply_status: number; reply_body: string }>(
-              'SELECT reply_status, reply_body FROM transactions WHERE type = ? AND tx_id = ? LIMIT 1',
-            )
-            .get(event.kind, event.transactionId);
-          if (seen) return { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) };
-          return store.applyEvent(event);
-        },
-      };
-    case 'no-tombstone':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const balance = store.balanceOf(event.playerId);
-          const debitId = event.debitTransactionId ?? event.transactionId;
-          // BUG: "nothing to roll back" is answered and forgotten, so the DEBIT is charged if it arrives late.
-          if (event.kind === 'ROLLBACK' && balance !== undefined && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
-            return store.replies.balance(balance);
-          }
-          return store.applyEvent(event);
-        },
-      };
-    case 'rollback-deletes-debit':
-      return { ...reference, applyCallback: (event) => rollbackDeletesDebit(store, event) };
-    case 'refund-refused-debit':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const debit = refusedDebitOf(store, event);
-          if (!debit) return store.applyEvent(event);
-          // BUG: pays the refused bet "back", although it was never taken.
-          const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-          store.setBalance(event.playerId, after);
-          const reply = store.replies.balance(after);
-          store.recordTransaction(event, 'restored', reply);
-          return reply;
-        },
-      };
-    case 'stale-debit-reply':
-    case 'stale-credit-reply': {
-      const kind = fault === 'stale-debit-reply' ? 'DEBIT' : 'CREDIT';
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const before = store.balanceOf(event.playerId);
-          const reply = store.applyEvent(event);
-          // BUG: the reply is built from the balance it read first, not the one it wrote.
-          if (event.kind !== kind || reply.status !== 200 || before === undefined) return reply;
-          return store.replies.balance(before);
-        },
-      };
-    }
-    case 'double-credit':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: wins are "never duplicated", so nobody checks.
-          if (event.kind === 'CREDIT') store.forgetTransaction(event.playerId, 'CREDIT', event.transactionId);
-          return store.applyEvent(event);
-        },
-      };
-    case 'negative-amounts':
-      return {
-        ...reference,
-        allowNegativeAmounts: true,
-        applyCallback: async (event) => {
-          if (event.amountMinor >= 0) return store.applyEvent(event);
-          // BUG: no sign check, so `balance - amount` pays a negative DEBIT out (and a negative CREDIT takes money).
-          const balance = store.balanceOf(event.playerId);
-          if (balance === undefined) return store.applyEvent({ ...event, amountMinor: 0 });
-          const after = event.kind === 'DEBIT' ? balance - event.amountMinor : balance + event.amountMinor;
-          store.setBalance(event.playerId, after);
-          return store.replies.balance(after);
-        },
-      };
-    case 'rollback-unknown-crash':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const debitId = event.debitTransactionId ?? event.transactionId;
-          if (event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
-            // BUG: `const debit = find(id); debit.amount …` with no "not found" branch.
-            return {
-              status: 500,
-              body: { error: 'INTERNAL_ERROR', message: "Cannot read properties of undefined (reading 'amount')" },
-            };
-          }
-          return store.applyEvent(event);
-        },
-      };
-    case 'rollback-unknown-credits':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const balance = store.balanceOf(event.playerId);
-          const debitId = event.debitTransactionId ?? event.transactionId;
-          if (
-            event.kind !== 'ROLLBACK' ||
-            balance === undefined ||
-            (event.currency !== undefined && event.currency !== store.currencyOf(event.playerId)) ||
-            store.replayIfDuplicate(event) ||
-            store.findTransaction(event.playerId, 'DEBIT', debitId)
-          ) {
-            return store.applyEvent(event);
-          }
-          // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
-          const after = balance + event.amountMinor;
-          store.setBalance(event.playerId, after);
-          const reply = store.replies.balance(after);
-          store.recordTransaction(event, 'tombstone', reply);
-          return reply;
-        },
-      };
-    case 'malformed-json-crash':
-      return {
-        ...reference,
-        // BUG: JSON.parse outside the try, so the framework's error handler answers.
-        onUnparsable: (parsed) =>
-          parsed.errors[0]?.field === '(body)'
-            ? { status: 500, body: { error: 'INTERNAL_ERROR', message: parsed.message } }
-            : undefined,
-      };
-    case 'rollback-by-own-id':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const debit =
-            event.kind === 'ROLLBACK' && !store.replayIfDuplicate(event)
-              ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
-              : undefined;
-          if (debit?.status !== 'rolled_back') return store.applyEvent(event);
-          // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
-          const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-          store.setBalance(event.playerId, after);
-          const reply = store.replies.balance(after);
-          store.recordTransaction(event, 'restored', reply);
-          return reply;
-        },
-      };
-    case 'rollback-trusts-amount':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const debit =
-            event.kind === 'ROLLBACK'
-              ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
-              : undefined;
-          if (debit?.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
-          // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
-          const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
-          const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
-          store.setBalance(event.playerId, after);
-          return reply.status === 200 ? store.replies.balance(after) : reply;
-        },
-      };
-    case 'zero-as-default-stake':
-      return {
-        ...reference,
-        // BUG: `amount || DEFAULT_STAKE`, so a free spin costs 1.00 and a lost round pays 1.00.
-        applyCallback: async (event) =>
-          store.applyEvent(event.kind !== 'ROLLBACK' && event.amountMinor === 0 ? { ...event, amountMinor: 100 } : event),
-      };
-    case 'off-by-one-funds':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const balance = store.balanceOf(event.playerId);
-          // BUG: `balance <= amount` refuses a bet of exactly the whole balance.
-          if (event.kind === 'DEBIT' && balance !== undefined && event.amountMinor > 0 && balance === event.amountMinor) {
-            return (
-              store.replayIfDuplicate(event) ??
-              store.replies.reject('INSUFFICIENT_FUNDS', 'Insufficient funds.', { balanceMinor: balance })
-            );
-          }
-          return store.applyEvent(event);
-        },
-      };
-    case 'float-money':
-      return floatMoneyBehaviour(reference, store);
-    case 'int32-cents':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const reply = store.applyEvent(event);
-          const balance = store.balanceOf(event.playerId);
-          if (balance === undefined || balance === (balance | 0)) return reply;
-          // BUG: the balance column is a 32-bit INT of cents.
-          store.setBalance(event.playerId, balance | 0);
-          return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
-        },
-      };
-    case 'reply-from-stale-read': {
-      const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const arrived = store.balanceOf(event.playerId);
-          await sleep(windowMs);
-          const replay = store.replayIfDuplicate(event);
-          if (replay) return replay;
-          const atApply = store.balanceOf(event.playerId);
-          const reply = store.applyEvent(event);
-          const after = store.balanceOf(event.playerId);
-          if (reply.status !== 200 || arrived === undefined || atApply === undefined || after === undefined) return reply;
-          // BUG: the reply adds this callback's movement to the balance read when the request arrived.
-          return store.replies.balance(arrived + (after - atApply));
-        },
-      };
-    }
-    case 'debit-only-signature':
-      return { ...reference, checkSignature: debitOnlySignature, signatureScope: 'debits' };
-    case 'signature-cache':
-      return { ...reference, checkSignature: signatureCache() };
-    case 'ci-collation-ids':
-      // BUG: the id columns compare case- and accent-insensitively.
-      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, foldCaseAndAccents)) };
-    case 'trims-ids':
-      // BUG: "clean" ids by trimming them.
-      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.trim())) };
-    case 'truncates-ids':
-      // BUG: VARCHAR(64), and the database truncates what is longer.
-      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64))) };
-    case 'utf8mb3-ids':
-      // BUG: utf8mb3 cannot store a 4-byte character, and the database drops the rest of the id.
-      return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, cutAtAstral)) };
-    case 'sql-concat-ids':
-      return { ...reference, applyCallback: async (event) => sqlConcatLookup(store, event) ?? store.applyEvent(event) };
-    case 'rounds-amounts':
-      return { ...reference, rewriteBody: roundAmounts };
-    case 'charges-retried-refusal':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          const reply = store.applyEvent(event);
-          // BUG: only accepted bets are kept; a refused one is "nothing happened".
-          if (
-            event.kind === 'DEBIT' &&
-            store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'rejected'
-          )
-            store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
-          return reply;
-        },
-      };
-    case 'last-bet-only':
-      return { ...reference, applyCallback: lastBetOnly(store) };
-    case 'creates-players':
-      return {
-        ...reference,
-        applyCallback: async (event) => {
-          // BUG: an unknown player is "created on first win".
-          if (event.kind === 'CREDIT' && store.balanceOf(event.playerId) === undefined) store.setBalance(event.playerId, 0);
-          return store.applyEvent(event);
-        },
-      };
-  }
+  if (fault === undefined || fault === 'negative-balance') return reference;
+  return FAULTS[fault]({ reference, store, options });
+}
+
+/** What a fault's entry builds its wallet from: the reference behaviour, the store, the options. */
+interface FaultContext {
+  reference: WalletBehaviour;
+  store: WalletStore;
+  options: FaultOptions;
+}
+
+/**
+ * One entry per planted fault: the reference behaviour with the one thing that fault breaks.
+ * The compiler checks that every fault has an entry (`negative-balance` is an option of the store).
+ */
+const FAULTS = {
+  'no-signature-check': ({ reference }) => ({ ...reference, checkSignature: null }),
+  'first-signature-only': ({ reference }) => ({
+    ...reference,
+    checkSignature: (input) => signatureRefusal({ ...input, headers: firstSignatureOnly(input) }),
+  }),
+  'past-only-timestamp': ({ reference }) => ({ ...reference, checkSignature: pastOnlyTimestamp }),
+  'double-debit': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      // BUG: forgets it has seen this bet, so a retried DEBIT is charged a second time.
+      if (event.kind === 'DEBIT') store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+      return store.applyEvent(event);
+    },
+  }),
+  'rollback-ignored': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const balance = store.balanceOf(event.playerId);
+      // BUG: says "done" with the current balance and never gives the bet back.
+      if (event.kind === 'ROLLBACK' && balance !== undefined) return store.replies.balance(balance);
+      return store.applyEvent(event);
+    },
+  }),
+  slow: ({ reference, store, options }) => {
+    const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
+    return {
+      ...reference,
+      applyCallback: async (event) => {
+        // BUG: the money moves, but the reply comes after the aggregator stopped waiting.
+        const reply = store.applyEvent(event);
+        await sleep(slowMs);
+        return reply;
+      },
+    };
+  },
+  flaky: ({ reference, store, options }) => {
+    const random = mulberry32(options.seed ?? 42);
+    const rate = options.flakyRate ?? DEFAULT_FLAKY_RATE;
+    return {
+      ...reference,
+      applyCallback: async (event) => {
+        // BUG: some requests fail for no reason the aggregator can fix.
+        if (random() < rate) {
+          return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'flaky wallet: simulated internal error' } };
+        }
+        return store.applyEvent(event);
+      },
+    };
+  },
+  race: ({ reference, store, options }) => {
+    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
+    return { ...reference, applyCallback: (event) => racyApply(store, event, windowMs) };
+  },
+  'duplicate-race': ({ reference, store, options }) => {
+    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
+    return {
+      ...reference,
+      applyCallback: async (event) => {
+        const previous = store.replayIfDuplicate(event);
+        if (previous) return previous;
+        // BUG: between the duplicate check and the write, another copy of the same DEBIT passes the check too.
+        await sleep(windowMs);
+        store.forgetTransaction(event.playerId, event.kind, event.transactionId);
+        return store.applyEvent(event);
+      },
+    };
+  },
+  'tx-only-key': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      // BUG: "have I seen this transactionId?" without asking for whom.
+      const seen = store.db
+        .prepare<[string, string], { reply_status: number; reply_body: string }>(
+          'SELECT reply_status, reply_body FROM transactions WHERE type = ? AND tx_id = ? LIMIT 1',
+        )
+        .get(event.kind, event.transactionId);
+      if (seen) return { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) };
+      return store.applyEvent(event);
+    },
+  }),
+  'no-tombstone': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const balance = store.balanceOf(event.playerId);
+      const debitId = event.debitTransactionId ?? event.transactionId;
+      // BUG: "nothing to roll back" is answered and forgotten, so the DEBIT is charged if it arrives late.
+      if (event.kind === 'ROLLBACK' && balance !== undefined && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+        return store.replies.balance(balance);
+      }
+      return store.applyEvent(event);
+    },
+  }),
+  'rollback-deletes-debit': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: (event) => rollbackDeletesDebit(store, event),
+  }),
+  'refund-refused-debit': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const debit = refusedDebitOf(store, event);
+      if (!debit) return store.applyEvent(event);
+      // BUG: pays the refused bet "back", although it was never taken.
+      const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
+      store.setBalance(event.playerId, after);
+      const reply = store.replies.balance(after);
+      store.recordTransaction(event, 'restored', reply);
+      return reply;
+    },
+  }),
+  'stale-debit-reply': ({ reference, store }) => staleReply(reference, store, 'DEBIT'),
+  'stale-credit-reply': ({ reference, store }) => staleReply(reference, store, 'CREDIT'),
+  'double-credit': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      // BUG: wins are "never duplicated", so nobody checks.
+      if (event.kind === 'CREDIT') store.forgetTransaction(event.playerId, 'CREDIT', event.transactionId);
+      return store.applyEvent(event);
+    },
+  }),
+  'negative-amounts': ({ reference, store }) => ({
+    ...reference,
+    allowNegativeAmounts: true,
+    applyCallback: async (event) => {
+      if (event.amountMinor >= 0) return store.applyEvent(event);
+      // BUG: no sign check, so `balance - amount` pays a negative DEBIT out (and a negative CREDIT takes money).
+      const balance = store.balanceOf(event.playerId);
+      if (balance === undefined) return store.applyEvent({ ...event, amountMinor: 0 });
+      const after = event.kind === 'DEBIT' ? balance - event.amountMinor : balance + event.amountMinor;
+      store.setBalance(event.playerId, after);
+      return store.replies.balance(after);
+    },
+  }),
+  'rollback-unknown-crash': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const debitId = event.debitTransactionId ?? event.transactionId;
+      if (event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+        // BUG: `const debit = find(id); debit.amount …` with no "not found" branch.
+        return {
+          status: 500,
+          body: { error: 'INTERNAL_ERROR', message: "Cannot read properties of undefined (reading 'amount')" },
+        };
+      }
+      return store.applyEvent(event);
+    },
+  }),
+  'rollback-unknown-credits': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const balance = store.balanceOf(event.playerId);
+      const debitId = event.debitTransactionId ?? event.transactionId;
+      if (
+        event.kind !== 'ROLLBACK' ||
+        balance === undefined ||
+        (event.currency !== undefined && event.currency !== store.currencyOf(event.playerId)) ||
+        store.replayIfDuplicate(event) ||
+        store.findTransaction(event.playerId, 'DEBIT', debitId)
+      ) {
+        return store.applyEvent(event);
+      }
+      // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
+      const after = balance + event.amountMinor;
+      store.setBalance(event.playerId, after);
+      const reply = store.replies.balance(after);
+      store.recordTransaction(event, 'tombstone', reply);
+      return reply;
+    },
+  }),
+  'malformed-json-crash': ({ reference }) => ({
+    ...reference,
+    // BUG: JSON.parse outside the try, so the framework's error handler answers.
+    onUnparsable: (parsed) =>
+      parsed.errors[0]?.field === '(body)'
+        ? { status: 500, body: { error: 'INTERNAL_ERROR', message: parsed.message } }
+        : undefined,
+  }),
+  'rollback-by-own-id': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const debit =
+        event.kind === 'ROLLBACK' && !store.replayIfDuplicate(event)
+          ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+          : undefined;
+      if (debit?.status !== 'rolled_back') return store.applyEvent(event);
+      // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
+      const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
+      store.setBalance(event.playerId, after);
+      const reply = store.replies.balance(after);
+      store.recordTransaction(event, 'restored', reply);
+      return reply;
+    },
+  }),
+  'rollback-trusts-amount': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const debit =
+        event.kind === 'ROLLBACK'
+          ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+          : undefined;
+      if (debit?.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
+      // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
+      const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
+      const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
+      store.setBalance(event.playerId, after);
+      return reply.status === 200 ? store.replies.balance(after) : reply;
+    },
+  }),
+  'zero-as-default-stake': ({ reference, store }) => ({
+    ...reference,
+    // BUG: `amount || DEFAULT_STAKE`, so a free spin costs 1.00 and a lost round pays 1.00.
+    applyCallback: async (event) =>
+      store.applyEvent(event.kind !== 'ROLLBACK' && event.amountMinor === 0 ? { ...event, amountMinor: 100 } : event),
+  }),
+  'off-by-one-funds': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const balance = store.balanceOf(event.playerId);
+      // BUG: `balance <= amount` refuses a bet of exactly the whole balance.
+      if (event.kind === 'DEBIT' && balance !== undefined && event.amountMinor > 0 && balance === event.amountMinor) {
+        return (
+          store.replayIfDuplicate(event) ??
+          store.replies.reject('INSUFFICIENT_FUNDS', 'Insufficient funds.', { balanceMinor: balance })
+        );
+      }
+      return store.applyEvent(event);
+    },
+  }),
+  'float-money': ({ reference, store }) => floatMoneyBehaviour(reference, store),
+  'int32-cents': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const reply = store.applyEvent(event);
+      const balance = store.balanceOf(event.playerId);
+      if (balance === undefined || balance === (balance | 0)) return reply;
+      // BUG: the balance column is a 32-bit INT of cents.
+      store.setBalance(event.playerId, balance | 0);
+      return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
+    },
+  }),
+  'reply-from-stale-read': ({ reference, store, options }) => {
+    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
+    return {
+      ...reference,
+      applyCallback: async (event) => {
+        const arrived = store.balanceOf(event.playerId);
+        await sleep(windowMs);
+        const replay = store.replayIfDuplicate(event);
+        if (replay) return replay;
+        const atApply = store.balanceOf(event.playerId);
+        const reply = store.applyEvent(event);
+        const after = store.balanceOf(event.playerId);
+        if (reply.status !== 200 || arrived === undefined || atApply === undefined || after === undefined) return reply;
+        // BUG: the reply adds this callback's movement to the balance read when the request arrived.
+        return store.replies.balance(arrived + (after - atApply));
+      },
+    };
+  },
+  'debit-only-signature': ({ reference }) => ({ ...reference, checkSignature: debitOnlySignature, signatureScope: 'debits' }),
+  'signature-cache': ({ reference }) => ({ ...reference, checkSignature: signatureCache() }),
+  'ci-collation-ids': ({ reference, store }) => {
+    // BUG: the id columns compare case- and accent-insensitively.
+    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, foldCaseAndAccents)) };
+  },
+  'trims-ids': ({ reference, store }) => {
+    // BUG: "clean" ids by trimming them.
+    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.trim())) };
+  },
+  'truncates-ids': ({ reference, store }) => {
+    // BUG: VARCHAR(64), and the database truncates what is longer.
+    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64))) };
+  },
+  'utf8mb3-ids': ({ reference, store }) => {
+    // BUG: utf8mb3 cannot store a 4-byte character, and the database drops the rest of the id.
+    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, cutAtAstral)) };
+  },
+  'sql-concat-ids': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => sqlConcatLookup(store, event) ?? store.applyEvent(event),
+  }),
+  'rounds-amounts': ({ reference }) => ({ ...reference, rewriteBody: roundAmounts }),
+  'charges-retried-refusal': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      const reply = store.applyEvent(event);
+      // BUG: only accepted bets are kept; a refused one is "nothing happened".
+      if (event.kind === 'DEBIT' && store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'rejected')
+        store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+      return reply;
+    },
+  }),
+  'last-bet-only': ({ reference, store }) => ({ ...reference, applyCallback: lastBetOnly(store) }),
+  'creates-players': ({ reference, store }) => ({
+    ...reference,
+    applyCallback: async (event) => {
+      // BUG: an unknown player is "created on first win".
+      if (event.kind === 'CREDIT' && store.balanceOf(event.playerId) === undefined) store.setBalance(event.playerId, 0);
+      return store.applyEvent(event);
+    },
+  }),
+} satisfies Record<Exclude<WalletFault, 'negative-balance'>, (wallet: FaultContext) => WalletBehaviour>;
+
+/** Replies to a `kind` callback with the balance read before it moved the money. */
+function staleReply(reference: WalletBehaviour, store: WalletStore, kind: 'DEBIT' | 'CREDIT'): WalletBehaviour {
+  return {
+    ...reference,
+    applyCallback: async (event) => {
+      const before = store.balanceOf(event.playerId);
+      const reply = store.applyEvent(event);
+      // BUG: the reply is built from the balance it read first, not the one it wrote.
+      if (event.kind !== kind || reply.status !== 200 || before === undefined) return reply;
+      return store.replies.balance(before);
+    },
+  };
 }
 
 /** How a case- and accent-insensitive collation sees an id. */

@@ -4,7 +4,7 @@ import { demoSchedule } from '../../src/cli/commands/demo.ts';
 import { type AggmockConfig, type AggmockConfigInput, type ScenarioName, validateConfig } from '../../src/config/index.ts';
 import { parseBody, wireOf } from '../../src/profiles/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
-import { planScenario, runScenario, ScenarioError } from '../../src/scenarios/index.ts';
+import { PROFILE_WIRE, planScenario, runScenario, ScenarioError } from '../../src/scenarios/index.ts';
 import { type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
 
 /*
@@ -123,7 +123,7 @@ describe('aggmock demo under the betnex profile (in process)', () => {
     const plan = () =>
       planScenario(
         'rollback-unknown',
-        { players: ['p1'], amount: { min: 1, max: 2 }, rollback: { profile: 'betnex', available: false } },
+        { players: ['p1'], amount: { min: 1, max: 2 }, wire: { ...PROFILE_WIRE, name: 'betnex', hasRollback: false } },
         seededRandom(1),
         () => 'tx',
       );

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCallbackEngine, openDatabase, seededRandom } from '../../src/callbacks/index.ts';
 import { validateConfig } from '../../src/config/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
-import { planScenario, runScenario } from '../../src/scenarios/index.ts';
+import { planScenario, runScenario, wireParamsOf } from '../../src/scenarios/index.ts';
 import { type RunningWallet, startWallet } from '../../src/wallet/index.ts';
 
 /*
@@ -57,7 +57,7 @@ describe('a whole round in one callback', () => {
   it('is how bet-win and session rounds go out on betnex; the wallet and the shadow ledger agree to the cent', async () => {
     const { wallet, aggmock } = await betnexLoop();
     const rng = seededRandom(5);
-    const params = { players: ['p3'], amount: { min: 1, max: 20 }, size: 12, rtp: 3, wholeRounds: true };
+    const params = { players: ['p3'], amount: { min: 1, max: 20 }, size: 12, rtp: 3, ...wireParamsOf(aggmock.config.callbacks) };
     const betWin = planScenario('bet-win', params, rng, () => aggmock.engine.nextTransactionId());
     expect(betWin.steps.map((s) => [s.request.kind, s.request.winMinor !== undefined])).toEqual([['debit', true]]);
     const session = planScenario('session', params, rng, () => aggmock.engine.nextTransactionId());

@@ -35,7 +35,7 @@ describe("aggmock's own port, when the policy was made before the server listene
       enqueued.push(request);
       throw new Error('a refused spin must not reach the engine');
     },
-  } as unknown as Pick<CallbackEngine, 'enqueue'>;
+  } as unknown as Pick<CallbackEngine, 'enqueue' | 'nextTransactionId'>;
   let hono: RunningServer;
   let fast: RunningServer;
 

@@ -5,6 +5,7 @@ import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engi
 import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
 import { formatMinor, parseMajorString } from '../../money/index.ts';
+import { roundWireOf, singleCall } from '../../scenarios/round.ts';
 import { parseJsonOr, terminalSafe } from '../../shared/index.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import {
@@ -214,16 +215,20 @@ async function deliverOnce(p: Prepared, flags: SendFlags, io: SendIo): Promise<n
   let event: StoredEvent;
   try {
     engine.start();
-    const enqueued = engine.enqueue({
-      kind: p.kind,
-      playerId: p.playerId,
-      amountMinor: p.amountMinor,
-      source: 'cli:send',
-      ...(flags.tx ? { transactionId: flags.tx } : {}),
-      ...(flags.ref ? { referenceTransactionId: flags.ref } : {}),
-      ...(flags.token ? { sessionToken: flags.token } : {}),
-      ...(flags.round ? { roundId: flags.round } : {}),
-    });
+    // Planned as every surface plans a call of a round: a win names the bet --ref gives.
+    const enqueued = engine.enqueue(
+      singleCall(
+        roundWireOf(p.config.callbacks),
+        p.kind,
+        { playerId: p.playerId, source: 'cli:send', ...(flags.token ? { sessionToken: flags.token } : {}) },
+        {
+          transactionId: flags.tx || engine.nextTransactionId(),
+          amountMinor: p.amountMinor,
+          betTransactionId: flags.ref || undefined,
+          roundId: flags.round || undefined,
+        },
+      ),
+    );
     event = await enqueued.settled;
   } catch (error) {
     await engine.stop({ deadlineMs: 0 });

@@ -1,0 +1,115 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { callbackFaultRuleSchema, faultRuleSchema } from '../config/index.ts';
+import { ApiError } from '../http/errors.ts';
+import type { AdminDeps } from './deps.ts';
+import { adminRoute, errors, json, jsonBody, jsonObjectBody, rawBodyOf, serve } from './kit.ts';
+import {
+  callbackFaultCreatedResponseSchema,
+  callbackFaultsResponseSchema,
+  faultCreatedResponseSchema,
+  faultsRemovedResponseSchema,
+  faultsResponseSchema,
+} from './responses.ts';
+
+/*
+ * The two fault rule books: `/faults` on the aggregator API (what the client meets: a delay, a
+ * status, a reset, a hang, …) and `/callback-faults` on the callbacks aggmock sends (a timeout
+ * after the wallet applied one, a duplicate while the first is in flight). Same four routes each.
+ */
+
+const ruleId = z.object({ id: z.string() });
+
+export const FAULT_ROUTES = {
+  add: adminRoute({
+    method: 'post',
+    path: '/faults',
+    summary: 'Add a fault rule on the aggregator API (what the client meets: a delay, a status, a reset, a hang, …)',
+    request: { body: jsonBody(faultRuleSchema) },
+    responses: { 201: json(faultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
+  }),
+  list: adminRoute({
+    method: 'get',
+    path: '/faults',
+    summary: 'The fault rules and how often each matched and fired',
+    request: {},
+    responses: { 200: json(faultsResponseSchema, 'Every rule'), ...errors(401) },
+  }),
+  clear: adminRoute({
+    method: 'delete',
+    path: '/faults',
+    summary: 'Remove every fault rule',
+    request: {},
+    responses: { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
+  }),
+  remove: adminRoute({
+    method: 'delete',
+    path: '/faults/{id}',
+    summary: 'Remove one fault rule',
+    request: { params: ruleId },
+    responses: { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
+  }),
+};
+
+export const CALLBACK_FAULT_ROUTES = {
+  add: adminRoute({
+    method: 'post',
+    path: '/callback-faults',
+    summary:
+      'Add a fault rule on the callbacks aggmock sends (a timeout after the wallet applied one, a duplicate while the first is in flight)',
+    request: { body: jsonBody(callbackFaultRuleSchema) },
+    responses: { 201: json(callbackFaultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
+  }),
+  list: adminRoute({
+    method: 'get',
+    path: '/callback-faults',
+    summary: 'The callback fault rules and how often each matched and fired',
+    request: {},
+    responses: { 200: json(callbackFaultsResponseSchema, 'Every rule'), ...errors(401) },
+  }),
+  clear: adminRoute({
+    method: 'delete',
+    path: '/callback-faults',
+    summary: 'Remove every callback fault rule',
+    request: {},
+    responses: { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
+  }),
+  remove: adminRoute({
+    method: 'delete',
+    path: '/callback-faults/{id}',
+    summary: 'Remove one callback fault rule',
+    request: { params: ruleId },
+    responses: { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
+  }),
+};
+
+/** What both books offer: add (validating the rule), list, clear, remove by id. */
+interface RuleBook {
+  add(rule: unknown): unknown;
+  list(): unknown[];
+  clear(): number;
+  remove(id: string): boolean;
+}
+
+function ruleBookRoutes(book: RuleBook, routes: typeof FAULT_ROUTES, noun: string, listPath: string): OpenAPIHono {
+  const app = new OpenAPIHono();
+  serve(app, routes.add, (c) => c.json({ fault: book.add(jsonObjectBody(rawBodyOf(c))) }, 201));
+  serve(app, routes.list, (c) => c.json({ faults: book.list() }));
+  serve(app, routes.clear, (c) => c.json({ removed: book.clear() }));
+  serve(app, routes.remove, (c) => {
+    const id = c.req.param('id') as string;
+    if (!book.remove(id)) throw new ApiError(404, `No ${noun} ${JSON.stringify(id)}. GET /__admin${listPath} lists them.`);
+    return c.json({ removed: 1 });
+  });
+  return app;
+}
+
+/** `/faults`: the aggregator API's fault rules (absent without a rule book: 404). */
+export function faultRoutes(rules: NonNullable<AdminDeps['rules']>): OpenAPIHono {
+  return ruleBookRoutes(rules, FAULT_ROUTES, 'fault rule', '/faults');
+}
+
+/** `/callback-faults`: the fault rules on the callbacks the engine sends. */
+export function callbackFaultRoutes(engine: AdminDeps['engine']): OpenAPIHono {
+  return ruleBookRoutes(engine.faults, CALLBACK_FAULT_ROUTES, 'callback fault rule', '/callback-faults');
+}

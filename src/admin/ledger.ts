@@ -1,0 +1,58 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AdminDeps } from './deps.ts';
+import { adminRoute, errors, json, parseQuery, serve } from './kit.ts';
+import { currencyOfEvents, majorOf } from './money.ts';
+import { discrepanciesResponseSchema, ledgerResponseSchema, scheduleResponseSchema } from './responses.ts';
+import { discrepanciesQuerySchema } from './schemas.ts';
+
+/** What aggmock knows of the wallet: the shadow ledger's discrepancies and balances, and the schedule. */
+
+export const LEDGER_ROUTES = {
+  discrepancies: adminRoute({
+    method: 'get',
+    path: '/discrepancies',
+    summary: "The shadow ledger's discrepancies, newest first",
+    request: { query: discrepanciesQuerySchema },
+    responses: { 200: json(discrepanciesResponseSchema, 'One page'), ...errors(400, 401) },
+  }),
+  ledger: adminRoute({
+    method: 'get',
+    path: '/ledger',
+    summary: 'Balances as the wallet last reported them',
+    request: {},
+    responses: { 200: json(ledgerResponseSchema, 'Every player seen'), ...errors(401) },
+  }),
+  schedule: adminRoute({
+    method: 'get',
+    path: '/schedule',
+    summary: 'The schedule entries and their next firing',
+    request: {},
+    responses: { 200: json(scheduleResponseSchema, 'Every entry'), ...errors(401) },
+  }),
+};
+
+export function ledgerRoutes({ engine, ledger, scheduler, config }: AdminDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
+  serve(app, LEDGER_ROUTES.discrepancies, (c) => {
+    const q = parseQuery(discrepanciesQuerySchema, c.req.query());
+    const filter = {
+      ...(q.player ? { playerId: q.player } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+      ...(q.group ? { group: q.group } : {}),
+    };
+    const discrepancies = ledger.discrepancies({ ...filter, limit: q.limit, ...(q.before ? { beforeId: q.before } : {}) });
+    const last = discrepancies.at(-1);
+    return c.json({
+      discrepancies: discrepancies.map((d) => ({
+        ...d,
+        expected: d.expectedMinor === null ? null : majorOf(d.expectedMinor, currencyOfEvents(engine, d.eventIds), config),
+        actual: d.actualMinor === null ? null : majorOf(d.actualMinor, currencyOfEvents(engine, d.eventIds), config),
+      })),
+      total: ledger.discrepancyCount(filter),
+      nextBefore: discrepancies.length === q.limit && last ? last.id : null,
+    });
+  });
+  serve(app, LEDGER_ROUTES.ledger, (c) => c.json({ balances: ledger.balances(), discrepancies: ledger.discrepancyCount() }));
+  serve(app, LEDGER_ROUTES.schedule, (c) => c.json({ entries: scheduler?.status() ?? [] }));
+  return app;
+}
