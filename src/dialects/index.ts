@@ -61,6 +61,7 @@ export {
 export * from './schema.ts';
 export {
   type ReceivedRequest,
+  resignedRequest,
   type SignedRequest,
   type SignOptions,
   signatureOf,
