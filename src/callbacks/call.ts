@@ -7,6 +7,7 @@ import {
   needsMessageId,
   type Operation,
   readsAttemptFacts,
+  resignedRequest,
   type SignedRequest,
   type SignOptions,
   signsAlike,
@@ -163,9 +164,13 @@ export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, started
   const messageId = needsMessageId(dialect, cfg.signing.scheme) ? webhookMessageId(event) : undefined;
   const options = signOptionsAt(cfg, startedAt, messageId);
   const stored = storedRequests.get(event);
-  let req: SignedRequest;
-  if (stored !== undefined && signsAlike(dialect, signOptionsAt(cfg, event.createdAt, undefined), options)) req = stored;
-  else {
+  let req: SignedRequest | undefined;
+  if (stored !== undefined) {
+    // Sent as stored when it signs alike; else, where only the signature changes, signed again without rendering.
+    const storedWith = signOptionsAt(cfg, event.createdAt, undefined);
+    req = signsAlike(dialect, storedWith, options) ? stored : resignedRequest(dialect, stored, storedWith, options);
+  }
+  if (req === undefined) {
     const facts = callFactsOf(event, cfg);
     facts.sentAt = startedAt;
     req = buildRequest(dialect, facts, credentialsOf(cfg), options);

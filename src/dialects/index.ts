@@ -93,6 +93,7 @@ export * from './schema.ts';
 export {
   needsMessageId,
   type ReceivedRequest,
+  resignedRequest,
   type SignedRequest,
   type SignOptions,
   signatureOf,

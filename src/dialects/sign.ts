@@ -184,17 +184,7 @@ export function signRequest(
   const withQuery = (q: string) => (q ? `${req.path}?${q}` : req.path);
   if (recipe.algorithm === 'none') return { method: req.method, path: withQuery(query), headers, body };
   if (recipe.algorithm === 'scheme') {
-    const keys = options.scheme;
-    if (!keys) throw new DialectRequestError('this dialect signs with callbacks.signing, which was not given');
-    // Written out, not spread: Node 20's V8 copies `{ ...keys, scheme, … }` on a slow path.
-    const signature = signPayload({
-      scheme: recipe.scheme ?? keys.scheme,
-      secrets: keys.secrets,
-      headerNames: keys.headerNames,
-      payload: body ?? '',
-      timestamp: options.timestamp,
-      id: options.id,
-    });
+    const signature = schemeSignature(recipe.scheme, body, options);
     return { method: req.method, path: withQuery(query), headers: Object.assign(headers, signature), body, signed: body ?? '' };
   }
   const text = signedText(
@@ -243,6 +233,45 @@ export function signsAlike(dialect: Dialect, a: SignOptions, b: SignOptions): bo
   if (scheme === 'hmac-hex') return true;
   if (a.timestamp === undefined || a.timestamp !== b.timestamp) return false;
   return scheme === 'timestamped' || (a.id !== undefined && a.id === b.id);
+}
+
+/** The headers of aggmock's header scheme (`algorithm: "scheme"`) over a body: they sign the body alone. */
+function schemeSignature(
+  recipeScheme: SigningKeys['scheme'] | undefined,
+  body: string | undefined,
+  options: SignOptions,
+): Record<string, string> {
+  const keys = options.scheme;
+  if (!keys) throw new DialectRequestError('this dialect signs with callbacks.signing, which was not given');
+  // Written out, not spread: Node 20's V8 copies `{ ...keys, scheme, … }` on a slow path.
+  return signPayload({
+    scheme: recipeScheme ?? keys.scheme,
+    secrets: keys.secrets,
+    headerNames: keys.headerNames,
+    payload: body ?? '',
+    timestamp: options.timestamp,
+    id: options.id,
+  });
+}
+
+/**
+ * The request {@link signRequest} would make with options `b` from the rendering it signed with
+ * options `a` into `signed`, without rendering it again; undefined when that takes the rendering.
+ * Only aggmock's header schemes read the options, and they sign the body alone and set their own
+ * headers over the others, so with the same keys only those headers change (same names, same
+ * order: a copy of `signed`'s headers with the new signature assigned over them). Every other
+ * recipe reads none of the options: its request stands as it is (see {@link signsAlike}).
+ */
+export function resignedRequest(
+  dialect: Dialect,
+  signed: SignedRequest,
+  a: SignOptions,
+  b: SignOptions,
+): SignedRequest | undefined {
+  const recipe = dialect.signing;
+  if (recipe.algorithm !== 'scheme' || a.scheme !== b.scheme) return undefined;
+  const headers = Object.assign({ ...signed.headers }, schemeSignature(recipe.scheme, signed.body, b));
+  return { method: signed.method, path: signed.path, headers, body: signed.body, signed: signed.body ?? '' };
 }
 
 /** The fields as a hook sees them: a JSON body's object as it is; form or query fields as the flat pairs a wallet receives. */
