@@ -148,9 +148,12 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
         ...(q.status ? { status: q.status } : {}),
         limit: q.limit,
         ...(q.before ? { beforeId: q.before } : {}),
+        summary: q.view === 'summary',
       });
       const last = requests.at(-1);
-      return c.json({ requests, nextBefore: requests.length === q.limit && last ? last.id : null });
+      // A page ends at `limit` entries or at the byte cap, whichever comes first: either way the next starts below it.
+      const more = (requests.length === q.limit || requests.truncated === true) && last;
+      return c.json({ requests: [...requests], nextBefore: more ? last.id : null });
     });
     app.post('/requests/count', (c) => {
       const matcher = parse(requestMatcherSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));

@@ -1,5 +1,5 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthCheck, type AuthResult, acceptedAuth, authCheck } from '../auth/index.ts';
+import { type AuthCheck, type AuthResult, acceptedAuth, authCheck, type SignatureParts } from '../auth/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
 import {
@@ -17,6 +17,7 @@ import {
   refusalHint,
   sameStrings,
 } from '../requests/index.ts';
+import { maskedText } from '../shared/secrets.ts';
 
 /**
  * The journaling half of the client's view of the aggregator API (src/aggregator/client-faults.ts
@@ -103,7 +104,9 @@ export function journalRecorder(config: AggmockConfig, journal: RequestJournal, 
     latencyMs: number,
   ): NewJournaledRequest {
     const req = res.req;
-    const text = replyText(res, journaledReplyLimit(status));
+    const sent = replyText(res, journaledReplyLimit(status));
+    // A refusal may quote the request (a malformed body, a field's value): masked like the request.
+    const text = sent !== null && status !== null && status >= 400 ? maskedBody(sent) : sent;
     const { target, queryAt: q, requestBody: body, fired } = res;
     const method = req.method ?? 'GET';
     const pathname = q < 0 ? target : target.slice(0, q);
@@ -122,7 +125,7 @@ export function journalRecorder(config: AggmockConfig, journal: RequestJournal, 
       complete: res.writableFinished,
       latencyMs,
       fault: fired ? firedFault(fired) : null,
-      hint: refusalHint(method, pathname, status, text),
+      hint: maskedHint(refusalHint(method, pathname, status, text)),
     };
   }
 
@@ -224,6 +227,10 @@ function journaledBody(body: Buffer, contentType: string | undefined): string {
   return text.length > MAX_JOURNALED_REQUEST_BODY ? text.slice(0, MAX_JOURNALED_REQUEST_BODY) : text;
 }
 
+function maskedHint(hint: string | null): string | null {
+  return hint === null ? null : maskedText(hint);
+}
+
 /** What a journaled call's entry was built from, for {@link repeats}. */
 interface RepeatableCall {
   entry: NewJournaledRequest;
@@ -305,20 +312,27 @@ function replyTextReuse(): (res: JournaledResponse, limit: number) => string | n
   };
 }
 
-/** A request no check accepted, judged again for the journal: the error and the string it should have signed. */
+/**
+ * A request no check accepted, judged again for the journal: the error and what it should have
+ * signed — the signed string's prefix (query credentials masked) and the body's SHA-256 and length,
+ * never the body itself (it may be a MiB, sent by anyone, and hold credentials).
+ */
 function verdict(check: AuthCheck, method: string, req: IncomingMessage, target: string, body: Buffer | undefined): AuthVerdict {
   const result = check(method, `http://localhost${target}`, body ?? EMPTY, (name) => {
     const value = req.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
   });
   if (!(result instanceof ApiError)) return { ok: true, ...result };
-  const extra = result.extra as { error?: string; reason?: string; explain?: { signedString?: string } };
+  const extra = result.extra as { error?: string; reason?: string; explain?: Partial<SignatureParts> };
+  const parts = extra.explain;
   return {
     ok: false,
     error: extra.error ?? 'UNAUTHORIZED',
     message: result.message,
     ...(extra.reason ? { reason: extra.reason } : {}),
-    ...(extra.explain?.signedString === undefined ? {} : { signedString: extra.explain.signedString }),
+    ...(parts?.signedPrefix === undefined
+      ? {}
+      : { signedPrefix: parts.signedPrefix, bodySha256: parts.bodySha256 as string, bodyBytes: parts.bodyBytes as number }),
   };
 }
 

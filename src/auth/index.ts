@@ -8,6 +8,7 @@ import type { AggmockConfig } from '../config/index.ts';
 import { signingKeys } from '../config/index.ts';
 import type { RawBodyVariables } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
+import { maskedSearch, sha256Hex } from '../shared/secrets.ts';
 import { constantTimeMatcher, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
 
 export type AuthConfig = AggmockConfig['auth'];
@@ -118,11 +119,11 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       if (config.explain) {
         extra.explain = {
           scheme: keys.scheme,
-          signedString: error.signedString ?? stringToSign(config, payload, read),
-          hint: describeScheme(keys.scheme),
+          ...signatureParts(config, method, pathname, search, raw, read),
+          hint: `${describeScheme(keys.scheme)}. ${SIGNED_PARTS_HINT}`,
         };
       }
-      // The error speaks of its signedString, which this reply carries only with explain on: say where else it is.
+      // The error speaks of the signed prefix, which this reply carries only with explain on: say where else it is.
       const message =
         config.explain || error.reason !== 'NO_MATCHING_SIGNATURE'
           ? error.message
@@ -145,11 +146,43 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
 
 const NONE: AuthResult = { method: 'none' };
 
-/** The string the sender should have signed, with the timestamp and id it sent (or placeholders). */
-function stringToSign(config: AuthConfig, payload: Uint8Array | string, read: (name: string) => string | undefined): string {
+/**
+ * What a refused signature should have been computed over, without the body itself (which may be
+ * a MiB, and hold credentials): the string's head up to the body — `<t>.<METHOD>.<path?query>.`,
+ * the query's credentials masked — and the body's SHA-256 and length. The sender hashes its own
+ * body to see whether aggmock received it as signed.
+ */
+export interface SignatureParts {
+  /** The signed string up to the raw body (timestamp, id, method, path and query, credentials in the query masked). */
+  signedPrefix: string;
+  /** Hex SHA-256 of the raw body aggmock received. */
+  bodySha256: string;
+  /** The raw body's length in bytes. */
+  bodyBytes: number;
+}
+
+/** How to use {@link SignatureParts}, for the 401's hint and the journal. */
+export const SIGNED_PARTS_HINT =
+  'The string to sign is signedPrefix followed by your raw body exactly as sent (query credentials are shown masked); bodySha256 is the SHA-256 (hex) of the bodyBytes bytes aggmock received: hash your body to compare.';
+
+/** The {@link SignatureParts} of a request, with the timestamp and id it sent (or placeholders). */
+export function signatureParts(
+  config: AuthConfig,
+  method: string,
+  pathname: string,
+  search: string,
+  raw: Uint8Array,
+  read: (name: string) => string | undefined,
+): SignatureParts {
   const names = config.signing.headers;
   const timestamp = read(names.webhookTimestamp) ?? /(?:^|,)\s*t=(\d+)/.exec(read(names.signature) ?? '')?.[1];
-  return signedString(config.signing.scheme, payload, timestamp, read(names.webhookId));
+  const query = search === '' ? '' : `?${maskedSearch(search.slice(1))}`;
+  const prefix = requestPayload(method, pathname + query, '');
+  return {
+    signedPrefix: signedString(config.signing.scheme, prefix, timestamp, read(names.webhookId)),
+    bodySha256: sha256Hex(raw),
+    bodyBytes: raw.byteLength,
+  };
 }
 
 function missingMessage(config: AuthConfig): string {

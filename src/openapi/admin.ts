@@ -214,7 +214,7 @@ export function registerAdminPaths(registry: Registry): void {
   path(
     'get',
     '/requests',
-    'The requests the client made to the aggregator API, newest first (credentials masked)',
+    'The requests the client made to the aggregator API, newest first (credentials masked); a page ends at `limit` entries or 4 MiB, and nextBefore starts the next; view=summary leaves headers, body and reply out',
     { query: requestsQuerySchema },
     { 200: json(requestsResponseSchema, 'One page'), ...errors(400, 401) },
   );
