@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
-import { DialectHooksError, loadHooks } from '../dialects/index.ts';
+import { DialectHooksError, type HooksOptIn, hooksOptIn, loadHooks } from '../dialects/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
@@ -27,7 +27,7 @@ const ENV_ALIASES: Record<string, (value: string) => Layer> = {
 
 /**
  * `AGGMOCK_*` names that are not configuration: the SQLite driver (`AGGMOCK_SQLITE_DRIVER`, read
- * by src/storage), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
+ * by src/storage), the hooks opt-in (`AGGMOCK_ALLOW_HOOKS`, read by src/dialects/hooks.ts), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
  * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`, and the sizes `npm run test:nightly` sets). Any other
  * unknown name is refused.
  */
@@ -41,6 +41,7 @@ export const NON_CONFIG_ENV = [
   'CRASH_KILLS',
   'FUZZ_RUNS',
   'FAULTS_BOTH_MODES',
+  'ALLOW_HOOKS',
 ].map((n) => ENV_PREFIX + n);
 
 let knownKeys: string[] | undefined;
@@ -83,6 +84,8 @@ export interface LoadOptions {
    */
   flagNames?: Record<string, string>;
   cwd?: string;
+  /** A command that sends and verifies nothing (profiles, contracts without --out, mcp's info): a dialect's hooks module is not loaded. */
+  readOnly?: boolean;
 }
 
 /**
@@ -99,7 +102,7 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   const env = readEnv(options.env ?? process.env);
   const flags = options.flags ?? {};
   const merged = [file.layer, env.layer, flags].reduce(deepMerge, {});
-  const profileFile = readProfileFile(merged, cwd);
+  const profileFile = readProfileFile(merged, cwd, hooksOptIn(options.env ?? process.env, options.readOnly));
   // Where an invalid value came from, when not the file (the message's first line names the file).
   const origin = (path: readonly PropertyKey[]): string | undefined => {
     if (valueAt(flags, path) !== undefined) return longestPrefix(path, options.flagNames ?? {}) ?? COMMAND_LINE;
@@ -121,7 +124,7 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
  * directory, and put in its place, so the schema validates the definition like any other setting.
  * Returns the file's path when one was read.
  */
-function readProfileFile(merged: Layer, cwd: string): string | undefined {
+function readProfileFile(merged: Layer, cwd: string, optIn: HooksOptIn): string | undefined {
   const callbacks = merged.callbacks;
   if (!isPlainObject(callbacks) || typeof callbacks.profile !== 'string' || !callbacks.profile.endsWith('.json'))
     return undefined;
@@ -136,7 +139,7 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
   } catch (error) {
     throw new ConfigError(`callbacks.profile: profile file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
-  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path);
+  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path, optIn);
   callbacks.profile = parsed;
   return path;
 }
@@ -145,10 +148,10 @@ function readProfileFile(merged: Layer, cwd: string): string | undefined {
  * A dialect file's `hooks` module: resolved from the dialect file's folder and loaded now, so a
  * missing module or a bad export stops the start with its name rather than the first callback.
  */
-function hooksPath(hooks: string, dialectFile: string): string {
+function hooksPath(hooks: string, dialectFile: string, optIn: HooksOptIn): string {
   const path = resolve(dirname(dialectFile), hooks);
   try {
-    loadHooks(hooks, dirname(dialectFile));
+    loadHooks(hooks, dirname(dialectFile), optIn);
   } catch (error) {
     if (error instanceof DialectHooksError) throw new ConfigError(`callbacks.profile: ${dialectFile}: hooks: ${error.message}`);
     throw error;

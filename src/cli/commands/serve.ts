@@ -9,6 +9,7 @@ import {
   isVendorDialect,
   type SigningConfig,
 } from '../../config/index.ts';
+import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
@@ -94,6 +95,7 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
       : `  requests    not journaled (api.journal is off); faults on demand: ${base}/__admin/faults`,
     `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies${config.admin.token ? '   (bearer token required)' : ''}`,
     `  data        ${dataLine(config)}`,
+    ...(hooksBannerLine() === undefined ? [] : [`  ${hooksBannerLine()}`]),
     ...extra,
     ...(config.schedule.length > 0
       ? [`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`]
