@@ -2,6 +2,7 @@ import { type IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthCheck, type AuthResult, acceptedAuth, authCheck, type SignatureParts } from '../auth/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
+import { exposureOf } from '../http/exposure.ts';
 import {
   type AuthVerdict,
   credentialMasker,
@@ -39,7 +40,7 @@ export interface JournalRecorder {
 
 export function journalRecorder(config: AggmockConfig, journal: RequestJournal, now: () => number): JournalRecorder {
   // The journal always shows what aggmock expected to be signed, whatever `auth.explain` says for the 401 body.
-  const check = authCheck({ ...config.auth, explain: true }, now);
+  const check = authCheck({ ...config.auth, explain: true }, now, exposureOf(config));
   const mask = credentialMasker([
     ...config.auth.apiKeyHeaders,
     config.auth.signing.headers.signature,

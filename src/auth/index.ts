@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AggmockConfig } from '../config/index.ts';
-import { signingKeys } from '../config/index.ts';
+import { DEV_API_KEY, DEV_SECRET, signingKeys } from '../config/index.ts';
 import type { RawBodyVariables } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { maskedSearch, sha256Hex } from '../shared/secrets.ts';
@@ -30,11 +30,16 @@ export interface AuthVariables extends RawBodyVariables {
 export function inboundAuth(
   config: AuthConfig,
   now: () => number = () => Date.now(),
+  exposure?: string,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const check = authCheck(config, now);
+  const check = authCheck(config, now, exposure);
+  // The UI's own server-side launch (its env names the visitor, `uiClient`), which the admin token
+  // already guards when exposed, may use the development key it was configured with.
+  const internal = exposure === undefined ? check : authCheck(config, now);
   return async (c, next) => {
+    const fromUi = (c.env as { uiClient?: string } | undefined)?.uiClient !== undefined;
     // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
-    const result = check(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
+    const result = (fromUi ? internal : check)(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
     if (result instanceof ApiError) throw result;
     c.set('auth', result);
     const incoming = (c.env as { incoming?: object } | undefined)?.incoming;
@@ -77,8 +82,17 @@ export type AuthCheck = (
 
 const EMPTY = new Uint8Array();
 
-/** The check {@link inboundAuth} applies, outside Hono: the accepted credential, or the 401 to answer. */
-export function authCheck(config: AuthConfig, now: () => number = () => Date.now()): AuthCheck {
+/**
+ * The check {@link inboundAuth} applies, outside Hono: the accepted credential, or the 401 to
+ * answer. `exposure` (why the instance is exposed, src/http/exposure.ts): the public development
+ * API key and signing secret are refused, since anyone can read them.
+ */
+export function authCheck(config: AuthConfig, now: () => number = () => Date.now(), exposure?: string): AuthCheck {
+  const devRefused = (what: string) =>
+    unauthorized(
+      `The development ${what} is public and refused on an exposed instance (${exposure}): set your own in auth.apiKeys / auth.signing.secrets (AGGMOCK_AUTH__API_KEYS, AGGMOCK_AUTH__SIGNING__SECRETS) and send that.`,
+      'DEV_CREDENTIALS_REFUSED',
+    );
   const keys = signingKeys(config.signing);
   const signatureHeaders =
     keys.scheme === 'standard-webhooks'
@@ -94,6 +108,7 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       let matched = false;
       const candidate = value.trim();
       for (const matches of apiKeys) matched = matches(candidate) || matched;
+      if (matched && exposure !== undefined && candidate === DEV_API_KEY) return devRefused(`API key ${DEV_API_KEY}`);
       if (matched) return { method: 'api-key', header };
       return unauthorized(`The API key in header ${header} is not recognised.`, 'INVALID_API_KEY');
     }
@@ -112,6 +127,8 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
     try {
       // Own fields before the spread: Node 20's V8 builds `{ ...keys, payload, … }` on a slow path (~1 µs a field).
       const verified = verifySignature({ payload, headers: read, now: Math.floor(now() / 1000), ...keys });
+      if (exposure !== undefined && config.signing.secrets[verified.secretIndex] === DEV_SECRET)
+        return devRefused(`signing secret ${DEV_SECRET}`);
       return { method: 'hmac', secretIndex: verified.secretIndex };
     } catch (error) {
       if (!(error instanceof SignatureError)) throw error;
