@@ -163,3 +163,22 @@ export function maskedBody(raw: string): string {
   }
   return maskedText(text);
 }
+
+/**
+ * A URL as a terminal or an agent is shown it: userinfo replaced by `…@` and every secret-named
+ * query parameter masked (`?access_token=[masked]`); the rest as configured. Text that is not a
+ * URL is masked as text.
+ *
+ * @example maskedUrl('http://ops:pw@127.0.0.1:4001/cb?access_token=t&x=1') // 'http://…@127.0.0.1:4001/cb?access_token=[masked]&x=1'
+ */
+export function maskedUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return maskedText(text);
+  }
+  const userinfo = url.username || url.password ? '…@' : '';
+  const query = url.search ? `?${maskedSearch(url.search.slice(1))}` : '';
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;
+}

@@ -13,6 +13,7 @@ import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
+import { maskedUrl } from '../../shared/secrets.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 
@@ -88,8 +89,8 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${shown(key, DEV_API_KEY)}  or  ${inbound.scheme} HMAC with secret ${shownSecret(inbound)}`,
     isVendorDialect(config.callbacks)
-      ? `  callbacks   → ${config.callbacks.webhookUrl} (the wallet's base URL), in the ${dialectOf(config.callbacks).name} dialect, signed ${dialectOf(config.callbacks).signing.algorithm} with its credentials`
-      : `  callbacks   → ${config.callbacks.webhookUrl}, ${signedWith(config.callbacks.signing)}`,
+      ? `  callbacks   → ${maskedUrl(config.callbacks.webhookUrl)} (the wallet's base URL), in the ${dialectOf(config.callbacks).name} dialect, signed ${dialectOf(config.callbacks).signing.algorithm} with its credentials`
+      : `  callbacks   → ${maskedUrl(config.callbacks.webhookUrl)}, ${signedWith(config.callbacks.signing)}`,
     config.api.journal
       ? `  requests    ${base}/ui/requests   (every request your client sent, and faults on demand: ${base}/__admin/requests, ${base}/__admin/faults)`
       : `  requests    not journaled (api.journal is off); faults on demand: ${base}/__admin/faults`,
