@@ -34,12 +34,16 @@ export function inboundAuth(
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   const check = authCheck(config, now, exposure);
   // The UI's own server-side launch (its env names the visitor, `uiClient`), which the admin token
-  // already guards when exposed, may use the development key it was configured with.
+  // already guards when exposed, and an in-process call (no socket) may use the development key.
   const internal = exposure === undefined ? check : authCheck(config, now);
   return async (c, next) => {
-    const fromUi = (c.env as { uiClient?: string } | undefined)?.uiClient !== undefined;
+    const env = c.env as { uiClient?: string; incoming?: object } | undefined;
+    // Refused only for what arrived over the network: not the UI's call, not an in-process app.request.
+    const fromNetwork = env?.incoming !== undefined && env.uiClient === undefined;
     // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
-    const result = (fromUi ? internal : check)(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
+    const result = (fromNetwork ? check : internal)(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) =>
+      c.req.header(name),
+    );
     if (result instanceof ApiError) throw result;
     c.set('auth', result);
     const incoming = (c.env as { incoming?: object } | undefined)?.incoming;
