@@ -1,7 +1,8 @@
 // @ts-check
 /*
- * The requests page: the client's calls to the aggregator API, polled from `GET /__admin/requests`
- * every second, a detail panel, the fault rules in force (`GET /__admin/faults`) and the
+ * The requests page: the client's calls to the aggregator API, their summaries polled from
+ * `GET /__admin/requests?view=summary` every second, a detail panel loaded on demand
+ * (`GET /__admin/requests/:id`: headers, body, reply), the fault rules in force (`GET /__admin/faults`) and the
  * "Break the next call" form (`POST /__admin/faults` with times: 1).
  */
 import { admin, clock, ctx, el, errorMessage, errorStatus, fill, onToken, pretty, say } from './admin-client.js';
@@ -10,7 +11,8 @@ import { byId, field } from './page-data.js';
 /**
  * @typedef {{ id: number, at: string, method: string, path: string, query: Record<string, string | string[]>,
  *   headers: Record<string, string>, body: string | null, bodyBytes: number,
- *   auth: { ok: boolean, method?: string, error?: string, message?: string, signedString?: string },
+ *   auth: { ok: boolean, method?: string, error?: string, message?: string, signedPrefix?: string, bodySha256?: string,
+ *     bodyBytes?: number },
  *   status: number | null, reply: string | null, replyBytes: number, complete: boolean, latencyMs: number,
  *   fault: { ruleId: string, kind: string, delayMs?: number } | null, hint: string | null }} Journaled
  * @typedef {{ id: string, match: Record<string, unknown>, fault: { kind: string }, times?: number, nth?: number,
@@ -59,12 +61,26 @@ function row(r) {
   );
 }
 
+/** A row's details, loaded once when it is first shown (the list holds summaries only). @type {Map<number, Journaled>} */
+const details = new Map();
+
 /** @param {number} id */
-function show(id) {
+async function show(id) {
   selected = id;
-  const r = shown.get(id);
-  if (!r) return;
+  if (!shown.has(id)) return;
   for (const tr of byId('rows').querySelectorAll('tr')) tr.classList.toggle('sel', tr.dataset.id === String(id));
+  let r = details.get(id);
+  if (!r) {
+    try {
+      r = /** @type {{ request: Journaled }} */ (await admin(`/requests/${id}`)).request;
+    } catch (err) {
+      if (errorStatus(err) === 401) return onToken(() => show(id));
+      return say(listError, false, errorMessage(err));
+    }
+    if (details.size >= 200) details.clear();
+    details.set(id, r);
+  }
+  if (selected !== id) return;
   const facts = [
     ['Time', r.at],
     ['Request', `${r.method} ${r.path}`],
@@ -89,10 +105,15 @@ function show(id) {
       {},
       facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]),
     ),
-    r.auth.signedString
+    r.auth.signedPrefix
       ? [
           el('h3', {}, 'String aggmock expected to be signed'),
-          el('pre', { dataset: { testid: 'signed-string' } }, r.auth.signedString),
+          el('pre', { dataset: { testid: 'signed-string' } }, `${r.auth.signedPrefix}<your raw body>`),
+          el(
+            'p',
+            { dataset: { testid: 'body-digest' } },
+            `The raw body aggmock received: ${r.auth.bodyBytes} bytes, SHA-256 ${r.auth.bodySha256}. Hash the body you signed to compare (query credentials are shown masked).`,
+          ),
         ]
       : null,
     el('h3', {}, 'Headers (credentials masked)'),
@@ -145,7 +166,7 @@ async function removeRule(id) {
 }
 
 function query() {
-  const q = new URLSearchParams({ limit: '200' });
+  const q = new URLSearchParams({ limit: '200', view: 'summary' });
   const path = field(filters, 'path').value;
   const status = field(filters, 'status').value.trim();
   if (path) q.set('path', path);

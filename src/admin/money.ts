@@ -30,9 +30,16 @@ export function majorOf(minor: number, currency: string | undefined, config: Agg
   return toMajor(minor, exponentOf(currency, config));
 }
 
-/** A currency code the admin API takes: ISO 4217 (upper case) or one of callbacks.currencies; else a 400 naming the field. */
+/** The ISO 4217 codes this Node knows (Intl): a well-formed code that is none of them (XYZ) is no currency. */
+const ISO_CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * A currency code the admin API takes: a real ISO 4217 code (upper case), the configured currency or
+ * one of callbacks.currencies; else a 400 naming the field (never an amount guessed at two decimals).
+ */
 export function knownCurrency(code: string, config: AggmockConfig): string {
-  if (currencyExponent(code, config.callbacks.currencies) === undefined)
+  const known = Object.hasOwn(config.callbacks.currencies, code) || code === config.callbacks.currency || ISO_CODES.has(code);
+  if (!known || currencyExponent(code, config.callbacks.currencies) === undefined)
     throw fieldError(
       'currency',
       `expected an ISO 4217 currency code in upper case such as "EUR" or "JPY"${Object.keys(config.callbacks.currencies).length ? `, or one of callbacks.currencies (${Object.keys(config.callbacks.currencies).join(', ')})` : ' (add others under callbacks.currencies)'}`,

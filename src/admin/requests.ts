@@ -28,7 +28,8 @@ export const REQUEST_ROUTES = {
   list: adminRoute({
     method: 'get',
     path: '/requests',
-    summary: 'The requests the client made to the aggregator API, newest first (credentials masked)',
+    summary:
+      'The requests the client made to the aggregator API, newest first (credentials masked); a page ends at `limit` entries or 4 MiB, and nextBefore starts the next; view=summary leaves headers, body and reply out',
     request: { query: requestsQuerySchema },
     responses: { 200: json(requestsResponseSchema, 'One page'), ...errors(400, 401) },
   }),
@@ -65,9 +66,12 @@ export function requestRoutes(journal: NonNullable<AdminDeps['journal']>): OpenA
       ...(q.status ? { status: q.status } : {}),
       limit: q.limit,
       ...(q.before ? { beforeId: q.before } : {}),
+      summary: q.view === 'summary',
     });
     const last = requests.at(-1);
-    return c.json({ requests, nextBefore: requests.length === q.limit && last ? last.id : null });
+    // A page ends at `limit` entries or at the byte cap, whichever comes first: either way the next starts below it.
+    const more = (requests.length === q.limit || requests.truncated === true) && last;
+    return c.json({ requests: [...requests], nextBefore: more ? last.id : null });
   });
   serve(app, REQUEST_ROUTES.count, (c) => {
     const matcher = parse(requestMatcherSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));

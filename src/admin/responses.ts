@@ -203,8 +203,11 @@ export const journaledRequestSchema = z
     method: z.string(),
     path: z.string(),
     query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-    headers: z.record(z.string(), z.string()).describe('credentials masked as "[masked]"'),
-    body: z.string().nullable().describe('the request body, cut at 16 KiB'),
+    headers: z.record(z.string(), z.string()).describe('credentials masked as "[masked]"; {} in a summary (view=summary)'),
+    body: z
+      .string()
+      .nullable()
+      .describe('the request body, credentials masked, cut at 16 KiB (and the row at 32 KiB); null in a summary'),
     bodyBytes: z.number().int().min(0),
     auth: z.union([
       z.strictObject({
@@ -218,11 +221,21 @@ export const journaledRequestSchema = z
         error: z.string(),
         message: z.string(),
         reason: z.string().optional(),
-        signedString: z.string().optional().describe('on a signature mismatch: the string aggmock expected to be signed'),
+        signedPrefix: z
+          .string()
+          .optional()
+          .describe(
+            'on a signature mismatch: the string aggmock expected to be signed, up to the raw body (query credentials masked); the body follows it as sent',
+          ),
+        bodySha256: z.string().optional().describe('on a signature mismatch: the SHA-256 (hex) of the raw body aggmock received'),
+        bodyBytes: z.number().int().min(0).optional().describe('on a signature mismatch: the raw body’s length in bytes'),
       }),
     ]),
     status: z.number().int().nullable().describe('null when no reply was sent (reset, empty reply, the client gave up)'),
-    reply: z.string().nullable().describe('the reply body, cut at 512 bytes (a success) or 2 KiB (an error)'),
+    reply: z
+      .string()
+      .nullable()
+      .describe('the reply body, cut at 512 bytes (a success) or 2 KiB (an error, credentials masked); null in a summary'),
     replyBytes: z.number().int().min(0),
     complete: z.boolean(),
     latencyMs: z.number(),

@@ -119,6 +119,8 @@ export const requestsQuerySchema = z.object({
   /** A page: 100 by default, at most 1000. */
   limit: wholeNumber(1, MAX_REQUESTS_PAGE, `an integer 1–${MAX_REQUESTS_PAGE}`).default(DEFAULT_REQUESTS_PAGE),
   before: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a journal id (a positive integer)').optional(),
+  /** `summary`: each entry without its headers, body and reply (GET /__admin/requests/:id has them). */
+  view: z.enum(['full', 'summary'], { error: 'expected "full" or "summary"' }).default('full'),
 });
 
 const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()], {

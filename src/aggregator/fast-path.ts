@@ -3,6 +3,7 @@ import { type AuthCheck, authCheck, rememberAuth } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
+import { exposureOf, isExposed } from '../http/exposure.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
 import type { FastPath } from '../server.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
@@ -34,12 +35,13 @@ export interface AggregatorFastPathDeps extends LaunchDeps {
  */
 export function aggregatorFastPath(deps: AggregatorFastPathDeps): FastPath | undefined {
   if (deps.config.limits.rateLimit) return undefined;
-  const check = authCheck(deps.config.auth, deps.now);
+  const check = authCheck(deps.config.auth, deps.now, exposureOf(deps.config));
   const listings = listingsPath(deps, check);
-  const launch = launchPath(deps, check);
+  // Exposed, every launch goes through Hono, where the per-address launch limit counts it.
+  const launch = isExposed(deps.config) ? undefined : launchPath(deps, check);
   return (req, res, handOff) => {
     if (req.method === 'GET') return listings(req, res);
-    if (req.method === 'POST') return launch(req, res, handOff);
+    if (req.method === 'POST' && launch) return launch(req, res, handOff);
     return false;
   };
 }

@@ -1,6 +1,7 @@
 import { type Catalog, type CatalogGame, findGame } from '../catalog/index.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
+import { isExposed } from '../http/exposure.ts';
 import type { CallbackUrlPolicy } from '../launch/callback-url.ts';
 import type { LaunchSession, LaunchSessions } from '../launch/sessions.ts';
 import { currencyExponent, toMinor } from '../money/index.ts';
@@ -68,7 +69,7 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       ...(request.token === undefined ? {} : { token: request.token }),
       balanceAtLaunchMinor: balance,
     },
-    { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
+    { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions, refuseAtCap: isExposed(config) },
   );
   deps.onLaunch?.(session);
   return {

@@ -6,6 +6,7 @@ import { findProvider } from '../catalog/index.ts';
 import { parseJsonBody, readRawBody } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { exposureOf, isExposed } from '../http/exposure.ts';
 import { localPortOf } from '../http/loopback.ts';
 import { clientAddress, rateLimit } from '../http/rate-limit.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
@@ -84,6 +85,9 @@ const launchRoute = createRoute({
  *
  * @example app.route('/', aggregatorRoutes(deps)); app.route('/casino', aggregatorRoutes(deps));
  */
+/** Launches per address an exposed instance takes a minute (whatever limits.rateLimit says). */
+export const EXPOSED_LAUNCH_LIMIT = { requests: 60, windowMs: 60_000 } as const;
+
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   const { config, catalog } = deps;
   const listings = listingCache(catalog);
@@ -101,7 +105,7 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   // to a valid signature would open a fresh window per request.
   const guards = [
     readRawBody(config.limits.bodyBytes),
-    inboundAuth(config.auth, deps.now),
+    inboundAuth(config.auth, deps.now, exposureOf(config)),
     ...(config.limits.rateLimit
       ? [
           rateLimit({
@@ -113,6 +117,13 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
         ]
       : []),
   ];
+  // Exposed, launches are limited per address whatever the config says: a loop of launches
+  // cannot fill the session cap (the fast path is off when exposed, so every launch counts here).
+  if (isExposed(config))
+    app.use(
+      '/getgameurl',
+      rateLimit({ ...EXPOSED_LAUNCH_LIMIT, now: deps.now, clientKey: (c) => clientAddress(c as Context<Env>) }),
+    );
   for (const path of apiPaths) app.use(path, ...(guards as [MiddlewareHandler<Env>]));
   const jsonBody = parseJsonBody();
   app.use('/getgameurl', async (c, next) => {

@@ -5,9 +5,10 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AggmockConfig } from '../config/index.ts';
-import { signingKeys } from '../config/index.ts';
+import { DEV_API_KEY, DEV_SECRET, signingKeys } from '../config/index.ts';
 import type { RawBodyVariables } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
+import { maskedSearch, sha256Hex } from '../shared/secrets.ts';
 import { constantTimeMatcher, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
 
 export type AuthConfig = AggmockConfig['auth'];
@@ -29,11 +30,20 @@ export interface AuthVariables extends RawBodyVariables {
 export function inboundAuth(
   config: AuthConfig,
   now: () => number = () => Date.now(),
+  exposure?: string,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const check = authCheck(config, now);
+  const check = authCheck(config, now, exposure);
+  // The UI's own server-side launch (its env names the visitor, `uiClient`), which the admin token
+  // already guards when exposed, and an in-process call (no socket) may use the development key.
+  const internal = exposure === undefined ? check : authCheck(config, now);
   return async (c, next) => {
+    const env = c.env as { uiClient?: string; incoming?: object } | undefined;
+    // Refused only for what arrived over the network: not the UI's call, not an in-process app.request.
+    const fromNetwork = env?.incoming !== undefined && env.uiClient === undefined;
     // Headers are read one by one: the Node adapter builds a full Headers object only when asked.
-    const result = check(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) => c.req.header(name));
+    const result = (fromNetwork ? check : internal)(c.req.method, c.req.url, c.get('rawBody') ?? EMPTY, (name) =>
+      c.req.header(name),
+    );
     if (result instanceof ApiError) throw result;
     c.set('auth', result);
     const incoming = (c.env as { incoming?: object } | undefined)?.incoming;
@@ -76,8 +86,17 @@ export type AuthCheck = (
 
 const EMPTY = new Uint8Array();
 
-/** The check {@link inboundAuth} applies, outside Hono: the accepted credential, or the 401 to answer. */
-export function authCheck(config: AuthConfig, now: () => number = () => Date.now()): AuthCheck {
+/**
+ * The check {@link inboundAuth} applies, outside Hono: the accepted credential, or the 401 to
+ * answer. `exposure` (why the instance is exposed, src/http/exposure.ts): the public development
+ * API key and signing secret are refused, since anyone can read them.
+ */
+export function authCheck(config: AuthConfig, now: () => number = () => Date.now(), exposure?: string): AuthCheck {
+  const devRefused = (what: string) =>
+    unauthorized(
+      `The development ${what} is public and refused on an exposed instance (${exposure}): set your own in auth.apiKeys / auth.signing.secrets (AGGMOCK_AUTH__API_KEYS, AGGMOCK_AUTH__SIGNING__SECRETS) and send that.`,
+      'DEV_CREDENTIALS_REFUSED',
+    );
   const keys = signingKeys(config.signing);
   const signatureHeaders =
     keys.scheme === 'standard-webhooks'
@@ -93,6 +112,7 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       let matched = false;
       const candidate = value.trim();
       for (const matches of apiKeys) matched = matches(candidate) || matched;
+      if (matched && exposure !== undefined && candidate === DEV_API_KEY) return devRefused(`API key ${DEV_API_KEY}`);
       if (matched) return { method: 'api-key', header };
       return unauthorized(`The API key in header ${header} is not recognised.`, 'INVALID_API_KEY');
     }
@@ -111,6 +131,8 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
     try {
       // Own fields before the spread: Node 20's V8 builds `{ ...keys, payload, … }` on a slow path (~1 µs a field).
       const verified = verifySignature({ payload, headers: read, now: Math.floor(now() / 1000), ...keys });
+      if (exposure !== undefined && config.signing.secrets[verified.secretIndex] === DEV_SECRET)
+        return devRefused(`signing secret ${DEV_SECRET}`);
       return { method: 'hmac', secretIndex: verified.secretIndex };
     } catch (error) {
       if (!(error instanceof SignatureError)) throw error;
@@ -118,11 +140,11 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       if (config.explain) {
         extra.explain = {
           scheme: keys.scheme,
-          signedString: error.signedString ?? stringToSign(config, payload, read),
-          hint: describeScheme(keys.scheme),
+          ...signatureParts(config, method, pathname, search, raw, read),
+          hint: `${describeScheme(keys.scheme)}. ${SIGNED_PARTS_HINT}`,
         };
       }
-      // The error speaks of its signedString, which this reply carries only with explain on: say where else it is.
+      // The error speaks of the signed prefix, which this reply carries only with explain on: say where else it is.
       const message =
         config.explain || error.reason !== 'NO_MATCHING_SIGNATURE'
           ? error.message
@@ -145,11 +167,43 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
 
 const NONE: AuthResult = { method: 'none' };
 
-/** The string the sender should have signed, with the timestamp and id it sent (or placeholders). */
-function stringToSign(config: AuthConfig, payload: Uint8Array | string, read: (name: string) => string | undefined): string {
+/**
+ * What a refused signature should have been computed over, without the body itself (which may be
+ * a MiB, and hold credentials): the string's head up to the body — `<t>.<METHOD>.<path?query>.`,
+ * the query's credentials masked — and the body's SHA-256 and length. The sender hashes its own
+ * body to see whether aggmock received it as signed.
+ */
+export interface SignatureParts {
+  /** The signed string up to the raw body (timestamp, id, method, path and query, credentials in the query masked). */
+  signedPrefix: string;
+  /** Hex SHA-256 of the raw body aggmock received. */
+  bodySha256: string;
+  /** The raw body's length in bytes. */
+  bodyBytes: number;
+}
+
+/** How to use {@link SignatureParts}, for the 401's hint and the journal. */
+export const SIGNED_PARTS_HINT =
+  'The string to sign is signedPrefix followed by your raw body exactly as sent (query credentials are shown masked); bodySha256 is the SHA-256 (hex) of the bodyBytes bytes aggmock received: hash your body to compare.';
+
+/** The {@link SignatureParts} of a request, with the timestamp and id it sent (or placeholders). */
+export function signatureParts(
+  config: AuthConfig,
+  method: string,
+  pathname: string,
+  search: string,
+  raw: Uint8Array,
+  read: (name: string) => string | undefined,
+): SignatureParts {
   const names = config.signing.headers;
   const timestamp = read(names.webhookTimestamp) ?? /(?:^|,)\s*t=(\d+)/.exec(read(names.signature) ?? '')?.[1];
-  return signedString(config.signing.scheme, payload, timestamp, read(names.webhookId));
+  const query = search === '' ? '' : `?${maskedSearch(search.slice(1))}`;
+  const prefix = requestPayload(method, pathname + query, '');
+  return {
+    signedPrefix: signedString(config.signing.scheme, prefix, timestamp, read(names.webhookId)),
+    bodySha256: sha256Hex(raw),
+    bodyBytes: raw.byteLength,
+  };
 }
 
 function missingMessage(config: AuthConfig): string {

@@ -1,11 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { CatalogFixtureError } from '../catalog/fixture.ts';
 import { ConfigError, CredentialError } from '../config/index.ts';
+import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import { NotAProfileError } from '../profiles/index.ts';
 import { SqliteUnavailableError } from '../storage/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
 import { EXIT_USAGE, usageExit } from './options.ts';
+
+const ALLOW_HOOKS_FLAG = '--allow-hooks';
 
 /** Errors of a path the user gave, not of aggmock. */
 const FILE_ERRORS = ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENOTDIR', 'EISDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG'];
@@ -19,7 +22,12 @@ const program = new Command('aggmock')
 
 registerCommands(program);
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+// --allow-hooks, anywhere on the command line, allows a dialect's hooks module for this run (and
+// only this run: never a config file); it is the same as AGGMOCK_ALLOW_HOOKS=1.
+const argv = process.argv.filter((arg) => arg !== ALLOW_HOOKS_FLAG);
+if (argv.length !== process.argv.length) process.env[ALLOW_HOOKS_ENV] = '1';
+
+program.parseAsync(argv).catch((error: unknown) => {
   if (error instanceof CommanderError) usageExit(error);
   // Bad input, already described by key or JSON path, value and expectation: no stack trace.
   // Also no SQLite driver (Node 20 without a built better-sqlite3): one line on how to get one.

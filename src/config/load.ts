@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
-import { DialectHooksError, loadHooks } from '../dialects/index.ts';
+import { DialectHooksError, type HooksOptIn, hooksOptIn, loadHooks } from '../dialects/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
@@ -27,7 +27,7 @@ const ENV_ALIASES: Record<string, (value: string) => Layer> = {
 
 /**
  * `AGGMOCK_*` names that are not configuration: the SQLite driver (`AGGMOCK_SQLITE_DRIVER`, read
- * by src/storage), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
+ * by src/storage), the hooks opt-in (`AGGMOCK_ALLOW_HOOKS`, read by src/dialects/hooks.ts), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
  * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`, and the sizes `npm run test:nightly` sets). Any other
  * unknown name is refused.
  */
@@ -41,6 +41,7 @@ export const NON_CONFIG_ENV = [
   'CRASH_KILLS',
   'FUZZ_RUNS',
   'FAULTS_BOTH_MODES',
+  'ALLOW_HOOKS',
 ].map((n) => ENV_PREFIX + n);
 
 let knownKeys: string[] | undefined;
@@ -85,6 +86,8 @@ export interface LoadOptions {
   cwd?: string;
   /** Where a deprecation note goes (default: stderr, once per process). */
   onDeprecated?: (message: string) => void;
+  /** A command that sends and verifies nothing (profiles, contracts without --out, mcp's info): a dialect's hooks module is not loaded. */
+  readOnly?: boolean;
 }
 
 /**
@@ -102,7 +105,7 @@ export function loadConfig(options: LoadOptions = {}): AggmockConfig {
   const flags = options.flags ?? {};
   const merged = [file.layer, env.layer, flags].reduce(deepMerge, {});
   const key = wireKeyOf(merged, options.onDeprecated ?? noteOnce);
-  const wireFile = readWireFile(merged, key, cwd);
+  const wireFile = readWireFile(merged, key, cwd, hooksOptIn(options.env ?? process.env, options.readOnly));
   // Where an invalid value came from, when not the file (the message's first line names the file).
   const origin = (path: readonly PropertyKey[]): string | undefined => {
     if (valueAt(flags, path) !== undefined) return longestPrefix(path, options.flagNames ?? {}) ?? COMMAND_LINE;
@@ -142,7 +145,7 @@ function wireKeyOf(merged: Layer, onDeprecated: (message: string) => void): 'dia
  * relative to the working directory, and put in its place, so the schema validates the definition
  * (a dialect, or a profile it converts) like any other setting. Returns the file's path when one was read.
  */
-function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string): string | undefined {
+function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string, optIn: HooksOptIn): string | undefined {
   const callbacks = merged.callbacks;
   if (!isPlainObject(callbacks)) return undefined;
   const setting = callbacks[key];
@@ -159,7 +162,7 @@ function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string): s
   } catch (error) {
     throw new ConfigError(`${at}: file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
-  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path, at);
+  if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path, at, optIn);
   callbacks[key] = parsed;
   return path;
 }
@@ -168,10 +171,10 @@ function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string): s
  * A dialect file's `hooks` module: resolved from the dialect file's folder and loaded now, so a
  * missing module or a bad export stops the start with its name rather than the first callback.
  */
-function hooksPath(hooks: string, dialectFile: string, at: string): string {
+function hooksPath(hooks: string, dialectFile: string, at: string, optIn: HooksOptIn): string {
   const path = resolve(dirname(dialectFile), hooks);
   try {
-    loadHooks(hooks, dirname(dialectFile));
+    loadHooks(hooks, dirname(dialectFile), optIn);
   } catch (error) {
     if (error instanceof DialectHooksError) throw new ConfigError(`${at}: ${dialectFile}: hooks: ${error.message}`);
     throw error;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   buildRequest,
@@ -20,6 +20,11 @@ import {
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'aggmock-hooks-'));
+// These tests build requests with hooks (hooksOf reads the run's opt-in from the environment).
+process.env.AGGMOCK_ALLOW_HOOKS = '1';
+const ALLOW = { allow: true };
+/** A module loaded from its own folder, allowed. */
+const load = (path: string) => loadHooks(path, dirname(path), ALLOW);
 function module(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
@@ -142,23 +147,23 @@ describe('loading a hooks module', () => {
   it('loads an ES module, a CommonJS module and a default export object alike, once', () => {
     const cjs = module('cjs.cjs', "exports.signedText = () => 'cjs';");
     const dflt = module('default.mjs', "export default { signedText: () => 'default' };");
-    expect(loadHooks(STAR_JOINED).signedText).toBeTypeOf('function');
-    expect(loadHooks(cjs).signedText?.({} as never, {})).toBe('cjs');
-    expect(loadHooks(dflt).signedText?.({} as never, {})).toBe('default');
-    expect(loadHooks(cjs)).toBe(loadHooks(cjs));
+    expect(load(STAR_JOINED).signedText).toBeTypeOf('function');
+    expect(load(cjs).signedText?.({} as never, {})).toBe('cjs');
+    expect(load(dflt).signedText?.({} as never, {})).toBe('default');
+    expect(load(cjs)).toBe(load(cjs));
   });
 
   it('takes a relative path from the folder it is given', () => {
     const sub = join(dir, 'dialects');
     mkdirSync(sub, { recursive: true });
     writeFileSync(join(sub, 'rel.mjs'), "export const signedText = () => 'relative';");
-    expect(loadHooks('./rel.mjs', sub).signedText?.({} as never, {})).toBe('relative');
+    expect(loadHooks('./rel.mjs', sub, ALLOW).signedText?.({} as never, {})).toBe('relative');
   });
 
   it('refuses a missing file, a folder, a module that fails to load, an unknown export, a non-function and no hook at all, naming each', () => {
     const cases: [string, RegExp][] = [
       [join(dir, 'missing.mjs'), /hooks module .*missing\.mjs does not exist/],
-      [dir, /does not exist/],
+      [join(dir, 'folder.mjs'), /does not exist/],
       [module('syntax.mjs', 'export function signedText( {'), /syntax\.mjs could not be loaded: /],
       [
         module('extra.mjs', "export const signedText = () => ''; export const sign = () => '';"),
@@ -167,9 +172,10 @@ describe('loading a hooks module', () => {
       [module('string.mjs', "export const signedText = 'x';"), /exports "signedText" as string; expected a function/],
       [module('empty.mjs', 'export {};'), /exports no hook; expected signedText/],
     ];
+    mkdirSync(join(dir, 'folder.mjs'), { recursive: true });
     for (const [path, message] of cases) {
-      expect(() => loadHooks(path), path).toThrow(DialectHooksError);
-      expect(() => loadHooks(path), path).toThrow(message);
+      expect(() => load(path), path).toThrow(DialectHooksError);
+      expect(() => load(path), path).toThrow(message);
     }
   });
 });

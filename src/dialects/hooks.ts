@@ -1,6 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isAbsolute, resolve } from 'node:path';
+import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Credentials, DialectRequestError } from './request.ts';
 import type { Dialect } from './schema.ts';
 
@@ -50,17 +51,63 @@ const loaded = new Map<string, DialectHooks>();
 const require = createRequire(import.meta.url);
 
 /**
- * Loads a hooks module (ES module or CommonJS; Node ≥ 20.19 requires ES modules synchronously)
- * and checks what it exports. A relative path is taken from `from` (the dialect file's folder).
- *
- * @example loadHooks('./evoplay-hooks.mjs', '/work/dialects').signedText
+ * Whether this run may load hooks modules: only what the user said for this run — `--allow-hooks`
+ * on the command line or `AGGMOCK_ALLOW_HOOKS=1` in the environment — never a dialect file or a
+ * config file found in the working folder. `readOnly` commands (profiles, contracts, mcp's
+ * information) never load one: they check its path and leave it unloaded.
  */
-export function loadHooks(path: string, from = process.cwd()): DialectHooks {
-  const file = isAbsolute(path) ? path : resolve(from, path);
+export interface HooksOptIn {
+  allow: boolean;
+  readOnly?: boolean;
+}
+
+/** The environment variable that allows hooks, like `--allow-hooks`. */
+export const ALLOW_HOOKS_ENV = 'AGGMOCK_ALLOW_HOOKS';
+
+/** The opt-in an environment gives (`AGGMOCK_ALLOW_HOOKS=1`; the CLI's `--allow-hooks` sets it). */
+export function hooksOptIn(env: NodeJS.ProcessEnv = process.env, readOnly = false): HooksOptIn {
+  return { allow: env[ALLOW_HOOKS_ENV] === '1', readOnly };
+}
+
+/** A hooks module a run loaded: its absolute path and SHA-256, for the banners. */
+export interface LoadedHooks {
+  file: string;
+  sha256: string;
+}
+const notices: LoadedHooks[] = [];
+
+/** The hooks modules loaded so far (each once), for every banner to name. */
+export function loadedHooks(): readonly LoadedHooks[] {
+  return notices;
+}
+
+/** The banner line of the hooks modules loaded, or undefined when none was. */
+export function hooksBannerLine(): string | undefined {
+  if (notices.length === 0) return undefined;
+  return `hooks → ${notices.map((h) => `${h.file} (sha256 ${h.sha256})`).join(', ')}: JavaScript running with your privileges (--allow-hooks)`;
+}
+
+const MODULE_EXTENSIONS = ['.mjs', '.cjs', '.js'];
+
+/**
+ * Loads a hooks module (ES module or CommonJS; Node ≥ 20.19 requires ES modules synchronously)
+ * and checks what it exports. `path` is taken from `from`, the dialect file's folder, and must stay
+ * inside it (no `..`, no absolute path elsewhere, no symlink out) and be a .mjs, .cjs or .js file.
+ * A hooks module is code: it loads only with the run's opt-in ({@link HooksOptIn}); a read-only
+ * command checks the path and loads nothing.
+ *
+ * @example loadHooks('./evoplay-hooks.mjs', '/work/dialects', { allow: true }).signedText
+ */
+export function loadHooks(path: string, from: string, optIn: HooksOptIn): DialectHooks {
+  const file = hooksFile(path, from);
   const known = loaded.get(file);
   if (known) return known;
-  if (!existsSync(file) || statSync(file).isDirectory())
-    throw new DialectHooksError(`the hooks module ${file} does not exist (hooks: ${JSON.stringify(path)})`);
+  if (optIn.readOnly) return NOT_LOADED;
+  const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+  if (!optIn.allow)
+    throw new DialectHooksError(
+      `the dialect names the hooks module ${file} (sha256 ${sha256}), which is JavaScript that would run with your privileges; review it like a dependency, then allow it for this run with --allow-hooks or ${ALLOW_HOOKS_ENV}=1`,
+    );
   let exported: Record<string, unknown>;
   try {
     exported = require(file) as Record<string, unknown>;
@@ -69,8 +116,43 @@ export function loadHooks(path: string, from = process.cwd()): DialectHooks {
   }
   const hooks = hooksIn(file, exported);
   loaded.set(file, hooks);
+  notices.push({ file, sha256 });
+  // Every command says so, on stderr (serve's banner repeats it): code from a dialect now runs.
+  process.stderr.write(`aggmock: ${hooksBannerLine()}\n`);
   return hooks;
 }
+
+/** The module's absolute path, checked: inside `from`, an existing .mjs/.cjs/.js file. */
+function hooksFile(path: string, from: string): string {
+  const folder = resolve(from);
+  const file = isAbsolute(path) ? resolve(path) : resolve(folder, path);
+  const inside = (f: string, dir: string) => {
+    const rel = relative(dir, f);
+    return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  };
+  if (!inside(file, folder))
+    throw new DialectHooksError(
+      `the hooks module ${file} is outside the dialect file's folder ${folder} (hooks: ${JSON.stringify(path)}); a hooks module sits beside its dialect file`,
+    );
+  if (!MODULE_EXTENSIONS.includes(extname(file)))
+    throw new DialectHooksError(
+      `the hooks module ${file} is not a JavaScript module (hooks: ${JSON.stringify(path)}); expected a ${MODULE_EXTENSIONS.join(', ')} file`,
+    );
+  if (!existsSync(file) || statSync(file).isDirectory())
+    throw new DialectHooksError(`the hooks module ${file} does not exist (hooks: ${JSON.stringify(path)})`);
+  if (!inside(realpathSync(file), realpathSync(folder)))
+    throw new DialectHooksError(`the hooks module ${file} links outside the dialect file's folder ${folder}`);
+  return file;
+}
+
+/** A read-only command's hooks: the path checked, nothing loaded; using one says so. */
+const NOT_LOADED: DialectHooks = Object.freeze({
+  signedText: () => {
+    throw new DialectHooksError(
+      `hooks are not loaded by a read-only command; run a command that sends or verifies, with --allow-hooks`,
+    );
+  },
+});
 
 function hooksIn(file: string, exported: Record<string, unknown>): DialectHooks {
   const source =
@@ -93,9 +175,13 @@ function hooksIn(file: string, exported: Record<string, unknown>): DialectHooks 
   return hooks;
 }
 
-/** The dialect's hooks, loaded on first use (its `hooks` path is absolute once a dialect file is read). */
+/**
+ * The dialect's hooks: loaded when its file was read (its `hooks` path is absolute then), or now,
+ * from the module's own folder, with this run's environment's opt-in.
+ */
 export function hooksOf(dialect: Dialect): DialectHooks | undefined {
-  return dialect.hooks === undefined ? undefined : loadHooks(dialect.hooks);
+  if (dialect.hooks === undefined) return undefined;
+  return loaded.get(dialect.hooks) ?? loadHooks(dialect.hooks, resolve(dialect.hooks, '..'), hooksOptIn());
 }
 
 /** The text a `signedText` hook returns for a request, checked: a string, bounded; a throw names the module. */

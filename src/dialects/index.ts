@@ -34,7 +34,18 @@ export {
   readFacts,
   recogniseCall,
 } from './facts.ts';
-export { type DialectHooks, DialectHooksError, hooksOf, loadHooks, type SignedParts } from './hooks.ts';
+export {
+  ALLOW_HOOKS_ENV,
+  type DialectHooks,
+  DialectHooksError,
+  type HooksOptIn,
+  hooksBannerLine,
+  hooksOf,
+  hooksOptIn,
+  loadedHooks,
+  loadHooks,
+  type SignedParts,
+} from './hooks.ts';
 export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export {

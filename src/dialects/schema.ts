@@ -130,6 +130,36 @@ export type Fields = Record<string, Field>;
 const httpMethod = z.enum(['GET', 'POST', 'PUT', 'DELETE']);
 
 /** How the fields travel: a JSON body, a form body, or the query string of the URL. */
+/** Headers aggmock's transport sets itself: a dialect naming one would send it twice (CL.CL, two Hosts, a second User-Agent). */
+export const RESERVED_HEADERS = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'user-agent',
+  'content-type',
+  'te',
+  'upgrade',
+  'expect',
+  'trailer',
+] as const;
+
+/** A dialect's headers: any name but the {@link RESERVED_HEADERS}, refused naming the header. */
+const dialectHeaders = <T extends z.ZodType>(value: T) =>
+  z
+    .record(z.string().min(1).max(128), value)
+    .default({})
+    .superRefine((headers, ctx) => {
+      for (const name of Object.keys(headers)) {
+        if ((RESERVED_HEADERS as readonly string[]).includes(name.trim().toLowerCase()))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `the header ${JSON.stringify(name)} is set by aggmock itself and cannot be set by a dialect (reserved: ${RESERVED_HEADERS.join(', ')})`,
+          });
+      }
+    });
+
 export const ENCODINGS = ['json', 'form', 'query'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
@@ -241,7 +271,7 @@ export const operationSchema = z.strictObject({
     )
     .describe('appended to the wallet\u2019s base URL; {fact} placeholders are filled and escaped'),
   encoding: z.enum(ENCODINGS).optional().describe('absent: the dialect\u2019s request.encoding'),
-  headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
+  headers: dialectHeaders(fieldSchema),
   fields: fieldsSchema.describe('the body (json, form) or the query (query), field by field'),
   /** Overrides of the dialect's reply rules for this operation (Pragmatic's refund reply has no balance). */
   reply: z
@@ -391,7 +421,7 @@ export const dialectSchema = z
     request: z
       .strictObject({
         encoding: z.enum(ENCODINGS).default('json'),
-        headers: z.record(z.string().min(1).max(128), fieldSchema).default({}),
+        headers: dialectHeaders(fieldSchema),
         query: fieldsSchema.default({}).describe('parameters every call carries in its query string (a static token)'),
       })
       .prefault({}),

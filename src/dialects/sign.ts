@@ -330,7 +330,13 @@ export function verifyRequest(
   const place = recipe.place;
   const contentType = (received.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   const isForm = contentType === CONTENT_TYPES.form;
-  const isJson = contentType === CONTENT_TYPES.json || (!isForm && received.body.trimStart().startsWith('{'));
+  const isJson = contentType === CONTENT_TYPES.json;
+  // A JSON body is sent as JSON: text/plain is what a browser page sends cross-site without a preflight.
+  if (!isJson && !isForm && received.body.trim() !== '' && dialect.request.encoding === 'json')
+    return {
+      ok: false,
+      reason: `expected Content-Type: ${CONTENT_TYPES.json} for this dialect's JSON body (got ${contentType ? contentType : 'none'})`,
+    };
   const queryPairs = [...new URLSearchParams(query)];
   let body = received.body;
   let params: [string, string][];

@@ -109,7 +109,10 @@ export function credentialGuard(options: CredentialGuardOptions): MiddlewareHand
 export function refuseAggmockCallbacks(what: string): MiddlewareHandler {
   return async (c, next) => {
     const agent = c.req.header('user-agent') ?? '';
-    if (/^aggmock\/\S+$/i.test(agent.trim())) {
+    // Every User-Agent sent, not their joined value: a second one ("aggmock/0.1.0, curl/8.0") must not hide the first.
+    const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders ?? [];
+    const agents = [agent, ...raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === 'user-agent')];
+    if (agents.some((a) => /^aggmock\//i.test(a.trim()) || /(^|,\s*)aggmock\//i.test(a))) {
       throw new ApiError(
         403,
         `${what} refuses aggmock's own callbacks (User-Agent ${JSON.stringify(agent)}): a launch's callback_url cannot drive it.`,

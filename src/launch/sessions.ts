@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { ApiError } from '../http/errors.ts';
 
 /** A launched game session: who plays what, with which balance, until when. */
 export interface LaunchSession {
@@ -32,6 +33,11 @@ export interface CreateSessionOptions {
   expiresInSeconds: number;
   /** Sessions kept at most (live and recently expired); the oldest is forgotten first. Default 10,000. */
   maxSessions?: number;
+  /**
+   * At the cap, forget expired sessions only and then refuse the launch (503) rather than forget a
+   * live one: on an exposed instance, anonymous launches must not end the testers' open games.
+   */
+  refuseAtCap?: boolean;
 }
 
 /** Default of config `launch.maxSessions`. */
@@ -60,6 +66,7 @@ export class LaunchSessions {
 
   create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, options: CreateSessionOptions): LaunchSession {
     const createdAt = this.now();
+    if (options.refuseAtCap) this.refuseAtCap(options.maxSessions ?? DEFAULT_MAX_SESSIONS, createdAt);
     // The id before the spread: V8 copies `{ ...input, id }` through a slow path (~5 µs here, ~0.3 µs this way).
     const session: LaunchSession = {
       id: sessionId(),
@@ -78,6 +85,18 @@ export class LaunchSessions {
       this.head = 0;
     }
     return session;
+  }
+
+  /** At the cap: expired sessions leave; when every one is live, the launch is refused (503, naming launch.maxSessions). */
+  private refuseAtCap(max: number, now: number): void {
+    if (this.sessions.size < max) return;
+    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
+    if (this.sessions.size < max) return;
+    throw new ApiError(
+      503,
+      `The launch is refused: ${this.sessions.size} live game sessions, the most this instance keeps (launch.maxSessions ${max}). Open games are not ended for new launches on an exposed instance; try again when sessions expire, or raise launch.maxSessions.`,
+      { extra: { error: 'SESSIONS_FULL' }, headers: { 'Retry-After': '60' } },
+    );
   }
 
   lookup(id: string): SessionLookup {

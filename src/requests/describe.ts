@@ -1,21 +1,17 @@
 import { API_ROUTES, nearestRoute, routePath } from '../config/index.ts';
-import { jsonDepth } from '../http/body.ts';
 import { parseJsonOr } from '../shared/index.ts';
+import { isSecretName, MASKED, maskedSearch, maskedBody as maskedText } from '../shared/secrets.ts';
 
-export { nearestRoute };
+export { MASKED, maskedSearch, nearestRoute };
 
-/** Headers that always carry credentials, whatever the config names. */
+/** Headers that always carry credentials, whatever the config names (the rest go by {@link isSecretName}). */
 const ALWAYS_SECRET = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
 
-/** Query parameters and body fields whose value is masked too (a client that puts its key in the URL, a launch's session token). */
-const SECRET_PARAM = /key|token|secret|sig|pass|auth/i;
-
-export const MASKED = '[masked]';
-
 /**
- * Masks every credential in a request's headers: the configured API key and signature headers
- * and the usual authorization headers. The journal and anything shown from it never hold a
- * key, a secret or a signature.
+ * Masks every credential in a request's headers: the configured API key and signature headers,
+ * the usual authorization headers, and every header whose name says it holds one (the rule query
+ * and body fields follow: `X-Auth-Token`, `Api-Key`, `X-Session-Token` …). The journal and
+ * anything shown from it never hold a key, a secret or a signature.
  */
 export function credentialMasker(
   secretHeaders: readonly string[],
@@ -37,7 +33,7 @@ export function credentialMasker(
     for (const [name, value] of Object.entries(headers)) {
       if (value === undefined) continue;
       const lower = name.toLowerCase();
-      out[lower] = secret.has(lower) ? MASKED : Array.isArray(value) ? value.join(', ') : value;
+      out[lower] = secret.has(lower) || isSecretName(lower) ? MASKED : Array.isArray(value) ? value.join(', ') : value;
     }
     return out;
   }
@@ -68,55 +64,23 @@ export function maskedQuery(search: string): Readonly<Record<string, string | st
 function maskQuery(search: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, raw] of new URLSearchParams(search)) {
-    const value = SECRET_PARAM.test(name) ? MASKED : raw;
+    const value = isSecretName(name) ? MASKED : raw;
     const prior = out[name];
     out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
   }
   return out;
 }
 
-/** JSON bodies nested deeper than this are kept as sent: no client's call nests so, and masking walks no deeper. */
-const MAX_MASKED_DEPTH = 16;
-
 /**
- * A request body as the journal keeps it: every JSON field (at any depth) or form field whose name
- * says it holds a credential — the query's rule: a launch's session `token`, a key, a signature, a
- * password — has its value replaced by {@link MASKED}. A body with none, or that is neither JSON
- * nor a form, is kept as sent.
+ * A request body (or an error reply that quotes one) as the journal keeps it: every JSON field (at
+ * any depth, of any value type) or form field (`a=b&…`, whatever the content type) whose name says
+ * it holds a credential — a launch's session `token`, a key, a signature, a password — has its
+ * value replaced by {@link MASKED}; a BOM is dropped; what cannot be parsed (malformed JSON,
+ * multipart, text) is masked by pattern, or kept only as its length and digest. One rule:
+ * src/shared/secrets.ts.
  */
-export function maskedBody(text: string, contentType: string | undefined): string {
-  const start = text.trimStart()[0];
-  if (start === '{' || start === '[') {
-    if (jsonDepth(text) > MAX_MASKED_DEPTH) return text;
-    const json = parseJsonOr(text, undefined);
-    return json !== null && typeof json === 'object' && holdsSecret(json) ? JSON.stringify(maskSecrets(json)) : text;
-  }
-  if (contentType?.toLowerCase().includes('application/x-www-form-urlencoded')) {
-    const form = new URLSearchParams(text);
-    if (![...form.keys()].some((name) => SECRET_PARAM.test(name))) return text;
-    const masked = new URLSearchParams();
-    for (const [name, value] of form) masked.append(name, SECRET_PARAM.test(name) ? MASKED : value);
-    return masked.toString();
-  }
-  return text;
-}
-
-function holdsSecret(value: object): boolean {
-  for (const [name, inner] of Object.entries(value)) {
-    if (!Array.isArray(value) && SECRET_PARAM.test(name) && inner !== null && typeof inner !== 'object') return true;
-    if (inner !== null && typeof inner === 'object' && holdsSecret(inner)) return true;
-  }
-  return false;
-}
-
-function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [name, inner] of Object.entries(value)) {
-    out[name] = SECRET_PARAM.test(name) && inner !== null && typeof inner !== 'object' ? MASKED : maskSecrets(inner);
-  }
-  return out;
+export function maskedBody(text: string, _contentType?: string): string {
+  return maskedText(text);
 }
 
 /** Fields a hint names at most (the reply names them all). */

@@ -1,84 +1,50 @@
-import { parseJsonOr, valueAt } from '../shared/index.ts';
+import {
+  authJson,
+  cappedEntry,
+  DEFAULT_JOURNAL_BYTES,
+  encodeTimes,
+  entriesOf,
+  entryMatches,
+  headersJson,
+  isEmptyObject,
+  type JournaledRequest,
+  MAX_JOURNALED_ROW_BYTES,
+  MAX_LIST_BYTES,
+  type NewJournaledRequest,
+  queryJson,
+  type RequestFilter,
+  type RequestMatcher,
+  type RequestRow,
+  routeOf,
+  rowFilter,
+  SUMMARY_COLUMNS,
+  SUMMARY_ROW_BYTES,
+  sameRequest,
+  toEntry,
+  whereClause,
+} from './rows.ts';
+
+export {
+  type AuthVerdict,
+  cappedEntry,
+  DEFAULT_JOURNAL_BYTES,
+  entryBytes,
+  type JournaledRequest,
+  journaledReplyLimit,
+  MAX_JOURNALED_REPLY_BODY,
+  MAX_JOURNALED_REQUEST_BODY,
+  MAX_JOURNALED_ROW_BYTES,
+  MAX_JOURNALED_SUCCESS_BODY,
+  MAX_LIST_BYTES,
+  type NewJournaledRequest,
+  type RequestFilter,
+  type RequestMatcher,
+} from './rows.ts';
+
 import type { Database, Statement } from '../storage/index.ts';
 
-/** Request bodies longer than this are cut in the journal. */
-export const MAX_JOURNALED_REQUEST_BODY = 16 * 1024;
-/** Error replies longer than this are cut in the journal. */
-export const MAX_JOURNALED_REPLY_BODY = 2 * 1024;
-/**
- * Successful replies are cut shorter: a listing is hundreds of KiB and the same bytes every time,
- * and writing its head for every call was most of the journal's cost under load (bench/listings.ts).
- */
-export const MAX_JOURNALED_SUCCESS_BODY = 512;
-
-/** How much of a reply the journal keeps. */
-export function journaledReplyLimit(status: number | null): number {
-  return status !== null && status < 400 ? MAX_JOURNALED_SUCCESS_BODY : MAX_JOURNALED_REPLY_BODY;
-}
 /** Entries waiting for a flush at most; past it the oldest waiting are dropped (and counted), never memory without bound. */
 export const MAX_PENDING_ENTRIES = 20_000;
-
-/** How the request's credentials were judged, as the API judged them. */
-export type AuthVerdict =
-  | { ok: true; method: 'none' | 'api-key' | 'hmac'; header?: string }
-  | { ok: false; error: string; message: string; reason?: string; signedString?: string };
-
-/** One request the client made to the aggregator API, as journaled (credentials masked, bodies bounded). */
-export interface JournaledRequest {
-  id: number;
-  /** When the request arrived, ISO 8601. */
-  at: string;
-  method: string;
-  /** The path as sent (with `/casino` when used), without the query. */
-  path: string;
-  query: Record<string, string | string[]>;
-  headers: Record<string, string>;
-  /** The body as text (cut at {@link MAX_JOURNALED_REQUEST_BODY}), or null when there was none. */
-  body: string | null;
-  bodyBytes: number;
-  auth: AuthVerdict;
-  /** The reply's status, or null when none was sent (reset, empty reply, the client gave up). */
-  status: number | null;
-  reply: string | null;
-  replyBytes: number;
-  /** Whether the reply was sent to the end. */
-  complete: boolean;
-  latencyMs: number;
-  /** The fault rule that fired, if one did. */
-  fault: { ruleId: string; kind: string; delayMs?: number } | null;
-  /** For a refused or unmatched request: the nearest valid route, or the field that failed. */
-  hint: string | null;
-}
-
-/** An entry to write: `at` may be the arrival in epoch ms (the intercept's, with no date text to build and parse again). */
-export type NewJournaledRequest = Omit<JournaledRequest, 'id' | 'at'> & { at: string | number };
-
-export interface RequestFilter {
-  path?: string;
-  method?: string;
-  status?: number;
-  /** Default 100, at most 1000. */
-  limit?: number;
-  /** Only entries with a smaller id: the next page. */
-  beforeId?: number;
-}
-
-/** What `count` matches: every given field must hold. `path` ignores a `/casino` prefix. */
-export interface RequestMatcher {
-  method?: string;
-  path?: string;
-  status?: number;
-  /** Query parameters, each equal to the value given. */
-  query?: Record<string, string>;
-  /** Fields of the JSON body by dotted path, each equal to the value given. */
-  body?: Record<string, unknown>;
-  /** Request headers (name in any case), each equal to the value given; credentials are masked. */
-  headers?: Record<string, string>;
-  /** The fault rule that fired. */
-  faultRule?: string;
-  /** Whether the credentials were accepted. */
-  authOk?: boolean;
-}
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS api_requests (
@@ -100,38 +66,12 @@ const SCHEMA = `
     fault TEXT,
     hint TEXT,
     n INTEGER NOT NULL DEFAULT 1,
-    times BLOB
+    times BLOB,
+    bytes INTEGER NOT NULL DEFAULT 0
   );
   DROP INDEX IF EXISTS api_requests_route;
   DROP INDEX IF EXISTS api_requests_at;
 `;
-
-/**
- * A row as stored: one column per field, JSON only for the small nested ones. A row holds a run
- * of `n` requests that differ only in their arrival and latency (a client repeating a call): ids
- * `id` … `id + n - 1`, the first one's `at` and `latency_ms`, the others' in `times`
- * ({@link encodeTimes}). Rows written before runs existed have `n` 1.
- */
-interface RequestRow {
-  id: number;
-  at: number;
-  method: string;
-  path: string;
-  query: string | null;
-  headers: string;
-  body: string | null;
-  body_bytes: number;
-  auth: string;
-  status: number | null;
-  reply: string | null;
-  reply_bytes: number;
-  complete: number;
-  latency_ms: number;
-  fault: string | null;
-  hint: string | null;
-  n: number;
-  times: Uint8Array | null;
-}
 
 /**
  * Requests waiting for the next flush, as runs: consecutive entries alike in everything but their
@@ -150,6 +90,8 @@ interface PendingRun {
   id?: number;
   /** A held call's run: no later call joins it. */
   held?: true;
+  /** The row's bytes ({@link entryBytes}), its entry capped at {@link MAX_JOURNALED_ROW_BYTES}. */
+  bytes: number;
 }
 
 /**
@@ -184,6 +126,8 @@ export class RequestJournal {
     covering: Statement;
     firstSince: Statement;
     entriesBelow: Statement;
+    oldest: Statement;
+    totalBytes: Statement;
     deleteBelow: Statement;
     clear: Statement;
     settle: Statement;
@@ -192,11 +136,13 @@ export class RequestJournal {
   private settled: { id: number; entry: NewJournaledRequest }[] = [];
   private readonly insertRuns: (runs: PendingRun[], settled: { id: number; entry: NewJournaledRequest }[]) => void;
   private readonly clock: () => number;
+  /** The rows' bytes together, as written ({@link entryBytes}); the retention's byte budget holds it below `maxBytes`. */
+  private totalBytes = 0;
 
   constructor(
     readonly db: Database,
     private readonly options: {
-      retention: { maxEvents: number; maxAge: number };
+      retention: { maxEvents: number; maxAge: number; maxBytes?: number };
       now?: () => number;
       /** Flush delay in ms (default 20). */
       flushMs?: number;
@@ -206,10 +152,11 @@ export class RequestJournal {
     this.clock = options.now ?? Date.now;
     db.exec(SCHEMA);
     addRunColumns(db);
+    addBytesColumn(db);
     this.stmts = {
       insert: db.prepare(`INSERT INTO api_requests
-        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       // Ids are given, not drawn: a row's entries take the ids after the last row's (no AUTOINCREMENT:
       // its bookkeeping row was a measurable part of each insert; rows leave from the oldest, so the
       // newest row's ids are the largest ever given while it stands).
@@ -218,7 +165,9 @@ export class RequestJournal {
       // No index but the id (each one made every insert dearer): rows arrive in time order, so the
       // old ones are the first ids, and the scan stops at the first recent row.
       firstSince: db.prepare('SELECT id FROM api_requests WHERE at >= ? ORDER BY id LIMIT 1'),
-      entriesBelow: db.prepare('SELECT total(n) AS entries FROM api_requests WHERE id < ?'),
+      entriesBelow: db.prepare('SELECT total(n) AS entries, total(bytes) AS bytes FROM api_requests WHERE id < ?'),
+      oldest: db.prepare('SELECT id, n, bytes FROM api_requests WHERE id >= ? ORDER BY id LIMIT 500'),
+      totalBytes: db.prepare('SELECT total(bytes) AS bytes FROM api_requests'),
       deleteBelow: db.prepare('DELETE FROM api_requests WHERE id < ?'),
       clear: db.prepare('DELETE FROM api_requests'),
       settle: db.prepare(
@@ -243,7 +192,9 @@ export class RequestJournal {
           ...outcomeColumns(e, run.latencyMs),
           n,
           n === 1 ? null : encodeTimes(run.at, run.more),
+          run.bytes + 16 * (n - 1),
         );
+        this.totalBytes += run.bytes + 16 * (n - 1);
         run.id = id;
         id += n;
       }
@@ -251,6 +202,7 @@ export class RequestJournal {
         this.stmts.settle.run(...outcomeColumns(e, e.latencyMs), held);
       }
     });
+    this.totalBytes = (this.stmts.totalBytes.get() as { bytes: number }).bytes;
     // Rows a previous run left past the retention go at once, not after the next thousand requests.
     this.prune();
   }
@@ -286,13 +238,15 @@ export class RequestJournal {
   /** What a held call became (its status, reply, latency…); its id and arrival stay. */
   settle(held: HeldCall, entry: NewJournaledRequest): void {
     const run = held as unknown as PendingRun;
+    const [capped, bytes] = cappedEntry(entry);
     if (run.id === undefined) {
       // Not written yet: written as it ended.
-      run.entry = entry;
+      run.entry = capped;
+      run.bytes = bytes;
       run.latencyMs = entry.latencyMs;
       return;
     }
-    this.settled.push({ id: run.id, entry });
+    this.settled.push({ id: run.id, entry: capped });
     this.schedule();
   }
 
@@ -319,7 +273,8 @@ export class RequestJournal {
       last.more.push(at, latencyMs);
       return last;
     }
-    const run: PendingRun = { entry, at, latencyMs, more: [], ...(held ? { held: true as const } : {}) };
+    const [capped, bytes] = cappedEntry(entry);
+    const run: PendingRun = { entry: capped, at, latencyMs, more: [], bytes, ...(held ? { held: true as const } : {}) };
     this.pending.push(run);
     return run;
   }
@@ -354,8 +309,13 @@ export class RequestJournal {
     if (this.sincePrune >= PRUNE_EVERY || this.clock() - this.prunedAt >= PRUNE_INTERVAL_MS) this.prune();
   }
 
-  /** Newest first. */
-  list(filter: RequestFilter = {}): JournaledRequest[] {
+  /**
+   * Newest first: `limit` entries at most, and {@link MAX_LIST_BYTES} of them (`maxBytes`) at most —
+   * a page of big rows ends early; `truncated` says so, and the last entry's id starts the next.
+   * `summary` leaves each entry's headers, body and reply out (the Requests page's list; a row's
+   * details are {@link get}).
+   */
+  list(filter: RequestFilter = {}): JournaledRequest[] & { truncated?: boolean } {
     this.flush();
     const { where, args } = rowFilter(filter);
     if (filter.beforeId !== undefined) {
@@ -363,16 +323,26 @@ export class RequestJournal {
       args.push(filter.beforeId);
     }
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
-    // Each row holds one entry at least, so `limit` rows hold enough.
+    const maxBytes = filter.maxBytes ?? MAX_LIST_BYTES;
+    const columns = filter.summary ? SUMMARY_COLUMNS : '*';
+    const out: JournaledRequest[] & { truncated?: boolean } = [];
+    let bytes = 0;
+    // Each row holds one entry at least, so `limit` rows hold enough; rows are read one at a time.
     const rows = this.db
-      .prepare(`SELECT * FROM api_requests ${whereClause(where)} ORDER BY id DESC LIMIT ${limit}`)
-      .all(...args) as RequestRow[];
-    const out: JournaledRequest[] = [];
+      .prepare(`SELECT ${columns} FROM api_requests ${whereClause(where)} ORDER BY id DESC LIMIT ${limit}`)
+      .iterate(...args) as Iterable<RequestRow>;
     for (const row of rows) {
+      const size = filter.summary ? SUMMARY_ROW_BYTES : row.bytes || MAX_JOURNALED_ROW_BYTES;
       const entries = entriesOf(row);
       for (let k = entries.length - 1; k >= 0 && out.length < limit; k--) {
         const entry = entries[k] as JournaledRequest;
-        if (filter.beforeId === undefined || entry.id < filter.beforeId) out.push(entry);
+        if (filter.beforeId !== undefined && entry.id >= filter.beforeId) continue;
+        if (out.length > 0 && bytes + size > maxBytes) {
+          out.truncated = true;
+          return out;
+        }
+        bytes += size;
+        out.push(entry);
       }
       if (out.length >= limit) break;
     }
@@ -427,13 +397,38 @@ export class RequestJournal {
       // …and rows that arrived before maxAge ago.
       const recent = this.stmts.firstSince.get(now - maxAge) as { id: number } | undefined;
       const keepFromAge = recent === undefined ? last + 1 : recent.id;
-      const below = Math.max(keepFromCount, keepFromAge);
-      const removed = (this.stmts.entriesBelow.get(below) as { entries: number }).entries;
-      if (removed > 0) this.stmts.deleteBelow.run(below);
+      const below = Math.max(keepFromCount, keepFromAge, this.keepFromBytes());
+      const { entries: removed, bytes } = this.stmts.entriesBelow.get(below) as { entries: number; bytes: number };
+      if (removed > 0) {
+        this.stmts.deleteBelow.run(below);
+        this.totalBytes -= bytes;
+        // Give the freed pages back to the file system (a database created with auto_vacuum = INCREMENTAL).
+        if (bytes > 0) this.db.exec('PRAGMA incremental_vacuum');
+      }
       return removed;
     } catch (error) {
       this.options.onError?.(error);
       return 0;
+    }
+  }
+
+  /**
+   * The first row to keep for the byte budget: when the rows hold more than `maxBytes`, the oldest
+   * leave until they hold nine tenths of it (so a prune does not run for every row that arrives).
+   */
+  private keepFromBytes(): number {
+    const maxBytes = this.options.retention.maxBytes ?? DEFAULT_JOURNAL_BYTES;
+    if (this.totalBytes <= maxBytes) return 0;
+    let excess = this.totalBytes - Math.floor(maxBytes * 0.9);
+    let from = 0;
+    for (;;) {
+      const rows = this.stmts.oldest.all(from) as { id: number; n: number; bytes: number }[];
+      if (rows.length === 0) return from;
+      for (const row of rows) {
+        from = row.id + row.n;
+        excess -= row.bytes;
+        if (excess <= 0) return from;
+      }
     }
   }
 
@@ -447,6 +442,14 @@ export class RequestJournal {
     this.settled = [];
     this.pendingEntries = 0;
     this.stmts.clear.run();
+    this.totalBytes = 0;
+    this.db.exec('PRAGMA incremental_vacuum');
+  }
+
+  /** The rows' bytes together, as the byte budget counts them. */
+  get bytes(): number {
+    this.flush();
+    return this.totalBytes;
   }
 
   /** Writes what is queued and stops the timer (before the database closes). */
@@ -474,6 +477,13 @@ function arrivalOf(entry: NewJournaledRequest): number {
   return typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
 }
 
+/** Adds the bytes column to a journal table an earlier version created (its rows count as 0 bytes until they leave). */
+function addBytesColumn(db: Database): void {
+  const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
+  if (columns.some((c) => c.name === 'bytes')) return;
+  db.exec('ALTER TABLE api_requests ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0');
+}
+
 /** Adds the run columns to a journal table an earlier version created (its rows are runs of one). */
 function addRunColumns(db: Database): void {
   const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
@@ -482,173 +492,7 @@ function addRunColumns(db: Database): void {
   db.exec('ALTER TABLE api_requests ADD COLUMN times BLOB');
 }
 
-/**
- * Whether two entries are the same request met the same way: everything but the arrival and the
- * latency. The nested parts are compared by identity: the intercept hands the same objects while a
- * client repeats itself (describe.ts), and different objects only cost a row of their own. An
- * entry a fault rule fired on always has its own row.
- */
-function sameRequest(a: NewJournaledRequest, b: NewJournaledRequest): boolean {
-  return (
-    a.fault === null &&
-    b.fault === null &&
-    a.path === b.path &&
-    a.status === b.status &&
-    a.reply === b.reply &&
-    a.replyBytes === b.replyBytes &&
-    a.headers === b.headers &&
-    a.query === b.query &&
-    a.auth === b.auth &&
-    a.method === b.method &&
-    a.body === b.body &&
-    a.bodyBytes === b.bodyBytes &&
-    a.complete === b.complete &&
-    a.hint === b.hint
-  );
-}
-
-/**
- * A run's later arrivals and latencies as stored: float64 pairs (ms after the first call, latency
- * in ms), little-endian, so a flush converts no number to text.
- */
-function encodeTimes(firstAt: number, more: readonly number[]): Buffer {
-  const times = new Float64Array(more.length);
-  for (let i = 0; i < more.length; i += 2) {
-    times[i] = (more[i] as number) - firstAt;
-    times[i + 1] = more[i + 1] as number;
-  }
-  return Buffer.from(times.buffer);
-}
-
-/** {@link encodeTimes}'s pairs back (the bytes copied: a driver's buffer need not be aligned for a Float64Array). */
-function decodeTimes(bytes: Uint8Array): Float64Array {
-  return new Float64Array(Uint8Array.prototype.slice.call(bytes).buffer);
-}
-
-/** A row's entries, oldest first. */
-function entriesOf(row: RequestRow): JournaledRequest[] {
-  const first = toEntry(row);
-  if (row.n <= 1 || row.times === null) return [first];
-  const entries = [first];
-  const times = decodeTimes(row.times);
-  for (let k = 0; 2 * k < times.length; k++) {
-    entries.push({
-      ...first,
-      id: row.id + k + 1,
-      at: new Date(row.at + (times[2 * k] as number)).toISOString(),
-      latencyMs: times[2 * k + 1] as number,
-    });
-  }
-  return entries;
-}
-
-/** The SQL conditions of the fields a row holds as columns. */
-function rowFilter(filter: { path?: string; method?: string; status?: number }): { where: string[]; args: unknown[] } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (filter.path !== undefined) {
-    where.push('route = ?');
-    args.push(routeOf(filter.path));
-  }
-  if (filter.method !== undefined) {
-    where.push('method = ?');
-    args.push(filter.method.toUpperCase());
-  }
-  if (filter.status !== undefined) {
-    where.push('status = ?');
-    args.push(filter.status);
-  }
-  return { where, args };
-}
-
-function whereClause(where: readonly string[]): string {
-  return where.length ? `WHERE ${where.join(' AND ')}` : '';
-}
-
 /** Entries written between two prunes at most. */
 const PRUNE_EVERY = 1000;
 /** Time between two prunes at most, while entries are written (and at every open). */
 const PRUNE_INTERVAL_MS = 60_000;
-
-/** The route a path names, as filters compare it: without `/casino` and a trailing slash. */
-function routeOf(path: string): string {
-  let p = path;
-  if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
-  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  return p;
-}
-
-function toEntry(row: RequestRow): JournaledRequest {
-  return {
-    id: row.id,
-    at: new Date(row.at).toISOString(),
-    method: row.method,
-    path: row.path,
-    query: row.query === null ? {} : (JSON.parse(row.query) as JournaledRequest['query']),
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    body: row.body,
-    bodyBytes: row.body_bytes,
-    auth: JSON.parse(row.auth) as AuthVerdict,
-    status: row.status,
-    reply: row.reply,
-    replyBytes: row.reply_bytes,
-    complete: row.complete === 1,
-    latencyMs: row.latency_ms,
-    fault: row.fault === null ? null : (JSON.parse(row.fault) as JournaledRequest['fault']),
-    hint: row.hint,
-  };
-}
-
-/** The JSON of the last headers written: a client sends the same ones call after call. */
-let lastHeaders: Record<string, string> | undefined;
-let lastHeadersJson = '';
-function headersJson(headers: Record<string, string>): string {
-  if (headers !== lastHeaders) {
-    lastHeaders = headers;
-    lastHeadersJson = JSON.stringify(headers);
-  }
-  return lastHeadersJson;
-}
-
-/** The JSON of the last query and auth verdict written: a client under load repeats them (the same objects, see describe.ts). */
-let lastQuery: object | undefined;
-let lastQueryJson = '';
-function queryJson(query: object): string {
-  if (query !== lastQuery) {
-    lastQuery = query;
-    lastQueryJson = JSON.stringify(query);
-  }
-  return lastQueryJson;
-}
-let lastAuth: AuthVerdict | undefined;
-let lastAuthJson = '';
-function authJson(auth: AuthVerdict): string {
-  if (auth !== lastAuth) {
-    lastAuth = auth;
-    lastAuthJson = JSON.stringify(auth);
-  }
-  return lastAuthJson;
-}
-
-function isEmptyObject(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
-function entryMatches(entry: JournaledRequest, matcher: RequestMatcher): boolean {
-  if (matcher.faultRule !== undefined && entry.fault?.ruleId !== matcher.faultRule) return false;
-  if (matcher.authOk !== undefined && entry.auth.ok !== matcher.authOk) return false;
-  for (const [name, value] of Object.entries(matcher.query ?? {})) {
-    if (entry.query[name] !== value) return false;
-  }
-  for (const [name, value] of Object.entries(matcher.headers ?? {})) {
-    if (entry.headers[name.toLowerCase()] !== value) return false;
-  }
-  if (matcher.body !== undefined) {
-    const body = entry.body === null ? undefined : parseJsonOr(entry.body, undefined);
-    for (const [path, value] of Object.entries(matcher.body)) {
-      if (JSON.stringify(valueAt(body, path.split('.'))) !== JSON.stringify(value)) return false;
-    }
-  }
-  return true;
-}

@@ -292,11 +292,14 @@ describe('maskedBody', () => {
     // Nothing to mask: the very bytes, formatting and all.
     const plain = '{ "username": "p1",  "gameId": "g" }';
     expect(maskedBody(plain, 'application/json')).toBe(plain);
-    expect(maskedBody('{"token": "x"', 'application/json')).toBe('{"token": "x"'); // not JSON: kept (and refused by the API)
-    expect(maskedBody('player=p1&password=x', 'text/plain')).toBe('player=p1&password=x');
-    // An object field named like a credential is walked, not replaced whole.
-    expect(JSON.parse(maskedBody('{"auth":{"user":"u","pass":"p"}}', 'application/json'))).toEqual({
-      auth: { user: 'u', pass: MASKED },
+    // Not JSON (refused by the API): masked by pattern, never kept as sent.
+    expect(maskedBody('{"token": "x"', 'application/json')).toBe('{"token": "[masked]"');
+    // A form is a form whatever the content type says.
+    expect(maskedBody('player=p1&password=x', 'text/plain')).toBe('player=p1&password=%5Bmasked%5D');
+    // A field named like a credential is masked whole, whatever its value's type.
+    expect(JSON.parse(maskedBody('{"auth":{"user":"u","pass":"p"},"n":1}', 'application/json'))).toEqual({
+      auth: MASKED,
+      n: 1,
     });
   });
 });

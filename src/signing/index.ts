@@ -268,7 +268,7 @@ function match(
     throw new SignatureError(
       'NO_MATCHING_SIGNATURE',
       'No signature matches the payload with any active secret. Are you signing the raw request body exactly as ' +
-        'sent (not re-serialised JSON), with the right secret and the string shown in signedString?',
+        'sent (not re-serialised JSON), with the right secret, over the signed prefix shown followed by that body (compare its SHA-256)?',
       signed(),
     );
   }

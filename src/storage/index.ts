@@ -106,6 +106,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   const db = driver === 'node' ? openBuiltin(path, readonly) : openBetterSqlite(path, readonly);
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+    // A new file gives pages its journals free back to the file system (PRAGMA incremental_vacuum
+    // after a prune); on an existing file it changes nothing.
+    if (!inMemory && !readonly) db.exec('PRAGMA auto_vacuum = INCREMENTAL');
     if (!inMemory && !readonly) db.exec('PRAGMA journal_mode = WAL');
     for (const pragma of options.pragmas ?? []) db.exec(`PRAGMA ${pragma}`);
   } catch (error) {

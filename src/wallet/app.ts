@@ -7,6 +7,7 @@ import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { credentialGuard, isExposed } from '../http/exposure.ts';
 import { hostCheck, sameOriginGuard } from '../http/same-origin.ts';
+import { serverToServerOnly } from '../http/server-to-server.ts';
 import { encodeAmount } from '../money/index.ts';
 import type { Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
@@ -20,6 +21,8 @@ import type { WalletStore } from './store.ts';
 export const WEBHOOK_PATH = '/callback/webhook';
 
 const NOT_JSON = Symbol('not JSON');
+/** What a webhook's body may be: every wire is JSON or a form. */
+const WEBHOOK_BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded'] as const;
 
 export interface WalletAppOptions {
   config: AggmockConfig;
@@ -45,6 +48,9 @@ export function createWalletApp(options: WalletAppOptions): Hono {
 
   const bindHost = options.bindHost ?? '127.0.0.1';
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.use(
+    serverToServerOnly({ what: 'The wallet webhook', unless: (path) => path.startsWith('/__'), bodyTypes: WEBHOOK_BODY_TYPES }),
+  );
 
   // On loopback, only the loopback names reach it: a rebinding page (its own DNS name resolving to
   // 127.0.0.1) cannot post callbacks signed with the public dev secret. A network binding is

@@ -79,7 +79,13 @@ describe('inbound auth, mode either (the default)', () => {
     const body = await json(res);
     expect(body.error).toBe('INVALID_SIGNATURE');
     expect(body.reason).toBe('NO_MATCHING_SIGNATURE');
-    expect(body.explain).toMatchObject({ signedString: `${NOW_S}.GET./getallgamesandprovider?provider=SPRIBE.` });
+    // The string to sign up to the body, and the body's digest and length (the sender hashes its own body).
+    expect(body.explain).toMatchObject({
+      signedPrefix: `${NOW_S}.GET./getallgamesandprovider?provider=SPRIBE.`,
+      bodySha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      bodyBytes: 0,
+    });
+    expect((body.explain as { hint: string }).hint).toContain('hash your body to compare');
   });
 
   it('does not explain unless configured, and then says where the string to sign is', async () => {

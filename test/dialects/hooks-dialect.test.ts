@@ -26,7 +26,10 @@ const HOOKS = fileURLToPath(new URL('../../examples/dialects/evoplay-hooks.mjs',
 /** A working folder elsewhere, so relative paths cannot resolve from the repository by chance. */
 const elsewhere = () => mkdtempSync(join(tmpdir(), 'aggmock-hooks-cwd-'));
 
-const configOf = (profile: string, cwd = elsewhere()) => loadConfig({ flags: { callbacks: { profile } }, cwd, env: {} });
+const configOf = (profile: string, cwd = elsewhere()) =>
+  loadConfig({ flags: { callbacks: { profile } }, cwd, env: { AGGMOCK_ALLOW_HOOKS: '1' } });
+// The engine and the wallet load the hooks from this run's environment too.
+process.env.AGGMOCK_ALLOW_HOOKS = '1';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {

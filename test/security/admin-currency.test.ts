@@ -44,6 +44,18 @@ describe('admin events in currencies without two decimals', () => {
     expect(listed.delivery.amount).toBe(shown);
   });
 
+  it('refuses a well-formed but unknown currency (XYZ) with a 400 naming the field, and sends nothing', async () => {
+    for (const currency of ['XYZ', 'QQQ']) {
+      const res = await trigger({ type: 'credit', playerId: 'p9', amount: 1, currency });
+      expect(res.status, currency).toBe(400);
+      const body = (await res.json()) as { errors: { field: string; message: string }[] };
+      expect(body.errors[0]?.field).toBe('currency');
+      expect(body.errors[0]?.message).toContain('ISO 4217');
+    }
+    // Real codes with other decimals still pass (both sides): see the cases above.
+    expect((await trigger({ type: 'credit', playerId: 'p9', amount: 1, currency: 'CHF' })).status).toBe(200);
+  });
+
   it('refuses more decimals than the currency has, naming the field and the decimals', async () => {
     const res = await trigger({ type: 'credit', playerId: 'p9', amount: 5.5, currency: 'JPY' });
     expect(res.status).toBe(400);

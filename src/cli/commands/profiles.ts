@@ -115,7 +115,7 @@ function firstSentence(text: string): string {
 
 function configOrExit(configPath: string | undefined, io: ProfilesIo): AggmockConfig {
   try {
-    return loadConfig({ configPath, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd() });
+    return loadConfig({ configPath, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd(), readOnly: true });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr(`aggmock: ${error.message}\n`);

@@ -2,9 +2,11 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
+import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
+import { maskedUrl } from '../../shared/secrets.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 
@@ -85,6 +87,7 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
       : `  requests    not journaled (api.journal is off); faults on demand: ${base}/__admin/faults`,
     `  admin       ${base}/__admin/deliveries   ${base}/__admin/discrepancies${config.admin.token ? '   (bearer token required)' : ''}`,
     `  data        ${dataLine(config)}`,
+    ...(hooksBannerLine() === undefined ? [] : [`  ${hooksBannerLine()}`]),
     ...extra,
     ...(config.schedule.length > 0
       ? [`  schedule    ${config.schedule.map((e) => `${e.scenario}@${e.every ?? e.cron}`).join(', ')}`]
@@ -112,7 +115,8 @@ function callbacksLine(config: AggmockConfig): string {
   const dialect = dialectOf(config.callbacks);
   const { webhookUrl, signing } = config.callbacks;
   const paths = Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
-  const where = paths ? `${webhookUrl} (the wallet's base URL), in the ${dialect.name} dialect` : webhookUrl;
+  const shown = maskedUrl(webhookUrl);
+  const where = paths ? `${shown} (the wallet's base URL), in the ${dialect.name} dialect` : shown;
   const recipe = dialect.signing;
   if (recipe.algorithm === 'scheme')
     return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: recipe.scheme ?? signing.scheme })}`;

@@ -4,6 +4,7 @@ import { MAX_ID_LENGTH, MAX_LIST_LENGTH, MAX_URL_LENGTH } from '../../http/limit
 import { dialsLoopback } from '../../http/loopback.ts';
 import { callbackUrlPolicy } from '../../launch/callback-url.ts';
 import { SCENARIO_DESCRIPTIONS, SCENARIOS } from '../../scenarios/plan.ts';
+import { maskedUrl } from '../../shared/secrets.ts';
 import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import type { VerifyReport } from '../../verify/report.ts';
 import { runVerifyCommand } from '../commands/verify.ts';
@@ -38,7 +39,7 @@ export const TOOLS: ToolDefinition[] = [
       deliveriesPage: `${target.url}/ui/deliveries`,
       apiDocs: `${target.url}/docs`,
       profile: dialectOf(target.config.callbacks).name,
-      ...(target.mode === 'embedded' ? { webhookUrl: target.config.callbacks.webhookUrl } : {}),
+      ...(target.mode === 'embedded' ? { webhookUrl: maskedUrl(target.config.callbacks.webhookUrl) } : {}),
       ...(target.wallet ? { referenceWallet: target.wallet } : {}),
     }),
   }),
