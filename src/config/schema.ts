@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operatorSettingsSchema } from '../dialects/operator.ts';
 import { BUILTIN_DIALECTS, builtinDialect, type Dialect, dialectSchema, isBuiltinDialect } from '../dialects/index.ts';
 import { currencyExponent } from '../money/index.ts';
 import {
@@ -389,6 +390,7 @@ const configObjectSchema = z.strictObject({
   schedule: z.array(scheduleEntrySchema).default([]),
   admin: z.strictObject({ token: z.string().min(1).optional() }).prefault({}),
   wallet: walletSchema.prefault({}),
+  operator: operatorSettingsSchema.prefault({}),
 });
 
 /** Whether the configured profile has a ROLLBACK callback (and a rollback of a win), and its name. */

@@ -1,0 +1,35 @@
+import { type OperatorApi, type OperatorApiInput, operatorApiSchema } from '../../operator.ts';
+import type { Dialect } from '../../schema.ts';
+import { HUB88_OPERATOR } from './hub88.ts';
+
+/*
+ * The operator halves built in, by the name of the dialect whose wallet half they complete. Each
+ * file cites its sources and says what is unknown (research: docs/research/operator-apis.md).
+ */
+const BUILTIN: Readonly<Record<string, OperatorApiInput>> = Object.freeze({
+  hub88: HUB88_OPERATOR,
+});
+
+export const BUILTIN_OPERATOR_APIS = Object.keys(BUILTIN);
+
+const parsed = new Map<string, OperatorApi>();
+
+/** A built-in operator API, validated once; undefined when the vendor has none built in. */
+export function builtinOperatorApi(name: string): OperatorApi | undefined {
+  if (!Object.hasOwn(BUILTIN, name)) return undefined;
+  let api = parsed.get(name);
+  if (!api) {
+    api = operatorApiSchema.parse(BUILTIN[name]);
+    parsed.set(name, api);
+  }
+  return api;
+}
+
+/**
+ * A dialect's operator API: the one its file describes, else the built-in one of its name.
+ *
+ * @example operatorApiOf(builtinDialect('hub88'))?.basePath // '/operator/generic/v2'
+ */
+export function operatorApiOf(dialect: Pick<Dialect, 'name'> & { operator?: OperatorApi | undefined }): OperatorApi | undefined {
+  return dialect.operator ?? builtinOperatorApi(dialect.name);
+}
