@@ -92,6 +92,7 @@ export type ReplyNode =
   | { const: unknown }
   | { template: string }
   | { object: Record<string, ReplyNode> }
+  | { list: ReplyNode[] }
   /** The catalog's games (one page of them on a paged route), each rendered with `item`. */
   | { games: ReplyNode }
   /** The games as an object keyed by a source (Evolution's `{tables: {<id>: …}}`). */
@@ -107,6 +108,7 @@ export const replyNodeSchema: z.ZodType<ReplyNode> = z.lazy(() =>
     z.strictObject({ const: z.unknown() }),
     z.strictObject({ template: z.string().max(512).describe('text with {source} placeholders, e.g. "{launch.path}&embedded"') }),
     z.strictObject({ object: z.record(z.string().regex(SAFE_KEY), replyNodeSchema) }),
+    z.strictObject({ list: z.array(replyNodeSchema).max(16) }),
     z.strictObject({ games: replyNodeSchema }),
     z.strictObject({ gamesKeyed: z.strictObject({ key: z.enum(REPLY_SOURCES), item: replyNodeSchema }) }),
   ]),
@@ -195,6 +197,7 @@ export const operatorRouteSchema = z.strictObject({
   mode: z.enum(['real', 'demo']).optional(),
   request: z.record(fieldPath, requestFieldSchema).default({}),
   required: z.array(fieldPath).default([]),
+  requiredWhenReal: z.array(fieldPath).default([]).describe('fields a real-money launch must carry (the player, the token)'),
   /** A paged listing: its default and largest page size. */
   paging: z
     .strictObject({
@@ -231,6 +234,18 @@ export const operatorApiSchema = z.strictObject({
     )
     .default({}),
   auth: operatorAuthSchema,
+  operatorId: z
+    .strictObject({
+      field: fieldPath.optional(),
+      header: z.string().min(1).optional(),
+      credential: credentialName,
+      refusal: z.enum(REFUSAL_REASONS).default('not-found'),
+    })
+    .refine((o) => (o.field === undefined) !== (o.header === undefined), 'name either field or header')
+    .optional()
+    .describe(
+      'where the operator names itself (Hub88 operator_id, Pragmatic secureLogin, Slotegrator X-Merchant-Id) and the credential it must equal',
+    ),
   /** The vendor's refusal for each reason; `error.message` is aggmock's explanation. */
   refusals: z.partialRecord(z.enum(REFUSAL_REASONS), replyTemplateSchema).default({}),
   /** The token the wallet calls carry: the launch's (the operator's) or one aggmock issues (Blue Ocean, SoftSwiss). */

@@ -89,6 +89,7 @@ function render(node: ReplyNode, ctx: RenderContext): unknown {
     }
     return out;
   }
+  if ('list' in node) return node.list.map((child) => render(child, ctx));
   if ('games' in node) return ctx.games.map((game) => render(node.games, { ...ctx, game }));
   const keyed: Record<string, unknown> = {};
   for (const game of ctx.games) {

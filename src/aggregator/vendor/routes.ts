@@ -138,15 +138,21 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         throw new Refusal('bad-request', `${field} is required`);
     }
     const { values, demo } = conceptsOf(route, parts.fields);
-    const operatorId = deps.credentials.operatorId;
-    if (operatorId !== undefined && values.operatorId !== undefined && values.operatorId !== operatorId) {
-      throw new Refusal('not-found', `The operator_id ${values.operatorId} doesn't correspond to any existing Operator`);
+    if (api.operatorId) {
+      const { field, header, credential, refusal } = api.operatorId;
+      const named = field !== undefined ? parts.fields[field] : headers[(header as string).toLowerCase()];
+      if (named !== undefined && named !== deps.credentials[credential])
+        throw new Refusal(refusal, `The ${field ?? header} ${JSON.stringify(named)} doesn't correspond to any existing operator`);
     }
     switch (route.does) {
       case 'list-games':
         return sendListing(route, routeKey, baseUrl, values);
       case 'launch':
-        return send(route.reply, { launch: launch(route, values, demo || route.mode === 'demo', baseUrl) }, baseUrl);
+        return send(
+          route.reply,
+          { launch: launch(route, parts.fields, values, demo || route.mode === 'demo', baseUrl) },
+          baseUrl,
+        );
       case 'round-details': {
         const round = values.roundId ?? '';
         return send(route.reply, { round: { url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } }, baseUrl);
@@ -177,14 +183,25 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     });
   }
 
-  function launch(route: OperatorRoute, values: Concepts, demo: boolean, baseUrl: string): NonNullable<RenderValues['launch']> {
+  function launch(
+    route: OperatorRoute,
+    fields: Readonly<Record<string, string>>,
+    values: Concepts,
+    demo: boolean,
+    baseUrl: string,
+  ): NonNullable<RenderValues['launch']> {
     const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
     if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
     const game = gameOf(catalog, values.gameId, gameField);
     const requested = demo && values.currency === undefined ? undefined : values.currency;
     const { currency } = launchCurrency(requested, game, config);
-    const playerField = Object.entries(route.request).find(([, spec]) => spec.to === 'player')?.[0] ?? 'player';
-    if (!demo && values.player === undefined) throw new Refusal('bad-request', `${playerField} is required`);
+    if (!demo) {
+      for (const field of route.requiredWhenReal)
+        if (fields[field] === undefined || fields[field] === '')
+          throw new Refusal('bad-request', `${field} is required for a real-money launch`);
+      const playerField = Object.entries(route.request).find(([, spec]) => spec.to === 'player')?.[0] ?? 'player';
+      if (values.player === undefined) throw new Refusal('bad-request', `${playerField} is required`);
+    }
     const token = api.sessionToken === 'issued' ? `aggmock-${randomBytes(12).toString('hex')}` : values.token;
     const session = deps.sessions.create(
       {

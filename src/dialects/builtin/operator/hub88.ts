@@ -52,6 +52,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
     },
     operatorId: { kind: 'text', default: '1', description: 'the operator_id Hub88 gave the operator' },
   },
+  operatorId: { field: 'operator_id', credential: 'operatorId' },
   auth: { kind: 'rsa-body', header: 'X-Hub88-Signature', publicKey: 'publicKey' },
   refusals: {
     auth: { status: 401, body: error },
@@ -119,6 +120,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
         operator_id: { to: 'operatorId' },
       },
       required: ['operator_id', 'currency'],
+      requiredWhenReal: ['user', 'token'],
       reply: { body: { object: { url: { from: 'launch.url' } } } },
     },
     {

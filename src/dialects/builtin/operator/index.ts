@@ -1,6 +1,12 @@
 import { type OperatorApi, type OperatorApiInput, operatorApiSchema } from '../../operator.ts';
 import type { Dialect } from '../../schema.ts';
+import { BLUEOCEAN_OPERATOR } from './blueocean.ts';
+import { CALETA_OPERATOR } from './caleta.ts';
+import { EVOLUTION_OPERATOR } from './evolution.ts';
 import { HUB88_OPERATOR } from './hub88.ts';
+import { PRAGMATIC_OPERATOR } from './pragmatic.ts';
+import { SLOTEGRATOR_OPERATOR } from './slotegrator.ts';
+import { SOFTSWISS_OPERATOR } from './softswiss.ts';
 
 /*
  * The operator halves built in, by the name of the dialect whose wallet half they complete. Each
@@ -8,6 +14,12 @@ import { HUB88_OPERATOR } from './hub88.ts';
  */
 const BUILTIN: Readonly<Record<string, OperatorApiInput>> = Object.freeze({
   hub88: HUB88_OPERATOR,
+  caleta: CALETA_OPERATOR,
+  pragmatic: PRAGMATIC_OPERATOR,
+  slotegrator: SLOTEGRATOR_OPERATOR,
+  blueocean: BLUEOCEAN_OPERATOR,
+  softswiss: SOFTSWISS_OPERATOR,
+  evolution: EVOLUTION_OPERATOR,
 });
 
 export const BUILTIN_OPERATOR_APIS = Object.keys(BUILTIN);
