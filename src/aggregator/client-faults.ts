@@ -33,6 +33,10 @@ export interface ClientFaultsDeps {
   /** The app's own fetch: a fault that bends the real reply (cut, drip, malformed, expired link) renders it through it. */
   fetch: (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => Response | Promise<Response>;
   now?: () => number;
+  /** The facts of a vendor operator route (its own field names), or undefined for any other request. */
+  requestFacts?:
+    | ((method: string, path: string, query: string, body: Buffer | undefined) => RequestFacts | undefined)
+    | undefined;
 }
 
 /**
@@ -159,7 +163,8 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       if (rules.size === 0) return proceed();
       const route = routePath(q < 0 ? target : target.slice(0, q));
       if (!rules.mayMatch(method, route)) return proceed();
-      const fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
+      const vendorFacts = deps.requestFacts?.(method, route, q < 0 ? '' : target.slice(q + 1), body);
+      const fired = rules.fire(vendorFacts ?? factsOf(deps.catalog, method, route, target, q, body));
       if (!fired) return proceed();
       if (watched) {
         watched.fired = fired;
@@ -366,7 +371,13 @@ function factsOf(
     if (provider !== null) facts.provider = findProvider(catalog, provider)?.code ?? provider;
   }
   if (body !== undefined) {
-    const json = parseJsonBytes(body);
+    // A body that is not JSON (a form) has no JSON facts; the route refuses it, a rule still matches by path.
+    let json: unknown;
+    try {
+      json = parseJsonBytes(body);
+    } catch {
+      json = undefined;
+    }
     facts.body = json;
     if (json !== null && typeof json === 'object') {
       const { gameId, username } = json as { gameId?: unknown; username?: unknown };

@@ -12,6 +12,7 @@ import { operatorApiOf } from '../../dialects/builtin/operator/index.ts';
 import type { OperatorApi } from '../../dialects/operator.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import { operatorCredentials } from './credentials.ts';
+import { vendorRequestFacts } from './facts.ts';
 import { vendorOperatorRoutes } from './routes.ts';
 
 export { OperatorCredentialError, operatorCredentials } from './credentials.ts';
@@ -41,4 +42,10 @@ export function vendorSurface(deps: {
   const vendor = dialectOf(deps.config.callbacks).name;
   const credentials = operatorCredentials(api, deps.config.operator.credentials, vendor);
   return vendorOperatorRoutes({ ...deps, api, credentials }) as unknown as Hono;
+}
+
+/** What fault rules see of a request to the vendor's routes (its own field names), or undefined with no operator API. */
+export function vendorFactsOf(config: AggmockConfig, catalog: Catalog): ReturnType<typeof vendorRequestFacts> | undefined {
+  const api = configuredOperatorApi(config);
+  return api ? vendorRequestFacts(api, catalog) : undefined;
 }

@@ -45,3 +45,28 @@ export function builtinOperatorApi(name: string): OperatorApi | undefined {
 export function operatorApiOf(dialect: Pick<Dialect, 'name'> & { operator?: OperatorApi | undefined }): OperatorApi | undefined {
   return dialect.operator ?? builtinOperatorApi(dialect.name);
 }
+
+/** `:name` segments as one path segment each. */
+function routePattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+let patterns: RegExp[] | undefined;
+
+/**
+ * Whether a path (no query, no trailing slash) is a route of a built-in operator API, as a fault
+ * rule's `match.path` may name it.
+ *
+ * @example isOperatorRoutePath('/operator/generic/v2/game/url') // true
+ */
+export function isOperatorRoutePath(path: string): boolean {
+  patterns ??= BUILTIN_OPERATOR_APIS.flatMap((name) => {
+    const api = builtinOperatorApi(name) as OperatorApi;
+    return api.routes.map((route) => routePattern(`${api.basePath}${route.path}`.replace(/\/$/, '')));
+  });
+  return patterns.some((pattern) => pattern.test(path));
+}
