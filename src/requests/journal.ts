@@ -20,7 +20,7 @@ export const MAX_PENDING_ENTRIES = 20_000;
 
 /** How the request's credentials were judged, as the API judged them. */
 export type AuthVerdict =
-  | { ok: true; method: 'none' | 'api-key' | 'hmac'; header?: string }
+  | { ok: true; method: 'none' | 'api-key' | 'hmac' | 'operator'; header?: string }
   | { ok: false; error: string; message: string; reason?: string; signedString?: string };
 
 /** One request the client made to the aggregator API, as journaled (credentials masked, bodies bounded). */

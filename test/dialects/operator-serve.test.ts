@@ -85,6 +85,9 @@ describe.each(OPERATOR_VENDORS)("aggmock serve --dialect $name: the vendor's ope
       }
     }
     expect([...kinds]).toEqual(expect.arrayContaining(['debit', 'credit']));
+    // The journal shows the vendor's calls accepted by the vendor's own check, not the seed API's key.
+    expect(aggmock.requests.count({ status: 200, authOk: true })).toBeGreaterThanOrEqual(operator.listGames ? 2 : 1);
+    expect(aggmock.requests.count({ authOk: false })).toBe(0);
     expect(rx.errors).toEqual([]);
     if (vendor.token !== 'none') {
       // The bet and the win (at least) carried the launch's token; Caleta's first call swaps it for the wallet's own.
@@ -110,7 +113,13 @@ describe.each(OPERATOR_VENDORS)("aggmock serve --dialect $name: the vendor's ope
     expect(refused.status).toBe(vendor.refused.status);
     expect(vendor.refused.body(refused.body), JSON.stringify(refused.body)).toBe(true);
     expect(aggmock.sessions.size).toBe(0);
-    // The journal keeps the refused call with its reply.
-    expect(aggmock.requests.count({ method: 'POST' })).toBe(1);
+    // The journal keeps the refused call with the vendor's verdict, and for a signature the text it should cover.
+    expect(aggmock.requests.count({ method: 'POST', authOk: false })).toBe(1);
+    const [entry] = aggmock.requests.list();
+    expect(entry?.auth).toMatchObject({ ok: false, message: expect.any(String) });
+    if (tamper === 'tampered-body') {
+      const signed = (entry?.auth as { signedString?: unknown }).signedString;
+      expect(typeof signed === 'string' && signed.length > 0, JSON.stringify(entry?.auth)).toBe(true);
+    }
   });
 });

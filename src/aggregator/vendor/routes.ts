@@ -2,11 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import type { Catalog, CatalogGame } from '../../catalog/index.ts';
 import type { AggmockConfig } from '../../config/index.ts';
-import type { OperatorApi, OperatorConcept, OperatorRoute, RefusalReason, ReplyTemplate } from '../../dialects/operator.ts';
+import type {
+  OperatorApi,
+  OperatorAuth,
+  OperatorConcept,
+  OperatorRoute,
+  RefusalReason,
+  ReplyTemplate,
+} from '../../dialects/operator.ts';
 import { verifyOperator } from '../../dialects/operator-auth.ts';
 import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
+import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, launchedGame } from '../launch.ts';
 import { listingCache, type RenderValues, replyText } from './render.ts';
 import { BadOperatorRequest, requestParts } from './request.ts';
@@ -131,7 +139,19 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       throw new Refusal('bad-request', `${selector?.field ?? 'the request'}: expected one of ${served}`);
     }
     const [route, routeKey] = chosen;
-    const verdict = verifyOperator(route.auth ?? api.auth, parts, deps.credentials, now());
+    const recipe = route.auth ?? api.auth;
+    const verdict = verifyOperator(recipe, parts, deps.credentials, now());
+    journalVerdict(
+      c,
+      verdict.ok
+        ? { ok: true, method: 'operator', header: credentialPlace(recipe) }
+        : {
+            ok: false,
+            error: 'expectedSigned' in verdict && verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
+            message: verdict.message,
+            ...(verdict.expectedSigned === undefined ? {} : { signedString: verdict.expectedSigned }),
+          },
+    );
     if (!verdict.ok) throw new Refusal('auth', verdict.message, verdict.expectedSigned);
     for (const field of route.required) {
       if (parts.fields[field] === undefined || parts.fields[field] === '')
@@ -260,6 +280,30 @@ function gameOf(catalog: Catalog, id: string, field: string): CatalogGame {
     if (game) return game;
   }
   return launchedGame(catalog, id, field);
+}
+
+/**
+ * Hands the vendor's verdict on the caller to the request journal (the response the API's server
+ * created watches for it), so a refused call shows why and the text its signature should cover.
+ */
+function journalVerdict(c: Context, verdict: AuthVerdict): void {
+  const outgoing = (c.env as { outgoing?: { operatorAuth?: AuthVerdict } } | undefined)?.outgoing;
+  if (outgoing && 'operatorAuth' in outgoing) outgoing.operatorAuth = verdict;
+}
+
+/** Where the operator's proof travels, as the journal names it. */
+function credentialPlace(recipe: OperatorAuth): string {
+  switch (recipe.kind) {
+    case 'rsa-body':
+    case 'hmac-body':
+      return recipe.header;
+    case 'sorted-params':
+      return 'field' in recipe.place ? recipe.place.field : recipe.place.header;
+    case 'static':
+      return Object.keys(recipe.fields).join(', ');
+    case 'basic':
+      return 'Authorization';
+  }
 }
 
 /** A header value: printable ASCII only, bounded. */
