@@ -1,7 +1,10 @@
 import { createHash, createHmac, createPublicKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_OPERATOR_APIS, builtinOperatorApi, isOperatorRoutePath } from './builtin/operator/index.ts';
-import { operatorApiSchema, operatorAuthSchema } from './operator.ts';
+import { type OperatorAuth, operatorApiSchema, operatorAuthSchema } from './operator.ts';
+
+type SortedParams = Extract<OperatorAuth, { kind: 'sorted-params' }>;
+
 import { type OperatorRequestParts, phpUrlencode, sortedParamsText, verifyOperator } from './operator-auth.ts';
 
 /** The operator recipes, each proved both ways: what the vendor's client sends passes, a spoiled request fails. */
@@ -124,7 +127,7 @@ describe('sorted-params (Pragmatic: MD5 with the secret appended; Slotegrator: H
     hash: 'md5',
     mode: 'append-secret',
     secret: 'secretKey',
-  });
+  }) as SortedParams;
   const params = { secureLogin: 'casino_one', symbol: 'vs20doghouse', token: '', language: 'en' };
   const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
@@ -153,7 +156,7 @@ describe('sorted-params (Pragmatic: MD5 with the secret appended; Slotegrator: H
     includeHeaders: ['X-Merchant-Id', 'X-Timestamp', 'X-Nonce'],
     secret: 'merchantKey',
     timestamp: { header: 'X-Timestamp', toleranceSeconds: 30 },
-  });
+  }) as SortedParams;
   const now = 1_764_000_000_000;
   const headers = { 'x-merchant-id': 'm', 'x-timestamp': String(now / 1000), 'x-nonce': 'n' };
 

@@ -16,6 +16,7 @@ import { vendorRequestFacts } from './facts.ts';
 import { vendorOperatorRoutes } from './routes.ts';
 
 export { OperatorCredentialError, operatorCredentials } from './credentials.ts';
+export { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 export { EXPECTED_SIGNED_HEADER, REFUSAL_HEADER, vendorOperatorRoutes } from './routes.ts';
 
 /**
@@ -41,7 +42,7 @@ export function vendorSurface(deps: {
   if (!api) return undefined;
   const vendor = dialectOf(deps.config.callbacks).name;
   const credentials = operatorCredentials(api, deps.config.operator.credentials, vendor);
-  return vendorOperatorRoutes({ ...deps, api, credentials }) as unknown as Hono;
+  return vendorOperatorRoutes({ ...deps, api, credentials, vendor }) as unknown as Hono;
 }
 
 /** What fault rules see of a request to the vendor's routes (its own field names), or undefined with no operator API. */

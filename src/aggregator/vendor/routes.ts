@@ -16,6 +16,7 @@ import { ApiError } from '../../http/errors.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, launchedGame } from '../launch.ts';
+import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 import { listingCache, type RenderValues, replyText } from './render.ts';
 import { BadOperatorRequest, requestParts } from './request.ts';
 
@@ -31,6 +32,8 @@ export interface VendorOperatorDeps {
   catalog: Catalog;
   sessions: LaunchSessions;
   api: OperatorApi;
+  /** The dialect's name, for the OpenAPI document's title. */
+  vendor: string;
   /** The operator credentials by the vendor's names (development defaults, overridden by config). */
   credentials: Readonly<Record<string, string>>;
   baseUrl: (c: Context) => string;
@@ -101,6 +104,9 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       headers[EXPECTED_SIGNED_HEADER] = headerSafe(JSON.stringify(refusal.expectedSigned));
     return send(template, { error: { message: refusal.message } }, baseUrl, headers);
   };
+
+  const document = operatorOpenApi(deps.vendor, api);
+  app.get(OPERATOR_OPENAPI_PATH, (c) => c.json(document));
 
   for (const group of groups.values()) {
     app.on(group.method, group.path, readRawBody(config.limits.bodyBytes), async (c) => {
