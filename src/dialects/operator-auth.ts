@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual, verify } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
 import type { OperatorAuth } from './operator.ts';
 
 /*
@@ -30,6 +30,18 @@ export type AuthVerdict =
       /** For a signature: the text that must be signed, so a client can compare its own. */
       expectedSigned?: string;
     };
+
+/** Public keys parsed once per PEM text (parsing costs more than the RSA check itself). */
+const publicKeys = new Map<string, KeyObject>();
+function publicKeyOf(pem: string): KeyObject {
+  let key = publicKeys.get(pem);
+  if (!key) {
+    key = createPublicKey(pem);
+    if (publicKeys.size >= 64) publicKeys.clear();
+    publicKeys.set(pem, key);
+  }
+  return key;
+}
 
 /** Equal strings, compared in time that does not depend on where they first differ. */
 function same(a: string, b: string): boolean {
@@ -88,7 +100,12 @@ export function verifyOperator(
       if (!signature) return { ok: false, message: `${auth.header} is missing`, expectedSigned };
       let valid = false;
       try {
-        valid = verify(auth.hash, parts.rawBody, credentials[auth.publicKey] ?? '', Buffer.from(signature, 'base64'));
+        valid = verify(
+          auth.hash,
+          parts.rawBody,
+          publicKeyOf(credentials[auth.publicKey] ?? ''),
+          Buffer.from(signature, 'base64'),
+        );
       } catch {
         valid = false;
       }
