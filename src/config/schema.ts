@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operatorSettingsSchema } from '../dialects/operator.ts';
 import { BUILTIN_DIALECTS, builtinDialect, type Dialect, dialectSchema, isBuiltinDialect } from '../dialects/index.ts';
+import { operatorSettingsSchema } from '../dialects/operator.ts';
 import { currencyExponent } from '../money/index.ts';
 import {
   BUILTIN_PROFILES,

@@ -118,7 +118,7 @@ describe.each(OPERATOR_VENDORS)("aggmock serve --dialect $name: the vendor's ope
     const [entry] = aggmock.requests.list();
     expect(entry?.auth).toMatchObject({ ok: false, message: expect.any(String) });
     if (tamper === 'tampered-body') {
-      const signed = (entry?.auth as { signedString?: unknown }).signedString;
+      const signed = (entry?.auth as { signedString?: unknown } | undefined)?.signedString;
       expect(typeof signed === 'string' && signed.length > 0, JSON.stringify(entry?.auth)).toBe(true);
     }
   });

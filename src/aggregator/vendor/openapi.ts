@@ -69,7 +69,8 @@ function requestSchema(route: OperatorRoute, pathParams: string[]): Schema {
     const segments = path.split('.');
     let node = root;
     segments.forEach((segment, i) => {
-      const properties = (node.properties ??= {}) as Record<string, Schema>;
+      node.properties ??= {};
+      const properties = node.properties as Record<string, Schema>;
       if (i === segments.length - 1) {
         const spec = route.request[path];
         const description = [
@@ -200,7 +201,8 @@ export function operatorOpenApi(vendor: string, api: OperatorApi): Schema {
         : { requestBody: { required: true, content: { [CONTENT_TYPES[route.encoding]]: { schema: request } } } }),
       responses,
     };
-    const methods = (paths[path] ??= {});
+    paths[path] ??= {};
+    const methods = paths[path];
     const verb = route.method.toLowerCase();
     const prior = methods[verb];
     if (!prior) {

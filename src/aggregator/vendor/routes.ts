@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Catalog, CatalogGame } from '../../catalog/index.ts';
 import type { AggmockConfig } from '../../config/index.ts';
 import type {
@@ -15,7 +13,6 @@ import type {
 import { verifyOperator } from '../../dialects/operator-auth.ts';
 import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
-import { EVERY_RESPONSE_HEADERS } from '../../http/security-headers.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, launchedGame } from '../launch.ts';
@@ -50,9 +47,6 @@ export const REFUSAL_HEADER = 'X-Aggmock-Refusal';
 export const EXPECTED_SIGNED_HEADER = 'X-Aggmock-Expected-Signed';
 
 type Env = { Variables: RawBodyVariables };
-
-/** A listing's headers, as the seed's listing fast path sends them (the length is added per reply). */
-const LISTING_HEADERS: readonly string[] = [...EVERY_RESPONSE_HEADERS.flat(), 'content-type', 'application/json; charset=UTF-8'];
 
 /** A refusal inside the handler: the reason picks the vendor's reply. */
 class Refusal extends Error {
@@ -114,8 +108,20 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   const document = operatorOpenApi(deps.vendor, api);
   app.get(OPERATOR_OPENAPI_PATH, (c) => c.json(document));
 
+  const readBody = readRawBody(config.limits.bodyBytes);
+  // The body the request journal already read (src/aggregator/client-faults.ts) is taken as it is:
+  // touching the Request's stream makes the Node adapter build one, a measurable part of a listing.
+  const rawBody: MiddlewareHandler<Env> = (c, next) => {
+    const read = (c.env as { incoming?: { rawBody?: unknown } } | undefined)?.incoming?.rawBody;
+    if (read instanceof Buffer && read.byteLength <= config.limits.bodyBytes) {
+      c.set('rawBody', read);
+      return next();
+    }
+    return readBody(c, next);
+  };
+
   for (const group of groups.values()) {
-    app.on(group.method, group.path, readRawBody(config.limits.bodyBytes), async (c) => {
+    app.on(group.method, group.path, rawBody, async (c) => {
       const baseUrl = deps.baseUrl(c);
       try {
         return handle(c, group.routes, baseUrl);
@@ -178,7 +184,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     }
     switch (route.does) {
       case 'list-games':
-        return sendListing(c, route, routeKey, baseUrl, values);
+        return sendListing(route, routeKey, baseUrl, values);
       case 'launch':
         return send(
           route.reply,
@@ -194,7 +200,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     }
   }
 
-  function sendListing(c: Context, route: OperatorRoute, routeKey: string, baseUrl: string, values: Concepts): Response {
+  function sendListing(route: OperatorRoute, routeKey: string, baseUrl: string, values: Concepts): Response {
     let page: { page: number; perPage: number } | undefined;
     if (route.paging) {
       const number = (text: string | undefined, fallback: number, field: string) => {
@@ -209,14 +215,6 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       };
     }
     const bytes = listing(route, routeKey, baseUrl, page);
-    // On a Node server, the cached bytes go out in one write, as the seed's listing fast path sends
-    // them (a Response body would be streamed through the adapter chunk by chunk).
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    if (outgoing && !outgoing.headersSent) {
-      outgoing.writeHead(route.reply.status, [...LISTING_HEADERS, 'content-length', String(bytes.byteLength)]);
-      outgoing.end(bytes);
-      return RESPONSE_ALREADY_SENT;
-    }
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       status: route.reply.status,
       headers: { 'content-type': 'application/json; charset=UTF-8' },
