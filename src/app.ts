@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { registerAdminPaths } from './admin/index.ts';
 import { aggregatorRoutes } from './aggregator/routes.ts';
+import { vendorSurface } from './aggregator/vendor/index.ts';
 import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import { dialectOf } from './config/dialect.ts';
@@ -109,6 +110,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     aggregatorRoutes({ config, catalog, sessions, baseUrl, callbackUrls, now: deps.now, onLaunch: deps.onLaunch });
   app.route('/', api());
   app.route('/casino', api());
+  // The vendor's own operator API (Hub88's /operator/generic/v2/…), when the dialect describes one.
+  const vendor = vendorSurface({ config, catalog, sessions, baseUrl, now: deps.now, onLaunch: deps.onLaunch });
+  if (vendor) app.route('/', vendor);
   // The pages' scripts (browser/*.js), for the play page and the UI alike.
   app.route('/', browserScriptRoutes());
   app.route('/', playRoutes({ config, catalog, sessions, engine: deps.engine, random: deps.random, callbackUrls }));

@@ -4,6 +4,7 @@ import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
 import { clientFaults } from './aggregator/client-faults.ts';
 import { aggregatorFastPath } from './aggregator/fast-path.ts';
+import { vendorFactsOf } from './aggregator/vendor/index.ts';
 import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import type { CallbackFaultRuleState } from './callbacks/faults.ts';
 import {
@@ -193,6 +194,7 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
       sessions,
       rules,
       journal,
+      requestFacts: vendorFactsOf(config, catalog),
       fetch: (request, env) => app.fetch(request, env),
     });
     server = await listen(app, { port: config.port, host: config.host, fastPath, intercept });

@@ -3,7 +3,7 @@ import { acceptedAuth } from '../auth/index.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { type AggmockConfig, routePath } from '../config/index.ts';
 import type { LaunchSessions } from '../launch/sessions.ts';
-import type { FaultRules, RequestJournal } from '../requests/index.ts';
+import type { FaultRules, RequestFacts, RequestJournal } from '../requests/index.ts';
 import type { Intercept } from '../server.ts';
 import { applyFault, factsOf } from './faults.ts';
 import { JournaledResponse, journalRecorder, latencyOf, watch } from './journaling.ts';
@@ -17,6 +17,10 @@ export interface ClientFaultsDeps {
   /** The app's own fetch: a fault that bends the real reply (cut, drip, malformed, expired link) renders it through it. */
   fetch: (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => Response | Promise<Response>;
   now?: () => number;
+  /** The facts of a vendor operator route (its own field names), or undefined for any other request. */
+  requestFacts?:
+    | ((method: string, path: string, query: string, body: Buffer | undefined) => RequestFacts | undefined)
+    | undefined;
 }
 
 /**
@@ -54,7 +58,8 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
       if (rules.size === 0) return proceed();
       const route = routePath(q < 0 ? target : target.slice(0, q));
       if (!rules.mayMatch(method, route)) return proceed();
-      const fired = rules.fire(factsOf(deps.catalog, method, route, target, q, body));
+      const vendorFacts = deps.requestFacts?.(method, route, q < 0 ? '' : target.slice(q + 1), body);
+      const fired = rules.fire(vendorFacts ?? factsOf(deps.catalog, method, route, target, q, body));
       if (!fired) return proceed();
       if (watched && recorder) {
         watched.fired = fired;

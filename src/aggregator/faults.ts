@@ -33,7 +33,13 @@ export function factsOf(
     if (provider !== null) facts.provider = findProvider(catalog, provider)?.code ?? provider;
   }
   if (body !== undefined) {
-    const json = parseJsonBytes(body);
+    // A body that is not JSON (a form) has no JSON facts; the route refuses it, a rule still matches by path.
+    let json: unknown;
+    try {
+      json = parseJsonBytes(body);
+    } catch {
+      json = undefined;
+    }
     facts.body = json;
     if (json !== null && typeof json === 'object') {
       const { gameId, username } = json as { gameId?: unknown; username?: unknown };

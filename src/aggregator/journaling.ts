@@ -119,7 +119,7 @@ export function journalRecorder(config: AggmockConfig, journal: RequestJournal, 
       headers: mask(req.headers, req.rawHeaders),
       body: body === undefined ? null : journaledBody(body, req.headers['content-type']),
       bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
-      auth: accepted ? okVerdict(accepted) : verdict(check, method, req, target, body),
+      auth: res.operatorAuth ?? (accepted ? okVerdict(accepted) : verdict(check, method, req, target, body)),
       status,
       reply: text,
       replyBytes: res.writtenBytes,
@@ -155,6 +155,8 @@ export class JournaledResponse extends ServerResponse {
   requestBody: Buffer | undefined = undefined;
   fired: FiredFault | undefined = undefined;
   held: HeldCall | undefined = undefined;
+  /** A vendor operator route's own verdict on the caller (src/aggregator/vendor), instead of the seed API's auth. */
+  operatorAuth: AuthVerdict | undefined = undefined;
   /** What was written: the bytes, how many writes, the first chunk's buffer, the head kept for the journal. */
   writtenBytes = 0;
   writes = 0;

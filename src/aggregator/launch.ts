@@ -30,12 +30,7 @@ export interface LaunchDeps {
  */
 export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: string, ownPort?: number): LaunchResponse {
   const { config, catalog } = deps;
-  const game = findGame(catalog, request.gameId.toLowerCase());
-  if (!game) {
-    throw new ApiError(404, `Unknown game ${JSON.stringify(request.gameId)}. Use an id from /getallgamesandprovider.`, {
-      errors: [{ field: 'gameId', message: 'expected a game id from /getallgamesandprovider', received: request.gameId }],
-    });
-  }
+  const game = launchedGame(catalog, request.gameId);
   const { currency, exponent } = launchCurrency(request.currency, game, config);
   const balance = toMinor(request.money, exponent);
   if (balance === undefined) {
@@ -86,12 +81,23 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
   };
 }
 
+/** The game a launch names, or the 404 ApiError naming `gameId` (the seed's API and the vendors' alike). */
+export function launchedGame(catalog: Catalog, gameId: string, field = 'gameId'): CatalogGame {
+  const game = findGame(catalog, gameId.toLowerCase());
+  if (!game) {
+    throw new ApiError(404, `Unknown game ${JSON.stringify(gameId)}. Use an id from /getallgamesandprovider.`, {
+      errors: [{ field, message: 'expected a game id from /getallgamesandprovider', received: gameId }],
+    });
+  }
+  return game;
+}
+
 /**
  * The launch's currency (default `callbacks.currency`) and its decimals: a code aggmock knows
  * (ISO 4217 or `callbacks.currencies`) that the game takes. The configured currencies are taken
  * by every game (the seeded catalog cannot know them); any other must be in the game's `currencies`.
  */
-function launchCurrency(
+export function launchCurrency(
   requested: string | undefined,
   game: CatalogGame,
   config: AggmockConfig,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isOperatorRoutePath } from '../dialects/builtin/operator/index.ts';
 import { parseDuration } from './duration.ts';
 
 /*
@@ -141,7 +142,7 @@ export const faultMatchSchema = z.strictObject({
     .regex(/^\/[^?#\s]*$/, ROUTES_EXPECTED)
     .transform((p, ctx) => {
       const route = routePath(p);
-      if (API_ROUTES.some((r) => r.path === route)) return route;
+      if (API_ROUTES.some((r) => r.path === route) || isOperatorRoutePath(route)) return route;
       const nearest = nearestRoute(route);
       ctx.addIssue({
         code: 'custom',

@@ -9,6 +9,7 @@ import {
   dialectSchema,
   isBuiltinDialect,
 } from '../dialects/index.ts';
+import { operatorSettingsSchema } from '../dialects/operator.ts';
 import { currencyExponent } from '../money/index.ts';
 import { profileDefinitionSchema } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
@@ -411,6 +412,7 @@ const configObjectSchema = z.strictObject({
   schedule: z.array(scheduleEntrySchema).default([]),
   admin: z.strictObject({ token: z.string().min(1).optional() }).prefault({}),
   wallet: walletSchema.prefault({}),
+  operator: operatorSettingsSchema.prefault({}),
 });
 
 /** Whether the configured dialect has a rollback (and a rollback of a win), and its name. */

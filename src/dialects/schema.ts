@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operatorApiSchema } from './operator.ts';
 
 /*
  * A dialect, as data: one aggregator's whole seamless-wallet protocol. Its operations (which calls
@@ -455,6 +456,7 @@ export const dialectSchema = z
       .describe('how the calls of one round name each other, and how long generated ids are'),
     signing: recipeSchema,
     reply: replySchema.prefault({}),
+    operator: operatorApiSchema.optional().describe('the vendor\u2019s operator API (casino → aggregator), see operator.ts'),
     hooks: z
       .string()
       .min(1)

@@ -33,7 +33,7 @@ export const MAX_JOURNALED_ROW_BYTES = 32 * 1024;
 
 /** How the request's credentials were judged, as the API judged them. */
 export type AuthVerdict =
-  | { ok: true; method: 'none' | 'api-key' | 'hmac'; header?: string }
+  | { ok: true; method: 'none' | 'api-key' | 'hmac' | 'operator'; header?: string }
   | {
       ok: false;
       error: string;

@@ -1,0 +1,102 @@
+import type { OperatorApiInput } from '../../operator.ts';
+
+/*
+ * Blue Ocean Gaming's API: one JSON POST endpoint, the operation in `method`, the operator's
+ * api_login and api_password in every body (no signature); every reply {error: 0 | 1, …}.
+ * Blue Ocean issues its own session at launch. Research: docs/research/operator-apis.md §7.
+ */
+
+export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
+  description:
+    'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
+  sources: [
+    {
+      title: 'Blue Ocean docs: getGame (Provide valid game launch link in demo or real mode)',
+      url: 'https://blueoceangaming.atlassian.net/wiki/pages/viewpage.action?pageId=1209175592',
+      grade: 'primary',
+    },
+    {
+      title:
+        'A TypeScript operator client: getGameList with show_additional, show_systems, currency (search index id 49362802316)',
+      grade: 'secondary',
+    },
+    {
+      title: "A reseller's copy of the API: the game list item",
+      url: 'https://softaggregator.com/docs.html',
+      grade: 'secondary',
+    },
+  ],
+  unknown: [
+    'The endpoint\u2019s path (given at onboarding): aggmock serves it at /blueocean.',
+    'The reply to a wrong api_login/api_password: aggmock answers HTTP 200 {"error": 1, "message": …}, the shape of the documented refusals.',
+    'Whether JSON or form bodies are required: aggmock reads JSON.',
+    'Whether getGame needs createPlayer first: aggmock launches any user_username (it keeps no player registry).',
+    'RTP in the game list; getGameHistory, addFreeRounds and logoutPlayer: not served by aggmock yet.',
+  ],
+  credentials: {
+    apiLogin: { kind: 'text', default: 'aggmock-dev-login', description: 'the api_login Blue Ocean gave the operator' },
+    apiPassword: { kind: 'secret', default: 'aggmock-dev-secret', description: 'the api_password Blue Ocean gave the operator' },
+  },
+  auth: { kind: 'static', fields: { api_login: 'apiLogin', api_password: 'apiPassword' } },
+  refusals: {
+    auth: { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
+    'bad-request': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
+    'unknown-game': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
+    'not-found': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
+  },
+  sessionToken: 'issued',
+  routes: [
+    {
+      path: '/blueocean',
+      selector: { field: 'method', equals: 'getGameList' },
+      does: 'list-games',
+      reply: {
+        body: {
+          object: {
+            error: { const: 0 },
+            response: {
+              games: {
+                object: {
+                  id: { from: 'game.numericId' },
+                  name: { from: 'game.name' },
+                  type: { from: 'game.type', map: { slot: 'video-slots', live: 'live-casino' } },
+                  category: { from: 'game.provider' },
+                  id_hash: { from: 'game.id' },
+                  freerounds_supported: { const: false },
+                  play_for_fun_supported: { from: 'game.demo' },
+                  image: { from: 'game.thumbnailUrl' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      path: '/blueocean',
+      selector: { field: 'method', equals: 'getGame' },
+      does: 'launch',
+      request: {
+        user_username: { to: 'player' },
+        gameid: { to: 'gameId' },
+        lang: { to: 'language' },
+        homeurl: { to: 'lobbyUrl' },
+        currency: { to: 'currency' },
+        play_for_fun: { to: 'mode', map: { '1': 'demo', '0': 'real' } },
+      },
+      required: ['gameid'],
+      requiredWhenReal: ['user_username', 'user_password'],
+      reply: {
+        body: {
+          object: {
+            error: { const: 0 },
+            response: { from: 'launch.url' },
+            gamesession_id: { from: 'launch.token' },
+            sessionid: { from: 'launch.token' },
+            currency: { from: 'launch.currency' },
+          },
+        },
+      },
+    },
+  ],
+};

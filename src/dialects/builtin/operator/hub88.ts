@@ -1,0 +1,134 @@
+import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
+import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
+
+/*
+ * Hub88's Operator API (Games API): what the casino's backend calls on Hub88. JSON POSTs under
+ * /operator/generic/v2, each body signed with RSA-SHA256 by the operator's private key (base64 in
+ * X-Hub88-Signature), checked with the public key registered for operator_id; errors are an HTTP
+ * status and {"error": <description>}. Research: docs/research/operator-apis.md §2.
+ */
+
+const error: ReplyNode = { object: { error: { from: 'error.message' } } };
+
+export const HUB88_OPERATOR: OperatorApiInput = {
+  description:
+    "Hub88's Operator API: POST /operator/generic/v2/game/list, /game/url and /game/round, JSON signed with RSA-SHA256 by the operator's key (X-Hub88-Signature, base64); DEMO is currency XXX.",
+  sources: [
+    {
+      title: 'Hub88 Operator API reference: Games API (Get a Game URL, game list, round)',
+      url: 'https://docs.hub88.io/developer-docs/operator-api-reference/games-api',
+      grade: 'primary',
+    },
+    {
+      title: 'Hub88 Operator API: error codes (401 signature invalid or x-hub88-signature missing)',
+      url: 'https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview/error-codes',
+      grade: 'primary',
+    },
+    {
+      title: "Hub88 Operator API overview: Getting started (the operator's key pair, Operator ID)",
+      url: 'https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview',
+      grade: 'primary',
+    },
+    {
+      title: 'Cypress checks of the operator API: list item fields and types, /game/round (search index id 1743856145)',
+      grade: 'secondary',
+    },
+    { title: 'A Kotlin operator client: SHA256withRSA, demo_game_support (search index id 71276049075)', grade: 'secondary' },
+  ],
+  unknown: [
+    'The production base URL (per environment, given at onboarding): aggmock serves the documented paths at its own origin.',
+    'Currencies and RTP per currency in the game list (not in the item): rtp is the catalog game\u2019s, as text.',
+    'A close-session call (none is documented): not served.',
+    'Free bets (prepaids, rewards): not served by aggmock yet.',
+    'The round detail page: aggmock answers the URL of its deliveries page.',
+  ],
+  basePath: '/operator/generic/v2',
+  credentials: {
+    publicKey: {
+      kind: 'public-key',
+      default: DEV_RSA_PUBLIC_KEY,
+      description:
+        "the operator's RSA public key (PEM text or a PEM file path) that X-Hub88-Signature is checked with; the development default pairs with aggmock's published development private key (docs/operator-apis.md)",
+    },
+    operatorId: { kind: 'text', default: '1', description: 'the operator_id Hub88 gave the operator' },
+  },
+  operatorId: { field: 'operator_id', credential: 'operatorId' },
+  auth: { kind: 'rsa-body', header: 'X-Hub88-Signature', publicKey: 'publicKey' },
+  refusals: {
+    auth: { status: 401, body: error },
+    'bad-request': { status: 400, body: error },
+    'unknown-game': { status: 404, body: error },
+    'not-found': { status: 404, body: error },
+  },
+  routes: [
+    {
+      path: '/game/list',
+      does: 'list-games',
+      request: { operator_id: { to: 'operatorId' } },
+      required: ['operator_id'],
+      reply: {
+        body: {
+          games: {
+            object: {
+              game_code: { from: 'game.id' },
+              name: { from: 'game.name' },
+              product: { from: 'game.providerName' },
+              category: {
+                from: 'game.type',
+                map: {
+                  slot: 'Video Slots',
+                  live: 'Live Casino',
+                  table: 'Table Games',
+                  crash: 'Crash Games',
+                  fishing: 'Fishing Games',
+                  bingo: 'Bingo',
+                  virtual: 'Virtual Sports',
+                },
+              },
+              enabled: { const: true },
+              platforms: { const: ['GPL_DESKTOP', 'GPL_MOBILE'] },
+              url_thumb: { from: 'game.thumbnailUrl' },
+              url_background: { from: 'game.thumbnailUrl' },
+              freebet_support: { const: false },
+              demo_game_support: { from: 'game.demo' },
+              phoenix_jackpot_support: { const: false },
+              blocked_countries: { const: [] },
+              release_date: { from: 'game.releaseDate' },
+              volatility: { from: 'game.volatility', map: { low: 1, medium: 3, high: 4, 'very-high': 5 } },
+              rtp: { from: 'game.rtp', as: 'string' },
+              paylines: { from: 'game.lines' },
+            },
+          },
+        },
+      },
+    },
+    {
+      path: '/game/url',
+      does: 'launch',
+      request: {
+        user: { to: 'player' },
+        token: { to: 'token' },
+        currency: { to: 'currency', demoWhen: 'XXX' },
+        game_code: { to: 'gameId' },
+        game_id: { to: 'gameId' },
+        lang: { to: 'language' },
+        platform: { to: 'platform', map: { GPL_DESKTOP: 'desktop', GPL_MOBILE: 'mobile' } },
+        lobby_url: { to: 'lobbyUrl' },
+        deposit_url: { to: 'depositUrl' },
+        country: { to: 'country' },
+        ip: { to: 'ip' },
+        operator_id: { to: 'operatorId' },
+      },
+      required: ['operator_id', 'currency'],
+      requiredWhenReal: ['user', 'token'],
+      reply: { body: { object: { url: { from: 'launch.url' } } } },
+    },
+    {
+      path: '/game/round',
+      does: 'round-details',
+      request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
+      required: ['round', 'operator_id'],
+      reply: { body: { object: { url: { from: 'round.url' } } } },
+    },
+  ],
+};

@@ -1,0 +1,129 @@
+import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
+
+/*
+ * Pragmatic Play's Integration API (CasinoGameAPI): form POSTs under /IntegrationService/v3/http,
+ * authenticated by secureLogin and `hash` = MD5 of the parameters sorted by name, joined k=v&…
+ * (hash and empty values left out), with the secret key appended. Every reply carries `error`
+ * ("0" = success) and `description`. Research: docs/research/operator-apis.md §5.
+ */
+
+const refusal = (code: string): { status: number; body: ReplyNode } => ({
+  status: 200,
+  body: { object: { error: { const: code }, description: { from: 'error.message' } } },
+});
+
+export const PRAGMATIC_OPERATOR: OperatorApiInput = {
+  description:
+    "Pragmatic Play's CasinoGameAPI: POST /IntegrationService/v3/http/CasinoGameAPI/getCasinoGames/ and /game/url/, form-encoded, hash = MD5(sorted k=v&… + secret key); DEMO is playMode=DEMO.",
+  sources: [
+    {
+      title:
+        'Integration with casino games – API specification v3.85, change log (secureLogin on every method, demoGameAvailable)',
+      url: 'https://pdfcoffee.com/pragmatic-play-documentation-api-pdf-free.html',
+      grade: 'primary',
+    },
+    {
+      title:
+        'nekzabirov/IGambling-Game-Core src/main/kotlin/infrastructure/aggregator/pragmatic/client/PragmaticHttpClient.kt and client/dto/*.kt: routes, parameters, hash, replies',
+      url: 'https://github.com/nekzabirov/IGambling-Game-Core',
+      grade: 'secondary',
+    },
+    {
+      title: 'The hash rule in a Node integrator (search index id 35972202927: sorted, empty skipped, secret appended, MD5)',
+      grade: 'secondary',
+    },
+  ],
+  unknown: [
+    'The code of a refused call (a bad secureLogin or hash, a missing parameter) is not public: aggmock answers error "5" (the code Pragmatic\u2019s wallet API uses for a bad hash) for a bad hash or login and "7" for a bad request, with HTTP 200 [inferred].',
+    'Platform values (DESKTOP|MOBILE in one client, web|mobile in another): both read; anything else is desktop.',
+    'RTP and currencies per game are not in the list item. CloseSession, FRB and the History API: not served by aggmock yet.',
+  ],
+  basePath: '/IntegrationService/v3/http',
+  credentials: {
+    secureLogin: { kind: 'text', default: 'aggmock-dev-login', description: 'the operator\u2019s secureLogin' },
+    secretKey: { kind: 'secret', default: 'aggmock-dev-secret', description: 'the secret key appended to the hashed text' },
+  },
+  operatorId: { field: 'secureLogin', credential: 'secureLogin', refusal: 'auth' },
+  auth: {
+    kind: 'sorted-params',
+    place: { field: 'hash' },
+    hash: 'md5',
+    mode: 'append-secret',
+    encodeValues: 'none',
+    skipEmpty: true,
+    secret: 'secretKey',
+  },
+  refusals: { auth: refusal('5'), 'bad-request': refusal('7'), 'unknown-game': refusal('7'), 'not-found': refusal('7') },
+  routes: [
+    {
+      path: '/CasinoGameAPI/getCasinoGames/',
+      encoding: 'form',
+      does: 'list-games',
+      request: { secureLogin: { to: 'operatorId' } },
+      required: ['secureLogin', 'hash'],
+      reply: {
+        body: {
+          object: {
+            error: { const: '0' },
+            description: { const: 'OK' },
+            gameList: {
+              games: {
+                object: {
+                  gameID: { from: 'game.id' },
+                  gameName: { from: 'game.name' },
+                  gameTypeID: {
+                    from: 'game.type',
+                    map: { slot: 'vs', live: 'lg', table: 'tb', crash: 'cr', fishing: 'fs', bingo: 'bn', virtual: 'vr' },
+                  },
+                  typeDescription: {
+                    from: 'game.type',
+                    map: {
+                      slot: 'Video Slots',
+                      live: 'Live games',
+                      table: 'Classic table games',
+                      crash: 'Crash games',
+                      fishing: 'Fishing games',
+                      bingo: 'Bingo',
+                      virtual: 'Virtual sports',
+                    },
+                  },
+                  technology: { const: 'html5' },
+                  platform: { const: 'MOBILE,WEB' },
+                  demoGameAvailable: { from: 'game.demo' },
+                  aspectRatio: { const: '16:9' },
+                  frbAvailable: { const: false },
+                  fcAvailable: { const: false },
+                  variableFrbAvailable: { const: false },
+                  lines: { from: 'game.lines' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      path: '/CasinoGameAPI/game/url/',
+      encoding: 'form',
+      does: 'launch',
+      request: {
+        secureLogin: { to: 'operatorId' },
+        externalPlayerId: { to: 'player' },
+        token: { to: 'token' },
+        symbol: { to: 'gameId' },
+        language: { to: 'language' },
+        country: { to: 'country' },
+        currency: { to: 'currency' },
+        platform: { to: 'platform', map: { MOBILE: 'mobile', mobile: 'mobile', DESKTOP: 'desktop', web: 'desktop' } },
+        playMode: { to: 'mode', map: { REAL: 'real', DEMO: 'demo' } },
+        lobbyUrl: { to: 'lobbyUrl' },
+        cashierUrl: { to: 'depositUrl' },
+      },
+      required: ['secureLogin', 'symbol', 'language', 'externalPlayerId', 'country', 'hash'],
+      requiredWhenReal: ['token'],
+      reply: {
+        body: { object: { error: { const: '0' }, description: { const: 'OK' }, gameURL: { from: 'launch.url' } } },
+      },
+    },
+  ],
+};
