@@ -239,25 +239,19 @@ describe('surfaces ask the dialect what the wire can do, never which kind of wir
 /**
  * Issue 31, "one wire": a surface asks the dialect what it can do, never which kind of wire it is.
  * Who may still ask "profile or vendor?" (`isVendorDialect`, `wireOf`, the legacy profile reading):
- * the legacy view itself and the readers still to move (verify's profile client, `judgeReply`'s
- * profile rules, the reference wallet's `/callback/webhook` branch, the profile contract writer).
+ * the legacy view itself and the readers still to move (the reference wallet's `/callback/webhook`
+ * branch and the profile contract writer, which verify's contract plan still chooses).
  * The list may only shrink.
  */
 const WIRE_KIND_READERS = [
   'config/dialect.ts',
-  'callbacks/call.ts',
   'callbacks/events.ts',
-  'callbacks/reply.ts',
   'contracts/generate.ts',
   'contracts/pact.ts',
   'cli/commands/contracts.ts',
-  'ledger/index.ts',
   'wallet/events.ts',
   'wallet/index.ts',
-  'verify/client.ts',
-  'verify/pact-runner.ts',
   'verify/plan.ts',
-  'verify/wire.ts',
 ].map((f) => f.split('/').join(sep));
 
 /** The files of src/ (tests left out) that ask which kind of wire the configuration has. */

@@ -118,8 +118,12 @@ describe.each(OPERATOR_VENDORS)("aggmock serve --dialect $name: the vendor's ope
     const [entry] = aggmock.requests.list();
     expect(entry?.auth).toMatchObject({ ok: false, message: expect.any(String) });
     if (tamper === 'tampered-body') {
-      const signed = (entry?.auth as { signedString?: unknown } | undefined)?.signedString;
-      expect(typeof signed === 'string' && signed.length > 0, JSON.stringify(entry?.auth)).toBe(true);
+      // Bounded and masked as every journaled body: a prefix of the text, with its digest and length.
+      const auth = entry?.auth as { signedPrefix?: unknown; bodySha256?: unknown; bodyBytes?: unknown } | undefined;
+      expect(typeof auth?.signedPrefix === 'string' && auth.signedPrefix.length > 0, JSON.stringify(auth)).toBe(true);
+      expect(auth?.bodySha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(auth?.bodyBytes).toBeGreaterThan(0);
+      expect(JSON.stringify(auth)).not.toMatch(/"token":"[^[]/);
     }
   });
 });

@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import type { Catalog } from '../../catalog/index.ts';
 import { dialectOf } from '../../config/dialect.ts';
-import { type AggmockConfig, isVendorDialect } from '../../config/index.ts';
+import type { AggmockConfig } from '../../config/index.ts';
 import { operatorApiOf } from '../../dialects/builtin/operator/index.ts';
 import type { OperatorApi } from '../../dialects/operator.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
@@ -25,7 +25,7 @@ export { EXPECTED_SIGNED_HEADER, REFUSAL_HEADER, vendorOperatorRoutes } from './
  * @example configuredOperatorApi(config)?.routes.length
  */
 export function configuredOperatorApi(config: AggmockConfig): OperatorApi | undefined {
-  if (!isVendorDialect(config.callbacks)) return undefined;
+  // A dialect without an operator section (default, betnex, most files) serves the seed's API alone.
   return operatorApiOf(dialectOf(config.callbacks));
 }
 
