@@ -15,7 +15,7 @@ import {
 } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
 import { VERSION } from '../version.ts';
-import { type CallbacksConfig, type EventKind, operationOf, type StoredEvent, type StoredFacts } from './events.ts';
+import { type CallbacksConfig, operationOf, type StoredEvent, type StoredFacts } from './events.ts';
 import type { DialectReading } from './reply.ts';
 
 export { operationOf };

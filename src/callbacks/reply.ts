@@ -11,7 +11,7 @@ import {
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
-import { builtinProfile, profileDefinitionSchema, WIRE_REPLY_CODES, type Wire } from '../profiles/index.ts';
+import { WIRE_REPLY_CODES, type Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 
 /**
