@@ -28,7 +28,7 @@ const ENV_ALIASES: Record<string, (value: string) => Layer> = {
 /**
  * `AGGMOCK_*` names that are not configuration: the SQLite driver (`AGGMOCK_SQLITE_DRIVER`, read
  * by src/storage), the hooks opt-in (`AGGMOCK_ALLOW_HOOKS`, read by src/dialects/hooks.ts), and names read by the examples (`AGGMOCK_URL`) and the tests (`AGGMOCK_CHROMIUM`,
- * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`, and the sizes `npm run test:nightly` sets). Any other
+ * `AGGMOCK_UI_SHOTS`, `AGGMOCK_PACKAGE_MATRIX`, `AGGMOCK_EXPORT_RUNS`, and the sizes `npm run test:nightly` sets). Any other
  * unknown name is refused.
  */
 export const NON_CONFIG_ENV = [
@@ -42,6 +42,7 @@ export const NON_CONFIG_ENV = [
   'FUZZ_RUNS',
   'FAULTS_BOTH_MODES',
   'ALLOW_HOOKS',
+  'EXPORT_RUNS',
 ].map((n) => ENV_PREFIX + n);
 
 let knownKeys: string[] | undefined;

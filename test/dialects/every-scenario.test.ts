@@ -400,18 +400,17 @@ interface Known {
 }
 
 const KNOWN: Record<string, Known> = {
-  hub88: { promotionRefused: true, discrepancies: ['missing-balance'] },
+  hub88: { promotionRefused: true },
   caleta: { promotionRefused: true },
   pragmatic: { promotionRefused: true },
   evolution: {
     promotionRefused: true,
-    discrepancies: ['duplicate-reply-differs', 'missing-balance'],
     repeatJudged: ['duplicate-credit win'],
     bareWinTaken: true,
     twoBetsShareRef: true,
   },
   '100hp': { promotionRefused: true },
-  groove: { promotionRefused: true, discrepancies: ['duplicate-reply-differs'] },
+  groove: { promotionRefused: true },
   habanero: { bareWinTaken: true },
 };
 

@@ -42,5 +42,7 @@ export const BETNEX: DialectInput = {
     message: ['msg', 'message'],
     // The SDK's own example answers a duplicate with another msg ("Duplicate callback ignored").
     duplicates: 'same-outcome',
+    // Betnex writes money: 0 on a refusal; it is not the player's balance.
+    balanceOnRejection: false,
   },
 };
