@@ -199,7 +199,7 @@ async function expectDemoDelivers(i: Install): Promise<void> {
   const cli = aggmock(i, ['demo', '--port', '0', '--wallet-port', '0', '--db', ':memory:']);
   try {
     const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
-    await cli.waitFor(/DEBIT +p\d+ +\d+\.\d\d {2}delivered/, 30_000);
+    await cli.waitFor(/bet +p\d+ +\d+\.\d\d {2}delivered/, 30_000);
     // /docs works from the installed package: it ships Swagger UI's two files itself.
     const bundle = await fetch(`${url}/docs/assets/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
