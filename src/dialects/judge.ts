@@ -1,3 +1,5 @@
+import { jsonDepth } from '../http/body.ts';
+import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
 import { jsonEqual, parseJsonOr } from '../shared/index.ts';
 import { outcomesOf, type ReadReply, type ReplyText, readReply, statusIn } from './reply.ts';
@@ -107,6 +109,8 @@ export function repeatAgrees(dialect: Dialect, context: ReplyContext, first: Rep
 }
 
 function bodyOf(reply: ReplyText): unknown {
+  // A body nested deeper than requests may be is compared as its text, as the reader reads it as no JSON.
+  if (jsonDepth(reply.text) > MAX_JSON_DEPTH) return reply.text;
   return parseJsonOr(reply.text, reply.text);
 }
 

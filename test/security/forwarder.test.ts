@@ -111,7 +111,7 @@ describe('callback_url allow-list (no open signing forwarder)', () => {
     expect(res.status).toBe(200);
     const id = ((await res.json()) as { payload: { session_id: string } }).payload.session_id;
     const spun = (await (await spin(listed, id)).json()) as { steps: Array<{ eventId: number; type: string }> };
-    const debit = spun.steps.find((s) => s.type === 'DEBIT')!;
+    const debit = spun.steps.find((s) => s.type === 'bet')!;
     const hooked = webhook.requests.length;
 
     const admin = (path: string) =>

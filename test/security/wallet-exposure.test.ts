@@ -124,7 +124,6 @@ describe('L3: secrets in banners and on public pages', () => {
   const webhook = 'http://user:pw@127.0.0.1:14001/callback/webhook?access_token=WEBHOOK-SECRET-123';
   const { app, catalog } = testApp({ host: '0.0.0.0', admin: { token: 't' }, callbacks: { webhookUrl: webhook } });
   it.each([
-    ['/openapi.json', () => '/openapi.json'],
     ['/ui/deliveries', () => '/ui/deliveries'],
     ['/ui/launch', () => `/ui/launch?gameId=${catalog.games[0]!.id}`],
   ])('%s shows the webhook without its query or userinfo', async (_what, path) => {
@@ -134,5 +133,14 @@ describe('L3: secrets in banners and on public pages', () => {
     expect(text).not.toContain('WEBHOOK-SECRET-123');
     expect(text).not.toContain('user:pw');
     expect(text).toContain('127.0.0.1:14001/callback/webhook?…');
+  });
+
+  it('/openapi.json documents the webhooks without the webhook URL, its query or its userinfo', async () => {
+    const res = await app.request('http://127.0.0.1:4000/openapi.json', { headers: { host: '127.0.0.1:4000' } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(JSON.parse(text).webhooks).toHaveProperty('bet');
+    expect(text).not.toContain('WEBHOOK-SECRET-123');
+    expect(text).not.toContain('user:pw');
   });
 });
