@@ -35,7 +35,7 @@ describe.skipIf(skipReason)('the play page, spinning against the reference walle
     return launchResponseSchema.parse(await res.json()).payload.game_launch_url;
   }
 
-  it('sends a DEBIT on Spin, then a CREDIT only on a win, and shows the balance the wallet replied', async () => {
+  it('sends a bet on Spin, then a win only on a win, and shows the balance the wallet replied', async () => {
     const page = await browser.newPage();
     await page.goto(await launch('p1', 100));
     await page.getByTestId('bet').fill('1.00');
@@ -45,17 +45,17 @@ describe.skipIf(skipReason)('the play page, spinning against the reference walle
       await expect.poll(() => page.getByTestId('spin').isEnabled()).toBe(true);
     }
     const replies = await page.getByTestId('reply').allTextContents();
-    expect(replies.filter((r) => r.startsWith('DEBIT 1.00 → delivered'))).toHaveLength(5);
-    const wins = replies.filter((r) => r.startsWith('CREDIT'));
+    expect(replies.filter((r) => r.startsWith('bet 1.00 → delivered'))).toHaveLength(5);
+    const wins = replies.filter((r) => r.startsWith('win'));
     // What the page shows is what the wallet holds, to the cent.
     const shown = Number(await page.getByTestId('balance').textContent());
     expect(Math.round(shown * 100)).toBe(wallet.store.balanceOf('p1'));
-    const winTotal = wins.reduce((sum, r) => sum + Math.round(Number(/CREDIT ([\d.]+)/.exec(r)![1]) * 100), 0);
+    const winTotal = wins.reduce((sum, r) => sum + Math.round(Number(/win ([\d.]+)/.exec(r)![1]) * 100), 0);
     expect(wallet.store.balanceOf('p1')).toBe(10_000 - 500 + winTotal);
     expect(aggmock.ledger.discrepancies()).toEqual([]);
   });
 
-  it('shows the wallet’s refusal and sends no CREDIT when the bet is more than the balance', async () => {
+  it('shows the wallet’s refusal and sends no win when the bet is more than the balance', async () => {
     const page = await browser.newPage();
     await page.goto(await launch('broke', 0.5));
     await page.getByTestId('bet').fill('1.00');
@@ -63,7 +63,7 @@ describe.skipIf(skipReason)('the play page, spinning against the reference walle
     await expect.poll(() => page.getByTestId('result').textContent()).toMatch(/refused the bet: INSUFFICIENT_FUNDS/);
     const replies = await page.getByTestId('reply').allTextContents();
     expect(replies).toHaveLength(1);
-    expect(replies[0]).toMatch(/^DEBIT 1\.00 → rejected 402/);
+    expect(replies[0]).toMatch(/^bet 1\.00 → rejected 402/);
     expect(wallet.store.balanceOf('broke')).toBe(50);
   });
 });
