@@ -241,6 +241,12 @@ export const journaledRequestSchema = z
     latencyMs: z.number(),
     fault: z.strictObject({ ruleId: z.string(), kind: z.string(), delayMs: z.number().optional() }).nullable(),
     hint: z.string().nullable().describe('for a refused or unmatched request: the nearest route or the field that failed'),
+    crossSite: z
+      .literal(true)
+      .optional()
+      .describe(
+        'present when a web page of another site sent it: no fault rule fires for it, and counts leave it out unless asked',
+      ),
   })
   .openapi('AdminJournaledRequest');
 

@@ -142,4 +142,6 @@ export const requestMatcherSchema = z.strictObject({
   headers: z.record(z.string().min(1).max(200), z.string().max(1000)).optional(),
   faultRule: z.string().min(1).max(64).optional(),
   authOk: z.boolean().optional(),
+  /** true: only requests another site's page sent; false or left out: only the others. */
+  crossSite: z.boolean().optional(),
 });

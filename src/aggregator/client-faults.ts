@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptedAuth } from '../auth/index.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { type AggmockConfig, routePath } from '../config/index.ts';
+import { isCrossSiteRequest } from '../http/same-origin.ts';
 import type { LaunchSessions } from '../launch/sessions.ts';
 import type { FaultRules, RequestFacts, RequestJournal } from '../requests/index.ts';
 import type { Intercept } from '../server.ts';
@@ -56,6 +57,8 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
 
     const decide = (body: Buffer | undefined) => {
       if (rules.size === 0) return proceed();
+      // Another site's web page is not the client under test: it neither meets nor spends a rule (L-6).
+      if (isCrossSiteRequest(req.headers)) return proceed();
       const route = routePath(q < 0 ? target : target.slice(0, q));
       if (!rules.mayMatch(method, route)) return proceed();
       const vendorFacts = deps.requestFacts?.(method, route, q < 0 ? '' : target.slice(q + 1), body);

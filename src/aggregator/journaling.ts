@@ -3,6 +3,7 @@ import { type AuthCheck, type AuthResult, acceptedAuth, authCheck, type Signatur
 import type { AggmockConfig } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { exposureOf } from '../http/exposure.ts';
+import { isCrossSiteRequest } from '../http/same-origin.ts';
 import {
   type AuthVerdict,
   credentialMasker,
@@ -127,6 +128,7 @@ export function journalRecorder(config: AggmockConfig, journal: RequestJournal, 
       latencyMs,
       fault: fired ? firedFault(fired) : null,
       hint: maskedHint(refusalHint(method, pathname, status, text)),
+      ...(isCrossSiteRequest(req.headers) ? { crossSite: true as const } : {}),
     };
   }
 

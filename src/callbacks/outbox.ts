@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { maskedBody } from '../shared/secrets.ts';
 import type { Database, Statement } from '../storage/index.ts';
 import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, SETTLED_STATUSES, type StoredEvent } from './events.ts';
 import {
@@ -27,16 +28,22 @@ export const MAX_JOURNALED_BODY = 64 * 1024;
  */
 export const MAX_STORED_BODY = 4 * 1024;
 
-/** A reply body as the journal stores it: cut at MAX_STORED_BODY, with the length and sha256 of the whole when cut. */
-export function storedBody(text: string): { text: string; bytes?: number; sha256?: string } {
+/**
+ * A reply body as the journal stores it: secret-named fields a wallet echoed back masked (the one
+ * rule of src/shared/secrets.ts, L-1), cut at MAX_STORED_BODY, with the length and sha256 of the
+ * whole reply as judged when cut. The engine judges the reply as received; only what is kept is masked.
+ */
+export function storedBody(received: string): { text: string; bytes?: number; sha256?: string } {
+  const text = maskedBody(received);
   // A UTF-8 byte is at most one UTF-16 unit: text this short is within the cap whatever it holds.
   if (text.length <= MAX_STORED_BODY / 3) return { text };
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= MAX_STORED_BODY) return { text };
+  const masked = Buffer.from(text, 'utf8');
+  if (masked.length <= MAX_STORED_BODY) return { text };
+  const bytes = Buffer.from(received, 'utf8');
   let end = MAX_STORED_BODY;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--; // never cut a character in two
+  while (end > 0 && ((masked[end] as number) & 0xc0) === 0x80) end--; // never cut a character in two
   return {
-    text: bytes.subarray(0, end).toString('utf8'),
+    text: masked.subarray(0, end).toString('utf8'),
     bytes: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
   };

@@ -13,21 +13,23 @@ import { createTransport } from './transport.ts';
 /**
  * A real forward proxy in its own process on 127.0.0.1: it tunnels CONNECT and forwards
  * absolute-form requests, and prints one line per request it handled, so a test sees whether
- * traffic went through it.
+ * traffic went through it. It dials 127.0.0.1 whatever host it is asked for: loopback callbacks
+ * never use a proxy, so the tests name the wallet `wallet.invalid` (a name that never resolves)
+ * and only this proxy can reach it.
  */
 const PROXY = `
 const http = require('node:http'); const net = require('node:net');
 const server = http.createServer((req, res) => {
   console.log('FORWARD ' + req.url);
   const target = new URL(req.url);
-  const up = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode, r.headers); r.pipe(res); });
+  const up = http.request({ host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode, r.headers); r.pipe(res); });
   up.on('error', () => { res.writeHead(502); res.end(); });
   req.pipe(up);
 });
 server.on('connect', (req, client, head) => {
   console.log('CONNECT ' + req.url);
-  const [host, port] = req.url.split(':');
-  const up = net.connect(Number(port), host, () => { client.write('HTTP/1.1 200 Connection Established\\r\\n\\r\\n'); up.write(head); up.pipe(client); client.pipe(up); });
+  const port = req.url.split(':').pop();
+  const up = net.connect(Number(port), '127.0.0.1', () => { client.write('HTTP/1.1 200 Connection Established\\r\\n\\r\\n'); up.write(head); up.pipe(client); client.pipe(up); });
   up.on('error', () => client.destroy()); client.on('error', () => up.destroy());
 });
 server.listen(0, '127.0.0.1', () => console.log('LISTENING ' + server.address().port));`;
@@ -76,8 +78,9 @@ describe('callbacks behind a proxy', () => {
   });
 
   /** Sends one DEBIT through an engine whose transport is chosen from `env`, and waits until it settles. */
-  async function deliverWith(env: NodeJS.ProcessEnv) {
-    const config = validateConfig({ db: ':memory:', callbacks: { webhookUrl: `${wallet.url}/hook`, retrySchedule: [0] } });
+  async function deliverWith(env: NodeJS.ProcessEnv, host = '127.0.0.1') {
+    const webhookUrl = `http://${host}:${new URL(wallet.url).port}/hook`;
+    const config = validateConfig({ db: ':memory:', callbacks: { webhookUrl, retrySchedule: [0] } });
     const db = openDatabase(':memory:');
     const engine = createCallbackEngine({ config, db, transport: transportFor(env) });
     closers.push(async () => {
@@ -92,9 +95,11 @@ describe('callbacks behind a proxy', () => {
 
   it('go through HTTP_PROXY when it is set, and arrive signed and intact', async () => {
     const received = wallet.requests.length;
-    const { settled, proxied } = await deliverWith({ HTTP_PROXY: proxy.url });
+    const { settled, proxied } = await deliverWith({ HTTP_PROXY: proxy.url }, 'wallet.invalid');
     expect(settled.status).toBe('delivered');
-    expect(proxied).toEqual([expect.stringMatching(new RegExp(`^(CONNECT|FORWARD) .*${new URL(wallet.url).port}`))]);
+    expect(proxied).toEqual([
+      expect.stringMatching(new RegExp(`^(CONNECT|FORWARD) .*wallet\\.invalid:${new URL(wallet.url).port}`)),
+    ]);
     const request = wallet.requests[received];
     expect(request?.headers['x-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(request?.body).toBe(settled.body);
@@ -122,7 +127,7 @@ describe('callbacks behind a proxy', () => {
   });
 
   it('report a proxy that is down as a connection failure to retry, naming it', async () => {
-    const { settled } = await deliverWith({ HTTP_PROXY: 'http://127.0.0.1:9' });
+    const { settled } = await deliverWith({ HTTP_PROXY: 'http://127.0.0.1:9' }, 'wallet.invalid');
     expect(settled.status).toBe('failed');
     expect(settled.error).toMatch(/proxy|ECONNREFUSED/i);
   });
@@ -148,7 +153,9 @@ describe('callbacks behind a proxy', () => {
     const transport = createProxyTransport({ maxSockets: 1, timeoutMs: 5_000 }, { httpProxy: proxy.url });
     closers.push(() => transport.close());
     const { port } = endless.address() as AddressInfo;
-    const answer = await transport.post(`http://127.0.0.1:${port}/hook`, {}, '{}');
+    const before = proxy.lines().length;
+    const answer = await transport.post(`http://wallet.invalid:${port}/hook`, {}, '{}');
+    expect(proxy.lines().slice(before)).toHaveLength(1);
     expect(answer.status).toBe(200);
     expect(answer.body.length).toBe(MAX_JOURNALED_BODY);
   });

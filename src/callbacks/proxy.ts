@@ -1,4 +1,4 @@
-import { readBoundedText } from '../http/index.ts';
+import { isLoopbackHost, readBoundedText } from '../http/index.ts';
 import type { HttpAnswer } from './dispatcher.ts';
 import { MAX_JOURNALED_BODY } from './outbox.ts';
 import {
@@ -14,6 +14,9 @@ import {
  * Callbacks behind a corporate proxy. When HTTPS_PROXY / HTTP_PROXY (or their lower-case forms)
  * are set, callbacks go through undici's EnvHttpProxyAgent, which also honours NO_PROXY; when
  * none is set, the fast keep-alive client of transport.ts stays in charge (no proxy code loads).
+ * A loopback destination (127.0.0.0/8, ::1, localhost) always goes direct, whatever NO_PROXY
+ * says, as Go's net/http does: through a proxy it would reach the proxy host's own loopback, not
+ * this machine's wallet, and carry the callback's credentials to the proxy in the clear.
  */
 
 /** Builds the transport the engine sends callbacks with; inject one to embed aggmock or test it. */
@@ -42,8 +45,31 @@ export function transportFor(env: NodeJS.ProcessEnv = process.env): TransportFac
   return proxy ? (options) => createProxyTransport(options, proxy) : createTransport;
 }
 
-/** Callbacks through undici's EnvHttpProxyAgent, with the errors the engine knows how to judge. */
+/** Whether a callback to `url` must skip the proxy: its host is this machine's loopback. */
+export function bypassesProxy(url: string): boolean {
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Headers with `content-type` set once, whatever case the caller spelt it in. */
+function withContentType(headers: Record<string, string>): Record<string, string> {
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  return named ? headers : { ...headers, 'content-type': 'application/json' };
+}
+
+/**
+ * Callbacks through undici's EnvHttpProxyAgent, with the errors the engine knows how to judge;
+ * loopback destinations go through the direct transport instead ({@link bypassesProxy}).
+ */
 export function createProxyTransport(options: TransportOptions, proxy: ProxySettings): Transport {
+  let direct: Transport | undefined;
+  const directTransport = () => {
+    direct ??= createTransport(options);
+    return direct;
+  };
   // undici loads on the first callback, so a start without a proxy never pays for it.
   const undici = import('undici');
   const agent = undici.then(
@@ -53,6 +79,7 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
 
   return {
     async post(url, headers, body, method = 'POST'): Promise<HttpAnswer> {
+      if (bypassesProxy(url)) return directTransport().post(url, headers, body, method);
       const [{ request }, dispatcher] = await Promise.all([undici, agent]);
       const abort = new AbortController();
       inFlight.add(abort);
@@ -63,7 +90,7 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
       try {
         const res = await request(url, {
           method,
-          headers: method === 'GET' ? headers : { ...headers, 'content-type': headers['content-type'] ?? 'application/json' },
+          headers: method === 'GET' ? headers : withContentType(headers),
           ...(method === 'GET' ? {} : { body }),
           dispatcher,
           signal: abort.signal,
@@ -85,8 +112,10 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
     },
     abortAll(reason) {
       for (const abort of inFlight) abort.abort(new InterruptedError(reason));
+      direct?.abortAll(reason);
     },
     close() {
+      direct?.close();
       void agent.then((a) => a.close());
     },
   };

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { DialectHooksError, type HooksOptIn, hooksOptIn, loadHooks } from '../dialects/index.ts';
 import { valueAt } from '../shared/index.ts';
+import { openUnions, shownValue } from './issues.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
 
@@ -209,42 +210,12 @@ export function describeIssues(
     }
     const from = origin(issue.path);
     const key = issue.path.join('.') || '(root)';
-    const value = valueAt(raw, issue.path);
-    const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    const got = shownValue(issue.path, valueAt(raw, issue.path));
     const by = from === undefined ? '' : from === COMMAND_LINE ? ', set on the command line' : `, set by ${from}`;
     return [`  ${key}: ${issue.message} (got ${got})${by}`];
   });
   const where = source ? ` (file: ${source}, plus env and flags)` : '';
   return `Invalid configuration${where}:\n${lines.join('\n')}`;
-}
-
-/**
- * zod reports a value that fits no branch of a union as "Invalid input". When the value has the
- * type of exactly one branch, that branch's own issues say what is wrong (`wallet.players.p2.balance:
- * expected number`); when it has none, the types the branches take are listed.
- */
-function openUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  return issues.flatMap((issue): z.core.$ZodIssue[] => {
-    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
-    const wrongType = (branch: readonly z.core.$ZodIssue[]) =>
-      branch.find((i) => i.path.length === 0 && i.code === 'invalid_type') as z.core.$ZodIssueInvalidType | undefined;
-    const fitting = issue.errors.filter((branch) => wrongType(branch) === undefined);
-    if (fitting.length === 1) {
-      return openUnions((fitting[0] ?? []).map((i) => ({ ...i, path: [...issue.path, ...i.path] })));
-    }
-    const expected = issue.errors.map((branch) => wrongType(branch)?.expected);
-    if (fitting.length === 0 && expected.every((e) => e !== undefined)) {
-      const words: Record<string, string> = {
-        int: 'a whole number',
-        number: 'a number',
-        string: 'a string',
-        object: 'an object',
-      };
-      const kinds = [...new Set(expected.map((e) => words[e as string] ?? (e as string)))];
-      return [{ ...issue, message: `expected ${kinds.join(' or ')}` }];
-    }
-    return [issue];
-  });
 }
 
 function readConfigFile(configPath: string | undefined, cwd: string): { layer: Layer; path?: string } {

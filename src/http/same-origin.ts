@@ -87,6 +87,29 @@ export function hostCheck(options: Pick<SameOriginOptions, 'bindHost' | 'publicU
   };
 }
 
+/**
+ * Whether a browser sent this request from a page of another site: `Sec-Fetch-Site: cross-site`,
+ * or an `Origin` whose host name is not the `Host`'s (ports aside, as a site ignores them; an
+ * opaque `Origin: null` counts, a sandboxed page sends it). Scripts and servers send neither
+ * header, and a page of this site (another port of the same host) is not cross-site. The request
+ * journal marks such requests and fault rules skip them (src/aggregator/journaling.ts, client-faults.ts).
+ */
+export function isCrossSiteRequest(headers: {
+  origin?: string | undefined;
+  host?: string | undefined;
+  'sec-fetch-site'?: string | string[] | undefined;
+}): boolean {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && String(site).trim().toLowerCase() === 'cross-site') return true;
+  const origin = headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).hostname.toLowerCase() !== hostnameOf(headers.host ?? '');
+  } catch {
+    return true;
+  }
+}
+
 function hostnameOf(host: string): string {
   try {
     return new URL(`http://${host}`).hostname.toLowerCase();

@@ -67,7 +67,8 @@ const SCHEMA = `
     hint TEXT,
     n INTEGER NOT NULL DEFAULT 1,
     times BLOB,
-    bytes INTEGER NOT NULL DEFAULT 0
+    bytes INTEGER NOT NULL DEFAULT 0,
+    cross_site INTEGER NOT NULL DEFAULT 0
   );
   DROP INDEX IF EXISTS api_requests_route;
   DROP INDEX IF EXISTS api_requests_at;
@@ -151,12 +152,11 @@ export class RequestJournal {
   ) {
     this.clock = options.now ?? Date.now;
     db.exec(SCHEMA);
-    addRunColumns(db);
-    addBytesColumn(db);
+    addMissingColumns(db);
     this.stmts = {
       insert: db.prepare(`INSERT INTO api_requests
-        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes, cross_site)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       // Ids are given, not drawn: a row's entries take the ids after the last row's (no AUTOINCREMENT:
       // its bookkeeping row was a measurable part of each insert; rows leave from the oldest, so the
       // newest row's ids are the largest ever given while it stands).
@@ -193,6 +193,7 @@ export class RequestJournal {
           n,
           n === 1 ? null : encodeTimes(run.at, run.more),
           run.bytes + 16 * (n - 1),
+          e.crossSite ? 1 : 0,
         );
         this.totalBytes += run.bytes + 16 * (n - 1);
         run.id = id;
@@ -356,10 +357,11 @@ export class RequestJournal {
     return entriesOf(row)[id - row.id];
   }
 
-  /** How many journaled requests match every field of `matcher`. */
+  /** How many journaled requests match every field of `matcher` (cross-site ones only when it asks: `crossSite: true`). */
   count(matcher: RequestMatcher = {}): number {
     this.flush();
     const { where, args } = rowFilter(matcher);
+    where.push(matcher.crossSite === true ? 'cross_site = 1' : 'cross_site = 0');
     const sql = `FROM api_requests ${whereClause(where)}`;
     const needsEntry =
       matcher.query !== undefined ||
@@ -477,19 +479,19 @@ function arrivalOf(entry: NewJournaledRequest): number {
   return typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
 }
 
-/** Adds the bytes column to a journal table an earlier version created (its rows count as 0 bytes until they leave). */
-function addBytesColumn(db: Database): void {
-  const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
-  if (columns.some((c) => c.name === 'bytes')) return;
-  db.exec('ALTER TABLE api_requests ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0');
-}
-
-/** Adds the run columns to a journal table an earlier version created (its rows are runs of one). */
-function addRunColumns(db: Database): void {
-  const columns = db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[];
-  if (columns.some((c) => c.name === 'n')) return;
-  db.exec('ALTER TABLE api_requests ADD COLUMN n INTEGER NOT NULL DEFAULT 1');
-  db.exec('ALTER TABLE api_requests ADD COLUMN times BLOB');
+/**
+ * Adds the columns an earlier version's journal table lacks: its rows are runs of one (`n`, `times`),
+ * count as 0 bytes until they leave (`bytes`) and are not cross-site (`cross_site`).
+ */
+const LATER_COLUMNS = [
+  ['n', 'n INTEGER NOT NULL DEFAULT 1'],
+  ['times', 'times BLOB'],
+  ['bytes', 'bytes INTEGER NOT NULL DEFAULT 0'],
+  ['cross_site', 'cross_site INTEGER NOT NULL DEFAULT 0'],
+] as const;
+function addMissingColumns(db: Database): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[]).map((c) => c.name));
+  for (const [name, ddl] of LATER_COLUMNS) if (!columns.has(name)) db.exec(`ALTER TABLE api_requests ADD COLUMN ${ddl}`);
 }
 
 /** Entries written between two prunes at most. */

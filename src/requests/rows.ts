@@ -70,6 +70,12 @@ export interface JournaledRequest {
   fault: { ruleId: string; kind: string; delayMs?: number } | null;
   /** For a refused or unmatched request: the nearest valid route, or the field that failed. */
   hint: string | null;
+  /**
+   * Present when a browser sent it from another site (`Sec-Fetch-Site: cross-site`, or an `Origin`
+   * of another host: {@link isCrossSiteRequest}): some web page, not the client under test. No
+   * fault rule fires for it, and `count` leaves it out unless the matcher asks for it.
+   */
+  crossSite?: true;
 }
 
 /** An entry to write: `at` may be the arrival in epoch ms (the intercept's, with no date text to build and parse again). */
@@ -104,6 +110,11 @@ export interface RequestMatcher {
   faultRule?: string;
   /** Whether the credentials were accepted. */
   authOk?: boolean;
+  /**
+   * true: only requests another site's page sent (`crossSite` entries); false or left out: only the
+   * others. A web page open in the developer's browser cannot skew a test's counts by default.
+   */
+  crossSite?: boolean;
 }
 
 /**
@@ -132,6 +143,7 @@ export interface RequestRow {
   n: number;
   times: Uint8Array | null;
   bytes: number;
+  cross_site: number;
 }
 
 /**
@@ -308,6 +320,7 @@ export function toEntry(row: RequestRow): JournaledRequest {
     latencyMs: row.latency_ms,
     fault: row.fault === null ? null : (JSON.parse(row.fault) as JournaledRequest['fault']),
     hint: row.hint,
+    ...(row.cross_site === 1 ? { crossSite: true as const } : {}),
   };
 }
 
@@ -386,12 +399,13 @@ export function sameRequest(a: NewJournaledRequest, b: NewJournaledRequest): boo
     a.body === b.body &&
     a.bodyBytes === b.bodyBytes &&
     a.complete === b.complete &&
-    a.hint === b.hint
+    a.hint === b.hint &&
+    a.crossSite === b.crossSite
   );
 }
 
 /** The columns a summary reads: everything but the headers, body and reply. */
 export const SUMMARY_COLUMNS =
-  "id, at, method, path, query, '{}' AS headers, NULL AS body, body_bytes, auth, status, NULL AS reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes";
+  "id, at, method, path, query, '{}' AS headers, NULL AS body, body_bytes, auth, status, NULL AS reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes, cross_site";
 /** What a summary entry counts for in a page's bytes at most (its query, auth and hint are capped with the row). */
 export const SUMMARY_ROW_BYTES = 2 * 1024;

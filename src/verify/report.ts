@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { escapeHtml, terminalSafe } from '../shared/index.ts';
+import { isSecretName, MASKED, maskedBody, maskedJson, maskedText } from '../shared/secrets.ts';
 import type { Exchange } from './client.ts';
 import type { FirstCause } from './preflight.ts';
 
@@ -45,6 +46,48 @@ export interface VerifyReport {
   firstCause?: FirstCause;
   notices: string[];
   results: ResultEntry[];
+}
+
+/**
+ * A result as the reports (JSON, JUnit, HTML, the terminal table) show it: what the wallet echoed
+ * back of a request's credentials masked by name, the one rule of src/shared/secrets.ts (L-1) —
+ * reply bodies, parsed replies and reply headers, and the reasons, hints and notes that quote them.
+ * The requests are masked already (shownRequest); the checks judged the replies as received.
+ */
+export function shownResult(entry: ResultEntry): ResultEntry {
+  return {
+    ...entry,
+    ...(entry.reason === undefined ? {} : { reason: maskedText(entry.reason) }),
+    ...(entry.hint === undefined ? {} : { hint: maskedText(entry.hint) }),
+    notes: entry.notes.map(maskedText),
+    exchanges: entry.exchanges.map(shownExchange),
+  };
+}
+
+/** A first cause as the reports show it (see {@link shownResult}). */
+export function shownCause(cause: FirstCause): FirstCause {
+  return {
+    ...cause,
+    summary: maskedText(cause.summary),
+    fix: maskedText(cause.fix),
+    exchanges: cause.exchanges.map(shownExchange),
+  };
+}
+
+function shownExchange(x: Exchange): Exchange {
+  const { response } = x;
+  if (response === undefined) return x.error === undefined ? x : { ...x, error: maskedText(x.error) };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) headers[name] = isSecretName(name) ? MASKED : value;
+  const json = response.json === undefined ? undefined : maskedJson(response.json);
+  const { json: _json, ...rest } = response;
+  return {
+    ...x,
+    ...(x.error === undefined ? {} : { error: maskedText(x.error) }),
+    response: { ...rest, headers, body: maskedBody(response.body), ...(json === undefined ? {} : { json }) } as NonNullable<
+      Exchange['response']
+    >,
+  };
 }
 
 export interface ReportFiles {

@@ -24,6 +24,8 @@ import {
   passed,
   type ReportFiles,
   type ResultEntry,
+  shownCause,
+  shownResult,
   summarise,
   summaryLine,
   tableHeader,
@@ -63,8 +65,9 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   const results: ResultEntry[] = [];
   const notices: string[] = [];
   const emit = (entry: ResultEntry) => {
-    results.push(entry);
-    write(tableRow(entry, options.color));
+    const shown = shownResult(entry);
+    results.push(shown);
+    write(tableRow(shown, options.color));
   };
 
   if (plan.settings.stateUrl === undefined) {
@@ -79,7 +82,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   const cause = preflight.cause;
   const blocked = (needs: readonly Prerequisite[]) => (blockedBy(cause, needs) && cause ? blockedReason(cause) : undefined);
   for (const n of notices) write(`note: ${terminalSafe(n)}\n\n`);
-  if (cause) write(terminalSafe(firstCauseBlock(cause)));
+  if (cause) write(terminalSafe(firstCauseBlock(shownCause(cause))));
   write(tableHeader());
 
   // 1. The contracts, through the Pact Verifier.
@@ -183,7 +186,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     startedAt,
     durationMs: Date.now() - started,
     summary: summarise(results),
-    ...(cause === undefined ? {} : { firstCause: cause }),
+    ...(cause === undefined ? {} : { firstCause: shownCause(cause) }),
     notices,
     results,
   };

@@ -183,7 +183,14 @@ describe('aggmock mcp tools, embedded aggmock and reference wallet', () => {
 
   it('answers a webhook that does not answer as the first cause, and why verify could not run for a currency that does not exist', async () => {
     const port = await freePort();
-    const down = await call(client, 'run_verify', { webhookUrl: `http://127.0.0.1:${port}/callback/webhook` });
+    // run_verify reaches the configured webhook's origin: an aggmock whose webhook is down.
+    const webhookUrl = `http://127.0.0.1:${port}/callback/webhook`;
+    const downTarget = await embeddedTarget(base({ callbacks: { timeScale: 0.001, webhookUrl } }), { ownWebhook: true });
+    const downClient = await connect(downTarget);
+    const down = await call(downClient, 'run_verify', { webhookUrl }).finally(async () => {
+      await downClient.close();
+      await downTarget.close();
+    });
     expect(down.json).toMatchObject({ exitCode: 1, firstCause: { kind: 'down', blocks: 'answers' } });
     expect(down.json.firstCause.summary).toMatch(
       new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port}/callback/webhook`),

@@ -97,6 +97,9 @@ export const REQUEST_TOOLS: ToolDefinition[] = [
       headers: matcher.headers.describe('request headers (name in any case), each equal to the value given'),
       faultRule: matcher.faultRule.describe('the id of the fault rule that fired on the request'),
       authOk: matcher.authOk.describe('whether its credentials were accepted'),
+      crossSite: matcher.crossSite.describe(
+        "true: only requests a web page of another site sent (left out, they are not counted: they are not the client's)",
+      ),
     },
     readOnly: true,
     run: async (args, target) =>

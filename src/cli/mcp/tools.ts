@@ -269,7 +269,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'run_verify',
     title: 'Verify a wallet webhook',
     description:
-      'Run `aggmock verify` against a wallet webhook: the Pact contracts, then the stateful checks (idempotency, rollbacks, races, signatures, cents, latency). Answers the report as JSON: the summary and each check with its rule, status (pass, fail, skip, or blocked by the firstCause the preflight found: wallet down or silent, signature refused, unknown player…) and reason; a failed check also carries its hint and every request and reply. The webhook and state URLs must be allowed by callbacks.allowedUrls (default: loopback and the webhook’s origin). Without webhookUrl, the embedded reference wallet is verified.',
+      'Run `aggmock verify` against a wallet webhook: the Pact contracts, then the stateful checks (idempotency, rollbacks, races, signatures, cents, latency). Answers the report as JSON: the summary and each check with its rule, status (pass, fail, skip, or blocked by the firstCause the preflight found: wallet down or silent, signature refused, unknown player…) and reason; a failed check also carries its hint and every request and reply. The webhook and state URLs must be on the configured webhook’s origin (callbacks.webhookUrl) or the embedded reference wallet, or listed in callbacks.allowedUrls. Without webhookUrl, the embedded reference wallet is verified.',
     inputSchema: {
       webhookUrl: z
         .string()
@@ -347,7 +347,7 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
     ['stateUrl', stateUrl],
   ] as const) {
     if (url === undefined) continue;
-    const refusal = policy.refusal(url, self);
+    const refusal = policy.refusal(url, self) ?? beyondVerifyReach(url, target);
     if (refusal) throw new ToolError(`${field}: ${refusal}, got ${JSON.stringify(url)}.`);
   }
   const notes: string[] = [];
@@ -370,6 +370,30 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
   // A usage problem (a bad value, a state URL that does not answer): verify ran nothing. A webhook that is down is a first cause in the report.
   if (!outcome.report) throw new ToolError(`verify did not run: ${outcome.error ?? notes.join('\n')}`);
   return { exitCode: outcome.exitCode, ...trimReport(outcome.report, args.detail) };
+}
+
+/**
+ * Why run_verify may not reach `url`, or undefined when it may. An agent (maybe prompt-injected)
+ * must not read other local services' replies through verify's report, so it reaches only the
+ * configured webhook's origin, the embedded reference wallet, and what the user listed in
+ * `callbacks.allowedUrls` — not every loopback port the launch policy's default allows (L-4).
+ */
+export function beyondVerifyReach(url: string, target: Pick<AggmockTarget, 'config' | 'wallet'>): string | undefined {
+  const { webhookUrl, allowedUrls } = target.config.callbacks;
+  const origins = [webhookUrl, target.wallet?.webhookUrl, target.wallet?.stateUrl].flatMap((u) => (u ? [new URL(u).origin] : []));
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'expected an absolute http(s) URL';
+  }
+  if (origins.includes(parsed.origin)) return undefined;
+  if (
+    allowedUrls.some((prefix) => parsed.origin === new URL(prefix).origin && parsed.pathname.startsWith(new URL(prefix).pathname))
+  )
+    return undefined;
+  const reach = [...new Set(origins)].join(', ');
+  return `run_verify reaches only the webhook's origin (callbacks.webhookUrl: ${reach}) and URLs listed in callbacks.allowedUrls; list this one there to verify it`;
 }
 
 /** The report an agent reads: every result, with the exchanges only where they explain a failure. */
