@@ -22,6 +22,7 @@ import { formatMinor, toMajor, toMinor } from '../money/index.ts';
 import { sessionWin } from '../scenarios/plan.ts';
 import { type RoundWire, roundSteps, roundWireOf, type ScenarioStep, withSessionCalls } from '../scenarios/round.ts';
 import { playInOrder } from '../scenarios/run.ts';
+import { maskedJson } from '../shared/secrets.ts';
 import { type PlayMoney, playMoney } from './currency.ts';
 import { errorPage, playPage } from './page.ts';
 
@@ -256,7 +257,7 @@ function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean)
     eventId: event.id,
     transactionId: event.transactionId,
     status: event.status,
-    ...(event.reply ? { httpStatus: event.reply.status, ...(showReply ? { reply: event.reply.body } : {}) } : {}),
+    ...(event.reply ? { httpStatus: event.reply.status, ...(showReply ? { reply: maskedJson(event.reply.body) } : {}) } : {}),
     ...(event.error ? { error: showReply || !event.reply ? event.error : hiddenReplyError(event.reply.status) } : {}),
     accepted: isAccepted(event),
   };

@@ -54,6 +54,32 @@ describe('L-1: credentials a wallet echoes are masked where replies are kept and
     expect(JSON.parse(detail).delivery?.reply?.body?.balance ?? JSON.parse(detail).reply?.body?.balance).toBe(100);
   });
 
+  it('the play page shows the wallet reply of a spin masked, with its balance', async () => {
+    const launched = await fetch(`${aggmock.url}/getgameurl`, {
+      method: 'POST',
+      headers: { 'x-betnex-key': 'aggmock-dev-key', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: 'p1',
+        gameId: aggmock.catalog.games[0]?.id,
+        money: 100,
+        platform: 1,
+        home_url: 'https://casino.example',
+      }),
+    });
+    expect(launched.status).toBe(200);
+    const id = ((await launched.json()) as { payload: { session_id: string } }).payload.session_id;
+    const spun = await fetch(`${aggmock.url}/play/${id}/spin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: aggmock.url },
+      body: JSON.stringify({ bet: 1 }),
+    });
+    const text = await spun.text();
+    expect(spun.status, text).toBe(200);
+    for (const secret of SECRETS.slice(0, 2)) expect(text).not.toContain(secret);
+    expect(text).toContain('[masked]');
+    expect(text).toContain('"balance":100');
+  });
+
   it('verify writes no echoed secret into report.json, junit.xml or report.html', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aggmock-l1-'));
     try {
