@@ -13,6 +13,10 @@ export interface HttpAnswer {
   /** The body text, cut at the journal limit. */
   body: string;
   retryAfter?: string;
+  /** Every header of the answer, names in lower case (repeated ones joined by ", "): only for a transport made with `keepHeaders`. */
+  headers?: Record<string, string>;
+  /** The body was longer than the limit and `body` is its start: only with `keepHeaders`. */
+  truncated?: true;
 }
 
 export type Verdict =

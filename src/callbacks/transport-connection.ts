@@ -39,6 +39,8 @@ export class ConnectionError extends Error {
 
 export interface Job {
   request: string;
+  /** Filled with the answer's headers when the caller wants them (verify's report shows them). */
+  headers?: Record<string, string>;
   resolve: (answer: HttpAnswer) => void;
   reject: (error: unknown) => void;
 }
@@ -235,6 +237,12 @@ export class Connection {
     let connection: string | undefined;
     /** The field just read frames the body: a folded continuation of it cannot be read safely. */
     let framing = false;
+    // An interim (1xx) answer's headers are not the answer's: each head starts the record afresh.
+    let kept: Record<string, string> | undefined;
+    if (this.job?.headers !== undefined) {
+      kept = {};
+      this.job.headers = kept;
+    }
     // Lines end in CRLF; a bare LF could hide a field inside another line, so it is refused.
     let lf = head.indexOf('\n');
     if (lf >= 0 && head.charCodeAt(lf - 1) !== 0x0d) throw bareLf(head);
@@ -253,6 +261,10 @@ export class Connection {
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
+      if (kept) {
+        const value = line.slice(colon + 1).trim();
+        kept[name] = kept[name] === undefined ? value : `${kept[name]}, ${value}`;
+      }
       if (name === 'content-length') {
         const value = lengthOf(line.slice(colon + 1));
         if (value < 0)
@@ -320,6 +332,10 @@ export class Connection {
     if (body.length > MAX_JOURNALED_BODY) body = body.slice(0, MAX_JOURNALED_BODY);
     const answer: HttpAnswer = { status: this.status, body };
     if (this.retryAfter !== undefined) answer.retryAfter = this.retryAfter;
+    if (this.job.headers !== undefined) {
+      answer.headers = this.job.headers;
+      if (this.bodyBytes > MAX_JOURNALED_BODY) answer.truncated = true;
+    }
     // A byte past the end of the answer: the server and this parser disagree about where it ended,
     // so the next answer on this connection could not be trusted.
     const reusable = this.keepAlive && this.state !== 'until-close' && extra === 0 && !this.dead;

@@ -31,6 +31,8 @@ export interface TransportOptions {
   maxSockets: number;
   /** Per request, from sending to the last byte of the answer. */
   timeoutMs: number;
+  /** Each answer carries its headers and whether its body was cut (verify's recorder; the engine needs neither). */
+  keepHeaders?: boolean;
 }
 
 export function createTransport(options: TransportOptions): Transport {
@@ -60,7 +62,8 @@ export function createTransport(options: TransportOptions): Transport {
     post(url, headers, body, method = 'POST') {
       try {
         const target = targetOf(url);
-        return target.origin.request(serialise(method, target.origin.hostHeader, target.path, headers, body));
+        const request = serialise(method, target.origin.hostHeader, target.path, headers, body);
+        return target.origin.request(request, options.keepHeaders === true);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -114,8 +117,10 @@ class Origin {
       : () => net.connect({ host, port });
   }
 
-  request(request: string): Promise<HttpAnswer> {
-    return new Promise((resolve, reject) => this.dispatch({ request, resolve, reject }));
+  request(request: string, keepHeaders: boolean): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) =>
+      this.dispatch(keepHeaders ? { request, headers: {}, resolve, reject } : { request, resolve, reject }),
+    );
   }
 
   abortAll(reason: string): void {

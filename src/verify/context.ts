@@ -18,7 +18,6 @@ export {
   isFinal,
   STATE_START_BALANCE_MINOR,
   type Step,
-  stateRefusal,
 } from './wallet-under-test.ts';
 
 export class CheckContext extends Bookkeeping {

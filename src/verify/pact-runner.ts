@@ -19,11 +19,11 @@ import { contractFacts, contractSessionToken, type DialectContract } from '../co
 import { WRONG_SECRET } from '../contracts/interactions.ts';
 import { carriesSessionToken } from '../dialects/capabilities.ts';
 import { buildRequest, type Dialect, readReply } from '../dialects/index.ts';
-import { MAX_REPLY_BYTES, readBoundedText } from '../http/index.ts';
+import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
-import { describeOutcome } from './client.ts';
-import { type BalanceProbe, CheckContext, stateRefusal } from './context.ts';
+import { describeOutcome, postStateOnce } from './client.ts';
+import { type BalanceProbe, CheckContext } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
 import { pactContracts } from './pact-calls.ts';
 
@@ -362,7 +362,7 @@ export function stateHandlersFor(
       try {
         const silent = input.stateUrl === undefined ? noticeSilence(run, input.timeoutMs) : undefined;
         if (silent !== undefined) throw new Error(silent);
-        if (input.stateUrl !== undefined) await postState(input.stateUrl, name, params, input.timeoutMs);
+        if (input.stateUrl !== undefined) await postStateOnce(input.stateUrl, name, params, input.timeoutMs);
         else await realiseState(ctx, name, (params ?? {}) as Record<string, unknown>, input, run);
       } catch (error) {
         if (ctx.client.exchanges.at(-1)?.timedOut) run.silent ??= silenceReason(input.timeoutMs);
@@ -372,18 +372,6 @@ export function stateHandlersFor(
     };
   }
   return handlers;
-}
-
-async function postState(url: string, state: string, params: unknown, timeoutMs: number): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ state, params: params ?? {}, action: 'setup' }),
-    signal: AbortSignal.timeout(timeoutMs),
-    redirect: 'manual',
-  });
-  const reply = await readBoundedText(res.body);
-  if (!res.ok) throw new Error(stateRefusal(url, state, res, reply.text));
 }
 
 async function realiseState(

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTransport, TimeoutError } from '../callbacks/transport.ts';
 import { dialectOf, isVendorDialect } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { dialectContracts, writeDialectContracts } from '../contracts/dialect.ts';
@@ -212,25 +213,8 @@ function httpUrl(value: string, what: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new VerifyUsageError(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
   }
-  if (FETCH_BLOCKED_PORTS.has(Number(url.port))) {
-    throw new VerifyUsageError(
-      `${what}: port ${url.port} is one Node's fetch refuses to connect to (a blocked port of the Fetch standard, as in ` +
-        `browsers), so verify cannot reach ${JSON.stringify(value)}; run the wallet on another port (4001, 8080, …).`,
-    );
-  }
   return url.href;
 }
-
-/**
- * The ports the Fetch standard's "bad port" list blocks (fetch.spec.whatwg.org/#port-blocking):
- * Node's fetch fails on them with a bare "bad port", which would read as a wallet that is down.
- */
-const FETCH_BLOCKED_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
-  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
-  563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
-  6668, 6669, 6679, 6697, 10080,
-]);
 
 function positiveInt(value: number, flag: string): number {
   if (!Number.isSafeInteger(value) || value <= 0)
@@ -240,13 +224,16 @@ function positiveInt(value: number, flag: string): number {
 
 /** Any HTTP answer will do (even 404 or 405): only a dead address is a usage error. */
 async function reachable(url: string, timeoutMs: number, what: string): Promise<void> {
+  const transport = createTransport({ maxSockets: 1, timeoutMs: Math.min(timeoutMs, 5_000) });
   try {
-    const res = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(Math.min(timeoutMs, 5_000)), redirect: 'manual' });
-    // The status is all it needs: the body is not read (a reply that never ends would hold it for the whole timeout).
-    await res.body?.cancel().catch(() => undefined);
+    await transport.post(url, {}, '', 'GET');
   } catch (error) {
+    // An answer that began but never ended still says the server is there.
+    if (error instanceof TimeoutError && error.message.includes('only part of one came')) return;
     throw new VerifyUsageError(
       `${what} ${url} is not reachable: ${describeFetchError(error, Math.min(timeoutMs, 5_000))}. Is it running?`,
     );
+  } finally {
+    transport.close();
   }
 }

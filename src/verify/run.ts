@@ -260,6 +260,7 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
     }
   }
   await ctx.restoreStartBalances();
+  ctx.client.close();
   const durationMs = performance.now() - t0;
   return {
     kind: 'check',

@@ -11,7 +11,6 @@ import {
   roundIdOf,
   statusIn,
 } from '../dialects/index.ts';
-import { readBoundedText } from '../http/index.ts';
 import { formatMinor } from '../money/index.ts';
 import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, type SendOptions, WebhookClient } from './client.ts';
 import { DialectClient, type DialectForgery, factsOf, readDialectExchange } from './dialect-client.ts';
@@ -452,28 +451,10 @@ export class WalletUnderTest {
   async setState(state: string, params: Record<string, unknown>): Promise<void> {
     const url = this.settings.stateUrl;
     if (url === undefined) return;
-    let res: Response;
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ state, params, action: 'setup' }),
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-        redirect: 'manual',
-      });
+      await this.client.postState(url, state, params);
     } catch (error) {
-      fail(`the state URL ${url} did not answer for state "${state}": ${error instanceof Error ? error.message : String(error)}`);
+      fail((error as Error).message);
     }
-    const reply = await readBoundedText(res.body).catch(() => ({ text: '', truncated: false }));
-    if (!res.ok) fail(stateRefusal(url, state, res, reply.text));
   }
-}
-
-/** Why the state URL refused a state, from its answer; a redirect is refused (it is never followed). */
-export function stateRefusal(url: string, state: string, res: Response, text: string): string {
-  const redirect =
-    res.status >= 300 && res.status < 400
-      ? ` (a redirect to ${res.headers.get('location') ?? '(no Location)'}: aggmock never follows redirects; answer at the state URL itself)`
-      : '';
-  return `the state URL ${url} refused state "${state}" with HTTP ${res.status}${redirect}: ${text.slice(0, 300) || '(empty body)'}`;
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
@@ -103,9 +103,17 @@ export async function stopsAnsweringAfter(
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'host'),
     );
-    const reply = await fetch(wallet.webhookUrl, { method: 'POST', headers, body: Buffer.concat(chunks) });
-    res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
-    res.end(await reply.text());
+    // node:http, not fetch: fetch's first call in a process loads undici, which alone can outlast
+    // the 100 ms timeouts these tests give verify.
+    const reply = await new Promise<IncomingMessage>((resolve, reject) => {
+      const forward = request(wallet.webhookUrl, { method: 'POST', headers }, resolve);
+      forward.on('error', reject);
+      forward.end(Buffer.concat(chunks));
+    });
+    const body: Buffer[] = [];
+    for await (const c of reply) body.push(c as Buffer);
+    res.writeHead(reply.statusCode ?? 502, { 'content-type': reply.headers['content-type'] ?? 'application/json' });
+    res.end(Buffer.concat(body));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
