@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildRequest,
   type CallFacts,
@@ -22,6 +22,10 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'aggmock-hooks-'));
 // These tests build requests with hooks (hooksOf reads the run's opt-in from the environment).
 process.env.AGGMOCK_ALLOW_HOOKS = '1';
+// Taken back after the file: a worker runs other files after this one (isolate: false).
+afterAll(() => {
+  delete process.env.AGGMOCK_ALLOW_HOOKS;
+});
 const ALLOW = { allow: true };
 /** A module loaded from its own folder, allowed. */
 const load = (path: string) => loadHooks(path, dirname(path), ALLOW);

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/callbacks/clock.ts';
 import { configFor, engineFor, runCleanups } from '../../src/callbacks/test-engine.ts';
 import { ConfigError, credentialsOf, dialectOf, loadConfig } from '../../src/config/index.ts';
@@ -30,6 +30,10 @@ const configOf = (profile: string, cwd = elsewhere()) =>
   loadConfig({ flags: { callbacks: { profile } }, cwd, env: { AGGMOCK_ALLOW_HOOKS: '1' } });
 // The engine and the wallet load the hooks from this run's environment too.
 process.env.AGGMOCK_ALLOW_HOOKS = '1';
+// Taken back after the file: a worker runs other files after this one (isolate: false).
+afterAll(() => {
+  delete process.env.AGGMOCK_ALLOW_HOOKS;
+});
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {

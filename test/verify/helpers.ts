@@ -86,6 +86,18 @@ export function expectPassed(outcome: VerifyOutcome, what: string): void {
  * The reference wallet behind a front that forwards the first `answered` callbacks and then holds
  * every later one open without a byte: a webhook that stops answering in the middle of a run.
  */
+/** One GET to a URL, whatever it answers (a fresh server's first answer is its slowest). */
+export async function warmUp(url: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const get = request(url, { method: 'GET' }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    get.on('error', reject);
+    get.end();
+  });
+}
+
 export async function stopsAnsweringAfter(
   wallet: RunningWallet,
   answered: number,

@@ -51,14 +51,6 @@ describe('usage errors exit 2 with a message that says what to fix', () => {
     expect(lines.join('')).toMatch(/--timeout: expected milliseconds or a duration such as "2s", got "soon"/);
     expect(lines.join('')).toMatch(/--concurrency: expected at least 2 parallel DEBITs, got 1/);
   });
-
-  it("names the cause when the wallet's port is one fetch refuses (6000), instead of calling it down", async () => {
-    const lines: string[] = [];
-    const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t), env: {} };
-    expect((await runVerifyCommand('http://127.0.0.1:6000/callback/webhook', { reports: false }, io)).exitCode).toBe(2);
-    expect(lines.join('')).toMatch(/port 6000 is one Node's fetch refuses to connect to .*run the wallet on another port/);
-    expect(lines.join('')).not.toMatch(/Is it running\?/);
-  });
 });
 
 describe('webhook shapes other than the default', () => {
