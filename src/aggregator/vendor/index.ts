@@ -16,6 +16,7 @@ import { vendorRequestFacts } from './facts.ts';
 import { OPERATOR_OPENAPI_PATH } from './openapi.ts';
 import { vendorOperatorRoutes } from './routes.ts';
 
+export { launchAsOperator } from './client-launch.ts';
 export { OperatorCredentialError, operatorCredentials } from './credentials.ts';
 export { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 export { EXPECTED_SIGNED_HEADER, REFUSAL_HEADER, vendorOperatorRoutes } from './routes.ts';

@@ -7,7 +7,7 @@ import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
-import { launchCurrency, launchedGame } from '../launch.ts';
+import { launchCurrency, launchedGame, openLaunchSession } from '../launch.ts';
 import { matchesEtag } from '../listings.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
@@ -179,22 +179,18 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       if (values.player === undefined) throw new Refusal('bad-request', `${playerField} is required`);
     }
     const token = api.sessionToken === 'issued' ? `aggmock-${randomBytes(12).toString('hex')}` : values.token;
-    const session = deps.sessions.create(
-      {
-        playerId: values.player ?? 'demo',
-        gameId: game.id,
-        gameName: game.name,
-        provider: game.provider,
-        currency,
-        lang: values.language ?? 'en',
-        platform: values.platform === 'mobile' ? 2 : 1,
-        homeUrl: values.lobbyUrl ?? '',
-        ...(token === undefined ? {} : { token }),
-        balanceAtLaunchMinor: 0,
-      },
-      { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions },
-    );
-    deps.onLaunch?.(session);
+    const session = openLaunchSession(deps, {
+      playerId: values.player ?? 'demo',
+      gameId: game.id,
+      gameName: game.name,
+      provider: game.provider,
+      currency,
+      lang: values.language ?? 'en',
+      platform: values.platform === 'mobile' ? 2 : 1,
+      homeUrl: values.lobbyUrl ?? '',
+      ...(token === undefined ? {} : { token }),
+      balanceAtLaunchMinor: 0,
+    });
     const path = `/play/${session.id}`;
     return {
       url: `${baseUrl}${path}`,
