@@ -12,6 +12,8 @@ import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../d
 export interface RenderValues {
   launch?: { url: string; path: string; sessionId: string; token?: string; currency: string; player: string };
   round?: { url: string };
+  /** A free-spin award aggmock acknowledged: the id it gave it. */
+  award?: { id: string };
   error?: { message: string };
   paging?: { totalCount: number; pageCount: number; currentPage: number; perPage: number };
 }
@@ -111,9 +113,10 @@ export function replyText(
   catalog: Catalog,
   baseUrl: string,
   games: readonly CatalogGame[] = [],
+  game?: CatalogGame,
 ): string | undefined {
   if (body === undefined) return undefined;
-  return JSON.stringify(render(body, { values, catalog, baseUrl, games }));
+  return JSON.stringify(render(body, { values, catalog, baseUrl, games, ...(game ? { game } : {}) }));
 }
 
 /** Listings kept at most per surface (base URLs × routes × pages): a loop of odd page sizes cannot grow memory. */

@@ -56,8 +56,14 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   const app = new Hono<Env>();
   const groups = routeGroups(api);
 
-  const send = (template: ReplyTemplate, values: RenderValues, baseUrl: string, headers: Record<string, string> = {}) => {
-    const text = replyText(template.body, values, catalog, baseUrl);
+  const send = (
+    template: ReplyTemplate,
+    values: RenderValues,
+    baseUrl: string,
+    headers: Record<string, string> = {},
+    game?: CatalogGame,
+  ) => {
+    const text = replyText(template.body, values, catalog, baseUrl, [], game);
     return new Response(text ?? null, {
       status: template.status,
       headers: {
@@ -141,6 +147,14 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         const round = values.roundId ?? '';
         return send(route.reply, { round: { url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } }, baseUrl);
       }
+      case 'lobby': {
+        const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
+        if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
+        return send(route.reply, {}, baseUrl, {}, gameOf(catalog, values.gameId, gameField));
+      }
+      case 'award-free-spins':
+        // Acknowledged, not played: the award's id is aggmock's; its spins are not tracked (docs/operator-apis.md).
+        return send(route.reply, { award: { id: `aggmock-award-${randomBytes(8).toString('hex')}` } }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }
