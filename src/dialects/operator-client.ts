@@ -56,8 +56,14 @@ export function operatorRequest(
   route: OperatorRoute,
   values: OperatorValues,
   credentials: Readonly<Record<string, string>>,
-  options: { nowMs?: number; privateKey?: string } = {},
+  options: {
+    nowMs?: number;
+    privateKey?: string;
+    /** A fresh random token (a nonce, a request uuid); the docs pass a fixed one so their example is stable. */
+    random?: () => string;
+  } = {},
 ): OperatorCall {
+  const random = options.random ?? (() => randomBytes(16).toString('hex'));
   const recipe = route.auth ?? api.auth;
   const demo = values.mode === 'demo' || route.mode === 'demo';
   const fields = fieldsOf(route, values, demo);
@@ -68,7 +74,7 @@ export function operatorRequest(
   const signatureField = recipe.kind === 'sorted-params' && 'field' in recipe.place ? recipe.place.field : undefined;
   for (const field of [...route.required, ...(demo ? [] : route.requiredWhenReal)]) {
     if (field === signatureField || fields.has(field)) continue;
-    fields.set(field, field === 'uuid' ? randomUUID() : PLACEHOLDER);
+    fields.set(field, field === 'uuid' ? (options.random ? random() : randomUUID()) : PLACEHOLDER);
   }
 
   // `:name` segments take their field's value and leave the body.
@@ -85,8 +91,7 @@ export function operatorRequest(
   if (recipe.kind === 'sorted-params') {
     const nowSeconds = Math.floor((options.nowMs ?? Date.now()) / 1000);
     if (recipe.timestamp) headers[recipe.timestamp.header] = String(nowSeconds);
-    for (const name of recipe.includeHeaders)
-      headers[name] ??= name.toLowerCase().includes('nonce') ? randomBytes(16).toString('hex') : '';
+    for (const name of recipe.includeHeaders) headers[name] ??= name.toLowerCase().includes('nonce') ? random() : '';
     const params = paramsOf(route.encoding, fields);
     const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     const text = sortedParamsText(recipe, { params, headers: lowerHeaders });
