@@ -78,7 +78,7 @@ function exampleLaunch(d: Dialect, api: OperatorApi): string[] {
   return [
     '### The example launch',
     '',
-    `A real-money launch of game ${code(game.id)} (${game.name}, default catalog) for player ${code('p1')} in EUR with the operator's session token ${code('aggmock-session-p1')}, signed with the development credentials on ${new Date(OPERATOR_EXAMPLE_AT).toISOString()}, as the operator's client sends it:`,
+    `A real-money launch of game ${code(game.id)} (${game.name}, default catalog) for player ${code('p1')} in EUR carrying the operator's token ${code('aggmock-session-p1')}, signed with the development credentials on ${new Date(OPERATOR_EXAMPLE_AT).toISOString()}, as the operator's client sends it:`,
     '',
     '```http',
     `${call.method} ${call.path} HTTP/1.1`,
