@@ -24,7 +24,8 @@ export const SLOTEGRATOR_OPERATOR: OperatorApiInput = {
       grade: 'primary',
     },
     {
-      title: 'A PHP SDK class SdkGis\\GisApi (search index id 11485238871): the same recipe, http_build_query',
+      title: "An integrator's PHP call of GET /games: the same X-Sign recipe (ksort, http_build_query, HMAC-SHA1)",
+      url: 'https://github.com/blancos13/csgo-casino-whitelabel/blob/HEAD/frontend/test.php',
       grade: 'secondary',
     },
   ],
