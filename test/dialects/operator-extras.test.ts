@@ -125,3 +125,43 @@ describe('Pragmatic: OpenHistoryExtended and free rounds (FRB v2)', () => {
     expect(missing.json).toMatchObject({ error: '7', description: 'rounds is required' });
   });
 });
+
+describe('a vendor launch on an exposed instance at its session cap', () => {
+  it("is refused with aggmock's 503 naming launch.maxSessions, as /getgameurl is, and the open game stays", async () => {
+    const aggmock = await startAggmock(
+      validateConfig({
+        port: 0,
+        db: ':memory:',
+        catalog: { providers: 1, games: 3 },
+        publicUrl: 'https://demo.example.test',
+        admin: { token: 'admin-tok-7f3e' },
+        launch: { maxSessions: 1 },
+        callbacks: { profile: 'hub88', webhookUrl: 'http://127.0.0.1:9/' },
+      }),
+    );
+    try {
+      const api = builtinOperatorApi('hub88') as OperatorApi;
+      const credentials = operatorCredentials(api, {}, 'hub88');
+      const game = aggmock.catalog.games[0] as { id: string };
+      const launch = async (player: string) => {
+        const req = operatorRequest(
+          api,
+          api.routes.find((r) => r.does === 'launch') as OperatorRoute,
+          { player, gameId: game.id, currency: 'EUR', token: `t-${player}` },
+          credentials,
+        );
+        return fetch(`${aggmock.url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+      };
+      const first = await launch('p1');
+      expect(first.status).toBe(200);
+      const url = ((await first.json()) as { url: string }).url;
+      const second = await launch('p2');
+      expect(second.status).toBe(503);
+      expect(await second.text()).toContain('launch.maxSessions');
+      const id = new URL(url).pathname.split('/').pop() as string;
+      expect(aggmock.sessions.lookup(id).status).toBe('active');
+    } finally {
+      await aggmock.close();
+    }
+  });
+});

@@ -109,6 +109,8 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       } catch (error) {
         if (error instanceof Refusal) return refuse(error, baseUrl);
         if (error instanceof BadOperatorRequest) return refuse(new Refusal('bad-request', error.message), baseUrl);
+        // aggmock's own capacity (launch.maxSessions reached on an exposed instance): its 503, as /getgameurl answers it.
+        if (error instanceof ApiError && error.status >= 500) throw error;
         if (error instanceof ApiError) {
           const reason: RefusalReason = error.status === 404 ? 'unknown-game' : 'bad-request';
           return refuse(new Refusal(reason, error.message), baseUrl);
