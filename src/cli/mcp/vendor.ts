@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configuredOperatorApi, operatorCredentials } from '../../aggregator/vendor/index.ts';
+import { configuredOperatorApi, OPERATOR_OPENAPI_PATH, operatorCredentials } from '../../aggregator/vendor/index.ts';
 import { dialectOf } from '../../config/index.ts';
 import { builtinOperatorApi } from '../../dialects/builtin/operator/index.ts';
 import { devSessionToken } from '../../dialects/dev-keys.ts';
@@ -40,7 +40,7 @@ export async function targetDialect(target: AggmockTarget): Promise<{ dialect: s
     const api = configuredOperatorApi(target.config);
     return {
       dialect: dialectOf(target.config.callbacks).name,
-      ...(api ? { operatorApi: { basePath: api.basePath, openapi: '/operator-openapi.json' } } : {}),
+      ...(api ? { operatorApi: { basePath: api.basePath, openapi: OPERATOR_OPENAPI_PATH } } : {}),
     };
   }
   const health = (await callAggmock(target, { method: 'GET', path: '/health' })) as Health;
