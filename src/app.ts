@@ -4,7 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { registerAdminPaths } from './admin/index.ts';
 import { aggregatorRoutes } from './aggregator/routes.ts';
-import { vendorSurface } from './aggregator/vendor/index.ts';
+import { configuredOperatorApi, OPERATOR_OPENAPI_PATH, vendorSurface } from './aggregator/vendor/index.ts';
 import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import { dialectOf } from './config/dialect.ts';
@@ -87,9 +87,15 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   // Before every route: pages, errors and the admin API mounted below all get the headers.
   app.use('*', securityHeaders({ extraSources: { '/docs': 'https://cdn.jsdelivr.net' } }));
 
-  app.get('/health', (c) =>
-    c.json({ status: 'ok', version: VERSION, catalog: { providers: catalog.providers.length, games: catalog.games.length } }),
-  );
+  // The dialect and its operator API: what a client (`aggmock mcp --url`) needs to talk to this instance.
+  const operatorApi = configuredOperatorApi(config);
+  const health = {
+    status: 'ok',
+    version: VERSION,
+    dialect: dialectOf(config.callbacks).name,
+    ...(operatorApi ? { operatorApi: { basePath: operatorApi.basePath, openapi: OPERATOR_OPENAPI_PATH } } : {}),
+  };
+  app.get('/health', (c) => c.json({ ...health, catalog: { providers: catalog.providers.length, games: catalog.games.length } }));
 
   app.get('/assets/games/:file', (c) => {
     const id = c.req.param('file').replace(/\.svg$/, '');

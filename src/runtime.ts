@@ -4,7 +4,7 @@ import { exposureRefusal } from './admin/exposure.ts';
 import { createAdminRoutes } from './admin/index.ts';
 import { clientFaults } from './aggregator/client-faults.ts';
 import { aggregatorFastPath } from './aggregator/fast-path.ts';
-import { vendorFactsOf } from './aggregator/vendor/index.ts';
+import { configuredOperatorApi, vendorFactsOf } from './aggregator/vendor/index.ts';
 import { createApp, launchCallbackUrls, publicBaseUrl } from './app.ts';
 import type { CallbackFaultRuleState } from './callbacks/faults.ts';
 import {
@@ -18,6 +18,7 @@ import {
 import type { TransportFactory } from './callbacks/proxy.ts';
 import { type Catalog, createCatalog, findProvider } from './catalog/index.ts';
 import { type AggmockConfig, type CallbackFaultRuleInput, ConfigError, type FaultRuleInput } from './config/index.ts';
+import { operatorRoutePaths } from './dialects/builtin/operator/index.ts';
 import { exposureOf } from './http/exposure.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
@@ -52,7 +53,13 @@ export function apiFaultRules(config: AggmockConfig, catalog: Catalog): FaultRul
     codes: catalog.providers.map((p) => p.code),
   };
   try {
-    return new FaultRules({ seed: config.seed, rules: config.api.faults, providers });
+    const api = configuredOperatorApi(config);
+    return new FaultRules({
+      seed: config.seed,
+      rules: config.api.faults,
+      providers,
+      operatorPaths: api ? operatorRoutePaths(api) : undefined,
+    });
   } catch (error) {
     if (!(error instanceof FaultRuleError) || error.issues.length === 0) throw error;
     const lines = error.issues.map(

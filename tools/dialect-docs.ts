@@ -28,6 +28,7 @@ import {
   writeReply,
 } from '../src/dialects/index.ts';
 import { checkPlan } from '../src/verify/checks/index.ts';
+import { operatorSection } from './operator-docs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -553,6 +554,7 @@ export function dialectPage(d: Dialect, handWritten: string): string {
     credentialsSection(d),
     replySection(d, example),
     verifySection(d),
+    operatorSection(d),
     "## What the sources don't say",
     '',
     d.unknown.length === 0

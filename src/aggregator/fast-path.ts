@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthCheck, authCheck, rememberAuth } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
+import { dialectOf } from '../config/dialect.ts';
 import { parseJsonBytes } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { exposureOf, isExposed } from '../http/exposure.ts';
@@ -9,6 +10,8 @@ import type { FastPath } from '../server.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
 import { type CachedListing, type ListingCache, listingCache, matchesEtag } from './listings.ts';
 import { launchRequestSchema } from './schemas.ts';
+import { vendorListingFastPath } from './vendor/fast-path.ts';
+import { configuredOperatorApi, operatorCredentials } from './vendor/index.ts';
 
 export type { FastPath };
 
@@ -39,11 +42,20 @@ export function aggregatorFastPath(deps: AggregatorFastPathDeps): FastPath | und
   const listings = listingsPath(deps, check);
   // Exposed, every launch goes through Hono, where the per-address launch limit counts it.
   const launch = isExposed(deps.config) ? undefined : launchPath(deps, check);
+  // The vendor's game list (a dialect with an operator API), from its cached bytes the same way.
+  const vendor = vendorFastPath(deps);
   return (req, res, handOff) => {
-    if (req.method === 'GET') return listings(req, res);
-    if (req.method === 'POST' && launch) return launch(req, res, handOff);
-    return false;
+    if (req.method === 'GET' && listings(req, res)) return true;
+    if (req.method === 'POST' && launch?.(req, res, handOff)) return true;
+    return vendor ? vendor(req, res, handOff) : false;
   };
+}
+
+function vendorFastPath(deps: AggregatorFastPathDeps): FastPath | undefined {
+  const api = configuredOperatorApi(deps.config);
+  if (!api) return undefined;
+  const credentials = operatorCredentials(api, deps.config.operator.credentials, dialectOf(deps.config.callbacks).name);
+  return vendorListingFastPath({ ...deps, api, credentials, validHost: hostChecker() });
 }
 
 function listingsPath(deps: AggregatorFastPathDeps, check: AuthCheck): (req: IncomingMessage, res: ServerResponse) => boolean {

@@ -49,24 +49,20 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       errors: [{ field: 'callback_url', message: refusal, expected: 'callbacks.allowedUrls', received: request.callback_url }],
     });
   }
-  const session = deps.sessions.create(
-    {
-      playerId: request.username,
-      gameId: game.id,
-      gameName: game.name,
-      provider: game.provider,
-      currency,
-      lang: request.lang ?? 'en',
-      platform: request.platform,
-      homeUrl: request.home_url,
-      // As the policy parsed it: the URL stored is the URL judged and the URL dialled.
-      ...(callback ? { callbackUrl: callback.url } : {}),
-      ...(request.token === undefined ? {} : { token: request.token }),
-      balanceAtLaunchMinor: balance,
-    },
-    { expiresInSeconds: config.launch.expiresIn, maxSessions: config.launch.maxSessions, refuseAtCap: isExposed(config) },
-  );
-  deps.onLaunch?.(session);
+  const session = openLaunchSession(deps, {
+    playerId: request.username,
+    gameId: game.id,
+    gameName: game.name,
+    provider: game.provider,
+    currency,
+    lang: request.lang ?? 'en',
+    platform: request.platform,
+    homeUrl: request.home_url,
+    // As the policy parsed it: the URL stored is the URL judged and the URL dialled.
+    ...(callback ? { callbackUrl: callback.url } : {}),
+    ...(request.token === undefined ? {} : { token: request.token }),
+    balanceAtLaunchMinor: balance,
+  });
   return {
     code: 0,
     msg: 'Success',
@@ -79,6 +75,28 @@ export function launchGame(deps: LaunchDeps, request: LaunchRequest, baseUrl: st
       session_id: session.id,
     },
   };
+}
+
+/**
+ * The one way a launch opens its session, for `POST /getgameurl` and every vendor's launch route
+ * alike: the configured lifetime and cap (refused at the cap when exposed), then `onLaunch`. The
+ * play page it links to spins with the configured dialect's wallet calls, carrying the session's
+ * player, currency and token.
+ *
+ * @example const session = openLaunchSession(deps, { playerId: 'p1', gameId, gameName, provider, currency: 'EUR', lang: 'en', platform: 1, homeUrl: '', balanceAtLaunchMinor: 0 });
+ */
+export function openLaunchSession(
+  deps: Pick<LaunchDeps, 'config' | 'sessions' | 'onLaunch'>,
+  input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>,
+): LaunchSession {
+  const { config } = deps;
+  const session = deps.sessions.create(input, {
+    expiresInSeconds: config.launch.expiresIn,
+    maxSessions: config.launch.maxSessions,
+    refuseAtCap: isExposed(config),
+  });
+  deps.onLaunch?.(session);
+  return session;
 }
 
 /** The game a launch names, or the 404 ApiError naming `gameId` (the seed's API and the vendors' alike). */

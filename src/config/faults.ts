@@ -124,6 +124,19 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 const METHODS_EXPECTED = `expected an HTTP method: ${HTTP_METHODS.join(', ')} (any case)`;
 const ROUTES_EXPECTED = `expected an API route: ${API_ROUTES.map((r) => r.path).join(', ')} (also under /casino), without a query`;
 
+/**
+ * Why a fault rule's route is one no request can have, or undefined: a route of the seed's API, of
+ * a built-in vendor operator API, or of the configured dialect's operator API (`operatorPaths`, for
+ * a dialect file with its own operator section). The one judge for the config and the admin API.
+ *
+ * @example faultRouteRefusal('/casino/getgamurl') // 'no API route /casino/getgamurl (did you mean /getgameurl?); …'
+ */
+export function faultRouteRefusal(route: string, operatorPaths?: (path: string) => boolean): string | undefined {
+  if (API_ROUTES.some((r) => r.path === route) || isOperatorRoutePath(route) || operatorPaths?.(route)) return undefined;
+  const nearest = nearestRoute(route);
+  return `no API route ${route}${nearest ? ` (did you mean ${nearest.path}?)` : ''}; ${ROUTES_EXPECTED}${operatorPaths ? ", or a route of the dialect's operator API" : ''}`;
+}
+
 export const faultMatchSchema = z.strictObject({
   method: z
     .string()
@@ -140,16 +153,9 @@ export const faultMatchSchema = z.strictObject({
     .string()
     .max(200)
     .regex(/^\/[^?#\s]*$/, ROUTES_EXPECTED)
-    .transform((p, ctx) => {
-      const route = routePath(p);
-      if (API_ROUTES.some((r) => r.path === route) || isOperatorRoutePath(route)) return route;
-      const nearest = nearestRoute(route);
-      ctx.addIssue({
-        code: 'custom',
-        message: `no API route ${route}${nearest ? ` (did you mean ${nearest.path}?)` : ''}; ${ROUTES_EXPECTED}`,
-      });
-      return z.NEVER;
-    })
+    // Which routes exist depends on the configured dialect (its operator API may come from its file):
+    // the config's refinement and the rule book judge the route with faultRouteRefusal.
+    .transform((p) => routePath(p))
     .optional(),
   /**
    * A provider code or name (trimmed, any case), as the listing's `provider` query takes it: the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operatorApiOf, operatorRoutePaths } from '../dialects/builtin/operator/index.ts';
 import {
   builtinDialect,
   type DefaultWireSettings,
@@ -14,7 +15,7 @@ import { currencyExponent } from '../money/index.ts';
 import { profileDefinitionSchema } from '../profiles/index.ts';
 import { DEFAULT_HEADER_NAMES, DEFAULT_TOLERANCE_SECONDS, SIGNING_SCHEMES, type SigningKeys } from '../signing/index.ts';
 import { parseDuration } from './duration.ts';
-import { callbackFaultRulesSchema, faultRulesSchema } from './faults.ts';
+import { callbackFaultRulesSchema, faultRouteRefusal, faultRulesSchema } from './faults.ts';
 
 /*
  * Every object is strict: an unknown key (a typo, a setting of another version) is refused with
@@ -427,6 +428,13 @@ function wireRollback(callbacks: z.infer<typeof callbacksSchema>): {
   return { name, hasRollback: operations.rollback !== undefined, hasRollbackWin: operations.rollbackWin !== undefined };
 }
 
+/** The routes of the configured dialect's operator API, or undefined (none, or a refused dialect). */
+function configuredOperatorPaths(callbacks: z.infer<typeof callbacksSchema>): ((path: string) => boolean) | undefined {
+  if (callbacks?.dialect === undefined) return undefined;
+  const api = operatorApiOf(dialectOfSetting(callbacks.dialect, callbacks));
+  return api ? operatorRoutePaths(api) : undefined;
+}
+
 /** The database lives in the data folder unless `db` names another file. */
 export const configSchema = configObjectSchema
   .superRefine((config, ctx) => {
@@ -435,6 +443,12 @@ export const configSchema = configObjectSchema
     config.schedule.forEach((entry, i) => {
       const refusal = rollbackScenarioRefusal(entry.scenario, name, hasRollback, hasRollbackWin);
       if (refusal) ctx.addIssue({ code: 'custom', path: ['schedule', i, 'scenario'], message: refusal });
+    });
+    // A fault rule's route: the seed's, a vendor's, or one of the configured dialect's operator API (its file's own).
+    const operatorPaths = configuredOperatorPaths(config.callbacks);
+    config.api.faults.forEach((rule, i) => {
+      const refusal = rule.match.path === undefined ? undefined : faultRouteRefusal(rule.match.path, operatorPaths);
+      if (refusal) ctx.addIssue({ code: 'custom', path: ['api', 'faults', i, 'match', 'path'], message: refusal });
     });
   })
   .transform((config) => ({

@@ -73,6 +73,7 @@ export const REPLY_SOURCES = [
   'launch.currency',
   'launch.player',
   'round.url',
+  'award.id',
   'error.message',
   'paging.totalCount',
   'paging.pageCount',
@@ -176,6 +177,8 @@ export type OperatorAuth = z.infer<typeof operatorAuthSchema>;
 export const OPERATOR_CAPABILITIES = [
   'list-games',
   'launch',
+  /** One game's lobby (Slotegrator /games/lobby): the reply rendered with the game the request names. */
+  'lobby',
   'round-details',
   'award-free-spins',
   'cancel-free-spins',

@@ -3,6 +3,7 @@ import {
   type Fault,
   type FaultRule,
   FaultRuleError,
+  faultRouteRefusal,
   faultRuleSchema,
   firesNow,
   LAUNCH_ONLY_FAULT_KINDS,
@@ -61,8 +62,14 @@ export class FaultRules extends RuleBook<FaultRule> {
    * in the listing's query) and an unknown one is refused, naming the field; a config rule refused
    * so throws with its index first (`0.match.provider`).
    */
-  constructor(options: { seed: number | string; rules?: readonly FaultRule[]; providers?: ProviderLookup }) {
-    const { providers } = options;
+  constructor(options: {
+    seed: number | string;
+    rules?: readonly FaultRule[];
+    providers?: ProviderLookup;
+    /** The configured dialect's operator routes (a dialect file's own), which a rule's `match.path` may name too. */
+    operatorPaths?: ((path: string) => boolean) | undefined;
+  }) {
+    const { providers, operatorPaths } = options;
     super(
       {
         schema: faultRuleSchema,
@@ -71,7 +78,10 @@ export class FaultRules extends RuleBook<FaultRule> {
         idPrefix: 'f',
         seedTag: 'fault',
         seed: options.seed,
-        ...(providers ? { prepare: (rule: FaultRule) => withProviderCode(rule, providers) } : {}),
+        prepare: (rule: FaultRule) => {
+          checkRoute(rule, operatorPaths);
+          return providers ? withProviderCode(rule, providers) : rule;
+        },
       },
       options.rules,
     );
@@ -141,6 +151,16 @@ function matches(state: FaultRuleState, request: RequestFacts): boolean {
 }
 
 /** The rule with its `match.provider` as the catalog's code; an unknown provider is refused naming the field. */
+/** A rule's route must be one a request can have (the schema only normalises it): the one judge, faultRouteRefusal. */
+function checkRoute(rule: FaultRule, operatorPaths: ((path: string) => boolean) | undefined): void {
+  if (rule.match.path === undefined) return;
+  const message = faultRouteRefusal(rule.match.path, operatorPaths);
+  if (message === undefined) return;
+  throw new FaultRuleError(`Invalid fault rule: match.path: ${message}.`, [
+    { field: 'match.path', message, received: rule.match.path },
+  ]);
+}
+
 function withProviderCode(rule: FaultRule, providers: ProviderLookup): FaultRule {
   const given = rule.match.provider;
   if (given === undefined) return rule;

@@ -13,8 +13,10 @@ import type { OperatorApi } from '../../dialects/operator.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import { operatorCredentials } from './credentials.ts';
 import { vendorRequestFacts } from './facts.ts';
+import { OPERATOR_OPENAPI_PATH } from './openapi.ts';
 import { vendorOperatorRoutes } from './routes.ts';
 
+export { launchAsOperator } from './client-launch.ts';
 export { OperatorCredentialError, operatorCredentials } from './credentials.ts';
 export { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 export { EXPECTED_SIGNED_HEADER, REFUSAL_HEADER, vendorOperatorRoutes } from './routes.ts';
@@ -43,6 +45,20 @@ export function vendorSurface(deps: {
   const vendor = dialectOf(deps.config.callbacks).name;
   const credentials = operatorCredentials(api, deps.config.operator.credentials, vendor);
   return vendorOperatorRoutes({ ...deps, api, credentials, vendor }) as unknown as Hono;
+}
+
+/**
+ * The banner's line for the vendor's operator API (`aggmock serve --dialect hub88`): its base URL,
+ * its routes and its OpenAPI document; undefined when the dialect has none.
+ *
+ * @example operatorBannerLine(config, 'http://127.0.0.1:4000') // '  operator    http://127.0.0.1:4000/operator/generic/v2 (hub88: POST /game/list, …; OpenAPI: …/operator-openapi.json)'
+ */
+export function operatorBannerLine(config: AggmockConfig, base: string): string | undefined {
+  const api = configuredOperatorApi(config);
+  if (!api) return undefined;
+  const routes = [...new Set(api.routes.map((r) => `${r.method} ${r.path}`))].join(', ');
+  const name = dialectOf(config.callbacks).name;
+  return `  operator    ${base}${api.basePath}   (the ${name} operator API: ${routes}; OpenAPI: ${base}${OPERATOR_OPENAPI_PATH})`;
 }
 
 /** What fault rules see of a request to the vendor's routes (its own field names), or undefined with no operator API. */

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { type Catalog, type CatalogGame, gameImageUrl } from '../../catalog/index.ts';
-import type { OperatorRoute, ReplyNode, ReplySource } from '../../dialects/operator.ts';
+import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../dialects/operator.ts';
 
 /*
  * A vendor's reply rendered from aggmock's values: one template walk for every reply (game lists,
@@ -11,6 +12,8 @@ import type { OperatorRoute, ReplyNode, ReplySource } from '../../dialects/opera
 export interface RenderValues {
   launch?: { url: string; path: string; sessionId: string; token?: string; currency: string; player: string };
   round?: { url: string };
+  /** A free-spin award aggmock acknowledged: the id it gave it. */
+  award?: { id: string };
   error?: { message: string };
   paging?: { totalCount: number; pageCount: number; currentPage: number; perPage: number };
 }
@@ -110,21 +113,52 @@ export function replyText(
   catalog: Catalog,
   baseUrl: string,
   games: readonly CatalogGame[] = [],
+  game?: CatalogGame,
 ): string | undefined {
   if (body === undefined) return undefined;
-  return JSON.stringify(render(body, { values, catalog, baseUrl, games }));
+  return JSON.stringify(render(body, { values, catalog, baseUrl, games, ...(game ? { game } : {}) }));
 }
 
 /** Listings kept at most per surface (base URLs × routes × pages): a loop of odd page sizes cannot grow memory. */
 const MAX_LISTINGS = 1024;
 
+/** A game list serialised once, with its validator (as the seed's listings: src/aggregator/listings.ts). */
+export interface VendorListing {
+  bytes: Uint8Array<ArrayBuffer>;
+  etag: string;
+}
+
+export type VendorListings = (
+  route: OperatorRoute,
+  routeKey: string,
+  baseUrl: string,
+  page?: { page: number; perPage: number },
+) => VendorListing;
+
+const surfaces = new WeakMap<OperatorApi, WeakMap<Catalog, VendorListings>>();
+
 /**
  * The game lists of one vendor surface: each (route, base URL, page) rendered once from the catalog,
- * then served from the same bytes.
+ * then served from the same bytes, by the Hono routes and the listing fast path alike (one cache per
+ * operator API and catalog).
  */
-export function listingCache(catalog: Catalog) {
-  const cache = new Map<string, Uint8Array>();
-  return (route: OperatorRoute, routeKey: string, baseUrl: string, page?: { page: number; perPage: number }): Uint8Array => {
+export function listingCache(catalog: Catalog, api: OperatorApi): VendorListings {
+  let byCatalog = surfaces.get(api);
+  if (!byCatalog) {
+    byCatalog = new WeakMap();
+    surfaces.set(api, byCatalog);
+  }
+  let listings = byCatalog.get(catalog);
+  if (!listings) {
+    listings = newListingCache(catalog);
+    byCatalog.set(catalog, listings);
+  }
+  return listings;
+}
+
+function newListingCache(catalog: Catalog): VendorListings {
+  const cache = new Map<string, VendorListing>();
+  return (route, routeKey, baseUrl, page) => {
     const key = `${routeKey}\u0000${baseUrl}\u0000${page ? `${page.page}/${page.perPage}` : ''}`;
     const hit = cache.get(key);
     if (hit) return hit;
@@ -136,9 +170,13 @@ export function listingCache(catalog: Catalog) {
       games = catalog.games.slice((page.page - 1) * page.perPage, page.page * page.perPage);
       values.paging = { totalCount: total, pageCount, currentPage: page.page, perPage: page.perPage };
     }
-    const bytes = Buffer.from(replyText(route.reply.body, values, catalog, baseUrl, games) ?? '', 'utf8');
+    const bytes = Buffer.from(
+      replyText(route.reply.body, values, catalog, baseUrl, games) ?? '',
+      'utf8',
+    ) as Uint8Array<ArrayBuffer>;
+    const listing = { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
     if (cache.size >= MAX_LISTINGS) cache.delete(cache.keys().next().value as string);
-    cache.set(key, bytes);
-    return bytes;
+    cache.set(key, listing);
+    return listing;
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
+import { launchAsOperator } from '../../aggregator/vendor/index.ts';
 import { callNameOf, capabilitiesOf, exponentOf, judgeReply, replyReadingOf, type StoredEvent } from '../../callbacks/index.ts';
 import { type AggmockConfig, dialectOf, rollbackScenarioRefusal, type ScheduleEntry } from '../../config/index.ts';
 import type { Discrepancy } from '../../ledger/index.ts';
@@ -103,6 +104,15 @@ export function registerDemoCommand(program: Command): void {
       const walletLine = wallet
         ? [`  wallet      reference wallet, players ${Object.keys(config.wallet.players).join(', ')}`]
         : [];
+      // A vendor dialect: the first player's game launched through the vendor's own launch route (the one session path).
+      const player = Object.keys(config.wallet.players)[0];
+      const launched = wallet && player ? await launchAsOperator(config, aggmock.url, aggmock.catalog, player) : undefined;
+      if (launched)
+        walletLine.push(
+          'url' in launched
+            ? `  play        ${launched.url}   (${player}, launched through ${launched.route} as the operator's client does)`
+            : `  play        no launch through the vendor's route: ${launched.error}`,
+        );
       // Before the banner: whoever reads "Press Ctrl-C to stop" may signal at once, and must get a clean stop.
       onShutdown(async () => {
         await aggmock.close();

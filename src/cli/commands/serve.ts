@@ -1,6 +1,7 @@
 import { basename, dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
+import { operatorBannerLine } from '../../aggregator/vendor/index.ts';
 import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
 import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
@@ -80,6 +81,7 @@ export function readyMessage(config: AggmockConfig, url: string, extra: string[]
     `  games       ${base}/getallgamesandprovider?provider=PGSOFT`,
     `  launch      POST ${base}/getgameurl`,
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+    ...(operatorBannerLine(config, base) === undefined ? [] : [operatorBannerLine(config, base) as string]),
     `  auth        ${config.auth.mode}: header ${config.auth.apiKeyHeaders[0]}: ${shown(key, DEV_API_KEY)}  or  ${inbound.scheme} HMAC with secret ${shownSecret(inbound)}`,
     callbacksLine(config),
     config.api.journal

@@ -24,7 +24,7 @@ export const REQUEST_TOOLS: ToolDefinition[] = [
     inputSchema: {
       id: rule.id.describe('an id of your own for the rule: 1 to 64 letters, digits, "-" or "_" (default: generated)'),
       match: rule.match.describe(
-        `which requests the rule applies to (default: every request). method: GET or POST; path: one of ${API_ROUTES.map((r) => r.path).join(', ')}; provider: a provider code or name from list_providers (stored as its code; an unknown one is refused); game: a launch's gameId; player: a launch's username; body: JSON body fields by dotted path, each equal to the value given, e.g. {"currency": "EUR"}`,
+        `which requests the rule applies to (default: every request). method: GET or POST; path: one of ${API_ROUTES.map((r) => r.path).join(', ')}, or a route of the vendor operator API (info shows its base URL; body then matches the vendor's field names); provider: a provider code or name from list_providers (stored as its code; an unknown one is refused); game: a launch's gameId; player: a launch's username; body: JSON body fields by dotted path, each equal to the value given, e.g. {"currency": "EUR"}`,
       ),
       fault: rule.fault.describe(
         `what goes wrong: {"kind": one of ${FAULT_KINDS.join(', ')}, …its fields}, e.g. {"kind": "status", "status": 503}, {"kind": "delay", "ms": "2s"}, {"kind": "cut", "afterBytes": 10}`,

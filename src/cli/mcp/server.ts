@@ -20,7 +20,7 @@ export function createMcpServer(target: AggmockTarget): McpServer {
     { name: 'aggmock', version: VERSION },
     {
       instructions:
-        'aggmock is a local game-aggregator mock that sends signed DEBIT/CREDIT/ROLLBACK callbacks to a casino wallet webhook and checks its balances. Call info first to see where it runs; list_games then launch_game to play; send_event or run_scenario to send callbacks; list_deliveries, get_delivery and list_discrepancies to see what the wallet answered; run_verify to check a webhook against every rule. To test the client that calls the aggregator API: add_fault makes that API fail (errors, delays, cut replies), list_requests and count_requests show what the client sent. To make the callbacks race: add_callback_fault times out or duplicates them.',
+        'aggmock is a local game-aggregator mock that sends signed DEBIT/CREDIT/ROLLBACK callbacks to a casino wallet webhook and checks its balances. Call info first to see where it runs and its dialect; list_games then launch_game to play (with a vendor dialect, list_vendor_games then launch_vendor_game call the vendor\u2019s own operator API); send_event or run_scenario to send callbacks; list_deliveries, get_delivery and list_discrepancies to see what the wallet answered; run_verify to check a webhook against every rule. To test the client that calls the aggregator API: add_fault makes that API fail (errors, delays, cut replies), list_requests and count_requests show what the client sent. To make the callbacks race: add_callback_fault times out or duplicates them.',
     },
   );
   for (const tool of TOOLS) {

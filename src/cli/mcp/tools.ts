@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { dialectOf } from '../../config/index.ts';
 import { MAX_ID_LENGTH, MAX_LIST_LENGTH, MAX_URL_LENGTH } from '../../http/limits.ts';
 import { dialsLoopback } from '../../http/loopback.ts';
 import { callbackUrlPolicy } from '../../launch/callback-url.ts';
@@ -13,6 +12,7 @@ import { callAggmock, ToolError } from './client.ts';
 import { amount, count, id, type ToolDefinition, tool } from './define.ts';
 import { REQUEST_TOOLS } from './requests.ts';
 import type { AggmockTarget } from './target.ts';
+import { targetDialect, VENDOR_TOOLS } from './vendor.ts';
 
 /** Games keep the fields an agent chooses by; the listing's image URLs and platforms are left out. */
 interface Game {
@@ -29,19 +29,27 @@ export const TOOLS: ToolDefinition[] = [
     name: 'info',
     title: 'Where aggmock runs',
     description:
-      'The aggmock these tools drive: its URL, whether it was started by this MCP server (embedded) or reached by --url, the webhook its callbacks go to, the wire profile and, when embedded, the reference wallet (its webhook URL, its state URL for run_verify and its players).',
+      "The aggmock these tools drive: its URL, whether it was started by this MCP server (embedded) or reached by --url, the webhook its callbacks go to, its dialect (a --url instance's own, as it reports it) and, when the dialect has one, the vendor operator API's base URL and OpenAPI document (list_vendor_games, launch_vendor_game), and, when embedded, the reference wallet (its webhook URL, its state URL for run_verify and its players).",
     inputSchema: {},
     readOnly: true,
-    run: async (_args, target) => ({
-      mode: target.mode,
-      url: target.url,
-      ui: `${target.url}/`,
-      deliveriesPage: `${target.url}/ui/deliveries`,
-      apiDocs: `${target.url}/docs`,
-      profile: dialectOf(target.config.callbacks).name,
-      ...(target.mode === 'embedded' ? { webhookUrl: maskedUrl(target.config.callbacks.webhookUrl) } : {}),
-      ...(target.wallet ? { referenceWallet: target.wallet } : {}),
-    }),
+    run: async (_args, target) => {
+      const { dialect, operatorApi } = await targetDialect(target);
+      return {
+        mode: target.mode,
+        url: target.url,
+        ui: `${target.url}/`,
+        deliveriesPage: `${target.url}/ui/deliveries`,
+        apiDocs: `${target.url}/docs`,
+        dialect,
+        // The older name of the same thing, kept for agents that read it.
+        profile: dialect,
+        ...(operatorApi
+          ? { operatorApi: { baseUrl: `${target.url}${operatorApi.basePath}`, openapi: `${target.url}${operatorApi.openapi}` } }
+          : {}),
+        ...(target.mode === 'embedded' ? { webhookUrl: maskedUrl(target.config.callbacks.webhookUrl) } : {}),
+        ...(target.wallet ? { referenceWallet: target.wallet } : {}),
+      };
+    },
   }),
 
   tool({
@@ -311,6 +319,7 @@ export const TOOLS: ToolDefinition[] = [
     run: async (args, target) => verify(args, target),
   }),
 
+  ...VENDOR_TOOLS,
   ...REQUEST_TOOLS,
   ...CALLBACK_FAULT_TOOLS,
 ];

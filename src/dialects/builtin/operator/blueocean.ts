@@ -8,7 +8,7 @@ import type { OperatorApiInput } from '../../operator.ts';
 
 export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
   description:
-    'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
+    'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame | addFreeRounds | logoutPlayer, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
   sources: [
     {
       title: 'Blue Ocean docs: getGame (Provide valid game launch link in demo or real mode)',
@@ -31,7 +31,8 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     'The reply to a wrong api_login/api_password: aggmock answers HTTP 200 {"error": 1, "message": …}, the shape of the documented refusals.',
     'Whether JSON or form bodies are required: aggmock reads JSON.',
     'Whether getGame needs createPlayer first: aggmock launches any user_username (it keeps no player registry).',
-    'RTP in the game list; getGameHistory, addFreeRounds and logoutPlayer: not served by aggmock yet.',
+    'RTP in the game list; getGameHistory, removeFreeRounds, createPlayer, playerExists and loginPlayer: not served by aggmock yet.',
+    'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send and acknowledges them ({"error": 0, …}); the free rounds are not played and no session is closed (the play page keeps spinning).',
   ],
   credentials: {
     apiLogin: { kind: 'text', default: 'aggmock-dev-login', description: 'the api_login Blue Ocean gave the operator' },
@@ -97,6 +98,28 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
           },
         },
       },
+    },
+    {
+      // Operator clients [S] (docs/research/operator-apis.md §7): {"error":0,"response":{"created":1,"freeround_id":"…"}}.
+      path: '/blueocean',
+      selector: { field: 'method', equals: 'addFreeRounds' },
+      does: 'award-free-spins',
+      request: { playerids: { to: 'player' }, gameids: { to: 'gameId' } },
+      required: ['title', 'playerids', 'gameids', 'available', 'validTo', 'validFrom'],
+      reply: {
+        body: {
+          object: { error: { const: 0 }, response: { object: { created: { const: 1 }, freeround_id: { from: 'award.id' } } } },
+        },
+      },
+    },
+    {
+      // Operator clients [S]: logoutPlayer with user_username, user_password, currency → {"error":0,…}.
+      path: '/blueocean',
+      selector: { field: 'method', equals: 'logoutPlayer' },
+      does: 'close-session',
+      request: { user_username: { to: 'player' }, currency: { to: 'currency' } },
+      required: ['user_username'],
+      reply: { body: { object: { error: { const: 0 }, response: { const: true } } } },
     },
   ],
 };

@@ -55,7 +55,18 @@ function routePattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-let patterns: RegExp[] | undefined;
+/**
+ * Whether a path (no query, no trailing slash) is a route of this operator API, as a fault rule's
+ * `match.path` may name it.
+ *
+ * @example operatorRoutePaths(api)('/operator/generic/v2/game/url') // true under hub88
+ */
+export function operatorRoutePaths(api: OperatorApi): (path: string) => boolean {
+  const patterns = api.routes.map((route) => routePattern(`${api.basePath}${route.path}`.replace(/\/$/, '')));
+  return (path) => patterns.some((pattern) => pattern.test(path));
+}
+
+let builtinPaths: ((path: string) => boolean)[] | undefined;
 
 /**
  * Whether a path (no query, no trailing slash) is a route of a built-in operator API, as a fault
@@ -64,9 +75,6 @@ let patterns: RegExp[] | undefined;
  * @example isOperatorRoutePath('/operator/generic/v2/game/url') // true
  */
 export function isOperatorRoutePath(path: string): boolean {
-  patterns ??= BUILTIN_OPERATOR_APIS.flatMap((name) => {
-    const api = builtinOperatorApi(name) as OperatorApi;
-    return api.routes.map((route) => routePattern(`${api.basePath}${route.path}`.replace(/\/$/, '')));
-  });
-  return patterns.some((pattern) => pattern.test(path));
+  builtinPaths ??= BUILTIN_OPERATOR_APIS.map((name) => operatorRoutePaths(builtinOperatorApi(name) as OperatorApi));
+  return builtinPaths.some((test) => test(path));
 }

@@ -36,7 +36,10 @@ export const PRAGMATIC_OPERATOR: OperatorApiInput = {
   unknown: [
     'The code of a refused call (a bad secureLogin or hash, a missing parameter) is not public: aggmock answers error "5" (the code Pragmatic\u2019s wallet API uses for a bad hash) for a bad hash or login and "7" for a bad request, with HTTP 200 [inferred].',
     'Platform values (DESKTOP|MOBILE in one client, web|mobile in another): both read; anything else is desktop.',
-    'RTP and currencies per game are not in the list item. CloseSession, FRB and the History API: not served by aggmock yet.',
+    'RTP and currencies per game are not in the list item.',
+    'CloseSession (TerminateSession, change log 3.30): its parameters and reply are not public; not served.',
+    'Free rounds (FRB v2 create and cancel) are checked (hash, required parameters; the create call’s JSON gameList is not read) and acknowledged {"error":"0"}; the rounds are not played. Which encoding cancel takes is unknown: aggmock reads a form.',
+    'OpenHistoryExtended answers the URL of aggmock’s deliveries page for the round, not a game-history page.',
   ],
   basePath: '/IntegrationService/v3/http',
   credentials: {
@@ -124,6 +127,38 @@ export const PRAGMATIC_OPERATOR: OperatorApiInput = {
       reply: {
         body: { object: { error: { const: '0' }, description: { const: 'OK' }, gameURL: { from: 'launch.url' } } },
       },
+    },
+    {
+      // History API (research §5, secondary): secureLogin, playerId, gameId, roundId (+ language) → {error, description, url}.
+      path: '/HistoryAPI/OpenHistoryExtended/',
+      encoding: 'form',
+      does: 'round-details',
+      request: {
+        secureLogin: { to: 'operatorId' },
+        playerId: { to: 'player' },
+        gameId: { to: 'gameId' },
+        roundId: { to: 'roundId' },
+        language: { to: 'language' },
+      },
+      required: ['secureLogin', 'playerId', 'gameId', 'roundId', 'hash'],
+      reply: { body: { object: { error: { const: '0' }, description: { const: 'OK' }, url: { from: 'round.url' } } } },
+    },
+    {
+      // FRB v2 (research §5): the signed parameters in the query, the game list as a JSON body.
+      path: '/FreeRoundsBonusAPI/v2/bonus/player/create',
+      encoding: 'query+json',
+      does: 'award-free-spins',
+      request: { secureLogin: { to: 'operatorId' }, playerId: { to: 'player' }, currency: { to: 'currency' } },
+      required: ['secureLogin', 'bonusCode', 'playerId', 'currency', 'rounds', 'startDate', 'expirationDate', 'hash'],
+      reply: { body: { object: { error: { const: '0' }, description: { const: 'OK' } } } },
+    },
+    {
+      path: '/FreeRoundsBonusAPI/v2/bonus/cancel/',
+      encoding: 'form',
+      does: 'cancel-free-spins',
+      request: { secureLogin: { to: 'operatorId' } },
+      required: ['secureLogin', 'bonusCode', 'hash'],
+      reply: { body: { object: { error: { const: '0' }, description: { const: 'OK' } } } },
     },
   ],
 };

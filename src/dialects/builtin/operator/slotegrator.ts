@@ -24,14 +24,17 @@ export const SLOTEGRATOR_OPERATOR: OperatorApiInput = {
       grade: 'primary',
     },
     {
-      title: 'A PHP SDK class SdkGis\\GisApi (search index id 11485238871): the same recipe, http_build_query',
+      title: "An integrator's PHP call of GET /games: the same X-Sign recipe (ksort, http_build_query, HMAC-SHA1)",
+      url: 'https://github.com/blancos13/csgo-casino-whitelabel/blob/HEAD/frontend/test.php',
       grade: 'secondary',
     },
   ],
   unknown: [
     'Which of 401 and 403 a bad X-Sign gets: aggmock answers 401 "Authentication failed" (the listed meaning of 401).',
     'Whether Slotegrator refuses a reused X-Nonce: aggmock does not remember nonces.',
-    'Round details and closing a session (not in the document): not served. /games/lobby, /freespins/*, /limits: not served by aggmock yet.',
+    'Round details and closing a session (not in the document): not served. /limits, /freespins/bets, /freespins/get, /freevouchers/*: not served by aggmock yet.',
+    "/games/lobby answers one table per game (lobbyData is the game's uuid, open around the clock, no dealer, no limits); the live tables of a real lobby are unknown to a seeded catalog.",
+    '/freespins/set and /freespins/cancel are checked (signature, required fields) and acknowledged with 200 and no body, as documented; the campaign is not played: the play page spins for money.',
   ],
   basePath: '/api/index.php/v1',
   credentials: {
@@ -128,6 +131,51 @@ export const SLOTEGRATOR_OPERATOR: OperatorApiInput = {
       },
       required: ['game_uuid'],
       reply: launchReply,
+    },
+    {
+      // Document §"Lobby": GET /games/lobby?game_uuid&currency → {lobby: {lobbyData, name, isOpen, …}}.
+      method: 'GET',
+      path: '/games/lobby',
+      encoding: 'query',
+      does: 'lobby',
+      request: { game_uuid: { to: 'gameId' }, currency: { to: 'currency' } },
+      required: ['game_uuid', 'currency'],
+      reply: {
+        body: {
+          object: {
+            lobby: {
+              object: {
+                lobbyData: { from: 'game.id' },
+                name: { from: 'game.name' },
+                isOpen: { const: true },
+                openTime: { const: '00:00:00' },
+                closeTime: { const: '23:59:59' },
+                dealerName: { const: '' },
+                technology: { const: 'html5' },
+                limits: { const: [] },
+                tableId: { from: 'game.id' },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      // Document §"Freespins": POST /freespins/set → 200 OK without a body.
+      path: '/freespins/set',
+      encoding: 'form',
+      does: 'award-free-spins',
+      request: { player_id: { to: 'player' }, currency: { to: 'currency' }, game_uuid: { to: 'gameId' } },
+      required: ['player_id', 'player_name', 'currency', 'quantity', 'valid_from', 'valid_until', 'freespin_id', 'game_uuid'],
+      reply: { status: 200 },
+    },
+    {
+      // Document §"Freespins": POST /freespins/cancel (freespin_id) → 200 OK.
+      path: '/freespins/cancel',
+      encoding: 'form',
+      does: 'cancel-free-spins',
+      required: ['freespin_id'],
+      reply: { status: 200 },
     },
   ],
 };
