@@ -21,6 +21,8 @@ const dist = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).hr
 
 /** Requests (rounds, for the generator) in flight. */
 export const IN_FLIGHT = 32;
+/** Rounds the generator keeps in flight in its ceiling run. */
+export const QUEUED_ROUNDS = 512;
 export const PLAYERS = Array.from({ length: 50 }, (_, i) => `p${i + 1}`);
 
 export interface Measurement {
@@ -101,7 +103,12 @@ export async function signedBareLoop(url: string, total: number): Promise<Measur
   }
 }
 
-/** The generator at a rate it cannot reach, {@link IN_FLIGHT} rounds at a time, for `seconds`. */
+/**
+ * The generator at a rate it cannot reach for `seconds`, over {@link IN_FLIGHT} connections as the
+ * bare loop: up to {@link QUEUED_ROUNDS} rounds in flight, so a connection that frees up always has
+ * a call waiting for it (with only 32 rounds in flight a slot freed by a finished round would
+ * wait for the next tick of the schedule's clock); the rounds due beyond that are dropped.
+ */
 export async function generatorCeiling(url: string, seconds: number): Promise<Measurement> {
   const { configSchema, dialectOf } = (await dist('config/index.js')) as typeof ConfigModule;
   const { parseMix, runLoad } = (await dist('load/index.js')) as typeof LoadModule;
@@ -118,7 +125,7 @@ export async function generatorCeiling(url: string, seconds: number): Promise<Me
         mix: parseMix('bet-win=1', dialectOf(config.callbacks)),
         stakeMinor: 100,
         currency: 'EUR',
-        maxInFlight: IN_FLIGHT,
+        maxInFlight: QUEUED_ROUNDS,
         connections: IN_FLIGHT,
         dropMs: 100_000,
       });
