@@ -60,7 +60,15 @@ async function driver() {
   const out = join(dir, 'callgrind.out');
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${out}`, process.execPath, self, '--inner', JSON.stringify(spec)],
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      self,
+      '--inner',
+      JSON.stringify(spec),
+    ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const results = new Map();
