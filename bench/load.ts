@@ -90,7 +90,7 @@ async function autocannonRun(url: string, seconds: number): Promise<Measurement>
 const benchmark: Benchmark = {
   name: 'load',
   description:
-    "aggmock load's ceiling beside autocannon and bare keep-alive loops, and a rate sweep against the reference wallet",
+    "aggmock load's ceiling beside the bare keep-alive loop with signing, an undici loop and autocannon, and a rate sweep against the reference wallet",
   async run(options) {
     const sink = await startLoadSink();
     const rounds = options.rounds;
