@@ -1,43 +1,39 @@
 /**
  * `aggmock load`'s ceiling and a rate sweep. The ceiling: the load generator (signing every call
  * with the default profile's timestamped HMAC, reading every reply, keeping every record for the
- * verdict) against a bare keep-alive sink in a child process, beside autocannon and two bare
- * keep-alive POST loops (an undici Pool, the generator's client, and node:http with a keep-alive
- * agent) that sign nothing and keep nothing; each at 32 requests in flight, the variants alternated
- * over the rounds, medians and the median of per-round ratios to the undici loop. The sweep: the
- * generator at rising rates against the reference wallet (softswiss, SQLite in memory) in a child
- * process, showing where the wallet stops keeping up (the knee). Run with `npm run bench -- load`.
- * The generator runs from src/ through tsx here (the bare loops do not depend on it).
+ * verdict) against a bare keep-alive sink in a child process, beside the bare keep-alive POST loop
+ * with signing (a fresh body per request, the same HMAC, over the same transport: the reference of
+ * every ratio), an undici Pool loop and autocannon that post one fixed body unsigned; 32
+ * connections each, the variants alternated over the rounds, medians and the median of per-round
+ * ratios to the signed loop, with each variant's CPU time per request in this process (autocannon's
+ * workers are not counted). The sweep: the generator at rising rates against the reference wallet
+ * (softswiss, SQLite in memory) in a child process, showing where the wallet stops keeping up (the
+ * knee). Run with `npm run bench -- load`. The generator is the built one (bench/load-ceiling.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { configSchema, dialectOf } from '../src/config/index.ts';
-import { judgeRun, parseMix, runLoad } from '../src/load/index.ts';
-import { type Benchmark, median } from './lib.ts';
+import type * as ConfigModule from '../src/config/index.ts';
+import type * as LoadModule from '../src/load/index.ts';
+import { type Benchmark, median, ROOT } from './lib.ts';
+import {
+  generatorCeiling,
+  IN_FLIGHT,
+  type Measurement,
+  PLAYERS,
+  QUEUED_ROUNDS,
+  signedBareLoop,
+  startLoadSink,
+} from './load-ceiling.ts';
 
-const role = process.argv.find((a) => a === '--sink' || a === '--wallet');
-const IN_FLIGHT = 32;
+const role = process.argv.includes('--wallet');
 const BODY = JSON.stringify({ type: 'DEBIT', transactionId: 'tx_bench_0001', amount: 1.5, playerId: 'p1' });
 const SWEEP = [50, 100, 200, 400, 800, 1600];
-const PLAYERS = Array.from({ length: 50 }, (_, i) => `p${i + 1}`);
 
-if (role === '--sink') {
-  const reply = Buffer.from('{"balance":100000}');
-  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': reply.length });
-      res.end(reply);
-    });
-  });
-  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
-  process.on('disconnect', () => process.exit(0));
-}
-if (role === '--wallet') {
+if (role) {
+  const { configSchema } = await import('../src/config/index.ts');
   const { startWallet } = await import('../src/wallet/index.ts');
   const config = configSchema.parse({
     callbacks: { profile: 'softswiss' },
@@ -48,71 +44,38 @@ if (role === '--wallet') {
   process.on('disconnect', () => process.exit(0));
 }
 
-function child(flag: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = fork(fileURLToPath(import.meta.url), [flag], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+function walletChild(): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--wallet'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     proc.once('message', (m) => resolve({ proc, url: `http://127.0.0.1:${(m as { port: number }).port}` }));
-    proc.once('exit', (code) => reject(new Error(`${flag} exited ${code}`)));
+    proc.once('exit', (code) => reject(new Error(`the wallet exited ${code}`)));
   });
 }
 
-/** `total` POSTs, `IN_FLIGHT` at a time; requests per second. */
-async function loop(post: () => Promise<void>, total: number): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next++ < total) await post();
-    }),
-  );
-  return total / ((performance.now() - start) / 1000);
-}
-
-async function undiciLoop(url: string, total: number): Promise<number> {
+/** `total` POSTs of one fixed body, unsigned, `IN_FLIGHT` at a time over an undici Pool. */
+async function undiciLoop(url: string, total: number): Promise<Measurement> {
   const pool = new Pool(url, { connections: IN_FLIGHT, pipelining: 1 });
   const headers = { 'content-type': 'application/json' };
+  let next = 0;
+  const c0 = process.cpuUsage();
+  const start = performance.now();
   try {
-    return await loop(async () => {
-      const res = await pool.request({ path: '/', method: 'POST', headers, body: BODY });
-      await res.body.text();
-    }, total);
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next++ < total) {
+          const res = await pool.request({ path: '/', method: 'POST', headers, body: BODY });
+          await res.body.text();
+        }
+      }),
+    );
   } finally {
     await pool.close();
   }
+  const cpu = process.cpuUsage(c0);
+  return { perSecond: total / ((performance.now() - start) / 1000), cpuMicros: (cpu.user + cpu.system) / total };
 }
 
-async function nodeHttpLoop(url: string, total: number): Promise<number> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-  const { port } = new URL(url);
-  try {
-    return await loop(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const req = http.request(
-            {
-              host: '127.0.0.1',
-              port,
-              path: '/',
-              method: 'POST',
-              agent,
-              headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY) },
-            },
-            (res) => {
-              res.resume();
-              res.on('end', resolve);
-            },
-          );
-          req.on('error', reject);
-          req.end(BODY);
-        }),
-      total,
-    );
-  } finally {
-    agent.destroy();
-  }
-}
-
-async function autocannonRun(url: string, seconds: number): Promise<number> {
+async function autocannonRun(url: string, seconds: number): Promise<Measurement> {
   const r = await autocannon({
     url,
     method: 'POST',
@@ -121,67 +84,56 @@ async function autocannonRun(url: string, seconds: number): Promise<number> {
     connections: IN_FLIGHT,
     duration: seconds,
   });
-  return r.requests.average;
-}
-
-/** The generator at a rate it cannot reach, rounds capped at IN_FLIGHT: calls per second it achieved. */
-async function generatorCeiling(url: string, seconds: number): Promise<number> {
-  const config = configSchema.parse({});
-  const result = await runLoad({
-    config,
-    url,
-    schedule: { startRate: 100_000, stages: [{ durationMs: seconds * 1000, rate: 100_000 }] },
-    players: PLAYERS,
-    mix: parseMix('bet-win=1', dialectOf(config.callbacks)),
-    stakeMinor: 100,
-    currency: 'EUR',
-    maxInFlight: IN_FLIGHT,
-    connections: IN_FLIGHT,
-    dropMs: 100_000,
-  });
-  return result.stats.calls / (result.elapsedMs / 1000);
+  return { perSecond: r.requests.average, cpuMicros: Number.NaN };
 }
 
 const benchmark: Benchmark = {
   name: 'load',
   description:
-    "aggmock load's ceiling beside autocannon and bare keep-alive loops, and a rate sweep against the reference wallet",
+    "aggmock load's ceiling beside the bare keep-alive loop with signing, an undici loop and autocannon, and a rate sweep against the reference wallet",
   async run(options) {
-    const sink = await child('--sink');
+    const sink = await startLoadSink();
     const rounds = options.rounds;
     const seconds = options.duration;
-    const runs: Record<string, number[]> = { undici: [], 'node:http': [], autocannon: [], generator: [] };
+    const variants: Record<string, () => Promise<Measurement>> = {
+      'bare loop, signed': () => signedBareLoop(sink.url, Math.round(seconds * 10_000)),
+      'undici loop, unsigned': () => undiciLoop(sink.url, Math.round(seconds * 10_000)),
+      'autocannon, unsigned': () => autocannonRun(sink.url, seconds),
+      generator: () => generatorCeiling(sink.url, seconds),
+    };
+    const names = Object.keys(variants);
+    const runs: Record<string, Measurement[]> = Object.fromEntries(names.map((n) => [n, []]));
     try {
       // Warm-up, unmeasured.
+      await signedBareLoop(sink.url, 3000);
       await undiciLoop(sink.url, 2000);
       await generatorCeiling(sink.url, 1);
       for (let r = 0; r < rounds; r++) {
-        const undici = await undiciLoop(sink.url, Math.round(seconds * 8000));
-        const order = r % 2 === 0 ? ['node:http', 'autocannon', 'generator'] : ['generator', 'autocannon', 'node:http'];
-        runs.undici?.push(undici);
-        for (const v of order) {
-          const rps =
-            v === 'node:http'
-              ? await nodeHttpLoop(sink.url, Math.round(seconds * 8000))
-              : v === 'autocannon'
-                ? await autocannonRun(sink.url, seconds)
-                : await generatorCeiling(sink.url, seconds);
-          runs[v]?.push(rps);
-        }
+        const rotated = names.map((_, i) => names[(i + r) % names.length] as string);
+        for (const v of r % 2 === 0 ? rotated : rotated.reverse())
+          runs[v]?.push(await (variants[v] as () => Promise<Measurement>)());
       }
     } finally {
-      sink.proc.kill();
+      sink.child.kill();
     }
-    const ratio = (v: string) => median((runs[v] ?? []).map((x, i) => x / (runs.undici?.[i] ?? Number.NaN)));
-    const ceiling = Object.entries(runs).map(([variant, xs]) => ({
-      variant,
-      rps: Math.round(median(xs)),
-      ratioToUndici: Math.round(ratio(variant) * 100) / 100,
-      rounds: xs.map(Math.round),
-    }));
+    const reference = runs['bare loop, signed'] ?? [];
+    const ceiling = names.map((variant) => {
+      const xs = runs[variant] ?? [];
+      return {
+        variant,
+        rps: Math.round(median(xs.map((x) => x.perSecond))),
+        ratioToSignedLoop:
+          Math.round(median(xs.map((x, i) => x.perSecond / (reference[i]?.perSecond ?? Number.NaN))) * 100) / 100,
+        cpuMicros: Math.round(median(xs.map((x) => x.cpuMicros))),
+        rounds: xs.map((x) => Math.round(x.perSecond)),
+      };
+    });
 
-    const wallet = await child('--wallet');
+    const wallet = await walletChild();
     const sweep = [];
+    const dist = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+    const { configSchema, dialectOf } = (await dist('config/index.js')) as typeof ConfigModule;
+    const { judgeRun, parseMix, runLoad } = (await dist('load/index.js')) as typeof LoadModule;
     try {
       const config = configSchema.parse({ callbacks: { profile: 'softswiss' } });
       const dialect = dialectOf(config.callbacks);
@@ -214,11 +166,14 @@ const benchmark: Benchmark = {
       wallet.proc.kill();
     }
     const markdown = [
-      `${IN_FLIGHT} requests in flight; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the undici keep-alive loop. The generator signs each call (timestamped HMAC), reads each reply and keeps each call for the verdict; the loops post one fixed body.`,
+      `${IN_FLIGHT} connections; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the bare loop with signing. The generator signs each call (timestamped HMAC), reads and judges each reply and keeps each call for the verdict, bet-win rounds with up to ${QUEUED_ROUNDS} in flight (its rounds wait for a connection, as the loop's requests do); the bare loop signs a fresh body per request over the same transport and keeps nothing; undici and autocannon post one fixed body unsigned. CPU: this process's time per request (autocannon's workers are not counted).`,
       '',
-      '| client | req/s | × undici loop | rounds |',
-      '|---|---:|---:|---|',
-      ...ceiling.map((c) => `| ${c.variant} | ${c.rps} | ${c.ratioToUndici.toFixed(2)} | ${c.rounds.join(', ')} |`),
+      '| client | req/s | × bare loop, signed | CPU µs/request | rounds |',
+      '|---|---:|---:|---:|---|',
+      ...ceiling.map(
+        (c) =>
+          `| ${c.variant} | ${c.rps} | ${c.ratioToSignedLoop.toFixed(2)} | ${Number.isNaN(c.cpuMicros) ? '–' : c.cpuMicros} | ${c.rounds.join(', ')} |`,
+      ),
       '',
       `Rate sweep against the reference wallet (softswiss, in-memory SQLite, its own process), ${PLAYERS.length} players, default mix, ${Math.max(2, seconds)} s per rate:`,
       '',

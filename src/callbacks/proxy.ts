@@ -78,14 +78,15 @@ export function createProxyTransport(options: TransportOptions, proxy: ProxySett
   const inFlight = new Set<AbortController>();
 
   return {
-    async post(url, headers, body, method = 'POST'): Promise<HttpAnswer> {
-      if (bypassesProxy(url)) return directTransport().post(url, headers, body, method);
+    async post(url, headers, body, method = 'POST', timeoutMs = options.timeoutMs): Promise<HttpAnswer> {
+      if (bypassesProxy(url)) return directTransport().post(url, headers, body, method, timeoutMs);
       const [{ request }, dispatcher] = await Promise.all([undici, agent]);
       const abort = new AbortController();
       inFlight.add(abort);
       const timer = setTimeout(
-        () => abort.abort(new TimeoutError(`no answer within ${options.timeoutMs} ms (callbacks.timeout)`)),
-        options.timeoutMs,
+        () =>
+          abort.abort(new TimeoutError(`no answer within ${timeoutMs} ms (${options.timeoutSetting ?? 'callbacks.timeout'})`)),
+        timeoutMs,
       );
       try {
         const res = await request(url, {

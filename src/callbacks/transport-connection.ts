@@ -41,6 +41,8 @@ export interface Job {
   request: string;
   /** Filled with the answer's headers when the caller wants them (verify's report shows them). */
   headers?: Record<string, string>;
+  /** Overrides the transport's timeout for this request (ms). */
+  timeoutMs?: number | undefined;
   resolve: (answer: HttpAnswer) => void;
   reject: (error: unknown) => void;
 }
@@ -97,12 +99,13 @@ export class Connection {
     socket.on('close', () => this.onBroken(new ConnectionError('the server closed the connection', 'ECONNRESET')));
   }
 
-  send(job: Job, timeoutMs: number): void {
+  send(job: Job, defaultTimeoutMs: number, setting = 'callbacks.timeout'): void {
+    const timeoutMs = job.timeoutMs ?? defaultTimeoutMs;
     this.job = job;
     this.gotBytes = false;
     this.resetParser();
     this.socket.ref();
-    this.timer = setTimeout(() => this.onTimeout(timeoutMs), timeoutMs);
+    this.timer = setTimeout(() => this.onTimeout(timeoutMs, setting), timeoutMs);
     this.socket.write(job.request);
   }
 
@@ -349,9 +352,9 @@ export class Connection {
     }
   }
 
-  private onTimeout(timeoutMs: number): void {
+  private onTimeout(timeoutMs: number, setting: string): void {
     const partial = this.gotBytes ? `; only part of one came (${this.progress()})` : '';
-    this.fail(new TimeoutError(`no answer within ${timeoutMs} ms (callbacks.timeout)${partial}`));
+    this.fail(new TimeoutError(`no answer within ${timeoutMs} ms (${setting})${partial}`));
   }
 
   /** How far the current answer got, for an error message. */

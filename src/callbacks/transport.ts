@@ -19,7 +19,7 @@ export { ConnectionError, InterruptedError, TimeoutError };
  */
 export interface Transport {
   /** Sends one request (POST unless `method` says otherwise: a query-string wire's GET carries no body). */
-  post(url: string, headers: Record<string, string>, body: string, method?: string): Promise<HttpAnswer>;
+  post(url: string, headers: Record<string, string>, body: string, method?: string, timeoutMs?: number): Promise<HttpAnswer>;
   /** Destroys every request in flight (each rejects with an {@link InterruptedError}). */
   abortAll(reason: string): void;
   /** Closes idle connections; later posts open new ones. */
@@ -29,11 +29,16 @@ export interface Transport {
 export interface TransportOptions {
   /** Connections per origin; requests beyond it wait for a free one. */
   maxSockets: number;
-  /** Per request, from sending to the last byte of the answer. */
+  /** Per request, from sending to the last byte of the answer (a post may give its own). */
   timeoutMs: number;
   /** Each answer carries its headers and whether its body was cut (verify's recorder; the engine needs neither). */
   keepHeaders?: boolean;
+  /** The setting a timeout's message names (default `callbacks.timeout`). */
+  timeoutSetting?: string;
 }
+
+/** Parsed targets kept: a wire whose query differs per call would otherwise grow the map without end. */
+const MAX_TARGETS = 1024;
 
 export function createTransport(options: TransportOptions): Transport {
   const origins = new Map<string, Origin>();
@@ -53,17 +58,18 @@ export function createTransport(options: TransportOptions): Transport {
         origins.set(key, origin);
       }
       target = { origin, path: `${u.pathname || '/'}${u.search}` };
+      if (targets.size >= MAX_TARGETS) targets.clear();
       targets.set(url, target);
     }
     return target;
   };
 
   return {
-    post(url, headers, body, method = 'POST') {
+    post(url, headers, body, method = 'POST', timeoutMs) {
       try {
         const target = targetOf(url);
         const request = serialise(method, target.origin.hostHeader, target.path, headers, body);
-        return target.origin.request(request, options.keepHeaders === true);
+        return target.origin.request(request, timeoutMs, options.keepHeaders === true);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -117,9 +123,9 @@ class Origin {
       : () => net.connect({ host, port });
   }
 
-  request(request: string, keepHeaders: boolean): Promise<HttpAnswer> {
+  request(request: string, timeoutMs: number | undefined, keepHeaders: boolean): Promise<HttpAnswer> {
     return new Promise((resolve, reject) =>
-      this.dispatch(keepHeaders ? { request, headers: {}, resolve, reject } : { request, resolve, reject }),
+      this.dispatch(keepHeaders ? { request, timeoutMs, headers: {}, resolve, reject } : { request, timeoutMs, resolve, reject }),
     );
   }
 
@@ -149,7 +155,7 @@ class Origin {
       conn = new Connection(this.connect(), this);
     }
     this.busy.add(conn);
-    conn.send(job, this.options.timeoutMs);
+    conn.send(job, this.options.timeoutMs, this.options.timeoutSetting);
   }
 
   /** A connection finished its request and may carry another (a waiting request gets it at once). */
@@ -159,7 +165,7 @@ class Origin {
     const next = this.waiting.shift();
     if (next) {
       this.busy.add(conn);
-      conn.send(next, this.options.timeoutMs);
+      conn.send(next, this.options.timeoutMs, this.options.timeoutSetting);
     } else {
       this.idle.push(conn);
     }

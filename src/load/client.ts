@@ -1,10 +1,13 @@
-import { Pool } from 'undici';
+import { createTransport } from '../callbacks/transport.ts';
 import type { SignedRequest } from '../dialects/index.ts';
 
 /**
- * The load generator's HTTP client: one undici keep-alive pool to the wallet's origin, one request
- * per connection at a time, no journal, no retries of its own (the run decides). The wallet's base
- * URL may carry a path; each call's path goes under it.
+ * The load generator's HTTP client: aggmock's own keep-alive transport (src/callbacks/transport.ts,
+ * the callback engine's), one request per connection at a time, no journal, no retries of its own
+ * (the run decides). It costs about half the CPU a request of an undici Pool (bench/results/
+ * callbacks.json, the HTTP clients table), which is what lets the generator come near a bare
+ * POST loop. The wallet's base URL may carry a path; each call's path goes under it. A reply's
+ * text is read up to 64 KiB (the transport's bound), far above any wallet reply.
  */
 
 /** What became of one attempt. */
@@ -24,7 +27,7 @@ export interface PoolOptions {
 }
 
 /**
- * A sender over an undici Pool.
+ * A sender over one keep-alive connection pool to the wallet's origin.
  *
  * @example const s = poolSender('http://127.0.0.1:4001/wallet'); await s.send(buildRequest(...), 10_000);
  */
@@ -32,32 +35,38 @@ export function poolSender(baseUrl: string, options: PoolOptions = {}): Sender {
   const url = new URL(baseUrl);
   const prefix = url.pathname.replace(/\/$/, '');
   const baseQuery = url.search.slice(1);
-  const pool = new Pool(url.origin, {
-    connections: options.connections ?? 64,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
+  const transport = createTransport({
+    maxSockets: options.connections ?? 64,
+    timeoutMs: 10_000,
+    timeoutSetting: 'aggmock load --timeout',
   });
   return {
     async send(req, timeoutMs) {
-      const [pathOnly = '', query = ''] = splitQuery(req.path);
-      const q = [baseQuery, query].filter((x) => x !== '').join('&');
       try {
-        const res = await pool.request({
-          origin: url.origin,
-          path: `${prefix}${pathOnly}` === '' ? `/${q ? `?${q}` : ''}` : `${prefix}${pathOnly}${q ? `?${q}` : ''}`,
-          method: req.method,
-          headers: req.headers,
-          ...(req.body === undefined ? {} : { body: req.body }),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        return { ok: true, status: res.statusCode, text: await res.body.text() };
+        const answer = await transport.post(
+          targetOf(url.origin, prefix, baseQuery, req.path),
+          req.headers,
+          req.body ?? '',
+          req.method,
+          timeoutMs,
+        );
+        return { ok: true, status: answer.status, text: answer.body };
       } catch (error) {
         return { ok: false, ...classify(error) };
       }
     },
-    close: () => pool.close(),
+    async close() {
+      transport.close();
+    },
   };
+}
+
+/** The URL of a call: its path under the base URL's, the base URL's query before the call's own. */
+export function targetOf(origin: string, prefix: string, baseQuery: string, path: string): string {
+  const [pathOnly, query] = splitQuery(path);
+  const q = baseQuery === '' ? query : query === '' ? baseQuery : `${baseQuery}&${query}`;
+  const p = `${prefix}${pathOnly}` || '/';
+  return q === '' ? `${origin}${p}` : `${origin}${p}?${q}`;
 }
 
 function splitQuery(path: string): [string, string] {

@@ -20,6 +20,21 @@ describe('Histogram', () => {
     }
   });
 
+  it('puts every value in the bucket whose bounds hold it, on both sides of each power of two and of 2³²', () => {
+    const random = mulberry32(11);
+    const values: number[] = [];
+    for (let k = 8; k <= 40; k++) values.push(2 ** k - 1, 2 ** k, 2 ** k + 1, Math.floor(2 ** k * (1 + random())));
+    for (let n = 0; n < 2000; n++) values.push(Math.floor(2 ** (8 + 30 * random())));
+    for (const v of values) {
+      const i = bucketOf(v);
+      expect(lowestOf(i), `value ${v}`).toBeLessThanOrEqual(v);
+      expect(highestOf(i), `value ${v}`).toBeGreaterThanOrEqual(v);
+    }
+    // The integer path (under 2³²) and the float path (above) meet: consecutive buckets, no gap.
+    expect(bucketOf(2 ** 32)).toBe(bucketOf(2 ** 32 - 1) + 1);
+    expect(bucketOf(2 ** 32 - 1)).toBeGreaterThan(bucketOf(2 ** 31));
+  });
+
   it('reads percentiles within 1 % of the exact ones on skewed random latencies', () => {
     const random = mulberry32(7);
     const samples: number[] = [];

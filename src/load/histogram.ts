@@ -79,6 +79,11 @@ export class Histogram {
 /** The bucket a non-negative integer falls in. */
 export function bucketOf(v: number): number {
   if (v < 2 * SUB_BUCKETS) return v;
+  if (v < 2 ** 32) {
+    // Integer arithmetic for values under 2³² µs (71 minutes): every latency a run records.
+    const exp = 31 - Math.clz32(v);
+    return 2 * SUB_BUCKETS + (exp - SUB_BUCKET_BITS - 1) * SUB_BUCKETS + (v >>> (exp - SUB_BUCKET_BITS)) - SUB_BUCKETS;
+  }
   const k = Math.floor(Math.log2(v));
   // Guard against log2's rounding at exact powers of two.
   const exp = 2 ** k > v ? k - 1 : 2 ** (k + 1) <= v ? k + 1 : k;

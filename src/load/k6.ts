@@ -15,8 +15,8 @@ import { scheduleLength } from './schedule.ts';
 export function k6Script(o: ExportOptions): string {
   const recipe = o.dialect.signing;
   if (recipe.algorithm === 'scheme')
-    throw new Error(
-      `--export k6: the ${o.dialect.name} wire signs with aggmock's header schemes; the k6 export speaks vendor dialects`,
+    throw new ExportError(
+      `--export k6: the ${o.dialect.name} wire signs with aggmock's header schemes; the k6 export speaks vendor dialects (--dialect hub88, softswiss, …)`,
     );
   if ('payload' in recipe && recipe.payload.over === 'hook')
     throw new ExportError(

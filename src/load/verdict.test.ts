@@ -48,6 +48,24 @@ describe('judgeRun', () => {
     expect(v.violations[0]?.message).toContain('no order of the calls explains the balance');
   });
 
+  it('a repeat answering again the reply of a call that took two attempts replays it; any other balance is still judged', () => {
+    const retried = (tx: string, amount: number, sentAt: number, answeredAt: number, balance: number) => ({
+      ...call(bet(tx, amount), sentAt, answeredAt, balance),
+      attempts: 2,
+    });
+    const run = (repeatBalance: number) =>
+      judgeRun(dialect, [
+        call({ operation: 'balance' }, 0, 1, 10_000),
+        retried('a', 100, 2, 20, 9_900), // applied at its first attempt, its retry answered with that reply
+        call(bet('b', 200), 10, 15, 9_700),
+        call(bet('a', 100), 21, 22, repeatBalance), // the same transaction again, after b
+        call({ operation: 'balance' }, 23, 24, 9_700),
+      ]);
+    expect(run(9_900).violations).toEqual([]); // the first reply replayed
+    expect(run(9_700).violations).toEqual([]); // the balance of now
+    expect(run(9_800).violations[0]).toMatchObject({ cause: 'drift' }); // neither
+  });
+
   it('a duplicate answered with the first reply again says nothing about now; one that moved money again is a double charge', () => {
     const good = judgeRun(dialect, [
       call({ operation: 'balance' }, 0, 1, 10_000),

@@ -225,10 +225,13 @@ function unconstrainRepeats(dialect: Dialect, ops: (HistoryOp & { record: CallRe
     .filter((o) => !o.key.startsWith('read\u0000') && Number.isFinite(o.answeredAt))
     .sort((a, b) => a.answeredAt - b.answeredAt);
   for (const op of byAnswer) {
+    // The balance a transaction was first answered with, even when it is not a constraint itself
+    // (several attempts): a later repeat that answers it again replays that reply.
+    const reported = op.balanceMinor;
     if (op.record.attempts > 1 && dialect.reply.duplicates !== 'same-reply') op.balanceMinor = undefined;
-    if (op.balanceMinor === undefined) continue;
+    if (reported === undefined) continue;
     const first = firstBalance.get(op.key);
-    if (first === undefined) firstBalance.set(op.key, op.balanceMinor);
-    else if (first === op.balanceMinor) op.balanceMinor = undefined;
+    if (first === undefined) firstBalance.set(op.key, reported);
+    else if (first === reported) op.balanceMinor = undefined;
   }
 }
