@@ -4,6 +4,7 @@ import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { shownRequest } from '../config/index.ts';
 import type { BonusKind, Rendered } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
+import type { DialectForgery } from './dialect-client.ts';
 
 /*
  * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
@@ -64,6 +65,8 @@ export interface SendOptions {
   edit?: (fields: Record<string, Rendered>) => void;
   /** Sends this body text instead of the rendered one, signed over it where the wire signs body bytes. */
   body?: (rendered: string) => string;
+  /** Other forgeries of the request as built (dialect-client.ts): other credentials, a changed query, headers or fields. */
+  forgery?: Pick<DialectForgery, 'credentials' | 'request'>;
 }
 
 /** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */
