@@ -170,8 +170,10 @@ async function eachCredentialRefused(
 
 function expectRefused(ctx: CheckContext, step: Step, what: string): void {
   if (step.reply.verdict === 'rejected') return;
-  const code = ctx.wire.code('INVALID_SIGNATURE');
+  const codes = ctx.wire.codesOf(['INVALID_SIGNATURE']) ?? [];
+  const status = ctx.wire.dialect.reply.statuses.INVALID_SIGNATURE;
+  const named = [codes.join(' or '), status === undefined ? '' : `HTTP ${status}`].filter(Boolean).join(' at ');
   fail(
-    `${what}: expected a refusal${code === undefined ? '' : ` (the ${ctx.wire.name} dialect's is ${code})`}, got ${describeOutcome(step.exchange)}`,
+    `${what}: expected a refusal${named === '' ? '' : ` (the ${ctx.wire.name} dialect's: ${named})`}, got ${describeOutcome(step.exchange)}`,
   );
 }

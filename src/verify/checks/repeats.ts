@@ -116,12 +116,16 @@ async function otherBets(ctx: CheckContext, p: string): Promise<number> {
 
 /**
  * A repeat of an applied bet answered as a repeat: the first reply again or the vendor's "already
- * processed" (the dialect's repeat rule), or the same acceptance with the balance as it is now,
+ * processed" (the dialect's repeat rule, or its duplicate-transaction refusal), or the same acceptance with the balance as it is now,
  * which several vendors allow (Evolution's test tool: BET_ALREADY_EXIST or OK). Never a refusal,
  * and never a balance other than the first reply's or the current one.
  */
 function expectRepeatAnswered(ctx: CheckContext, first: Step, again: Step, now: number, what: string): void {
   if (repeatOf(ctx, first, again)?.agrees || ctx.repeatAcknowledged(again)) return;
+  // The vendor's "duplicate" refusal (Evolution's BET_ALREADY_EXIST) says "already processed" too.
+  const code = again.reply.code ?? again.reply.error;
+  const duplicate = ctx.wire.codesOf(['DUPLICATE_TRANSACTION']) ?? [];
+  if (again.reply.verdict === 'rejected' && code !== undefined && duplicate.includes(code)) return;
   const balance = again.reply.balanceMinor;
   if (again.reply.accepted && (balance === undefined || balance === now || balance === first.reply.balanceMinor)) return;
   const was = first.exchange.response;
