@@ -2,9 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { CallbacksConfig, EventKind } from '../callbacks/events.ts';
 import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { shownRequest } from '../config/index.ts';
-import type { BonusKind, Rendered } from '../dialects/index.ts';
+import type { BonusKind, Credentials, Rendered, UnsignedRequest } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
-import type { DialectForgery } from './dialect-client.ts';
 
 /*
  * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
@@ -65,8 +64,11 @@ export interface SendOptions {
   edit?: (fields: Record<string, Rendered>) => void;
   /** Sends this body text instead of the rendered one, signed over it where the wire signs body bytes. */
   body?: (rendered: string) => string;
-  /** Other forgeries of the request as built (dialect-client.ts): other credentials, a changed query, headers or fields. */
-  forgery?: Pick<DialectForgery, 'credentials' | 'request'>;
+  /** Other forgeries of the request as built (dialect-client.ts DialectForgery): other credentials, a changed query, headers or fields. */
+  forgery?: {
+    credentials?: (real: Credentials) => Credentials;
+    request?: (req: UnsignedRequest) => void;
+  };
 }
 
 /** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */

@@ -142,6 +142,7 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
     'idempotent-debit',
     'idempotent-credit',
     'duplicate-changed-amount',
+    'repeat-after-balance-fell',
     'refused-debit-retried',
     'idempotent-later-retry',
     'hostile-ids',

@@ -38,7 +38,7 @@ beforeAll(async () => {
     const answer = await fetch(wallet.webhookUrl, {
       method: req.method ?? 'POST',
       headers,
-      body: signedBytes(Buffer.concat(chunks), true),
+      body: signedBytes(Buffer.concat(chunks), true).toString('utf8'),
     });
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
     res.end(await answer.text());

@@ -19,8 +19,6 @@ export const BODY_CHECKS: readonly Check[] = [
     hint: 'Validate that every required field is there (amount, ids, player) before applying anything; answer a missing one with the invalid-request refusal, never a default of 0 and never a 5xx.',
     source:
       'contract (a request that cannot be read is refused as invalid); Hub88 RS_ERROR_WRONG_SYNTAX; Pragmatic error 7 (bad parameters); 100HP 400 validation',
-    // The request is cut before the wallet could look the player up.
-    needs: ['answers', 'signature'],
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p, 1);
