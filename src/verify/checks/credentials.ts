@@ -1,6 +1,6 @@
 import { carriesSessionToken, hasStaticCredential } from '../../dialects/capabilities.ts';
 import type { Credentials, Dialect, Field, Rendered, UnsignedRequest } from '../../dialects/index.ts';
-import { describeOutcome } from '../client.ts';
+import { describeOutcome, type SendOptions } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
@@ -144,23 +144,15 @@ function leaveOutOf(fields: Record<string, Field>, rendered: Record<string, Rend
 async function eachCredentialRefused(
   ctx: CheckContext,
   how: 'wrong' | 'missing',
-  forgeryOf: (name: string) => NonNullable<Parameters<CheckContext['send']>[2]>['forgery'],
+  forgeryOf: (name: string) => SendOptions['forgery'],
 ): Promise<void> {
   const { p, before } = await playerAndBalance(ctx);
   const amount = affordable(ctx, before, p, 1);
   for (const name of carriedSecrets(ctx.wire.dialect)) {
     const what = `a DEBIT with a ${how} ${name}`;
     const tx = ctx.tx();
-    const step = await ctx.send(
-      `DEBIT ${ctx.money(amount)} with a ${how} ${name}`,
-      {
-        kind: 'debit',
-        playerId: p,
-        amountMinor: amount,
-        transactionId: tx,
-      },
-      { forgery: forgeryOf(name) },
-    );
+    const debit = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: tx };
+    const step = await ctx.send(`DEBIT ${ctx.money(amount)} with a ${how} ${name}`, debit, { forgery: forgeryOf(name) });
     ctx.undoWhatMoved(step, p, before, what);
     if (step.reply.accepted && step.reply.balanceMinor === undefined) ctx.undoDebit(p, tx, amount);
     expectRefused(ctx, step, what);
