@@ -3,7 +3,6 @@ import type { Dialect, UnsignedRequest } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { fail, type Step } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
-import { carriedSecrets } from './credentials.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 
 /*
@@ -98,10 +97,9 @@ export function cutBeforeAmount(dialect: Dialect, req: UnsignedRequest): void {
   let from = at === undefined ? -1 : keys.indexOf(at);
   if (from < 0) from = Math.ceil(keys.length / 2);
   const op = dialect.operations.bet;
-  const secrets = new Set(carriedSecrets(dialect));
   const keep = (key: string) => {
     const field = op?.fields[key];
-    return field !== undefined && 'credential' in field && secrets.has(field.credential);
+    return field !== undefined && 'credential' in field;
   };
   for (const key of keys.slice(from)) if (!keep(key)) delete req.fields[key];
 }
