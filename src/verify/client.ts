@@ -4,7 +4,7 @@ import type { CallbacksConfig, EventKind } from '../callbacks/events.ts';
 import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { createTransport, type Transport } from '../callbacks/transport.ts';
 import { shownRequest } from '../config/index.ts';
-import type { BonusKind, Rendered } from '../dialects/index.ts';
+import type { BonusKind, Credentials, Rendered, UnsignedRequest } from '../dialects/index.ts';
 
 /*
  * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
@@ -71,6 +71,11 @@ export interface SendOptions {
   edit?: (fields: Record<string, Rendered>) => void;
   /** Sends this body text instead of the rendered one, signed over it where the wire signs body bytes. */
   body?: (rendered: string) => string;
+  /** Other forgeries of the request as built (dialect-client.ts DialectForgery): other credentials, a changed query, headers or fields. */
+  forgery?: {
+    credentials?: (real: Credentials) => Credentials;
+    request?: (req: UnsignedRequest) => void;
+  };
 }
 
 /** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */

@@ -11,6 +11,7 @@ import {
   type SignOptions,
   signatureOf,
   signRequest,
+  type UnsignedRequest,
   unsignedRequest,
 } from '../dialects/index.ts';
 import { signPayload } from '../signing/index.ts';
@@ -44,6 +45,10 @@ export interface DialectForgery {
   edit?: (fields: Record<string, Rendered>) => void;
   /** Sends this body text instead, signed over it where the recipe signs the body bytes (a body that is not JSON). */
   body?: (rendered: string) => string;
+  /** Renders and signs with these credentials instead (a wrong static credential, such as a query token or a header key). */
+  credentials?: (real: Credentials) => Credentials;
+  /** Changes the whole request before signing: its query, headers and fields (a credential left out, fields cut off). */
+  request?: (req: UnsignedRequest) => void;
 }
 
 /** The facts each exchange was sent with, so a reply can be read again under the dialect. */
@@ -73,11 +78,13 @@ export class DialectClient {
   /** The request of one call, (mis)signed as asked. */
   request(facts: CallFacts, forgery: DialectForgery = {}): SignedRequest {
     const dialect = forgery.unsigned ? { ...this.dialect, signing: { algorithm: 'none' as const } } : this.dialect;
-    const credentials = forgery.wrongKeys ? wrongKeys(this.dialect, this.credentials) : this.credentials;
+    const real = forgery.credentials ? forgery.credentials(this.credentials) : this.credentials;
+    const credentials = forgery.wrongKeys ? wrongKeys(this.dialect, real) : real;
     const options = this.optionsOf(forgery);
     const sign = (f: CallFacts) => {
       const unsigned = unsignedRequest(dialect, f, credentials);
       forgery.edit?.(unsigned.fields);
+      forgery.request?.(unsigned);
       return signRequest(dialect, unsigned, credentials, options);
     };
     let own = sign(facts);

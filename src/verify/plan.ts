@@ -15,7 +15,7 @@ import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { dialectContracts, writeDialectContracts } from '../contracts/dialect.ts';
 import { PACT_FILE_NAME } from '../contracts/interactions.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
-import { CHECK_IDS } from './checks/index.ts';
+import { CHECK_IDS, DEEP_CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
 import type { CheckSettings } from './context.ts';
 import { PACT_ID_PREFIX, pactInteractionIds } from './pact.ts';
@@ -185,12 +185,13 @@ function selection(
       const id = raw.trim();
       if (id === '') continue;
       if (id === 'pact') for (const p of pactIds) out.add(p);
-      else if (id === 'checks') for (const c of checkIds) out.add(c);
+      else if (id === 'checks') for (const c of checkIds.filter((c) => !DEEP_CHECK_IDS.includes(c))) out.add(c);
+      else if (id === 'deep') for (const c of DEEP_CHECK_IDS) out.add(c);
       else if (all.includes(id)) out.add(id);
       else if (pactIds.includes(PACT_ID_PREFIX + id) && !checkIds.includes(id)) out.add(PACT_ID_PREFIX + id);
       else {
         throw new VerifyUsageError(
-          `${flag}: unknown check id ${JSON.stringify(id)}. Known ids: ${all.join(', ')} (and the groups "pact" and "checks").`,
+          `${flag}: unknown check id ${JSON.stringify(id)}. Known ids: ${all.join(', ')} (and the groups "pact", "checks" and "deep").`,
         );
       }
     }
@@ -198,7 +199,8 @@ function selection(
   };
   const onlySet = only && only.length > 0 ? expand(only, '--only') : undefined;
   const skipSet = expand(skipIds ?? [], '--skip');
-  return (id) => (onlySet === undefined || onlySet.has(id)) && !skipSet.has(id);
+  // The deep checks (a thousand transactions, say) run only when asked for by id or as the group "deep".
+  return (id) => (onlySet === undefined ? !DEEP_CHECK_IDS.includes(id) : onlySet.has(id)) && !skipSet.has(id);
 }
 
 function httpUrl(value: string, what: string): string {

@@ -234,6 +234,7 @@ export class WalletUnderTest {
       ...(replayed ? { signatureOf: replayed } : {}),
       ...(options.edit ? { edit: options.edit } : {}),
       ...(options.body ? { body: options.body } : {}),
+      ...options.forgery,
     };
     if (options.tamperAmount) {
       const tampered = this.tampered({ ...facts, currency: facts.currency ?? this.wire.currency });

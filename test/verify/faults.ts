@@ -25,6 +25,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'double-debit': [
     'idempotent-debit',
     'duplicate-changed-amount',
+    'repeat-after-balance-fell',
     'refused-debit-retried',
     'idempotent-later-retry',
     'hostile-ids',
@@ -83,6 +84,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'idempotent-debit',
     'duplicate-changed-amount',
     'same-tx-two-players',
+    'repeat-after-balance-fell',
     'idempotent-later-retry',
     'distinct-transaction-ids',
     'hostile-ids',
@@ -98,6 +100,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
     'rotated-signatures',
     'signed-every-event',
     'replayed-signature',
+    'reserialised-json',
   ],
   // The money is right, but under concurrency the replies carry balances no order explains.
   'reply-from-stale-read': CONCURRENCY,
@@ -110,7 +113,7 @@ const FAILURES: Partial<Record<WalletFault, string[]>> = {
   'sql-concat-ids': ['hostile-ids'],
   'rounds-amounts': ['excess-decimals'],
   'charges-retried-refusal': ['refused-debit-retried'],
-  'last-bet-only': ['idempotent-later-retry'],
+  'last-bet-only': ['repeat-after-balance-fell', 'idempotent-later-retry'],
 };
 
 /**
@@ -139,6 +142,7 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
     'idempotent-debit',
     'idempotent-credit',
     'duplicate-changed-amount',
+    'repeat-after-balance-fell',
     'refused-debit-retried',
     'idempotent-later-retry',
     'hostile-ids',
@@ -164,8 +168,22 @@ export const DIALECT_RECEIVER_FAULTS = {
 } as const satisfies Record<string, readonly string[]>;
 
 /**
+ * Bugs planted in the independent vendor receivers (test/dialects/receivers, receiver-style.ts), each
+ * with the checks that catch it on at least three dialects' receivers (new-checks*.test.ts).
+ */
+export const PLANTED_RECEIVER_BUGS = {
+  'ignores-credential': ['wrong-credential', 'missing-credential'],
+  'session-takeover': ['session-takeover'],
+  'funds-before-duplicate': ['repeat-after-balance-fell'],
+  'forgetful-dedupe': ['repeat-after-many'],
+  'reserialised-signature': ['reserialised-json'],
+  'crashes-on-cut-request': ['truncated-request'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
  * The faults that catch a check, for the table of checks in docs/verify.md (Betnex receiver faults
- * as `betnex:<fault>`, bugs planted in front of a vendor receiver as `dialect:<fault>`).
+ * as `betnex:<fault>`, bugs planted in front of a vendor receiver as `dialect:<fault>`, bugs planted in a
+ * vendor receiver as `receiver:<bug>`).
  */
 export function faultsCatching(checkId: string): string[] {
   const reference = (Object.entries({ ...FAILURES, ...FAULTS_TESTED_APART }) as [WalletFault, string[]][])
@@ -177,7 +195,10 @@ export function faultsCatching(checkId: string): string[] {
   const dialect = Object.entries(DIALECT_RECEIVER_FAULTS)
     .filter(([, ids]) => (ids as readonly string[]).includes(checkId))
     .map(([fault]) => `dialect:${fault}`);
-  return [...reference, ...receiver, ...dialect];
+  const planted = Object.entries(PLANTED_RECEIVER_BUGS)
+    .filter(([, ids]) => (ids as readonly string[]).includes(checkId))
+    .map(([bug]) => `receiver:${bug}`);
+  return [...reference, ...receiver, ...dialect, ...planted];
 }
 
 /**

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../../src/config/index.ts';
+import { DEEP_CHECK_IDS } from '../../src/verify/checks/index.ts';
 import {
   CHECK_IDS,
   checksFor,
@@ -57,8 +58,13 @@ export function failures(outcome: VerifyOutcome): Record<string, string> {
 /** The ids of the stateful checks that exist on the default wire, in report order. */
 export const DEFAULT_CHECK_IDS: string[] = checksFor(config().callbacks).map((c) => c.id);
 
-/** The checks the default wire cannot express (no endRound call, no API key…): its reports list them as not applicable. */
-export const DEFAULT_NOT_APPLICABLE: string[] = CHECK_IDS.filter((id) => !DEFAULT_CHECK_IDS.includes(id));
+/**
+ * The checks the default wire cannot express (no endRound call, no API key…): its reports list them as not applicable.
+ * (The deep checks run only when asked for, and are not listed otherwise.)
+ */
+export const DEFAULT_NOT_APPLICABLE: string[] = CHECK_IDS.filter(
+  (id) => !DEFAULT_CHECK_IDS.includes(id) && !DEEP_CHECK_IDS.includes(id),
+);
 
 /** The skipped rows of checks the wire cannot express ("not run: the default dialect has no endRound call"). */
 export function notApplicableIds(outcome: VerifyOutcome): string[] {

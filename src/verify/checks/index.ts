@@ -2,12 +2,15 @@
 
 import type { CallbacksConfig } from '../../callbacks/events.ts';
 import { type VerifyWire, verifyWireOf } from '../wire.ts';
+import { BODY_CHECKS, BODY_NOT_APPLICABLE } from './bodies.ts';
 import { CONCURRENCY_CHECKS } from './concurrency.ts';
+import { CREDENTIAL_CHECKS, CREDENTIAL_NOT_APPLICABLE } from './credentials.ts';
 import { IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { IDENTIFIER_CHECKS } from './identifiers.ts';
 import { MONEY_CHECKS } from './money.ts';
 import { PRECISION_CHECKS } from './precision.ts';
 import { PROTOCOL_CHECKS } from './protocol.ts';
+import { DEEP_CHECKS, REPEAT_CHECKS } from './repeats.ts';
 import { RETRY_CHECKS } from './retries.ts';
 import { ROLLBACK_CHECKS } from './rollback.ts';
 import { SESSION_CHECKS } from './session.ts';
@@ -22,6 +25,7 @@ export const CHECKS: readonly Check[] = [
   ...MONEY_CHECKS,
   ...PRECISION_CHECKS,
   ...IDEMPOTENCY_CHECKS,
+  ...REPEAT_CHECKS,
   ...RETRY_CHECKS,
   ...IDENTIFIER_CHECKS,
   ...ROLLBACK_CHECKS,
@@ -29,16 +33,28 @@ export const CHECKS: readonly Check[] = [
   ...CONCURRENCY_CHECKS,
   ...SIGNATURE_CHECKS,
   ...SIGNED_EVENT_CHECKS,
+  ...CREDENTIAL_CHECKS,
   ...PROTOCOL_CHECKS,
+  ...BODY_CHECKS,
   ...WIRE_CHECKS,
+  ...DEEP_CHECKS,
 ];
 
 export const CHECK_IDS: readonly string[] = CHECKS.map((c) => c.id);
 
-/** The checks that exist on this wire (e.g. second-rollback-new-id only in "reference" rollback style). */
+/**
+ * The deep checks: too costly for every run (repeat-after-many sends a thousand transactions), run
+ * only when named in --only, by id or as the group "deep".
+ */
+export const DEEP_CHECK_IDS: readonly string[] = DEEP_CHECKS.map((c) => c.id);
+
+/**
+ * The checks a run makes on this wire by default (e.g. second-rollback-new-id only in "reference"
+ * rollback style; the deep checks only when asked for).
+ */
 export function checksFor(callbacks: CallbacksConfig): readonly Check[] {
   const wire = verifyWireOf(callbacks);
-  return CHECKS.filter((c) => c.appliesTo?.(wire) ?? true);
+  return CHECKS.filter((c) => !DEEP_CHECK_IDS.includes(c.id) && (c.appliesTo?.(wire) ?? true));
 }
 
 /**
@@ -68,6 +84,8 @@ function whyNot(check: Check, wire: VerifyWire): string {
     'bonus-credited-once': 'carries no bonus reference',
     'rollback-win-restores': 'has no rollbackWin call (a rollback of a win)',
     'duplicate-rollback-win': 'has no rollbackWin call (a rollback of a win)',
+    ...CREDENTIAL_NOT_APPLICABLE,
+    ...BODY_NOT_APPLICABLE,
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }

@@ -30,7 +30,8 @@
  * pairs. Both answer a repeated transaction_id with its first reply, as the docs ask.
  *
  * Planted bugs (options.bugs): ignores-credential (callerId/callerPassword not compared; the key
- * still is), funds-before-duplicate, forgetful-dedupe (transaction ids). Blue Ocean has no
+ * still is), funds-before-duplicate, forgetful-dedupe (transaction ids), crashes-on-cut-request (a
+ * missing parameter answered with a bare HTTP 500, not the documented "500" in a 200). Blue Ocean has no
  * authenticate call, so no session to take over.
  */
 import { createHash } from 'node:crypto';
@@ -44,7 +45,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
-import { DedupeRecall, plantedBugs, type ReceiverOptions } from './receiver-style.ts';
+import { CRASH_REPLY, DedupeRecall, plantedBugs, type ReceiverOptions } from './receiver-style.ts';
 
 const SCALE = 2;
 const ACTIONS = ['balance', 'debit', 'credit', 'rollback'] as const;
@@ -97,7 +98,12 @@ export async function startBlueOceanReceiver(options: ReceiverOptions): Promise<
   /** By player and transaction_id: the docs say ids are unique per player. */
   const transactions = new Map<string, StoredTransaction>();
   const style = options.style ?? 'A';
-  const bugs = plantedBugs('blueocean', options.bugs, ['ignores-credential', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const bugs = plantedBugs('blueocean', options.bugs, [
+    'ignores-credential',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+    'crashes-on-cut-request',
+  ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   function handle(request: ReceivedRequest, errors: string[]): HandledReply {
@@ -183,6 +189,7 @@ export async function startBlueOceanReceiver(options: ReceiverOptions): Promise<
     }
     if (problems.length > 0) {
       for (const problem of problems) errors.push(`${where}: ${problem}`);
+      if (bugs.has('crashes-on-cut-request') && problems.some((p) => p.includes('missing'))) return { ...CRASH_REPLY, fields };
       return reply({ status: '500', msg: `BAD_REQUEST: ${problems.join('; ')}` }, fields);
     }
     const player = ledger.get(username as string);

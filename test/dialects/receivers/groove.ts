@@ -39,7 +39,8 @@
  *
  * Planted bugs (options.bugs): session-takeover (getaccount with a known accountid and a
  * gamesessionid never issued is answered and the session becomes that player's),
- * funds-before-duplicate, forgetful-dedupe (transactionids). Groove names no static credential and
+ * funds-before-duplicate, forgetful-dedupe (transactionids), crashes-on-cut-request (a missing
+ * parameter answered with a bare HTTP 500). Groove names no static credential and
  * signs the query (not JSON), so ignores-credential and reserialised-signature do not apply.
  */
 import { createHmac } from 'node:crypto';
@@ -55,7 +56,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
-import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
+import { CRASH_REPLY, DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver };
 
@@ -135,7 +136,12 @@ export async function startGrooveReceiver(options: ReceiverOptions): Promise<Ven
   const rolledBackBeforeArrival = new Set<string>();
   let nextWalletId = 1;
   const style = options.style ?? 'A';
-  const bugs = plantedBugs('groove', options.bugs, ['session-takeover', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const bugs = plantedBugs('groove', options.bugs, [
+    'session-takeover',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+    'crashes-on-cut-request',
+  ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
   const sessions = new SessionBook(options.players);
 
@@ -164,6 +170,8 @@ export async function startGrooveReceiver(options: ReceiverOptions): Promise<Ven
     };
     const refuse = (code: Code, problems: string[], body: Record<string, unknown> = {}): HandledReply => {
       for (const problem of problems) errors.push(`${where}: ${problem}`);
+      if (bugs.has('crashes-on-cut-request') && problems.some((p) => p.includes('required but missing')))
+        return { ...CRASH_REPLY, fields };
       return answer(code, { message: problems.join('; '), ...body });
     };
 

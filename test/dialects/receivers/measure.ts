@@ -223,6 +223,8 @@ function verifyOnce(v: Vendor, url: string): Promise<VerifyOutcome> {
     players: PLAYERS.map((p) => p.playerId),
     tokens: TOKENS,
     reportDir: false,
+    // Every check, the deep ones too (repeat-after-many: a forgetful dedupe memory).
+    only: ['pact', 'checks', 'deep'],
   });
 }
 

@@ -47,9 +47,8 @@
  *   error code". B answers error 120 ("Internal server error, retry NOT required", §3.17, the one
  *   code whose refunds are not sent to reconciliation); which specific code is unknown. A answers 0.
  * Both styles answer a retried bet with the current balance (§3.6: "return the actual balance").
- *
- * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references). The hash signs
- * a form (no JSON, no static credential) and authenticate names no player: no other bug applies.
+ * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references), crashes-on-cut-request.
+ * The hash signs a form (no JSON, no static credential) and authenticate names no player: no other applies.
  *
  * What goes into `errors`: problems with the request itself (hash, encoding, method, a missing or
  * malformed parameter, an unknown path or user, a token that is not the player's, a reused
@@ -67,7 +66,7 @@ import {
   unitsToDecimal,
   type VendorReceiver,
 } from './receiver-kit.ts';
-import { DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
+import { CRASH_REPLY, DedupeRecall, plantedBugs, type ReceiverOptions, SessionBook } from './receiver-style.ts';
 
 export type { ReceiverPlayer, VendorReceiver } from './receiver-kit.ts';
 
@@ -295,7 +294,7 @@ export async function startPragmaticReceiver(options: ReceiverOptions): Promise<
   const refundsOfUnknown = new Map<string, string>();
   let nextTransaction = 0;
   const style = options.style ?? 'A';
-  const bugs = plantedBugs('pragmatic', options.bugs, ['funds-before-duplicate', 'forgetful-dedupe']);
+  const bugs = plantedBugs('pragmatic', options.bugs, ['funds-before-duplicate', 'forgetful-dedupe', 'crashes-on-cut-request']);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
   const sessions = new SessionBook(options.players);
   const newTransactionId = () => `W${String(++nextTransaction).padStart(9, '0')}`;
@@ -346,7 +345,8 @@ export async function startPragmaticReceiver(options: ReceiverOptions): Promise<
     }
 
     const problem = paramProblem(params, methods[method]);
-    if (problem) return refuse(PragmaticError.badParameters, problem, params);
+    const crash = bugs.has('crashes-on-cut-request') && problem?.endsWith('is missing');
+    if (problem) return crash ? { ...CRASH_REPLY, fields: params } : refuse(PragmaticError.badParameters, problem, params);
 
     const body = answer(method, params, (text) => errors.push(`${where}: ${text}`));
     return { status: 200, body, fields: params };

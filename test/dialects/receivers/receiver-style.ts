@@ -30,7 +30,12 @@ export const PLANTED_BUGS = [
   'forgetful-dedupe',
   /** The signature is checked over JSON.stringify(JSON.parse(body)) instead of the bytes received. */
   'reserialised-signature',
+  /** A request missing a required parameter (a body or query cut short) crashes the handler: HTTP 500 instead of the refusal. */
+  'crashes-on-cut-request',
 ] as const;
+
+/** What a wallet that crashes answers: its framework's bare HTTP 500 (the crashes-on-cut-request bug). */
+export const CRASH_REPLY = { status: 500, body: 'Internal Server Error' } as const;
 export type PlantedBug = (typeof PLANTED_BUGS)[number];
 
 /** How many transactions a forgetful dedupe memory keeps. */
