@@ -28,6 +28,7 @@ import {
   writeReply,
 } from '../src/dialects/index.ts';
 import { checkPlan } from '../src/verify/checks/index.ts';
+import { rulesSection } from './dialect-rules-docs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -552,6 +553,7 @@ export function dialectPage(d: Dialect, handWritten: string): string {
     signingSection(d, example),
     credentialsSection(d),
     replySection(d, example),
+    rulesSection(d),
     verifySection(d),
     "## What the sources don't say",
     '',
