@@ -212,7 +212,7 @@ export function readFirstBlock(report: Pick<VerifyReport, 'failureGroups' | 'res
       lines.push(`  ${g.ids.length} × ${oneLine(g.cause, 200)}`);
       for (const id of g.ids.slice(0, 8)) {
         const rule = byId.get(id)?.wireRule;
-        lines.push(`    - ${id}${rule ? `  [${rule.name} rule, ${rule.grade}: ${oneLine(rule.source, 120)}]` : ''}`);
+        lines.push(`    - ${id}${rule ? `  [${rule.name} rule, ${rule.grade}: ${oneLine(rule.source, 200)}]` : ''}`);
       }
       if (g.ids.length > 8) lines.push(`    - … and ${g.ids.length - 8} more`);
     }

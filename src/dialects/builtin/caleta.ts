@@ -21,6 +21,10 @@ const transaction: Record<string, Field> = {
   amount: { from: 'amount' },
 };
 
+/** Caleta's own OAS, as vendored by an open-source aggregator (the rules' sources cite its sections). */
+const OAS =
+  'Caleta OAS "System API \u2013 Operator\u2019s Guide" 1.5, vendored in valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/caletagaming-caleta-gaming_system_api_operators_guide-1.5-oapi3.yaml';
+
 export const CALETA: DialectInput = {
   name: 'caleta',
   description:
@@ -97,32 +101,34 @@ export const CALETA: DialectInput = {
   // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
   rules: {
     repeat: {
-      source:
-        'Caleta OAS "System API \u2013 Operator\u2019s Guide" 1.5, vendored in valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/caletagaming-caleta-gaming_system_api_operators_guide-1.5-oapi3.yaml (info.description "Handling errors")',
+      source: OAS + ' (info.description "Handling errors")',
       grade: 'vendor',
     },
     'unknown-rollback': {
       source:
-        'Caleta OAS 1.5 ("ROLLBACK ERROR": RS_ERROR_TRANSACTION_DOES_NOT_EXIST is a final answer); RS_OK "preferred" in valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/test/caleta_integration_test.go (Test_Rollback_Missing_Referenced_Transaction)',
+        OAS +
+        ' ("ROLLBACK ERROR": RS_ERROR_TRANSACTION_DOES_NOT_EXIST is a final answer); RS_OK "preferred" in valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/test/caleta_integration_test.go (Test_Rollback_Missing_Referenced_Transaction)',
       grade: 'vendor',
     },
     'reply-balance': {
       source:
-        'Caleta OAS 1.5 (/wallet/check answers a token and no balance; /wallet/bet, /wallet/win, /wallet/rollback answer the balance)',
+        OAS + ' (/wallet/check answers a token and no balance; /wallet/bet, /wallet/win, /wallet/rollback answer the balance)',
       grade: 'vendor',
     },
     'session-token': {
       source:
-        'Caleta OAS 1.5 (components.schemas.token; /wallet/check answers the token to use); valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/test/caleta_integration_test.go (Test_Check_New_Session)',
+        OAS +
+        ' (components.schemas.token; /wallet/check answers the token to use); valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/test/caleta_integration_test.go (Test_Check_New_Session)',
       grade: 'vendor',
     },
     refusal: {
-      source: 'Caleta OAS 1.5 (components.schemas.status); the unknown-player code is aggmock\u2019s guess: any refusal passes',
+      source: OAS + ' (components.schemas.status); the unknown-player code is aggmock\u2019s guess: any refusal passes',
       grade: 'vendor',
     },
     retry: {
       source:
-        'Caleta OAS 1.5 ("Handling errors": RS_ERROR_TIMEOUT; a bet answered UNKNOWN or TIMEOUT is rolled back, a win or rollback is retried)',
+        OAS +
+        ' ("Handling errors": RS_ERROR_TIMEOUT; a bet answered UNKNOWN or TIMEOUT is rolled back, a win or rollback is retried)',
       grade: 'vendor',
     },
   },
