@@ -49,6 +49,7 @@ export {
 export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export {
+  acknowledgementCodes,
   isAlreadyProcessed,
   isRefusal,
   isRetry,

@@ -69,11 +69,16 @@ function read(dialect: Dialect, context: ReplyContext, reply: ReplyText): ReadRe
  * Without an operation, any operation's acknowledgement counts.
  */
 export function isAlreadyProcessed(dialect: Dialect, code: string | undefined, operation?: Operation): boolean {
-  if (code === undefined) return false;
+  return code !== undefined && acknowledgementCodes(dialect, operation).includes(code);
+}
+
+/** The codes that acknowledge a repeat of an accepted call of this operation (any operation when absent), as text. */
+export function acknowledgementCodes(dialect: Dialect, operation?: Operation): string[] {
   const byOperation = dialect.reply.acknowledges;
-  if (byOperation === undefined) return outcomesOf(dialect, code).includes('ALREADY_SETTLED');
-  const lists = operation === undefined ? Object.values(byOperation) : [byOperation[operation]];
-  return lists.some((list) => list !== undefined && (Array.isArray(list) ? list : [list]).some((c) => String(c) === code));
+  const settled = dialect.reply.codes.ALREADY_SETTLED;
+  const lists =
+    byOperation === undefined ? [settled] : operation === undefined ? Object.values(byOperation) : [byOperation[operation]];
+  return lists.flatMap((list) => (list === undefined ? [] : Array.isArray(list) ? list : [list])).map(String);
 }
 
 /**

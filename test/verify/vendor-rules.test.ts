@@ -62,8 +62,10 @@ describe('Evolution: "BET_ALREADY_EXIST or OK" for a repeated debit, "BET_ALREAD
     'passes the style-%s wallet (OK, or the "already processed" codes) with no warning',
     async (style) => {
       const receiver = await start(style);
-      const outcome = await verify('evolution', creds, receiver.url, only);
-      expect(statuses(outcome)).toEqual(Object.fromEntries(only.map((id) => [id, 'pass'])));
+      // The contract's repeated bet too, on the style that answers it BET_ALREADY_EXIST.
+      const ids = style === 'B' ? [...only, 'pact:duplicate-bet'] : only;
+      const outcome = await verify('evolution', creds, receiver.url, ids);
+      expect(statuses(outcome)).toEqual(Object.fromEntries(ids.map((id) => [id, 'pass'])));
       const debit = outcome.report?.results.find((r) => r.id === 'idempotent-debit');
       expect(debit?.vendorCases).toEqual(['Test_debitBetAlreadyExist']);
       expect(debit?.wireRule).toMatchObject({
@@ -86,9 +88,10 @@ describe('Evolution: "BET_ALREADY_EXIST or OK" for a repeated debit, "BET_ALREAD
         return reply;
       },
     });
-    const outcome = await verify('evolution', creds, url, ['idempotent-debit', 'rollback-unknown']);
+    const outcome = await verify('evolution', creds, url, ['idempotent-debit', 'rollback-unknown', 'pact:duplicate-bet']);
     expect(failures(outcome)).toEqual({
       'idempotent-debit': expect.stringMatching(/must get the first reply again/),
+      'pact:duplicate-bet': expect.stringMatching(/does not match the contract/),
       'rollback-unknown': expect.stringMatching(/expected .*BET_DOES_NOT_EXIST/),
     });
     // The failure is read first, under the answer it failed on, with its rule's source.
