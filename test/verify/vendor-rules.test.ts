@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { runVerifyCommand } from '../../src/cli/commands/verify.ts';
 import { configSchema } from '../../src/config/index.ts';
 import { DEV_RSA_PUBLIC_KEY } from '../../src/dialects/index.ts';
 import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
@@ -117,6 +118,31 @@ describe('Caleta: a rollback of an unknown transaction, RS_OK (preferred) or RS_
     const strict = await verify('caleta', {}, b.url, ['rollback-unknown'], true);
     expect(failures(strict)).toEqual({ 'rollback-unknown': expect.stringMatching(/a failure under --strict/) });
     expect(strict.report?.strict).toBe(true);
+  });
+
+  it('aggmock verify --strict says so on the console and fails the run', async () => {
+    const b = await start('B');
+    const flags = {
+      dialect: 'caleta',
+      players: RECEIVER_PLAYERS.map((p) => p.playerId).join(','),
+      only: 'rollback-unknown',
+      reports: false,
+    };
+    const token = Object.fromEntries(RECEIVER_PLAYERS.map((p) => [p.playerId, p.token as string]));
+    const run = async (strict: boolean) => {
+      const lines: string[] = [];
+      const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t), env: {} };
+      const outcome = await runVerifyCommand(b.url, { ...flags, token, ...(strict ? { strict } : {}) }, io);
+      return { exitCode: outcome.exitCode, text: lines.join('') };
+    };
+    const lenient = await run(false);
+    expect(lenient.exitCode).toBe(0);
+    expect(lenient.text).toMatch(/^rollback-unknown +WARN /m);
+    expect(lenient.text).toMatch(/WARNINGS: .*\n {2}- rollback-unknown: WARNING: /);
+    expect(lenient.text).toMatch(/PASSED: 0 passed, 0 failed, 1 warned/);
+    const strict = await run(true);
+    expect(strict.exitCode).toBe(1);
+    expect(strict.text).toMatch(/^rollback-unknown +FAIL /m);
   });
 
   it('fails another refusal code: only the two documented answers pass', async () => {
