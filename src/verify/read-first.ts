@@ -1,4 +1,4 @@
-import { type Dialect, outcomesOf, type RuleName, readReply, rulesOf } from '../dialects/index.ts';
+import { type Dialect, outcomesOf, type Rule, type RuleName, readReply, rulesOf } from '../dialects/index.ts';
 import type { Exchange } from './client.ts';
 import { factsOf } from './dialect-client.ts';
 import type { FailureGroup, ResultEntry, ResultStatus } from './report.ts';
@@ -40,6 +40,16 @@ export const RULE_OF_CHECK: Readonly<Record<string, RuleName>> = {
   'malformed-json': 'retry',
 };
 
+const rulesByDialect = new WeakMap<Dialect, Rule[]>();
+/** The dialect's rules, worked out once per dialect (every result of a run asks). */
+function rulesFor(dialect: Dialect): Rule[] {
+  const known = rulesByDialect.get(dialect);
+  if (known !== undefined) return known;
+  const rules = rulesOf(dialect);
+  rulesByDialect.set(dialect, rules);
+  return rules;
+}
+
 /** A check with a warning (aggmock's safer reading broken, a guessed code) and no failure ends WARN. */
 export function statusWithWarnings(status: ResultStatus, notes: readonly string[], isWarning: (note: string) => boolean) {
   return status === 'pass' && notes.some(isWarning) ? 'warn' : status;
@@ -52,7 +62,7 @@ export function statusWithWarnings(status: ResultStatus, notes: readonly string[
  */
 export function withReadingAids(entry: ResultEntry, dialect: Dialect): ResultEntry {
   const ruleName = RULE_OF_CHECK[entry.id];
-  const rule = ruleName === undefined ? undefined : rulesOf(dialect).find((r) => r.rule === ruleName);
+  const rule = ruleName === undefined ? undefined : rulesFor(dialect).find((r) => r.rule === ruleName);
   const cases = vendorCasesOf(dialect.name, entry.id);
   const cause = entry.status === 'fail' ? likelyCause(entry.exchanges, dialect) : undefined;
   const hint =
