@@ -28,6 +28,7 @@ import {
   writeReply,
 } from '../src/dialects/index.ts';
 import { checkPlan } from '../src/verify/checks/index.ts';
+import { rulesSection } from './dialect-rules-docs.ts';
 import { operatorSection } from './operator-docs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -553,6 +554,7 @@ export function dialectPage(d: Dialect, handWritten: string): string {
     signingSection(d, example),
     credentialsSection(d),
     replySection(d, example),
+    rulesSection(d),
     verifySection(d),
     operatorSection(d),
     "## What the sources don't say",

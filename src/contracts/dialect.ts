@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { credentialsOf, dialectOf, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import {
+  acknowledgementCodes,
   balancePaths,
   buildRequest,
   type CallFacts,
@@ -434,9 +435,11 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   const allowed = reply.accepted
     ? rules.ok === undefined
       ? []
-      : Array.isArray(rules.ok)
-        ? rules.ok
-        : [rules.ok]
+      : [
+          ...(Array.isArray(rules.ok) ? rules.ok : [rules.ok]),
+          // A repeat may be acknowledged with the vendor's "already processed" code (Evolution's BET_ALREADY_EXIST).
+          ...(contract.firstReply ? acknowledgementCodes(dialect, facts.operation) : []),
+        ]
     : refusalCodes(dialect, reply.refusal);
   if (coded && allowed.length > 0 && allowed.every((v) => typeof v !== 'boolean')) {
     body[at(rules.code as string)] = rule({

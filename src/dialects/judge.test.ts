@@ -9,6 +9,7 @@ import {
   repeatAgrees,
   replyBalanceRule,
   rulesOf,
+  saferDialect,
   tokenHandedOver,
   unknownRollbackAccepts,
   unknownRollbackAnswer,
@@ -46,8 +47,9 @@ describe('repeatAgrees: one rule for "the same reply again"', () => {
     }
   });
 
-  it('same-reply (Hub88, Blue Ocean, default): the same status and JSON, apart from what it echoes of its request', () => {
-    const hub88 = builtinDialect('hub88');
+  it("same-reply (Blue Ocean, default; Hub88 under aggmock's safer reading): the same status and JSON, apart from what it echoes", () => {
+    const hub88 = saferDialect(builtinDialect('hub88')) as Dialect;
+    expect(hub88.reply.duplicates).toBe('same-reply');
     const first = accepted(hub88, 9_900);
     const echoedAnew = { ...first, text: first.text.replace('req-1', 'req-2') };
     expect(echoedAnew.text).not.toBe(first.text);
@@ -70,45 +72,56 @@ describe('repeatAgrees: one rule for "the same reply again"', () => {
     });
   });
 
-  it('the vendor\'s "already processed" code acknowledges a repeat of an accepted call', () => {
+  it('the vendor\'s "already processed" code acknowledges a repeat of an accepted call of its operation', () => {
     const evolution = builtinDialect('evolution');
-    expect(isAlreadyProcessed(evolution, 'BET_ALREADY_SETTLED')).toBe(true);
-    expect(isAlreadyProcessed(evolution, 'BET_ALREADY_EXIST')).toBe(false);
+    expect(isAlreadyProcessed(evolution, 'BET_ALREADY_SETTLED', 'win')).toBe(true);
+    expect(isAlreadyProcessed(evolution, 'BET_ALREADY_EXIST', 'bet')).toBe(true);
+    // Evolution's test tool: a repeated debit is BET_ALREADY_EXIST, a repeated credit or cancel BET_ALREADY_SETTLED.
+    expect(isAlreadyProcessed(evolution, 'BET_ALREADY_EXIST', 'win')).toBe(false);
+    expect(isAlreadyProcessed(evolution, 'BET_DOES_NOT_EXIST', 'rollback')).toBe(false);
     const first = accepted(evolution, 9_900);
-    expect(repeatAgrees(evolution, EUR, first, refused(evolution, 'ALREADY_SETTLED'))).toEqual({
+    const win = { operation: 'win' as const, currency: 'EUR' };
+    expect(repeatAgrees(evolution, win, first, refused(evolution, 'ALREADY_SETTLED'))).toEqual({
       agrees: true,
       by: 'acknowledged',
       balance: 'none',
     });
-    expect(repeatAgrees(evolution, EUR, first, refused(evolution, 'ALREADY_SETTLED', 9_900)).agrees).toBe(true);
+    expect(repeatAgrees(evolution, win, first, refused(evolution, 'ALREADY_SETTLED', 9_900)).agrees).toBe(true);
+    expect(repeatAgrees(evolution, EUR, first, refused(evolution, 'DUPLICATE_TRANSACTION', 9_900)).agrees).toBe(true);
     // With a balance, it must be the one the rule asks for (the first one, on a same-outcome wire).
-    expect(repeatAgrees(evolution, EUR, first, refused(evolution, 'ALREADY_SETTLED', 5_000)).agrees).toBe(false);
-    // A refusal is no acknowledgement of a refusal, and another code is none at all.
+    expect(repeatAgrees(evolution, win, first, refused(evolution, 'ALREADY_SETTLED', 5_000)).agrees).toBe(false);
+    // A refusal is no acknowledgement of a refusal, and another operation's code is none at all.
     expect(
-      repeatAgrees(evolution, EUR, refused(evolution, 'INSUFFICIENT_FUNDS'), refused(evolution, 'ALREADY_SETTLED')).agrees,
+      repeatAgrees(evolution, win, refused(evolution, 'INSUFFICIENT_FUNDS'), refused(evolution, 'ALREADY_SETTLED')).agrees,
     ).toBe(false);
-    expect(repeatAgrees(evolution, EUR, first, refused(evolution, 'DUPLICATE_TRANSACTION')).agrees).toBe(false);
+    expect(repeatAgrees(evolution, win, first, refused(evolution, 'DUPLICATE_TRANSACTION')).agrees).toBe(false);
+    // A dialect without acknowledgements per operation: its ALREADY_SETTLED codes, for every operation.
+    const groove = builtinDialect('groove');
+    expect(isAlreadyProcessed(groove, '110', 'bet')).toBe(true);
   });
 });
 
 describe('unknown rollbacks', () => {
-  it('answers as the dialect says: Caleta acknowledges, Hub88 refuses with its not-found code; silent vendors allow either', () => {
+  it('answers as the dialect says: Evolution refuses with its not-found code, Caleta allows both; silent vendors allow either', () => {
     const caleta = builtinDialect('caleta');
     const hub88 = builtinDialect('hub88');
-    const softswiss = builtinDialect('softswiss');
-    expect([unknownRollbackRule(caleta), unknownRollbackAnswer(caleta)]).toEqual(['acknowledge', 'acknowledge']);
-    expect(unknownRollbackRule(softswiss)).toBe('either');
+    const evolution = builtinDialect('evolution');
     const read = (d: Dialect, r: { status: number; text: string }) => readReply(d, { operation: 'rollback', currency: 'EUR' }, r);
+    // Caleta's OAS lists RS_ERROR_TRANSACTION_DOES_NOT_EXIST as a final rollback answer; RS_OK is only preferred.
+    expect([unknownRollbackRule(caleta), unknownRollbackAnswer(caleta)]).toEqual(['either', 'acknowledge']);
     expect(unknownRollbackAccepts(caleta, read(caleta, accepted(caleta, 100)))).toBe(true);
-    expect(unknownRollbackAccepts(caleta, read(caleta, refused(caleta, 'TRANSACTION_NOT_FOUND')))).toBe(false);
+    expect(unknownRollbackAccepts(caleta, read(caleta, refused(caleta, 'TRANSACTION_NOT_FOUND')))).toBe(true);
+    const preferred = saferDialect(caleta) as Dialect;
+    expect(unknownRollbackAccepts(preferred, read(caleta, refused(caleta, 'TRANSACTION_NOT_FOUND')))).toBe(false);
+    expect(unknownRollbackAccepts(caleta, read(caleta, refused(caleta, 'INSUFFICIENT_FUNDS')))).toBe(false);
+    // Evolution's Test_debitCancelBetDoesNotExist: BET_DOES_NOT_EXIST, and OK is no answer.
+    expect(unknownRollbackAccepts(evolution, read(evolution, refused(evolution, 'TRANSACTION_NOT_FOUND')))).toBe(true);
+    expect(unknownRollbackAccepts(evolution, read(evolution, accepted(evolution, 100)))).toBe(false);
     const notFound = read(hub88, refused(hub88, 'TRANSACTION_NOT_FOUND'));
     expect(unknownRollbackRule(hub88)).toBe('either');
     expect(unknownRollbackAccepts(hub88, notFound)).toBe(true);
     expect(unknownRollbackAccepts(hub88, read(hub88, refused(hub88, 'INSUFFICIENT_FUNDS')))).toBe(false);
     expect(unknownRollbackAccepts(hub88, { verdict: 'retry' })).toBe(false);
-    const strict = { ...hub88, reply: { ...hub88.reply, unknownRollback: 'not-found' as const } };
-    expect(unknownRollbackAccepts(strict, read(strict, accepted(strict, 100)))).toBe(false);
-    expect(unknownRollbackAccepts(strict, notFound)).toBe(true);
   });
 });
 
@@ -157,11 +170,12 @@ describe('rulesOf: each rule as data, with room for its source and strictness', 
     for (const rule of rules) expect(rule.accepts.length).toBeGreaterThan(10);
   });
 
-  it('says where aggmock decides for a silent vendor', () => {
-    const softswiss = rulesOf(builtinDialect('softswiss')).find((r) => r.rule === 'unknown-rollback');
-    expect(softswiss).toMatchObject({ strict: false, source: expect.stringContaining('aggmock') });
+  it('says where a rule comes from, and what aggmock asks beyond it', () => {
+    const retry = rulesOf(builtinDialect('softswiss')).find((r) => r.rule === 'retry');
+    expect(retry).toMatchObject({ grade: 'unknown', source: expect.stringMatching(/^unknown: aggmock accepts /) });
     const caleta = rulesOf(builtinDialect('caleta')).find((r) => r.rule === 'unknown-rollback');
-    expect(caleta?.accepts).toBe('an acknowledgement with the balance unchanged');
-    expect(caleta?.strict).toBeUndefined();
+    expect(caleta?.accepts).toBe('an acknowledgement with the balance unchanged, or the TRANSACTION_NOT_FOUND refusal');
+    expect(caleta).toMatchObject({ grade: 'vendor', safer: expect.stringContaining('acknowledgement') });
+    expect(rulesOf(builtinDialect('default')).every((r) => r.grade === 'stated')).toBe(true);
   });
 });

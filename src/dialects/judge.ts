@@ -3,6 +3,7 @@ import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
 import { jsonEqual, parseJsonOr } from '../shared/index.ts';
 import { outcomesOf, type ReadReply, type ReplyText, readReply, statusIn } from './reply.ts';
+import { RULE_NAMES, type RuleGrade, type RuleName, type RuleSource } from './rule-sources.ts';
 import { type Dialect, MONEY_OPERATIONS, type Operation } from './schema.ts';
 
 /*
@@ -20,19 +21,21 @@ import { type Dialect, MONEY_OPERATIONS, type Operation } from './schema.ts';
  * (`source`) and whether aggmock holds a wallet to more than the vendor says (`strict`).
  */
 
-/** The rules a reply is judged by. */
-export const RULE_NAMES = ['repeat', 'unknown-rollback', 'reply-balance', 'session-token', 'refusal', 'retry'] as const;
-export type RuleName = (typeof RULE_NAMES)[number];
+export { RULE_GRADES, RULE_NAMES, type RuleGrade, type RuleName, type RuleSource } from './rule-sources.ts';
 
-/** One rule as a dialect reads it. */
+/** One rule as a dialect reads it: what passes, where that comes from, and what aggmock asks beyond it. */
 export interface Rule {
   rule: RuleName;
   /** What a correct wallet's reply may be, in one sentence. */
   accepts: string;
-  /** Where the rule comes from: the vendor's documentation (URL and section) or aggmock's own reading; absent: not recorded yet. */
-  source?: string;
-  /** True where aggmock asks for more than the vendor documents (a safer reading); absent: not recorded yet. */
-  strict?: boolean;
+  /** Where the rule comes from: the vendor's document (URL and section), third-party code (repository and path), or "unknown: …". */
+  source: string;
+  /** How it is known; `unknown` rules accept any answer that moves no money. */
+  grade: RuleGrade;
+  /** What aggmock asks beyond the source: a warning by default, a failure under `verify --strict`. */
+  safer?: string;
+  /** How to relax a failure where the vendor allows it. */
+  relax?: string;
 }
 
 /** The call a reply answers: which operation, in which currency (and the configured extra currencies). */
@@ -60,11 +63,34 @@ function read(dialect: Dialect, context: ReplyContext, reply: ReplyText): ReadRe
 }
 
 /**
- * Whether a code says "already done" for a repeat (Evolution's BET_ALREADY_SETTLED, Groove's 110):
- * one of the dialect's ALREADY_SETTLED codes.
+ * Whether a code says "already done" for a repeat of an accepted call (Evolution's BET_ALREADY_EXIST
+ * for a debit, BET_ALREADY_SETTLED for a credit or cancel; Groove's 110): the dialect's
+ * acknowledgement codes for that operation (`reply.acknowledges`), else its ALREADY_SETTLED codes.
+ * Without an operation, any operation's acknowledgement counts.
  */
-export function isAlreadyProcessed(dialect: Dialect, code: string | undefined): boolean {
-  return outcomesOf(dialect, code).includes('ALREADY_SETTLED');
+export function isAlreadyProcessed(dialect: Dialect, code: string | undefined, operation?: Operation): boolean {
+  return code !== undefined && acknowledgementCodes(dialect, operation).includes(code);
+}
+
+/** The codes that acknowledge a repeat of an accepted call of this operation (any operation when absent), as text. */
+export function acknowledgementCodes(dialect: Dialect, operation?: Operation): string[] {
+  const byOperation = dialect.reply.acknowledges;
+  const settled = dialect.reply.codes.ALREADY_SETTLED;
+  const lists =
+    byOperation === undefined ? [settled] : operation === undefined ? Object.values(byOperation) : [byOperation[operation]];
+  return lists.flatMap((list) => (list === undefined ? [] : Array.isArray(list) ? list : [list])).map(String);
+}
+
+/**
+ * The dialect as aggmock's safer readings beyond the vendor's text would have it (`reply.safer`:
+ * Hub88's repeat with the first reply's balance, Caleta's preferred RS_OK for an unknown rollback),
+ * or undefined when it has none. verify judges a reply by both: breaking only the safer one is a
+ * warning, or a failure under `--strict`.
+ */
+export function saferDialect(dialect: Dialect): Dialect | undefined {
+  const safer = dialect.reply.safer;
+  if (safer.duplicates === undefined && safer.unknownRollback === undefined) return undefined;
+  return { ...dialect, reply: { ...dialect.reply, ...safer, safer: {} } };
 }
 
 /**
@@ -87,7 +113,7 @@ export function repeatAgrees(dialect: Dialect, context: ReplyContext, first: Rep
   const b = read(dialect, context, again);
   const current = rule === 'current-balance';
   const balanceOf = (r: ReadReply) => (r.balance.kind === 'ok' ? r.balance.minor : r.balance.kind);
-  if (a.verdict === 'accepted' && b.verdict === 'rejected' && isAlreadyProcessed(dialect, b.code)) {
+  if (a.verdict === 'accepted' && b.verdict === 'rejected' && isAlreadyProcessed(dialect, b.code, context.operation)) {
     if (b.balance.kind !== 'ok') return { agrees: true, by: 'acknowledged', balance: 'none' };
     return {
       agrees: current || balanceOf(a) === balanceOf(b),
@@ -132,16 +158,18 @@ function withoutPaths(body: unknown, paths: readonly string[]): unknown {
  * again, or, on a `current-balance` wire, the same outcome with the balance as it is now.
  */
 export function repeatAnswer(dialect: Dialect): 'first-reply' | 'current-balance' {
-  return dialect.reply.duplicates === 'current-balance' ? 'current-balance' : 'first-reply';
+  // A correct wallet meets aggmock's safer reading too (Hub88: the first reply again).
+  return (dialect.reply.safer.duplicates ?? dialect.reply.duplicates) === 'current-balance' ? 'current-balance' : 'first-reply';
 }
 
 /**
  * How a correct wallet answers a rollback of a transaction it never saw: the dialect's rule, or
- * where the vendor says neither, a refusal when the wire has a "not found" code for it. The
- * reference wallet answers so.
+ * aggmock's safer reading of it (Caleta: RS_OK), or where neither says, a refusal when the wire has
+ * a "not found" code for it. The reference wallet answers so.
  */
 export function unknownRollbackAnswer(dialect: Dialect): 'not-found' | 'acknowledge' {
-  return dialect.reply.unknownRollback ?? (dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined ? 'acknowledge' : 'not-found');
+  const rule = dialect.reply.unknownRollback ?? dialect.reply.safer.unknownRollback;
+  return rule ?? (dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined ? 'acknowledge' : 'not-found');
 }
 
 /** What an answer to a rollback of an unknown transaction may be: exactly one of the two, or either. */
@@ -199,68 +227,110 @@ export function isRetryCode(dialect: Dialect, reply: Pick<ReadReply, 'verdict' |
   return reply.verdict === 'retry' && statusIn(reply.status, dialect.reply.status.answer) && reply.code !== undefined;
 }
 
-const UNKNOWN_SOURCE = 'aggmock: the vendor documents no rule; this is what aggmock accepts';
+/** Where a rule comes from when the dialect records nothing: aggmock's own wires and user dialect files state their rules. */
+const STATED: RuleSource = { source: 'stated by the dialect file (no vendor source recorded)', grade: 'stated' };
 
-/**
- * Every rule as the dialect reads it: what a correct wallet's reply may be. A later issue records
- * each rule's source and strictness per vendor; the rows that aggmock decides itself say so.
- */
-export function rulesOf(dialect: Dialect): Rule[] {
-  const duplicates = dialect.reply.duplicates;
-  const already = dialect.reply.codes.ALREADY_SETTLED !== undefined;
-  const unknown = unknownRollbackRule(dialect);
-  const optional = (['authenticate', 'endRound'] as const).filter((op) => dialect.operations[op] !== undefined);
-  const without = Object.entries(dialect.operations)
-    .filter(([, def]) => def?.reply?.balance === false)
-    .map(([op]) => op);
-  const retryCodes = dialect.reply.retryCodes;
-  return [
-    {
-      rule: 'repeat',
-      accepts:
-        (duplicates === 'same-reply'
+/** What aggmock accepts for a rule the vendor leaves unknown, in a few words (the unknown rules' source says so). */
+const UNKNOWN_ACCEPTS: Record<RuleName, string> = {
+  repeat: 'any answer that moves no money again',
+  'unknown-rollback': 'an acknowledgement or a refusal, moving no money',
+  'reply-balance': 'a reply with or without the balance where the vendor is silent',
+  'session-token': 'the token it was given, or one the reply hands over',
+  refusal: 'any refusal that moves no money',
+  retry: 'the status classes retried everywhere (408, 429, 5xx)',
+};
+
+/** What a rule of the dialect accepts, in one sentence. */
+function acceptsOf(dialect: Dialect, rule: RuleName): string {
+  const reply = dialect.reply;
+  switch (rule) {
+    case 'repeat': {
+      const acknowledged = reply.acknowledges
+        ? Object.entries(reply.acknowledges)
+            .map(([op, codes]) => `${op}: ${(Array.isArray(codes) ? codes : [codes]).join(' or ')}`)
+            .join(', ')
+        : reply.codes.ALREADY_SETTLED !== undefined
+          ? 'ALREADY_SETTLED'
+          : '';
+      return (
+        (reply.duplicates === 'same-reply'
           ? 'the first reply again: the same status and JSON, apart from what it echoes of its request'
-          : duplicates === 'same-outcome'
+          : reply.duplicates === 'same-outcome'
             ? 'the same verdict, code and balance as the first reply; the message may differ'
             : "the same verdict and code as the first reply, with the balance as it is now (or the first reply's again)") +
-        (already ? '; or the "already processed" code (ALREADY_SETTLED) after an acceptance' : ''),
-      ...(duplicates === 'current-balance'
-        ? { source: 'aggmock also accepts the first reply again: a wallet that stores its replies replays them', strict: false }
-        : {}),
-    },
-    {
-      rule: 'unknown-rollback',
-      accepts:
-        unknown === 'either'
-          ? 'an acknowledgement with the balance unchanged, or the TRANSACTION_NOT_FOUND refusal'
-          : unknown === 'acknowledge'
-            ? 'an acknowledgement with the balance unchanged'
-            : 'the TRANSACTION_NOT_FOUND refusal',
-      ...(unknown === 'either' ? { source: UNKNOWN_SOURCE, strict: false } : {}),
-    },
-    {
-      rule: 'reply-balance',
-      accepts: `a balance in every accepted money and balance reply${without.length ? ` except ${without.join(', ')}` : ''}${optional.length ? `; ${optional.join(' and ')} may leave it out` : ''}`,
-      ...(optional.length ? { source: UNKNOWN_SOURCE, strict: false } : {}),
-    },
-    {
-      rule: 'session-token',
-      accepts: (() => {
-        const swaps = Object.entries(dialect.operations).filter(([, def]) => def?.reply?.token !== undefined);
-        return swaps.length === 0
-          ? 'no reply hands over a session token'
-          : swaps.map(([op, def]) => `an accepted ${op} reply hands over the token at ${def?.reply?.token}`).join('; ');
-      })(),
-    },
-    {
-      rule: 'refusal',
-      accepts: `a status outside ${[...dialect.reply.status.retry, ...dialect.reply.status.answer].join(', ')}, or an answer ${
-        dialect.reply.code ? `whose ${dialect.reply.code} is a refusal code` : 'that signals an error'
-      }${dialect.reply.success ? ` or whose ${dialect.reply.success.path} is not ${JSON.stringify(dialect.reply.success.equals)}` : ''}`,
-    },
-    {
-      rule: 'retry',
-      accepts: `a status in ${dialect.reply.status.retry.join(', ')}${retryCodes.length ? `, a retry code (${retryCodes.join(', ')})` : ''}, or an answer that is no JSON object`,
-    },
-  ];
+        (acknowledged ? `; or the "already processed" code (${acknowledged}) after an acceptance` : '')
+      );
+    }
+    case 'unknown-rollback': {
+      const unknown = unknownRollbackRule(dialect);
+      return unknown === 'either'
+        ? 'an acknowledgement with the balance unchanged, or the TRANSACTION_NOT_FOUND refusal'
+        : unknown === 'acknowledge'
+          ? 'an acknowledgement with the balance unchanged'
+          : 'the TRANSACTION_NOT_FOUND refusal';
+    }
+    case 'reply-balance': {
+      const optional = (['authenticate', 'endRound'] as const).filter(
+        (op) => dialect.operations[op] !== undefined && replyBalanceRule(dialect, op) === 'optional',
+      );
+      const without = Object.keys(dialect.operations).filter((op) => replyBalanceRule(dialect, op as Operation) === 'none');
+      return `a balance in every accepted money and balance reply${without.length ? `; none read from ${without.join(', ')}` : ''}${optional.length ? `; ${optional.join(' and ')} may leave it out` : ''}`;
+    }
+    case 'session-token': {
+      const swaps = Object.entries(dialect.operations).filter(([, def]) => def?.reply?.token !== undefined);
+      return swaps.length === 0
+        ? 'no reply hands over a session token'
+        : swaps.map(([op, def]) => `an accepted ${op} reply hands over the token at ${def?.reply?.token}`).join('; ');
+    }
+    case 'refusal':
+      return `a status outside ${[...reply.status.retry, ...reply.status.answer].join(', ')}, or an answer ${
+        reply.code ? `whose ${reply.code} is a refusal code` : 'that signals an error'
+      }${reply.success ? ` or whose ${reply.success.path} is not ${JSON.stringify(reply.success.equals)}` : ''}${
+        reply.guessed.length ? `; for ${reply.guessed.join(', ')} any refusal (the code is aggmock's guess)` : ''
+      }`;
+    case 'retry':
+      return `a status in ${reply.status.retry.join(', ')}${reply.retryCodes.length ? `, a retry code (${reply.retryCodes.join(', ')})` : ''}, or an answer that is no JSON object`;
+  }
+}
+
+/** aggmock's safer reading of a rule that `reply.safer` sets, in one sentence. */
+function saferOf(dialect: Dialect, rule: RuleName): string | undefined {
+  const safer = dialect.reply.safer;
+  if (rule === 'repeat' && safer.duplicates !== undefined)
+    return safer.duplicates === 'same-reply'
+      ? "the first reply again, the first reply's balance included"
+      : "the same outcome with the first reply's balance";
+  if (rule === 'unknown-rollback' && safer.unknownRollback !== undefined)
+    return safer.unknownRollback === 'acknowledge'
+      ? 'an acknowledgement with the balance unchanged (the refusal is a warning)'
+      : 'the TRANSACTION_NOT_FOUND refusal (an acknowledgement is a warning)';
+  return undefined;
+}
+
+/**
+ * Every rule as the dialect reads it, one row per rule in RULE_NAMES: what a correct wallet's reply
+ * may be, where that comes from (`dialect.rules`, else "stated by the dialect file"), and what
+ * aggmock asks beyond the source (a warning by default, a failure under `verify --strict`). The
+ * ledger, verify, the reference wallet and the contracts judge by the same dialect data; verify's
+ * report and the dialect's docs page show this table.
+ */
+export function rulesOf(dialect: Dialect): Rule[] {
+  return RULE_NAMES.map((rule) => {
+    const recorded = dialect.rules[rule] ?? STATED;
+    const safer = recorded.safer ?? saferOf(dialect, rule);
+    const source =
+      recorded.grade === 'unknown' && !recorded.source.startsWith('unknown')
+        ? `unknown: ${recorded.source}`
+        : recorded.grade === 'unknown' && recorded.source === 'unknown'
+          ? `unknown: aggmock accepts ${UNKNOWN_ACCEPTS[rule]}`
+          : recorded.source;
+    return {
+      rule,
+      accepts: acceptsOf(dialect, rule),
+      source,
+      grade: recorded.grade,
+      ...(safer === undefined ? {} : { safer }),
+      ...(recorded.relax === undefined ? {} : { relax: recorded.relax }),
+    };
+  });
 }

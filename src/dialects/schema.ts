@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { operatorApiSchema } from './operator.ts';
+import { ruleSourcesSchema } from './rule-sources.ts';
 
 /*
  * A dialect, as data: one aggregator's whole seamless-wallet protocol. Its operations (which calls
@@ -320,6 +321,7 @@ export const OUTCOME_CODES = [
 export type OutcomeCode = (typeof OUTCOME_CODES)[number];
 
 const codeList = z.union([scalar, z.array(scalar).min(1)]);
+const unknownRollback = z.enum(['not-found', 'acknowledge']);
 
 /** HTTP status classes: "2xx", a status ("412") or a range ("600-799"). */
 const statusClass = z.string().regex(/^([1-9]xx|\d{3}|\d{3}-\d{3})$/, 'expected "2xx", "412" or "600-799"');
@@ -356,8 +358,7 @@ export const replySchema = z.strictObject({
     .partialRecord(z.enum(OUTCOME_CODES), z.number().int().min(200).max(799))
     .default({})
     .describe('the HTTP status a wallet answers each refusal with (default 200); the reference wallet writes them'),
-  unknownRollback: z
-    .enum(['not-found', 'acknowledge'])
+  unknownRollback: unknownRollback
     .optional()
     .describe(
       'what a rollback of a transaction the wallet never saw is answered with: the TRANSACTION_NOT_FOUND refusal, or an acknowledgement with the balance unchanged (Caleta); absent: the vendor says neither, and either is correct',
@@ -368,6 +369,20 @@ export const replySchema = z.strictObject({
     .describe(
       'what a repeated transaction gets: the first reply, the same outcome and balance, or success with the current balance',
     ),
+  acknowledges: z
+    .partialRecord(z.enum(OPERATIONS), codeList)
+    .optional()
+    .describe(
+      'codes that acknowledge a repeat of an accepted call, per operation (Evolution: bet BET_ALREADY_EXIST, win BET_ALREADY_SETTLED); absent: the ALREADY_SETTLED codes',
+    ),
+  guessed: z
+    .array(z.enum(OUTCOME_CODES))
+    .default([])
+    .describe('outcomes whose code aggmock guessed (the sources name none): any refusal passes, the code is a warning'),
+  safer: z
+    .strictObject({ duplicates: z.enum(['same-reply', 'same-outcome']).optional(), unknownRollback: unknownRollback.optional() })
+    .default({})
+    .describe('aggmock\u2019s safer readings beyond the vendor\u2019s text: warnings by default, failures under verify --strict'),
   balanceOnRejection: z
     .boolean()
     .default(true)
@@ -456,6 +471,7 @@ export const dialectSchema = z
       .describe('how the calls of one round name each other, and how long generated ids are'),
     signing: recipeSchema,
     reply: replySchema.prefault({}),
+    rules: ruleSourcesSchema,
     operator: operatorApiSchema.optional().describe('the vendor\u2019s operator API (casino → aggregator), see operator.ts'),
     hooks: z
       .string()

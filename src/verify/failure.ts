@@ -21,3 +21,24 @@ export function fail(message: string): never {
 export function skip(reason: string): never {
   throw new CheckSkipped(reason);
 }
+
+/**
+ * What a warning note starts with: the wallet broke aggmock's safer reading of a rule (beyond what
+ * the vendor's text says) or answered with a code the vendor never documented. A check with one
+ * ends WARN instead of PASS; under `verify --strict` it fails instead ({@link saferReadingBroken}).
+ */
+export const WARNING_PREFIX = 'WARNING: ';
+
+/** Whether a check's note is a warning. */
+export function isWarning(note: string): boolean {
+  return note.startsWith(WARNING_PREFIX);
+}
+
+/**
+ * The wallet broke aggmock's safer reading of a rule, not the vendor's: under `--strict` the check
+ * fails; otherwise the note is kept as a warning and the check goes on.
+ */
+export function saferReadingBroken(ctx: { notes: string[]; settings: { strict?: boolean } }, message: string): void {
+  if (ctx.settings.strict) fail(`${message} (aggmock's safer reading beyond the vendor's text: a failure under --strict)`);
+  ctx.notes.push(`${WARNING_PREFIX}${message} (aggmock's safer reading beyond the vendor's text: fails under --strict)`);
+}

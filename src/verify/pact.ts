@@ -71,14 +71,14 @@ export function pactIdOf(description: string): string {
 
 /**
  * What an interaction needs of the wallet (see preflight.ts), from its definition: aggmock's
- * signature accepted unless it is signed wrong on purpose, the main player unless its states
+ * signature accepted (also by one signed wrong on purpose), the main player unless its states
  * name none but absent ones. One not defined here (a custom pact file) needs everything.
  */
 export function pactNeeds(description: string): readonly Prerequisite[] {
   const known = definitionOf(description);
   if (!known) return DEFAULT_NEEDS;
-  const needs: Prerequisite[] = ['answers'];
-  if (known.signed) needs.push('signature');
+  // Signed wrong on purpose too: whether a wallet refuses a bad signature means nothing while it refuses aggmock's good one.
+  const needs: Prerequisite[] = ['answers', 'signature'];
   if (known.states.some((s) => !/ does not exist$/.test(s.name))) needs.push('player');
   return needs;
 }

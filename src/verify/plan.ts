@@ -54,6 +54,8 @@ export interface RunVerifyOptions {
   pactFile?: string;
   /** Vendor dialects: each player's session token (--token p1=<token>); default: the dialect's authenticate call, or a fresh one. */
   tokens?: Record<string, string>;
+  /** aggmock's safer readings beyond the vendor's text fail instead of warning (`--strict`). */
+  strict?: boolean;
   /** Live output: the console table (and notices). */
   write?: (text: string) => void;
   color?: boolean;
@@ -144,6 +146,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
       concurrency,
       runId,
       sessionTokens,
+      ...(options.strict ? { strict: true } : {}),
     },
     pactIds,
     selected,

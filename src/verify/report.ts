@@ -5,8 +5,11 @@ import { isSecretName, MASKED, maskedBody, maskedJson, maskedText } from '../sha
 import type { Exchange } from './client.ts';
 import type { FirstCause } from './preflight.ts';
 
-/** `blocked`: not run, because the first cause (the preflight's finding) makes its verdict meaningless. */
-export type ResultStatus = 'pass' | 'fail' | 'skip' | 'blocked';
+/**
+ * `blocked`: not run, because the first cause (the preflight's finding) makes its verdict meaningless.
+ * `warn`: passed the vendor's rule but not aggmock's safer reading of it (a failure under --strict).
+ */
+export type ResultStatus = 'pass' | 'fail' | 'skip' | 'blocked' | 'warn';
 
 /** One line of the report: a pact interaction or a stateful check. */
 export interface ResultEntry {
@@ -25,6 +28,12 @@ export interface ResultEntry {
   /** Pact: the provider states and the interaction as written in the contract. */
   states?: string[];
   interaction?: unknown;
+  /** The wire rule it tries (src/dialects/judge.ts), where the rule comes from, and aggmock's safer reading of it. */
+  wireRule?: { name: string; source: string; grade: string; safer?: string };
+  /** The vendor's own test cases it tries on this dialect (src/verify/vendor-cases.ts). */
+  vendorCases?: string[];
+  /** A failure: the answer it likely failed on (failures sharing one are grouped as one likely cause). */
+  likelyCause?: string;
 }
 
 export interface VerifyReport {
@@ -41,7 +50,14 @@ export interface VerifyReport {
   runId: string;
   startedAt: string;
   durationMs: number;
-  summary: { total: number; passed: number; failed: number; skipped: number; blocked: number };
+  /** `warned` only when some check warned (the shape stays as it was for runs without warnings). */
+  summary: { total: number; passed: number; failed: number; skipped: number; blocked: number; warned?: number };
+  /** `--strict`: aggmock's safer readings failed instead of warning. */
+  strict?: boolean;
+  /** The failures grouped by the answer they share, the largest group first: read these first. */
+  failureGroups?: FailureGroup[];
+  /** The vendor's published wallet test suite, and its cases no check tries yet. */
+  vendorSuite?: { name: string; source: string; uncovered: string[] };
   /** What the preflight found wrong before the checks (wallet down, signature refused…); the blocked results depend on it. */
   firstCause?: FirstCause;
   notices: string[];
@@ -90,6 +106,22 @@ function shownExchange(x: Exchange): Exchange {
   };
 }
 
+/** Failures that share an answer, read as one likely cause (src/verify/read-first.ts groups them). */
+export interface FailureGroup {
+  /** The shared answer, and what it likely means. */
+  cause: string;
+  ids: string[];
+}
+
+/** Results in reading order: failures, then warnings, blocked, skipped and passed, each in run order. */
+export function inReadingOrder<T extends Pick<ResultEntry, 'status'>>(results: readonly T[]): T[] {
+  const rank: Record<ResultStatus, number> = { fail: 0, warn: 1, blocked: 2, skip: 3, pass: 4 };
+  return results
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => rank[a.r.status] - rank[b.r.status] || a.i - b.i)
+    .map(({ r }) => r);
+}
+
 export interface ReportFiles {
   junit: string;
   json: string;
@@ -97,12 +129,14 @@ export interface ReportFiles {
 }
 
 export function summarise(results: readonly ResultEntry[]): VerifyReport['summary'] {
+  const warned = results.filter((r) => r.status === 'warn').length;
   return {
     total: results.length,
     passed: results.filter((r) => r.status === 'pass').length,
     failed: results.filter((r) => r.status === 'fail').length,
     skipped: results.filter((r) => r.status === 'skip').length,
     blocked: results.filter((r) => r.status === 'blocked').length,
+    ...(warned > 0 ? { warned } : {}),
   };
 }
 
@@ -131,7 +165,7 @@ export function writeReports(report: VerifyReport, dir: string): ReportFiles {
 
 const COLUMNS = { id: 28, result: 7, time: 9 };
 /** ANSI colours of the console table's RESULT column. */
-const COLOURS: Record<ResultStatus, number> = { pass: 32, fail: 31, skip: 33, blocked: 35 };
+const COLOURS: Record<ResultStatus, number> = { pass: 32, fail: 31, skip: 33, blocked: 35, warn: 93 };
 
 export function tableHeader(): string {
   return `${'CHECK'.padEnd(COLUMNS.id)} ${'RESULT'.padEnd(COLUMNS.result)} ${'TIME'.padStart(COLUMNS.time)}  REASON\n`;
@@ -163,7 +197,34 @@ export function summaryLine(report: VerifyReport): string {
       : s.blocked > 0
         ? `, ${s.blocked} blocked,`
         : '';
-  return `\n${verdict}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${blocked} of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
+  const warned = s.warned ? `, ${s.warned} warned (aggmock's safer readings; --strict fails them)` : '';
+  return `${readFirstBlock(report)}\n${verdict}: ${s.passed} passed, ${s.failed} failed${warned}, ${s.skipped} skipped${blocked} of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
+}
+
+/** After the live table: the failures grouped under the answer they share, each with its rule's source; then the warnings. */
+export function readFirstBlock(report: Pick<VerifyReport, 'failureGroups' | 'results' | 'vendorSuite'>): string {
+  const groups = report.failureGroups ?? [];
+  const byId = new Map(report.results.map((r) => [r.id, r]));
+  const lines: string[] = [];
+  if (groups.length > 0) {
+    lines.push('', 'READ FIRST: the failures, grouped by the answer they share (a likely first cause):');
+    for (const g of groups) {
+      lines.push(`  ${g.ids.length} × ${oneLine(g.cause, 200)}`);
+      for (const id of g.ids.slice(0, 8)) {
+        const rule = byId.get(id)?.wireRule;
+        lines.push(`    - ${id}${rule ? `  [${rule.name} rule, ${rule.grade}: ${oneLine(rule.source, 200)}]` : ''}`);
+      }
+      if (g.ids.length > 8) lines.push(`    - … and ${g.ids.length - 8} more`);
+    }
+  }
+  const warned = report.results.filter((r) => r.status === 'warn');
+  if (warned.length > 0) {
+    lines.push('', "WARNINGS: the vendor's rule passed, aggmock's safer reading of it did not (failures under --strict):");
+    for (const r of warned) lines.push(`  - ${r.id}: ${oneLine(r.notes.find((n) => n.startsWith('WARNING: ')) ?? '', 200)}`);
+  }
+  const uncovered = report.vendorSuite?.uncovered ?? [];
+  if (uncovered.length > 0) lines.push('', `Not covered yet of ${report.vendorSuite?.name}: ${uncovered.join(', ')}`);
+  return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
 function oneLine(text: string, max: number): string {
@@ -193,7 +254,7 @@ function xml(text: string): string {
  */
 export function junitXml(report: VerifyReport): string {
   const suites = (['pact', 'check'] as const).map((kind) => {
-    const entries = report.results.filter((r) => r.kind === kind);
+    const entries = inReadingOrder(report.results.filter((r) => r.kind === kind));
     const s = summarise(entries);
     const name = kind === 'pact' ? 'aggmock verify: contracts (Pact)' : 'aggmock verify: stateful checks';
     const seconds = (entries.reduce((t, e) => t + e.durationMs, 0) / 1000).toFixed(3);
@@ -204,7 +265,9 @@ export function junitXml(report: VerifyReport): string {
           ? `\n      <failure message="${xml(oneLine(e.reason ?? 'failed', 500))}" type="${kind === 'pact' ? 'ContractMismatch' : 'RuleBroken'}">${xml(failureText(e))}</failure>\n    `
           : e.status === 'skip' || e.status === 'blocked'
             ? `\n      <skipped message="${xml(e.reason ?? e.status)}"/>\n    `
-            : '';
+            : e.status === 'warn'
+              ? `\n      <system-out>${xml(e.notes.join('\n'))}</system-out>\n    `
+              : '';
       return `${open}${body}</testcase>`;
     });
     return (
@@ -245,6 +308,9 @@ function exchangeLines(exchanges: readonly Exchange[]): string[] {
 
 function failureText(e: ResultEntry): string {
   const lines = [`Rule: ${e.rule}`, `Failure: ${e.reason ?? ''}`];
+  if (e.wireRule) lines.push(`Wire rule: ${e.wireRule.name} (${e.wireRule.grade}): ${e.wireRule.source}`);
+  if (e.vendorCases?.length) lines.push(`Vendor cases: ${e.vendorCases.join(', ')}`);
+  if (e.likelyCause) lines.push(`Likely cause: ${e.likelyCause}`);
   if (e.hint) lines.push(`How to fix: ${e.hint}`);
   for (const note of e.notes) lines.push(`Note: ${note}`);
   lines.push(...exchangeLines(e.exchanges));
@@ -258,7 +324,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 header{background:#1d2330;color:#fff;padding:20px 28px}header h1{margin:0 0 4px;font-size:20px}header p{margin:2px 0;color:#c9d1e0}
 main{padding:20px 28px;max-width:1200px}
 .summary{display:flex;gap:12px;margin:0 0 20px}.pill{padding:8px 14px;border-radius:8px;background:#fff;border:1px solid #dde2ea;font-weight:600}
-.pill.fail{color:#b42318;border-color:#f4c7c3}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}.pill.blocked{color:#6941c6;border-color:#d9d6fe}
+.pill.fail{color:#b42318;border-color:#f4c7c3}.pill.warn{color:#b54708;border-color:#fedf89}.st.warn{color:#b54708}.pill.pass{color:#067647;border-color:#b5e4ca}.pill.skip{color:#8a6100;border-color:#f1dca7}.pill.blocked{color:#6941c6;border-color:#d9d6fe}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde2ea;border-radius:8px;overflow:hidden;margin-bottom:24px}
 th,td{padding:7px 10px;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}th{background:#f0f2f6;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 td:first-child,td:nth-child(4){white-space:nowrap}.st{font-weight:700}.st.pass{color:#067647}.st.fail{color:#b42318}.st.skip{color:#8a6100}.st.blocked{color:#6941c6}
@@ -277,7 +343,7 @@ table.results td{display:inline-block;border:0;padding:2px 8px;white-space:norma
 /** One self-contained HTML page (inline CSS, no scripts, no external assets). */
 export function htmlReport(report: VerifyReport): string {
   const s = report.summary;
-  const rows = report.results
+  const rows = inReadingOrder(report.results)
     .map(
       (r) =>
         `<tr><td><a href="#${escapeHtml(anchor(r.id))}"><code>${escapeHtml(r.id)}</code></a></td><td class="st ${r.status}">${r.status.toUpperCase()}</td>` +
@@ -304,8 +370,8 @@ export function htmlReport(report: VerifyReport): string {
 <p>Webhook <code>${escapeHtml(report.webhookUrl)}</code> · profile <code>${escapeHtml(report.profile)}</code> · scheme <code>${escapeHtml(report.scheme)}</code> · ${report.mode === 'state' ? `state URL <code>${escapeHtml(report.stateUrl ?? '')}</code>` : `players ${escapeHtml(report.players.join(', '))} (relative balances)`}</p>
 <p>Run ${escapeHtml(report.runId)} started ${escapeHtml(report.startedAt)}, took ${(report.durationMs / 1000).toFixed(1)} s · aggmock ${escapeHtml(report.version)}</p></header>
 <main>
-<div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span><span class="pill blocked">${s.blocked} blocked</span></div>
-${cause}${report.notices.map((n) => `<div class="notice">${escapeHtml(n)}</div>`).join('\n')}
+<div class="summary"><span class="pill">${s.total} total</span><span class="pill pass">${s.passed} passed</span><span class="pill fail">${s.failed} failed</span><span class="pill skip">${s.skipped} skipped</span><span class="pill blocked">${s.blocked} blocked</span>${s.warned ? `<span class="pill warn">${s.warned} warned</span>` : ''}</div>
+${cause}${readFirstSection(report)}${report.notices.map((n) => `<div class="notice">${escapeHtml(n)}</div>`).join('\n')}
 <h2>Results</h2>
 <table class="results"><thead><tr><th>Check</th><th>Result</th><th>Rule</th><th>Time</th><th>Reason</th></tr></thead><tbody>
 ${rows}
@@ -314,6 +380,32 @@ ${failures ? `<h2>Failures: every request and reply</h2>\n${failures}` : passed(
 ${others ? `<h2>Passed and skipped checks</h2>\n${others}` : ''}
 </main></body></html>
 `;
+}
+
+/** The failure groups (a likely first cause each) and the warnings, above the table. */
+function readFirstSection(report: VerifyReport): string {
+  const groups = report.failureGroups ?? [];
+  const warned = report.results.filter((r) => r.status === 'warn');
+  const link = (id: string) => `<a href="#${escapeHtml(anchor(id))}"><code>${escapeHtml(id)}</code></a>`;
+  const parts: string[] = [];
+  if (groups.length)
+    parts.push(
+      '<h2>Read first: failures by likely cause</h2><ul>',
+      ...groups.map((g) => `<li><strong>${g.ids.length} × ${escapeHtml(g.cause)}</strong>: ${g.ids.map(link).join(', ')}</li>`),
+      '</ul>',
+    );
+  if (warned.length)
+    parts.push(
+      "<h2>Warnings: aggmock's safer readings (failures under --strict)</h2><ul>",
+      ...warned.map((r) => `<li>${link(r.id)}: ${escapeHtml(r.notes.find((n) => n.startsWith('WARNING: ')) ?? '')}</li>`),
+      '</ul>',
+    );
+  const uncovered = report.vendorSuite?.uncovered ?? [];
+  if (uncovered.length)
+    parts.push(
+      `<div class="notice">Not covered yet of ${escapeHtml(report.vendorSuite?.name ?? '')}: ${escapeHtml(uncovered.join(', '))}</div>`,
+    );
+  return parts.join('\n');
 }
 
 function anchor(id: string): string {
@@ -336,6 +428,12 @@ function failureSection(r: ResultEntry): string {
     `<div class="rule">Rule: ${escapeHtml(r.rule)}</div>`,
     `<div class="reason">${escapeHtml(r.reason ?? 'failed')}</div>`,
   ];
+  if (r.wireRule)
+    parts.push(
+      `<div class="rule">Wire rule <code>${escapeHtml(r.wireRule.name)}</code> (${escapeHtml(r.wireRule.grade)}): ${escapeHtml(r.wireRule.source)}</div>`,
+    );
+  if (r.vendorCases?.length) parts.push(`<div class="rule">Vendor cases: ${escapeHtml(r.vendorCases.join(', '))}</div>`);
+  if (r.likelyCause) parts.push(`<div class="rule">Likely cause: ${escapeHtml(r.likelyCause)}</div>`);
   if (r.hint) parts.push(`<div class="hint"><strong>How to fix:</strong> ${escapeHtml(r.hint)}</div>`);
   for (const n of r.notes) parts.push(`<div class="rule">Note: ${escapeHtml(n)}</div>`);
   if (r.states?.length)

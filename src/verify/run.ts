@@ -17,8 +17,10 @@ export { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE };
 
 import { needsOf } from './checks/shared.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
+import { isWarning } from './failure.ts';
 import { verifyPacts } from './pact.ts';
 import { blockedBy, blockedReason, DEFAULT_NEEDS, type Prerequisite, type ProbeFinding, runPreflight } from './preflight.ts';
+import { readFirst, statusWithWarnings, withReadingAids } from './read-first.ts';
 import {
   firstCauseBlock,
   passed,
@@ -64,8 +66,9 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   const startedAt = new Date(started).toISOString();
   const results: ResultEntry[] = [];
   const notices: string[] = [];
+  const dialect = verifyWireOf(plan.settings.callbacks).dialect;
   const emit = (entry: ResultEntry) => {
-    const shown = shownResult(entry);
+    const shown = shownResult(withReadingAids(entry, dialect));
     results.push(shown);
     write(tableRow(shown, options.color));
   };
@@ -186,6 +189,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     startedAt,
     durationMs: Date.now() - started,
     summary: summarise(results),
+    ...readFirst(results, dialect, plan.settings.strict === true),
     ...(cause === undefined ? {} : { firstCause: shownCause(cause) }),
     notices,
     results,
@@ -261,6 +265,7 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
   }
   await ctx.restoreStartBalances();
   ctx.client.close();
+  status = statusWithWarnings(status, ctx.notes, isWarning);
   const durationMs = performance.now() - t0;
   return {
     kind: 'check',

@@ -49,6 +49,8 @@ export interface CheckSettings {
    * got from the dialect's authenticate call or made up, kept for the whole run.
    */
   sessionTokens?: Map<string, string>;
+  /** `verify --strict`: aggmock's safer readings beyond the vendor's text fail instead of warning. */
+  strict?: boolean;
 }
 
 /**

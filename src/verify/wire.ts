@@ -47,6 +47,10 @@ export interface VerifyWire {
   /** Whether one call can carry a bet and its win (a whole round). */
   roundBody: boolean;
   duplicates: Duplicates;
+  /** How aggmock's safer reading answers a repeat (`reply.safer.duplicates`), else as `duplicates`. */
+  saferDuplicates: Duplicates;
+  /** Whether the code of any of these refusals is aggmock's guess (`reply.guessed`): any refusal passes, with a warning. */
+  guessed(names: readonly OutcomeCode[]): boolean;
   /** Whether an operation exists on this wire. */
   has(operation: Operation): boolean;
 }
@@ -82,6 +86,8 @@ function wireView(callbacks: CallbacksConfig): VerifyWire {
     carries: (fact) => carriesFact(dialect, fact),
     roundBody: playsWholeRounds(dialect),
     duplicates: dialect.reply.duplicates,
+    saferDuplicates: dialect.reply.safer.duplicates ?? dialect.reply.duplicates,
+    guessed: (names) => names.some((name) => dialect.reply.guessed.includes(name)),
     has: (op) => has(dialect, op),
   };
 }

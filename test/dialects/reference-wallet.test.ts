@@ -234,12 +234,8 @@ async function differences(name: string): Promise<{ differences: string[]; recei
  * A disagreement not listed here fails the test, and so does one listed that no longer happens.
  */
 const KNOWN_DISAGREEMENTS: Record<string, Record<string, string>> = {
-  hub88: {
-    // The dialect's rule is "same-reply" (the first reply again, balance then); the receiver answers a
-    // repeated transaction_uuid with today's balance. Hub88's "same response" sentence is about a
-    // repeated request_uuid; for a repeated transaction_uuid with a new request_uuid the docs are silent.
-    'duplicate bet': 'wallet answers balance 98950 | receiver 101450',
-  },
+  // hub88: the vendor's rule is RS_OK with no second movement ("current-balance"); the first reply's
+  // balance again, which the reference wallet answers, is aggmock's safer reading. Both agree now.
   groove: {
     // Both refuse a bet of a player neither knows, carrying a session token neither issued, with a code
     // Groove documents: the receiver looks the account up first (110, which the appendix gives an unknown

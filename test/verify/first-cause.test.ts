@@ -116,14 +116,15 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
       'pact:duplicate-debit',
       'pact:insufficient-funds',
       'pact:unknown-player',
+      'pact:bad-signature',
       ...DEFAULT_CHECK_IDS,
     ]);
     for (const r of run.outcome.report?.results ?? [])
       if (r.status === 'blocked') expect(r.reason).toBe('blocked by the first cause (signature refused): see FIRST CAUSE');
   });
 
-  it('still runs what does not need its signature: the interaction signed with a wrong secret on purpose passes', () => {
-    expect(idsWith(run.outcome, 'pass')).toEqual(['pact:bad-signature']);
+  it('blocks the interaction signed wrong on purpose too: its refusal means nothing while the good signature is refused', () => {
+    expect(idsWith(run.outcome, 'pass')).toEqual([]);
   });
 
   it('says the cause once on the console, with the fix, and BLOCKED on each dependent row', () => {
@@ -133,7 +134,7 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
     );
     expect(run.console).toMatch(/^debit-applies +BLOCKED /m);
     expect(run.console).toContain(
-      `FAILED: 1 passed, 0 failed, ${NA} skipped, ${TOTAL - 1} blocked by the first cause above, of ${TOTAL + NA} in`,
+      `FAILED: 0 passed, 0 failed, ${NA} skipped, ${TOTAL} blocked by the first cause above, of ${TOTAL + NA} in`,
     );
     expect(run.console).not.toMatch(/could not read the balance/);
   });
@@ -144,22 +145,20 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
     expect(run.junit).toContain(
       `<error message="the wallet refused aggmock's signature (401 INVALID_SIGNATURE): pass the secret your wallet verifies with as --secret`,
     );
-    expect(count(run.junit, '<skipped message="blocked by the first cause (signature refused): see FIRST CAUSE"/>')).toBe(
-      TOTAL - 1,
-    );
+    expect(count(run.junit, '<skipped message="blocked by the first cause (signature refused): see FIRST CAUSE"/>')).toBe(TOTAL);
     expect(count(run.junit, '<failure ')).toBe(0);
-    expect(run.junit).toContain(`failures="0" errors="1" skipped="${TOTAL - 1 + NA}"`);
+    expect(run.junit).toContain(`failures="0" errors="1" skipped="${TOTAL + NA}"`);
   });
 
   it('JSON and HTML carry the cause and the blocked status', () => {
     expect(run.json.firstCause).toMatchObject({ kind: 'signature' });
-    expect(run.json.summary).toEqual({ total: TOTAL + NA, passed: 1, failed: 0, skipped: NA, blocked: TOTAL - 1 });
+    expect(run.json.summary).toEqual({ total: TOTAL + NA, passed: 0, failed: 0, skipped: NA, blocked: TOTAL });
     expect(run.html).toMatch(/<h1>aggmock verify: FAILED<\/h1>/);
     expect(run.html).toMatch(
       /<section class="failure" id="first-cause"><h3>First cause: the wallet refused aggmock(&#39;|&#x27;)s signature/,
     );
     expect(run.html).toMatch(/<td class="st blocked">BLOCKED<\/td>/);
-    expect(run.html).toContain(`<span class="pill blocked">${TOTAL - 1} blocked</span>`);
+    expect(run.html).toContain(`<span class="pill blocked">${TOTAL} blocked</span>`);
   });
 
   it('moves no money', () => {

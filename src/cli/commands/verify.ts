@@ -37,6 +37,7 @@ export interface VerifyFlags {
   config?: string;
   concurrency?: string;
   json?: boolean;
+  strict?: boolean;
 }
 
 export interface VerifyIo extends CommandIo {
@@ -79,6 +80,10 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     )
     .option('--concurrency <n>', 'parallel DEBITs in the concurrent-debits check (default: 10)')
     .option('--json', 'print the report as JSON on stdout instead of the table')
+    .option(
+      '--strict',
+      "fail, not warn, where a wallet breaks aggmock's safer reading beyond the vendor's text (docs/dialects/<name>.md)",
+    )
     .addHelpText(
       'after',
       `\nChecks:\n${CHECKS.map((c) => `  ${c.id.padEnd(20)} ${c.rule}`).join('\n')}\n\nExit codes: 0 all selected checks passed, 1 a check failed or was blocked by a first cause (wallet down or silent, signature refused, unknown player…), 2 usage error (bad flag, unknown check id, unreachable state URL).\n`,
@@ -199,6 +204,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
     ...(maxLatencyMs === undefined ? {} : { maxLatencyMs }),
     ...(flags.only ? { only: list(flags.only) } : {}),
     ...(flags.skip ? { skip: list(flags.skip) } : {}),
+    ...(flags.strict ? { strict: true } : {}),
     reportDir,
     ...(concurrency === undefined ? {} : { concurrency }),
     write: (text) => {

@@ -70,6 +70,39 @@ export const BLUEOCEAN: DialectInput = {
     },
     rollback: { method: 'GET', path: '', fields: { ...money, transaction_id: { from: 'betTransactionId' } } },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'Blue Ocean "Failed possible tests", https://blueoceangaming.atlassian.net/wiki/x/AYBMqw ("Bet again with same transid": the same response as the first time, balance unchanged)',
+      grade: 'vendor',
+    },
+    'unknown-rollback': {
+      source:
+        'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172038 ("Seamless player rollback callback": status "404" for an unknown transaction)',
+      grade: 'vendor',
+    },
+    'reply-balance': {
+      source:
+        'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 ("Seamless player debit callback") and https://blueoceangaming.atlassian.net/wiki/x/IIASS (credit): the balance as a string',
+      grade: 'vendor',
+    },
+    'session-token': {
+      source:
+        'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 (session_id on every call; no reply hands over another)',
+      grade: 'vendor',
+    },
+    refusal: {
+      source:
+        'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 (status "403" for insufficient funds and a wrong key; "404" unknown transaction)',
+      grade: 'vendor',
+    },
+    retry: {
+      source:
+        'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 and the rollback page (status "500": try again)',
+      grade: 'vendor',
+    },
+  },
   reply: {
     code: 'status',
     ok: '200',

@@ -59,12 +59,50 @@ export const EVOLUTION: DialectInput = {
     algorithm: 'none',
   },
   operations: {
-    authenticate: { path: '/check', fields: { ...base, channel: { object: { type: { const: 'P' } } } } },
+    // CheckResponse {status, sid, uuid} carries no balance (valkyrie provider/evolution/model.go).
+    authenticate: {
+      path: '/check',
+      fields: { ...base, channel: { object: { type: { const: 'P' } } } },
+      reply: { balance: false },
+    },
     balance: { path: '/balance', fields: { ...base, currency: { from: 'currency' } } },
     bet: { path: '/debit', fields: money(['transactionId']) },
     win: { path: '/credit', fields: money(['transactionId']) },
     // A cancel carries the debit's own transaction id and its refId.
     rollback: { path: '/cancel', fields: money(['betTransactionId']) },
+  },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'Evolution\u2019s wallet test tool as mirrored in valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/test/evo_integration_test.go (Test_debitBetAlreadyExist: "BET_ALREADY_EXIST or OK"; Test_debitCreditBetAlreadySettled, Test_debitCancelBetAlreadySettled: BET_ALREADY_SETTLED or OK)',
+      grade: 'vendor',
+      relax: 'a repeated debit may answer BET_ALREADY_EXIST or OK, a repeated credit or cancel BET_ALREADY_SETTLED or OK',
+    },
+    'unknown-rollback': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/test/evo_integration_test.go (Test_debitCancelBetDoesNotExist: BET_DOES_NOT_EXIST, balance kept)',
+      grade: 'vendor',
+    },
+    'reply-balance': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/model.go (CheckResponse {status, sid, uuid}: no balance; StandardResponse {status, balance, bonus, uuid})',
+      grade: 'vendor',
+    },
+    'session-token': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/test/evo_integration_test.go (Test_checkUsingNewSID: /check answers a new sid) and provider/evolution/wallet_service.go (Check refreshes the session)',
+      grade: 'vendor',
+    },
+    refusal: {
+      source: 'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/errors.go (status codes and their HTTP statuses)',
+      grade: 'vendor',
+    },
+    retry: {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/errors.go (TEMPORARY_ERROR and OPERATION_IN_PROCESS are retried)',
+      grade: 'vendor',
+    },
   },
   reply: {
     code: 'status',
@@ -85,5 +123,10 @@ export const EVOLUTION: DialectInput = {
     message: [],
     echo: { requestId: 'uuid' },
     duplicates: 'same-outcome',
+    // The test tool: a repeated debit is "BET_ALREADY_EXIST or OK", a repeated credit or cancel
+    // BET_ALREADY_SETTLED or OK (evo_integration_test.go), each charged or paid once.
+    acknowledges: { bet: 'BET_ALREADY_EXIST', win: 'BET_ALREADY_SETTLED', rollback: 'BET_ALREADY_SETTLED' },
+    // Test_debitCancelBetDoesNotExist: a cancel of an unknown bet is BET_DOES_NOT_EXIST, balance kept.
+    unknownRollback: 'not-found',
   },
 };

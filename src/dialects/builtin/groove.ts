@@ -131,6 +131,30 @@ export const GROOVE: DialectInput = {
       },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'https://groove-docs.pages.dev/transaction-api/ (wager, result: a repeat answers 200 "Success - duplicate request" with the current balance)',
+      grade: 'vendor',
+    },
+    'unknown-rollback': {
+      source: 'https://groove-docs.pages.dev/transaction-api/ (rollback: 102 wager not found)',
+      grade: 'vendor',
+    },
+    'reply-balance': { source: 'https://groove-docs.pages.dev/transaction-api/ (every reply carries balance)', grade: 'vendor' },
+    'session-token': {
+      source:
+        'https://groove-docs.pages.dev/transaction-api/ (the session id is sent on every call; no reply hands over another)',
+      grade: 'vendor',
+    },
+    refusal: { source: 'https://groove-docs.pages.dev/appendix/ (response codes; 1006 out of money)', grade: 'vendor' },
+    retry: {
+      source:
+        'https://groove-docs.pages.dev/transaction-api/ (a rollback is resent on every code but 200, 102 and 110; aggmock retries 408, 429 and 5xx on every call)',
+      grade: 'vendor',
+    },
+  },
   reply: {
     code: 'code',
     // 200 everywhere, but the rollback page says "0 success": a wallet that follows it is read as it means.

@@ -170,6 +170,34 @@ export const HABANERO: DialectInput = {
       reply: { root: 'fundtransferresponse' },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (handleSingleTransaction: a repeated transferid succeeds with the current balance)',
+      grade: 'third-party',
+    },
+    'unknown-rollback': {
+      source: 'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (handleRefund)',
+      grade: 'third-party',
+    },
+    'reply-balance': {
+      source:
+        'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (fundtransferresponse.balance)',
+      grade: 'third-party',
+    },
+    'session-token': {
+      source:
+        'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (the token is checked on playerdetailrequest and bets)',
+      grade: 'third-party',
+    },
+    refusal: {
+      source:
+        'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (status.success false; nofunds true)',
+      grade: 'third-party',
+    },
+    retry: { source: 'unknown', grade: 'unknown' },
+  },
   reply: {
     code: 'status.nofunds',
     success: { path: 'status.success', equals: true },

@@ -75,7 +75,8 @@ export const HUB88: DialectInput = {
     place: { header: 'X-Hub88-Signature' },
   },
   operations: {
-    authenticate: { path: '/user/info', fields: common },
+    // /user/info answers the player's data; the balance has its own call (Wallet API).
+    authenticate: { path: '/user/info', fields: common, reply: { balance: false } },
     balance: {
       path: '/user/balance',
       fields: { ...common, token: { from: 'sessionToken' }, game_code: { from: 'gameId', default: 'aggmock_test_game' } },
@@ -100,6 +101,40 @@ export const HUB88: DialectInput = {
       },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'Hub88 status table, https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview/seamless-wallet-response-statuses-operator-api (RS_ERROR_DUPLICATE_TRANSACTION only for a repeat with other details: an exact repeat is RS_OK and moves no money); "the response will be the same for all duplicate requests" is on the supplier page, https://docs.hub88.io/developer-docs/supplier-api-reference/wallet-api',
+      grade: 'vendor',
+      relax: 'a repeat answered RS_OK with the balance as it is now passes; only a second movement fails',
+    },
+    'unknown-rollback': {
+      source:
+        'unknown: the status table lists RS_ERROR_TRANSACTION_DOES_NOT_EXIST but not for a rollback; aggmock accepts RS_OK with the balance unchanged or that refusal',
+      grade: 'unknown',
+    },
+    'reply-balance': {
+      source:
+        'https://docs.hub88.io/developer-docs/operator-api-reference/wallet-api ("Wallet API": /user/info answers the player\u2019s data, the balance comes from /user/balance and every transaction reply)',
+      grade: 'vendor',
+    },
+    'session-token': {
+      source:
+        'https://docs.hub88.io/developer-docs/operator-api-reference/wallet-api (the launch token is sent on every call; no reply hands over another)',
+      grade: 'vendor',
+    },
+    refusal: {
+      source:
+        'status table, https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview/seamless-wallet-response-statuses-operator-api; the unknown-player code is aggmock\u2019s guess (RS_ERROR_USER_DISABLED or RS_ERROR_UNKNOWN): any refusal passes',
+      grade: 'vendor',
+    },
+    retry: {
+      source:
+        'https://docs.hub88.io/developer-docs/supplier-api-reference/wallet-api (retry and rollback policy: no retry code in a reply; 408, 429 and 5xx retried)',
+      grade: 'vendor',
+    },
+  },
   reply: {
     code: 'status',
     ok: 'RS_OK',
@@ -117,6 +152,10 @@ export const HUB88: DialectInput = {
     balance: 'balance',
     message: [],
     echo: { requestId: 'request_uuid' },
-    duplicates: 'same-reply',
+    // The operator page says only that an exact repeat is no DUPLICATE_TRANSACTION and moves no money;
+    // "the same response" (the first balance again) is on the supplier page: aggmock's safer reading.
+    duplicates: 'current-balance',
+    safer: { duplicates: 'same-reply' },
+    guessed: ['PLAYER_NOT_FOUND'],
   },
 };

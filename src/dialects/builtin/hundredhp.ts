@@ -51,6 +51,34 @@ export const HUNDRED_HP: DialectInput = {
     rollback: { path: '/rollback', fields: { ...base, txId: { from: 'betTransactionId' } } },
     promoWin: { path: '/bonusWin', fields: { ...base, txId: { from: 'transactionId' }, amount: { from: 'amount' } } },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'unknown: https://provider.100hp.game/general-api-provision-1930915m0 says a txId is processed once but not what a repeat answers; aggmock accepts the first reply or the same outcome, moving no money',
+      grade: 'unknown',
+    },
+    'unknown-rollback': {
+      source: 'https://provider.100hp.game/http-status-codes-and-custom-error-codes-1941472m0 (605 transaction not found)',
+      grade: 'vendor',
+      safer: 'the 605 refusal (an acknowledgement that moves no money is a warning)',
+    },
+    'reply-balance': {
+      source:
+        'https://provider.100hp.game/withdrawal-money-27045087e0 and https://provider.100hp.game/deposit-money-27045088e0 (balance in every reply)',
+      grade: 'vendor',
+    },
+    'session-token': { source: 'unknown', grade: 'unknown' },
+    refusal: {
+      source:
+        'https://provider.100hp.game/http-status-codes-and-custom-error-codes-1941472m0 (400, 601, 605, 608); insufficient funds has no documented code: any refusal passes',
+      grade: 'vendor',
+    },
+    retry: {
+      source: 'unknown: whether 702 is retried is not documented; aggmock retries 408, 429 and 500\u2013599 only',
+      grade: 'unknown',
+    },
+  },
   reply: {
     status: { retry: ['408', '429', '500-599'], answer: ['2xx'] },
     code: 'errCode',
@@ -59,5 +87,7 @@ export const HUNDRED_HP: DialectInput = {
     balance: 'balance',
     message: ['message'],
     duplicates: 'same-outcome',
+    // 605 is documented; an acknowledgement that moves no money is accepted with a warning.
+    safer: { unknownRollback: 'not-found' },
   },
 };

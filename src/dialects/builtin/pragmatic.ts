@@ -25,6 +25,9 @@ const money: Record<string, Field> = {
   token: { from: 'sessionToken' },
 };
 
+/** Pragmatic's specification as an integrator summarised it section by section (the rules' sources cite its sections). */
+const SPEC = 'Pragmatic "Integration API Specification" as summarised by an integrator (search-index document 61200119308)';
+
 export const PRAGMATIC: DialectInput = {
   name: 'pragmatic',
   description:
@@ -110,6 +113,32 @@ export const PRAGMATIC: DialectInput = {
         reference: { from: 'transactionId' },
       },
     },
+  },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source: SPEC + ', \u00a73.6 bet, \u00a73.11 refund: a repeat answers error 0 with the current balance and moves no money',
+      grade: 'vendor',
+    },
+    'unknown-rollback': {
+      source: SPEC + ', \u00a73.11 refund: error 0, or an error code, moving no money',
+      grade: 'vendor',
+    },
+    'reply-balance': {
+      source: SPEC + ', \u00a73.11 refund (the reply carries no balance); \u00a73.4 authenticate, \u00a73.6 bet (cash and bonus)',
+      grade: 'vendor',
+    },
+    'session-token': {
+      source: SPEC + ', \u00a73.4 authenticate (the reply may carry a token)',
+      grade: 'vendor',
+    },
+    refusal: {
+      source:
+        SPEC +
+        ', \u00a73.17 error codes (1 insufficient funds, 2 player not found, 4 token expired, 5 bad hash, 7 bad parameters)',
+      grade: 'vendor',
+    },
+    retry: { source: SPEC + ', \u00a73.17 error codes (100 internal error: retried)', grade: 'vendor' },
   },
   reply: {
     code: 'error',

@@ -72,6 +72,34 @@ export const REDTIGER: DialectInput = {
       reply: { balance: { sum: ['balance.cash', 'balance.bonus'] } },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/test/integration_test.go (MAKES_A_BET_REQUEST_WITH_EXISTING_TRANSACTION_ID, TRY_TO_REFUND_A_REFUNDED_TRANSACTION: success, balance unchanged)',
+      grade: 'vendor',
+    },
+    'unknown-rollback': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/test/integration_test.go (TRY_TO_REFUND_NON_EXISTING_TRANSACTION: 400 TransactionNotFound) and provider/redtiger/errors.go',
+      grade: 'vendor',
+    },
+    'reply-balance': {
+      source: 'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/models.go (result.balance.cash and result.balance.bonus)',
+      grade: 'vendor',
+    },
+    'session-token': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/wallet_service.go (Auth: "Use the new token returned by refresh session for subsequent calls")',
+      grade: 'vendor',
+    },
+    refusal: {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go',
+      grade: 'vendor',
+    },
+    retry: { source: 'unknown', grade: 'unknown' },
+  },
   reply: {
     status: { retry: ['408', '429', '5xx'], answer: ['2xx'] },
     code: 'error.code',

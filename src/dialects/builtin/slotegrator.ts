@@ -153,6 +153,31 @@ export const SLOTEGRATOR: DialectInput = {
       },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'open-source merchant callback handlers (Node/Express, search-index document 52038676287; Next.js, 10801979360): a repeat answers the current balance',
+      grade: 'third-party',
+    },
+    'unknown-rollback': {
+      source:
+        'open-source merchant callback handlers (search-index documents 52038676287, 10801979360): a refund of an unknown bet succeeds',
+      grade: 'third-party',
+      safer: 'an acknowledgement (a refusal that moves no money is a warning)',
+    },
+    'reply-balance': {
+      source: 'open-source merchant callback handlers (search-index documents 52038676287, 10801979360): balance in every reply',
+      grade: 'third-party',
+    },
+    'session-token': { source: 'unknown', grade: 'unknown' },
+    refusal: {
+      source:
+        'open-source merchant callback handlers (search-index documents 52038676287, 10801979360): INSUFFICIENT_FUNDS and INTERNAL_ERROR only; every other code is aggmock\u2019s guess, so any refusal passes',
+      grade: 'third-party',
+    },
+    retry: { source: 'unknown', grade: 'unknown' },
+  },
   reply: {
     code: 'error_code',
     codes: {
@@ -165,5 +190,9 @@ export const SLOTEGRATOR: DialectInput = {
     balance: 'balance',
     message: ['error_description'],
     duplicates: 'current-balance',
+    // The sources name INSUFFICIENT_FUNDS and INTERNAL_ERROR only: the other codes are aggmock's guess.
+    guessed: ['INVALID_SIGNATURE', 'PLAYER_NOT_FOUND', 'INVALID_REQUEST', 'INVALID_TOKEN'],
+    // A refund of an unknown bet succeeds in the handlers; a refusal that moves no money is a warning.
+    safer: { unknownRollback: 'acknowledge' },
   },
 };

@@ -83,6 +83,35 @@ export const SOFTSWISS: DialectInput = {
       },
     },
   },
+  // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
+  rules: {
+    repeat: {
+      source:
+        'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (a repeated action_id answers the stored result; SoftSwiss\u2019s own document was not found)',
+      grade: 'third-party',
+    },
+    'unknown-rollback': {
+      source:
+        'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (a rollback of an unknown action succeeds moving nothing)',
+      grade: 'third-party',
+    },
+    'reply-balance': {
+      source:
+        'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (every 2xx carries the balance)',
+      grade: 'third-party',
+    },
+    'session-token': {
+      source:
+        'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (no session token on the wire)',
+      grade: 'third-party',
+    },
+    refusal: {
+      source:
+        'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (100 with HTTP 412 for insufficient funds; a bad signature is HTTP 403, its body code is aggmock\u2019s guess: any refusal passes)',
+      grade: 'third-party',
+    },
+    retry: { source: 'unknown', grade: 'unknown' },
+  },
   reply: {
     status: { retry: ['408', '429', '5xx'], answer: ['2xx'] },
     code: 'code',
@@ -91,5 +120,7 @@ export const SOFTSWISS: DialectInput = {
     balance: 'balance',
     message: ['message'],
     duplicates: 'same-outcome',
+    // The operator code answers a bad signature with HTTP 403; the body code 403 is aggmock's guess.
+    guessed: ['INVALID_SIGNATURE'],
   },
 };

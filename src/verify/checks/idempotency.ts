@@ -141,7 +141,8 @@ const IN_BETWEEN = 1;
  * wire (Betnex) is left alone: its SDK's own helper answers a repeat with the balance as it is now.
  */
 async function moveTheBalance(ctx: CheckContext, p: string): Promise<number> {
-  if (ctx.wire.duplicates !== 'same-reply') return 0;
+  // Also where only aggmock's safer reading asks for the first reply again (Hub88): then a warning shows.
+  if (ctx.wire.saferDuplicates !== 'same-reply') return 0;
   const other = await ctx.credit(
     `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`,
     p,

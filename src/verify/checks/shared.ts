@@ -1,7 +1,15 @@
-import { type RepeatJudgement, repeatAgrees, unknownRollbackAccepts, unknownRollbackRule } from '../../dialects/index.ts';
+import {
+  type Dialect,
+  type RepeatJudgement,
+  repeatAgrees,
+  saferDialect,
+  unknownRollbackAccepts,
+  unknownRollbackRule,
+} from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step, skip } from '../context.ts';
 import { factsOf } from '../dialect-client.ts';
+import { saferReadingBroken } from '../failure.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from '../preflight.ts';
 import type { VerifyWire } from '../wire.ts';
 
@@ -78,7 +86,9 @@ export async function overdraftDebit(
 /**
  * The repeat got the first reply again, as the dialect's one repeat rule (`repeatAgrees`, which
  * the shadow ledger asks too) reads "again": the same status and JSON, the same outcome, the
- * same outcome with the balance as it is now, or the vendor's "already processed" code.
+ * same outcome with the balance as it is now, or the vendor's "already processed" code. Where
+ * aggmock's safer reading asks more (Hub88: the first reply's balance again), breaking only that
+ * is a warning, or a failure under --strict.
  */
 export function sameReply(ctx: CheckContext, first: Step, again: Step, what: string): void {
   const a = first.exchange.response;
@@ -89,10 +99,21 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
     );
   }
+  const safer = saferDialect(ctx.wire.dialect);
+  if (safer !== undefined && !repeatOf(ctx, first, again, safer)?.agrees)
+    saferReadingBroken(
+      ctx,
+      `${what} was answered with the same outcome but not the first reply again (expected HTTP ${a.status} ${a.body}, got HTTP ${b.status} ${b.body})`,
+    );
 }
 
-/** How a repeat's reply compares with the first, by the dialect's rule; undefined when either got no answer. */
-export function repeatOf(ctx: CheckContext, first: Step, again: Step): RepeatJudgement | undefined {
+/** How a repeat's reply compares with the first, by the dialect's rule (or `dialect`'s); undefined when either got no answer. */
+export function repeatOf(
+  ctx: CheckContext,
+  first: Step,
+  again: Step,
+  dialect: Dialect = ctx.wire.dialect,
+): RepeatJudgement | undefined {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!a || !b) return undefined;
@@ -102,19 +123,30 @@ export function repeatOf(ctx: CheckContext, first: Step, again: Step): RepeatJud
     currency: facts?.currency ?? ctx.wire.currency,
     currencies: ctx.settings.callbacks.currencies,
   };
-  return repeatAgrees(ctx.wire.dialect, context, { status: a.status, text: a.body }, { status: b.status, text: b.body });
+  return repeatAgrees(dialect, context, { status: a.status, text: a.body }, { status: b.status, text: b.body });
 }
 
 /**
  * The answer to a rollback of a transaction the wallet never saw is one the dialect's one rule
  * (`unknownRollbackAccepts`, which the shadow ledger asks too) allows: an acknowledgement or the
- * not-found refusal, or the one of them the vendor says (Caleta acknowledges, Hub88 refuses).
+ * not-found refusal, or the one of them the vendor says (Evolution refuses). Where aggmock's safer
+ * reading prefers one of the two the vendor allows (Caleta: RS_OK), the other is a warning.
  * Whether it moved money is the caller's (expectNoMoneyMoved).
  */
 export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what: string): void {
   const dialect = ctx.wire.dialect;
   const code = step.reply.code ?? step.reply.error;
-  if (step.reply.verdict !== 'none' && unknownRollbackAccepts(dialect, { verdict: step.reply.verdict, code })) return;
+  if (step.reply.verdict !== 'none' && unknownRollbackAccepts(dialect, { verdict: step.reply.verdict, code })) {
+    const safer = saferDialect(dialect);
+    if (safer !== undefined && !unknownRollbackAccepts(safer, { verdict: step.reply.verdict, code }))
+      saferReadingBroken(
+        ctx,
+        `${what}: the vendor allows ${describeOutcome(step.exchange)}, but ${
+          unknownRollbackRule(safer) === 'acknowledge' ? 'the success reply with the balance unchanged' : 'the not-found refusal'
+        } is preferred`,
+      );
+    return;
+  }
   if (unknownRollbackRule(dialect) === 'acknowledge')
     fail(
       `${what}: the ${ctx.wire.name} dialect acknowledges it (the success reply, balance unchanged); got ${describeOutcome(step.exchange)}`,
