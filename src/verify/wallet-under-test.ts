@@ -9,7 +9,9 @@ import {
   replyBalanceRule,
   requestIdOf,
   roundIdOf,
+  sessionTokenFor,
   statusIn,
+  tokenHandedOver,
 } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { formatMinor } from '../money/index.ts';
@@ -50,6 +52,8 @@ export interface CheckSettings {
    * got from the dialect's authenticate call or made up, kept for the whole run.
    */
   sessionTokens?: Map<string, string>;
+  /** false: the run sends no authenticate call (`--skip pact:authenticate`), not even to fetch a token. Default true. */
+  authenticates?: boolean;
 }
 
 /**
@@ -244,21 +248,21 @@ export class WalletUnderTest {
     return this.call(label, facts, forgery);
   }
 
-  /** The session token of a player: --token, else the one the dialect's authenticate call gives, else a fresh one. */
+  /** The session token of a player: --token, else the one the dialect's authenticate call gives (unless skipped), else a fresh one. */
   async tokenOf(playerId: string): Promise<string> {
     this.settings.sessionTokens ??= new Map();
     const tokens = this.settings.sessionTokens;
     const known = tokens.get(playerId);
     if (known !== undefined) return known;
-    const fresh = `verify-${this.settings.runId}-token-${playerId}`.slice(0, 128);
+    const fresh = madeUpToken(this.settings, playerId);
     tokens.set(playerId, fresh);
-    if (this.wire.has('authenticate')) {
-      const step = await this.call(`authenticate ${playerId} (its session token)`, {
+    if (this.wire.has('authenticate') && this.settings.authenticates !== false) {
+      // A token the reply hands over becomes the player's (adoptHandedOver).
+      await this.call(`authenticate ${playerId} (its session token)`, {
         operation: 'authenticate',
         playerId,
         sessionToken: fresh,
       });
-      if (step.reply.token) tokens.set(playerId, step.reply.token);
     }
     return tokens.get(playerId) as string;
   }
@@ -297,6 +301,7 @@ export class WalletUnderTest {
       this.inFlight -= 1;
     }
     const reply = readUnder(this.wire, exchange, read);
+    if (read !== undefined) this.adoptHandedOver(facts, read);
     if (
       reply.accepted &&
       reply.balanceMinor === undefined &&
@@ -314,6 +319,20 @@ export class WalletUnderTest {
       if (after.reply.balanceMinor !== undefined) reply.balanceMinor = after.reply.balanceMinor;
     }
     return { exchange, reply };
+  }
+
+  /**
+   * A reply that hands a new session token over (Evolution's /check, Caleta's /wallet/check, Red
+   * Tiger's /auth; `tokenHandedOver` decides) makes it the player's token for every later call of the
+   * run — when the call carried the player's current token (a check's deliberately wrong token hands
+   * nothing over to the run).
+   */
+  private adoptHandedOver(facts: CallFacts, read: DialectReadReply): void {
+    const tokens = this.settings.sessionTokens;
+    const fresh = tokenHandedOver(read);
+    if (fresh === undefined || tokens === undefined || facts.sessionToken === undefined) return;
+    if (this.wire.dialect.operations[facts.operation as Operation]?.reply?.token === undefined) return;
+    if (tokens.get(facts.playerId) === facts.sessionToken) tokens.set(facts.playerId, fresh);
   }
 
   /**
@@ -467,6 +486,25 @@ export class WalletUnderTest {
     const reply = await readBoundedText(res.body).catch(() => ({ text: '', truncated: false }));
     if (!res.ok) fail(stateRefusal(url, state, res, reply.text));
   }
+}
+
+/**
+ * The token verify makes up for a player when neither --token nor an authenticate call gave one:
+ * `verify-<runId>-token-<player>`, padded with hex digits to the shortest token the dialect allows
+ * (Red Tiger validates 32 to 128 characters), at most its longest.
+ */
+export function madeUpToken(settings: Pick<CheckSettings, 'runId' | 'callbacks'>, playerId: string): string {
+  return sessionTokenFor(verifyWireOf(settings.callbacks).dialect, `verify-${settings.runId}-token-${playerId}`);
+}
+
+/**
+ * Without `--skip pact:authenticate` nothing; with it, every player without a token gets a made-up
+ * one now, so no part of the run (the contracts' child either) authenticates to fetch one.
+ */
+export function tokensWithoutAuthenticate(settings: CheckSettings): void {
+  if (settings.authenticates !== false) return;
+  settings.sessionTokens ??= new Map();
+  for (const p of settings.players) if (!settings.sessionTokens.has(p)) settings.sessionTokens.set(p, madeUpToken(settings, p));
 }
 
 /** Why the state URL refused a state, from its answer; a redirect is refused (it is never followed). */

@@ -142,8 +142,9 @@ export function withWallet(
   webhookUrl: string,
   players: string[],
 ): AggmockConfig['callbacks'] {
-  if (dialectOf(callbacks).session.token === 'none') return { ...callbacks, webhookUrl };
-  const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id)]));
+  const dialect = dialectOf(callbacks);
+  if (dialect.session.token === 'none') return { ...callbacks, webhookUrl };
+  const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id, dialect)]));
   return { ...callbacks, webhookUrl, sessionTokens: { ...tokens, ...callbacks.sessionTokens } };
 }
 

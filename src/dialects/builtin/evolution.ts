@@ -26,7 +26,10 @@ const money = (idFacts: ('betTransactionId' | 'transactionId')[]): Record<string
   transaction: {
     object: {
       id: { from: idFacts },
-      refId: { from: ['roundId', 'betTransactionId', 'transactionId'] },
+      // One refId per bet, never the round's: a credit or cancel names its own debit, and two debits of one
+      // round are two bets (valkyrie test/evo_integration_test.go Test_twoUsersBjGameEachPlaying_2_hands,
+      // Test_multipleDebitCreditCancelSettleTypeMixed; docs/research/vendor-rules.md E1).
+      refId: { from: ['betTransactionId', 'transactionId'] },
       amount: { from: 'amount' },
     },
   },
@@ -59,7 +62,10 @@ export const EVOLUTION: DialectInput = {
     algorithm: 'none',
   },
   operations: {
-    authenticate: { path: '/check', fields: { ...base, channel: { object: { type: { const: 'P' } } } } },
+    // /check answers a fresh sid that every later call must carry: "if a new SID returned after initialization,
+    // further requests storing old SID must be rejected" (valkyrie test/evo_integration_test.go Test_checkUsingNewSID;
+    // wallet_service.go Check returns the refreshed session). A wallet that answers the same sid is right too.
+    authenticate: { path: '/check', fields: { ...base, channel: { object: { type: { const: 'P' } } } }, reply: { token: 'sid' } },
     balance: { path: '/balance', fields: { ...base, currency: { from: 'currency' } } },
     bet: { path: '/debit', fields: money(['transactionId']) },
     win: { path: '/credit', fields: money(['transactionId']) },
