@@ -1,6 +1,6 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
-import { carriesSessionToken, signsWithHeaderScheme, winsBelongToARound } from '../dialects/capabilities.ts';
+import { carriesSessionToken, negatesDebits, signsWithHeaderScheme, winsBelongToARound } from '../dialects/capabilities.ts';
 import {
   type CallFacts,
   type ReadReply as DialectReadReply,
@@ -164,7 +164,8 @@ export class WalletUnderTest {
   /**
    * Sends one of aggmock's events as the wire's call: DEBIT → bet (a bet-and-win with its win),
    * CREDIT → win, ROLLBACK → rollback. On a wire whose wins belong to a round, a CREDIT's round is
-   * opened first with a bet of 0, as a free round is (a repeat repeats both).
+   * opened first with a bet of 0, as a free round is (a repeat repeats both); where a bet of 0 is no
+   * bet (Habanero), with 0.01 that the win pays back.
    */
   async send(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Step> {
     const dialect = this.wire.dialect;
@@ -192,11 +193,14 @@ export class WalletUnderTest {
       };
     } else if (spec.kind === 'credit' && rounds) {
       const bet = `${spec.transactionId}-round`;
-      await this.call(`${label}: its round opens with a bet of ${this.money(0)}`, {
+      // Where a bet of 0.00 is no bet (Habanero books an amount >= 0 as a payout, so the win would name
+      // a bet that does not exist), the round opens with 0.01 and the win pays it back on top.
+      const opening = negatesDebits(dialect) ? 1 : 0;
+      await this.call(`${label}: its round opens with a bet of ${this.money(opening)}`, {
         ...common,
         operation: 'bet',
         transactionId: bet,
-        amountMinor: 0,
+        amountMinor: opening,
         ...withRound(bet),
       });
       facts = {
@@ -204,7 +208,7 @@ export class WalletUnderTest {
         operation: 'win',
         transactionId: spec.transactionId,
         betTransactionId: bet,
-        amountMinor: spec.amountMinor,
+        amountMinor: spec.amountMinor + opening,
         ...withRound(bet),
         roundClosed: true,
       };
