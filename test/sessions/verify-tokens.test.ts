@@ -142,3 +142,30 @@ describe('the tokens aggmock mints', () => {
     expect(long.length).toBe(40);
   });
 });
+
+describe('Habanero rounds verify opens', () => {
+  it('carry no 0.00 bet (a payout there): a credit goes as one bet of 0.01 and a win that pays it back', async () => {
+    const { startHabaneroReceiver } = await import('../dialects/receivers/habanero.ts');
+    const credentials = { passkey: 'hb-passkey-01', brandId: '3f6c2a4e-0b1d-4c8e-9a7f-5d2e1b0c9a88' };
+    const rx = await startHabaneroReceiver({ credentials, players: PLAYERS });
+    stops.push(() => rx.stop());
+    const outcome = await runVerify({
+      webhookUrl: rx.url,
+      config: configSchema.parse({ callbacks: { profile: 'habanero', credentials } }),
+      players: PLAYERS.map((p) => p.playerId),
+      tokens: TOKENS,
+      reportDir: false,
+      only: ['credit-applies', 'idempotent-credit'],
+    });
+    expect(statuses(outcome, 'fail')).toEqual([]);
+    expect(statuses(outcome, 'pass').sort()).toEqual(['credit-applies', 'idempotent-credit']);
+    const infos = rx.log.flatMap((e) => {
+      const funds = (e.fields.fundtransferrequest as { funds?: { fundinfo?: { amount: number; gamestatemode: number }[] } })
+        ?.funds;
+      return funds?.fundinfo ?? [];
+    });
+    expect(infos.length).toBeGreaterThan(0);
+    // A round opens with a real bet: no fund transfer opens a round (gamestatemode 1) with 0.00.
+    expect(infos.filter((f) => f.gamestatemode === 1 && f.amount === 0)).toEqual([]);
+  });
+});
