@@ -64,6 +64,9 @@ const bet = (tx: string): EnqueueRequest => ({
 });
 
 const sids = (rx: VendorReceiver, path: string) => rx.log.filter((e) => e.path === path).map((e) => e.fields.sid);
+/** The sid the first reply to `path` answered. */
+const answeredSid = (rx: VendorReceiver, path: string) =>
+  (rx.log.find((e) => e.path === path)?.reply as { sid?: string } | undefined)?.sid;
 
 describe('the engine adopts a session token a reply hands over', () => {
   it.each(['A', 'B'] as const)(
@@ -103,7 +106,7 @@ describe('the engine adopts a session token a reply hands over', () => {
     const dbPath = tempDbPath();
     const first = engineOn(configOf(rx.url), dbPath);
     await first.engine.enqueue(check).settled;
-    const answered = (rx.log.at(-1)?.reply as { sid: string }).sid;
+    const answered = answeredSid(rx, '/check');
     await first.close();
     const second = engineOn(configOf(rx.url), dbPath);
     onCleanup(second.close);
@@ -120,7 +123,7 @@ describe('the engine adopts a session token a reply hands over', () => {
     expect(queued?.event.facts?.sessionToken).toBe(LAUNCH);
     await auth?.settled;
     const placed = await queued?.settled;
-    const answered = (rx.log.find((e) => e.path === '/check')?.reply as { sid: string }).sid;
+    const answered = answeredSid(rx, '/check');
     expect(placed?.status).toBe('delivered');
     expect(sids(rx, '/debit')).toEqual([answered]);
     expect(rx.log.find((e) => e.path === '/debit')?.fields.transaction).toMatchObject({ id: 'tx-queued' });

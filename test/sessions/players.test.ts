@@ -83,7 +83,7 @@ describe('each player plays with its own token', () => {
         credentials: { authToken: 'evo-1' },
         retrySchedule: [0],
         jitter: 0,
-        ...serveLayer({ token: Object.fromEntries(players.map((p) => [p.playerId, p.token])) }).callbacks,
+        ...(serveLayer({ token: Object.fromEntries(players.map((p) => [p.playerId, p.token])) }).callbacks as object),
       },
     });
     const aggmock = await startAggmock(config);
