@@ -33,7 +33,7 @@ import {
   type VerifyReport,
   writeReports,
 } from './report.ts';
-import { tokensWithoutAuthenticate } from './wallet-under-test.ts';
+import { tokensWithoutAuthenticate } from './tokens.ts';
 
 export interface VerifyOutcome {
   exitCode: 0 | 1 | 2;

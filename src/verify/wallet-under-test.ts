@@ -9,9 +9,7 @@ import {
   replyBalanceRule,
   requestIdOf,
   roundIdOf,
-  sessionTokenFor,
   statusIn,
-  tokenHandedOver,
 } from '../dialects/index.ts';
 import { readBoundedText } from '../http/index.ts';
 import { formatMinor } from '../money/index.ts';
@@ -19,6 +17,7 @@ import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, type
 import { DialectClient, type DialectForgery, factsOf, readDialectExchange } from './dialect-client.ts';
 import { fail } from './failure.ts';
 import { readUnder } from './read.ts';
+import { adoptHandedOver, madeUpToken } from './tokens.ts';
 import { type VerifyWire, verifyWireOf } from './wire.ts';
 
 /*
@@ -317,7 +316,7 @@ export class WalletUnderTest {
       this.inFlight -= 1;
     }
     const reply = readUnder(this.wire, exchange, read);
-    if (read !== undefined) this.adoptHandedOver(facts, read);
+    if (read !== undefined) adoptHandedOver(this.settings, this.wire.dialect, facts, read);
     if (
       reply.accepted &&
       reply.balanceMinor === undefined &&
@@ -335,20 +334,6 @@ export class WalletUnderTest {
       if (after.reply.balanceMinor !== undefined) reply.balanceMinor = after.reply.balanceMinor;
     }
     return { exchange, reply };
-  }
-
-  /**
-   * A reply that hands a new session token over (Evolution's /check, Caleta's /wallet/check, Red
-   * Tiger's /auth; `tokenHandedOver` decides) makes it the player's token for every later call of the
-   * run — when the call carried the player's current token (a check's deliberately wrong token hands
-   * nothing over to the run).
-   */
-  private adoptHandedOver(facts: CallFacts, read: DialectReadReply): void {
-    const tokens = this.settings.sessionTokens;
-    const fresh = tokenHandedOver(read);
-    if (fresh === undefined || tokens === undefined || facts.sessionToken === undefined) return;
-    if (this.wire.dialect.operations[facts.operation as Operation]?.reply?.token === undefined) return;
-    if (tokens.get(facts.playerId) === facts.sessionToken) tokens.set(facts.playerId, fresh);
   }
 
   /**
@@ -502,25 +487,6 @@ export class WalletUnderTest {
     const reply = await readBoundedText(res.body).catch(() => ({ text: '', truncated: false }));
     if (!res.ok) fail(stateRefusal(url, state, res, reply.text));
   }
-}
-
-/**
- * The token verify makes up for a player when neither --token nor an authenticate call gave one:
- * `verify-<runId>-token-<player>`, padded with hex digits to the shortest token the dialect allows
- * (Red Tiger validates 32 to 128 characters), at most its longest.
- */
-export function madeUpToken(settings: Pick<CheckSettings, 'runId' | 'callbacks'>, playerId: string): string {
-  return sessionTokenFor(verifyWireOf(settings.callbacks).dialect, `verify-${settings.runId}-token-${playerId}`);
-}
-
-/**
- * Without `--skip pact:authenticate` nothing; with it, every player without a token gets a made-up
- * one now, so no part of the run (the contracts' child either) authenticates to fetch one.
- */
-export function tokensWithoutAuthenticate(settings: CheckSettings): void {
-  if (settings.authenticates !== false) return;
-  settings.sessionTokens ??= new Map();
-  for (const p of settings.players) if (!settings.sessionTokens.has(p)) settings.sessionTokens.set(p, madeUpToken(settings, p));
 }
 
 /** Why the state URL refused a state, from its answer; a redirect is refused (it is never followed). */

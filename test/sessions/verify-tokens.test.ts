@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, devSessionToken } from '../../src/dialects/index.ts';
 import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
-import { madeUpToken } from '../../src/verify/wallet-under-test.ts';
+import { madeUpToken } from '../../src/verify/tokens.ts';
 import { startEvolutionReceiver } from '../dialects/receivers/evolution.ts';
 import { startPragmaticReceiver } from '../dialects/receivers/pragmatic.ts';
 import type { ReceiverPlayer, VendorReceiver } from '../dialects/receivers/receiver-kit.ts';
