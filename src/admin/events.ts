@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { CallbackEngine } from '../callbacks/engine.ts';
-import { type EventKind, NAMED_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
+import { type EventKind, NAMED_OPERATIONS, READ_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
 import type { AdminDeps } from './deps.ts';
 import {
   adminRoute,
@@ -35,11 +35,11 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
   const app = new OpenAPIHono();
   serve(app, EVENT_ROUTES.trigger, async (c) => {
     const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
-    // A vendor dialect's call its kind does not name (authenticate, balance, endRound, rollbackWin) goes by its operation.
+    // A vendor dialect's call its kind does not name (authenticate, balance, endRound, rollbackWin, promoWin) goes by its operation.
     const operation = NAMED_OPERATIONS.find((op) => op.toLowerCase() === body.type.trim().toLowerCase());
     const kind =
       operation === undefined ? kindOf(body.type, config, 'type') : operation === 'rollbackWin' ? 'rollback' : 'credit';
-    const reads = operation !== undefined && operation !== 'rollbackWin';
+    const reads = operation !== undefined && READ_OPERATIONS.includes(operation);
     const reversed = operation === 'rollbackWin' ? 'credit' : 'debit';
     const currency = body.currency === undefined ? undefined : knownCurrency(body.currency, config);
     let amountMinor = reads ? 0 : body.amount === undefined ? undefined : minorOf(body.amount, 'amount', currency, config);

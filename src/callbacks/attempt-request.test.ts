@@ -7,6 +7,7 @@ import type { StoredEvent } from './events.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { NewEvents } from './new-events.ts';
 import { seededRandom } from './random.ts';
+import { SessionTokens } from './session-tokens.ts';
 import { configFor } from './test-engine.ts';
 
 /*
@@ -27,6 +28,7 @@ function newEvent(config: AggmockConfig): StoredEvent {
     ids: new TransactionIdSequence(db, config.seed),
     url: config.callbacks.webhookUrl,
     seed: config.seed,
+    sessions: new SessionTokens(db),
   });
   const event = events.fromRequest({ kind: 'debit', playerId: 'p1', amountMinor: 1_234, roundId: 'r1', gameId: 'g1' });
   db.close();

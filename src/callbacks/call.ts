@@ -98,8 +98,9 @@ export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig
  */
 export function sessionTokenOf(cfg: CallbacksConfig, playerId: string): string | undefined {
   if (Object.hasOwn(cfg.sessionTokens, playerId)) return cfg.sessionTokens[playerId];
-  if (dialectOf(cfg).session.token === 'none') return undefined;
-  return devSessionToken(playerId);
+  const dialect = dialectOf(cfg);
+  if (dialect.session.token === 'none') return undefined;
+  return devSessionToken(playerId, dialect);
 }
 
 /** The request of a call, signed now (timestamped schemes get `signedAt`'s seconds). */

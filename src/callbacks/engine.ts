@@ -15,6 +15,7 @@ import { OriginSlots } from './origin-slots.ts';
 import { Outbox } from './outbox.ts';
 import { type TransportFactory, transportFor } from './proxy.ts';
 import { type Random, seededRandom } from './random.ts';
+import { SessionTokens } from './session-tokens.ts';
 import { InterruptedError, type Transport } from './transport.ts';
 
 export { UNANSWERED_ATTEMPT, USER_AGENT } from './attempt.ts';
@@ -52,6 +53,8 @@ class Engine implements CallbackEngine {
   private readonly logger: Logger | undefined;
   private readonly ids: TransactionIdSequence;
   private readonly newEvents: NewEvents;
+  /** The session tokens wallets handed over, in the outbox's file. */
+  private readonly sessions: SessionTokens;
   private readonly lines: OrderingLines;
   private readonly pruneEvery: number;
   private readonly slots: OriginSlots;
@@ -90,7 +93,9 @@ class Engine implements CallbackEngine {
       hexDigits: dialectOf(options.config.callbacks).calls.idHexDigits,
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
+    this.sessions = new SessionTokens(options.db);
     this.newEvents = new NewEvents({
+      sessions: this.sessions,
       cfg: this.cfg,
       clock: this.clock,
       random: this.random,
@@ -244,6 +249,8 @@ class Engine implements CallbackEngine {
     const startedAt = this.clock.now();
     let request: AttemptInFlight['request'];
     try {
+      // A call queued before its session's wallet handed a new token over goes out with the new one.
+      this.newEvents.withCurrentToken(event);
       request = attemptRequest(event, this.cfg, startedAt);
     } catch (error) {
       // The call cannot be rendered (a credential missing since it was stored): nothing can go out.
@@ -516,6 +523,7 @@ class Engine implements CallbackEngine {
     this.lines.forget();
     this.afterCommit = [];
     this.resolvers.clear();
+    this.sessions.clear();
   }
 
   private safely(fn: () => void): void {

@@ -21,9 +21,10 @@ export function operationOf(kind: EventKind, dialect: Dialect, winMinor?: number
  * Dialect operations a caller names because its kind does not say them: a game opening's
  * `authenticate` and `balance` and a round's `endRound` move no money and go as a CREDIT of 0 (the
  * ledger judges them as reads: the balance they report must be the one it expects); a
- * `rollbackWin` is a ROLLBACK whose referenceTransactionId is the CREDIT it takes back.
+ * `rollbackWin` is a ROLLBACK whose referenceTransactionId is the CREDIT it takes back; a `promoWin`
+ * (Pragmatic's promoWin, 100HP's bonusWin) is a CREDIT that settles no bet.
  */
-export const NAMED_OPERATIONS = ['authenticate', 'balance', 'endRound', 'rollbackWin'] as const;
+export const NAMED_OPERATIONS = ['authenticate', 'balance', 'endRound', 'rollbackWin', 'promoWin'] as const;
 export type NamedOperation = (typeof NAMED_OPERATIONS)[number];
 /** The named operations that move no money. */
 export const READ_OPERATIONS: readonly NamedOperation[] = ['authenticate', 'balance', 'endRound'];
@@ -97,10 +98,20 @@ export const enqueueRequestSchema = z
     path: ['kind'],
     message: 'a rollbackWin is a "rollback" whose referenceTransactionId is the CREDIT it takes back',
   })
-  .refine((r) => r.operation === undefined || r.operation === 'rollbackWin' || (r.kind === 'credit' && r.amountMinor === 0), {
-    path: ['operation'],
-    message: 'authenticate, balance and endRound move no money: send them with kind "credit" and amountMinor 0',
+  .refine((r) => r.operation !== 'promoWin' || r.kind === 'credit', {
+    path: ['kind'],
+    message: 'a promoWin is a "credit" that settles no bet',
   })
+  .refine(
+    (r) =>
+      r.operation === undefined ||
+      !(READ_OPERATIONS as readonly string[]).includes(r.operation) ||
+      (r.kind === 'credit' && r.amountMinor === 0),
+    {
+      path: ['operation'],
+      message: 'authenticate, balance and endRound move no money: send them with kind "credit" and amountMinor 0',
+    },
+  )
   .refine((r) => r.kind !== 'rollback' || r.referenceTransactionId !== undefined, {
     path: ['referenceTransactionId'],
     message: 'a rollback needs referenceTransactionId: the transactionId of the DEBIT it reverses',

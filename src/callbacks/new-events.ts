@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { dialectOf, shownRequest } from '../config/index.ts';
-import { type BonusKind, type CallFacts, DialectRequestError, readFacts, readReply } from '../dialects/index.ts';
+import { type BonusKind, type CallFacts, DialectRequestError, readFacts, readReply, tokenHandedOver } from '../dialects/index.ts';
 import { callFactsOf, capabilitiesOf, storedRequest } from './call.ts';
 import type { Clock } from './clock.ts';
 import { retryDelayMs } from './dispatcher.ts';
@@ -8,6 +8,7 @@ import { CallbackRequestError, validEnqueueRequest } from './enqueue-request.ts'
 import type { CallbacksConfig, EnqueueRequest, StoredEvent, StoredFacts } from './events.ts';
 import type { TransactionIdSequence } from './ids.ts';
 import type { Random } from './random.ts';
+import type { SessionTokens } from './session-tokens.ts';
 
 /** An event before the outbox gives it its id. */
 export type NewEvent = Omit<StoredEvent, 'id'>;
@@ -22,6 +23,8 @@ export interface NewEventsOptions {
   url: string;
   /** Mixed into every call's requestId, so two runs with the same seed do not share ids. */
   seed: number | string;
+  /** The tokens wallets handed over (kept in the outbox's file). */
+  sessions: SessionTokens;
 }
 
 /**
@@ -31,9 +34,6 @@ export interface NewEventsOptions {
 export class NewEvents {
   /** Calls made by this instance, for requestIds. */
   private calls = 0;
-  /** Launch token → the token an authenticate swapped it for (see {@link noteSettled}). */
-  private readonly swappedTokens = new Map<string, string>();
-
   constructor(private readonly o: NewEventsOptions) {}
 
   /** Validates a request and builds its row; a bad request throws a CallbackRequestError. */
@@ -73,17 +73,37 @@ export class NewEvents {
   }
 
   /**
-   * Remembers the token an accepted authenticate gave in exchange for its own (Caleta's check
-   * answers a new token): every call made from then on with the old token carries the new one,
-   * as a real aggregator's session does. Calls already stored keep what they were signed with.
+   * Remembers the token a settled call's reply handed over (Evolution's /check answers a fresh sid,
+   * Caleta's /wallet/check a new token; `tokenHandedOver` decides): every call of that session made
+   * from then on carries it, as a real aggregator's session does, and so does every later attempt of
+   * a call already queued ({@link withCurrentToken}).
    */
   noteSettled(event: StoredEvent): void {
-    const old = event.facts?.sessionToken;
-    if (event.facts?.operation !== 'authenticate' || old === undefined || event.status !== 'delivered' || !event.reply) return;
+    const sent = event.facts?.sessionToken;
+    if (sent === undefined || event.status !== 'delivered' || !event.reply) return;
+    const dialect = dialectOf(this.o.cfg);
+    const operation = event.facts?.operation;
+    if (operation === undefined || dialect.operations[operation]?.reply?.token === undefined) return;
     const { status, body } = event.reply;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const read = readReply(dialectOf(this.o.cfg), callFactsOf(event, this.o.cfg), { status, text });
-    if (read.verdict === 'accepted' && read.token !== undefined && read.token !== old) this.swappedTokens.set(old, read.token);
+    const fresh = tokenHandedOver(readReply(dialect, callFactsOf(event, this.o.cfg), { status, text }));
+    if (fresh !== undefined) this.o.sessions.handOver(sent, fresh, event.playerId, this.o.clock.now());
+  }
+
+  /**
+   * A queued call about to be attempted, carrying its session's current token: a call stored before
+   * a reply handed a new token over (another scenario of the same player authenticated meanwhile, or
+   * the process restarted) goes out with the new one, re-rendered. Its transaction ids stay: only the
+   * token changes. Returns whether it changed.
+   */
+  withCurrentToken(event: StoredEvent): boolean {
+    const sent = event.facts?.sessionToken;
+    if (sent === undefined || event.facts === undefined) return false;
+    const now = this.o.sessions.currentOf(sent);
+    if (now === sent) return false;
+    event.facts = { ...event.facts, sessionToken: now };
+    this.render(event, callFactsOf(event, this.o.cfg));
+    return true;
   }
 
   /**
@@ -94,21 +114,24 @@ export class NewEvents {
   private rendered(event: NewEvent, extra: Partial<StoredFacts>): NewEvent {
     const facts = Object.assign(callFactsOf(event, this.o.cfg), extra);
     facts.requestId = this.requestId(event);
-    // An authenticate carries the launch token itself; every later call the token it was swapped for.
-    const swapped = facts.sessionToken === undefined ? undefined : this.swappedTokens.get(facts.sessionToken);
-    if (swapped !== undefined && facts.operation !== 'authenticate') facts.sessionToken = swapped;
+    // Every call of a session carries the token its wallet last handed over (the launch's until then).
+    if (facts.sessionToken !== undefined) facts.sessionToken = this.o.sessions.currentOf(facts.sessionToken);
     event.facts = storedFacts(facts);
     try {
-      const req = storedRequest(event, this.o.cfg, facts);
-      // Kept to show (every attempt renders its own request): credentials masked.
-      const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
-      event.body = shown.body;
-      event.request = { method: req.method, path: shown.path, headers: shown.headers };
+      this.render(event, facts);
     } catch (error) {
       if (!(error instanceof DialectRequestError)) throw error;
       throw new CallbackRequestError([{ field: 'kind', message: error.message, received: event.kind }]);
     }
     return event;
+  }
+
+  /** Renders and signs the event's request from its facts: what it keeps to show (every attempt renders its own), credentials masked. */
+  private render(event: NewEvent, facts: CallFacts): void {
+    const req = storedRequest(event, this.o.cfg, facts);
+    const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
+    event.body = shown.body;
+    event.request = { method: req.method, path: shown.path, headers: shown.headers };
   }
 
   /** A UUID-shaped id for one call: the same on each retry of it, another for every new call (a replay too). */

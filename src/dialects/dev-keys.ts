@@ -1,3 +1,6 @@
+import type { Dialect } from './schema.ts';
+import { sessionTokenFor } from './tokens.ts';
+
 /**
  * Development key pairs for the dialects that sign with a private key (Hub88 and Caleta: RSA;
  * St8: ECDSA P-256), like aggmock-dev-secret for the HMAC schemes: published here on purpose, so a
@@ -16,8 +19,9 @@ export const DEV_EC_PUBLIC_KEY =
 /**
  * The session token every configured player holds in development (`aggmock wallet` and the demo's
  * wallet issue it), like aggmock-dev-secret: a dialect that carries tokens is played with it when
- * neither a launch nor `callbacks.sessionTokens` gave the player one.
+ * neither a launch nor `callbacks.sessionTokens` gave the player one. Given the dialect, in the
+ * length its wallets accept ({@link sessionTokenFor}).
  */
-export function devSessionToken(playerId: string): string {
-  return `aggmock-session-${playerId}`;
+export function devSessionToken(playerId: string, dialect?: Pick<Dialect, 'session'>): string {
+  return sessionTokenFor(dialect, `aggmock-session-${playerId}`);
 }

@@ -254,20 +254,25 @@ function invertFields(
  * A field filled from several facts holds the first of them that has a value. Each such value is
  * given to the first fact of its list that keeps every such field consistent (the fact each would
  * be rendered from holds the value it carries), so a round id equal to the transaction id is read
- * as no round id, and Evolution's refId as the bet's id when game.id already shows there is no round.
+ * as no round id, and Evolution's refId equal to its win's own id as no bet id.
  */
 function resolveMulti(into: Collected): void {
   const known = into.single;
-  const consistent = () =>
+  // Only the fields a fact renders can contradict giving it a value.
+  const consistent = (fact: Fact) =>
     into.multi.every(([facts, value]) => {
+      if (!facts.includes(fact)) return true;
       const first = facts.find((f) => known.has(f));
       return first === undefined || same(known.get(first), value);
     });
   for (const [facts, value] of into.multi) {
+    // The value of a fact read elsewhere, with no earlier fact of the list read: rendered from that fact, nothing new to read.
+    const readFirst = facts.findIndex((f) => known.has(f));
+    if (readFirst > 0 && known.get(facts[readFirst] as Fact) === value) continue;
     for (const fact of facts) {
       if (known.has(fact)) break; // already given: equal (nothing to read) or contradicted (nothing to fix)
       known.set(fact, value);
-      if (consistent()) break;
+      if (consistent(fact)) break;
       known.delete(fact);
     }
   }

@@ -119,6 +119,7 @@ export {
   type VerifyResult,
   verifyRequest,
 } from './sign.ts';
+export { sessionTokenFor } from './tokens.ts';
 
 import type { CallFacts, Credentials } from './request.ts';
 import { unsignedRequest } from './request.ts';

@@ -432,6 +432,11 @@ export const dialectSchema = z
       .strictObject({
         token: z.enum(['required', 'optional', 'none']).default('none'),
         checkedOn: z.array(z.enum(OPERATIONS)).default([]).describe('the operations on which the wallet must check the token'),
+        tokenLength: z
+          .strictObject({ min: z.int().min(1).max(512), max: z.int().min(1).max(512) })
+          .refine((l) => l.min <= l.max, { message: 'expected min <= max' })
+          .optional()
+          .describe("the lengths of session token the vendor's wallets accept: tokens aggmock mints are padded to min"),
       })
       .prefault({}),
     request: z

@@ -1,4 +1,5 @@
 import type { CatalogGame } from '../catalog/index.ts';
+import type { ScheduleEntry } from '../config/index.ts';
 import { AUTH_PROMPT_HTML, pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import type { LaunchSession } from '../launch/sessions.ts';
 import { formatMinor, toMajor } from '../money/index.ts';
@@ -25,6 +26,16 @@ export function httpUrl(url: string, fallback = '/'): string {
  * Spin posts to `/play/<session>/spin`; aggmock sends the wallet a DEBIT and, on a win, a CREDIT,
  * and the page shows each reply. Plain HTML and its script `browser/play.js`: no build step.
  */
+/** The schedule's entries that play `playerId` in the background while a person plays it here. */
+export function backgroundPlay(schedule: readonly ScheduleEntry[], playerId: string): ScheduleEntry[] {
+  return schedule.filter((entry) => entry.players.includes(playerId));
+}
+
+function backgroundNote(playerId: string, entries: readonly Pick<ScheduleEntry, 'scenario' | 'every' | 'cron'>[]): string {
+  const each = entries.map((e) => `${e.scenario} ${e.every ? `every ${e.every}` : `on cron "${e.cron}"`}`);
+  return `The schedule is playing ${playerId} in the background too (${each.join(', ')}): the wallet's balance also moves between your spins.`;
+}
+
 export function playPage(
   session: LaunchSession,
   game: CatalogGame | undefined,
@@ -36,6 +47,8 @@ export function playPage(
   },
   /** The instance is exposed: spins need the admin token, which the page's prompt asks for. */
   tokenRequired = false,
+  /** The schedule's entries that play this player in the background ({@link backgroundPlay}). */
+  background: readonly Pick<ScheduleEntry, 'scenario' | 'every' | 'cron'>[] = [],
 ): string {
   const img = game ? (game.imgUrl ?? game.imgPath) : '';
   // Bets are written with the session currency's decimals (JPY: whole yen; KWD: three decimals).
@@ -69,7 +82,12 @@ ${AUTH_PROMPT_HTML}
 <p class="sub"><span data-testid="player">${escapeHtml(session.playerId)}</span> · ${escapeHtml(session.provider)}</p>
 <div class="balance"><span data-testid="balance">${formatMinor(session.balanceAtLaunchMinor)}</span> ${escapeHtml(session.currency)}</div>
 <p class="sub small" data-testid="balance-source">at launch: the money the casino sent with the launch request</p>
-<form id="spin">
+${
+  background.length === 0
+    ? ''
+    : `<p class="sub small" data-testid="background-play">${escapeHtml(backgroundNote(session.playerId, background))}</p>
+`
+}<form id="spin">
 <label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="${decimals === 0 ? 1 : (10 ** -decimals).toFixed(decimals)}" value="${defaultBet.toFixed(decimals)}"></label>
 <button id="spin-button" data-testid="spin" ${spinEnabled ? '' : 'disabled title="callbacks are not configured"'}>Spin</button>
 </form>

@@ -24,7 +24,7 @@ import { type RoundWire, roundSteps, roundWireOf, type ScenarioStep, withSession
 import { playInOrder } from '../scenarios/run.ts';
 import { maskedJson } from '../shared/secrets.ts';
 import { type PlayMoney, playMoney } from './currency.ts';
-import { errorPage, playPage } from './page.ts';
+import { backgroundPlay, errorPage, playPage } from './page.ts';
 
 export interface PlayDeps {
   config: AggmockConfig;
@@ -103,7 +103,10 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const session = activeSession(c.req.param('sessionId'), (c.req.header('accept') ?? '').includes('text/html'));
     if (session instanceof Response) return session;
     const game = deps.catalog.gameById.get(session.gameId);
-    return c.html(playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game), tokenRequired));
+    const background = backgroundPlay(deps.config.schedule, session.playerId);
+    return c.html(
+      playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game), tokenRequired, background),
+    );
   });
 
   const sameOrigin = sameOriginGuard({ bindHost: deps.config.host, publicUrl: deps.config.publicUrl });

@@ -280,8 +280,15 @@ const MONEY_PLANS = {
     const transactionId = k.ids();
     const amountMinor = k.bet();
     const request = winCall(k.wire, k.base, undefined, { transactionId, amountMinor });
-    request.bonus = { kind: 'promotion', id: `promo_${transactionId}` };
-    const purpose = `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`;
+    // Digits where the wire's ids are numbers (Pragmatic's campaignId is a Long).
+    request.bonus = { kind: 'promotion', id: roundIdFor(k.wire, `promo_${transactionId}`) };
+    // The wire's own promotion call where it has one; else a win that settles no bet, said so.
+    if (k.wire.calls.promoWin) request.operation = 'promoWin';
+    const paid = `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`;
+    const purpose =
+      k.wire.calls.promoWin || !k.wire.winsNameTheirBet
+        ? paid
+        : `${paid}. "${k.wire.name}" has no promotion call, so it goes as a win that settles no bet: a wallet whose wins must settle a bet refuses it, and then nothing is paid`;
     return [{ key: 'promotion', request, after: [], purpose }];
   },
 } satisfies Record<ScenarioName, (kit: PlanKit) => Planned>;

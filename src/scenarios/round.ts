@@ -45,6 +45,8 @@ export interface SessionCalls {
   open: ('authenticate' | 'balance')[];
   endRound: boolean;
   rollbackWin: boolean;
+  /** A call that pays a promotion settling no bet (Pragmatic's promoWin, 100HP's bonusWin). */
+  promoWin: boolean;
 }
 
 /** The session calls of a wire with these operations (a profile has none of them). */
@@ -53,6 +55,7 @@ export function sessionCallsOf(operations: readonly Operation[]): SessionCalls {
     open: (['authenticate', 'balance'] as const).filter((op) => operations.includes(op)),
     endRound: operations.includes('endRound'),
     rollbackWin: operations.includes('rollbackWin'),
+    promoWin: operations.includes('promoWin'),
   };
 }
 
@@ -62,7 +65,7 @@ export const PROFILE_WIRE: RoundWire = Object.freeze({
   hasRollback: true,
   wholeRounds: false,
   winsNameTheirBet: false,
-  calls: Object.freeze({ open: [], endRound: false, rollbackWin: false }),
+  calls: Object.freeze({ open: [], endRound: false, rollbackWin: false, promoWin: false }),
 });
 
 /** The rounds of the configured wire, asked of its capabilities (the one place that reads them for planning). */
@@ -166,7 +169,7 @@ export function singleCall(
 /** A call that moves no money (a game opening's authenticate or balance, a round's endRound): a CREDIT of 0 by its operation. */
 export function readCall(
   base: CallBase,
-  operation: Exclude<NamedOperation, 'rollbackWin'>,
+  operation: Exclude<NamedOperation, 'rollbackWin' | 'promoWin'>,
   transactionId: string,
   extra: Pick<EnqueueRequest, 'roundId' | 'orderingKey'> = {},
 ): PlannedCall {

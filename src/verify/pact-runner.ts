@@ -18,7 +18,7 @@ import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config
 import { contractFacts, contractSessionToken, type DialectContract } from '../contracts/dialect.ts';
 import { WRONG_SECRET } from '../contracts/interactions.ts';
 import { carriesSessionToken } from '../dialects/capabilities.ts';
-import { buildRequest, type Dialect, readReply } from '../dialects/index.ts';
+import { buildRequest, type Dialect, readReply, tokenHandedOver } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
@@ -322,7 +322,8 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
           if (!reply) return;
           const read = readReply(dialect, facts, { status: reply.status, text: reply.body });
           // The wallet's reply names the token to use from now on (Caleta's /wallet/check): keep it for the rest of the run.
-          if (swaps !== undefined && read.token !== undefined) ctx.settings.sessionTokens?.set(playerId, read.token);
+          const handed = swaps === undefined ? undefined : tokenHandedOver(read);
+          if (handed !== undefined) ctx.settings.sessionTokens?.set(playerId, handed);
           if (first !== undefined && read.verdict === 'accepted' && read.balance.kind === 'ok' && read.balance.minor !== first)
             exchange.problem =
               `the repeated bet was answered with balance ${ctx.money(read.balance.minor)}, but the first reply to ${facts.transactionId} ` +

@@ -130,6 +130,8 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   }
   const checkIds = [...CHECK_IDS];
   const selected = selection(options.only, options.skip, pactIds, checkIds);
+  // `--skip pact:authenticate` sends no authenticate at all: not even the one that would fetch a token.
+  const authenticates = selection(undefined, options.skip, pactIds, checkIds)(`${PACT_ID_PREFIX}authenticate`);
 
   // The webhook is not probed here: a wallet that is down or silent is the preflight's first cause (exit 1, with reports).
   if (stateUrl !== undefined) await reachable(stateUrl, timeoutMs, 'the state URL');
@@ -147,6 +149,7 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
       runId,
       sessionTokens,
       ...(options.strict ? { strict: true } : {}),
+      ...(authenticates ? {} : { authenticates }),
     },
     pactIds,
     selected,

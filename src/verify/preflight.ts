@@ -27,7 +27,15 @@ export type Prerequisite = 'answers' | 'signature' | 'player' | 'second-player';
 /** What a check needs unless it says otherwise (`Check.needs`). */
 export const DEFAULT_NEEDS: readonly Prerequisite[] = ['answers', 'signature', 'player'];
 
-export type CauseKind = 'down' | 'timeout' | 'signature' | 'unknown-player' | 'currency' | 'state-url' | 'balance';
+export type CauseKind =
+  | 'down'
+  | 'timeout'
+  | 'signature'
+  | 'session-token'
+  | 'unknown-player'
+  | 'currency'
+  | 'state-url'
+  | 'balance';
 
 /** A failed prerequisite, found before the checks: the one reason the run could not judge the wallet. */
 export interface FirstCause {
@@ -67,6 +75,7 @@ const CAUSE_LABELS: Record<CauseKind, string> = {
   down: 'the wallet is down',
   timeout: 'no answer within --timeout',
   signature: 'signature refused',
+  'session-token': 'session token refused',
   'unknown-player': 'unknown player',
   currency: 'wrong currency',
   'state-url': 'state URL failed',
@@ -91,6 +100,8 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   const ctx = new CheckContext({ ...settings }, 'preflight');
   const findings: ProbeFinding[] = [];
   const [main, ...others] = settings.players as [string, ...string[]];
+  const refused = await tokenRefusal(ctx, main);
+  if (refused !== undefined) return { cause: refused, findings, balanceProbe: probeOf(settings) };
   const first = await readOnce(ctx, main, 'player', true);
   if (first === null) return { findings, balanceProbe: probeOf(settings) };
   if (typeof first !== 'number') return { cause: first, findings, balanceProbe: probeOf(settings) };
@@ -180,6 +191,39 @@ async function readOnce(
     };
   }
   return balance;
+}
+
+/**
+ * Where the wallet checks the token on authenticate, the game opens as a real one does: an
+ * authenticate with the player's token (a token it hands over is adopted for the run). A refusal is
+ * the first cause, as a refused signature is: every call of the player would be refused for it (a
+ * balance call that checks no token would not show it). Not sent under `--skip pact:authenticate`.
+ */
+async function tokenRefusal(ctx: CheckContext, playerId: string): Promise<FirstCause | undefined> {
+  const dialect = ctx.wire.dialect;
+  if (!carriesSessionToken(dialect) || !ctx.wire.has('authenticate') || ctx.settings.authenticates === false) return undefined;
+  if (!dialect.session.checkedOn.includes('authenticate')) return undefined;
+  const from = ctx.client.exchanges.length;
+  const token = await ctx.tokenOf(playerId);
+  const step = await ctx.call(`preflight: authenticate ${playerId} with its session token (the game opens)`, {
+    operation: 'authenticate',
+    playerId,
+    sessionToken: token,
+  });
+  const sent = ctx.client.exchanges.slice(from);
+  const cause = classify(ctx, sent, playerId, 'player');
+  if (cause !== undefined && cause.kind !== 'unknown-player') return cause;
+  if (step.reply.verdict !== 'rejected') return undefined;
+  const reason = `${step.exchange.response?.status ?? '-'}${step.reply.error === undefined ? '' : ` ${step.reply.error}`}`;
+  return {
+    kind: 'session-token',
+    blocks: 'player',
+    summary: `the wallet refused the session token of player ${playerId} on authenticate (${reason})`,
+    fix:
+      `pass the token your wallet issued to ${playerId} with --token ${playerId}=<token>; a wallet that hands a new token over on ` +
+      `authenticate makes the one it was called with stale, so take a fresh one for each run. Or name players the wallet knows with --players (now ${ctx.players.join(',')})`,
+    exchanges: [step.exchange],
+  };
 }
 
 /** The first of `exchanges` that shows a failed prerequisite, as a first cause. */

@@ -35,6 +35,7 @@ import {
   type VerifyReport,
   writeReports,
 } from './report.ts';
+import { tokensWithoutAuthenticate } from './tokens.ts';
 
 export interface VerifyOutcome {
   exitCode: 0 | 1 | 2;
@@ -80,6 +81,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     );
   }
   // 0. The preflight: the first cause, if any, and the balance probe the run may use.
+  tokensWithoutAuthenticate(plan.settings);
   const preflight = await runPreflight(plan.settings);
   plan.settings.balanceProbe = preflight.balanceProbe;
   const cause = preflight.cause;

@@ -35,6 +35,7 @@ import {
   writeAmount,
   writeReply,
 } from '../dialects/index.ts';
+import { setAt } from '../shared/index.ts';
 import { constantTimeEqual } from '../signing/index.ts';
 import type { WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
@@ -167,7 +168,8 @@ function render(
   if (!answer.accepted && messagePath && !messagePath.includes('.') && !Object.hasOwn(reply.body, messagePath))
     reply.body[messagePath] = answer.message;
   const tokenPath = dialect.operations[facts.operation]?.reply?.token;
-  if (answer.accepted && token && tokenPath && !tokenPath.includes('.')) reply.body[tokenPath] = token;
+  // Where the reply names the session token (Caleta's token, Red Tiger's result.token): the one it holds.
+  if (answer.accepted && token && tokenPath) setAt(reply.body, tokenPath, token);
   return { status: status ?? reply.status, body: reply.body };
 }
 

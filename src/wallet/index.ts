@@ -143,7 +143,7 @@ export function createWallet(options: CreateWalletOptions): Wallet {
     amountFormat: config.callbacks.amountFormat,
     replies: dialect ? dialectAnswers(dialect.dialect) : replyWriter(walletWire(config.callbacks)),
     sessions: {
-      ...Object.fromEntries(Object.keys(players).map((id) => [devSessionToken(id), id])),
+      ...Object.fromEntries(Object.keys(players).map((id) => [devSessionToken(id, dialect?.dialect), id])),
       ...options.sessions,
     },
     currency: config.wallet.currency,

@@ -210,7 +210,7 @@ describe.each(BUILTIN_DIALECTS)('the Pact Verifier and the reference wallet spea
       webhookUrl: wallet.url,
       config: configSchema.parse({ callbacks: { profile: name, currency: 'EUR' } }),
       players: Object.keys(players),
-      tokens: Object.fromEntries(Object.keys(players).map((p) => [p, devSessionToken(p)])),
+      tokens: Object.fromEntries(Object.keys(players).map((p) => [p, devSessionToken(p, builtinDialect(name))])),
       only: ['pact'],
       reportDir: false,
     });

@@ -271,7 +271,7 @@ describe.each(VENDORS)('every scenario under $name, against its vendor’s walle
     const discrepancies = aggmock.ledger.discrepancies();
     expect(discrepancies.filter((d) => !known.discrepancies?.includes(d.kind)).map((d) => d.message)).toEqual([]);
     expect([...new Set(discrepancies.map((d) => d.kind))].sort()).toEqual([...(known.discrepancies ?? [])].sort());
-    const promotionWin = promotion.find((e) => callFactsOf(e, config.callbacks).operation === 'win');
+    const promotionWin = promotion.find((e) => ['win', 'promoWin'].includes(callFactsOf(e, config.callbacks).operation));
     expect(promotionWin?.status).toBe(known.promotionRefused ? 'rejected' : 'delivered');
     for (const r of known.repeatJudged ?? [])
       expect(
@@ -297,15 +297,9 @@ describe.each(VENDORS)('every scenario under $name, against its vendor’s walle
       };
     });
     const statuses = Object.fromEntries(Object.entries(events).map(([key, e]) => [key, e.status]));
-    expect(statuses).toEqual(
-      KNOWN[name]?.twoBetsShareRef
-        ? { first: 'delivered', second: 'rejected', firstWin: 'delivered', secondWin: 'rejected' }
-        : { first: 'delivered', second: 'delivered', firstWin: 'delivered', secondWin: 'delivered' },
-    );
-    if (!KNOWN[name]?.twoBetsShareRef) {
-      expect(rx.errors).toEqual([]);
-      expect(aggmock.ledger.discrepancies().filter((d) => !KNOWN[name]?.discrepancies?.includes(d.kind))).toEqual([]);
-    }
+    expect(statuses).toEqual({ first: 'delivered', second: 'delivered', firstWin: 'delivered', secondWin: 'delivered' });
+    expect(rx.errors).toEqual([]);
+    expect(aggmock.ledger.discrepancies().filter((d) => !KNOWN[name]?.discrepancies?.includes(d.kind))).toEqual([]);
   });
 });
 
@@ -372,8 +366,7 @@ interface Known {
   /**
    * The promotion scenario's win of no bet is refused by the vendor's wallet: its wins must settle a
    * bet (Hub88, Caleta: reference_transaction_uuid required; Evolution: BET_DOES_NOT_EXIST; Groove: no
-   * wager in the round; Pragmatic and 100HP: their promotions go by their promoWin call, which the
-   * engine cannot send yet: `promoWin` is not one of NAMED_OPERATIONS in src/callbacks/events.ts).
+   * wager in the round). The plan's step says so. Pragmatic and 100HP pay it through their promoWin call.
    */
   promotionRefused?: boolean;
   /**
@@ -385,31 +378,19 @@ interface Known {
   /** Refusals of a correct repeat ("already settled") that the same judge decides: `<scenario> <operation>` prefixes. */
   repeatJudged?: string[];
   /**
-   * The vendor's wallet takes a win that names no bet (Habanero: a credit without
-   * initialdebittransferid is a free-spin or jackpot payout, paid; Evolution: aggmock's refId is the
-   * round id first, so a bare win still finds its bet through the round: see the report).
+   * The vendor's wallet takes a win that names no bet, as the vendor allows (Habanero: a credit without
+   * initialdebittransferid is a free-spin or jackpot payout, paid: see test/dialects/receivers/habanero.ts).
    */
   bareWinTaken?: boolean;
-  /**
-   * Two bets of one round share their reference: Evolution's transaction.refId is written from the
-   * round id first (src/dialects/builtin/evolution.ts), so the second bet of a round reuses the first
-   * one's refId and the wallet answers BET_ALREADY_EXIST; one refId per bet (the bet's own id) is
-   * what the receiver reads from Evolution's spec.
-   */
-  twoBetsShareRef?: boolean;
 }
 
 const KNOWN: Record<string, Known> = {
   hub88: { promotionRefused: true },
   caleta: { promotionRefused: true },
-  pragmatic: { promotionRefused: true },
   evolution: {
     promotionRefused: true,
     repeatJudged: ['duplicate-credit win'],
-    bareWinTaken: true,
-    twoBetsShareRef: true,
   },
-  '100hp': { promotionRefused: true },
   groove: { promotionRefused: true },
   habanero: { bareWinTaken: true },
 };

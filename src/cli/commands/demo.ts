@@ -11,6 +11,7 @@ import { startAggmock } from '../../runtime.ts';
 import { terminalSafe } from '../../shared/index.ts';
 import { devSessionToken, startWallet } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, parsePort, resolveConfig } from '../options.ts';
+import { addPlayerOptions, scheduleFor } from './players.ts';
 import { onShutdown, readyMessage, type ServeFlags, serveLayer } from './serve.ts';
 import { walletDbPath } from './wallet.ts';
 
@@ -44,7 +45,7 @@ export function registerDemoCommand(program: Command): void {
     .description(
       'The whole loop in one command: the aggregator (API, UI, admin), the reference wallet, and a schedule of rounds.',
     );
-  addServerOptions(command, { port: 4000 })
+  addPlayerOptions(addServerOptions(command, { port: 4000 }))
     .option('--wallet-port <port>', 'port of the reference wallet (default: 4001)', parsePort)
     .option('--webhook <url>', 'send callbacks to your own webhook instead of starting the reference wallet')
     .option('--public-url <url>', 'public base URL of launch links and images')
@@ -61,6 +62,7 @@ export function registerDemoCommand(program: Command): void {
         exitWithUsageError(error);
       }
       if (config.schedule.length === 0) config = { ...config, schedule: demoSchedule(config) };
+      config = withDemoPlayers(config, flags.players, flags.webhook === undefined);
       const exposure = secureExposure(config);
       config = exposure.config;
       process.stderr.write(exposure.warnings.join('\n'));
@@ -75,6 +77,8 @@ export function registerDemoCommand(program: Command): void {
               () =>
                 startWallet({
                   config: walletConfig,
+                  // The tokens --token names are the ones the reference wallet issued those players.
+                  sessions: Object.fromEntries(Object.entries(flags.token ?? {}).map(([player, token]) => [token, player])),
                   dbPath: walletDbPath(walletConfig.db),
                   port: walletConfig.wallet.port,
                   host: walletConfig.host,
@@ -122,6 +126,22 @@ export function registerDemoCommand(program: Command): void {
     });
 }
 
+/**
+ * The demo plays only the players it has: the ones --players names (the reference wallet opens any
+ * it lacks at 1000), else the reference wallet's; with your own --webhook and no --players, the
+ * schedule's own.
+ */
+export function withDemoPlayers(config: AggmockConfig, players: string[] | undefined, ownWallet: boolean): AggmockConfig {
+  const known = players ?? (ownWallet ? Object.keys(config.wallet.players) : undefined);
+  if (known === undefined) return config;
+  const opened = Object.fromEntries(known.filter((p) => !Object.hasOwn(config.wallet.players, p)).map((p) => [p, 1000]));
+  return {
+    ...config,
+    schedule: scheduleFor(config.schedule, known),
+    wallet: ownWallet ? { ...config.wallet, players: { ...config.wallet.players, ...opened } } : config.wallet,
+  };
+}
+
 /** One line per callback: time, type, player, amount, status, the balance the wallet replied. */
 export function callbackLine(event: StoredEvent, config: AggmockConfig): string {
   const time = new Date(event.settledAt ?? Date.now()).toISOString().slice(11, 19);
@@ -152,8 +172,9 @@ export function withWallet(
   webhookUrl: string,
   players: string[],
 ): AggmockConfig['callbacks'] {
-  if (dialectOf(callbacks).session.token === 'none') return { ...callbacks, webhookUrl };
-  const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id)]));
+  const dialect = dialectOf(callbacks);
+  if (dialect.session.token === 'none') return { ...callbacks, webhookUrl };
+  const tokens = Object.fromEntries(players.map((id) => [id, devSessionToken(id, dialect)]));
   return { ...callbacks, webhookUrl, sessionTokens: { ...tokens, ...callbacks.sessionTokens } };
 }
 

@@ -10,8 +10,9 @@ import { parseScheduleFlag } from '../../schedule/index.ts';
 import { maskedUrl } from '../../shared/secrets.ts';
 import { toWhsec } from '../../signing/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
+import { addPlayerOptions, type PlayerFlags, scheduleFor, tokenLayer } from './players.ts';
 
-export interface ServeFlags extends ServerFlags {
+export interface ServeFlags extends ServerFlags, PlayerFlags {
   webhook?: string;
   publicUrl?: string;
   explainAuth?: boolean;
@@ -23,7 +24,7 @@ export function registerServeCommand(program: Command): void {
   const command = program
     .command('serve')
     .description('Run the aggregator: REST API (at / and /casino), play pages, admin API, OpenAPI and docs.');
-  addServerOptions(command, { port: 4000 })
+  addPlayerOptions(addServerOptions(command, { port: 4000 }))
     .option('--webhook <url>', 'the integrator webhook callbacks go to (default: http://127.0.0.1:4001/callback/webhook)')
     .option('--public-url <url>', 'public base URL of launch links and images, e.g. https://games.example.test')
     .addOption(new Option('--auth <mode>', 'inbound auth mode').choices(['either', 'hmac', 'api-key', 'none']))
@@ -36,6 +37,7 @@ export function registerServeCommand(program: Command): void {
       } catch (error) {
         exitWithUsageError(error);
       }
+      if (flags.players) config = { ...config, schedule: scheduleFor(config.schedule, flags.players) };
       const exposure = secureExposure(config);
       config = exposure.config;
       process.stderr.write(exposure.warnings.join('\n'));
@@ -63,7 +65,14 @@ export function serveLayer(flags: ServeFlags): Record<string, unknown> {
     ...(flags.schedule ? { schedule: parseScheduleFlag(flags.schedule) } : {}),
     // An empty value is refused by the schema, not dropped: `--webhook ""` must not run with the default.
     ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
-    ...(flags.webhook !== undefined ? { callbacks: { webhookUrl: flags.webhook } } : {}),
+    ...(flags.webhook !== undefined || flags.token !== undefined
+      ? {
+          callbacks: {
+            ...(flags.webhook === undefined ? {} : { webhookUrl: flags.webhook }),
+            ...(flags.token === undefined ? {} : { sessionTokens: tokenLayer(flags) }),
+          },
+        }
+      : {}),
     ...(flags.auth || flags.explainAuth
       ? { auth: { ...(flags.auth ? { mode: flags.auth } : {}), ...(flags.explainAuth ? { explain: true } : {}) } }
       : {}),

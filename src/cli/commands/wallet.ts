@@ -141,7 +141,7 @@ function dialectLines(config: AggmockConfig): string[] {
     `  verifies    ${verifies}`,
     ...(named.length > 0 ? [`  credentials ${named.join(', ')}`] : []),
     ...(dialect.session.token !== 'none' && first !== undefined
-      ? [`  sessions    each player holds the token ${devSessionToken('<id>')} (e.g. ${devSessionToken(first)})`]
+      ? [`  sessions    each player holds the token ${devSessionToken('<id>')} (e.g. ${devSessionToken(first, dialect)})`]
       : []),
   ];
 }

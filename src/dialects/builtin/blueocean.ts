@@ -48,7 +48,8 @@ export const BLUEOCEAN: DialectInput = {
     callerPassword: { kind: 'secret', description: 'the caller password sent on every call', default: 'aggmock-dev-password' },
     salt: { kind: 'secret', description: 'the salt prepended to the query string before the SHA-1', default: 'aggmock-dev-salt' },
   },
-  session: { token: 'required', checkedOn: [] },
+  // session_id "string (32 - 40) Unique game session id" (Seamless player debit callback page; vendor-rules.md B1).
+  session: { token: 'required', checkedOn: [], tokenLength: { min: 32, max: 40 } },
   request: {
     encoding: 'query',
     query: { callerId: { credential: 'callerId' }, callerPassword: { credential: 'callerPassword' } },

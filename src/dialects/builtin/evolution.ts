@@ -12,8 +12,11 @@ const base: Record<string, Field> = {
   uuid: { from: 'requestId' },
 };
 
-/** A debit, credit or cancel: `idFacts` name its transaction id; refId is the debit's, which its credit and cancel repeat. */
-const money = (idFacts: ('betTransactionId' | 'transactionId')[]): Record<string, Field> => ({
+/** A debit, credit or cancel: `idFacts` name its transaction id, `refFacts` its refId: the debit's own id, which its credit and cancel repeat. */
+const money = (
+  idFacts: ('betTransactionId' | 'transactionId')[],
+  refFacts: ('betTransactionId' | 'transactionId')[],
+): Record<string, Field> => ({
   ...base,
   currency: { from: 'currency' },
   game: {
@@ -26,7 +29,10 @@ const money = (idFacts: ('betTransactionId' | 'transactionId')[]): Record<string
   transaction: {
     object: {
       id: { from: idFacts },
-      refId: { from: ['roundId', 'betTransactionId', 'transactionId'] },
+      // One refId per bet, never the round's: a credit or cancel names its own debit, and two debits of one
+      // round are two bets (valkyrie test/evo_integration_test.go Test_twoUsersBjGameEachPlaying_2_hands,
+      // Test_multipleDebitCreditCancelSettleTypeMixed; docs/research/vendor-rules.md E1).
+      refId: { from: refFacts },
       amount: { from: 'amount' },
     },
   },
@@ -59,17 +65,20 @@ export const EVOLUTION: DialectInput = {
     algorithm: 'none',
   },
   operations: {
+    // /check answers a fresh sid that every later call must carry: "if a new SID returned after initialization,
+    // further requests storing old SID must be rejected" (valkyrie test/evo_integration_test.go Test_checkUsingNewSID;
+    // wallet_service.go Check returns the refreshed session). A wallet that answers the same sid is right too.
     // CheckResponse {status, sid, uuid} carries no balance (valkyrie provider/evolution/model.go).
     authenticate: {
       path: '/check',
       fields: { ...base, channel: { object: { type: { const: 'P' } } } },
-      reply: { balance: false },
+      reply: { balance: false, token: 'sid' },
     },
     balance: { path: '/balance', fields: { ...base, currency: { from: 'currency' } } },
-    bet: { path: '/debit', fields: money(['transactionId']) },
-    win: { path: '/credit', fields: money(['transactionId']) },
+    bet: { path: '/debit', fields: money(['transactionId'], ['transactionId']) },
+    win: { path: '/credit', fields: money(['transactionId'], ['betTransactionId', 'transactionId']) },
     // A cancel carries the debit's own transaction id and its refId.
-    rollback: { path: '/cancel', fields: money(['betTransactionId']) },
+    rollback: { path: '/cancel', fields: money(['betTransactionId'], ['betTransactionId']) },
   },
   // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
   rules: {

@@ -72,6 +72,9 @@ export const PRAGMATIC: DialectInput = {
         providerId: { const: 'PragmaticPlay' },
         gameId: { from: 'gameId', default: 'vs20aggmock' },
       },
+      // The reply's optional token is "the player token/session (can be configured to be returned in all later API
+      // calls)" (Pragmatic Integration API Specification §3.4, P1 in docs/research/vendor-rules.md): adopted when answered.
+      reply: { token: 'token' },
     },
     balance: { path: '/balance.html', fields: player },
     bet: { path: '/bet.html', fields: money },

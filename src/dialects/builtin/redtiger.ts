@@ -40,12 +40,15 @@ export const REDTIGER: DialectInput = {
   credentials: {
     apiKey: { kind: 'secret', description: 'the API key sent as Authorization: Basic <key>', default: 'aggmock-dev-key' },
   },
-  session: { token: 'required', checkedOn: ['authenticate', 'bet'] },
+  // token `validate:"required,min=32,max=128"` (valkyrie provider/redtiger/models.go; vendor-rules.md R3).
+  session: { token: 'required', checkedOn: ['authenticate', 'bet'], tokenLength: { min: 32, max: 128 } },
   request: { encoding: 'json', headers: { Authorization: { template: 'Basic {credential.apiKey}' } } },
   amounts: { format: 'decimal', as: 'string' },
   signing: { algorithm: 'none' },
   operations: {
-    authenticate: { path: '/auth', fields: base },
+    // /auth refreshes the session and answers result.token: "Use the new token returned by refresh session for
+    // subsequent calls" (valkyrie provider/redtiger/wallet_service.go Auth; docs/research/vendor-rules.md R5).
+    authenticate: { path: '/auth', fields: base, reply: { token: 'result.token' } },
     bet: {
       path: '/stake',
       fields: {
