@@ -325,19 +325,27 @@ export class Connection {
     if (this.bodyBytes >= MAX_JOURNALED_BODY * 4 || part.length === 0) return; // the rest is read and dropped
     this.bodyParts.push(Buffer.from(part));
     this.bodyBytes += part.length;
+    // verify (keepHeaders) reads no more than the limit of a reply: a reply that never ends is cut
+    // there and its connection dropped. The engine reads to the end (an unfinished reply is a retry).
+    if (this.job?.headers !== undefined && this.bodyBytes > MAX_JOURNALED_BODY) {
+      this.keepAlive = false;
+      this.complete(0);
+    }
   }
 
   /** The answer is whole; `extra` bytes came after its end. */
   private complete(extra: number): void {
     if (!this.job) return;
-    const raw = this.bodyParts.length === 1 ? (this.bodyParts[0] as Buffer) : Buffer.concat(this.bodyParts);
+    let raw = this.bodyParts.length === 1 ? (this.bodyParts[0] as Buffer) : Buffer.concat(this.bodyParts);
+    const cut = this.job.headers !== undefined && raw.length > MAX_JOURNALED_BODY;
+    if (cut) raw = raw.subarray(0, MAX_JOURNALED_BODY);
     let body = raw.toString('utf8');
     if (body.length > MAX_JOURNALED_BODY) body = body.slice(0, MAX_JOURNALED_BODY);
     const answer: HttpAnswer = { status: this.status, body };
     if (this.retryAfter !== undefined) answer.retryAfter = this.retryAfter;
     if (this.job.headers !== undefined) {
       answer.headers = this.job.headers;
-      if (this.bodyBytes > MAX_JOURNALED_BODY) answer.truncated = true;
+      if (cut) answer.truncated = true;
     }
     // A byte past the end of the answer: the server and this parser disagree about where it ended,
     // so the next answer on this connection could not be trusted.

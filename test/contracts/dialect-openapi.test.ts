@@ -16,6 +16,7 @@ import {
   writeReply,
 } from '../../src/dialects/index.ts';
 import { dialectOpenApi, WALLET_OPENAPI_PATH } from '../../src/openapi/dialect.ts';
+import { setAt } from '../../src/shared/index.ts';
 
 /**
  * The OpenAPI document of the wallet API a dialect describes: every call the dialect makes is a
@@ -110,6 +111,8 @@ describe.each(BUILTIN_DIALECTS)('the OpenAPI document of the %s wallet API', (na
       const entry = doc.paths[op.path === '' ? '/' : op.path]?.[op.method.toLowerCase()] as Operation;
       const facts = factsOf(operation);
       const ok = writeReply(dialect, facts, { accepted: true, balanceMinor: 98_950 }, write);
+      // A reply that hands over the session token names it, as the reference wallet writes it.
+      if (op.reply?.token) setAt(ok.body, op.reply.token, 'a-session-token');
       const okSchema = entry.responses[String(ok.status)]?.content?.['application/json']?.schema as object;
       expect(valid(okSchema, ok.body), `${operation} acceptance ${JSON.stringify(ok.body)}`).toEqual([]);
       const refusals: OutcomeCode[] = ['INSUFFICIENT_FUNDS', 'INVALID_SIGNATURE'];
