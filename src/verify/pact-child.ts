@@ -5,9 +5,13 @@
  * it ends when its parent goes away.
  */
 import { writeFileSync } from 'node:fs';
+import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import { type PactRunnerInput, type PactRunnerOutput, runPactVerifier } from './pact-runner.ts';
 
 process.on('message', (input: PactRunnerInput) => {
+  // Each run brings its parent's opt-in: this process may have been started for an earlier run.
+  if (input.allowHooks) process.env[ALLOW_HOOKS_ENV] = '1';
+  else delete process.env[ALLOW_HOOKS_ENV];
   void runPactVerifier(input)
     .catch((error: unknown): PactRunnerOutput => ({ error: error instanceof Error ? error.message : String(error) }))
     .then((output) => {

@@ -48,6 +48,11 @@ export interface PactRunnerInput {
   /** Players mode under a vendor dialect: the session token of each player (--token). */
   tokens?: Record<string, string>;
   resultFile: string;
+  /**
+   * The parent's hooks opt-in at the time of this run (`AGGMOCK_ALLOW_HOOKS=1`): a pooled child was
+   * started with the environment of an earlier run, so the run says its own.
+   */
+  allowHooks?: boolean;
 }
 
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */

@@ -8,6 +8,7 @@ import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
 import { DIALECT_CONTRACTS } from '../contracts/dialect.ts';
 import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
+import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import type { Exchange } from './client.ts';
 import type { BalanceProbe } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
@@ -431,7 +432,7 @@ function runChild(input: PactRunnerInput): Promise<PactRunnerOutput> {
     child.on('message', onMessage);
     child.once('exit', onExit);
     child.once('error', onError);
-    child.send(input, (error) => {
+    child.send({ ...input, allowHooks: process.env[ALLOW_HOOKS_ENV] === '1' }, (error) => {
       if (error) settle({ error: `could not start the Pact Verifier: ${error.message}` }, false);
     });
   });
