@@ -290,7 +290,14 @@ describe.each([
     const wallet = await startSubtleBugWallet({ players: PLAYERS, ...(bug ? { bug } : {}) });
     running.add(wallet);
     const before = wallet.balances();
-    const outcome = await runVerify({ webhookUrl: wallet.webhookUrl, players: ['p1', 'p2'], reportDir: false });
+    // The contracts run on the control; a bug run checks the stateful checks only (each bug's
+    // failures are checks, and the Pact Verifier's start would double the file's time).
+    const outcome = await runVerify({
+      webhookUrl: wallet.webhookUrl,
+      players: ['p1', 'p2'],
+      reportDir: false,
+      ...(bug ? { skip: ['pact'] } : {}),
+    });
     expect(failures(outcome)).toEqual(expected);
     expect(outcome.exitCode).toBe(bug ? 1 : 0);
     // Even a broken wallet is left as verify found it.
