@@ -26,7 +26,6 @@ import {
   fieldProblems,
   MONEY_OPERATIONS,
   type Operation,
-  type OutcomeCode,
   operationOfBody,
   operationsAt,
   type ReadFacts,
@@ -36,18 +35,15 @@ import {
   type SignOptions,
   unknownRollbackAnswer,
   verifyRequest,
-  type WalletAnswer,
-  writeAmount,
-  writeReply,
 } from '../dialects/index.ts';
 import { parseJsonBytes } from '../http/body.ts';
 import { ApiError, describeFieldErrors } from '../http/errors.ts';
 import { MAX_ID_LENGTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
 import { constantTimeEqual } from '../signing/index.ts';
+import { type NeutralBody, neutralOf, type Rendered, refused, render } from './answers.ts';
 import type { WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
-import type { ReplyWriter, WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
 /** What the wallet speaks in dialect mode: the dialect, its credentials and (for profiles) the header schemes. */
@@ -70,75 +66,9 @@ export interface DialectSettings {
   unknownRollback?: 'acknowledge' | 'not-found' | undefined;
 }
 
-/** A neutral answer as the store keeps it: rendered in the dialect when it is sent. */
-type NeutralBody =
-  | { accepted: true; balanceMinor: number }
-  | {
-      accepted: false;
-      refusal: OutcomeCode;
-      message: string;
-      balanceMinor?: number;
-      /** An HTTP status of its own (409: a bet cancelled before it arrived; 413, 415), where the wire answers refusals by status. */
-      status?: number;
-      /** One entry per bad field (INVALID_REQUEST). */
-      errors?: readonly FieldProblem[];
-    };
-
-/**
- * The store's reply writer in dialect mode: neutral answers, so a stored first answer can be
- * rendered again in the dialect for a duplicate. A 409 (a bet cancelled before it arrived) is
- * "already settled" where the dialect has a code for it.
- */
-export function dialectAnswers(dialect: Dialect): ReplyWriter {
-  return {
-    balance: (balanceMinor) => ({ status: 200, body: { accepted: true, balanceMinor } }),
-    reject: (code, message, options = {}) => {
-      const settled = options.status === 409 && dialect.reply.codes.ALREADY_SETTLED !== undefined;
-      // A 409 is kept where the wire answers its refusals by HTTP status (default: 409 INVALID_REQUEST).
-      const status =
-        options.status !== undefined && !settled && (options.status !== 409 || dialect.reply.statuses.INVALID_REQUEST)
-          ? options.status
-          : undefined;
-      return {
-        status: 400,
-        body: {
-          accepted: false,
-          refusal: settled ? 'ALREADY_SETTLED' : code,
-          message,
-          ...(options.balanceMinor === undefined ? {} : { balanceMinor: options.balanceMinor }),
-          ...(status === undefined ? {} : { status }),
-          ...(options.errors?.length ? { errors: options.errors } : {}),
-        },
-      };
-    },
-  };
-}
-
-/**
- * The store's reply writer when the store is used alone (its tests, a tool): the neutral answers
- * rendered in the dialect at once, as the wallet would send them.
- */
-export function renderedAnswers(dialect: Dialect, currency: string, currencies?: ExtraCurrencies): ReplyWriter {
-  const neutral = dialectAnswers(dialect);
-  const rendered = (reply: WalletReply, own = currency): WalletReply => {
-    const answer = neutralOf(reply);
-    if (!answer) return reply;
-    const out = render(dialect, { operation: 'bet', currency: own }, answer, undefined, undefined, currencies);
-    return { status: out.status as WalletReply['status'], body: out.body as Record<string, unknown> };
-  };
-  return {
-    balance: (balanceMinor, own) => rendered(neutral.balance(balanceMinor, own), own),
-    reject: (code, message, options = {}) => rendered(neutral.reject(code, message, options), options.currency),
-  };
-}
-
-function neutralOf(reply: WalletReply): NeutralBody | undefined {
-  const body = reply.body as Partial<NeutralBody>;
-  return typeof body.accepted === 'boolean' ? (body as NeutralBody) : undefined;
-}
-
 /** The session token every configured player is issued in development (defined with the dialects, which send it). */
 export { devSessionToken } from '../dialects/index.ts';
+export { dialectAnswers, renderedAnswers } from './answers.ts';
 
 export interface DialectRoutesOptions extends DialectSettings {
   store: WalletStore;
@@ -190,8 +120,6 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
   return app;
 }
 
-type Rendered = { status: number; body: unknown };
-
 /**
  * Sends a reply. A status a `Response` cannot carry (100HP answers errors with 601–702) is written
  * straight to Node's response when the wallet runs on a Node server; elsewhere (`app.request` in a
@@ -205,79 +133,6 @@ function send(c: Context, reply: Rendered): Response {
   outgoing.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   outgoing.end(text);
   return RESPONSE_ALREADY_SENT;
-}
-
-const refused = (
-  refusal: OutcomeCode,
-  message: string,
-  balanceMinor?: number,
-  extra: { status?: number; errors?: readonly FieldProblem[] } = {},
-): NeutralBody => ({
-  accepted: false,
-  refusal,
-  message,
-  ...(balanceMinor === undefined ? {} : { balanceMinor }),
-  ...extra,
-});
-
-/** Whether the wire says "no" only in the body (a success flag and no code: Betnex), so every refusal is HTTP 200. */
-function refusesInBodyOnly(dialect: Dialect): boolean {
-  return dialect.reply.success !== undefined && dialect.reply.code === undefined;
-}
-
-/**
- * A neutral answer in the dialect's words (`writeReply`), members in the order a reader expects
- * them: the success flag and the code, the message, the rest; a refusal's bad fields in `errors`.
- * A wire whose refusals carry no real balance writes 0 there. `status` overrides the dialect's
- * (404 for no such path, 413), as does the answer's own (409, 415), except on a wire that refuses
- * in the body only.
- */
-function render(
-  dialect: Dialect,
-  facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
-  answer: NeutralBody,
-  status?: number,
-  token?: string,
-  currencies?: ExtraCurrencies,
-): Rendered {
-  const walletAnswer: WalletAnswer = answer.accepted
-    ? { accepted: true, balanceMinor: answer.balanceMinor }
-    : {
-        accepted: false,
-        refusal: spokenRefusal(dialect, answer.refusal),
-        balanceMinor: dialect.reply.balanceOnRejection ? answer.balanceMinor : 0,
-      };
-  const reply = writeReply(dialect, facts, walletAnswer, (minor) => writeAmount(dialect, facts.currency, minor, currencies));
-  let body = reply.body;
-  const messagePath = dialect.reply.message[0];
-  if (!answer.accepted && messagePath && !messagePath.includes('.') && !Object.hasOwn(body, messagePath)) {
-    const lead = [dialect.reply.success?.path, dialect.reply.code].map((p) => p?.split('.')[0]);
-    const entries = Object.entries(body);
-    body = Object.fromEntries([
-      ...entries.filter(([key]) => lead.includes(key)),
-      [messagePath, answer.message],
-      ...entries.filter(([key]) => !lead.includes(key)),
-    ]);
-  } else if (!answer.accepted && messagePath && Object.hasOwn(body, messagePath) && !messagePath.includes('.')) {
-    // A constant written there on acceptance (Betnex's msg "success") is the message on a refusal.
-    body[messagePath] = answer.message;
-  }
-  if (!answer.accepted && answer.errors?.length) body.errors = answer.errors;
-  const tokenPath = dialect.operations[facts.operation]?.reply?.token;
-  if (answer.accepted && token && tokenPath && !tokenPath.includes('.')) body[tokenPath] = token;
-  const own = answer.accepted ? undefined : answer.status;
-  const override = status ?? own;
-  return { status: override !== undefined && !refusesInBodyOnly(dialect) ? override : reply.status, body };
-}
-
-/**
- * A refusal the wire has no code for (100HP documents no "not enough money") is answered as the
- * wire's invalid request, when it has one: a code the sender knows is a refusal, rather than a
- * word it has never seen.
- */
-function spokenRefusal(dialect: Dialect, refusal: OutcomeCode): OutcomeCode {
-  const codes = dialect.reply.codes;
-  return codes[refusal] === undefined && codes.INVALID_REQUEST !== undefined ? 'INVALID_REQUEST' : refusal;
 }
 
 /** How a money call moves money, as the store's event kinds. */

@@ -1,7 +1,7 @@
 import { DEFAULT_WIRE_SETTINGS, defaultWireDialect, type OutcomeCode } from '../dialects/index.ts';
 import { type AmountFormat, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies, formatMinor } from '../money/index.ts';
 import { type Database, openDatabase } from '../storage/index.ts';
-import { renderedAnswers } from './dialect.ts';
+import { renderedAnswers } from './answers.ts';
 import type { WalletEvent, WalletEventKind } from './events.ts';
 import type { RejectOptions, ReplyWriter, WalletReply } from './replies.ts';
 
