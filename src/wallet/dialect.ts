@@ -1,14 +1,16 @@
 /**
- * The reference wallet in a vendor's dialect (hub88, pragmatic, …): the calls arrive on the
- * dialect's paths under the wallet's base URL, as JSON, a form or a query string, signed by the
- * dialect's recipe or carrying its static credentials. The wallet verifies them (`verifyRequest`),
- * reads the facts back (`recogniseCall`), applies the money ones with the same store and rules as
- * the profile wire (idempotency, rollback once, tombstones, funds, currency), and answers with the
- * dialect's reply (`writeReply`): its codes, its statuses, its balance shape, its echoes.
+ * The reference wallet's webhook in every dialect — aggmock's own (default, betnex, a profile
+ * file) and the vendors' (hub88, pragmatic, …): the calls arrive on the dialect's paths under the
+ * wallet's base URL (a wire whose calls all go to the webhook URL itself at `/callback/webhook`
+ * too), as JSON, a form or a query string, signed by the dialect's recipe or carrying its static
+ * credentials. The wallet verifies them (`verifyRequest`, or the behaviour's check for aggmock's
+ * header schemes), names every wrong field of a JSON call (`fieldProblems`), reads the facts back
+ * (`recogniseCall`), applies the money ones with one store and rules (idempotency, rollback once,
+ * tombstones, funds, currency), and answers with the dialect's reply (answers.ts, `writeReply`).
  *
  * The store writes neutral answers (`dialectAnswers`) — accepted with a balance, or refused with
  * aggmock's outcome name — so a duplicate's stored answer is rendered in the dialect again, and
- * the planted faults (faults.ts), which go through the same store and behaviour, work here too.
+ * the planted faults (faults.ts), which go through the same store and behaviour, work on every wire.
  */
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -46,7 +48,7 @@ import type { WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
 import type { WalletStore } from './store.ts';
 
-/** What the wallet speaks in dialect mode: the dialect, its credentials and (for profiles) the header schemes. */
+/** What the wallet speaks: the dialect, its credentials and aggmock's header schemes. */
 export interface DialectSettings {
   dialect: Dialect;
   credentials: Credentials;

@@ -30,7 +30,8 @@
  * - `400 WRONG_CURRENCY` — the body names a currency (extra field `currency`) that is not the player's.
  *
  * ## Other wires and currencies
- * The wallet reads and answers the active profile (`callbacks.profile`, src/profiles): with
+ * The wallet reads and answers the configured dialect (`callbacks.dialect`, src/dialects), every
+ * wire by the same code (dialect.ts); a vendor's calls arrive on its paths under the base URL. With
  * `betnex` it reads one round body (`bet_amount`/`win_amount`; both set is a whole round, applied
  * at once under its `serial_number`), checks `api_key` against `callbacks.apiKey` instead of a
  * signature, and answers `{success, msg, handle, money}` with HTTP 200 (`money: 0` on a refusal).
