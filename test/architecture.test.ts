@@ -239,8 +239,8 @@ describe('surfaces ask the dialect what the wire can do, never which kind of wir
 /**
  * Issue 31, "one wire": a surface asks the dialect what it can do, never which kind of wire it is.
  * Who may still ask "profile or vendor?" (`isVendorDialect`, `wireOf`, the legacy profile reading):
- * the legacy view itself and the readers still to move (the reference wallet's `/callback/webhook`
- * branch and the profile contract writer, which verify's contract plan still chooses).
+ * the legacy view itself and the readers still to move (the profile contract writer, which verify's
+ * contract plan still chooses).
  * The list may only shrink.
  */
 const WIRE_KIND_READERS = [
@@ -249,8 +249,6 @@ const WIRE_KIND_READERS = [
   'contracts/generate.ts',
   'contracts/pact.ts',
   'cli/commands/contracts.ts',
-  'wallet/events.ts',
-  'wallet/index.ts',
   'verify/plan.ts',
 ].map((f) => f.split('/').join(sep));
 

@@ -1,3 +1,4 @@
+import type { ExtraCurrencies } from '../money/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { readAmount } from './amounts.ts';
 import type { BonusKind, CallFacts } from './request.ts';
@@ -50,6 +51,8 @@ export interface ReadFactsOptions {
    * a profile's type). Otherwise a constant is not checked: a wallet accepts any providerId.
    */
   strictConstants?: boolean | undefined;
+  /** Extra currencies (crypto, say): code → decimals. */
+  currencies?: ExtraCurrencies | undefined;
 }
 
 /** A received request decoded: its fields (JSON tree or flat form/query pairs), its query, its headers. */
@@ -456,7 +459,7 @@ export function readFacts(
     if (!read.has(fact) || facts[member] !== undefined) continue;
     const raw = read.get(fact);
     if (currency === undefined) return { ok: false, message: `${fact}: no currency to read ${JSON.stringify(raw)} in` };
-    const minor = readAmount(dialect, currency, raw);
+    const minor = readAmount(dialect, currency, raw, options.currencies);
     if (minor === undefined)
       return {
         ok: false,

@@ -35,6 +35,14 @@ export {
   recogniseCall,
 } from './facts.ts';
 export {
+  callProblem,
+  describeAmount,
+  type FieldCheckOptions,
+  type FieldProblem,
+  fieldProblems,
+  operationOfBody,
+} from './field-check.ts';
+export {
   ALLOW_HOOKS_ENV,
   type DialectHooks,
   DialectHooksError,

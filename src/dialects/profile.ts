@@ -102,6 +102,7 @@ export function dialectOfProfile(profile: ProfileDefinition): Dialect {
       message: reply.message,
       duplicates: reply.duplicates,
       balanceOnRejection: reply.balanceOnRejection,
+      ...(reply.writes ? { writes: reply.writes } : {}),
       ...(reply.success
         ? {}
         : {

@@ -292,6 +292,7 @@ export function writeReply(
     if (value !== undefined) set(rules.code, value);
     else if (!answer.accepted) set(rules.code, answer.refusal);
   }
+  for (const [path, value] of Object.entries(rules.writes?.[answer.accepted ? 'accepted' : 'rejected'] ?? {})) set(path, value);
   const paths = balancePaths(dialect, facts.operation as Operation);
   if (paths && answer.balanceMinor !== undefined) {
     paths.forEach((path, i) => {

@@ -387,6 +387,13 @@ export const replySchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('whether a refusal carries the real balance (false: some wallets write 0 there, and it is not read)'),
+  writes: z
+    .strictObject({
+      accepted: z.record(replyPath, scalar).optional(),
+      rejected: z.record(replyPath, scalar).optional(),
+    })
+    .optional()
+    .describe('constant members a wallet writes besides the outcome (Betnex: msg "success" and handle true); never read'),
 });
 export type ReplyRules = z.infer<typeof replySchema>;
 

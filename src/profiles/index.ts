@@ -1,8 +1,8 @@
 /**
  * Wire profiles: the callback body, the amount format, the reply reading and the signing of one
  * aggregator's wire, as data (`schema.ts`), the built-in ones (`builtin.ts`), the active wire
- * resolved from the settings (`wire.ts`), the body renderer and schemas (`render.ts`), its inverse
- * (`parse.ts`, for the reference wallet) and the wallet's reply writer (`reply-writer.ts`).
+ * resolved from the settings (`wire.ts`) and the body renderer and schemas (`render.ts`), for the
+ * profile contract writer until it goes (issue 31).
  *
  * Foundation: it imports only money, signing and shared; never an engine, a surface or the CLI.
  */
@@ -15,16 +15,7 @@ export {
   isBuiltinProfile,
 } from './builtin.ts';
 export { PROFILE_SCHEMA_PATH, profileJsonSchema, profileJsonSchemaText } from './json-schema.ts';
-export {
-  type BodyFieldError,
-  describeAmount,
-  type ParseBodyOptions,
-  type ParsedBody,
-  type ParsedWireEvent,
-  parseBody,
-} from './parse.ts';
 export { BONUS_KINDS, type BonusKind, bodySchemas, renderBody, type WireFields } from './render.ts';
-export { type ReplyOutcome, writeReplyBody } from './reply-writer.ts';
 export * from './schema.ts';
 export { type CallbackSigning, type SignCallbackOptions, signCallback } from './sign.ts';
 export {

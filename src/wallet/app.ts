@@ -1,20 +1,15 @@
-import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AggmockConfig } from '../config/index.ts';
-import { codecOf } from '../dialects/index.ts';
+import { codecOf, type Dialect } from '../dialects/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { credentialGuard, isExposed } from '../http/exposure.ts';
 import { hostCheck, sameOriginGuard } from '../http/same-origin.ts';
 import { serverToServerOnly } from '../http/server-to-server.ts';
 import { encodeAmount } from '../money/index.ts';
-import type { Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import type { WalletBehaviour } from './behaviour.ts';
 import { type DialectSettings, dialectRoutes } from './dialect.ts';
-import { type CallbackBodySchema, type ParsedCallback, parseCallbackBody, walletWire } from './events.ts';
-import type { WalletReply } from './replies.ts';
 import { applyProviderState, parseProviderState, stateRequestSchema } from './state.ts';
 import type { WalletStore } from './store.ts';
 
@@ -34,8 +29,8 @@ export interface WalletAppOptions {
   nowSeconds?: () => number;
   /** The address the wallet binds (default 127.0.0.1): what its Host check and exposure rest on. */
   bindHost?: string;
-  /** A vendor dialect: its calls are answered on its paths under the base URL instead of the profile webhook. */
-  dialect?: DialectSettings | undefined;
+  /** The dialect the wallet speaks, with its credentials. */
+  dialect: DialectSettings;
 }
 
 /**
@@ -56,59 +51,38 @@ export function createWalletApp(options: WalletAppOptions): Hono {
   // 127.0.0.1) cannot post callbacks signed with the public dev secret. A network binding is
   // reached by whatever name the network uses (a container's service name), so no Host check there.
   const foreignHost = isExposed({ host: bindHost }) ? () => undefined : hostCheck({ bindHost });
-  if (options.dialect) {
-    const { dialect } = options.dialect;
-    const currency = config.wallet.currency;
-    if (options.testEndpoints)
-      mountTestEndpoints(app, {
-        store,
-        config,
-        bindHost,
-        balanceOf: (playerId, minor) =>
-          encodeAmount(minor, codecOf(dialect, store.currencyOf(playerId) ?? currency, config.callbacks.currencies)),
-      });
-    app.route(
-      '/',
-      dialectRoutes({
-        ...options.dialect,
-        store,
-        behaviour,
-        bodyBytes: config.limits.bodyBytes,
-        currency,
-        foreignHost,
-        nowSeconds: options.nowSeconds,
-      }),
-    );
-    return withErrorHandlers(app);
-  }
-  const wire = walletWire(config.callbacks);
-  const schema: CallbackBodySchema = {
-    wire,
-    allowNegative: behaviour.allowNegativeAmounts === true,
-    currencyOf: (playerId) => store.currencyOf(playerId),
-  };
-  app.post(
-    WEBHOOK_PATH,
-    async (c, next) => {
-      const refusal = foreignHost(c.req.header('host') ?? new URL(c.req.url).host);
-      return refusal ? send(c, store.replies.reject('INVALID_REQUEST', refusal, { status: 403 })) : next();
-    },
-    bodyLimit({
-      maxSize: config.limits.bodyBytes,
-      onError: (c) =>
-        send(c, store.replies.reject('INVALID_REQUEST', `Body larger than ${config.limits.bodyBytes} bytes.`, { status: 413 })),
-    }),
-    async (c) => send(c, await receiveCallback(c, { config, schema, behaviour, store, nowSeconds: options.nowSeconds })),
-  );
-
+  const { dialect } = options.dialect;
+  const currency = config.wallet.currency;
   if (options.testEndpoints)
     mountTestEndpoints(app, {
       store,
       config,
       bindHost,
-      balanceOf: (playerId, minor) => encodeAmount(minor, wire.codec(store.currencyOf(playerId))),
+      balanceOf: (playerId, minor) =>
+        encodeAmount(minor, codecOf(dialect, store.currencyOf(playerId) ?? currency, config.callbacks.currencies)),
     });
+  // A wire whose calls all go to the webhook URL itself is served at /callback/webhook (and, as
+  // before, at the base URL); a wire with paths of its own under the base URL.
+  const atWebhook = servedAtWebhook(dialect);
+  app.route(
+    '/',
+    dialectRoutes({
+      ...options.dialect,
+      store,
+      behaviour,
+      bodyBytes: config.limits.bodyBytes,
+      currency,
+      foreignHost,
+      nowSeconds: options.nowSeconds,
+      ...(atWebhook ? { base: WEBHOOK_PATH, paths: ['/', WEBHOOK_PATH, `${WEBHOOK_PATH}/`] } : {}),
+    }),
+  );
   return withErrorHandlers(app);
+}
+
+/** Whether every call of the dialect goes to the webhook URL itself (path ""): default, betnex, profile files, Blue Ocean. */
+export function servedAtWebhook(dialect: Dialect): boolean {
+  return Object.values(dialect.operations).every((op) => op === undefined || op.path === '' || op.path === '/');
 }
 
 /** Every answer is JSON, including 404 and unexpected errors. */
@@ -126,81 +100,6 @@ function withErrorHandlers(app: Hono): Hono {
         ),
   );
   return app;
-}
-
-interface CallbackContext {
-  config: AggmockConfig;
-  schema: CallbackBodySchema;
-  behaviour: WalletBehaviour;
-  store: WalletStore;
-  nowSeconds: (() => number) | undefined;
-}
-
-/**
- * One callback, in the order a wallet must check things: content type, then the signature over
- * the raw bytes (before parsing: re-serialised JSON would not match), then the fields, then the
- * API key when the profile signs nothing and puts a key in the body instead, and only then money.
- */
-async function receiveCallback(c: Context, context: CallbackContext): Promise<WalletReply> {
-  const { replies } = context.store;
-  const contentType = c.req.header('content-type') ?? '';
-  if (!isJsonContentType(contentType)) {
-    return replies.reject(
-      'INVALID_REQUEST',
-      `Content-Type must be application/json, got ${JSON.stringify(contentType || '(none)')}.`,
-      { status: 415 },
-    );
-  }
-
-  const rawBody = new Uint8Array(await c.req.arrayBuffer());
-
-  const { checkSignature } = context.behaviour;
-  const { wire } = context.schema;
-  if (checkSignature && wire.signingScheme !== 'none') {
-    const now = context.nowSeconds?.();
-    const refusal = checkSignature({
-      rawBody,
-      headers: c.req.raw.headers,
-      signing: context.config.callbacks.signing,
-      ...(now === undefined ? {} : { now }),
-    });
-    if (refusal) return replies.reject('INVALID_SIGNATURE', refusal);
-  }
-
-  const parsed = parseCallbackBody(context.behaviour.rewriteBody?.(rawBody) ?? rawBody, context.schema);
-  const crash = parsed.ok ? undefined : context.behaviour.onUnparsable?.(parsed);
-  if (crash) return crash;
-  if (!parsed.ok) return replies.reject('INVALID_REQUEST', parsed.message, { errors: parsed.errors });
-
-  // A wallet that checks no signature (the `no-signature-check` fault) checks no API key either.
-  const keyRefusal = checkSignature ? apiKeyRefusal(wire, parsed) : undefined;
-  if (keyRefusal) return replies.reject('INVALID_SIGNATURE', keyRefusal);
-
-  return context.behaviour.applyCallback(parsed.event);
-}
-
-/**
- * A wire that signs nothing but carries the operator's API key in the body (Betnex `api_key`):
- * the key must be the configured one (compared in constant time). Undefined when it is, or when
- * the wire authenticates another way.
- */
-function apiKeyRefusal(wire: Wire, parsed: ParsedCallback & { ok: true }): string | undefined {
-  if (wire.signingScheme !== 'none' || !wire.carries('apiKey')) return undefined;
-  const expected = Buffer.from(wire.apiKey);
-  const got = Buffer.from(parsed.apiKey ?? '');
-  if (got.length === expected.length && timingSafeEqual(got, expected)) return undefined;
-  return parsed.apiKey === undefined
-    ? 'Missing API key: the body carries no API key field; no money moved.'
-    : "Wrong API key: the body's API key is not this wallet's; no money moved.";
-}
-
-function isJsonContentType(value: string): boolean {
-  const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
-}
-
-function send(c: Context, reply: WalletReply): Response {
-  return c.json(reply.body, reply.status);
 }
 
 /**

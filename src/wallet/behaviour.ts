@@ -4,7 +4,7 @@
  */
 import type { AggmockConfig } from '../config/index.ts';
 import { SignatureError, verifySignature } from '../signing/index.ts';
-import type { ParsedCallback, WalletEvent } from './events.ts';
+import type { UnreadableCall, WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
@@ -29,7 +29,7 @@ export interface WalletBehaviour {
   /** Only `negative-amounts`: the body schema lets negative amounts through. */
   allowNegativeAmounts?: boolean;
   /** Only `malformed-json-crash`: what a body that does not parse gets instead of a 400 (undefined: the 400). */
-  onUnparsable?: (parsed: ParsedCallback & { ok: false }) => WalletReply | undefined;
+  onUnparsable?: (parsed: UnreadableCall) => WalletReply | undefined;
   /** Only `rounds-amounts`: what the wallet does to the body bytes, after the signature check, before reading them. */
   rewriteBody?: (rawBody: Uint8Array) => Uint8Array;
   applyCallback(event: WalletEvent): Promise<WalletReply>;

@@ -1,28 +1,34 @@
 /**
- * The reference wallet in a vendor's dialect (hub88, pragmatic, …): the calls arrive on the
- * dialect's paths under the wallet's base URL, as JSON, a form or a query string, signed by the
- * dialect's recipe or carrying its static credentials. The wallet verifies them (`verifyRequest`),
- * reads the facts back (`recogniseCall`), applies the money ones with the same store and rules as
- * the profile wire (idempotency, rollback once, tombstones, funds, currency), and answers with the
- * dialect's reply (`writeReply`): its codes, its statuses, its balance shape, its echoes.
+ * The reference wallet's webhook in every dialect — aggmock's own (default, betnex, a profile
+ * file) and the vendors' (hub88, pragmatic, …): the calls arrive on the dialect's paths under the
+ * wallet's base URL (a wire whose calls all go to the webhook URL itself at `/callback/webhook`
+ * too), as JSON, a form or a query string, signed by the dialect's recipe or carrying its static
+ * credentials. The wallet verifies them (`verifyRequest`, or the behaviour's check for aggmock's
+ * header schemes), names every wrong field of a JSON call (`fieldProblems`), reads the facts back
+ * (`recogniseCall`), applies the money ones with one store and rules (idempotency, rollback once,
+ * tombstones, funds, currency), and answers with the dialect's reply (answers.ts, `writeReply`).
  *
  * The store writes neutral answers (`dialectAnswers`) — accepted with a balance, or refused with
  * aggmock's outcome name — so a duplicate's stored answer is rendered in the dialect again, and
- * the planted faults (faults.ts), which go through the same store and behaviour, work here too.
+ * the planted faults (faults.ts), which go through the same store and behaviour, work on every wire.
  */
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { AggmockConfig } from '../config/index.ts';
 import {
   type CallFacts,
   type CallReading,
   type Credentials,
+  callProblem,
   credentialsCarried,
   type Dialect,
+  type FieldProblem,
+  fieldProblems,
   MONEY_OPERATIONS,
   type Operation,
-  type OutcomeCode,
+  operationOfBody,
   operationsAt,
   type ReadFacts,
   type ReceivedRequest,
@@ -31,60 +37,40 @@ import {
   type SignOptions,
   unknownRollbackAnswer,
   verifyRequest,
-  type WalletAnswer,
-  writeAmount,
-  writeReply,
 } from '../dialects/index.ts';
-import { setAt } from '../shared/index.ts';
+import { parseJsonBytes } from '../http/body.ts';
+import { ApiError, describeFieldErrors } from '../http/errors.ts';
+import { MAX_ID_LENGTH } from '../http/limits.ts';
+import type { ExtraCurrencies } from '../money/index.ts';
 import { constantTimeEqual } from '../signing/index.ts';
+import { type NeutralBody, neutralOf, type Rendered, refused, render } from './answers.ts';
 import type { WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
-import type { ReplyWriter, WalletReply } from './replies.ts';
 import type { WalletStore } from './store.ts';
 
-/** What the wallet speaks in dialect mode: the dialect, its credentials and (for profiles) the header schemes. */
+/** What the wallet speaks: the dialect, its credentials and aggmock's header schemes. */
 export interface DialectSettings {
   dialect: Dialect;
   credentials: Credentials;
   signOptions: SignOptions;
-}
-
-/** A neutral answer as the store keeps it: rendered in the dialect when it is sent. */
-type NeutralBody =
-  | { accepted: true; balanceMinor: number }
-  | { accepted: false; refusal: OutcomeCode; message: string; balanceMinor?: number };
-
-/**
- * The store's reply writer in dialect mode: neutral answers, so a stored first answer can be
- * rendered again in the dialect for a duplicate. A 409 (a bet cancelled before it arrived) is
- * "already settled" where the dialect has a code for it.
- */
-export function dialectAnswers(dialect: Dialect): ReplyWriter {
-  return {
-    balance: (balanceMinor) => ({ status: 200, body: { accepted: true, balanceMinor } }),
-    reject: (code, message, options = {}) => {
-      const refusal: OutcomeCode =
-        options.status === 409 && dialect.reply.codes.ALREADY_SETTLED !== undefined ? 'ALREADY_SETTLED' : code;
-      return {
-        status: 400,
-        body: {
-          accepted: false,
-          refusal,
-          message,
-          ...(options.balanceMinor === undefined ? {} : { balanceMinor: options.balanceMinor }),
-        },
-      };
-    },
-  };
-}
-
-function neutralOf(reply: WalletReply): NeutralBody | undefined {
-  const body = reply.body as Partial<NeutralBody>;
-  return typeof body.accepted === 'boolean' ? (body as NeutralBody) : undefined;
+  /**
+   * aggmock's header schemes as the wallet checks them (`callbacks.signing`): a dialect signed with
+   * them (`signing: {algorithm: "scheme"}`) is checked by the behaviour's own signature check, so
+   * the planted signature faults work on it.
+   */
+  signing?: AggmockConfig['callbacks']['signing'] | undefined;
+  /** Extra currencies (crypto, say): code → decimals. */
+  currencies?: ExtraCurrencies | undefined;
+  /**
+   * How the wallet answers a rollback of a bet it never saw where the dialect leaves it open
+   * (default: as `unknownRollbackAnswer` says). aggmock's own wire acknowledges it.
+   */
+  unknownRollback?: 'acknowledge' | 'not-found' | undefined;
 }
 
 /** The session token every configured player is issued in development (defined with the dialects, which send it). */
 export { devSessionToken } from '../dialects/index.ts';
+export { dialectAnswers, renderedAnswers } from './answers.ts';
 
 export interface DialectRoutesOptions extends DialectSettings {
   store: WalletStore;
@@ -95,6 +81,10 @@ export interface DialectRoutesOptions extends DialectSettings {
   /** Refuses a request addressed to a foreign Host (DNS rebinding), with why. */
   foreignHost: (host: string) => string | undefined;
   nowSeconds: (() => number) | undefined;
+  /** The path the routes are mounted under (`/callback/webhook`): taken off before the dialect's paths are matched. */
+  base?: string;
+  /** The paths served (default every path: a dialect with paths of its own answers a wrong one itself). */
+  paths?: readonly string[];
 }
 
 /** The dialect's calls under the wallet's base URL: one handler for every path and method, routed by the dialect. */
@@ -102,33 +92,35 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
   const app = new Hono();
   const { dialect } = options;
   const fallback = { operation: 'bet' as Operation, currency: options.currency };
-  app.on(
-    ['GET', 'POST', 'PUT', 'DELETE'],
-    '*',
-    async (c, next) => {
-      const refusal = options.foreignHost(c.req.header('host') ?? new URL(c.req.url).host);
-      return refusal ? send(c, render(dialect, fallback, refused('INVALID_REQUEST', refusal), 403)) : next();
-    },
-    bodyLimit({
-      maxSize: options.bodyBytes,
-      onError: (c) =>
-        send(c, render(dialect, fallback, refused('INVALID_REQUEST', `Body larger than ${options.bodyBytes} bytes.`), 413)),
-    }),
-    async (c) => {
-      const url = new URL(c.req.url);
-      const received: ReceivedRequest = {
-        method: c.req.method,
-        path: url.pathname + url.search,
-        headers: Object.fromEntries(c.req.raw.headers),
-        body: await c.req.text(),
-      };
-      return send(c, await answerCall(options, received));
-    },
-  );
+  for (const path of options.paths ?? ['*'])
+    app.on(
+      ['GET', 'POST', 'PUT', 'DELETE'],
+      path,
+      async (c, next) => {
+        const refusal = options.foreignHost(c.req.header('host') ?? new URL(c.req.url).host);
+        return refusal ? send(c, render(dialect, fallback, refused('INVALID_REQUEST', refusal), 403)) : next();
+      },
+      bodyLimit({
+        maxSize: options.bodyBytes,
+        onError: (c) =>
+          send(c, render(dialect, fallback, refused('INVALID_REQUEST', `Body larger than ${options.bodyBytes} bytes.`), 413)),
+      }),
+      async (c) => {
+        const url = new URL(c.req.url);
+        const raw = new Uint8Array(await c.req.arrayBuffer());
+        const received: ReceivedRequest = {
+          method: c.req.method,
+          path:
+            (options.base && url.pathname.startsWith(options.base) ? url.pathname.slice(options.base.length) : url.pathname) +
+            url.search,
+          headers: Object.fromEntries(c.req.raw.headers),
+          body: new TextDecoder().decode(raw),
+        };
+        return send(c, await answerCall(options, received, raw));
+      },
+    );
   return app;
 }
-
-type Rendered = { status: number; body: unknown };
 
 /**
  * Sends a reply. A status a `Response` cannot carry (100HP answers errors with 601–702) is written
@@ -145,44 +137,6 @@ function send(c: Context, reply: Rendered): Response {
   return RESPONSE_ALREADY_SENT;
 }
 
-const refused = (refusal: OutcomeCode, message: string, balanceMinor?: number): NeutralBody => ({
-  accepted: false,
-  refusal,
-  message,
-  ...(balanceMinor === undefined ? {} : { balanceMinor }),
-});
-
-/** A neutral answer in the dialect's words; `status` overrides the dialect's (404 for no such path, 413). */
-function render(
-  dialect: Dialect,
-  facts: Pick<CallFacts, 'operation' | 'currency'> & Partial<CallFacts>,
-  answer: NeutralBody,
-  status?: number,
-  token?: string,
-): Rendered {
-  const walletAnswer: WalletAnswer = answer.accepted
-    ? { accepted: true, balanceMinor: answer.balanceMinor }
-    : { accepted: false, refusal: spokenRefusal(dialect, answer.refusal), balanceMinor: answer.balanceMinor };
-  const reply = writeReply(dialect, facts, walletAnswer, (minor) => writeAmount(dialect, facts.currency, minor));
-  const messagePath = dialect.reply.message[0];
-  if (!answer.accepted && messagePath && !messagePath.includes('.') && !Object.hasOwn(reply.body, messagePath))
-    reply.body[messagePath] = answer.message;
-  const tokenPath = dialect.operations[facts.operation]?.reply?.token;
-  // Where the reply names the session token (Caleta's token, Red Tiger's result.token): the one it holds.
-  if (answer.accepted && token && tokenPath) setAt(reply.body, tokenPath, token);
-  return { status: status ?? reply.status, body: reply.body };
-}
-
-/**
- * A refusal the wire has no code for (100HP documents no "not enough money") is answered as the
- * wire's invalid request, when it has one: a code the sender knows is a refusal, rather than a
- * word it has never seen.
- */
-function spokenRefusal(dialect: Dialect, refusal: OutcomeCode): OutcomeCode {
-  const codes = dialect.reply.codes;
-  return codes[refusal] === undefined && codes.INVALID_REQUEST !== undefined ? 'INVALID_REQUEST' : refusal;
-}
-
 /** How a money call moves money, as the store's event kinds. */
 const KIND = { debit: 'DEBIT', credit: 'CREDIT', reverse: 'ROLLBACK' } as const;
 
@@ -191,14 +145,37 @@ const KIND = { debit: 'DEBIT', credit: 'CREDIT', reverse: 'ROLLBACK' } as const;
  * over the bytes as received, the fields, the credentials the call carries, the player (by id or
  * by session token), the token where the dialect checks it, and only then money.
  */
-export async function answerCall(options: DialectRoutesOptions, received: ReceivedRequest): Promise<Rendered> {
+export async function answerCall(options: DialectRoutesOptions, received: ReceivedRequest, raw?: Uint8Array): Promise<Rendered> {
   const { dialect, store, behaviour } = options;
   const fallback = { operation: 'bet' as Operation, currency: options.currency };
-  if (operationsAt(dialect, received.method, received.path).length === 0) {
+  const say = (facts: Parameters<typeof render>[1], answer: NeutralBody, status?: number, token?: string) =>
+    render(dialect, facts, answer, status, token, options.currencies);
+  const routes = operationsAt(dialect, received.method, received.path);
+  if (routes.length === 0) {
     const reading = recogniseCall(dialect, received);
-    return render(dialect, fallback, refused('INVALID_REQUEST', reading.ok ? 'no route' : reading.message), 404);
+    return say(fallback, refused('INVALID_REQUEST', reading.ok ? 'no route' : reading.message), 404);
   }
-  const reading: CallReading = recogniseCall(dialect, received, {
+  // A JSON call comes as JSON (a wallet that read a form as JSON would read nothing).
+  const json = routes.every((op) => (dialect.operations[op]?.encoding ?? dialect.request.encoding) === 'json');
+  const contentType = lowerHeader(received.headers, 'content-type') ?? '';
+  if (json && received.method !== 'GET' && !isJsonContentType(contentType))
+    return say(
+      fallback,
+      refused(
+        'INVALID_REQUEST',
+        `Content-Type must be application/json, got ${JSON.stringify(contentType || '(none)')}.`,
+        undefined,
+        {
+          status: 415,
+        },
+      ),
+    );
+  const bytes = raw ?? Buffer.from(received.body);
+  // A planted fault may change the bytes after the signature check, before they are read (rounds-amounts).
+  const rewritten = behaviour.rewriteBody ? behaviour.rewriteBody(bytes) : undefined;
+  const readable = rewritten ? { ...received, body: Buffer.from(rewritten).toString('utf8') } : received;
+  const reading: CallReading = recogniseCall(dialect, readable, {
+    currencies: options.currencies,
     currencyOf: (playerId) => (playerId === undefined ? undefined : store.currencyOf(playerId)) ?? options.currency,
   });
 
@@ -206,19 +183,24 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   const checks =
     behaviour.checkSignature !== null && !(behaviour.signatureScope === 'debits' && reading.ok && !isDebit(reading.operation));
   if (checks) {
-    const now = options.nowSeconds?.();
-    const verdict = verifyRequest(dialect, received, options.credentials, {
-      ...(options.signOptions.scheme ? { scheme: options.signOptions.scheme } : {}),
-      ...(now === undefined ? {} : { now }),
-    });
-    if (!verdict.ok) return render(dialect, fallback, refused('INVALID_SIGNATURE', `${verdict.reason}; no money moved.`));
+    const refusal = signatureRefusal(options, behaviour, received, bytes);
+    if (refusal !== undefined) return say(fallback, refused('INVALID_SIGNATURE', refusal));
+  }
+  if (json) {
+    const problems = bodyProblems(options, routes, rewritten ?? bytes, reading);
+    if (problems.length > 0) {
+      const message = describeFieldErrors(problems);
+      const crash = behaviour.onUnparsable?.({ ok: false, message, errors: [...problems] });
+      if (crash) return crash;
+      return say(fallback, refused('INVALID_REQUEST', message, undefined, { errors: problems }));
+    }
   }
   if (!reading.ok) {
     const crash = /not JSON/.test(reading.message)
       ? behaviour.onUnparsable?.({ ok: false, message: reading.message, errors: [{ field: '(body)', message: reading.message }] })
       : undefined;
     if (crash) return crash;
-    return render(dialect, fallback, refused('INVALID_REQUEST', reading.message));
+    return say(fallback, refused('INVALID_REQUEST', reading.message));
   }
   const { operation, facts } = reading;
   const base = { operation, currency: options.currency, ...echoes(facts) };
@@ -227,12 +209,13 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
       const given = reading.credentials[name];
       const expected = options.credentials[name];
       if (given === undefined || expected === undefined || !constantTimeEqual(given, expected))
-        return render(
-          dialect,
+        return say(
           base,
           refused(
             'INVALID_SIGNATURE',
-            given === undefined ? `The call carries no ${name}.` : `The ${name} is not this wallet's.`,
+            given === undefined
+              ? `Missing ${words(name)}: the call carries no ${words(name)}; no money moved.`
+              : `Wrong ${words(name)}: the call's ${words(name)} is not this wallet's; no money moved.`,
           ),
         );
     }
@@ -241,8 +224,7 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   const byToken = facts.sessionToken === undefined ? undefined : store.playerOfToken(facts.sessionToken);
   const playerId = facts.playerId ?? byToken;
   if (playerId === undefined) {
-    return render(
-      dialect,
+    return say(
       base,
       facts.sessionToken !== undefined && dialect.reply.codes.INVALID_TOKEN !== undefined
         ? refused('INVALID_TOKEN', 'This session token was not issued by this wallet.')
@@ -255,8 +237,7 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // Where the dialect checks the token, it is checked first: a call whose token is not the named
   // player's is refused as such, whether or not that player exists.
   if (dialect.session.checkedOn.includes(operation) && (facts.sessionToken === undefined || byToken !== playerId))
-    return render(
-      dialect,
+    return say(
       known,
       refused(
         'INVALID_TOKEN',
@@ -266,17 +247,14 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
         balance,
       ),
     );
-  if (balance === undefined)
-    return render(
-      dialect,
-      known,
-      refused('PLAYER_NOT_FOUND', `Player ${JSON.stringify(playerId)} does not exist in this wallet.`),
-    );
-
   const kind = MONEY_OPERATIONS[operation];
-  if (kind === undefined) return render(dialect, known, { accepted: true, balanceMinor: balance }, undefined, facts.sessionToken);
-  const event = eventOf(store, facts, playerId, kind);
-  if (typeof event === 'string') return render(dialect, known, refused('INVALID_REQUEST', event, balance));
+  // A money call for an unknown player is the store's to refuse (so a planted fault can get it wrong).
+  if (kind === undefined)
+    return balance === undefined
+      ? say(known, refused('PLAYER_NOT_FOUND', `Player ${JSON.stringify(playerId)} does not exist in this wallet.`))
+      : say(known, { accepted: true, balanceMinor: balance }, undefined, facts.sessionToken);
+  const event = eventOf(store, facts, playerId, kind, behaviour.allowNegativeAmounts === true);
+  if (typeof event === 'string') return say(known, refused('INVALID_REQUEST', event, balance));
 
   const seen = store.findTransaction(event.playerId, event.kind, event.transactionId);
   const debitId = event.debitTransactionId ?? event.transactionId;
@@ -290,18 +268,17 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // A repeat moves no money. It is answered as the dialect's repeat rule (repeatAgrees) wants it:
   // the stored first reply again, or on "current-balance" wires the same outcome with the balance as it is now.
   if (seen && answer.accepted && repeatAnswer(dialect) === 'current-balance' && now !== undefined)
-    return render(dialect, known, { accepted: true, balanceMinor: now });
+    return say(known, { accepted: true, balanceMinor: now });
   // A rollback of a bet the wallet never saw: remembered (a late bet is not charged), and answered
   // as the dialect says (Caleta acknowledges it; Hub88 refuses it "not found").
   if (
     unknownBet &&
     answer.accepted &&
     answer.balanceMinor === balance &&
-    unknownRollbackAnswer(dialect) === 'not-found' &&
+    (dialect.reply.unknownRollback ?? options.unknownRollback ?? unknownRollbackAnswer(dialect)) === 'not-found' &&
     store.findTransaction(event.playerId, 'ROLLBACK', event.transactionId)?.status === 'tombstone'
   )
-    return render(
-      dialect,
+    return say(
       known,
       refused(
         'TRANSACTION_NOT_FOUND',
@@ -309,7 +286,89 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
         balance,
       ),
     );
-  return render(dialect, known, answer);
+  return say(known, answer);
+}
+
+/**
+ * Why a call's signature (or header scheme) is refused, or undefined. A dialect signed with
+ * aggmock's header schemes is checked by the behaviour's own check over the raw bytes (so the
+ * planted signature faults work on it); every other recipe by `verifyRequest`.
+ */
+function signatureRefusal(
+  options: DialectRoutesOptions,
+  behaviour: WalletBehaviour,
+  received: ReceivedRequest,
+  bytes: Uint8Array,
+): string | undefined {
+  const now = options.nowSeconds?.();
+  if (options.dialect.signing.algorithm === 'scheme' && options.signing && behaviour.checkSignature)
+    return behaviour.checkSignature({
+      rawBody: bytes,
+      headers: new Headers(received.headers as Record<string, string>),
+      signing: options.signing,
+      ...(now === undefined ? {} : { now }),
+    });
+  const verdict = verifyRequest(options.dialect, received, options.credentials, {
+    ...(options.signOptions.scheme ? { scheme: options.signOptions.scheme } : {}),
+    ...(now === undefined ? {} : { now }),
+  });
+  return verdict.ok ? undefined : `${verdict.reason}; no money moved.`;
+}
+
+/**
+ * Every wrong field of a JSON call, named (empty when it reads): the body as strict JSON (UTF-8,
+ * bounded nesting, an object), the constant that tells the calls at its address apart, then the
+ * ids, currency, amounts and bonus of the call it is.
+ */
+function bodyProblems(
+  options: DialectRoutesOptions,
+  routes: readonly Operation[],
+  bytes: Uint8Array,
+  reading: CallReading,
+): FieldProblem[] {
+  let body: unknown;
+  try {
+    body = parseJsonBytes(bytes);
+  } catch (error) {
+    return error instanceof ApiError && error.errors ? [...error.errors] : [{ field: '(body)', message: String(error) }];
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return [{ field: '(body)', message: 'expected a JSON object', ...(body === undefined ? {} : { received: body }) }];
+  const object = body as Record<string, unknown>;
+  const { dialect, store } = options;
+  const operation = reading.ok ? reading.operation : operationOfBody(dialect, routes, object);
+  if (operation === undefined)
+    return [
+      callProblem(dialect, routes, object) ?? {
+        field: '(body)',
+        message: `expected a ${dialect.name} call (its constant fields do not match)`,
+      },
+    ];
+  return fieldProblems(dialect, operation, object, {
+    currency: options.currency,
+    currencies: options.currencies,
+    currencyOf: (playerId) => store.currencyOf(playerId),
+    allowNegative: options.behaviour.allowNegativeAmounts === true,
+    maxIdLength: MAX_ID_LENGTH,
+  });
+}
+
+/** A credential's name as words: apiKey → "API key", callerPassword → "caller password". */
+function words(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\bapi\b/g, 'API');
+}
+
+function lowerHeader(headers: ReceivedRequest['headers'], name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value ?? undefined;
+  return undefined;
+}
+
+function isJsonContentType(value: string): boolean {
+  const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
 }
 
 function isDebit(operation: Operation): boolean {
@@ -335,6 +394,7 @@ function eventOf(
   facts: ReadFacts,
   playerId: string,
   money: 'debit' | 'credit' | 'reverse',
+  allowNegative = false,
 ): WalletEvent | string {
   const transactionId = facts.transactionId ?? facts.betTransactionId;
   if (transactionId === undefined) return `A ${facts.operation} must carry its transaction id.`;
@@ -355,7 +415,16 @@ function eventOf(
     };
   }
   if (amountMinor === undefined) return `A ${facts.operation} must carry its amount.`;
-  if (amountMinor < 0) return `amount: ${amountMinor} is negative; expected 0 or more.`;
+  if (amountMinor < 0 && !allowNegative) return `amount: ${amountMinor} is negative; expected 0 or more.`;
+  // A round body (Betnex: bet and win in one call) with no bet is a win: a CREDIT of the win.
+  if (facts.operation === 'bet' && facts.winMinor !== undefined && amountMinor === 0)
+    return {
+      kind: 'CREDIT',
+      playerId,
+      transactionId,
+      amountMinor: facts.winMinor,
+      ...(facts.currency === undefined ? {} : { currency: facts.currency }),
+    };
   return {
     kind,
     playerId,

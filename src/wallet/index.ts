@@ -30,7 +30,8 @@
  * - `400 WRONG_CURRENCY` — the body names a currency (extra field `currency`) that is not the player's.
  *
  * ## Other wires and currencies
- * The wallet reads and answers the active profile (`callbacks.profile`, src/profiles): with
+ * The wallet reads and answers the configured dialect (`callbacks.dialect`, src/dialects), every
+ * wire by the same code (dialect.ts); a vendor's calls arrive on its paths under the base URL. With
  * `betnex` it reads one round body (`bet_amount`/`win_amount`; both set is a whole round, applied
  * at once under its `serial_number`), checks `api_key` against `callbacks.apiKey` instead of a
  * signature, and answers `{success, msg, handle, money}` with HTTP 200 (`money: 0` on a refusal).
@@ -60,36 +61,19 @@
  * await wallet.close();
  */
 import type { Hono } from 'hono';
-import { type AggmockConfig, ConfigError, credentialsOf, dialectOf, isVendorDialect, signOptionsOf } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, credentialsOf, dialectOf, signOptionsOf } from '../config/index.ts';
 import { currencyExponent, toMinor } from '../money/index.ts';
 import { listen } from '../server.ts';
-import { createWalletApp, WEBHOOK_PATH } from './app.ts';
+import { createWalletApp, servedAtWebhook, WEBHOOK_PATH } from './app.ts';
 import { type DialectSettings, devSessionToken, dialectAnswers } from './dialect.ts';
-import { walletWire } from './events.ts';
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
-import { replyWriter } from './replies.ts';
 import { type OpeningBalance, openWalletStore, type WalletStore } from './store.ts';
 
 export { createWalletApp, WEBHOOK_PATH } from './app.ts';
 export { type DialectSettings, devSessionToken } from './dialect.ts';
-export {
-  type CallbackBodySchema,
-  type CallbackWireOptions,
-  callbackBodySchema,
-  documentedWire,
-  parseCallbackBody,
-  WALLET_EVENT_KINDS,
-  type WalletEvent,
-  type WalletEventKind,
-  walletWire,
-} from './events.ts';
+export { WALLET_EVENT_KINDS, type WalletEvent, type WalletEventKind } from './events.ts';
 export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
-export {
-  REJECTION_STATUS,
-  replyWriter,
-  type WalletReply,
-  type WalletReplyBody,
-} from './replies.ts';
+export type { WalletReply, WalletReplyBody } from './replies.ts';
 export { applyProviderState, type ProviderState, parseProviderState, SUPPORTED_STATES } from './state.ts';
 export {
   type OpeningBalance,
@@ -141,7 +125,7 @@ export function createWallet(options: CreateWalletOptions): Wallet {
   const store = openWalletStore({
     path: options.dbPath,
     amountFormat: config.callbacks.amountFormat,
-    replies: dialect ? dialectAnswers(dialect.dialect) : replyWriter(walletWire(config.callbacks)),
+    replies: dialectAnswers(dialect.dialect),
     sessions: {
       ...Object.fromEntries(Object.keys(players).map((id) => [devSessionToken(id, dialect?.dialect), id])),
       ...options.sessions,
@@ -168,13 +152,23 @@ export function createWallet(options: CreateWalletOptions): Wallet {
   return { app, store, close: () => store.close() };
 }
 
-/** A vendor dialect with its credentials, or undefined when the wallet speaks a profile (its webhook, byte for byte as before). */
-function dialectSettings(config: AggmockConfig): DialectSettings | undefined {
-  if (!isVendorDialect(config.callbacks)) return undefined;
+/**
+ * The dialect the wallet speaks, with its credentials. The default wire is read in both rollback
+ * styles (a `referenceTransactionId`, when present, names the reversed bet), so one wallet serves
+ * either aggregator setting.
+ */
+function dialectSettings(config: AggmockConfig): DialectSettings {
+  const callbacks = config.callbacks;
+  const reads = callbacks.dialect === 'default' ? { ...callbacks, rollbackStyle: 'reference' as const } : callbacks;
+  const dialect = dialectOf(reads);
   return {
-    dialect: dialectOf(config.callbacks),
-    credentials: credentialsOf(config.callbacks),
-    signOptions: signOptionsOf(config.callbacks),
+    dialect,
+    // aggmock's own wire (its calls go to the webhook URL itself) acknowledges a rollback it never saw and remembers it.
+    ...(servedAtWebhook(dialect) ? { unknownRollback: 'acknowledge' as const } : {}),
+    credentials: credentialsOf(callbacks),
+    signOptions: signOptionsOf(callbacks),
+    signing: callbacks.signing,
+    currencies: callbacks.currencies,
   };
 }
 
@@ -208,7 +202,7 @@ export async function startWallet(options: StartWalletOptions): Promise<RunningW
   const { url } = server;
   return {
     url,
-    webhookUrl: isVendorDialect(options.config.callbacks) ? url : url + WEBHOOK_PATH,
+    webhookUrl: servedAtWebhook(dialectOf(options.config.callbacks)) ? url + WEBHOOK_PATH : url,
     port: server.port,
     store: wallet.store,
     close: async () => {

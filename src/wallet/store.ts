@@ -1,8 +1,9 @@
+import { DEFAULT_WIRE_SETTINGS, defaultWireDialect, type OutcomeCode } from '../dialects/index.ts';
 import { type AmountFormat, currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies, formatMinor } from '../money/index.ts';
-import type { WireReplyCode } from '../profiles/index.ts';
 import { type Database, openDatabase } from '../storage/index.ts';
-import { documentedWire, type WalletEvent, type WalletEventKind } from './events.ts';
-import { type RejectOptions, type ReplyWriter, replyWriter, type WalletReply } from './replies.ts';
+import { renderedAnswers } from './answers.ts';
+import type { WalletEvent, WalletEventKind } from './events.ts';
+import type { RejectOptions, ReplyWriter, WalletReply } from './replies.ts';
 
 /**
  * Where a stored transaction ended up:
@@ -33,7 +34,7 @@ export interface WalletStoreOptions {
   path: string;
   /** How balances are written in replies on the documented wire, when no `replies` writer is given. */
   amountFormat: AmountFormat;
-  /** The reply writer of the active profile (default: the documented wire in `amountFormat`). */
+  /** The reply writer (default: the default dialect's replies in `amountFormat`, rendered at once). */
   replies?: ReplyWriter;
   /** The currency of players created without one (`wallet.currency`). Default EUR. */
   currency?: string;
@@ -136,8 +137,10 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   db.exec(SCHEMA);
   addCurrencyColumn(db);
 
-  const replies = options.replies ?? replyWriter(documentedWire(DEFAULT_TYPES, options.amountFormat));
   const defaultCurrency = options.currency ?? 'EUR';
+  const replies =
+    options.replies ??
+    renderedAnswers(defaultWireDialect(defaultWire(options.amountFormat)), defaultCurrency, options.currencies);
   const overdraftLimit = options.overdraftLimitMinor ?? 0;
   const now = options.now ?? (() => new Date());
 
@@ -225,7 +228,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
 
   /** The player's balance reply, in their currency. */
   const balanceReply = (event: WalletEvent, balanceMinor: number) => replies.balance(balanceMinor, currencyOf(event.playerId));
-  const rejectFor = (event: WalletEvent, code: WireReplyCode, message: string, options: RejectOptions = {}) =>
+  const rejectFor = (event: WalletEvent, code: OutcomeCode, message: string, options: RejectOptions = {}) =>
     replies.reject(code, message, { ...options, currency: currencyOf(event.playerId) ?? defaultCurrency });
 
   const applyDebit = (event: WalletEvent, balance: number): WalletReply => {
@@ -415,7 +418,12 @@ function toStoredTransaction(row: TransactionRow): StoredTransaction {
 }
 
 /** The type strings of the documented wire. */
-const DEFAULT_TYPES = { debit: 'DEBIT', credit: 'CREDIT', rollback: 'ROLLBACK' };
+/** The default wire in each amount format, the same object each time (its dialect is built once). */
+const DEFAULT_WIRES = {
+  decimal: DEFAULT_WIRE_SETTINGS,
+  minor: Object.freeze({ ...DEFAULT_WIRE_SETTINGS, amountFormat: 'minor' as const }),
+};
+const defaultWire = (format: AmountFormat) => DEFAULT_WIRES[format];
 
 /** A database from before currencies has no currency column: add it (every player keeps the wallet's currency). */
 function addCurrencyColumn(db: Database): void {

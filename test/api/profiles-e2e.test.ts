@@ -1,8 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/callbacks/random.ts';
 import { demoSchedule } from '../../src/cli/commands/demo.ts';
-import { type AggmockConfig, type AggmockConfigInput, type ScenarioName, validateConfig } from '../../src/config/index.ts';
-import { parseBody, wireOf } from '../../src/profiles/index.ts';
+import {
+  type AggmockConfig,
+  type AggmockConfigInput,
+  dialectOf,
+  type ScenarioName,
+  validateConfig,
+} from '../../src/config/index.ts';
+import { recogniseCall } from '../../src/dialects/index.ts';
 import { type Aggmock, startAggmock } from '../../src/runtime.ts';
 import { PROFILE_WIRE, planScenario, runScenario, ScenarioError } from '../../src/scenarios/index.ts';
 import { type RunningWallet, startWallet, type WalletFault } from '../../src/wallet/index.ts';
@@ -19,10 +25,14 @@ const PROFILES: Record<string, AggmockConfigInput['callbacks']> = {
   betnex: { profile: 'betnex', apiKey: 'operator-key' },
 };
 
-/** The bonus a callback body carries, read with the profile's parser. */
+/** The bonus a callback body carries, read by the dialect's reader (the wallet's). */
 function bonusOf(config: AggmockConfig, body: string) {
-  const parsed = parseBody(wireOf(config.callbacks), JSON.parse(body));
-  return parsed.ok ? parsed.event.bonus : undefined;
+  const reading = recogniseCall(
+    dialectOf(config.callbacks),
+    { method: 'POST', path: '', headers: {}, body },
+    { currencyOf: () => config.callbacks.currency },
+  );
+  return reading.ok ? reading.facts.bonus : undefined;
 }
 
 const stops: Array<() => Promise<void>> = [];

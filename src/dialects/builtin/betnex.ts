@@ -44,5 +44,7 @@ export const BETNEX: DialectInput = {
     duplicates: 'same-outcome',
     // Betnex writes money: 0 on a refusal; it is not the player's balance.
     balanceOnRejection: false,
+    // createCallbackResponse's other members: msg and handle.
+    writes: { accepted: { msg: 'success', handle: true }, rejected: { handle: false } },
   },
 };
