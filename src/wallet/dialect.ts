@@ -108,11 +108,14 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
       async (c) => {
         const url = new URL(c.req.url);
         const raw = new Uint8Array(await c.req.arrayBuffer());
+        // The path under the wallet: a wallet mounted in another app (`app.route('/api/wallet', …)`)
+        // is reached at the mount's prefix, which Hono's routePath carries before the pattern.
+        let pathname = url.pathname;
+        const mount = mountPrefix(c.req.routePath, path);
+        if (mount && pathname.startsWith(mount)) pathname = pathname.slice(mount.length) || '/';
         const received: ReceivedRequest = {
           method: c.req.method,
-          path:
-            (options.base && url.pathname.startsWith(options.base) ? url.pathname.slice(options.base.length) : url.pathname) +
-            url.search,
+          path: (options.base && pathname.startsWith(options.base) ? pathname.slice(options.base.length) : pathname) + url.search,
           headers: Object.fromEntries(c.req.raw.headers),
           body: new TextDecoder().decode(raw),
         };
@@ -120,6 +123,14 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
       },
     );
   return app;
+}
+
+/** The prefix a mounting app put before `pattern` ('/api/wallet' for '/api/wallet/*' and '*'), or ''. */
+function mountPrefix(routePath: string, pattern: string): string {
+  const tail = pattern === '*' ? '/*' : pattern === '/' ? '' : pattern;
+  if (!routePath.endsWith(tail)) return '';
+  const prefix = routePath.slice(0, routePath.length - tail.length);
+  return prefix === '/' ? '' : prefix.replace(/\/$/, '');
 }
 
 /**
