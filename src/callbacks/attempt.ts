@@ -78,6 +78,7 @@ export function answeredAttempt(
     if (stored.sha256 !== undefined) attempt.responseSha256 = stored.sha256;
   }
   if (verdict.outcome !== 'delivered') attempt.error = verdict.error;
+  else if (verdict.note !== undefined) attempt.error = verdict.note;
   return attempt;
 }
 

@@ -1,3 +1,4 @@
+import { isAlreadyProcessed } from '../dialects/index.ts';
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
 import { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
@@ -20,7 +21,12 @@ export interface HttpAnswer {
 }
 
 export type Verdict =
-  | { outcome: 'delivered'; reply: { status: number; body: unknown } }
+  | {
+      outcome: 'delivered';
+      reply: { status: number; body: unknown };
+      /** Why a reply that reads as a refusal still settles the event as delivered (an "already processed" code on a retry). */
+      note?: string;
+    }
   | { outcome: 'rejected'; reply: { status: number; body: unknown }; error: string }
   | {
       outcome: 'retry';
@@ -37,8 +43,18 @@ export type Verdict =
  * a business rejection (a 2xx with `{error}`, or a 3xx/4xx) → rejected, never retried; 408, 429
  * and 5xx → retry (honouring Retry-After); a 2xx that is not a JSON object → retry, because
  * nobody can tell whether the wallet applied the event (callbacks are idempotent, so a retry is safe).
+ *
+ * A retry (`retried`: an earlier attempt of the same event got no final answer) answered with the
+ * dialect's "already processed" code for the operation (Evolution's BET_ALREADY_EXIST to a debit) is
+ * delivered: the wallet applied the earlier attempt, so the money moved once and the round goes on.
+ * The same code on a first attempt stays a refusal: it answers a duplicate event, which moved nothing.
  */
-export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: DialectReading = DEFAULT_READING): Verdict {
+export function classifyAnswer(
+  answer: HttpAnswer,
+  nowMs: number,
+  reading: DialectReading = DEFAULT_READING,
+  retried = false,
+): Verdict {
   const { status } = answer;
   const body = parseReplyBody(answer.body);
   const reply = { status, body };
@@ -48,6 +64,8 @@ export function classifyAnswer(answer: HttpAnswer, nowMs: number, reading: Diale
     case 'accepted':
       return { outcome: 'delivered', reply };
     case 'rejected': {
+      if (retried && isAlreadyProcessed(reading.dialect, judged.error, reading.operation))
+        return { outcome: 'delivered', reply, note: `an earlier attempt was applied: the wallet answered${rejection}` };
       if (status >= 200 && status < 300)
         return { outcome: 'rejected', reply, error: `HTTP ${status} with business rejection${rejection}` };
       const hint = status >= 300 && status < 400 ? ' (redirects are not followed: check the webhook URL)' : '';

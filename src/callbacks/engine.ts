@@ -324,7 +324,7 @@ class Engine implements CallbackEngine {
       : transport.post(request.url, request.headers, request.body, request.method)
     ).then(
       (answer) => {
-        const verdict = classifyAnswer(answer, this.clock.now(), replyReadingOf(this.cfg, event));
+        const verdict = classifyAnswer(answer, this.clock.now(), replyReadingOf(this.cfg, event), event.attemptCount > 1);
         this.finishAttempt(attempt, verdict, answer);
       },
       (error: unknown) => {
