@@ -1,4 +1,4 @@
-import { isAlreadyProcessed } from '../dialects/index.ts';
+import { appliedEarlier } from '../dialects/index.ts';
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
 import { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
@@ -44,10 +44,8 @@ export type Verdict =
  * and 5xx → retry (honouring Retry-After); a 2xx that is not a JSON object → retry, because
  * nobody can tell whether the wallet applied the event (callbacks are idempotent, so a retry is safe).
  *
- * A retry (`retried`: an earlier attempt of the same event got no final answer) answered with the
- * dialect's "already processed" code for the operation (Evolution's BET_ALREADY_EXIST to a debit) is
- * delivered: the wallet applied the earlier attempt, so the money moved once and the round goes on.
- * The same code on a first attempt stays a refusal: it answers a duplicate event, which moved nothing.
+ * A retry (`retried`) refused with the dialect's "already processed" code is delivered: the earlier
+ * attempt was applied (`appliedEarlier`, the one rule the load generator asks too).
  */
 export function classifyAnswer(
   answer: HttpAnswer,
@@ -64,7 +62,7 @@ export function classifyAnswer(
     case 'accepted':
       return { outcome: 'delivered', reply };
     case 'rejected': {
-      if (retried && isAlreadyProcessed(reading.dialect, judged.error, reading.operation))
+      if (appliedEarlier(reading.dialect, { verdict: 'rejected', code: judged.error }, reading.operation, retried))
         return { outcome: 'delivered', reply, note: `an earlier attempt was applied: the wallet answered${rejection}` };
       if (status >= 200 && status < 300)
         return { outcome: 'rejected', reply, error: `HTTP ${status} with business rejection${rejection}` };

@@ -58,6 +58,7 @@ export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export {
   acknowledgementCodes,
+  appliedEarlier,
   isAlreadyProcessed,
   isRefusal,
   isRetry,

@@ -222,6 +222,22 @@ export function isRetry(reply: Pick<ReadReply, 'verdict'>): boolean {
   return reply.verdict === 'retry' || reply.verdict === 'invalid';
 }
 
+/**
+ * Whether a refusal to a retry means the call was applied: an earlier attempt of the same call got no
+ * final answer (a timeout, a reset, a 5xx) and the wallet now answers with the dialect's "already
+ * processed" code for the operation (Evolution's BET_ALREADY_EXIST to a bet). The money moved once,
+ * with the earlier attempt. On a first attempt the same code answers a duplicate call, which moved
+ * nothing, so it stays a refusal. The engine, the load generator and its verdict ask this.
+ */
+export function appliedEarlier(
+  dialect: Dialect,
+  reply: Pick<ReadReply, 'verdict' | 'code'>,
+  operation: Operation | undefined,
+  retried: boolean,
+): boolean {
+  return retried && reply.verdict === 'rejected' && isAlreadyProcessed(dialect, reply.code, operation);
+}
+
 /** Whether a retry was asked by a code in an answer rather than by the status (the engine and verify retry those a few times). */
 export function isRetryCode(dialect: Dialect, reply: Pick<ReadReply, 'verdict' | 'status' | 'code'>): boolean {
   return reply.verdict === 'retry' && statusIn(reply.status, dialect.reply.status.answer) && reply.code !== undefined;

@@ -2,7 +2,7 @@ import { renderCall, sessionTokenOf } from '../callbacks/call.ts';
 import { CallbackFaults } from '../callbacks/faults.ts';
 import type { AggmockConfig, CallbackFaultRule } from '../config/index.ts';
 import { dialectOf } from '../config/index.ts';
-import { type CallFacts, type Dialect, MONEY_OPERATIONS, type Operation, readReply } from '../dialects/index.ts';
+import { appliedEarlier, type CallFacts, type Dialect, MONEY_OPERATIONS, type Operation, readReply } from '../dialects/index.ts';
 import type { AttemptResult, Sender } from './client.ts';
 import type { RoundKind } from './mix.ts';
 import type { CallRecord } from './record.ts';
@@ -150,7 +150,7 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
         break;
       }
       unknown = false;
-      accepted = reading.verdict === 'accepted';
+      accepted = reading.verdict === 'accepted' || appliedEarlier(dialect, reading, facts.operation, record.attempts > 1);
       if (!accepted) stats.refusal(reading.code ?? reading.outcome ?? `HTTP ${result.status}`);
       if (reading.token) tokens.set(facts.playerId, reading.token);
       break;

@@ -1,5 +1,5 @@
 import type { EventKind } from '../callbacks/events.ts';
-import { type Dialect, MONEY_OPERATIONS, readReply } from '../dialects/index.ts';
+import { appliedEarlier, type Dialect, MONEY_OPERATIONS, readReply } from '../dialects/index.ts';
 import {
   checkHistory,
   type HistoryCause,
@@ -60,7 +60,11 @@ function opOf(dialect: Dialect, r: CallRecord): HistoryOp & { record: CallRecord
   const reading =
     r.status === undefined || r.text === undefined ? undefined : readReply(dialect, facts, { status: r.status, text: r.text });
   const outcome: HistoryOutcome =
-    reading?.verdict === 'accepted' ? 'accepted' : reading?.verdict === 'rejected' ? 'rejected' : 'unknown';
+    reading?.verdict === 'accepted' || (reading && appliedEarlier(dialect, reading, facts.operation, r.attempts > 1))
+      ? 'accepted'
+      : reading?.verdict === 'rejected'
+        ? 'rejected'
+        : 'unknown';
   const kind: EventKind = money ? KIND[money] : 'credit';
   const txId = facts.transactionId ?? `${facts.operation}#${r.id}`;
   // A read (authenticate, balance, end-round) is a CREDIT of 0 under a key of its own: it moves nothing, its balance counts.
