@@ -365,8 +365,8 @@ describe.each(VENDORS)('the schedule under $name', ({ name, receiver, credential
 interface Known {
   /**
    * The promotion scenario's win of no bet is refused by the vendor's wallet: its wins must settle a
-   * bet (Hub88, Caleta: reference_transaction_uuid required; Evolution: BET_DOES_NOT_EXIST; Groove: no
-   * wager in the round). The plan's step says so. Pragmatic and 100HP pay it through their promoWin call.
+   * bet (Hub88, Caleta: reference_transaction_uuid required; Groove: no wager in the round). The plan's
+   * step says so. Pragmatic, 100HP and Evolution (/promo_payout) pay it through their promoWin call.
    */
   promotionRefused?: boolean;
   /**
@@ -387,10 +387,7 @@ interface Known {
 const KNOWN: Record<string, Known> = {
   hub88: { promotionRefused: true },
   caleta: { promotionRefused: true },
-  evolution: {
-    promotionRefused: true,
-    repeatJudged: ['duplicate-credit win'],
-  },
+  evolution: { repeatJudged: ['duplicate-credit win'] },
   groove: { promotionRefused: true },
   habanero: { bareWinTaken: true },
 };

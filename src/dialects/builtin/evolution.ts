@@ -13,19 +13,22 @@ const base: Record<string, Field> = {
 };
 
 /** A debit, credit or cancel: `idFacts` name its transaction id, `refFacts` its refId: the debit's own id, which its credit and cancel repeat. */
+/** The game a call is played in: the round's id (else the transaction's) and the table. */
+const game: Field = {
+  object: {
+    id: { from: ['roundId', 'transactionId'] },
+    type: { const: 'slots' },
+    details: { object: { table: { object: { id: { from: 'gameId', default: 'aggmock01' }, vid: { const: '' } } } } },
+  },
+};
+
 const money = (
   idFacts: ('betTransactionId' | 'transactionId')[],
   refFacts: ('betTransactionId' | 'transactionId')[],
 ): Record<string, Field> => ({
   ...base,
   currency: { from: 'currency' },
-  game: {
-    object: {
-      id: { from: ['roundId', 'transactionId'] },
-      type: { const: 'slots' },
-      details: { object: { table: { object: { id: { from: 'gameId', default: 'aggmock01' }, vid: { const: '' } } } } },
-    },
-  },
+  game,
   transaction: {
     object: {
       id: { from: idFacts },
@@ -41,7 +44,7 @@ const money = (
 export const EVOLUTION: DialectInput = {
   name: 'evolution',
   description:
-    "Evolution's One Wallet: /check, /balance, /debit, /credit and /cancel with ?authToken=<token>; JSON carrying sid, userId and a uuid the reply echoes; " +
+    "Evolution's One Wallet: /check, /balance, /debit, /credit, /cancel and /promo_payout with ?authToken=<token>; JSON carrying sid, userId and a uuid the reply echoes; " +
     'a credit settles its debit through transaction.refId; replies {status: "OK", balance, bonus, uuid}.',
   sources: [
     {
@@ -52,7 +55,7 @@ export const EVOLUTION: DialectInput = {
   ],
   unknown: [
     'The vendor\u2019s own document was not readable; fields follow an open-source implementation and its spec examples.',
-    'The promo payout call (/promo_payout) is not sent.',
+    'Promo payout types other than the spec example\u2019s "FreeRoundPlayableSpent" (aggmock sends only that one); a promo payout names the game it was played in (the spec example sends game null).',
     'game.details.table.vid: aggmock sends an empty string.',
   ],
   credentials: {
@@ -79,6 +82,26 @@ export const EVOLUTION: DialectInput = {
     win: { path: '/credit', fields: money(['transactionId'], ['betTransactionId', 'transactionId']) },
     // A cancel carries the debit's own transaction id and its refId.
     rollback: { path: '/cancel', fields: money(['betTransactionId'], ['betTransactionId']) },
+    // A payout that settles no bet (valkyrie provider/evolution/model.go PromoPayoutRequest {currency, game,
+    // promoTransaction {type, id, amount, voucherId, remainingRounds}}; controller_test.go "Promo payout example
+    // from specs": type "FreeRoundPlayableSpent"). The other promo types Evolution sends are not public.
+    promoWin: {
+      path: '/promo_payout',
+      fields: {
+        ...base,
+        currency: { from: 'currency' },
+        game,
+        promoTransaction: {
+          object: {
+            type: { const: 'FreeRoundPlayableSpent' },
+            id: { from: 'transactionId' },
+            amount: { from: 'amount' },
+            voucherId: { from: 'bonusId', default: 'aggmock-voucher' },
+            remainingRounds: { const: 0 },
+          },
+        },
+      },
+    },
   },
   // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
   rules: {
