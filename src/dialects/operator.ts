@@ -36,6 +36,11 @@ export const OPERATOR_CONCEPTS = [
   'roundId',
   'page',
   'perPage',
+  /** A free-round award: its id (the vendor's bonusCode, freespin_id, reward_uuid), round count, stake per round, end. */
+  'awardId',
+  'rounds',
+  'betAmount',
+  'validUntil',
 ] as const;
 export type OperatorConcept = (typeof OPERATOR_CONCEPTS)[number];
 
@@ -46,6 +51,19 @@ export const requestFieldSchema = z.strictObject({
     .optional()
     .describe('vendor value → aggmock value, e.g. {"GPL_MOBILE": "mobile"} or {"DEMO": "demo"}'),
   demoWhen: z.string().optional().describe('this value of the field asks for demo play (Hub88 currency "XXX", Caleta "FUN")'),
+  list: z
+    .enum(['comma', 'json'])
+    .optional()
+    .describe(
+      'the field holds several values: text separated by commas (Blue Ocean gameids "1,2") or a JSON list (SoftSwiss games)',
+    ),
+  exponent: z
+    .number()
+    .int()
+    .min(0)
+    .max(8)
+    .optional()
+    .describe('an amount written as an integer of 10^-exponent major units (Hub88 and Caleta bet_value: 5)'),
 });
 export type RequestField = z.infer<typeof requestFieldSchema>;
 
@@ -74,6 +92,12 @@ export const REPLY_SOURCES = [
   'launch.player',
   'round.url',
   'award.id',
+  'award.player',
+  'award.gameId',
+  'award.currency',
+  'award.rounds',
+  'award.left',
+  'award.status',
   'error.message',
   'paging.totalCount',
   'paging.pageCount',
@@ -209,6 +233,18 @@ export const operatorRouteSchema = z.strictObject({
     })
     .optional(),
   auth: operatorAuthSchema.optional().describe('this route\u2019s own recipe (else the API\u2019s)'),
+  awardDefaults: z
+    .strictObject({
+      rounds: z.number().int().positive().max(10_000).optional(),
+      bet: z
+        .string()
+        .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake in major units such as "1.00"')
+        .optional(),
+    })
+    .optional()
+    .describe(
+      'what an award takes when the request does not say (Hub88 and Caleta: the prepaid template\u2019s bet_count and bet_value)',
+    ),
   reply: replyTemplateSchema,
 });
 export type OperatorRoute = z.infer<typeof operatorRouteSchema>;

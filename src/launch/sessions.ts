@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
+import { FreeRoundAwards } from './awards.ts';
 
 /** A launched game session: who plays what, with which balance, until when. */
 export interface LaunchSession {
@@ -61,8 +62,12 @@ export class LaunchSessions {
   private order: string[] = [];
   private head = 0;
   private created = 0;
+  /** Free rounds awarded through a vendor's operator API, played by these sessions' play pages (same lifetime: memory). */
+  readonly awards: FreeRoundAwards;
 
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  constructor(private readonly now: () => number = () => Date.now()) {
+    this.awards = new FreeRoundAwards(now);
+  }
 
   create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, options: CreateSessionOptions): LaunchSession {
     const createdAt = this.now();

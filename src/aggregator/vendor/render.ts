@@ -12,8 +12,16 @@ import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../d
 export interface RenderValues {
   launch?: { url: string; path: string; sessionId: string; token?: string; currency: string; player: string };
   round?: { url: string };
-  /** A free-spin award aggmock acknowledged: the id it gave it. */
-  award?: { id: string };
+  /** A free-round award: its id (the vendor's, or one aggmock made), whom and what it is for, rounds left, status. */
+  award?: {
+    id: string;
+    player?: string;
+    gameId?: string;
+    currency?: string;
+    rounds?: number;
+    left?: number;
+    status?: 'active' | 'cancelled' | 'expired';
+  };
   error?: { message: string };
   paging?: { totalCount: number; pageCount: number; currentPage: number; perPage: number };
 }

@@ -7,8 +7,9 @@ import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
-import { launchCurrency, launchedGame, openLaunchSession } from '../launch.ts';
+import { launchCurrency, openLaunchSession } from '../launch.ts';
 import { matchesEtag } from '../listings.ts';
+import { awardFreeRounds, cancelFreeRounds, fieldOf, gameOf } from './awards.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 import { listingCache, type RenderValues, replyText } from './render.ts';
@@ -150,13 +151,19 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         return send(route.reply, { round: { url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } }, baseUrl);
       }
       case 'lobby': {
-        const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
+        const gameField = fieldOf(route, 'gameId');
         if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
         return send(route.reply, {}, baseUrl, {}, gameOf(catalog, values.gameId, gameField));
       }
       case 'award-free-spins':
-        // Acknowledged, not played: the award's id is aggmock's; its spins are not tracked (docs/operator-apis.md).
-        return send(route.reply, { award: { id: `aggmock-award-${randomBytes(8).toString('hex')}` } }, baseUrl);
+        // Recorded in the launch sessions' awards: the player's play page of that game plays them (src/play/routes.ts).
+        return send(
+          route.reply,
+          { award: awardFreeRounds(route, values, decision.lists, catalog, deps.sessions.awards, now()) },
+          baseUrl,
+        );
+      case 'cancel-free-spins':
+        return send(route.reply, { award: cancelFreeRounds(route, values, deps.sessions.awards, now()) }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }
@@ -182,7 +189,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     demo: boolean,
     baseUrl: string,
   ): NonNullable<RenderValues['launch']> {
-    const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
+    const gameField = fieldOf(route, 'gameId');
     if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
     const game = gameOf(catalog, values.gameId, gameField);
     const requested = demo && values.currency === undefined ? undefined : values.currency;
@@ -191,8 +198,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       for (const field of route.requiredWhenReal)
         if (fields[field] === undefined || fields[field] === '')
           throw new Refusal('bad-request', `${field} is required for a real-money launch`);
-      const playerField = Object.entries(route.request).find(([, spec]) => spec.to === 'player')?.[0] ?? 'player';
-      if (values.player === undefined) throw new Refusal('bad-request', `${playerField} is required`);
+      if (values.player === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
     }
     const token = api.sessionToken === 'issued' ? `aggmock-${randomBytes(12).toString('hex')}` : values.token;
     const session = openLaunchSession(deps, {
@@ -219,15 +225,6 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   }
 
   return app;
-}
-
-/** A game by its catalog id, or by its 1-based number in the catalog (vendors with integer ids). */
-function gameOf(catalog: Catalog, id: string, field: string): CatalogGame {
-  if (/^\d{1,9}$/.test(id)) {
-    const game = catalog.games[Number(id) - 1];
-    if (game) return game;
-  }
-  return launchedGame(catalog, id, field);
 }
 
 /**

@@ -63,7 +63,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
                   type: { from: 'game.type', map: { slot: 'video-slots', live: 'live-casino' } },
                   category: { from: 'game.provider' },
                   id_hash: { from: 'game.id' },
-                  freerounds_supported: { const: false },
+                  freerounds_supported: { const: true },
                   play_for_fun_supported: { from: 'game.demo' },
                   image: { from: 'game.thumbnailUrl' },
                 },
@@ -104,7 +104,13 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
       path: '/blueocean',
       selector: { field: 'method', equals: 'addFreeRounds' },
       does: 'award-free-spins',
-      request: { playerids: { to: 'player' }, gameids: { to: 'gameId' } },
+      request: {
+        playerids: { to: 'player', list: 'comma' },
+        gameids: { to: 'gameId', list: 'comma' },
+        available: { to: 'rounds' },
+        validTo: { to: 'validUntil' },
+        currency: { to: 'currency' },
+      },
       required: ['title', 'playerids', 'gameids', 'available', 'validTo', 'validFrom'],
       reply: {
         body: {
