@@ -90,7 +90,7 @@ describe('Blue Ocean addFreeRounds with several games and players', () => {
   afterAll(() => s.aggmock.close());
 
   it('records every player and game of the comma lists, and refuses a list naming an unknown game', async () => {
-    const games = s.aggmock.catalog.games as { id: string }[];
+    const games = s.aggmock.catalog.games;
     const added = await s.call(s.route('/blueocean', 'addFreeRounds'), {
       player: 'p1, p2',
       gameId: `1,${games[2]?.id}`,

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorCredentials } from '../../src/aggregator/vendor/index.ts';
 import { validateConfig } from '../../src/config/index.ts';
@@ -136,6 +137,7 @@ describe('Pragmatic: OpenHistoryExtended and free rounds (FRB v2)', () => {
 
 describe('a vendor launch on an exposed instance at its session cap', () => {
   it("is refused with aggmock's 503 naming launch.maxSessions, as /getgameurl is, and the open game stays", async () => {
+    const own = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const aggmock = await startAggmock(
       validateConfig({
         port: 0,
@@ -145,11 +147,17 @@ describe('a vendor launch on an exposed instance at its session cap', () => {
         admin: { token: 'admin-tok-7f3e' },
         launch: { maxSessions: 1 },
         callbacks: { profile: 'hub88', webhookUrl: 'http://127.0.0.1:9/' },
+        // Exposed: the operator's own key (the development one is refused there).
+        operator: { credentials: { publicKey: own.publicKey.export({ type: 'spki', format: 'pem' }) as string } },
       }),
     );
     try {
       const api = builtinOperatorApi('hub88') as OperatorApi;
-      const credentials = operatorCredentials(api, {}, 'hub88');
+      const credentials = operatorCredentials(
+        api,
+        { publicKey: own.publicKey.export({ type: 'spki', format: 'pem' }) as string },
+        'hub88',
+      );
       const game = aggmock.catalog.games[0] as { id: string };
       const launch = async (player: string) => {
         const req = operatorRequest(
@@ -157,6 +165,7 @@ describe('a vendor launch on an exposed instance at its session cap', () => {
           api.routes.find((r) => r.does === 'launch') as OperatorRoute,
           { player, gameId: game.id, currency: 'EUR', token: `t-${player}` },
           credentials,
+          { privateKey: own.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
         );
         return fetch(`${aggmock.url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
       };

@@ -67,7 +67,9 @@ export interface ArrivedRequest {
 
 /**
  * Judges a request to one route group; `onVerdict` hears the operator check's verdict as the
- * request journal keeps it (before a refusal is thrown).
+ * request journal keeps it (before a refusal is thrown). `exposure` (why the instance is exposed,
+ * src/http/exposure.ts): a request proved with a public development credential is then refused, as
+ * the seed's API refuses aggmock-dev-key (src/auth), since anyone can read those.
  */
 export function decide(
   api: OperatorApi,
@@ -76,6 +78,7 @@ export function decide(
   credentials: Readonly<Record<string, string>>,
   nowMs: number,
   onVerdict: (verdict: AuthVerdict) => void,
+  exposure?: string,
 ): Decision {
   let chosen: [OperatorRoute, string] | undefined;
   let parts: OperatorRequestParts | undefined;
@@ -94,13 +97,20 @@ export function decide(
   }
   const [route, routeKey] = chosen;
   const recipe = route.auth ?? api.auth;
-  const verdict = verifyOperator(recipe, parts, credentials, nowMs);
+  const verified = verifyOperator(recipe, parts, credentials, nowMs);
+  const dev = exposure === undefined || !verified.ok ? undefined : developmentCredential(api, recipe, credentials);
+  const verdict: typeof verified = dev
+    ? {
+        ok: false,
+        message: `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`,
+      }
+    : verified;
   onVerdict(
     verdict.ok
       ? { ok: true, method: 'operator', header: credentialPlace(recipe) }
       : {
           ok: false,
-          error: verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
+          error: dev ? 'DEV_CREDENTIALS_REFUSED' : verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
           message: verdict.message,
           ...(verdict.expectedSigned === undefined ? {} : journaledSigned(verdict.expectedSigned)),
         },
@@ -117,6 +127,33 @@ export function decide(
       throw new Refusal(refusal, `The ${field ?? header} ${JSON.stringify(named)} doesn't correspond to any existing operator`);
   }
   return { route, routeKey, parts, values, lists, demo };
+}
+
+/** The secret credentials a recipe proves the operator with (not ids such as operator_id). */
+function secretsOf(api: OperatorApi, recipe: OperatorAuth): string[] {
+  switch (recipe.kind) {
+    case 'rsa-body':
+      return [recipe.publicKey];
+    case 'hmac-body':
+    case 'sorted-params':
+      return [recipe.secret];
+    case 'static':
+      return Object.values(recipe.fields).filter((name) => api.credentials[name]?.kind !== 'text');
+    case 'basic':
+      return [recipe.password];
+  }
+}
+
+/** The first secret the recipe checks that is still its published development default, or undefined. */
+export function developmentCredential(
+  api: OperatorApi,
+  recipe: OperatorAuth,
+  credentials: Readonly<Record<string, string>>,
+): string | undefined {
+  return secretsOf(api, recipe).find((name) => {
+    const published = api.credentials[name]?.default;
+    return published !== undefined && credentials[name]?.trim() === published.trim();
+  });
 }
 
 /** The page a paged listing asks for (undefined: the route lists everything), or a bad-request Refusal. */

@@ -5,6 +5,7 @@ import type { AggmockConfig } from '../../config/index.ts';
 import type { OperatorApi, OperatorRoute, RefusalReason, ReplyTemplate } from '../../dialects/operator.ts';
 import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
+import { exposureOf } from '../../http/exposure.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, openLaunchSession } from '../launch.ts';
@@ -56,6 +57,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   const listing = listingCache(catalog, api);
   const app = new Hono<Env>();
   const groups = routeGroups(api);
+  const exposure = exposureOf(config);
 
   const send = (
     template: ReplyTemplate,
@@ -135,6 +137,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       deps.credentials,
       now(),
       (verdict) => journalVerdict(c, verdict),
+      exposure,
     );
     const { route, routeKey, parts, values, demo } = decision;
     switch (route.does) {
