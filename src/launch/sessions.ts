@@ -127,6 +127,22 @@ export class LaunchSessions {
     return true;
   }
 
+  /**
+   * Ends a player's live sessions (of one game, when named) now: their links answer 410 from then on
+   * (a vendor's close-session or logout call). Answers how many were ended.
+   */
+  closeFor(playerId: string, gameId?: string): number {
+    const now = this.now();
+    let closed = 0;
+    for (const session of this.sessions.values()) {
+      if (session.playerId !== playerId || session.expiresAt <= now) continue;
+      if (gameId !== undefined && session.gameId !== gameId) continue;
+      session.expiresAt = now;
+      closed++;
+    }
+    return closed;
+  }
+
   get size(): number {
     return this.sessions.size;
   }

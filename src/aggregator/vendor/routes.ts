@@ -165,6 +165,13 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
           { award: awardFreeRounds(route, values, decision.lists, catalog, deps.sessions.awards, now()) },
           baseUrl,
         );
+      case 'close-session': {
+        // The player's open games end now (of one game when the request names it): their play pages answer 410.
+        if (values.player === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
+        const game = values.gameId === undefined ? undefined : gameOf(catalog, values.gameId, fieldOf(route, 'gameId'));
+        deps.sessions.closeFor(values.player, game?.id);
+        return send(route.reply, {}, baseUrl);
+      }
       case 'cancel-free-spins':
         return send(route.reply, { award: cancelFreeRounds(route, values, deps.sessions.awards, now()) }, baseUrl);
       default:

@@ -32,7 +32,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     'Whether JSON or form bodies are required: aggmock reads JSON.',
     'Whether getGame needs createPlayer first: aggmock launches any user_username (it keeps no player registry).',
     'RTP in the game list; getGameHistory, removeFreeRounds, createPlayer, playerExists and loginPlayer: not served by aggmock yet.',
-    'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send and acknowledges them ({"error": 0, …}); the free rounds are not played and no session is closed (the play page keeps spinning).',
+    'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send; addFreeRounds\u2019 rounds are played on the player\u2019s play page at the game\u2019s smallest bet (betlevel is a level aggmock cannot price), and logoutPlayer ends the player\u2019s open sessions (their play pages answer 410).',
   ],
   credentials: {
     apiLogin: { kind: 'text', default: 'aggmock-dev-login', description: 'the api_login Blue Ocean gave the operator' },

@@ -29,6 +29,12 @@ export const PRAGMATIC_OPERATOR: OperatorApiInput = {
       grade: 'secondary',
     },
     {
+      title:
+        'An operator-side PHP client (CasinoGameAPI getCasinoGames, getLobbyGames, closeSession, cancelRound, game/url, ReplayAPI)',
+      url: 'https://github.com/NikitaPilez/pragmatic/blob/11fc1650627ab17a429f605d61ff6b198ed7b798/app/Services/IntegrationApi.php',
+      grade: 'secondary',
+    },
+    {
       title: 'The hash rule in a Node integrator (search index id 35972202927: sorted, empty skipped, secret appended, MD5)',
       grade: 'secondary',
     },
@@ -37,8 +43,9 @@ export const PRAGMATIC_OPERATOR: OperatorApiInput = {
     'The code of a refused call (a bad secureLogin or hash, a missing parameter) is not public: aggmock answers error "5" (the code Pragmatic\u2019s wallet API uses for a bad hash) for a bad hash or login and "7" for a bad request, with HTTP 200 [inferred].',
     'Platform values (DESKTOP|MOBILE in one client, web|mobile in another): both read; anything else is desktop.',
     'RTP and currencies per game are not in the list item.',
-    'CloseSession (TerminateSession, change log 3.30): its parameters and reply are not public; not served.',
-    'Free rounds (FRB v2 create and cancel) are checked (hash, required parameters; the create call’s JSON gameList is not read) and acknowledged {"error":"0"}; the rounds are not played. Which encoding cancel takes is unknown: aggmock reads a form.',
+    'CloseSession: the parameters are an integrator\u2019s (secureLogin, externalPlayerId, gameId, clearHistory); its reply is assumed {"error":"0","description":"OK"}. aggmock ends the player\u2019s open sessions (of that game when named); clearHistory is not read. The 3.30 change log\u2019s TerminateSession may be the same call under another name: unknown.',
+    'An integrator\u2019s error catalogue (1 unauthorized, 2 empty mandatory field, 3 invalid parameter value, 4 round not found, 17 player not found) is listed beside the Replay API and may be that API\u2019s alone: aggmock keeps 5 and 7.',
+    'Free rounds (FRB v2): the first game of gameList and its first totalBet are read; the rounds are played at that stake on the player\u2019s play page (docs/operator-apis.md). Which encoding cancel takes is unknown: aggmock reads a form.',
     'OpenHistoryExtended answers the URL of aggmock’s deliveries page for the round, not a game-history page.',
   ],
   basePath: '/IntegrationService/v3/http',
@@ -159,6 +166,16 @@ export const PRAGMATIC_OPERATOR: OperatorApiInput = {
         'gameList.0.betValues.0.totalBet': { to: 'betAmount' },
       },
       required: ['secureLogin', 'bonusCode', 'playerId', 'currency', 'rounds', 'startDate', 'expirationDate', 'hash'],
+      reply: { body: { object: { error: { const: '0' }, description: { const: 'OK' } } } },
+    },
+    {
+      // CloseSession (NikitaPilez/pragmatic app/Services/IntegrationApi.php, "2.3 CloseSession"): secureLogin,
+      // externalPlayerId, gameId (only that game's session), clearHistory (0|1), hash → POST CasinoGameAPI/closeSession/.
+      path: '/CasinoGameAPI/closeSession/',
+      encoding: 'form',
+      does: 'close-session',
+      request: { secureLogin: { to: 'operatorId' }, externalPlayerId: { to: 'player' }, gameId: { to: 'gameId' } },
+      required: ['secureLogin', 'externalPlayerId', 'hash'],
       reply: { body: { object: { error: { const: '0' }, description: { const: 'OK' } } } },
     },
     {
