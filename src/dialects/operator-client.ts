@@ -200,7 +200,7 @@ function signBody(
       const key = privateKey ?? (credentials[recipe.publicKey] === DEV_RSA_PUBLIC_KEY ? DEV_RSA_PRIVATE_KEY : undefined);
       if (key === undefined)
         throw new OperatorClientError(
-          `${recipe.header} is an RSA signature by the operator's private key: aggmock holds only its public key (credential ${recipe.publicKey}) and signs with its development key pair alone`,
+          `${recipe.header} is an RSA signature by the operator's private key: aggmock holds only its public key (credential ${recipe.publicKey}) and signs with its development key pair alone; give the matching private key (aggmock mcp --operator-key <file>)`,
         );
       headers[recipe.header] = sign(recipe.hash, Buffer.from(body), key).toString('base64');
       return;
@@ -267,4 +267,29 @@ export function gamesIn(route: OperatorRoute, reply: unknown): unknown[] | undef
     return undefined;
   };
   return walk(route.reply.body, reply);
+}
+
+/**
+ * What a paged listing reply says of its pages: the numbers at the template's `paging.*` nodes
+ * (Slotegrator's `_meta`), or undefined when the reply does not say them.
+ *
+ * @example pagingIn(route, reply) // { totalCount: 120, pageCount: 3, currentPage: 1, perPage: 50 }
+ */
+export function pagingIn(
+  route: OperatorRoute,
+  reply: unknown,
+): { totalCount?: number; pageCount?: number; currentPage?: number; perPage?: number } | undefined {
+  const found: Record<string, number> = {};
+  const walk = (node: ReplyNode | undefined, value: unknown): void => {
+    if (node === undefined) return;
+    if ('from' in node && node.from.startsWith('paging.')) {
+      const n = Number(value);
+      if (Number.isInteger(n) && n >= 0) found[node.from.slice('paging.'.length)] = n;
+      return;
+    }
+    if ('object' in node && value !== null && typeof value === 'object')
+      for (const [key, child] of Object.entries(node.object)) walk(child, (value as Record<string, unknown>)[key]);
+  };
+  walk(route.reply.body, reply);
+  return Object.keys(found).length > 0 ? found : undefined;
 }

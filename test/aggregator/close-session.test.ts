@@ -52,7 +52,7 @@ async function serve(name: string) {
 describe('Pragmatic CloseSession', () => {
   it("ends the player's sessions of the game it names, then all of them; other players keep theirs", async () => {
     const s = await serve('pragmatic');
-    const [g1, g2] = s.aggmock.catalog.games as { id: string }[];
+    const [g1, g2] = s.aggmock.catalog.games;
     const a = await s.launch('p1', g1?.id as string);
     const b = await s.launch('p1', g2?.id as string);
     const other = await s.launch('p2', g1?.id as string);
