@@ -91,6 +91,7 @@ export const REPLY_SOURCES = [
   'launch.currency',
   'launch.player',
   'round.url',
+  'round.id',
   'award.id',
   'award.player',
   'award.gameId',
@@ -139,11 +140,20 @@ export const replyNodeSchema: z.ZodType<ReplyNode> = z.lazy(() =>
   ]),
 );
 
-export const replyTemplateSchema = z.strictObject({
-  status: z.number().int().min(200).max(599).default(200),
-  body: replyNodeSchema.optional().describe('absent: an empty body'),
-  headers: z.record(z.string(), z.string()).default({}),
-});
+export const replyTemplateSchema = z
+  .strictObject({
+    status: z.number().int().min(200).max(599).default(200),
+    body: replyNodeSchema.optional().describe('absent: an empty body'),
+    text: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe(
+        'a text body instead of JSON (Evolution\u2019s HTML round render) with {source} placeholders, HTML-escaped; give its content-type in headers',
+      ),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((t) => t.body === undefined || t.text === undefined, 'give either body (JSON) or text, not both');
 export type ReplyTemplate = z.infer<typeof replyTemplateSchema>;
 
 /** How the operator proves itself; each recipe names the exact bytes it covers (operator-auth.ts). */

@@ -13,7 +13,7 @@ import { matchesEtag } from '../listings.ts';
 import { awardFreeRounds, cancelFreeRounds, fieldOf, gameOf } from './awards.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
-import { listingCache, type RenderValues, replyText } from './render.ts';
+import { listingCache, type RenderValues, replyText, replyTextBody } from './render.ts';
 import { BadOperatorRequest } from './request.ts';
 
 /*
@@ -66,6 +66,11 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     headers: Record<string, string> = {},
     game?: CatalogGame,
   ) => {
+    if (template.text !== undefined)
+      return new Response(replyTextBody(template.text, values, catalog, baseUrl), {
+        status: template.status,
+        headers: { 'content-type': 'text/plain; charset=UTF-8', ...template.headers, ...headers },
+      });
     const text = replyText(template.body, values, catalog, baseUrl, [], game);
     return new Response(text ?? null, {
       status: template.status,
@@ -151,7 +156,11 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         );
       case 'round-details': {
         const round = values.roundId ?? '';
-        return send(route.reply, { round: { url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } }, baseUrl);
+        return send(
+          route.reply,
+          { round: { id: round, url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } },
+          baseUrl,
+        );
       }
       case 'lobby': {
         const gameField = fieldOf(route, 'gameId');
