@@ -67,6 +67,16 @@ async function spin() {
     source.textContent = `as your wallet replied to the last callback, at ${new Date().toLocaleTimeString()}`;
   }
   result.textContent = outcomeText(body);
+  // A free round an operator awarded (the bet sent was 0): say how many are left.
+  const free = /** @type {{ awardId: string, left: number } | undefined} */ (body.freeRound);
+  const freeLine = document.querySelector('[data-testid=free-rounds]');
+  if (free && freeLine) {
+    freeLine.textContent =
+      free.left > 0
+        ? `${free.left} free round${free.left === 1 ? '' : 's'} left (award ${free.awardId}).`
+        : `That was the last free round of award ${free.awardId}: the next spin is paid.`;
+  }
+  if (free) result.textContent = `Free round: ${result.textContent}`;
 }
 
 form.addEventListener('submit', async (e) => {

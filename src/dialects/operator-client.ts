@@ -73,7 +73,7 @@ export function operatorRequest(
   if (route.selector) fields.set(route.selector.field, route.selector.equals);
   const signatureField = recipe.kind === 'sorted-params' && 'field' in recipe.place ? recipe.place.field : undefined;
   for (const field of [...route.required, ...(demo ? [] : route.requiredWhenReal)]) {
-    if (field === signatureField || fields.has(field)) continue;
+    if (field === signatureField || fields.has(field) || fields.has(`${field}.0`)) continue;
     fields.set(field, field === 'uuid' ? (options.random ? random() : randomUUID()) : PLACEHOLDER);
   }
 
@@ -84,6 +84,15 @@ export function operatorRequest(
     fields.delete(name);
     return encodeURIComponent(value);
   });
+
+  // query+json (Pragmatic's FRB create): the nested fields travel as the JSON body, the rest as the signed query.
+  const jsonPart = new Map<string, string>();
+  if (route.encoding === 'query+json')
+    for (const [field, value] of fields)
+      if (field.includes('.')) {
+        jsonPart.set(field, value);
+        fields.delete(field);
+      }
 
   const headers: Record<string, string> = {};
   if (api.operatorId?.header !== undefined) headers[api.operatorId.header] = credential(credentials, api.operatorId.credential);
@@ -106,10 +115,10 @@ export function operatorRequest(
     else headers[recipe.place.header] = digest;
   }
 
-  const body = inBody ? encodeBody(route.encoding, fields) : undefined;
+  const body = inBody ? encodeBody(route.encoding, fields) : jsonPart.size > 0 ? JSON.stringify(nested(jsonPart)) : undefined;
   const query = inBody ? '' : new URLSearchParams([...fields]).toString();
   if (body !== undefined)
-    headers['content-type'] = route.encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+    headers['content-type'] = route.encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   signBody(recipe, body ?? '', headers, credentials, options.privateKey);
   return { method: route.method, path: query ? `${path}?${query}` : path, headers, ...(body === undefined ? {} : { body }) };
 }
@@ -133,10 +142,21 @@ function fieldsOf(route: OperatorRoute, values: OperatorValues, demo: boolean): 
     const wanted = spec.to === 'mode' && route.mode === undefined ? (demo ? 'demo' : 'real') : values[spec.to];
     if (wanted === undefined || done.has(spec.to)) continue;
     const vendorValue = spec.map ? Object.entries(spec.map).find(([, ours]) => ours === wanted)?.[0] : undefined;
-    fields.set(field, vendorValue ?? wanted);
+    const written = spec.exponent === undefined ? (vendorValue ?? wanted) : scaledInteger(field, wanted, spec.exponent);
+    // A JSON list field carries the one value as a list of one (SoftSwiss games: ["…"]).
+    fields.set(spec.list === 'json' ? `${field}.0` : field, written);
     done.add(spec.to);
   }
   return fields;
+}
+
+/** A stake in major units ("1.5") as the vendor's integer of 10^-exponent units ("150000" for 5). */
+function scaledInteger(field: string, major: string, exponent: number): string {
+  const match = /^(\d{1,9})(?:\.(\d{1,8}))?$/.exec(major);
+  if (!match || (match[2] ?? '').length > exponent)
+    throw new OperatorClientError(`${field}: expected an amount in major units with at most ${exponent} decimals, got ${major}`);
+  const digits = `${match[1]}${(match[2] ?? '').padEnd(exponent, '0')}`.replace(/^0+(?=\d)/, '');
+  return digits;
 }
 
 /** What a sorted-params recipe signs of these fields: a JSON body's top level, or the pairs as sent. */
@@ -157,8 +177,10 @@ function nested(fields: Map<string, string>): Record<string, unknown> {
   for (const [path, value] of fields) {
     const segments = path.split('.');
     let node = root;
-    segments.slice(0, -1).forEach((segment) => {
-      if (typeof node[segment] !== 'object' || node[segment] === null) node[segment] = {};
+    // A numeric segment is a list index (Pragmatic's gameList.0.gameId → {"gameList":[{"gameId":…}]}).
+    segments.slice(0, -1).forEach((segment, i) => {
+      const list = /^\d{1,3}$/.test(segments[i + 1] as string);
+      if (typeof node[segment] !== 'object' || node[segment] === null) node[segment] = list ? [] : {};
       node = node[segment] as Record<string, unknown>;
     });
     node[segments[segments.length - 1] as string] = value;
@@ -178,7 +200,7 @@ function signBody(
       const key = privateKey ?? (credentials[recipe.publicKey] === DEV_RSA_PUBLIC_KEY ? DEV_RSA_PRIVATE_KEY : undefined);
       if (key === undefined)
         throw new OperatorClientError(
-          `${recipe.header} is an RSA signature by the operator's private key: aggmock holds only its public key (credential ${recipe.publicKey}) and signs with its development key pair alone`,
+          `${recipe.header} is an RSA signature by the operator's private key: aggmock holds only its public key (credential ${recipe.publicKey}) and signs with its development key pair alone; give the matching private key (aggmock mcp --operator-key <file>)`,
         );
       headers[recipe.header] = sign(recipe.hash, Buffer.from(body), key).toString('base64');
       return;
@@ -245,4 +267,29 @@ export function gamesIn(route: OperatorRoute, reply: unknown): unknown[] | undef
     return undefined;
   };
   return walk(route.reply.body, reply);
+}
+
+/**
+ * What a paged listing reply says of its pages: the numbers at the template's `paging.*` nodes
+ * (Slotegrator's `_meta`), or undefined when the reply does not say them.
+ *
+ * @example pagingIn(route, reply) // { totalCount: 120, pageCount: 3, currentPage: 1, perPage: 50 }
+ */
+export function pagingIn(
+  route: OperatorRoute,
+  reply: unknown,
+): { totalCount?: number; pageCount?: number; currentPage?: number; perPage?: number } | undefined {
+  const found: Record<string, number> = {};
+  const walk = (node: ReplyNode | undefined, value: unknown): void => {
+    if (node === undefined) return;
+    if ('from' in node && node.from.startsWith('paging.')) {
+      const n = Number(value);
+      if (Number.isInteger(n) && n >= 0) found[node.from.slice('paging.'.length)] = n;
+      return;
+    }
+    if ('object' in node && value !== null && typeof value === 'object')
+      for (const [key, child] of Object.entries(node.object)) walk(child, (value as Record<string, unknown>)[key]);
+  };
+  walk(route.reply.body, reply);
+  return Object.keys(found).length > 0 ? found : undefined;
 }

@@ -36,6 +36,11 @@ export const OPERATOR_CONCEPTS = [
   'roundId',
   'page',
   'perPage',
+  /** A free-round award: its id (the vendor's bonusCode, freespin_id, reward_uuid), round count, stake per round, end. */
+  'awardId',
+  'rounds',
+  'betAmount',
+  'validUntil',
 ] as const;
 export type OperatorConcept = (typeof OPERATOR_CONCEPTS)[number];
 
@@ -46,6 +51,19 @@ export const requestFieldSchema = z.strictObject({
     .optional()
     .describe('vendor value → aggmock value, e.g. {"GPL_MOBILE": "mobile"} or {"DEMO": "demo"}'),
   demoWhen: z.string().optional().describe('this value of the field asks for demo play (Hub88 currency "XXX", Caleta "FUN")'),
+  list: z
+    .enum(['comma', 'json'])
+    .optional()
+    .describe(
+      'the field holds several values: text separated by commas (Blue Ocean gameids "1,2") or a JSON list (SoftSwiss games)',
+    ),
+  exponent: z
+    .number()
+    .int()
+    .min(0)
+    .max(8)
+    .optional()
+    .describe('an amount written as an integer of 10^-exponent major units (Hub88 and Caleta bet_value: 5)'),
 });
 export type RequestField = z.infer<typeof requestFieldSchema>;
 
@@ -73,7 +91,14 @@ export const REPLY_SOURCES = [
   'launch.currency',
   'launch.player',
   'round.url',
+  'round.id',
   'award.id',
+  'award.player',
+  'award.gameId',
+  'award.currency',
+  'award.rounds',
+  'award.left',
+  'award.status',
   'error.message',
   'paging.totalCount',
   'paging.pageCount',
@@ -115,11 +140,20 @@ export const replyNodeSchema: z.ZodType<ReplyNode> = z.lazy(() =>
   ]),
 );
 
-export const replyTemplateSchema = z.strictObject({
-  status: z.number().int().min(200).max(599).default(200),
-  body: replyNodeSchema.optional().describe('absent: an empty body'),
-  headers: z.record(z.string(), z.string()).default({}),
-});
+export const replyTemplateSchema = z
+  .strictObject({
+    status: z.number().int().min(200).max(599).default(200),
+    body: replyNodeSchema.optional().describe('absent: an empty body'),
+    text: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe(
+        'a text body instead of JSON (Evolution\u2019s HTML round render) with {source} placeholders, HTML-escaped; give its content-type in headers',
+      ),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((t) => t.body === undefined || t.text === undefined, 'give either body (JSON) or text, not both');
 export type ReplyTemplate = z.infer<typeof replyTemplateSchema>;
 
 /** How the operator proves itself; each recipe names the exact bytes it covers (operator-auth.ts). */
@@ -209,6 +243,18 @@ export const operatorRouteSchema = z.strictObject({
     })
     .optional(),
   auth: operatorAuthSchema.optional().describe('this route\u2019s own recipe (else the API\u2019s)'),
+  awardDefaults: z
+    .strictObject({
+      rounds: z.number().int().positive().max(10_000).optional(),
+      bet: z
+        .string()
+        .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake in major units such as "1.00"')
+        .optional(),
+    })
+    .optional()
+    .describe(
+      'what an award takes when the request does not say (Hub88 and Caleta: the prepaid template\u2019s bet_count and bet_value)',
+    ),
   reply: replyTemplateSchema,
 });
 export type OperatorRoute = z.infer<typeof operatorRouteSchema>;

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
+import { FreeRoundAwards } from './awards.ts';
 
 /** A launched game session: who plays what, with which balance, until when. */
 export interface LaunchSession {
@@ -61,8 +62,12 @@ export class LaunchSessions {
   private order: string[] = [];
   private head = 0;
   private created = 0;
+  /** Free rounds awarded through a vendor's operator API, played by these sessions' play pages (same lifetime: memory). */
+  readonly awards: FreeRoundAwards;
 
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  constructor(private readonly now: () => number = () => Date.now()) {
+    this.awards = new FreeRoundAwards(now);
+  }
 
   create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, options: CreateSessionOptions): LaunchSession {
     const createdAt = this.now();
@@ -120,6 +125,22 @@ export class LaunchSessions {
     if (!session) return false;
     session.expiresAt = Math.min(session.expiresAt, this.now());
     return true;
+  }
+
+  /**
+   * Ends a player's live sessions (of one game, when named) now: their links answer 410 from then on
+   * (a vendor's close-session or logout call). Answers how many were ended.
+   */
+  closeFor(playerId: string, gameId?: string): number {
+    const now = this.now();
+    let closed = 0;
+    for (const session of this.sessions.values()) {
+      if (session.playerId !== playerId || session.expiresAt <= now) continue;
+      if (gameId !== undefined && session.gameId !== gameId) continue;
+      session.expiresAt = now;
+      closed++;
+    }
+    return closed;
   }
 
   get size(): number {

@@ -49,6 +49,8 @@ export function playPage(
   tokenRequired = false,
   /** The schedule's entries that play this player in the background ({@link backgroundPlay}). */
   background: readonly Pick<ScheduleEntry, 'scenario' | 'every' | 'cron'>[] = [],
+  /** Free rounds an operator awarded this player in this game (LaunchSessions.awards): the next spins play them. */
+  freeRounds?: { awardId: string; left: number },
 ): string {
   const img = game ? (game.imgUrl ?? game.imgPath) : '';
   // Bets are written with the session currency's decimals (JPY: whole yen; KWD: three decimals).
@@ -86,6 +88,11 @@ ${
   background.length === 0
     ? ''
     : `<p class="sub small" data-testid="background-play">${escapeHtml(backgroundNote(session.playerId, background))}</p>
+`
+}${
+  freeRounds === undefined
+    ? ''
+    : `<p class="sub small" data-testid="free-rounds">${freeRounds.left} free round${freeRounds.left === 1 ? '' : 's'} left (award ${escapeHtml(freeRounds.awardId)}): the next spins are free, bets of 0 tagged with the award.</p>
 `
 }<form id="spin">
 <label>Bet <input id="bet" data-testid="bet" type="number" min="${minBet}" max="${maxBet}" step="${decimals === 0 ? 1 : (10 ** -decimals).toFixed(decimals)}" value="${defaultBet.toFixed(decimals)}"></label>

@@ -104,8 +104,9 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     if (session instanceof Response) return session;
     const game = deps.catalog.gameById.get(session.gameId);
     const background = backgroundPlay(deps.config.schedule, session.playerId);
+    const free = deps.sessions.awards.leftFor(session.playerId, session.gameId, session.currency);
     return c.html(
-      playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game), tokenRequired, background),
+      playPage(session, game, deps.engine !== undefined, playMoney(deps.config, session, game), tokenRequired, background, free),
     );
   });
 
@@ -145,14 +146,18 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     }
     const game = deps.catalog.gameById.get(session.gameId);
     const money = playMoney(deps.config, session, game);
-    const betMinor = spinBet(parsed.data.bet, money, game);
+    const free = deps.sessions.awards.take(session.playerId, session.gameId, session.currency);
+    // A free round stakes the award's bet (the game's smallest where the award names none) and sends a bet of 0.
+    const stakeMinor = free ? freeRoundStake(free.award.bet, money) : spinBet(parsed.data.bet, money, game);
+    const betMinor = free ? 0 : stakeMinor;
     const major = (minor: number) => toMajor(minor, money.exponent);
+    const freeRound = free ? { freeRound: { awardId: free.award.id, left: free.left } } : {};
 
     rounds++;
     // A launch-level callback_url may name any service the policy allows: its reply is judged
     // (verdict, balance), never handed back, so a spin cannot read another service's answers.
     const showReply = ownWebhook(session.callbackUrl, deps.config.callbacks.webhookUrl);
-    const winMinor = sessionWin(deps.random, betMinor, (game?.rtp ?? 96) / 100);
+    const winMinor = sessionWin(deps.random, stakeMinor, (game?.rtp ?? 96) / 100);
     // The round as every surface plans one; the game opens on the first spin of its session, before
     // the bet: a refusal (a token the wallet does not know) ends the spin there, and the next spin
     // tries to open the game again.
@@ -162,10 +167,15 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const steps = withSessionCalls(plan, { ...wire.calls, open: opened.has(session.id) ? [] : wire.calls.open }, () =>
       engine.nextTransactionId(),
     );
+    // Every call of a free round names its award, as the vendor's free-round calls do (is_free/reward_uuid,
+    // bonusCode, type freespin, is_freeround_bet): the dialect's bonus fields (docs/operator-apis.md).
+    if (free) for (const step of plan) step.request.bonus = { kind: 'free-spins', id: free.award.id };
     const roundId = plan[0]?.request.roundId as string;
     const played = await playInOrder(engine, steps, waitMs);
+    // Refused (the game did not open, or the wallet refused the free bet): the round was not played.
+    if (free && played.refused) deps.sessions.awards.giveBack(free);
     const shown = played.events.map((event) => spinStep(event, deps.config, showReply));
-    if (played.pending) return c.json({ ...pending(played.pending), steps: shown }, 202);
+    if (played.pending) return c.json({ ...pending(played.pending), steps: shown, ...freeRound }, 202);
     const refused = played.refused;
     if (refused?.request.operation === 'authenticate' || refused?.request.operation === 'balance') {
       const event = played.events.at(-1) as StoredEvent;
@@ -204,6 +214,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       win: major(winMinor),
       steps: shown,
       balance: balanceOf(last, deps.config),
+      ...freeRound,
     });
   });
   return app;
@@ -285,6 +296,12 @@ function pending(event: StoredEvent) {
     message: `The wallet has not answered yet; aggmock keeps retrying. See /__admin/deliveries/${event.id}.`,
     eventId: event.id,
   };
+}
+
+/** A free round's stake in the session currency's minor units: the award's bet, else the game's smallest. */
+function freeRoundStake(bet: string | undefined, money: PlayMoney): number {
+  const minor = bet === undefined ? undefined : toMinor(Number(bet), money.exponent);
+  return minor === undefined || minor <= 0 ? money.minBetMinor : minor;
 }
 
 /** The bet in minor units of the session's currency, within the game's limits; else a 400 naming `bet`. */

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorCredentials } from '../../src/aggregator/vendor/index.ts';
 import { validateConfig } from '../../src/config/index.ts';
@@ -62,12 +63,14 @@ describe('Slotegrator: /games/lobby, /freespins/set and /freespins/cancel', () =
     expect(missing.refusal).toBe('currency is required');
   });
 
-  it('acknowledges a free-spin campaign and its cancellation with 200 and no body, and refuses one without quantity', async () => {
+  it('records a free-spin campaign and its cancellation with 200 and no body, and refuses one without quantity', async () => {
     const game = s.aggmock.catalog.games[0] as { id: string };
-    const set = await s.call(s.route('/freespins/set'), { player: 'p1', currency: 'EUR', gameId: game.id });
+    const award = { player: 'p1', currency: 'EUR', gameId: game.id, awardId: 'fs-1', rounds: '5', validUntil: '4102444800' };
+    const set = await s.call(s.route('/freespins/set'), award);
     expect(set).toMatchObject({ status: 200, text: '' });
-    expect((await s.call(s.route('/freespins/cancel'), {})).status).toBe(200);
-    const missing = await s.call(s.route('/freespins/set'), { player: 'p1', currency: 'EUR', gameId: game.id }, 'quantity');
+    expect((await s.call(s.route('/freespins/cancel'), { awardId: 'fs-1' })).status).toBe(200);
+    const { rounds: _, ...noQuantity } = award;
+    const missing = await s.call(s.route('/freespins/set'), { ...noQuantity, awardId: 'fs-2' }, 'quantity');
     expect(missing.status).toBeGreaterThanOrEqual(400);
     expect(missing.refusal).toBe('quantity is required');
   });
@@ -81,15 +84,17 @@ describe('Blue Ocean: addFreeRounds and logoutPlayer', () => {
   afterAll(() => s.aggmock.close());
 
   it('answers addFreeRounds with a freeround id of its own and logoutPlayer with error 0; a missing field is error 1', async () => {
-    const added = await s.call(s.route('/blueocean', 'addFreeRounds'), { player: 'p1', gameId: '1' });
+    const award = { player: 'p1', gameId: '1', rounds: '5', validUntil: '2099-12-31' };
+    const added = await s.call(s.route('/blueocean', 'addFreeRounds'), award);
     expect(added.json).toEqual({
       error: 0,
       response: { created: 1, freeround_id: expect.stringMatching(/^aggmock-award-[0-9a-f]{16}$/) },
     });
-    const again = await s.call(s.route('/blueocean', 'addFreeRounds'), { player: 'p1', gameId: '1' });
+    const again = await s.call(s.route('/blueocean', 'addFreeRounds'), award);
     expect(again.json.response.freeround_id).not.toBe(added.json.response.freeround_id);
     expect((await s.call(s.route('/blueocean', 'logoutPlayer'), { player: 'p1' })).json).toEqual({ error: 0, response: true });
-    const missing = await s.call(s.route('/blueocean', 'addFreeRounds'), { player: 'p1', gameId: '1' }, 'validTo');
+    const { validUntil: _, ...noValidTo } = award;
+    const missing = await s.call(s.route('/blueocean', 'addFreeRounds'), noValidTo, 'validTo');
     expect(missing.json).toMatchObject({ error: 1, message: 'validTo is required' });
   });
 });
@@ -109,17 +114,21 @@ describe('Pragmatic: OpenHistoryExtended and free rounds (FRB v2)', () => {
     expect(missing.json).toMatchObject({ error: '7', description: 'roundId is required' });
   });
 
-  it('acknowledges a free-rounds bonus and its cancellation, and refuses one without rounds', async () => {
-    expect((await s.call(s.route('/FreeRoundsBonusAPI/v2/bonus/player/create'), { player: 'p1', currency: 'EUR' })).json).toEqual(
-      {
-        error: '0',
-        description: 'OK',
-      },
-    );
-    expect((await s.call(s.route('/FreeRoundsBonusAPI/v2/bonus/cancel/'), {})).json).toEqual({ error: '0', description: 'OK' });
+  it('records a free-rounds bonus and its cancellation, and refuses one without rounds', async () => {
+    const game = s.aggmock.catalog.games[0] as { id: string };
+    const award = { player: 'p1', currency: 'EUR', gameId: game.id, awardId: 'B-1', rounds: '5', validUntil: '4102444800' };
+    expect((await s.call(s.route('/FreeRoundsBonusAPI/v2/bonus/player/create'), award)).json).toEqual({
+      error: '0',
+      description: 'OK',
+    });
+    expect((await s.call(s.route('/FreeRoundsBonusAPI/v2/bonus/cancel/'), { awardId: 'B-1' })).json).toEqual({
+      error: '0',
+      description: 'OK',
+    });
+    const { rounds: _, ...noRounds } = award;
     const missing = await s.call(
       s.route('/FreeRoundsBonusAPI/v2/bonus/player/create'),
-      { player: 'p1', currency: 'EUR' },
+      { ...noRounds, awardId: 'B-2' },
       'rounds',
     );
     expect(missing.json).toMatchObject({ error: '7', description: 'rounds is required' });
@@ -128,6 +137,7 @@ describe('Pragmatic: OpenHistoryExtended and free rounds (FRB v2)', () => {
 
 describe('a vendor launch on an exposed instance at its session cap', () => {
   it("is refused with aggmock's 503 naming launch.maxSessions, as /getgameurl is, and the open game stays", async () => {
+    const own = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const aggmock = await startAggmock(
       validateConfig({
         port: 0,
@@ -137,11 +147,17 @@ describe('a vendor launch on an exposed instance at its session cap', () => {
         admin: { token: 'admin-tok-7f3e' },
         launch: { maxSessions: 1 },
         callbacks: { profile: 'hub88', webhookUrl: 'http://127.0.0.1:9/' },
+        // Exposed: the operator's own key (the development one is refused there).
+        operator: { credentials: { publicKey: own.publicKey.export({ type: 'spki', format: 'pem' }) as string } },
       }),
     );
     try {
       const api = builtinOperatorApi('hub88') as OperatorApi;
-      const credentials = operatorCredentials(api, {}, 'hub88');
+      const credentials = operatorCredentials(
+        api,
+        { publicKey: own.publicKey.export({ type: 'spki', format: 'pem' }) as string },
+        'hub88',
+      );
       const game = aggmock.catalog.games[0] as { id: string };
       const launch = async (player: string) => {
         const req = operatorRequest(
@@ -149,6 +165,7 @@ describe('a vendor launch on an exposed instance at its session cap', () => {
           api.routes.find((r) => r.does === 'launch') as OperatorRoute,
           { player, gameId: game.id, currency: 'EUR', token: `t-${player}` },
           credentials,
+          { privateKey: own.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
         );
         return fetch(`${aggmock.url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
       };

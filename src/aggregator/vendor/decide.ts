@@ -44,12 +44,15 @@ export function routeGroups(api: OperatorApi): Map<string, RouteGroup> {
 }
 
 export type Concepts = Partial<Record<OperatorConcept, string>>;
+/** Every value of a concept (a list field such as Blue Ocean's gameids gives several; others one). */
+export type ConceptLists = Partial<Record<OperatorConcept, readonly string[]>>;
 
 export interface Decision {
   route: OperatorRoute;
   routeKey: string;
   parts: OperatorRequestParts;
   values: Concepts;
+  lists: ConceptLists;
   demo: boolean;
 }
 
@@ -64,7 +67,9 @@ export interface ArrivedRequest {
 
 /**
  * Judges a request to one route group; `onVerdict` hears the operator check's verdict as the
- * request journal keeps it (before a refusal is thrown).
+ * request journal keeps it (before a refusal is thrown). `exposure` (why the instance is exposed,
+ * src/http/exposure.ts): a request proved with a public development credential is then refused, as
+ * the seed's API refuses aggmock-dev-key (src/auth), since anyone can read those.
  */
 export function decide(
   api: OperatorApi,
@@ -73,6 +78,7 @@ export function decide(
   credentials: Readonly<Record<string, string>>,
   nowMs: number,
   onVerdict: (verdict: AuthVerdict) => void,
+  exposure?: string,
 ): Decision {
   let chosen: [OperatorRoute, string] | undefined;
   let parts: OperatorRequestParts | undefined;
@@ -91,13 +97,20 @@ export function decide(
   }
   const [route, routeKey] = chosen;
   const recipe = route.auth ?? api.auth;
-  const verdict = verifyOperator(recipe, parts, credentials, nowMs);
+  const verified = verifyOperator(recipe, parts, credentials, nowMs);
+  const dev = exposure === undefined || !verified.ok ? undefined : developmentCredential(api, recipe, credentials);
+  const verdict: typeof verified = dev
+    ? {
+        ok: false,
+        message: `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`,
+      }
+    : verified;
   onVerdict(
     verdict.ok
       ? { ok: true, method: 'operator', header: credentialPlace(recipe) }
       : {
           ok: false,
-          error: verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
+          error: dev ? 'DEV_CREDENTIALS_REFUSED' : verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
           message: verdict.message,
           ...(verdict.expectedSigned === undefined ? {} : journaledSigned(verdict.expectedSigned)),
         },
@@ -106,14 +119,41 @@ export function decide(
   for (const field of route.required) {
     if (parts.fields[field] === undefined || parts.fields[field] === '') throw new Refusal('bad-request', `${field} is required`);
   }
-  const { values, demo } = conceptsOf(route, parts.fields);
+  const { values, lists, demo } = conceptsOf(route, parts.fields);
   if (api.operatorId) {
     const { field, header, credential, refusal } = api.operatorId;
     const named = field !== undefined ? parts.fields[field] : request.headers[(header as string).toLowerCase()];
     if (named !== undefined && named !== credentials[credential])
       throw new Refusal(refusal, `The ${field ?? header} ${JSON.stringify(named)} doesn't correspond to any existing operator`);
   }
-  return { route, routeKey, parts, values, demo };
+  return { route, routeKey, parts, values, lists, demo };
+}
+
+/** The secret credentials a recipe proves the operator with (not ids such as operator_id). */
+function secretsOf(api: OperatorApi, recipe: OperatorAuth): string[] {
+  switch (recipe.kind) {
+    case 'rsa-body':
+      return [recipe.publicKey];
+    case 'hmac-body':
+    case 'sorted-params':
+      return [recipe.secret];
+    case 'static':
+      return Object.values(recipe.fields).filter((name) => api.credentials[name]?.kind !== 'text');
+    case 'basic':
+      return [recipe.password];
+  }
+}
+
+/** The first secret the recipe checks that is still its published development default, or undefined. */
+export function developmentCredential(
+  api: OperatorApi,
+  recipe: OperatorAuth,
+  credentials: Readonly<Record<string, string>>,
+): string | undefined {
+  return secretsOf(api, recipe).find((name) => {
+    const published = api.credentials[name]?.default;
+    return published !== undefined && credentials[name]?.trim() === published.trim();
+  });
 }
 
 /** The page a paged listing asks for (undefined: the route lists everything), or a bad-request Refusal. */
@@ -130,9 +170,13 @@ export function listingPage(route: OperatorRoute, values: Concepts): { page: num
   };
 }
 
-/** The request's fields as aggmock's concepts, and whether they ask for demo play. */
-function conceptsOf(route: OperatorRoute, fields: Readonly<Record<string, string>>): { values: Concepts; demo: boolean } {
+/** The request's fields as aggmock's concepts, every value of a list field, and whether they ask for demo play. */
+function conceptsOf(
+  route: OperatorRoute,
+  fields: Readonly<Record<string, string>>,
+): { values: Concepts; lists: ConceptLists; demo: boolean } {
   const values: Concepts = {};
+  const lists: ConceptLists = {};
   let demo = false;
   for (const [field, spec] of Object.entries(route.request)) {
     const value = fields[field];
@@ -141,11 +185,52 @@ function conceptsOf(route: OperatorRoute, fields: Readonly<Record<string, string
       demo = true;
       continue;
     }
-    const mapped = spec.map && Object.hasOwn(spec.map, value) ? (spec.map[value] as string) : value;
-    values[spec.to] ??= mapped;
+    const items = spec.list !== undefined ? listItems(field, value, spec.list) : [value];
+    const mapped = items.map((item) => {
+      const text = spec.map && Object.hasOwn(spec.map, item) ? (spec.map[item] as string) : item;
+      return spec.exponent === undefined ? text : scaledAmount(field, text, spec.exponent);
+    });
+    if (mapped.length === 0) continue;
+    values[spec.to] ??= mapped[0] as string;
+    lists[spec.to] ??= mapped;
   }
   if (values.mode === 'demo') demo = true;
-  return { values, demo };
+  return { values, lists, demo };
+}
+
+/** Items a list field holds at most: an award names a few games or players, not a catalog. */
+const MAX_LIST_ITEMS = 256;
+
+/** The items of a list field: text separated by commas (Blue Ocean's gameids "1,2"), or a JSON list of ids (SoftSwiss games). */
+function listItems(field: string, value: string, list: 'comma' | 'json'): string[] {
+  let items: string[];
+  if (list === 'comma') {
+    items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  } else {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number'))
+      throw new Refusal('bad-request', `${field}: expected a list of ids, e.g. ["game-1"]`);
+    items = parsed.map(String);
+  }
+  if (items.length > MAX_LIST_ITEMS) throw new Refusal('bad-request', `${field}: expected at most ${MAX_LIST_ITEMS} items`);
+  return items;
+}
+
+/** An integer of 10^-exponent major units as a decimal text ("356000", 5 → "3.56000"), or a bad-request Refusal. */
+function scaledAmount(field: string, text: string, exponent: number): string {
+  if (!/^\d{1,15}$/.test(text))
+    throw new Refusal('bad-request', `${field}: expected a whole number (the amount × 10^${exponent})`);
+  if (exponent === 0) return text;
+  const digits = text.padStart(exponent + 1, '0');
+  return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
 /** Longest prefix of the expected signed text a journal row keeps (masked); its digest and length stand for the rest. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog } from '../../catalog/index.ts';
 import type { AggmockConfig } from '../../config/index.ts';
 import type { OperatorApi, OperatorRoute } from '../../dialects/operator.ts';
+import { exposureOf } from '../../http/exposure.ts';
 import { EVERY_RESPONSE_HEADERS } from '../../http/security-headers.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import type { FastPath } from '../../server.ts';
@@ -50,6 +51,7 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
   const { api, config } = deps;
   const now = deps.now ?? Date.now;
   const listings = listingCache(deps.catalog, api);
+  const exposure = exposureOf(config);
   const maxBytes = config.limits.bodyBytes;
   const targets: ListingTarget[] = [];
   for (const group of routeGroups(api).values()) {
@@ -93,6 +95,7 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
           (v) => {
             verdict = v;
           },
+          exposure,
         );
       } catch {
         // A refusal (or a body the route cannot read): Hono judges it again and answers the vendor's way.

@@ -172,6 +172,9 @@ export function operatorOpenApi(vendor: string, api: OperatorApi): Schema {
       [String(route.reply.status)]: {
         description: `${route.does}${route.selector ? ` (${route.selector.field} = ${route.selector.equals})` : ''}`,
         ...(route.reply.body ? { content: { 'application/json': { schema: replySchema(route.reply.body) } } } : {}),
+        ...(route.reply.text !== undefined
+          ? { content: { [route.reply.headers['content-type'] ?? 'text/plain']: { schema: { type: 'string' } } } }
+          : {}),
       },
     };
     for (const [reason, refusal] of Object.entries(refusals)) {

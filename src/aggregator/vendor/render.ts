@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Catalog, type CatalogGame, gameImageUrl } from '../../catalog/index.ts';
 import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../dialects/operator.ts';
+import { escapeHtml } from '../../shared/index.ts';
 
 /*
  * A vendor's reply rendered from aggmock's values: one template walk for every reply (game lists,
@@ -11,9 +12,17 @@ import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../d
 /** What a reply can show: the values a template's `from` names, by source. */
 export interface RenderValues {
   launch?: { url: string; path: string; sessionId: string; token?: string; currency: string; player: string };
-  round?: { url: string };
-  /** A free-spin award aggmock acknowledged: the id it gave it. */
-  award?: { id: string };
+  round?: { url: string; id?: string };
+  /** A free-round award: its id (the vendor's, or one aggmock made), whom and what it is for, rounds left, status. */
+  award?: {
+    id: string;
+    player?: string;
+    gameId?: string;
+    currency?: string;
+    rounds?: number;
+    left?: number;
+    status?: 'active' | 'cancelled' | 'expired';
+  };
   error?: { message: string };
   paging?: { totalCount: number; pageCount: number; currentPage: number; perPage: number };
 }
@@ -117,6 +126,20 @@ export function replyText(
 ): string | undefined {
   if (body === undefined) return undefined;
   return JSON.stringify(render(body, { values, catalog, baseUrl, games, ...(game ? { game } : {}) }));
+}
+
+/**
+ * A text reply (Evolution's HTML round render): the template with each `{source}` replaced by its
+ * value, HTML-escaped.
+ *
+ * @example replyTextBody('<a href="{round.url}">round</a>', { round: { url } }, catalog, baseUrl)
+ */
+export function replyTextBody(text: string, values: RenderValues, catalog: Catalog, baseUrl: string): string {
+  const ctx: RenderContext = { values, catalog, baseUrl, games: [] };
+  return text.replace(/\{([a-zA-Z]+\.[a-zA-Z]+)\}/g, (_, source: string) => {
+    const value = sourceValue(source as ReplySource, ctx);
+    return value === undefined ? '' : escapeHtml(String(value));
+  });
 }
 
 /** Listings kept at most per surface (base URLs × routes × pages): a loop of odd page sizes cannot grow memory. */

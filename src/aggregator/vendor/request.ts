@@ -20,7 +20,15 @@ function text(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Nested members by dotted path; a list is its JSON text at its own path and each item at `path.<index>`. */
 function flatten(value: unknown, prefix: string, out: Record<string, string>): void {
+  if (Array.isArray(value) && prefix) {
+    out[prefix] = text(value);
+    value.forEach((item, i) => {
+      flatten(item, `${prefix}.${i}`, out);
+    });
+    return;
+  }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
       flatten(child, prefix ? `${prefix}.${key}` : key, out);

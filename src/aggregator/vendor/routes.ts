@@ -5,13 +5,15 @@ import type { AggmockConfig } from '../../config/index.ts';
 import type { OperatorApi, OperatorRoute, RefusalReason, ReplyTemplate } from '../../dialects/operator.ts';
 import { type RawBodyVariables, readRawBody } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
+import { exposureOf } from '../../http/exposure.ts';
 import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
-import { launchCurrency, launchedGame, openLaunchSession } from '../launch.ts';
+import { launchCurrency, openLaunchSession } from '../launch.ts';
 import { matchesEtag } from '../listings.ts';
+import { awardFreeRounds, cancelFreeRounds, fieldOf, gameOf } from './awards.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
-import { listingCache, type RenderValues, replyText } from './render.ts';
+import { listingCache, type RenderValues, replyText, replyTextBody } from './render.ts';
 import { BadOperatorRequest } from './request.ts';
 
 /*
@@ -55,6 +57,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   const listing = listingCache(catalog, api);
   const app = new Hono<Env>();
   const groups = routeGroups(api);
+  const exposure = exposureOf(config);
 
   const send = (
     template: ReplyTemplate,
@@ -63,6 +66,11 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     headers: Record<string, string> = {},
     game?: CatalogGame,
   ) => {
+    if (template.text !== undefined)
+      return new Response(replyTextBody(template.text, values, catalog, baseUrl), {
+        status: template.status,
+        headers: { 'content-type': 'text/plain; charset=UTF-8', ...template.headers, ...headers },
+      });
     const text = replyText(template.body, values, catalog, baseUrl, [], game);
     return new Response(text ?? null, {
       status: template.status,
@@ -134,6 +142,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       deps.credentials,
       now(),
       (verdict) => journalVerdict(c, verdict),
+      exposure,
     );
     const { route, routeKey, parts, values, demo } = decision;
     switch (route.does) {
@@ -147,16 +156,33 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         );
       case 'round-details': {
         const round = values.roundId ?? '';
-        return send(route.reply, { round: { url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } }, baseUrl);
+        return send(
+          route.reply,
+          { round: { id: round, url: `${baseUrl}/ui/deliveries?round=${encodeURIComponent(round)}` } },
+          baseUrl,
+        );
       }
       case 'lobby': {
-        const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
+        const gameField = fieldOf(route, 'gameId');
         if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
         return send(route.reply, {}, baseUrl, {}, gameOf(catalog, values.gameId, gameField));
       }
       case 'award-free-spins':
-        // Acknowledged, not played: the award's id is aggmock's; its spins are not tracked (docs/operator-apis.md).
-        return send(route.reply, { award: { id: `aggmock-award-${randomBytes(8).toString('hex')}` } }, baseUrl);
+        // Recorded in the launch sessions' awards: the player's play page of that game plays them (src/play/routes.ts).
+        return send(
+          route.reply,
+          { award: awardFreeRounds(route, values, decision.lists, catalog, deps.sessions.awards, now()) },
+          baseUrl,
+        );
+      case 'close-session': {
+        // The player's open games end now (of one game when the request names it): their play pages answer 410.
+        if (values.player === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
+        const game = values.gameId === undefined ? undefined : gameOf(catalog, values.gameId, fieldOf(route, 'gameId'));
+        deps.sessions.closeFor(values.player, game?.id);
+        return send(route.reply, {}, baseUrl);
+      }
+      case 'cancel-free-spins':
+        return send(route.reply, { award: cancelFreeRounds(route, values, deps.sessions.awards, now()) }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }
@@ -182,7 +208,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
     demo: boolean,
     baseUrl: string,
   ): NonNullable<RenderValues['launch']> {
-    const gameField = Object.entries(route.request).find(([, spec]) => spec.to === 'gameId')?.[0] ?? 'gameId';
+    const gameField = fieldOf(route, 'gameId');
     if (values.gameId === undefined) throw new Refusal('bad-request', `${gameField} is required`);
     const game = gameOf(catalog, values.gameId, gameField);
     const requested = demo && values.currency === undefined ? undefined : values.currency;
@@ -191,8 +217,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       for (const field of route.requiredWhenReal)
         if (fields[field] === undefined || fields[field] === '')
           throw new Refusal('bad-request', `${field} is required for a real-money launch`);
-      const playerField = Object.entries(route.request).find(([, spec]) => spec.to === 'player')?.[0] ?? 'player';
-      if (values.player === undefined) throw new Refusal('bad-request', `${playerField} is required`);
+      if (values.player === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
     }
     const token = api.sessionToken === 'issued' ? `aggmock-${randomBytes(12).toString('hex')}` : values.token;
     const session = openLaunchSession(deps, {
@@ -219,15 +244,6 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
   }
 
   return app;
-}
-
-/** A game by its catalog id, or by its 1-based number in the catalog (vendors with integer ids). */
-function gameOf(catalog: Catalog, id: string, field: string): CatalogGame {
-  if (/^\d{1,9}$/.test(id)) {
-    const game = catalog.games[Number(id) - 1];
-    if (game) return game;
-  }
-  return launchedGame(catalog, id, field);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { AggmockConfig } from '../../config/index.ts';
+import { OperatorKeyError, readOperatorKey } from '../mcp/operator-key.ts';
 import { type AggmockTarget, embeddedTarget, remoteTarget, TargetError } from '../mcp/target.ts';
 import {
   DIALECT_FLAG_HELP,
@@ -24,6 +25,7 @@ export interface McpFlags {
   db?: string;
   dialect?: string;
   profile?: string;
+  operatorKey?: string;
 }
 
 /**
@@ -52,6 +54,10 @@ export function registerMcpCommand(program: Command): Command {
     .option('--db <file>', 'embedded: SQLite state file (default: :memory:)')
     .option('--dialect <name|file>', DIALECT_FLAG_HELP)
     .option('--profile <name|file>', 'alias of --dialect')
+    .option(
+      '--operator-key <file>',
+      "the operator's RSA private key (PEM) that list_vendor_games and launch_vendor_game sign with, for an RSA-signed operator API (Hub88, Caleta) that holds your public key (default: aggmock's development key)",
+    )
     .exitOverride(usageExit)
     .action(async (flags: McpFlags) => {
       // The SDK loads only for this command, not on every CLI start.
@@ -63,6 +69,14 @@ export function registerMcpCommand(program: Command): Command {
 /** The aggmock to drive, or exit 2 with what to change. */
 async function connect(flags: McpFlags): Promise<AggmockTarget> {
   let config: AggmockConfig;
+  let operatorKey: string | undefined;
+  try {
+    operatorKey = flags.operatorKey === undefined ? undefined : readOperatorKey(flags.operatorKey);
+  } catch (error) {
+    if (!(error instanceof OperatorKeyError)) throw error;
+    process.stderr.write(`aggmock mcp: ${error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
   try {
     config = resolveConfig(
       {
@@ -79,10 +93,12 @@ async function connect(flags: McpFlags): Promise<AggmockTarget> {
       },
       { 'admin.token': '--admin-token' },
     );
-    if (flags.url !== undefined) {
-      return remoteTarget(flags.url, config, { adminToken: config.admin.token, allowRemote: flags.allowRemote === true });
-    }
-    return await embeddedTarget(config, { ownWebhook: flags.webhook !== undefined });
+    const target =
+      flags.url !== undefined
+        ? remoteTarget(flags.url, config, { adminToken: config.admin.token, allowRemote: flags.allowRemote === true })
+        : await embeddedTarget(config, { ownWebhook: flags.webhook !== undefined });
+    target.operatorKey = operatorKey;
+    return target;
   } catch (error) {
     if (error instanceof TargetError) {
       process.stderr.write(`aggmock mcp: ${error.message}\n`);

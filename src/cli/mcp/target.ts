@@ -18,6 +18,8 @@ export interface AggmockTarget {
   adminToken?: string | undefined;
   /** The reference wallet started alongside an embedded aggmock (absent with `--webhook`). */
   wallet?: { url: string; webhookUrl: string; stateUrl: string; players: string[] } | undefined;
+  /** The operator's RSA private key (PEM) the vendor tools sign with (`--operator-key`); else aggmock's development key. */
+  operatorKey?: string | undefined;
   close(): Promise<void>;
 }
 

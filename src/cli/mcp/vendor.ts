@@ -3,7 +3,7 @@ import { configuredOperatorApi, OPERATOR_OPENAPI_PATH, operatorCredentials } fro
 import { dialectOf } from '../../config/index.ts';
 import { builtinOperatorApi } from '../../dialects/builtin/operator/index.ts';
 import { devSessionToken } from '../../dialects/dev-keys.ts';
-import type { OperatorApi } from '../../dialects/operator.ts';
+import type { OperatorApi, OperatorRoute } from '../../dialects/operator.ts';
 import {
   gamesIn,
   launchLinkIn,
@@ -11,6 +11,7 @@ import {
   type OperatorValues,
   operatorRequest,
   operatorRouteFor,
+  pagingIn,
 } from '../../dialects/operator-client.ts';
 import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../../http/limits.ts';
 import { callAggmock, ToolError } from './client.ts';
@@ -79,7 +80,7 @@ async function send(
 ) {
   let request: ReturnType<typeof operatorRequest>;
   try {
-    request = operatorRequest(api, route, values, credentials);
+    request = operatorRequest(api, route, values, credentials, target.operatorKey ? { privateKey: target.operatorKey } : {});
   } catch (error) {
     if (error instanceof OperatorClientError) throw new ToolError(error.message);
     throw error;
@@ -111,6 +112,46 @@ async function send(
   return { route: shown, status: response.status, reply };
 }
 
+/** Pages read at most for one answer (50 games each on Slotegrator: 10,000 games). */
+const MAX_PAGES = 200;
+
+/**
+ * The vendor's game list: one reply, or for a paged listing its pages in order, each as large as the
+ * vendor allows, until `wanted` games are in hand or the last page is read.
+ */
+async function listAll(
+  target: AggmockTarget,
+  api: OperatorApi,
+  route: OperatorRoute,
+  credentials: Record<string, string>,
+  wanted: number,
+) {
+  const games: unknown[] = [];
+  let page = 1;
+  let pagesRead = 0;
+  let pageCount = 1;
+  let total: number | undefined;
+  let sent: Awaited<ReturnType<typeof send>>;
+  const perPage = route.paging?.maxPerPage;
+  do {
+    sent = await send(target, api, route, perPage ? { page: String(page), perPage: String(perPage) } : {}, credentials);
+    const items = gamesIn(route, sent.reply);
+    if (!items)
+      throw new ToolError(`${sent.route} answered a reply without the game list: ${JSON.stringify(sent.reply).slice(0, 300)}`);
+    games.push(...items);
+    pagesRead++;
+    if (!route.paging) break;
+    const meta = pagingIn(route, sent.reply);
+    // No page count in the reply (a fault rule may have bent it): a short page is the last.
+    pageCount = meta?.pageCount ?? (items.length < (perPage as number) ? page : page + 1);
+    total = meta?.totalCount;
+    if (items.length === 0) break;
+    page++;
+  } while (page <= pageCount && games.length < wanted && page <= MAX_PAGES);
+  const paging = route.paging ? { pagesRead, pageCount, perPage } : undefined;
+  return { route: sent.route, status: sent.status, games, total: total ?? games.length, paging };
+}
+
 export const VENDOR_TOOLS: ToolDefinition[] = [
   tool({
     name: 'list_vendor_games',
@@ -126,17 +167,16 @@ export const VENDOR_TOOLS: ToolDefinition[] = [
       const { dialect, api, credentials } = await targetOperator(target);
       const route = operatorRouteFor(api, 'list-games');
       if (!route) throw new ToolError(`the ${dialect} operator API documents no game list: use list_games.`);
-      const sent = await send(target, api, route, {}, credentials);
-      const games = gamesIn(route, sent.reply);
-      if (!games)
-        throw new ToolError(`${sent.route} answered a reply without the game list: ${JSON.stringify(sent.reply).slice(0, 300)}`);
+      const listed = await listAll(target, api, route, credentials, offset + limit);
       return {
         dialect,
-        route: sent.route,
-        status: sent.status,
-        total: games.length,
+        route: listed.route,
+        status: listed.status,
+        total: listed.total,
         offset,
-        games: games.slice(offset, offset + limit),
+        games: listed.games.slice(offset, offset + limit),
+        // Whether the vendor pages its list (Slotegrator) and how many of its pages were read for this answer.
+        paging: listed.paging ?? 'the vendor answers its whole list in one reply',
       };
     },
   }),

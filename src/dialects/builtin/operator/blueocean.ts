@@ -32,7 +32,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     'Whether JSON or form bodies are required: aggmock reads JSON.',
     'Whether getGame needs createPlayer first: aggmock launches any user_username (it keeps no player registry).',
     'RTP in the game list; getGameHistory, removeFreeRounds, createPlayer, playerExists and loginPlayer: not served by aggmock yet.',
-    'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send and acknowledges them ({"error": 0, …}); the free rounds are not played and no session is closed (the play page keeps spinning).',
+    'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send; addFreeRounds\u2019 rounds are played on the player\u2019s play page at the game\u2019s smallest bet (betlevel is a level aggmock cannot price), and logoutPlayer ends the player\u2019s open sessions (their play pages answer 410).',
   ],
   credentials: {
     apiLogin: { kind: 'text', default: 'aggmock-dev-login', description: 'the api_login Blue Ocean gave the operator' },
@@ -63,7 +63,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
                   type: { from: 'game.type', map: { slot: 'video-slots', live: 'live-casino' } },
                   category: { from: 'game.provider' },
                   id_hash: { from: 'game.id' },
-                  freerounds_supported: { const: false },
+                  freerounds_supported: { const: true },
                   play_for_fun_supported: { from: 'game.demo' },
                   image: { from: 'game.thumbnailUrl' },
                 },
@@ -104,7 +104,13 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
       path: '/blueocean',
       selector: { field: 'method', equals: 'addFreeRounds' },
       does: 'award-free-spins',
-      request: { playerids: { to: 'player' }, gameids: { to: 'gameId' } },
+      request: {
+        playerids: { to: 'player', list: 'comma' },
+        gameids: { to: 'gameId', list: 'comma' },
+        available: { to: 'rounds' },
+        validTo: { to: 'validUntil' },
+        currency: { to: 'currency' },
+      },
       required: ['title', 'playerids', 'gameids', 'available', 'validTo', 'validFrom'],
       reply: {
         body: {

@@ -1,5 +1,6 @@
 import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
 import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
+import { REWARD } from './hub88.ts';
 
 /*
  * Caleta Gaming's Games API (a Hub88-shaped API): JSON POSTs under /api, every request signed by
@@ -29,7 +30,8 @@ export const CALETA_OPERATOR: OperatorApiInput = {
   unknown: [
     'The refusal of a bad signature on the Games API (the OAS lists no status for it): aggmock answers 401 {"error": …}, the shape of the documented 404.',
     'Which of game_id and game_code wins when both are sent: aggmock takes game_code, then game_id (the game\u2019s position in the catalog).',
-    'A close-session call (none): not served. Free bets (prepaids, rewards): not served by aggmock yet.',
+    'A close-session call (none): not served. Campaigns: not served.',
+    'Free bets: aggmock keeps one prepaid per game (prepaid_uuid = game_code, bet_count 10, bet_value 100000 = 1.00) and lists them all whatever the filter; a reward\u2019s rounds are played on the player\u2019s play page of that game as /wallet/bet of 0 and /wallet/win with is_free true and reward_uuid. The Reward reply is answered with the members Hub88\u2019s Reward has (the OAS names the schema, its members are not in our copy).',
     'The round detail page: aggmock answers the URL of its deliveries page.',
   ],
   basePath: '/api',
@@ -102,6 +104,52 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
       required: ['operator_id', 'sub_partner_id'],
       reply: { body: { object: { url: { from: 'round.url' } } } },
+    },
+    {
+      // OAS /api/freebet/prepaids/list: operator_id (+ game_id, game_code, currency) → [{prepaid_uuid, game_id, currency, bet_value, bet_count}].
+      path: '/freebet/prepaids/list',
+      does: 'list-games',
+      request: { operator_id: { to: 'operatorId' } },
+      required: ['operator_id'],
+      reply: {
+        body: {
+          games: {
+            object: {
+              prepaid_uuid: { from: 'game.id' },
+              game_id: { from: 'game.numericId' },
+              bet_value: { const: 100000 },
+              bet_count: { const: 10 },
+            },
+          },
+        },
+      },
+    },
+    {
+      // OAS /api/freebet/rewards/create: prepaid_uuid, sub_partner_id, user required; bet_value an integer ×100000.
+      path: '/freebet/rewards/create',
+      does: 'award-free-spins',
+      request: {
+        user: { to: 'player' },
+        game_code: { to: 'gameId' },
+        game_id: { to: 'gameId' },
+        prepaid_uuid: { to: 'gameId' },
+        reward_uuid: { to: 'awardId' },
+        bet_value: { to: 'betAmount', exponent: 5 },
+        bet_count: { to: 'rounds' },
+        end_time: { to: 'validUntil' },
+        operator_id: { to: 'operatorId' },
+      },
+      required: ['prepaid_uuid', 'sub_partner_id', 'user'],
+      awardDefaults: { rounds: 10, bet: '1.00' },
+      reply: { body: REWARD },
+    },
+    {
+      // OAS /api/freebet/rewards/cancel: operator_id, reward_uuid → Reward.
+      path: '/freebet/rewards/cancel',
+      does: 'cancel-free-spins',
+      request: { reward_uuid: { to: 'awardId' }, operator_id: { to: 'operatorId' } },
+      required: ['operator_id', 'reward_uuid'],
+      reply: { body: REWARD },
     },
   ],
 };

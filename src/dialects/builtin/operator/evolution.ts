@@ -15,7 +15,7 @@ const errors = (status: number, code: string): { status: number; body: ReplyNode
 
 export const EVOLUTION_OPERATOR: OperatorApiInput = {
   description:
-    'Evolution: POST /ua/v1/{casinoKey}/{apiToken} (UA2) answers {entry, entryEmbedded}, the game URL being the host + entry; GET /api/lobby/v1/{casinoKey}/state with HTTP Basic casinoKey:apiToken lists the tables.',
+    'Evolution: POST /ua/v1/{casinoKey}/{apiToken} (UA2) answers {entry, entryEmbedded}, the game URL being the host + entry; GET /api/lobby/v1/{casinoKey}/state with HTTP Basic casinoKey:apiToken lists the tables; GET /api/render/v1/details?gameId=<round> (Basic) renders a round as HTML.',
   sources: [
     {
       title:
@@ -36,7 +36,8 @@ export const EVOLUTION_OPERATOR: OperatorApiInput = {
     'Evolution\u2019s own API docs need a login: every fact is read in integrations that quote them.',
     'The HTTP status that carries a UA2 error: aggmock answers 401 with {errors: [{code: "G.2", …}]} for a wrong token, 400 "G.11" for a bad request.',
     'Demo launch (config.game.playMode has no documented value): a UA2 launch is always real money.',
-    'Free rounds, closing a session, RTP and currencies per table: not served. Round render: not served by aggmock yet.',
+    'Free rounds, closing a session, RTP and currencies per table: not served.',
+    'The round render\u2019s page itself (GET /api/render/v1/details?gameId=<round>, Basic auth, an HTML page): aggmock answers a small HTML page naming the round and linking to its deliveries page, not Evolution\u2019s game history view. Whether gameId is the round id or the table id is read from valkyrie\u2019s call (the round).',
   ],
   credentials: {
     casinoKey: { kind: 'text', default: 'aggmockcasino001', description: 'the casino key Evolution gave the licensee' },
@@ -97,6 +98,20 @@ export const EVOLUTION_OPERATOR: OperatorApiInput = {
       required: ['uuid', 'player.id', 'player.currency', 'player.session.id', 'config.game.table.id'],
       reply: {
         body: { object: { entry: { from: 'launch.path' }, entryEmbedded: { template: '{launch.path}?embedded=true' } } },
+      },
+    },
+    {
+      // valkyrie provider/evolution/provider_service.go: the round render, GET /api/render/v1/details?gameId=<round>, Basic auth, HTML.
+      method: 'GET',
+      path: '/api/render/v1/details',
+      encoding: 'query',
+      does: 'round-details',
+      auth: { kind: 'basic', user: 'casinoKey', password: 'apiToken' },
+      request: { gameId: { to: 'roundId' } },
+      required: ['gameId'],
+      reply: {
+        headers: { 'content-type': 'text/html; charset=UTF-8' },
+        text: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Round {round.id}</title></head><body><h1>Round {round.id}</h1><p>aggmock renders no game history: <a href="{round.url}">the round\u2019s callbacks</a>.</p></body></html>',
       },
     },
   ],

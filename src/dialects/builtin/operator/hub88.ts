@@ -10,9 +10,21 @@ import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
 
 const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
+/** A reward as the Freebets API answers one (the members aggmock knows; Caleta answers the same shape). */
+export const REWARD: ReplyNode = {
+  object: {
+    reward_uuid: { from: 'award.id' },
+    user: { from: 'award.player' },
+    game_code: { from: 'award.gameId' },
+    currency: { from: 'award.currency' },
+    bet_count: { from: 'award.rounds' },
+    status: { from: 'award.status', map: { active: 'FRS_ACTIVE', cancelled: 'FRS_CANCELED', expired: 'FRS_EXPIRED' } },
+  },
+};
+
 export const HUB88_OPERATOR: OperatorApiInput = {
   description:
-    "Hub88's Operator API: POST /operator/generic/v2/game/list, /game/url and /game/round, JSON signed with RSA-SHA256 by the operator's key (X-Hub88-Signature, base64); DEMO is currency XXX.",
+    "Hub88's Operator API: POST /operator/generic/v2/game/list, /game/url, /game/round, /freebet/prepaids/list and /freebet/rewards/create, JSON signed with RSA-SHA256 by the operator's key (X-Hub88-Signature, base64); DEMO is currency XXX.",
   sources: [
     {
       title: 'Hub88 Operator API reference: Games API (Get a Game URL, game list, round)',
@@ -30,6 +42,11 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       grade: 'primary',
     },
     {
+      title: 'Hub88 Operator API reference: Freebets API (Create a reward: user, prepaid_uuid, bet_value, bet_count, end_time)',
+      url: 'https://docs.hub88.io/developer-docs/operator-api-reference/freebets-api',
+      grade: 'primary',
+    },
+    {
       title: 'Cypress checks of the operator API: list item fields and types, /game/round (search index id 1743856145)',
       grade: 'secondary',
     },
@@ -39,7 +56,8 @@ export const HUB88_OPERATOR: OperatorApiInput = {
     'The production base URL (per environment, given at onboarding): aggmock serves the documented paths at its own origin.',
     'Currencies and RTP per currency in the game list (not in the item): rtp is the catalog game\u2019s, as text.',
     'A close-session call (none is documented): not served.',
-    'Free bets (prepaids, rewards): not served by aggmock yet.',
+    'Free bets: aggmock keeps one prepaid per game (prepaid_uuid = game_code, bet_count 10, bet_value 100000 = 1.00, any currency the game takes), lists them all whatever the filter, and plays a reward\u2019s rounds on the player\u2019s play page of that game as /transaction/bet of 0 and /transaction/win with is_free true and reward_uuid (docs/operator-apis.md). Campaigns are not served.',
+    'The reward reply: the Reward schema\u2019s members aggmock knows (reward_uuid, user, game_code, currency, bet_count, status FRS_ACTIVE); the other statuses are inferred.',
     'The round detail page: aggmock answers the URL of its deliveries page.',
   ],
   basePath: '/operator/generic/v2',
@@ -89,7 +107,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
               platforms: { const: ['GPL_DESKTOP', 'GPL_MOBILE'] },
               url_thumb: { from: 'game.thumbnailUrl' },
               url_background: { from: 'game.thumbnailUrl' },
-              freebet_support: { const: false },
+              freebet_support: { const: true },
               demo_game_support: { from: 'game.demo' },
               phoenix_jackpot_support: { const: false },
               blocked_countries: { const: [] },
@@ -129,6 +147,44 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
       required: ['round', 'operator_id'],
       reply: { body: { object: { url: { from: 'round.url' } } } },
+    },
+    {
+      // Freebets API (Supplier API's "Get a list of prepaids": currency, game_code, bet_value, bet_count): one prepaid per game.
+      path: '/freebet/prepaids/list',
+      does: 'list-games',
+      request: { operator_id: { to: 'operatorId' } },
+      required: ['operator_id'],
+      reply: {
+        body: {
+          games: {
+            object: {
+              prepaid_uuid: { from: 'game.id' },
+              game_code: { from: 'game.id' },
+              bet_value: { const: 100000 },
+              bet_count: { const: 10 },
+            },
+          },
+        },
+      },
+    },
+    {
+      // Freebets API "Create a reward": user, prepaid_uuid (required), bet_value ×100000 and bet_count where the prepaid leaves them NULL.
+      path: '/freebet/rewards/create',
+      does: 'award-free-spins',
+      request: {
+        user: { to: 'player' },
+        game_code: { to: 'gameId' },
+        prepaid_uuid: { to: 'gameId' },
+        reward_uuid: { to: 'awardId' },
+        currency: { to: 'currency' },
+        bet_value: { to: 'betAmount', exponent: 5 },
+        bet_count: { to: 'rounds' },
+        end_time: { to: 'validUntil' },
+        operator_id: { to: 'operatorId' },
+      },
+      required: ['user', 'prepaid_uuid', 'operator_id'],
+      awardDefaults: { rounds: 10, bet: '1.00' },
+      reply: { body: REWARD },
     },
   ],
 };

@@ -27,7 +27,7 @@ const common = {
 
 export const SOFTSWISS_OPERATOR: OperatorApiInput = {
   description:
-    'SoftSwiss GCP: POST /softswiss/sessions (real) and /softswiss/demo, JSON signed with X-REQUEST-SIGN (HMAC-SHA256 hex of the raw body keyed by the auth token); the launch URL is launch_options.game_url.',
+    'SoftSwiss GCP: POST /softswiss/sessions (real), /softswiss/demo, /softswiss/freespins/issue and /freespins/cancel, JSON signed with X-REQUEST-SIGN (HMAC-SHA256 hex of the raw body keyed by the auth token); the launch URL is launch_options.game_url.',
   sources: [
     {
       title:
@@ -46,7 +46,9 @@ export const SOFTSWISS_OPERATOR: OperatorApiInput = {
     'A game-list API: none in any source read, so none is served (the catalog reaches SoftSwiss operators another way).',
     'The refusal body: aggmock answers {code, message}, the wallet side\u2019s shape; the status of a bad request (422 here) is unknown.',
     'The session the wallet later sees: GCP issues its own, so aggmock issues one (the operator\u2019s token is not a /sessions field).',
-    'Round details, closing a session, free spins: not served by aggmock yet.',
+    'Round details and closing a session: not served by aggmock yet.',
+    'The reply to /freespins/issue and /freespins/cancel (the integration reads only the status, 200 or 201): aggmock answers 200 {}. bet_level is a level of the game\u2019s bets, not an amount: aggmock plays the rounds at the game\u2019s smallest bet.',
+    'An unknown issue_id on /freespins/cancel: aggmock answers 404 {code, message}.',
   ],
   basePath: '/softswiss',
   credentials: {
@@ -79,6 +81,30 @@ export const SOFTSWISS_OPERATOR: OperatorApiInput = {
       request: common,
       required: ['casino_id', 'game'],
       reply: launchReply,
+    },
+    {
+      // t1 freespinsIssue: casino_id, issue_id, currency, games[], freespins_quantity, bet_level, valid_until, user{…}.
+      path: '/freespins/issue',
+      does: 'award-free-spins',
+      request: {
+        casino_id: { to: 'operatorId' },
+        issue_id: { to: 'awardId' },
+        currency: { to: 'currency' },
+        games: { to: 'gameId', list: 'json' },
+        freespins_quantity: { to: 'rounds' },
+        valid_until: { to: 'validUntil' },
+        'user.id': { to: 'player' },
+      },
+      required: ['casino_id', 'issue_id', 'currency', 'games', 'freespins_quantity', 'valid_until', 'user.id'],
+      reply: { body: { object: {} } },
+    },
+    {
+      // t1 freespinsCancel: casino_id, issue_id.
+      path: '/freespins/cancel',
+      does: 'cancel-free-spins',
+      request: { casino_id: { to: 'operatorId' }, issue_id: { to: 'awardId' } },
+      required: ['casino_id', 'issue_id'],
+      reply: { body: { object: {} } },
     },
   ],
 };

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import type { Catalog, CatalogGame } from '../../catalog/index.ts';
+import type { OperatorConcept, OperatorRoute } from '../../dialects/operator.ts';
+import type { FreeRoundAward, FreeRoundAwards } from '../../launch/awards.ts';
+import { launchedGame } from '../launch.ts';
+import type { ConceptLists, Concepts } from './decide.ts';
+import { Refusal } from './decide.ts';
+import type { RenderValues } from './render.ts';
+
+/*
+ * A free-round award or its cancel through a vendor's operator API, judged the vendor's way (the
+ * players and games named, every game in the catalog, a count, a stake and an end that read) and
+ * recorded in the launch sessions' awards, which the play page plays (src/play/routes.ts).
+ * aggmock keeps no player register: any player id is taken, as a reward for a player who never
+ * played is (Caleta's OAS: "rewards for users that never played are created").
+ */
+
+/** The vendor's name of the request field that carries a concept (for a refusal naming it). */
+export function fieldOf(route: OperatorRoute, concept: OperatorConcept): string {
+  return Object.entries(route.request).find(([, spec]) => spec.to === concept)?.[0] ?? concept;
+}
+
+/** A game by its catalog id, or by its 1-based number in the catalog (vendors with integer ids). */
+export function gameOf(catalog: Catalog, id: string, field: string): CatalogGame {
+  if (/^\d{1,9}$/.test(id)) {
+    const game = catalog.games[Number(id) - 1];
+    if (game) return game;
+  }
+  return launchedGame(catalog, id, field);
+}
+
+/** Rounds one award gives at most. */
+const MAX_ROUNDS = 10_000;
+
+/**
+ * Records the award a request asks for and answers what its reply shows.
+ *
+ * @example const award = awardFreeRounds(route, values, lists, catalog, sessions.awards, Date.now());
+ */
+export function awardFreeRounds(
+  route: OperatorRoute,
+  values: Concepts,
+  lists: ConceptLists,
+  catalog: Catalog,
+  awards: FreeRoundAwards,
+  nowMs: number,
+): NonNullable<RenderValues['award']> {
+  const players = lists.player ?? [];
+  if (players.length === 0) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
+  const gameField = fieldOf(route, 'gameId');
+  const named = lists.gameId ?? [];
+  if (named.length === 0) throw new Refusal('bad-request', `${gameField} is required`);
+  const games = named.map((id) => gameOf(catalog, id, gameField));
+  const rounds = values.rounds ?? route.awardDefaults?.rounds?.toString();
+  if (rounds === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'rounds')} is required`);
+  if (!/^\d{1,5}$/.test(rounds) || Number(rounds) < 1 || Number(rounds) > MAX_ROUNDS)
+    throw new Refusal(
+      'bad-request',
+      `${fieldOf(route, 'rounds')}: expected a whole number from 1 to ${MAX_ROUNDS}, got ${rounds}`,
+    );
+  const bet = values.betAmount ?? route.awardDefaults?.bet;
+  if (bet !== undefined && !/^\d{1,9}(\.\d{1,8})?$/.test(bet))
+    throw new Refusal('bad-request', `${fieldOf(route, 'betAmount')}: expected a stake such as 0.20, got ${bet}`);
+  const validUntil = values.validUntil === undefined ? undefined : instant(fieldOf(route, 'validUntil'), values.validUntil);
+  const { award } = awards.create({
+    id: values.awardId ?? `aggmock-award-${randomBytes(8).toString('hex')}`,
+    players: [...new Set(players)],
+    gameIds: games.map((game) => game.id),
+    currency: values.currency?.toUpperCase(),
+    rounds: Number(rounds),
+    bet,
+    validUntil,
+  });
+  return shownAward(award, nowMs);
+}
+
+/** Cancels the award a request names; an id no award has is refused as the vendor refuses an unknown one. */
+export function cancelFreeRounds(route: OperatorRoute, values: Concepts, awards: FreeRoundAwards, nowMs: number) {
+  const field = fieldOf(route, 'awardId');
+  if (values.awardId === undefined) throw new Refusal('bad-request', `${field} is required`);
+  const award = awards.cancel(values.awardId);
+  if (!award) throw new Refusal('not-found', `${field} ${JSON.stringify(values.awardId)}: no free-round award has this id`);
+  return shownAward(award, nowMs);
+}
+
+function shownAward(award: FreeRoundAward, nowMs: number): NonNullable<RenderValues['award']> {
+  const player = award.players[0] as string;
+  const expired = award.validUntil !== undefined && nowMs > award.validUntil;
+  return {
+    id: award.id,
+    player,
+    gameId: award.gameIds[0] as string,
+    ...(award.currency === undefined ? {} : { currency: award.currency }),
+    rounds: award.rounds,
+    left: award.left.get(player) ?? 0,
+    status: award.cancelledAt !== undefined ? 'cancelled' : expired ? 'expired' : 'active',
+  };
+}
+
+/** An end given as Unix seconds, Unix milliseconds or a date text, as epoch ms; else a bad-request Refusal. */
+function instant(field: string, text: string): number {
+  if (/^\d{1,13}$/.test(text)) {
+    const n = Number(text);
+    return n < 100_000_000_000 ? n * 1000 : n;
+  }
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms))
+    throw new Refusal('bad-request', `${field}: expected Unix seconds or a date such as 2026-12-31T23:59:59Z, got ${text}`);
+  return ms;
+}
