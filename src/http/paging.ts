@@ -21,7 +21,8 @@ export const MAX_PAGE_SIZE = 1000;
  */
 export function wholeNumber(min: number, max: number, what: string) {
   const error = `expected ${what}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  // One error a value: the first check it fails (1e20 is both not a safe integer and too large).
+  return z.coerce.number({ error }).int({ error, abort: true }).min(min, { error, abort: true }).max(max, { error });
 }
 
 /** `limit`: a page's size. */

@@ -41,6 +41,7 @@ export {
   type RequestMatcher,
 } from './rows.ts';
 
+import { pageSize } from '../http/paging.ts';
 import type { Database, Statement } from '../storage/index.ts';
 
 /** Entries waiting for a flush at most; past it the oldest waiting are dropped (and counted), never memory without bound. */
@@ -323,7 +324,7 @@ export class RequestJournal {
       where.push('id < ?');
       args.push(filter.beforeId);
     }
-    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    const limit = pageSize(filter.limit);
     const maxBytes = filter.maxBytes ?? MAX_LIST_BYTES;
     const columns = filter.summary ? SUMMARY_COLUMNS : '*';
     const out: JournaledRequest[] & { truncated?: boolean } = [];
