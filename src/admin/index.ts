@@ -4,10 +4,11 @@
  * (callbacks, ledger, scenarios, schedule, launch) and the foundation (config, http, money,
  * signing, shared); it must not import other surfaces (aggregator, ui, play, verify) or the CLI.
  *
- * One OpenAPIHono sub-app per capability, each route declared once with `createRoute` (the
- * declaration routes the request and is its OpenAPI entry): faults.ts (`/faults`,
- * `/callback-faults`), requests.ts, events.ts, scenarios.ts, deliveries.ts, ledger.ts
- * (`/discrepancies`, `/ledger`, `/schedule`) and reset.ts. This file guards them all.
+ * One OpenAPIHono sub-app per capability, each route declared once with `createRoute` and served
+ * with `.openapi` (the declaration routes the request, judges its input and is its OpenAPI entry
+ * once this app is mounted): faults.ts (`/faults`, `/callback-faults`), requests.ts, events.ts,
+ * scenarios.ts, deliveries.ts, ledger.ts (`/discrepancies`, `/ledger`, `/schedule`) and reset.ts.
+ * This file guards them all.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
