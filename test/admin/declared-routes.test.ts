@@ -13,8 +13,15 @@ interface Doc {
   paths: Record<string, Record<string, { security?: unknown[] }>>;
 }
 
-/** Every admin route the served document lists, as [METHOD, concrete path, body]. */
-async function documentedRoutes(app: ReturnType<typeof instance>['app']): Promise<[string, string, string | undefined][]> {
+let documented: Promise<[string, string, string | undefined][]> | undefined;
+
+/** Every admin route the served document lists, as [METHOD, concrete path, body] (the document is the same whatever the token: read once). */
+function documentedRoutes(app: ReturnType<typeof instance>['app']): Promise<[string, string, string | undefined][]> {
+  documented ??= readDocumentedRoutes(app);
+  return documented;
+}
+
+async function readDocumentedRoutes(app: ReturnType<typeof instance>['app']): Promise<[string, string, string | undefined][]> {
   const doc = (await (await app.request('/openapi.json')).json()) as Doc;
   const routes: [string, string, string | undefined][] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
