@@ -2,7 +2,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { registerAdminPaths } from './admin/index.ts';
 import { aggregatorRoutes } from './aggregator/routes.ts';
 import { configuredOperatorApi, OPERATOR_OPENAPI_PATH, vendorSurface } from './aggregator/vendor/index.ts';
 import type { CallbackEngine, Random } from './callbacks/index.ts';
@@ -31,7 +30,10 @@ export interface AppDeps {
   onLaunch?: (session: LaunchSession) => void;
   /** The launch `callback_url` policy; default {@link launchCallbackUrls}. Pass one to share it with the fast path. */
   callbackUrls?: CallbackUrlPolicy;
-  /** Extra sub-apps mounted by the caller (the admin API), path → app. */
+  /**
+   * Extra sub-apps mounted by the caller, path → app: the admin API at `/__admin`. An OpenAPIHono
+   * (the admin API is one) brings its routes into `/openapi.json`, under its path.
+   */
   mounts?: Record<string, Hono>;
   /** Sends the play page's spins; without it the page shows but cannot spin. */
   engine?: Pick<CallbackEngine, 'enqueue' | 'nextTransactionId'>;
@@ -128,7 +130,6 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   // The wallet API the dialect describes (what the integrator implements) is a document of its own.
   app.get(WALLET_OPENAPI_PATH, (c) => c.json(dialectOpenApi(dialectOf(config.callbacks))));
-  registerAdminPaths(app.openAPIRegistry);
   app.get('/openapi.json', (c) => c.json(openApiDocument(app, config)));
   app.route('/', docsRoutes('/openapi.json', 'aggmock API'));
   return app;

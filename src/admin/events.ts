@@ -1,19 +1,8 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import { type EventKind, NAMED_OPERATIONS, READ_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
 import type { AdminDeps } from './deps.ts';
-import {
-  adminRoute,
-  answerEnqueued,
-  ENQUEUED_RESPONSES,
-  errors,
-  fieldError,
-  jsonBody,
-  jsonObjectBody,
-  parse,
-  rawBodyOf,
-  serve,
-} from './kit.ts';
+import { type AdminEnv, adminApp, adminRoute, answerEnqueued, ENQUEUED_RESPONSES, errors, fieldError, jsonBody } from './kit.ts';
 import { kindOf, knownCurrency, minorOf } from './money.ts';
 import { enqueuedResponseSchema } from './responses.ts';
 import { triggerEventSchema, waitQuerySchema } from './schemas.ts';
@@ -30,11 +19,10 @@ export const EVENT_ROUTES = {
   }),
 };
 
-export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPIHono {
+export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPIHono<AdminEnv> {
   const { engine, config } = deps;
-  const app = new OpenAPIHono();
-  serve(app, EVENT_ROUTES.trigger, async (c) => {
-    const body = parse(triggerEventSchema, jsonObjectBody(rawBodyOf(c)));
+  return adminApp().openapi(EVENT_ROUTES.trigger, async (c) => {
+    const body = c.req.valid('json');
     // A vendor dialect's call its kind does not name (authenticate, balance, endRound, rollbackWin, promoWin) goes by its operation.
     const operation = NAMED_OPERATIONS.find((op) => op.toLowerCase() === body.type.trim().toLowerCase());
     const kind =
@@ -61,7 +49,7 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
       }
     }
     if (amountMinor === undefined) throw fieldError('amount', 'expected an amount in major units, e.g. 10.5', undefined);
-    return answerEnqueued(c, deps, () =>
+    return answerEnqueued(c, deps, c.req.valid('query'), () =>
       engine.enqueue({
         kind,
         playerId: body.playerId,
@@ -77,7 +65,6 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
       }),
     );
   });
-  return app;
 }
 
 /** The DEBIT (or CREDIT) of a player with this transaction id, in the outbox. */

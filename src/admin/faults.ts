@@ -1,9 +1,9 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { callbackFaultRuleSchema, faultRuleSchema } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
 import type { AdminDeps } from './deps.ts';
-import { adminRoute, errors, json, jsonBody, jsonObjectBody, rawBodyOf, serve } from './kit.ts';
+import { type AdminEnv, adminApp, adminRoute, errors, json, jsonBody } from './kit.ts';
 import {
   callbackFaultCreatedResponseSchema,
   callbackFaultsResponseSchema,
@@ -91,25 +91,35 @@ interface RuleBook {
   remove(id: string): boolean;
 }
 
-function ruleBookRoutes(book: RuleBook, routes: typeof FAULT_ROUTES, noun: string, listPath: string): OpenAPIHono {
-  const app = new OpenAPIHono();
-  serve(app, routes.add, (c) => c.json({ fault: book.add(jsonObjectBody(rawBodyOf(c))) }, 201));
-  serve(app, routes.list, (c) => c.json({ faults: book.list() }));
-  serve(app, routes.clear, (c) => c.json({ removed: book.clear() }));
-  serve(app, routes.remove, (c) => {
-    const id = c.req.param('id') as string;
-    if (!book.remove(id)) throw new ApiError(404, `No ${noun} ${JSON.stringify(id)}. GET /__admin${listPath} lists them.`);
-    return c.json({ removed: 1 });
-  });
-  return app;
+/**
+ * A book's four routes. The add route's validator checked the rule's shape; the book judges it
+ * whole (across fields, against the catalog, ids in use), from the JSON as sent.
+ */
+function ruleBookRoutes(
+  book: RuleBook,
+  routes: typeof FAULT_ROUTES | typeof CALLBACK_FAULT_ROUTES,
+  noun: string,
+  listPath: string,
+): OpenAPIHono<AdminEnv> {
+  // The two declarations differ only in the rule's schema, which no handler here reads.
+  const declared = routes as typeof FAULT_ROUTES;
+  return adminApp()
+    .openapi(declared.add, (c) => c.json({ fault: book.add(c.get('jsonBody')) }, 201))
+    .openapi(declared.list, (c) => c.json({ faults: book.list() }, 200))
+    .openapi(declared.clear, (c) => c.json({ removed: book.clear() }, 200))
+    .openapi(declared.remove, (c) => {
+      const { id } = c.req.valid('param');
+      if (!book.remove(id)) throw new ApiError(404, `No ${noun} ${JSON.stringify(id)}. GET /__admin${listPath} lists them.`);
+      return c.json({ removed: 1 }, 200);
+    });
 }
 
-/** `/faults`: the aggregator API's fault rules (absent without a rule book: 404). */
-export function faultRoutes(rules: NonNullable<AdminDeps['rules']>): OpenAPIHono {
+/** `/faults`: the aggregator API's fault rules. */
+export function faultRoutes(rules: NonNullable<AdminDeps['rules']>): OpenAPIHono<AdminEnv> {
   return ruleBookRoutes(rules, FAULT_ROUTES, 'fault rule', '/faults');
 }
 
 /** `/callback-faults`: the fault rules on the callbacks the engine sends. */
-export function callbackFaultRoutes(engine: AdminDeps['engine']): OpenAPIHono {
+export function callbackFaultRoutes(engine: AdminDeps['engine']): OpenAPIHono<AdminEnv> {
   return ruleBookRoutes(engine.faults, CALLBACK_FAULT_ROUTES, 'callback fault rule', '/callback-faults');
 }

@@ -4,13 +4,17 @@
  * (callbacks, ledger, scenarios, schedule, launch) and the foundation (config, http, money,
  * signing, shared); it must not import other surfaces (aggregator, ui, play, verify) or the CLI.
  *
- * One OpenAPIHono sub-app per capability, each route declared once with `createRoute` (the
- * declaration routes the request and is its OpenAPI entry): faults.ts (`/faults`,
- * `/callback-faults`), requests.ts, events.ts, scenarios.ts, deliveries.ts, ledger.ts
- * (`/discrepancies`, `/ledger`, `/schedule`) and reset.ts. This file guards them all.
+ * One OpenAPIHono sub-app per capability, each route declared once with `createRoute` and served
+ * with `.openapi` (the declaration routes the request, judges its input and is its OpenAPI entry
+ * once this app is mounted): faults.ts (`/faults`, `/callback-faults`), requests.ts, events.ts,
+ * scenarios.ts, deliveries.ts, ledger.ts (`/discrepancies`, `/ledger`, `/schedule`) and reset.ts.
+ * This file guards them all.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { BlankEnv } from 'hono/types';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CallbackRequestError } from '../callbacks/engine.ts';
 import { readRawBody } from '../http/body.ts';
 import { ApiError, errorResponse } from '../http/errors.ts';
@@ -18,54 +22,41 @@ import { credentialGuard, refuseAggmockCallbacks } from '../http/exposure.ts';
 import { sameOriginGuard } from '../http/same-origin.ts';
 import { FaultRuleError } from '../requests/index.ts';
 import { ScenarioError } from '../scenarios/plan.ts';
-import { DELIVERY_ROUTES, deliveryRoutes } from './deliveries.ts';
+import { deliveryRoutes } from './deliveries.ts';
 import type { AdminDeps } from './deps.ts';
-import { EVENT_ROUTES, eventRoutes } from './events.ts';
-import { CALLBACK_FAULT_ROUTES, callbackFaultRoutes, FAULT_ROUTES, faultRoutes } from './faults.ts';
-import { type AdminRoute, registerAdminDocument } from './kit.ts';
-import { LEDGER_ROUTES, ledgerRoutes } from './ledger.ts';
-import { REQUEST_ROUTES, requestRoutes } from './requests.ts';
-import { RESET_ROUTES, resetRoutes } from './reset.ts';
-import { SCENARIO_ROUTES, scenarioRoutes } from './scenarios.ts';
+import { eventRoutes } from './events.ts';
+import { callbackFaultRoutes, faultRoutes } from './faults.ts';
+import { registerAdminBearer } from './kit.ts';
+import { ledgerRoutes } from './ledger.ts';
+import { requestRoutes } from './requests.ts';
+import { resetRoutes } from './reset.ts';
+import { scenarioRoutes } from './scenarios.ts';
 
 export type { AdminDeps } from './deps.ts';
 export { kindOf, toDelivery } from './money.ts';
 export { DEFAULT_SCENARIO_AMOUNT, DEFAULT_SCENARIO_PLAYERS } from './scenarios.ts';
 export * from './schemas.ts';
 
-/** Every admin route as declared, in the order of the OpenAPI document. */
-export const ADMIN_ROUTES: readonly AdminRoute[] = [
-  ...Object.values(EVENT_ROUTES),
-  ...Object.values(SCENARIO_ROUTES),
-  ...Object.values(DELIVERY_ROUTES),
-  ...Object.values(LEDGER_ROUTES),
-  ...Object.values(FAULT_ROUTES),
-  ...Object.values(CALLBACK_FAULT_ROUTES),
-  ...Object.values(REQUEST_ROUTES),
-  ...Object.values(RESET_ROUTES),
-];
-
-/** The admin API in an OpenAPI document (`/openapi.json`), under `/__admin`, from the same declarations the routes serve. */
-export function registerAdminPaths(registry: OpenAPIHono['openAPIRegistry']): void {
-  registerAdminDocument(registry, ADMIN_ROUTES);
-}
-
 /**
  * The admin API (SPEC §6), JSON only, mounted by the app at `/__admin`: trigger events and
  * scenarios, inspect and replay deliveries, read the shadow ledger and its discrepancies, reset.
  * With `config.admin.token` set, every route wants `Authorization: Bearer <token>`. Mutating
  * routes take only `application/json` bodies and refuse cross-origin requests (Origin, Host).
+ * An OpenAPIHono: mounted with `app.route` in an OpenAPIHono app, every route it serves is in
+ * that app's document, under the mount's path.
  *
  * @example
  * app.route('/__admin', createAdminRoutes({ engine, ledger, scheduler, catalog, config }));
  * // POST /__admin/events {"type":"debit","playerId":"p1","amount":5}  → 202 {event}
  */
-export function createAdminRoutes(deps: AdminDeps): Hono {
+export function createAdminRoutes(deps: AdminDeps): OpenAPIHono<BlankEnv> {
   const { config } = deps;
-  const app = new Hono();
+  const app = new OpenAPIHono<BlankEnv>();
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(c, error);
+    if (error instanceof HTTPException)
+      return errorResponse(c, new ApiError(error.status as ContentfulStatusCode, error.message || 'Request refused.'));
     if (error instanceof CallbackRequestError)
       return errorResponse(c, new ApiError(400, error.message, { errors: error.errors }));
     if (error instanceof ScenarioError) return errorResponse(c, new ApiError(400, error.message));
@@ -97,18 +88,19 @@ export function createAdminRoutes(deps: AdminDeps): Hono {
     }),
   );
 
-  // After the guards above: the one body reader every server uses, streamed, 413 past the limit.
-  const rawBody = readRawBody(config.limits.bodyBytes) as MiddlewareHandler;
-  for (const path of ['/events', '/scenarios/:name/run', '/faults', '/callback-faults', '/requests/count'])
-    app.use(path, rawBody);
+  // After the guards above: the one body reader every server uses, streamed, 413 past the limit
+  // (GET and HEAD carry none); a route that takes JSON parses these bytes (kit.ts `adminRoute`).
+  app.use('*', readRawBody(config.limits.bodyBytes) as MiddlewareHandler);
 
-  app.route('/', callbackFaultRoutes(deps.engine));
-  if (deps.rules) app.route('/', faultRoutes(deps.rules));
-  if (deps.journal) app.route('/', requestRoutes(deps.journal));
+  // In the order of the OpenAPI document; without a rule book or a journal, their routes answer 404.
+  registerAdminBearer(app);
   app.route('/', eventRoutes(deps));
   app.route('/', scenarioRoutes(deps));
   app.route('/', deliveryRoutes(deps));
   app.route('/', ledgerRoutes(deps));
+  if (deps.rules) app.route('/', faultRoutes(deps.rules));
+  app.route('/', callbackFaultRoutes(deps.engine));
+  if (deps.journal) app.route('/', requestRoutes(deps.journal));
   app.route('/', resetRoutes(deps));
   return app;
 }

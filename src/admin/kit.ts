@@ -1,23 +1,22 @@
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
-import type { Context, Handler } from 'hono';
+import { createRoute, OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Enqueued } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
-import { parseJsonBytes, type RawBodyVariables } from '../http/body.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
-import { ApiError } from '../http/errors.ts';
 import type { AdminDeps } from './deps.ts';
-import { parse } from './input.ts';
+import { type AdminEnv, jsonInput, knownQueryOnly, refuseInvalid } from './input.ts';
 import { toDelivery } from './money.ts';
-import { eventIdSchema, waitQuerySchema } from './schemas.ts';
+import { eventIdSchema } from './schemas.ts';
 
 /*
  * What every capability of the admin API shares: how a route is declared (once, with
- * `createRoute`: the same object routes the request and documents it), how input is read and
- * refused, and how an enqueued callback is answered.
+ * `createRoute`: each sub-app serves the declaration with `.openapi`, so the same object routes
+ * the request, judges its input and is its entry in /openapi.json once the admin API is mounted),
+ * and how an enqueued callback is answered.
  */
 
-export { fieldError, parse, parseQuery } from './input.ts';
+export { type AdminEnv, fieldError, refuseInvalid } from './input.ts';
 
 /** Where the runtime mounts the admin API. */
 export const ADMIN_PREFIX = '/__admin';
@@ -28,13 +27,21 @@ type Declared = Pick<RouteConfig, 'method' | 'path' | 'summary' | 'request' | 'r
 /** Open by default; with a token, every admin route wants it. */
 const SECURITY: Record<string, string[]>[] = [{}, { adminBearer: [] }];
 
-/** One admin route, declared once: its path under `/__admin`, its input and every answer it gives. */
+/**
+ * One admin route, declared once: its path under `/__admin`, its input and every answer it gives.
+ * In front of the handler, besides the schemas' validators: a query parameter the route does not
+ * name is refused, and a body is read by the one strict JSON reader before its schema judges it.
+ */
 export function adminRoute<R extends Declared>(route: R) {
   const { method, path, summary, request, responses } = route;
+  const middleware: MiddlewareHandler<AdminEnv>[] = [];
+  if (request?.query) middleware.push(knownQueryOnly(request.query as z.ZodObject));
+  if (request?.body) middleware.push(jsonInput({ optional: request.body.required !== true }));
   // In the order the document has always listed them.
-  return createRoute({ method, path, tags: ['admin'], summary, security: SECURITY, request, responses } as R & {
+  return createRoute({ method, path, tags: ['admin'], summary, security: SECURITY, request, responses, middleware } as R & {
     tags: string[];
     security: typeof SECURITY;
+    middleware: MiddlewareHandler[];
   });
 }
 export type AdminRoute = ReturnType<typeof adminRoute>;
@@ -42,7 +49,7 @@ export type AdminRoute = ReturnType<typeof adminRoute>;
 export const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 /** A required or optional JSON body of `schema`. */
-export const jsonBody = (schema: z.ZodType, required = true) => ({
+export const jsonBody = <S extends z.ZodType>(schema: S, required = true) => ({
   required,
   content: { 'application/json': { schema } },
 });
@@ -67,45 +74,18 @@ export const ENQUEUED_RESPONSES = (schema: z.ZodType) => ({
 /** A delivery's or a journaled request's id in the path. */
 export const idParams = z.object({ id: eventIdSchema });
 
-/**
- * Serves a declared route on `app`. The handler validates its own input with the route's schemas
- * (the admin API's error bodies name each field as its tests pin them), so the declaration adds
- * no second validator: it routes the request and is the OpenAPI entry.
- */
-export function serve(app: OpenAPIHono, route: AdminRoute, handler: Handler<{ Variables: RawBodyVariables }>): void {
-  app.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), handler as Handler);
+/** A capability's sub-app: serve each declared route with `.openapi(ROUTE, handler)`; input a schema refuses is a 400 naming each field. */
+export function adminApp(): OpenAPIHono<AdminEnv> {
+  return new OpenAPIHono<AdminEnv>({ defaultHook: refuseInvalid });
 }
 
-/** Every declared admin route into an OpenAPI registry, under `/__admin`, with the bearer scheme. */
-export function registerAdminDocument(registry: OpenAPIHono['openAPIRegistry'], routes: readonly AdminRoute[]): void {
-  registry.registerComponent('securitySchemes', 'adminBearer', {
+/** The bearer scheme every admin route names, into the admin API's document. */
+export function registerAdminBearer(app: OpenAPIHono): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'adminBearer', {
     type: 'http',
     scheme: 'bearer',
     description: 'Only when config admin.token (AGGMOCK_ADMIN_TOKEN) is set: `Authorization: Bearer <token>`.',
   });
-  for (const route of routes) registry.registerPath({ ...route, path: ADMIN_PREFIX + route.path });
-}
-
-/** The bytes readRawBody kept for this request. */
-export function rawBodyOf(c: Context): Uint8Array {
-  return (c as Context<{ Variables: RawBodyVariables }>).get('rawBody');
-}
-
-/** The JSON object in the body (read by readRawBody), refusing unparseable bodies with a 400 that says what was wrong. */
-export function jsonObjectBody(raw: Uint8Array, options: { optional?: boolean } = {}): unknown {
-  if (Buffer.from(raw).toString('latin1').trim() === '') {
-    if (options.optional) return {};
-    throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
-      errors: [{ field: '(body)', message: 'expected a JSON object' }],
-    });
-  }
-  const value = parseJsonBytes(raw);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError(400, 'Expected a JSON object as the body.', {
-      errors: [{ field: '(body)', message: 'expected a JSON object', received: value }],
-    });
-  }
-  return value;
 }
 
 /** The promise's value, or undefined when it takes longer than `ms` (real time: this is an HTTP wait). */
@@ -122,15 +102,15 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T
 }
 
 /**
- * 202 with the event as stored, or with `?wait=true` 200 with the settled event. The query is
- * checked before `enqueue` runs: a bad `?wait` must not leave an event behind its 400.
+ * 202 with the event as stored, or with `?wait=true` 200 with the settled event. The route's
+ * validator checked the query before the handler runs: a bad `?wait` leaves no event behind its 400.
  */
 export async function answerEnqueued(
   c: Context,
   deps: Pick<AdminDeps, 'engine' | 'config'>,
+  { wait, timeout }: { wait: boolean; timeout: number },
   enqueue: () => Enqueued,
-): Promise<Response> {
-  const { wait, timeout } = parse(waitQuerySchema, c.req.query());
+) {
   const enqueued = enqueue();
   if (wait) {
     const settled = await withTimeout(enqueued.settled, timeout);

@@ -1,6 +1,7 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { nextBefore } from '../http/paging.ts';
 import type { AdminDeps } from './deps.ts';
-import { adminRoute, errors, json, parseQuery, serve } from './kit.ts';
+import { type AdminEnv, adminApp, adminRoute, errors, json } from './kit.ts';
 import { currencyOfEvents, majorOf } from './money.ts';
 import { discrepanciesResponseSchema, ledgerResponseSchema, scheduleResponseSchema } from './responses.ts';
 import { discrepanciesQuerySchema } from './schemas.ts';
@@ -31,28 +32,29 @@ export const LEDGER_ROUTES = {
   }),
 };
 
-export function ledgerRoutes({ engine, ledger, scheduler, config }: AdminDeps): OpenAPIHono {
-  const app = new OpenAPIHono();
-  serve(app, LEDGER_ROUTES.discrepancies, (c) => {
-    const q = parseQuery(discrepanciesQuerySchema, c.req.query());
-    const filter = {
-      ...(q.player ? { playerId: q.player } : {}),
-      ...(q.kind ? { kind: q.kind } : {}),
-      ...(q.group ? { group: q.group } : {}),
-    };
-    const discrepancies = ledger.discrepancies({ ...filter, limit: q.limit, ...(q.before ? { beforeId: q.before } : {}) });
-    const last = discrepancies.at(-1);
-    return c.json({
-      discrepancies: discrepancies.map((d) => ({
-        ...d,
-        expected: d.expectedMinor === null ? null : majorOf(d.expectedMinor, currencyOfEvents(engine, d.eventIds), config),
-        actual: d.actualMinor === null ? null : majorOf(d.actualMinor, currencyOfEvents(engine, d.eventIds), config),
-      })),
-      total: ledger.discrepancyCount(filter),
-      nextBefore: discrepancies.length === q.limit && last ? last.id : null,
-    });
-  });
-  serve(app, LEDGER_ROUTES.ledger, (c) => c.json({ balances: ledger.balances(), discrepancies: ledger.discrepancyCount() }));
-  serve(app, LEDGER_ROUTES.schedule, (c) => c.json({ entries: scheduler?.status() ?? [] }));
-  return app;
+export function ledgerRoutes({ engine, ledger, scheduler, config }: AdminDeps): OpenAPIHono<AdminEnv> {
+  return adminApp()
+    .openapi(LEDGER_ROUTES.discrepancies, (c) => {
+      const q = c.req.valid('query');
+      const filter = {
+        ...(q.player ? { playerId: q.player } : {}),
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.group ? { group: q.group } : {}),
+      };
+      const discrepancies = ledger.discrepancies({ ...filter, limit: q.limit, ...(q.before ? { beforeId: q.before } : {}) });
+      return c.json(
+        {
+          discrepancies: discrepancies.map((d) => ({
+            ...d,
+            expected: d.expectedMinor === null ? null : majorOf(d.expectedMinor, currencyOfEvents(engine, d.eventIds), config),
+            actual: d.actualMinor === null ? null : majorOf(d.actualMinor, currencyOfEvents(engine, d.eventIds), config),
+          })),
+          total: ledger.discrepancyCount(filter),
+          nextBefore: nextBefore(discrepancies, q.limit),
+        },
+        200,
+      );
+    })
+    .openapi(LEDGER_ROUTES.ledger, (c) => c.json({ balances: ledger.balances(), discrepancies: ledger.discrepancyCount() }, 200))
+    .openapi(LEDGER_ROUTES.schedule, (c) => c.json({ entries: scheduler?.status() ?? [] }, 200));
 }

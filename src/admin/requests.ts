@@ -1,26 +1,16 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
+import { nextBefore } from '../http/paging.ts';
 import type { AdminDeps } from './deps.ts';
-import {
-  adminRoute,
-  errors,
-  fieldError,
-  idParams,
-  json,
-  jsonBody,
-  jsonObjectBody,
-  parse,
-  parseQuery,
-  rawBodyOf,
-  serve,
-} from './kit.ts';
+import { type AdminEnv, adminApp, adminRoute, errors, json, jsonBody } from './kit.ts';
 import {
   requestCountResponseSchema,
   requestResponseSchema,
   requestsClearedResponseSchema,
   requestsResponseSchema,
 } from './responses.ts';
-import { eventIdSchema, requestMatcherSchema, requestsQuerySchema } from './schemas.ts';
+import { requestIdSchema, requestMatcherSchema, requestsQuerySchema } from './schemas.ts';
 
 /** `/requests`: the journal of the requests the client made to the aggregator API (credentials masked). */
 
@@ -37,7 +27,7 @@ export const REQUEST_ROUTES = {
     method: 'get',
     path: '/requests/{id}',
     summary: 'One journaled request',
-    request: { params: idParams },
+    request: { params: z.object({ id: requestIdSchema }) },
     responses: { 200: json(requestResponseSchema, 'The request'), ...errors(400, 401, 404) },
   }),
   count: adminRoute({
@@ -56,37 +46,30 @@ export const REQUEST_ROUTES = {
   }),
 };
 
-export function requestRoutes(journal: NonNullable<AdminDeps['journal']>): OpenAPIHono {
-  const app = new OpenAPIHono();
-  serve(app, REQUEST_ROUTES.list, (c) => {
-    const q = parseQuery(requestsQuerySchema, c.req.query());
-    const requests = journal.list({
-      ...(q.path ? { path: q.path } : {}),
-      ...(q.method ? { method: q.method } : {}),
-      ...(q.status ? { status: q.status } : {}),
-      limit: q.limit,
-      ...(q.before ? { beforeId: q.before } : {}),
-      summary: q.view === 'summary',
+export function requestRoutes(journal: NonNullable<AdminDeps['journal']>): OpenAPIHono<AdminEnv> {
+  return adminApp()
+    .openapi(REQUEST_ROUTES.list, (c) => {
+      const q = c.req.valid('query');
+      const requests = journal.list({
+        ...(q.path ? { path: q.path } : {}),
+        ...(q.method ? { method: q.method } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        limit: q.limit,
+        ...(q.before ? { beforeId: q.before } : {}),
+        summary: q.view === 'summary',
+      });
+      // A page ends at `limit` entries or at the byte cap, whichever comes first: either way the next starts below it.
+      return c.json({ requests: [...requests], nextBefore: nextBefore(requests, q.limit) }, 200);
+    })
+    .openapi(REQUEST_ROUTES.one, (c) => {
+      const { id } = c.req.valid('param');
+      const entry = journal.get(id);
+      if (!entry) throw new ApiError(404, `No journaled request with id ${id}.`);
+      return c.json({ request: entry }, 200);
+    })
+    .openapi(REQUEST_ROUTES.count, (c) => c.json({ count: journal.count(c.req.valid('json')) }, 200))
+    .openapi(REQUEST_ROUTES.clear, (c) => {
+      journal.clear();
+      return c.json({ cleared: true }, 200);
     });
-    const last = requests.at(-1);
-    // A page ends at `limit` entries or at the byte cap, whichever comes first: either way the next starts below it.
-    const more = (requests.length === q.limit || requests.truncated === true) && last;
-    return c.json({ requests: [...requests], nextBefore: more ? last.id : null });
-  });
-  serve(app, REQUEST_ROUTES.count, (c) => {
-    const matcher = parse(requestMatcherSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));
-    return c.json({ count: journal.count(matcher) });
-  });
-  serve(app, REQUEST_ROUTES.clear, (c) => {
-    journal.clear();
-    return c.json({ cleared: true });
-  });
-  serve(app, REQUEST_ROUTES.one, (c) => {
-    const id = eventIdSchema.safeParse(c.req.param('id'));
-    if (!id.success) throw fieldError('id', 'expected a request id (a positive integer)', c.req.param('id'));
-    const entry = journal.get(id.data);
-    if (!entry) throw new ApiError(404, `No journaled request with id ${id.data}.`);
-    return c.json({ request: entry });
-  });
-  return app;
 }

@@ -1,6 +1,6 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AdminDeps } from './deps.ts';
-import { adminRoute, errors, json, serve } from './kit.ts';
+import { type AdminEnv, adminApp, adminRoute, errors, json } from './kit.ts';
 import { resetResponseSchema } from './responses.ts';
 
 /** `/reset`: forget every delivery, balance and discrepancy. */
@@ -15,14 +15,12 @@ export const RESET_ROUTES = {
   }),
 };
 
-export function resetRoutes({ engine, ledger }: Pick<AdminDeps, 'engine' | 'ledger'>): OpenAPIHono {
-  const app = new OpenAPIHono();
-  serve(app, RESET_ROUTES.reset, (c) => {
+export function resetRoutes({ engine, ledger }: Pick<AdminDeps, 'engine' | 'ledger'>): OpenAPIHono<AdminEnv> {
+  return adminApp().openapi(RESET_ROUTES.reset, (c) => {
     const before = engine.outbox.counts();
     engine.outbox.reset();
     ledger.reset();
     const removed = Object.values(before).reduce((a, b) => a + b, 0);
-    return c.json({ reset: true, removedDeliveries: removed });
+    return c.json({ reset: true, removedDeliveries: removed }, 200);
   });
-  return app;
 }

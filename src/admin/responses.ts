@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import { CALLBACK_FAULT_KINDS, FAULT_KINDS } from '../config/index.ts';
+import { pageSchema } from '../http/paging.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
 /*
  * What the admin API answers, as zod schemas: the OpenAPI document describes the routes with
- * them (src/openapi/admin.ts) and a test checks real answers against them, so the document a
+ * them (each route's declaration) and a test checks real answers against them, so the document a
  * client is generated from cannot drift from the routes. Strict, so a new field must be added here.
  */
 
@@ -81,10 +82,7 @@ export const enqueuedResponseSchema = z.strictObject({
   message: z.string().optional(),
 });
 
-export const deliveriesResponseSchema = z.strictObject({
-  deliveries: z.array(deliverySchema).describe('newest first'),
-  nextBefore: z.number().int().nullable().describe('pass as `before` for the next page; null on the last page'),
-});
+export const deliveriesResponseSchema = pageSchema('deliveries', deliverySchema);
 
 export const deliveryResponseSchema = z.strictObject({ delivery: deliverySchema, attempts: z.array(attemptSchema) });
 
@@ -104,11 +102,7 @@ export const discrepancySchema = z
   })
   .openapi('AdminDiscrepancy');
 
-export const discrepanciesResponseSchema = z.strictObject({
-  discrepancies: z.array(discrepancySchema).describe('newest first'),
-  total: z.number().int().min(0),
-  nextBefore: z.number().int().nullable(),
-});
+export const discrepanciesResponseSchema = pageSchema('discrepancies', discrepancySchema, { total: z.number().int().min(0) });
 
 export const playerBalanceSchema = z
   .strictObject({
@@ -250,10 +244,7 @@ export const journaledRequestSchema = z
   })
   .openapi('AdminJournaledRequest');
 
-export const requestsResponseSchema = z.strictObject({
-  requests: z.array(journaledRequestSchema),
-  nextBefore: z.number().int().nullable(),
-});
+export const requestsResponseSchema = pageSchema('requests', journaledRequestSchema);
 export const requestResponseSchema = z.strictObject({ request: journaledRequestSchema });
 export const requestCountResponseSchema = z.strictObject({ count: z.number().int().min(0) });
 export const requestsClearedResponseSchema = z.strictObject({ cleared: z.literal(true) });

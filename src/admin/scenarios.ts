@@ -1,10 +1,10 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
 import { isScenarioName, planScenario, SCENARIO_DESCRIPTIONS, SCENARIOS, wireParamsOf } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 import type { AdminDeps } from './deps.ts';
-import { adminRandom, adminRoute, errors, json, jsonBody, jsonObjectBody, parse, rawBodyOf, serve, withTimeout } from './kit.ts';
+import { type AdminEnv, adminApp, adminRandom, adminRoute, errors, json, jsonBody, refuseInvalid, withTimeout } from './kit.ts';
 import { toDelivery } from './money.ts';
 import { scenarioRunResponseSchema, scenariosResponseSchema } from './responses.ts';
 import { runScenarioSchema, waitQuerySchema } from './schemas.ts';
@@ -40,55 +40,61 @@ export const SCENARIO_ROUTES = {
   }),
 };
 
-export function scenarioRoutes(deps: AdminDeps): OpenAPIHono {
+export function scenarioRoutes(deps: AdminDeps): OpenAPIHono<AdminEnv> {
   const { engine, ledger, config } = deps;
   const random = adminRandom(deps);
-  const app = new OpenAPIHono();
-  serve(app, SCENARIO_ROUTES.list, (c) =>
-    c.json({ scenarios: SCENARIOS.map((name) => ({ name, description: SCENARIO_DESCRIPTIONS[name] })) }),
+  const app = adminApp().openapi(SCENARIO_ROUTES.list, (c) =>
+    c.json({ scenarios: SCENARIOS.map((name) => ({ name, description: SCENARIO_DESCRIPTIONS[name] })) }, 200),
   );
-  serve(app, SCENARIO_ROUTES.run, async (c) => {
-    const name = c.req.param('name') as string;
-    if (!isScenarioName(name))
-      throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
-    const body = parse(runScenarioSchema, jsonObjectBody(rawBodyOf(c), { optional: true }));
-    const { wait, timeout } = parse(waitQuerySchema, c.req.query());
-    const amount =
-      typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
-    const games = deps.catalog?.games ?? [];
-    const gameId = games.length > 0 ? games[Math.floor(random.next() * games.length)]?.id : undefined;
-    const plan = planScenario(
-      name,
-      {
-        players: body.players ?? DEFAULT_SCENARIO_PLAYERS,
-        amount,
-        ...(body.size === undefined ? {} : { size: body.size }),
-        ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
-        balances: ledger.knownBalances(),
-        ...(gameId ? { gameId } : {}),
-        ...wireParamsOf(config.callbacks),
-      },
-      random,
-      () => engine.nextTransactionId(),
-    );
-    const started = startScenario(engine, plan);
-    const head = { scenario: name, group: started.group, playerId: plan.playerId, description: SCENARIO_DESCRIPTIONS[name] };
-    if (wait) {
-      const summary = await withTimeout(started.done, timeout);
-      if (summary) return c.json({ ...head, ...describeSummary(summary, config) }, 200);
-    }
-    return c.json(
-      {
-        ...head,
-        steps: plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after })),
-        events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map((e) =>
-          toDelivery(e, config),
-        ),
-      },
-      202,
-    );
-  });
-  return app;
+  return app.openapi(
+    SCENARIO_ROUTES.run,
+    async (c) => {
+      const { name } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const { wait, timeout } = c.req.valid('query');
+      const amount =
+        typeof body.amount === 'number' ? { min: body.amount, max: body.amount } : (body.amount ?? DEFAULT_SCENARIO_AMOUNT);
+      const games = deps.catalog?.games ?? [];
+      const gameId = games.length > 0 ? games[Math.floor(random.next() * games.length)]?.id : undefined;
+      const plan = planScenario(
+        name,
+        {
+          players: body.players ?? DEFAULT_SCENARIO_PLAYERS,
+          amount,
+          ...(body.size === undefined ? {} : { size: body.size }),
+          ...(body.rtp === undefined ? {} : { rtp: body.rtp }),
+          balances: ledger.knownBalances(),
+          ...(gameId ? { gameId } : {}),
+          ...wireParamsOf(config.callbacks),
+        },
+        random,
+        () => engine.nextTransactionId(),
+      );
+      const started = startScenario(engine, plan);
+      const head = { scenario: name, group: started.group, playerId: plan.playerId, description: SCENARIO_DESCRIPTIONS[name] };
+      if (wait) {
+        const summary = await withTimeout(started.done, timeout);
+        if (summary) return c.json({ ...head, ...describeSummary(summary, config) }, 200);
+      }
+      return c.json(
+        {
+          ...head,
+          steps: plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after })),
+          events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map((e) =>
+            toDelivery(e, config),
+          ),
+        },
+        202,
+      );
+    },
+    // A scenario the path names that does not exist is not there: 404, not bad input.
+    (result, c) => {
+      const name = c.req.param('name') ?? '';
+      if (!result.success && result.target === 'param' && !isScenarioName(name))
+        throw new ApiError(404, `No scenario ${JSON.stringify(name)}; expected one of ${SCENARIOS.join(', ')}.`);
+      return refuseInvalid(result);
+    },
+  );
 }
 
 function describeSummary(summary: ScenarioRunSummary, config: AdminDeps['config']) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import { MAX_ID_LENGTH, MAX_LIST_LENGTH } from '../http/limits.ts';
+import { PAGE_QUERY, wholeNumber } from '../http/paging.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
 
 /** Wire shapes of the admin API (SPEC §6), defined once for the routes, the tests and docs. */
@@ -64,25 +65,20 @@ export const runScenarioSchema = z.object({
 });
 export type RunScenarioBody = z.infer<typeof runScenarioSchema>;
 
-const limit = z.coerce.number().int().min(1).max(1000).default(100);
-const before = z.coerce.number().int().positive().optional();
-
 export const deliveriesQuerySchema = z.object({
   player: filter,
   /** debit | credit | rollback or a configured type string; checked by the route. */
   type: filter,
   status: z.enum(EVENT_STATUSES, { error: `expected one of ${EVENT_STATUSES.join(', ')}` }).optional(),
   group: filter,
-  limit,
-  before,
+  ...PAGE_QUERY,
 });
 
 export const discrepanciesQuerySchema = z.object({
   player: filter,
   kind: z.enum(DISCREPANCY_KINDS, { error: `expected one of ${DISCREPANCY_KINDS.join(', ')}` }).optional(),
   group: filter,
-  limit,
-  before,
+  ...PAGE_QUERY,
 });
 
 export const waitQuerySchema = z.object({
@@ -94,19 +90,12 @@ export const waitQuerySchema = z.object({
   timeout: z.coerce.number().int().min(0).max(600_000).default(30_000),
 });
 
-export const eventIdSchema = z.coerce.number({ error: 'expected a delivery id (a positive integer)' }).int().positive();
+/** A delivery's id (in a path), as the lists give it. */
+export const eventIdSchema = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a delivery id (a positive integer)');
+/** A journaled request's id (in a path), as the list gives it. */
+export const requestIdSchema = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a request id (a positive integer)');
 
 export { EVENT_KINDS };
-
-/** The journal list's page when `limit` is not given, and the largest `limit`. */
-export const DEFAULT_REQUESTS_PAGE = 100;
-export const MAX_REQUESTS_PAGE = 1000;
-
-/** A query parameter holding a whole number in [min, max]; anything else (`abc`, `1.5`, `0`) is refused saying what was expected. */
-function wholeNumber(min: number, max: number, what: string) {
-  const error = `expected ${what}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
 
 /** `GET /__admin/requests`: the client's requests to the aggregator API, newest first. */
 export const requestsQuerySchema = z.object({
@@ -116,9 +105,8 @@ export const requestsQuerySchema = z.object({
     .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
     .optional(),
   status: wholeNumber(100, 599, 'an HTTP status 100–599').optional(),
-  /** A page: 100 by default, at most 1000. */
-  limit: wholeNumber(1, MAX_REQUESTS_PAGE, `an integer 1–${MAX_REQUESTS_PAGE}`).default(DEFAULT_REQUESTS_PAGE),
-  before: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a journal id (a positive integer)').optional(),
+  /** A page: 100 by default, at most 1000; `before` the cursor. */
+  ...PAGE_QUERY,
   /** `summary`: each entry without its headers, body and reply (GET /__admin/requests/:id has them). */
   view: z.enum(['full', 'summary'], { error: 'expected "full" or "summary"' }).default('full'),
 });

@@ -1,7 +1,8 @@
 /**
  * The integrator's client as aggmock sees it: the fault rules applied to its requests to the
  * aggregator API (`rules.ts`, pure: which rule fires, seeded) and the journal of every request it
- * made (`journal.ts`, SQLite, batched, with the callbacks' retention), with credential masking and
+ * made (`journal.ts`, SQLite, batched, with the callbacks' retention; its table and statements in
+ * `journal-table.ts`, an entry as a row in `rows.ts`; paged as every list is, `http/paging.ts`), with credential masking and
  * the did-you-mean of a refused request (`describe.ts`). An engine: it imports config, shared and
  * callbacks (the seeded generator); it knows nothing of HTTP routes, pages or the CLI (the
  * aggregator surface applies the faults, src/aggregator/client-faults.ts).

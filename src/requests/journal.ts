@@ -1,5 +1,4 @@
 import {
-  authJson,
   cappedEntry,
   DEFAULT_JOURNAL_BYTES,
   encodeTimes,
@@ -41,38 +40,12 @@ export {
   type RequestMatcher,
 } from './rows.ts';
 
-import type { Database, Statement } from '../storage/index.ts';
+import { pageSize } from '../http/paging.ts';
+import type { Database } from '../storage/index.ts';
+import { type JournalStatements, openJournalTable, outcomeColumns } from './journal-table.ts';
 
 /** Entries waiting for a flush at most; past it the oldest waiting are dropped (and counted), never memory without bound. */
 export const MAX_PENDING_ENTRIES = 20_000;
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS api_requests (
-    id INTEGER PRIMARY KEY,
-    at INTEGER NOT NULL,
-    method TEXT NOT NULL,
-    path TEXT NOT NULL,
-    route TEXT NOT NULL,
-    query TEXT,
-    headers TEXT NOT NULL,
-    body TEXT,
-    body_bytes INTEGER NOT NULL,
-    auth TEXT NOT NULL,
-    status INTEGER,
-    reply TEXT,
-    reply_bytes INTEGER NOT NULL,
-    complete INTEGER NOT NULL,
-    latency_ms REAL NOT NULL,
-    fault TEXT,
-    hint TEXT,
-    n INTEGER NOT NULL DEFAULT 1,
-    times BLOB,
-    bytes INTEGER NOT NULL DEFAULT 0,
-    cross_site INTEGER NOT NULL DEFAULT 0
-  );
-  DROP INDEX IF EXISTS api_requests_route;
-  DROP INDEX IF EXISTS api_requests_at;
-`;
 
 /**
  * Requests waiting for the next flush, as runs: consecutive entries alike in everything but their
@@ -121,18 +94,7 @@ export class RequestJournal {
   private prunedAt = 0;
   /** Entries dropped because the flush could not keep up (never the case in practice; bounded anyway). */
   dropped = 0;
-  private readonly stmts: {
-    insert: Statement;
-    lastId: Statement;
-    covering: Statement;
-    firstSince: Statement;
-    entriesBelow: Statement;
-    oldest: Statement;
-    totalBytes: Statement;
-    deleteBelow: Statement;
-    clear: Statement;
-    settle: Statement;
-  };
+  private readonly stmts: JournalStatements;
   /** Held calls that ended after their row was written: their final entries, by row id. */
   private settled: { id: number; entry: NewJournaledRequest }[] = [];
   private readonly insertRuns: (runs: PendingRun[], settled: { id: number; entry: NewJournaledRequest }[]) => void;
@@ -151,29 +113,7 @@ export class RequestJournal {
     },
   ) {
     this.clock = options.now ?? Date.now;
-    db.exec(SCHEMA);
-    addMissingColumns(db);
-    this.stmts = {
-      insert: db.prepare(`INSERT INTO api_requests
-        (id, at, method, path, route, query, headers, body, body_bytes, auth, status, reply, reply_bytes, complete, latency_ms, fault, hint, n, times, bytes, cross_site)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      // Ids are given, not drawn: a row's entries take the ids after the last row's (no AUTOINCREMENT:
-      // its bookkeeping row was a measurable part of each insert; rows leave from the oldest, so the
-      // newest row's ids are the largest ever given while it stands).
-      lastId: db.prepare('SELECT id + n - 1 AS last FROM api_requests ORDER BY id DESC LIMIT 1'),
-      covering: db.prepare('SELECT * FROM api_requests WHERE id <= ? ORDER BY id DESC LIMIT 1'),
-      // No index but the id (each one made every insert dearer): rows arrive in time order, so the
-      // old ones are the first ids, and the scan stops at the first recent row.
-      firstSince: db.prepare('SELECT id FROM api_requests WHERE at >= ? ORDER BY id LIMIT 1'),
-      entriesBelow: db.prepare('SELECT total(n) AS entries, total(bytes) AS bytes FROM api_requests WHERE id < ?'),
-      oldest: db.prepare('SELECT id, n, bytes FROM api_requests WHERE id >= ? ORDER BY id LIMIT 500'),
-      totalBytes: db.prepare('SELECT total(bytes) AS bytes FROM api_requests'),
-      deleteBelow: db.prepare('DELETE FROM api_requests WHERE id < ?'),
-      clear: db.prepare('DELETE FROM api_requests'),
-      settle: db.prepare(
-        'UPDATE api_requests SET auth = ?, status = ?, reply = ?, reply_bytes = ?, complete = ?, latency_ms = ?, fault = ?, hint = ? WHERE id = ? AND n = 1',
-      ),
-    };
+    this.stmts = openJournalTable(db);
     this.insertRuns = db.transaction((runs: PendingRun[], settled: { id: number; entry: NewJournaledRequest }[]) => {
       let id = this.lastId() + 1;
       for (const run of runs) {
@@ -323,7 +263,7 @@ export class RequestJournal {
       where.push('id < ?');
       args.push(filter.beforeId);
     }
-    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    const limit = pageSize(filter.limit);
     const maxBytes = filter.maxBytes ?? MAX_LIST_BYTES;
     const columns = filter.summary ? SUMMARY_COLUMNS : '*';
     const out: JournaledRequest[] & { truncated?: boolean } = [];
@@ -460,38 +400,9 @@ export class RequestJournal {
   }
 }
 
-/** What a call became, as the columns auth … hint that the insert and the settle statement both name in this order. */
-function outcomeColumns(e: NewJournaledRequest, latencyMs: number): unknown[] {
-  return [
-    authJson(e.auth),
-    e.status,
-    e.reply,
-    e.replyBytes,
-    e.complete ? 1 : 0,
-    latencyMs,
-    e.fault === null ? null : JSON.stringify(e.fault),
-    e.hint,
-  ];
-}
-
 /** An entry's arrival in epoch ms (the intercept gives a number; a test may give ISO text). */
 function arrivalOf(entry: NewJournaledRequest): number {
   return typeof entry.at === 'number' ? entry.at : Date.parse(entry.at);
-}
-
-/**
- * Adds the columns an earlier version's journal table lacks: its rows are runs of one (`n`, `times`),
- * count as 0 bytes until they leave (`bytes`) and are not cross-site (`cross_site`).
- */
-const LATER_COLUMNS = [
-  ['n', 'n INTEGER NOT NULL DEFAULT 1'],
-  ['times', 'times BLOB'],
-  ['bytes', 'bytes INTEGER NOT NULL DEFAULT 0'],
-  ['cross_site', 'cross_site INTEGER NOT NULL DEFAULT 0'],
-] as const;
-function addMissingColumns(db: Database): void {
-  const columns = new Set((db.prepare('PRAGMA table_info(api_requests)').all() as { name: string }[]).map((c) => c.name));
-  for (const [name, ddl] of LATER_COLUMNS) if (!columns.has(name)) db.exec(`ALTER TABLE api_requests ADD COLUMN ${ddl}`);
 }
 
 /** Entries written between two prunes at most. */
