@@ -53,6 +53,11 @@ export interface ReadFactsOptions {
   strictConstants?: boolean | undefined;
   /** Extra currencies (crypto, say): code → decimals. */
   currencies?: ExtraCurrencies | undefined;
+  /**
+   * The JSON body already parsed from exactly `received.body` (the wallet's strict parse), so a
+   * JSON call is not parsed again; absent: parsed here.
+   */
+  parsedBody?: { value: unknown } | undefined;
 }
 
 /** A received request decoded: its fields (JSON tree or flat form/query pairs), its query, its headers. */
@@ -134,8 +139,21 @@ function unformat(field: Extract<Field, { from: unknown }>, value: unknown): unk
   return v;
 }
 
-/** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each. */
+/** Compiled templates: a dialect's templates are few and fixed, so each is compiled once (bounded for profile files). */
+const compiledTemplates = new Map<string, { pattern: RegExp; names: string[] }>();
+
+/** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each (compiled once). */
 function templatePattern(template: string): { pattern: RegExp; names: string[] } {
+  let compiled = compiledTemplates.get(template);
+  if (!compiled) {
+    compiled = compileTemplate(template);
+    if (compiledTemplates.size >= 4096) compiledTemplates.clear();
+    compiledTemplates.set(template, compiled);
+  }
+  return compiled;
+}
+
+function compileTemplate(template: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
   let source = '';
   let last = 0;
@@ -157,7 +175,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const FACT_NAMES: readonly string[] = FACTS;
+const FACT_NAMES: ReadonlySet<string> = new Set(FACTS);
 
 function readTemplate(into: Collected, template: string, value: unknown, where: string): void {
   const { pattern, names } = templatePattern(template);
@@ -169,7 +187,7 @@ function readTemplate(into: Collected, template: string, value: unknown, where: 
   names.forEach((name, i) => {
     const part = match[i + 1] as string;
     if (name.startsWith('credential.')) into.credentials[name.slice('credential.'.length)] = part;
-    else if (FACT_NAMES.includes(name) && part !== '') assign(into, name as Fact, part, where);
+    else if (FACT_NAMES.has(name) && part !== '') assign(into, name as Fact, part, where);
   });
 }
 
@@ -293,19 +311,37 @@ function bare(path: string): string {
   return p === '/' ? '' : p;
 }
 
+/** Each operation's method and compiled path, in the dialect's order: worked out once per dialect. */
+const routeTables = new WeakMap<Dialect, readonly { operation: Operation; method: string; pattern: RegExp }[]>();
+
+function routesOf(dialect: Dialect): readonly { operation: Operation; method: string; pattern: RegExp }[] {
+  let routes = routeTables.get(dialect);
+  if (!routes) {
+    routes = OPERATIONS.flatMap((operation) => {
+      const def = dialect.operations[operation];
+      return def ? [{ operation, method: def.method, pattern: pathPattern(def.path === '/' ? '' : def.path).pattern }] : [];
+    });
+    routeTables.set(dialect, routes);
+  }
+  return routes;
+}
+
 /** The operations whose method and path template match a request, in the dialect's order. */
 export function operationsAt(dialect: Dialect, method: string, path: string): Operation[] {
   const target = bare(path);
-  return OPERATIONS.filter((op) => {
-    const def = dialect.operations[op];
-    if (!def || def.method !== method.toUpperCase()) return false;
-    const template = def.path === '/' ? '' : def.path;
-    return pathPattern(template).pattern.test(target);
-  });
+  const upper = method.toUpperCase();
+  const out: Operation[] = [];
+  for (const route of routesOf(dialect)) if (route.method === upper && route.pattern.test(target)) out.push(route.operation);
+  return out;
 }
 
 /** Decodes a request's body (JSON or form), query and headers; undefined with why when it cannot. */
-function decode(encoding: Encoding, received: ReceivedRequest, signatureField: string | undefined): Decoded | { error: string } {
+function decode(
+  encoding: Encoding,
+  received: ReceivedRequest,
+  signatureField: string | undefined,
+  parsed?: { value: unknown },
+): Decoded | { error: string } {
   const q = received.path.indexOf('?');
   const query = new Map<string, string>(new URLSearchParams(q < 0 ? '' : received.path.slice(q + 1)));
   const headers = received.headers;
@@ -316,11 +352,13 @@ function decode(encoding: Encoding, received: ReceivedRequest, signatureField: s
     return { encoding, fields: pairs, flat: true, query, headers };
   }
   let body: unknown;
-  try {
-    body = JSON.parse(received.body);
-  } catch (error) {
-    return { error: `the body is not JSON (${(error as Error).message})` };
-  }
+  if (parsed) body = parsed.value;
+  else
+    try {
+      body = JSON.parse(received.body);
+    } catch (error) {
+      return { error: `the body is not JSON (${(error as Error).message})` };
+    }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { error: 'the body is not a JSON object' };
   return { encoding, fields: body, flat: false, query, headers };
 }
@@ -352,9 +390,12 @@ export function recogniseCall(dialect: Dialect, received: ReceivedRequest, optio
         .join(', ')}`,
     };
   let first: string | undefined;
+  // The candidates at one address share their decoding (decoded once per encoding, not once per candidate).
+  const decodings = new Map<Encoding, Decoded | { error: string }>();
+  const strictConstants = candidates.length > 1;
   for (const operation of candidates) {
-    const reading = readFacts(dialect, operation, received, { ...options, strictConstants: candidates.length > 1 });
-    if (reading.ok) return { ...reading, operation };
+    const reading = readDecodedFacts(dialect, operation, received, options, strictConstants, decodings);
+    if (reading.ok) return { ok: true, facts: reading.facts, credentials: reading.credentials, operation };
     first ??= reading.message;
   }
   return { ok: false, reason: 'invalid', message: first as string };
@@ -373,13 +414,28 @@ export function readFacts(
   received: ReceivedRequest,
   options: ReadFactsOptions = {},
 ): FactsReading {
+  return readDecodedFacts(dialect, operation, received, options, options.strictConstants === true, new Map());
+}
+
+function readDecodedFacts(
+  dialect: Dialect,
+  operation: Operation,
+  received: ReceivedRequest,
+  options: ReadFactsOptions,
+  strict: boolean,
+  decodings: Map<Encoding, Decoded | { error: string }>,
+): FactsReading {
   const def = dialect.operations[operation];
   if (!def) return { ok: false, message: `the "${dialect.name}" dialect has no ${operation} call` };
   const encoding = def.encoding ?? dialect.request.encoding;
-  const decoded = decode(encoding, received, signatureParameter(dialect));
+  let decoded = decodings.get(encoding);
+  if (!decoded) {
+    decoded = decode(encoding, received, signatureParameter(dialect), options.parsedBody);
+    decodings.set(encoding, decoded);
+  }
   if ('error' in decoded) return { ok: false, message: decoded.error };
   const into: Collected = {
-    strict: options.strictConstants === true,
+    strict,
     single: new Map(),
     multi: [],
     credentials: {},
@@ -392,7 +448,7 @@ export function readFacts(
   names.forEach((name, i) => {
     const part = decodeURIComponent(match[i + 1] as string);
     if (name.startsWith('credential.')) into.credentials[name.slice('credential.'.length)] = part;
-    else if (FACT_NAMES.includes(name) && part !== '') assign(into, name as Fact, part, `path {${name}}`);
+    else if (FACT_NAMES.has(name) && part !== '') assign(into, name as Fact, part, `path {${name}}`);
   });
 
   const headerTree = { flat: false, fields: lowerKeys(decoded.headers) };
@@ -505,7 +561,24 @@ function lowerKeys(headers: Readonly<Record<string, string | undefined>>): Recor
  *
  * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
  */
-export function credentialsCarried(dialect: Dialect, operation: Operation): string[] {
+export function credentialsCarried(dialect: Dialect, operation: Operation): readonly string[] {
+  let byOperation = carried.get(dialect);
+  if (!byOperation) {
+    byOperation = new Map();
+    carried.set(dialect, byOperation);
+  }
+  let names = byOperation.get(operation);
+  if (!names) {
+    names = Object.freeze(collectCredentials(dialect, operation));
+    byOperation.set(operation, names);
+  }
+  return names;
+}
+
+/** The credentials each call of a dialect carries, worked out once. */
+const carried = new WeakMap<Dialect, Map<Operation, readonly string[]>>();
+
+function collectCredentials(dialect: Dialect, operation: Operation): string[] {
   const def = dialect.operations[operation];
   if (!def) return [];
   const names = new Set<string>();
