@@ -50,6 +50,7 @@ async function variant(root: string): Promise<Variant> {
   const { buildRequest } = await import(`${dir}/src/dialects/index.ts`);
   let serial = 0;
   const prepared = new Map<string, { wallet: { app: { request: Function }; close(): void }; requests: unknown[] }>();
+  const next = new Map<string, number>();
   const prepare = (name: string) => {
     const players: Record<string, number> = {};
     for (let p = 0; p < 20; p++) players[`p${p}`] = 1_000_000;
@@ -117,9 +118,8 @@ async function variant(root: string): Promise<Variant> {
         // Warm-up: the first calls of a round.
         await send(state, 0, CALLS);
       }
-      const at = ((prepared as Map<string, unknown> & { _at?: Record<string, number> })._at ??= {});
-      const start = (at[name] ??= CALLS);
-      at[name] = start + CALLS;
+      const start = next.get(name) ?? CALLS;
+      next.set(name, start + CALLS);
       const cpu = process.cpuUsage();
       await send(state, start, CALLS);
       const used = process.cpuUsage(cpu);
@@ -157,7 +157,14 @@ for (const root of values.root) variants.push(await variant(root));
 const per: Record<string, Record<string, number[]>> = {};
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 ? [...variants].reverse() : variants;
-  for (const name of DIALECTS) for (const v of order) ((per[name] ??= {})[v.root] ??= []).push(await v.run(name));
+  for (const name of DIALECTS)
+    for (const v of order) {
+      const rows = per[name] ?? {};
+      per[name] = rows;
+      const runs = rows[v.root] ?? [];
+      rows[v.root] = runs;
+      runs.push(await v.run(name));
+    }
 }
 const first = variants[0] as Variant;
 console.log(
