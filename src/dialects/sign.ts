@@ -199,10 +199,21 @@ export function signRequest(
     const signature = schemeSignature(recipe.scheme, body, options);
     return { method: req.method, path: withQuery(query), headers: Object.assign(headers, signature), body, signed: body ?? '' };
   }
+  // The parameters and the hook's fields are worked out only for the recipes that read them.
+  const over = recipe.payload.over;
+  const reads = over === 'params' || over === 'hook';
   const text = signedText(
     dialect,
     recipe,
-    { method: req.method, path: req.path, query, body, params: paramsOf(req), fields: hookFields(req), headers },
+    {
+      method: req.method,
+      path: req.path,
+      query,
+      body,
+      params: reads ? paramsOf(req) : [],
+      fields: over === 'hook' ? hookFields(req) : req.fields,
+      headers,
+    },
     credentials,
   );
   const signature = signatureOf(recipe, text, credentials);
