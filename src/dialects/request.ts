@@ -66,7 +66,7 @@ export class DialectRequestError extends Error {
 
 /** The value of one fact for one call, written as the dialect writes it, or undefined when the call has none. */
 export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scalar | undefined {
-  const amount = (minor: number) => writeAmount(dialect, facts.currency, minor);
+  // No closure for the amount: this runs for every field of every call.
   const money = MONEY_OPERATIONS[facts.operation];
   switch (fact) {
     case 'operation':
@@ -74,12 +74,12 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
     case 'type':
       return money === 'debit' ? 'DEBIT' : money === 'credit' ? 'CREDIT' : money === 'reverse' ? 'ROLLBACK' : undefined;
     case 'amount':
-      return facts.amountMinor === undefined ? undefined : amount(facts.amountMinor);
+      return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
     case 'betAmount':
-      return facts.amountMinor === undefined ? undefined : amount(money === 'credit' ? 0 : facts.amountMinor);
+      return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, money === 'credit' ? 0 : facts.amountMinor);
     case 'winAmount':
-      if (money === 'credit') return facts.amountMinor === undefined ? undefined : amount(facts.amountMinor);
-      return amount(facts.winMinor ?? 0);
+      if (money === 'credit') return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
+      return writeAmount(dialect, facts.currency, facts.winMinor ?? 0);
     case 'timestamp':
       return new Date(facts.createdAt).toISOString();
     case 'timestampSeconds':
