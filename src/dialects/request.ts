@@ -76,9 +76,12 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
     case 'amount':
       return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
     case 'betAmount':
-      return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, money === 'credit' ? 0 : facts.amountMinor);
+      return facts.amountMinor === undefined
+        ? undefined
+        : writeAmount(dialect, facts.currency, money === 'credit' ? 0 : facts.amountMinor);
     case 'winAmount':
-      if (money === 'credit') return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
+      if (money === 'credit')
+        return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
       return writeAmount(dialect, facts.currency, facts.winMinor ?? 0);
     case 'timestamp':
       return new Date(facts.createdAt).toISOString();
@@ -269,8 +272,11 @@ function compileFields(fields: Fields): FieldsRenderer {
   const names = Object.keys(fields);
   const renderers = names.map((name) => fieldRenderer(fields[name] as Field));
   const count = names.length;
+  // A plain object (JSON.stringify writes it about twice as fast as a null-prototype one), unless a
+  // member is named `__proto__`, which only a null-prototype object keeps as a member.
+  const plain = !names.includes('__proto__');
   return (dialect, facts, credentials) => {
-    const out: Record<string, Rendered> = Object.create(null);
+    const out: Record<string, Rendered> = plain ? {} : Object.create(null);
     for (let i = 0; i < count; i++) {
       const value = (renderers[i] as FieldRenderer)(dialect, facts, credentials);
       if (value !== undefined) out[names[i] as string] = value;
@@ -307,7 +313,8 @@ function compileTemplate(template: string, escapeValue: (text: string) => string
     let out = parts[0] as string;
     for (let i = 0; i < names.length; i++)
       out +=
-        escapeValue(placeholder(dialect, facts, credentials, names[i] as string)) + (i + 1 < names.length ? parts[i + 1] : literal);
+        escapeValue(placeholder(dialect, facts, credentials, names[i] as string)) +
+        (i + 1 < names.length ? parts[i + 1] : literal);
     return out;
   };
 }

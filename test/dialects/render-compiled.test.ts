@@ -191,6 +191,26 @@ describe('the compiled renderer renders what the dialect definition says, byte f
     });
   }
 
+  it('keeps a member named __proto__ as a member (a null-prototype object there), as the plain rendering does', () => {
+    const base = dialectOf(configSchema.parse({ callbacks: { profile: 'default' } }).callbacks);
+    const bet = base.operations.bet as NonNullable<Dialect['operations']['bet']>;
+    // JSON.parse makes "__proto__" an own member, as a dialect file read from disk would.
+    const fields = JSON.parse('{"__proto__": {"from": "playerId"}, "tx": {"from": "transactionId"}}') as Fields;
+    const dialect: Dialect = { ...base, operations: { ...base.operations, bet: { ...bet, fields } } };
+    const facts: CallFacts = {
+      operation: 'bet',
+      playerId: 'p1',
+      currency: 'EUR',
+      transactionId: 'tx-1',
+      amountMinor: 5,
+      createdAt: 1,
+    };
+    const compiled = unsignedRequest(dialect, facts, {});
+    expect(Object.hasOwn(compiled.fields, '__proto__')).toBe(true);
+    expect(JSON.stringify(compiled.fields)).toBe('{"__proto__":"p1","tx":"tx-1"}');
+    expect(text(compiled)).toBe(text(plainRequest(dialect, facts, {})));
+  });
+
   it('catches a renderer that differs (the comparison is not vacuous)', () => {
     const dialect = dialectOf(configSchema.parse({ callbacks: { profile: 'pragmatic' } }).callbacks);
     const facts: CallFacts = {
