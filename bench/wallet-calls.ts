@@ -49,7 +49,10 @@ async function variant(root: string): Promise<Variant> {
   const { createWallet } = await import(`${dir}/src/wallet/index.ts`);
   const { buildRequest } = await import(`${dir}/src/dialects/index.ts`);
   let serial = 0;
-  const prepared = new Map<string, { wallet: { app: { request: Function }; close(): void }; requests: unknown[] }>();
+  const prepared = new Map<
+    string,
+    { wallet: { app: { request: (url: string, init: RequestInit) => Promise<Response> }; close(): void }; requests: unknown[] }
+  >();
   const next = new Map<string, number>();
   const prepare = (name: string) => {
     const players: Record<string, number> = {};
@@ -128,7 +131,11 @@ async function variant(root: string): Promise<Variant> {
   };
 }
 
-async function send(state: { wallet: { app: { request: Function } }; requests: unknown[] }, from: number, count: number) {
+async function send(
+  state: { wallet: { app: { request: (url: string, init: RequestInit) => Promise<Response> } }; requests: unknown[] },
+  from: number,
+  count: number,
+) {
   for (let i = from; i < from + count; i++) {
     const req = state.requests[i % state.requests.length] as {
       method: string;

@@ -15,6 +15,7 @@ import {
   type Fields,
   type Operation,
   type Rendered,
+  type Scalar,
   signRequest,
   type UnsignedRequest,
   unsignedRequest,
@@ -45,7 +46,7 @@ function plainField(dialect: Dialect, facts: CallFacts, credentials: Credentials
     return inner === undefined ? undefined : JSON.stringify(inner);
   }
   const list = typeof field.from === 'string' ? [field.from] : field.from;
-  let value: string | number | boolean | null | undefined;
+  let value: Scalar | undefined;
   for (const fact of list) {
     value = factValue(dialect, facts, fact);
     if (value !== undefined) break;
