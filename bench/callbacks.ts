@@ -26,7 +26,9 @@ import { type Benchmark, ensureBuilt, median, ROOT, stop, track } from './lib.ts
 // function in a naming helper and runs about 10 % slower). The types come from src/.
 const isSink = process.argv.includes('--sink');
 if (!isSink) ensureBuilt();
-const dist = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+// BENCH_DIST=<another tree>/dist measures another build (bench/profile-callbacks.ts, before/after).
+const DIST = process.env.BENCH_DIST ?? join(ROOT, 'dist');
+const dist = (path: string) => import(pathToFileURL(join(DIST, path)).href);
 const { createCallbackEngine, openDatabase, Outbox } = (await dist('callbacks/index.js')) as typeof CallbacksModule;
 const { createTransport } = (await dist('callbacks/transport.js')) as typeof TransportModule;
 const { configSchema } = (await dist('config/index.js')) as typeof ConfigModule;

@@ -146,3 +146,11 @@ export function applyVerdict(event: StoredEvent, attempt: Attempt, verdict: Verd
   if (delay > 0) event.nextAttemptAt = retry.now + delay;
   return false;
 }
+
+/**
+ * The attempt as it goes out: its fields and the send time. `t0` comes before the spread: Node 20's
+ * V8 copies `{ ...sending, t0 }` on a slow path (about 1 µs per added field, per callback).
+ */
+export function attemptInFlight(sending: Omit<AttemptInFlight, 't0'>): AttemptInFlight {
+  return { t0: performance.now(), ...sending };
+}

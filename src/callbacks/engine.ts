@@ -1,13 +1,23 @@
 import type { Logger } from 'pino';
 import { dialectOf } from '../config/index.ts';
-import { type AttemptInFlight, answeredAttempt, applyVerdict, lateReplyAttempt, unansweredAttempt } from './attempt.ts';
+import {
+  type AttemptInFlight,
+  answeredAttempt,
+  applyVerdict,
+  attemptInFlight,
+  lateReplyAttempt,
+  unansweredAttempt,
+} from './attempt.ts';
 import { attemptRequest, capabilitiesOf, replyReadingOf } from './call.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { classifyAnswer, classifyFailure, type HttpAnswer, type Verdict } from './dispatcher.ts';
 import type { CallbackEngine, CallbackEngineOptions, Enqueued } from './engine-api.ts';
+import { postUnderFault } from './engine-faults.ts';
+import { EngineListeners } from './engine-listeners.ts';
+import { SendsAfterCommit } from './engine-sends.ts';
 import { CallbackRequestError } from './enqueue-request.ts';
 import type { Attempt, CallbacksConfig, EnqueueRequest, StoredEvent } from './events.ts';
-import { CallbackFaults, duplicateSource, FaultTimeoutError, type FiredCallbackFault, postWithTimeoutFault } from './faults.ts';
+import { CallbackFaults, duplicateSource, FaultTimeoutError, type FiredCallbackFault } from './faults.ts';
 import { TransactionIdSequence } from './ids.ts';
 import { type NewEvent, NewEvents } from './new-events.ts';
 import { OrderingLines } from './ordering.ts';
@@ -67,9 +77,8 @@ class Engine implements CallbackEngine {
   private inFlightCount = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly resolvers = new Map<number, (event: StoredEvent) => void>();
-  private readonly enqueuedListeners = new Set<(event: StoredEvent) => void>();
-  private readonly settledListeners = new Set<(event: StoredEvent) => void>();
-  private readonly attemptListeners = new Set<(attempt: Attempt, event: StoredEvent) => void>();
+  private readonly listeners: EngineListeners;
+  private readonly sends: SendsAfterCommit;
   /** Work that must wait until the batched journal writes are committed. */
   private afterCommit: (() => void)[] = [];
   private tickScheduled = false;
@@ -85,6 +94,19 @@ class Engine implements CallbackEngine {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? seededRandom(`${options.config.seed}:callbacks`);
     this.logger = options.logger;
+    this.listeners = new EngineListeners(options.logger);
+    this.sends = new SendsAfterCommit({
+      logger: options.logger,
+      commit: () => this.outbox.flush(),
+      generation: () => this.generation,
+      post: ({ transport, sending }) => this.post(transport, sending),
+      unsent: ({ sending }, why) => this.finishAttempt(attemptInFlight(sending), { outcome: 'retry', error: why }),
+      // That commit also carried every outcome journaled before it: settle them now, not at the
+      // group-commit tick (which then usually finds nothing left to write).
+      committed: () => {
+        if (this.afterCommit.length > 0) this.tick();
+      },
+    });
     this.outbox = new Outbox(options.db);
     this.faults = new CallbackFaults({ seed: options.config.seed, rules: this.cfg.faults });
     this.ids = new TransactionIdSequence(options.db, options.config.seed, {
@@ -163,18 +185,15 @@ class Engine implements CallbackEngine {
   }
 
   onEnqueued(listener: (event: StoredEvent) => void): () => void {
-    this.enqueuedListeners.add(listener);
-    return () => this.enqueuedListeners.delete(listener);
+    return this.listeners.onEnqueued(listener);
   }
 
   onSettled(listener: (event: StoredEvent) => void): () => void {
-    this.settledListeners.add(listener);
-    return () => this.settledListeners.delete(listener);
+    return this.listeners.onSettled(listener);
   }
 
   onAttempt(listener: (attempt: Attempt, event: StoredEvent) => void): () => void {
-    this.attemptListeners.add(listener);
-    return () => this.attemptListeners.delete(listener);
+    return this.listeners.onAttempt(listener);
   }
 
   start(): void {
@@ -184,7 +203,7 @@ class Engine implements CallbackEngine {
     // The outbox is the truth: pending events of an earlier run (or enqueued while stopped), and
     // any left 'delivering' by a crash, go out again in their original order.
     const unsettled = this.outbox.takeUnsettled();
-    for (const event of unsettled) for (const listener of this.enqueuedListeners) this.safely(() => listener({ ...event }));
+    for (const event of unsettled) this.listeners.enqueuedEvent({ ...event });
     this.lines.resume(unsettled);
     this.prune();
     this.pump();
@@ -221,7 +240,7 @@ class Engine implements CallbackEngine {
   private track(event: StoredEvent, atFront: boolean): Enqueued {
     const settled = new Promise<StoredEvent>((resolve) => this.resolvers.set(event.id, resolve));
     const snapshot = { ...event };
-    for (const listener of this.enqueuedListeners) this.safely(() => listener(snapshot));
+    this.listeners.enqueuedEvent(snapshot);
     if (this.running && this.lines.add(event, atFront)) this.pump();
     return { event: snapshot, settled };
   }
@@ -270,56 +289,22 @@ class Engine implements CallbackEngine {
     this.outbox.journal(unansweredAttempt(event, startedAt, request));
     this.outbox.markDirty(event);
     this.outbox.markDelivering(event);
-    this.sendAfterCommit(transport, { event, generation, startedAt, request });
+    // Sent once this turn's journal rows are committed (SendsAfterCommit).
+    this.sends.add({ transport, sending: { event, generation, startedAt, request } });
   }
-
-  private sendQueue: { transport: Transport; sending: Omit<AttemptInFlight, 't0'> }[] = [];
-
-  /**
-   * Runs `send` once the journal rows of this loop iteration's attempts are committed: setImmediate
-   * runs after every reply the poll phase brought in, so one commit covers the attempts they freed
-   * slots for (a microtask would commit once per reply).
-   */
-  private sendAfterCommit(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
-    this.sendQueue.push({ transport, sending });
-    if (this.sendQueue.length === 1) setImmediate(this.sendJournaled);
-  }
-
-  /**
-   * Sends the attempts whose journal rows are now committed. Nothing goes out unjournaled: when the
-   * commit fails, or the outbox was reset since the attempt began, the attempt ends unsent (a
-   * retry, on the schedule) instead of reaching the wallet with no row to show for it.
-   */
-  private readonly sendJournaled = (): void => {
-    const sends = this.sendQueue;
-    this.sendQueue = [];
-    let unjournaled: string | undefined;
-    try {
-      this.outbox.flush();
-    } catch (error) {
-      this.logger?.error({ err: error }, 'could not journal attempts before sending them');
-      unjournaled = `not sent: its journal row could not be committed (${error instanceof Error ? error.message : String(error)})`;
-    }
-    for (const { transport, sending } of sends) {
-      const unsent =
-        sending.generation !== this.generation ? 'not sent: the outbox was reset before the attempt went out' : unjournaled;
-      if (unsent === undefined) this.post(transport, sending);
-      else this.finishAttempt(inFlight(sending), { outcome: 'retry', error: unsent });
-    }
-    // That commit also carried every outcome journaled before it: settle them now, not at the
-    // group-commit tick (which then usually finds nothing left to write).
-    if (unjournaled === undefined && this.afterCommit.length > 0) this.tick();
-  };
 
   private post(transport: Transport, sending: Omit<AttemptInFlight, 't0'>): void {
-    const attempt = inFlight(sending);
+    const attempt = attemptInFlight(sending);
     const { event, request } = sending;
     const fired = this.faults.size === 0 ? undefined : this.faults.fire(event);
     // The row a timeout fault rule's give-up journaled: a late reply is added to it.
     let gaveUp: Attempt | undefined;
     (fired
-      ? this.postFaulted(transport, attempt, fired, (late) => {
-          if (gaveUp) this.journalLateReply(attempt, gaveUp, late);
+      ? postUnderFault(transport, attempt, fired, {
+          late: (late) => {
+            if (gaveUp) this.journalLateReply(attempt, gaveUp, late);
+          },
+          duplicate: this.duplicateOf(event, fired),
         })
       : transport.post(request.url, request.headers, request.body, request.method)
     ).then(
@@ -351,33 +336,15 @@ class Engine implements CallbackEngine {
     this.scheduleTick();
   }
 
-  /**
-   * One attempt under the callback fault rule that fired (src/callbacks/faults.ts): a `duplicate`
-   * stores a copy as a new outbox event, journaled before it goes out like any other, on a line of
-   * its own so it is sent while this one is in flight; a `timeout` gives up on this attempt.
-   */
-  private postFaulted(
-    transport: Transport,
-    attempt: AttemptInFlight,
-    fired: FiredCallbackFault,
-    onLate: (answer: HttpAnswer) => void,
-  ): Promise<HttpAnswer> {
-    const { event, request } = attempt;
-    const { fault } = fired;
-    if (fault.kind === 'duplicate') {
-      const generation = this.generation;
-      const send = () => {
-        // Not after a stop, nor a copy of an event an outbox reset has since forgotten.
-        if (!this.running || generation !== this.generation) return;
-        const source = duplicateSource(fired.ruleId, event.id);
-        const copy = { ...this.newEvents.replayOf(event), source, orderingKey: `${event.orderingKey}#${source}` };
-        this.store(copy, false);
-      };
-      if (fault.afterMs > 0) setTimeout(send, fault.afterMs).unref();
-      else send();
-      return transport.post(request.url, request.headers, request.body, request.method);
-    }
-    return postWithTimeoutFault(transport, { ...fired, fault }, request, onLate);
+  /** A copy of an event a `duplicate` fault rule fired on, stored as a new event on a line of its own. */
+  private duplicateOf(event: StoredEvent, fired: FiredCallbackFault): () => void {
+    const generation = this.generation;
+    return () => {
+      // Not after a stop, nor a copy of an event an outbox reset has since forgotten.
+      if (!this.running || generation !== this.generation) return;
+      const source = duplicateSource(fired.ruleId, event.id);
+      this.store({ ...this.newEvents.replayOf(event), source, orderingKey: `${event.orderingKey}#${source}` }, false);
+    };
   }
 
   /** Records one attempt's outcome and returns its journal row: `answer` is what came back, absent when nothing did. */
@@ -419,10 +386,7 @@ class Engine implements CallbackEngine {
 
   /** Runs once the attempt (none when nothing was sent) and the event's new state are committed. */
   private afterAttemptCommitted(attempt: Attempt | undefined, event: StoredEvent, settled: boolean): void {
-    if (attempt && this.attemptListeners.size > 0) {
-      const snapshot = { ...event };
-      for (const listener of this.attemptListeners) this.safely(() => listener(attempt, snapshot));
-    }
+    if (attempt) this.listeners.attempted(attempt, event);
     const key = event.orderingKey;
     if (!settled) {
       this.lines.activate(key);
@@ -438,7 +402,7 @@ class Engine implements CallbackEngine {
       this.resolvers.delete(event.id);
       resolve(snapshot);
     }
-    for (const listener of this.settledListeners) this.safely(() => listener(snapshot));
+    this.listeners.settledEvent(snapshot);
     if (
       event.kind === 'debit' &&
       event.status === 'failed' &&
@@ -525,20 +489,4 @@ class Engine implements CallbackEngine {
     this.resolvers.clear();
     this.sessions.clear();
   }
-
-  private safely(fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      this.logger?.error({ err: error }, 'a callback engine listener threw');
-    }
-  }
-}
-
-/**
- * The attempt as it goes out: its fields and the send time. `t0` comes before the spread: Node 20's
- * V8 copies `{ ...sending, t0 }` on a slow path (about 1 µs per added field, per callback).
- */
-function inFlight(sending: Omit<AttemptInFlight, 't0'>): AttemptInFlight {
-  return { t0: performance.now(), ...sending };
 }

@@ -1,6 +1,7 @@
 import type { ExtraCurrencies } from '../money/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { readAmount } from './amounts.ts';
+import { bare, credentialsCarried, operationsAt, pathPattern, templatePattern } from './call-routes.ts';
 import type { BonusKind, CallFacts } from './request.ts';
 import {
   type Dialect,
@@ -10,7 +11,6 @@ import {
   type Field,
   type Fields,
   MONEY_OPERATIONS,
-  OPERATIONS,
   type Operation,
 } from './schema.ts';
 import type { ReceivedRequest } from './sign.ts';
@@ -26,6 +26,8 @@ import type { ReceivedRequest } from './sign.ts';
  * them that no other field gives with that value, so a round id equal to the transaction id is
  * read as "no round id": rendering it again writes the same bytes.
  */
+
+export { credentialsCarried, operationsAt };
 
 /** The facts a request carries; what it does not carry is absent (a wire without a timestamp has no `createdAt`). */
 export type ReadFacts = Partial<CallFacts> & { operation: Operation };
@@ -53,6 +55,11 @@ export interface ReadFactsOptions {
   strictConstants?: boolean | undefined;
   /** Extra currencies (crypto, say): code → decimals. */
   currencies?: ExtraCurrencies | undefined;
+  /**
+   * The JSON body already parsed from exactly `received.body` (the wallet's strict parse), so a
+   * JSON call is not parsed again; absent: parsed here.
+   */
+  parsedBody?: { value: unknown } | undefined;
 }
 
 /** A received request decoded: its fields (JSON tree or flat form/query pairs), its query, its headers. */
@@ -134,30 +141,7 @@ function unformat(field: Extract<Field, { from: unknown }>, value: unknown): unk
   return v;
 }
 
-/** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each. */
-function templatePattern(template: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  let source = '';
-  let last = 0;
-  const re = /\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_.]*)\}/g;
-  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
-    source += escapeRegExp(template.slice(last, m.index));
-    if (m[1] === undefined) source += escapeRegExp((m[0] as string)[0] as string);
-    else {
-      names.push(m[1]);
-      source += '(.*?)';
-    }
-    last = m.index + m[0].length;
-  }
-  source += escapeRegExp(template.slice(last));
-  return { pattern: new RegExp(`^${source}$`, 's'), names };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-const FACT_NAMES: readonly string[] = FACTS;
+const FACT_NAMES: ReadonlySet<string> = new Set(FACTS);
 
 function readTemplate(into: Collected, template: string, value: unknown, where: string): void {
   const { pattern, names } = templatePattern(template);
@@ -169,7 +153,7 @@ function readTemplate(into: Collected, template: string, value: unknown, where: 
   names.forEach((name, i) => {
     const part = match[i + 1] as string;
     if (name.startsWith('credential.')) into.credentials[name.slice('credential.'.length)] = part;
-    else if (FACT_NAMES.includes(name) && part !== '') assign(into, name as Fact, part, where);
+    else if (FACT_NAMES.has(name) && part !== '') assign(into, name as Fact, part, where);
   });
 }
 
@@ -281,31 +265,13 @@ function resolveMulti(into: Collected): void {
   }
 }
 
-/** The path template of an operation as a regular expression with a group per placeholder. */
-function pathPattern(template: string): { pattern: RegExp; names: string[] } {
-  return templatePattern(template);
-}
-
-/** The path without its query, as a template would have written it: an empty path is the base URL itself. */
-function bare(path: string): string {
-  const q = path.indexOf('?');
-  const p = q < 0 ? path : path.slice(0, q);
-  return p === '/' ? '' : p;
-}
-
-/** The operations whose method and path template match a request, in the dialect's order. */
-export function operationsAt(dialect: Dialect, method: string, path: string): Operation[] {
-  const target = bare(path);
-  return OPERATIONS.filter((op) => {
-    const def = dialect.operations[op];
-    if (!def || def.method !== method.toUpperCase()) return false;
-    const template = def.path === '/' ? '' : def.path;
-    return pathPattern(template).pattern.test(target);
-  });
-}
-
 /** Decodes a request's body (JSON or form), query and headers; undefined with why when it cannot. */
-function decode(encoding: Encoding, received: ReceivedRequest, signatureField: string | undefined): Decoded | { error: string } {
+function decode(
+  encoding: Encoding,
+  received: ReceivedRequest,
+  signatureField: string | undefined,
+  parsed?: { value: unknown },
+): Decoded | { error: string } {
   const q = received.path.indexOf('?');
   const query = new Map<string, string>(new URLSearchParams(q < 0 ? '' : received.path.slice(q + 1)));
   const headers = received.headers;
@@ -316,11 +282,13 @@ function decode(encoding: Encoding, received: ReceivedRequest, signatureField: s
     return { encoding, fields: pairs, flat: true, query, headers };
   }
   let body: unknown;
-  try {
-    body = JSON.parse(received.body);
-  } catch (error) {
-    return { error: `the body is not JSON (${(error as Error).message})` };
-  }
+  if (parsed) body = parsed.value;
+  else
+    try {
+      body = JSON.parse(received.body);
+    } catch (error) {
+      return { error: `the body is not JSON (${(error as Error).message})` };
+    }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { error: 'the body is not a JSON object' };
   return { encoding, fields: body, flat: false, query, headers };
 }
@@ -352,9 +320,12 @@ export function recogniseCall(dialect: Dialect, received: ReceivedRequest, optio
         .join(', ')}`,
     };
   let first: string | undefined;
+  // The candidates at one address share their decoding (decoded once per encoding, not once per candidate).
+  const decodings = new Map<Encoding, Decoded | { error: string }>();
+  const strictConstants = candidates.length > 1;
   for (const operation of candidates) {
-    const reading = readFacts(dialect, operation, received, { ...options, strictConstants: candidates.length > 1 });
-    if (reading.ok) return { ...reading, operation };
+    const reading = readDecodedFacts(dialect, operation, received, options, strictConstants, decodings);
+    if (reading.ok) return { ok: true, facts: reading.facts, credentials: reading.credentials, operation };
     first ??= reading.message;
   }
   return { ok: false, reason: 'invalid', message: first as string };
@@ -373,13 +344,28 @@ export function readFacts(
   received: ReceivedRequest,
   options: ReadFactsOptions = {},
 ): FactsReading {
+  return readDecodedFacts(dialect, operation, received, options, options.strictConstants === true, new Map());
+}
+
+function readDecodedFacts(
+  dialect: Dialect,
+  operation: Operation,
+  received: ReceivedRequest,
+  options: ReadFactsOptions,
+  strict: boolean,
+  decodings: Map<Encoding, Decoded | { error: string }>,
+): FactsReading {
   const def = dialect.operations[operation];
   if (!def) return { ok: false, message: `the "${dialect.name}" dialect has no ${operation} call` };
   const encoding = def.encoding ?? dialect.request.encoding;
-  const decoded = decode(encoding, received, signatureParameter(dialect));
+  let decoded = decodings.get(encoding);
+  if (!decoded) {
+    decoded = decode(encoding, received, signatureParameter(dialect), options.parsedBody);
+    decodings.set(encoding, decoded);
+  }
   if ('error' in decoded) return { ok: false, message: decoded.error };
   const into: Collected = {
-    strict: options.strictConstants === true,
+    strict,
     single: new Map(),
     multi: [],
     credentials: {},
@@ -392,7 +378,7 @@ export function readFacts(
   names.forEach((name, i) => {
     const part = decodeURIComponent(match[i + 1] as string);
     if (name.startsWith('credential.')) into.credentials[name.slice('credential.'.length)] = part;
-    else if (FACT_NAMES.includes(name) && part !== '') assign(into, name as Fact, part, `path {${name}}`);
+    else if (FACT_NAMES.has(name) && part !== '') assign(into, name as Fact, part, `path {${name}}`);
   });
 
   const headerTree = { flat: false, fields: lowerKeys(decoded.headers) };
@@ -497,30 +483,4 @@ function lowerKeys(headers: Readonly<Record<string, string | undefined>>): Recor
   const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = v;
   return out;
-}
-
-/**
- * The credentials a call carries as they are (an API key in a header, a caller password in the
- * query, a secret in the body), by the vendor's names: what a wallet compares, besides a signature.
- *
- * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
- */
-export function credentialsCarried(dialect: Dialect, operation: Operation): string[] {
-  const def = dialect.operations[operation];
-  if (!def) return [];
-  const names = new Set<string>();
-  const ofTemplate = (template: string) => {
-    for (const m of template.matchAll(/\{credential\.([A-Za-z][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
-  };
-  const visit = (field: Field) => {
-    if ('credential' in field) names.add(field.credential);
-    else if ('template' in field) ofTemplate(field.template);
-    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
-    else if ('list' in field) for (const inner of field.list) visit(inner);
-    else if ('json' in field) visit(field.json);
-  };
-  ofTemplate(def.path);
-  for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
-    for (const field of Object.values(fields)) visit(field);
-  return [...names];
 }

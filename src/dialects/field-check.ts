@@ -34,6 +34,19 @@ export interface FieldCheckOptions {
 /** The optional ids, in the order their problems are listed (after the transaction's and the player's). */
 const OPTIONAL_IDS = ['betTransactionId', 'currency', 'roundId', 'gameId'] as const;
 const AMOUNTS = ['amount', 'betAmount', 'winAmount'] as const;
+const NO_FIELDS: Fields = {};
+
+/** `locate` of each operation's fields, worked out once (a dialect's fields do not change). */
+const located = new WeakMap<Fields, ReadonlyMap<string, string[]>>();
+
+function locationsOf(fields: Fields): ReadonlyMap<string, string[]> {
+  let where = located.get(fields);
+  if (!where) {
+    where = locate(fields);
+    located.set(fields, where);
+  }
+  return where;
+}
 
 /** Where each plain fact (and each credential, as `credential.<name>`) sits in a body: single-fact fields first. */
 function locate(fields: Fields): Map<string, string[]> {
@@ -94,7 +107,7 @@ export function fieldProblems(
   body: Record<string, unknown>,
   options: FieldCheckOptions,
 ): FieldProblem[] {
-  const where = locate(dialect.operations[operation]?.fields ?? {});
+  const where = locationsOf(dialect.operations[operation]?.fields ?? NO_FIELDS);
   const problems: FieldProblem[] = [];
   const name = (fact: string) => (where.get(fact) ?? [fact]).join('.');
   const raw = (fact: string) => {

@@ -144,6 +144,18 @@ function privateKey(pem: string): KeyObject {
   return key;
 }
 
+/** Public keys parsed once (from a public PEM, or derived from a private one). */
+const publicKeys = new Map<string, KeyObject>();
+function publicKey(pem: string): KeyObject {
+  let key = publicKeys.get(pem);
+  if (!key) {
+    key = /PRIVATE KEY/.test(pem) ? createPublicKey(privateKey(pem)) : createPublicKey(pem);
+    if (publicKeys.size > 64) publicKeys.clear();
+    publicKeys.set(pem, key);
+  }
+  return key;
+}
+
 /** The signature bytes of a text under a recipe. */
 export function signatureOf(recipe: SignedRecipe, text: string, credentials: Credentials): string {
   const data = Buffer.from(text, 'utf8');
@@ -187,10 +199,21 @@ export function signRequest(
     const signature = schemeSignature(recipe.scheme, body, options);
     return { method: req.method, path: withQuery(query), headers: Object.assign(headers, signature), body, signed: body ?? '' };
   }
+  // The parameters and the hook's fields are worked out only for the recipes that read them.
+  const over = recipe.payload.over;
+  const reads = over === 'params' || over === 'hook';
   const text = signedText(
     dialect,
     recipe,
-    { method: req.method, path: req.path, query, body, params: paramsOf(req), fields: hookFields(req), headers },
+    {
+      method: req.method,
+      path: req.path,
+      query,
+      body,
+      params: reads ? paramsOf(req) : [],
+      fields: over === 'hook' ? hookFields(req) : req.fields,
+      headers,
+    },
     credentials,
   );
   const signature = signatureOf(recipe, text, credentials);
@@ -414,7 +437,7 @@ export function verifyRequest(
 
 function verifyAsymmetric(recipe: SignedRecipe, text: string, given: string, credentials: Credentials): boolean {
   const pem = credential(credentials, recipe.key as string);
-  const key = /PRIVATE KEY/.test(pem) ? createPublicKey(privateKey(pem)) : createPublicKey(pem);
+  const key = publicKey(pem);
   const data = Buffer.from(text, 'utf8');
   try {
     return recipe.algorithm === 'ecdsa-sha256'

@@ -117,13 +117,16 @@ export function dialectRoutes(options: DialectRoutesOptions): Hono {
           method: c.req.method,
           path: (options.base && pathname.startsWith(options.base) ? pathname.slice(options.base.length) : pathname) + url.search,
           headers: Object.fromEntries(c.req.raw.headers),
-          body: new TextDecoder().decode(raw),
+          body: UTF8.decode(raw),
         };
         return send(c, await answerCall(options, received, raw));
       },
     );
   return app;
 }
+
+/** Decodes a body as received (invalid bytes as U+FFFD, a leading BOM dropped): one decoder for every call. */
+const UTF8 = new TextDecoder();
 
 /** The prefix a mounting app put before `pattern` ('/api/wallet' for '/api/wallet/*' and '*'), or ''. */
 function mountPrefix(routePath: string, pattern: string): string {
@@ -185,9 +188,12 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // A planted fault may change the bytes after the signature check, before they are read (rounds-amounts).
   const rewritten = behaviour.rewriteBody ? behaviour.rewriteBody(bytes) : undefined;
   const readable = rewritten ? { ...received, body: Buffer.from(rewritten).toString('utf8') } : received;
+  // A JSON call's body is parsed once, strictly; the facts are read from that parse when its text is the one read.
+  const parsed = json ? strictJson(rewritten ?? bytes) : undefined;
   const reading: CallReading = recogniseCall(dialect, readable, {
     currencies: options.currencies,
     currencyOf: (playerId) => (playerId === undefined ? undefined : store.currencyOf(playerId)) ?? options.currency,
+    parsedBody: parsed && 'value' in parsed && raw !== undefined && !rewritten ? parsed : undefined,
   });
 
   // The signature first, over the bytes as received; a wallet with the no-signature-check fault skips it.
@@ -197,8 +203,8 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
     const refusal = signatureRefusal(options, behaviour, received, bytes);
     if (refusal !== undefined) return say(fallback, refused('INVALID_SIGNATURE', refusal));
   }
-  if (json) {
-    const problems = bodyProblems(options, routes, rewritten ?? bytes, reading);
+  if (parsed) {
+    const problems = bodyProblems(options, routes, parsed, reading);
     if (problems.length > 0) {
       const message = describeFieldErrors(problems);
       const crash = behaviour.onUnparsable?.({ ok: false, message, errors: [...problems] });
@@ -334,15 +340,11 @@ function signatureRefusal(
 function bodyProblems(
   options: DialectRoutesOptions,
   routes: readonly Operation[],
-  bytes: Uint8Array,
+  parsed: StrictJson,
   reading: CallReading,
 ): FieldProblem[] {
-  let body: unknown;
-  try {
-    body = parseJsonBytes(bytes);
-  } catch (error) {
-    return error instanceof ApiError && error.errors ? [...error.errors] : [{ field: '(body)', message: String(error) }];
-  }
+  if ('problems' in parsed) return [...parsed.problems];
+  const body = parsed.value;
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return [{ field: '(body)', message: 'expected a JSON object', ...(body === undefined ? {} : { received: body }) }];
   const object = body as Record<string, unknown>;
@@ -362,6 +364,17 @@ function bodyProblems(
     allowNegative: options.behaviour.allowNegativeAmounts === true,
     maxIdLength: MAX_ID_LENGTH,
   });
+}
+
+type StrictJson = { value: unknown } | { problems: readonly FieldProblem[] };
+
+/** A body as strict JSON (UTF-8, bounded nesting: `parseJsonBytes`), or what is wrong with it. */
+function strictJson(bytes: Uint8Array): StrictJson {
+  try {
+    return { value: parseJsonBytes(bytes) };
+  } catch (error) {
+    return { problems: error instanceof ApiError && error.errors ? error.errors : [{ field: '(body)', message: String(error) }] };
+  }
 }
 
 /** A credential's name as words: apiKey → "API key", callerPassword → "caller password". */

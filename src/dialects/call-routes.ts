@@ -1,0 +1,123 @@
+import type { Dialect, Field, Operation } from './schema.ts';
+import { OPERATIONS } from './schema.ts';
+
+/*
+ * What a wallet compiles once per dialect to read its calls (facts.ts reads with them): each
+ * template as a regular expression, each operation's method and path, the credentials each call
+ * carries. A dialect does not change once made, so each is cached by the dialect or the template.
+ */
+
+/** Compiled templates: a dialect's templates are few and fixed, so each is compiled once (bounded for profile files). */
+const compiledTemplates = new Map<string, { pattern: RegExp; names: string[] }>();
+
+/** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each (compiled once). */
+export function templatePattern(template: string): { pattern: RegExp; names: string[] } {
+  let compiled = compiledTemplates.get(template);
+  if (!compiled) {
+    compiled = compileTemplate(template);
+    if (compiledTemplates.size >= 4096) compiledTemplates.clear();
+    compiledTemplates.set(template, compiled);
+  }
+  return compiled;
+}
+
+function compileTemplate(template: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  let source = '';
+  let last = 0;
+  const re = /\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_.]*)\}/g;
+  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
+    source += escapeRegExp(template.slice(last, m.index));
+    if (m[1] === undefined) source += escapeRegExp((m[0] as string)[0] as string);
+    else {
+      names.push(m[1]);
+      source += '(.*?)';
+    }
+    last = m.index + m[0].length;
+  }
+  source += escapeRegExp(template.slice(last));
+  return { pattern: new RegExp(`^${source}$`, 's'), names };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The path template of an operation as a regular expression with a group per placeholder. */
+export function pathPattern(template: string): { pattern: RegExp; names: string[] } {
+  return templatePattern(template);
+}
+
+/** The path without its query, as a template would have written it: an empty path is the base URL itself. */
+export function bare(path: string): string {
+  const q = path.indexOf('?');
+  const p = q < 0 ? path : path.slice(0, q);
+  return p === '/' ? '' : p;
+}
+
+/** Each operation's method and compiled path, in the dialect's order: worked out once per dialect. */
+const routeTables = new WeakMap<Dialect, readonly { operation: Operation; method: string; pattern: RegExp }[]>();
+
+function routesOf(dialect: Dialect): readonly { operation: Operation; method: string; pattern: RegExp }[] {
+  let routes = routeTables.get(dialect);
+  if (!routes) {
+    routes = OPERATIONS.flatMap((operation) => {
+      const def = dialect.operations[operation];
+      return def ? [{ operation, method: def.method, pattern: pathPattern(def.path === '/' ? '' : def.path).pattern }] : [];
+    });
+    routeTables.set(dialect, routes);
+  }
+  return routes;
+}
+
+/** The operations whose method and path template match a request, in the dialect's order. */
+export function operationsAt(dialect: Dialect, method: string, path: string): Operation[] {
+  const target = bare(path);
+  const upper = method.toUpperCase();
+  const out: Operation[] = [];
+  for (const route of routesOf(dialect)) if (route.method === upper && route.pattern.test(target)) out.push(route.operation);
+  return out;
+}
+
+/**
+ * The credentials a call carries as they are (an API key in a header, a caller password in the
+ * query, a secret in the body), by the vendor's names: what a wallet compares, besides a signature.
+ *
+ * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
+ */
+export function credentialsCarried(dialect: Dialect, operation: Operation): readonly string[] {
+  let byOperation = carried.get(dialect);
+  if (!byOperation) {
+    byOperation = new Map();
+    carried.set(dialect, byOperation);
+  }
+  let names = byOperation.get(operation);
+  if (!names) {
+    names = Object.freeze(collectCredentials(dialect, operation));
+    byOperation.set(operation, names);
+  }
+  return names;
+}
+
+/** The credentials each call of a dialect carries, worked out once. */
+const carried = new WeakMap<Dialect, Map<Operation, readonly string[]>>();
+
+function collectCredentials(dialect: Dialect, operation: Operation): string[] {
+  const def = dialect.operations[operation];
+  if (!def) return [];
+  const names = new Set<string>();
+  const ofTemplate = (template: string) => {
+    for (const m of template.matchAll(/\{credential\.([A-Za-z][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
+  };
+  const visit = (field: Field) => {
+    if ('credential' in field) names.add(field.credential);
+    else if ('template' in field) ofTemplate(field.template);
+    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
+    else if ('list' in field) for (const inner of field.list) visit(inner);
+    else if ('json' in field) visit(field.json);
+  };
+  ofTemplate(def.path);
+  for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
+    for (const field of Object.values(fields)) visit(field);
+  return [...names];
+}
