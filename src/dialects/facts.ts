@@ -323,12 +323,34 @@ export function recogniseCall(dialect: Dialect, received: ReceivedRequest, optio
   // The candidates at one address share their decoding (decoded once per encoding, not once per candidate).
   const decodings = new Map<Encoding, Decoded | { error: string }>();
   const strictConstants = candidates.length > 1;
+  let best: { reading: CallReading & { ok: true }; named: number } | undefined;
   for (const operation of candidates) {
     const reading = readDecodedFacts(dialect, operation, received, options, strictConstants, decodings);
-    if (reading.ok) return { ok: true, facts: reading.facts, credentials: reading.credentials, operation };
-    first ??= reading.message;
+    if (!reading.ok) {
+      first ??= reading.message;
+      continue;
+    }
+    const found = { ok: true as const, facts: reading.facts, credentials: reading.credentials, operation };
+    if (candidates.length === 1) return found;
+    // Two calls at one address that a wallet tells apart by a field only one of them carries (Groove's
+    // result with frbid is a free-round win, without it a win): the call whose fields the request names most.
+    const named = namedFields(dialect, operation, decodings);
+    if (best === undefined || named > best.named) best = { reading: found, named };
   }
-  return { ok: false, reason: 'invalid', message: first as string };
+  return best?.reading ?? { ok: false, reason: 'invalid', message: first as string };
+}
+
+/** How many of a call's top-level fields a decoded request carries. */
+function namedFields(dialect: Dialect, operation: Operation, decodings: Map<Encoding, Decoded | { error: string }>): number {
+  const def = dialect.operations[operation];
+  const decoded = def ? decodings.get(def.encoding ?? dialect.request.encoding) : undefined;
+  if (!def || decoded === undefined || 'error' in decoded) return 0;
+  const has = decoded.flat
+    ? (name: string) => (decoded.fields as Map<string, string>).has(name)
+    : (name: string) => Object.hasOwn(decoded.fields as object, name);
+  let n = 0;
+  for (const name of Object.keys(def.fields)) if (has(name)) n++;
+  return n;
 }
 
 /**

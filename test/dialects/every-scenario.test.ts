@@ -365,8 +365,8 @@ describe.each(VENDORS)('the schedule under $name', ({ name, receiver, credential
 interface Known {
   /**
    * The promotion scenario's win of no bet is refused by the vendor's wallet: its wins must settle a
-   * bet (Hub88, Caleta: reference_transaction_uuid required; Groove: no wager in the round). The plan's
-   * step says so. Pragmatic, 100HP and Evolution (/promo_payout) pay it through their promoWin call.
+   * bet (Hub88, Caleta: reference_transaction_uuid required). The plan's step says so. Pragmatic, 100HP,
+   * Evolution (/promo_payout) and Groove (a result with frbid) pay it through their promoWin call.
    */
   promotionRefused?: boolean;
   /**
@@ -388,7 +388,6 @@ const KNOWN: Record<string, Known> = {
   hub88: { promotionRefused: true },
   caleta: { promotionRefused: true },
   evolution: { repeatJudged: ['duplicate-credit win'] },
-  groove: { promotionRefused: true },
   habanero: { bareWinTaken: true },
 };
 

@@ -45,7 +45,7 @@ export const GROOVE: DialectInput = {
     'How Groove authenticates its calls to the casino (the game-to-Groove leg uses HMAC-SHA256 in Authorization): aggmock sends no signature.',
     'The device of the player: aggmock always sends desktop.',
     'The Groove game id: aggmock sends the call\u2019s game id, or 80102 (the documentation\u2019s example).',
-    'Free rounds (frbid) and CMA fields (game_mode, order): aggmock sends none of them.',
+    'CMA fields (game_mode, order): aggmock sends none of them. A free-round win (frbid) is sent only as the promotion\u2019s result without a wager.',
     'Groove resends a result or a rollback on any code but success (and 102 or 110 for a rollback); aggmock cannot say a retry rule per call, so it retries none of those codes.',
     'Whether a rollback\u2019s success is code 200 (every example) or 0 (the rollback page\u2019s words): aggmock reads both as success and writes 200.',
   ],
@@ -76,6 +76,23 @@ export const GROOVE: DialectInput = {
         betamount: { from: 'amount' },
         roundid: { from: ['roundId', 'transactionId'] },
         transactionid: { from: 'transactionId' },
+      },
+    },
+    // A free-round win with no wager before it: "Result requests may be received without a prior wager request
+    // for FRB (free round bonus) … the result represents the win from the free round" (Groove's result page),
+    // named by its frbid. Before `win`: a wallet tells the two apart by frbid, which a win has not.
+    promoWin: {
+      method: 'GET',
+      path: '',
+      fields: {
+        ...request('result'),
+        ...session,
+        ...game,
+        result: { from: 'amount' },
+        gamestatus: { const: 'completed' },
+        roundid: { from: 'transactionId' },
+        transactionid: { from: 'transactionId' },
+        frbid: { from: ['bonusId', 'transactionId'] },
       },
     },
     win: {
