@@ -444,6 +444,21 @@ export const dialectSchema = z
           .refine((l) => l.min <= l.max, { message: 'expected min <= max' })
           .optional()
           .describe("the lengths of session token the vendor's wallets accept: tokens aggmock mints are padded to min"),
+        staleToken: z
+          .strictObject({
+            refusedOn: z
+              .array(z.enum(OPERATIONS))
+              .default([])
+              .describe('calls a wallet must refuse when they carry the token an authenticate reply replaced'),
+            acceptedOn: z
+              .array(z.enum(OPERATIONS))
+              .default([])
+              .describe('calls a wallet must still accept with that old token (a win or rollback after the session moved on)'),
+          })
+          .optional()
+          .describe(
+            'what the vendor says of a token the wallet replaced (rule stale-token): absent, verify judges no call made with one',
+          ),
       })
       .prefault({}),
     request: z

@@ -135,6 +135,12 @@ export const PRAGMATIC: DialectInput = {
       source: SPEC + ', \u00a73.4 authenticate (the reply may carry a token)',
       grade: 'vendor',
     },
+    'stale-token': {
+      source:
+        SPEC +
+        ', \u00a73.4: unknown whether the token authenticate was called with is refused afterwards (the reply\u2019s token "can be configured to be returned in all later API calls"); aggmock judges no call carrying it',
+      grade: 'unknown',
+    },
     refusal: {
       source:
         SPEC +

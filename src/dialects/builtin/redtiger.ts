@@ -96,6 +96,11 @@ export const REDTIGER: DialectInput = {
         'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/wallet_service.go (Auth: "Use the new token returned by refresh session for subsequent calls")',
       grade: 'vendor',
     },
+    'stale-token': {
+      source:
+        'unknown: valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/wallet_service.go says to use the token /auth returns, not whether the one it replaced is refused; aggmock judges no call carrying it',
+      grade: 'unknown',
+    },
     refusal: {
       source:
         'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go',

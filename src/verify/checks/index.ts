@@ -17,6 +17,7 @@ import { SESSION_CHECKS } from './session.ts';
 import type { Check } from './shared.ts';
 import { SIGNATURE_CHECKS } from './signature.ts';
 import { SIGNED_EVENT_CHECKS } from './signed-events.ts';
+import { STALE_TOKEN_CHECKS, STALE_TOKEN_NOT_APPLICABLE } from './stale-token.ts';
 import { WIRE_CHECKS } from './wire.ts';
 
 export type { Check } from './shared.ts';
@@ -30,6 +31,7 @@ export const CHECKS: readonly Check[] = [
   ...IDENTIFIER_CHECKS,
   ...ROLLBACK_CHECKS,
   ...SESSION_CHECKS,
+  ...STALE_TOKEN_CHECKS,
   ...CONCURRENCY_CHECKS,
   ...SIGNATURE_CHECKS,
   ...SIGNED_EVENT_CHECKS,
@@ -86,6 +88,7 @@ function whyNot(check: Check, wire: VerifyWire): string {
     'duplicate-rollback-win': 'has no rollbackWin call (a rollback of a win)',
     ...CREDENTIAL_NOT_APPLICABLE,
     ...BODY_NOT_APPLICABLE,
+    ...STALE_TOKEN_NOT_APPLICABLE,
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }
