@@ -103,7 +103,7 @@ export const REDTIGER: DialectInput = {
     },
     refusal: {
       source:
-        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go',
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go (a wrong or missing API key: HTTP 401, code 100); Red Tiger\u2019s own status for it is unknown (its docs need a login): a refusal at 400 or 401 passes',
       grade: 'vendor',
     },
     retry: { source: 'unknown', grade: 'unknown' },
@@ -124,8 +124,10 @@ export const REDTIGER: DialectInput = {
       TRANSACTION_NOT_FOUND: 400,
       DUPLICATE_TRANSACTION: 401,
     },
+    // middleware.go answers a wrong API key with HTTP 401 code 100 (the reference wallet writes that);
+    // the credential checks pass any refusal that moves no money, 400 as well.
     statuses: {
-      INVALID_SIGNATURE: 400,
+      INVALID_SIGNATURE: 401,
       INVALID_REQUEST: 400,
       PLAYER_NOT_FOUND: 400,
       INVALID_TOKEN: 400,
