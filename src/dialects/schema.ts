@@ -295,6 +295,15 @@ export const dialectSchema = z
           .describe(
             'hex digits of the transaction ids aggmock generates (tx_<namespace>_<hex>); 22 fits a 32-character cap such as Red Tiger\u2019s',
           ),
+        idMaxLength: z
+          .number()
+          .int()
+          .min(16)
+          .max(256)
+          .optional()
+          .describe(
+            'the longest transaction or round id the vendor\u2019s wallets accept (Red Tiger: 32); ids verify makes up are kept within it',
+          ),
       })
       .prefault({})
       .describe('how the calls of one round name each other, and how long generated ids are'),

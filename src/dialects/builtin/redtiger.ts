@@ -42,6 +42,9 @@ export const REDTIGER: DialectInput = {
   },
   // token `validate:"required,min=32,max=128"` (valkyrie provider/redtiger/models.go; vendor-rules.md R3).
   session: { token: 'required', checkedOn: ['authenticate', 'bet'], tokenLength: { min: 32, max: 128 } },
+  // transaction.id and round.id `validate:"max=32"` (valkyrie provider/redtiger/models.go TransactionStake,
+  // TransactionPayout, Round); the engine's ids fit with the default 22 hex digits (tx_<namespace>_<hex>).
+  calls: { idMaxLength: 32 },
   request: { encoding: 'json', headers: { Authorization: { template: 'Basic {credential.apiKey}' } } },
   amounts: { format: 'decimal', as: 'string' },
   signing: { algorithm: 'none' },
