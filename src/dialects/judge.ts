@@ -299,8 +299,13 @@ function acceptsOf(dialect: Dialect, rule: RuleName): string {
       }${reply.success ? ` or whose ${reply.success.path} is not ${JSON.stringify(reply.success.equals)}` : ''}${
         reply.guessed.length ? `; for ${reply.guessed.join(', ')} any refusal (the code is aggmock's guess)` : ''
       }`;
-    case 'retry':
-      return `a status in ${reply.status.retry.join(', ')}${reply.retryCodes.length ? `, a retry code (${reply.retryCodes.join(', ')})` : ''}, or an answer that is no JSON object`;
+    case 'retry': {
+      const own = Object.entries(dialect.operations)
+        .filter(([, def]) => def?.reply?.retryCodes !== undefined)
+        .map(([op, def]) => `; on ${op}: ${def?.reply?.retryCodes?.join(', ') || 'none'}`)
+        .join('');
+      return `a status in ${reply.status.retry.join(', ')}${reply.retryCodes.length ? `, a retry code (${reply.retryCodes.join(', ')}${own})` : ''}, or an answer that is no JSON object`;
+    }
   }
 }
 

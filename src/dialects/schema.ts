@@ -189,6 +189,12 @@ export const operationSchema = z.strictObject({
         .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/)
         .optional()
         .describe('where this reply gives the session token to use from then on (Caleta swaps it)'),
+      retryCodes: z
+        .array(scalar)
+        .optional()
+        .describe(
+          'code values that mean "try again" on this call, instead of reply.retryCodes (Pragmatic\u2019s endRound: 100 and 130)',
+        ),
       root: replyPath
         .optional()
         .describe(

@@ -102,6 +102,8 @@ export const PRAGMATIC: DialectInput = {
         providerId: { const: 'PragmaticPlay' },
         token: { from: 'sessionToken' },
       },
+      // §3.17: 130 "endRound error, retry" is endRound's own retry code, beside 100.
+      reply: { retryCodes: [100, 130] },
     },
     promoWin: {
       path: '/promoWin.html',
@@ -147,7 +149,10 @@ export const PRAGMATIC: DialectInput = {
         ', \u00a73.17 error codes (1 insufficient funds, 2 player not found, 4 token expired, 5 bad hash, 7 bad parameters)',
       grade: 'vendor',
     },
-    retry: { source: SPEC + ', \u00a73.17 error codes (100 internal error: retried)', grade: 'vendor' },
+    retry: {
+      source: SPEC + ', \u00a73.17 error codes (100 internal error: retried; 130 endRound error: retried, endRound only)',
+      grade: 'vendor',
+    },
   },
   reply: {
     code: 'error',
