@@ -7,6 +7,7 @@ import { CONCURRENCY_CHECKS } from './concurrency.ts';
 import { CREDENTIAL_CHECKS, CREDENTIAL_NOT_APPLICABLE } from './credentials.ts';
 import { IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { IDENTIFIER_CHECKS } from './identifiers.ts';
+import { MALFORMED_PARAM_CHECKS, MALFORMED_PARAM_NOT_APPLICABLE } from './malformed-params.ts';
 import { MONEY_CHECKS } from './money.ts';
 import { PRECISION_CHECKS } from './precision.ts';
 import { PROTOCOL_CHECKS } from './protocol.ts';
@@ -38,6 +39,7 @@ export const CHECKS: readonly Check[] = [
   ...CREDENTIAL_CHECKS,
   ...PROTOCOL_CHECKS,
   ...BODY_CHECKS,
+  ...MALFORMED_PARAM_CHECKS,
   ...WIRE_CHECKS,
   ...DEEP_CHECKS,
 ];
@@ -89,6 +91,7 @@ function whyNot(check: Check, wire: VerifyWire): string {
     ...CREDENTIAL_NOT_APPLICABLE,
     ...BODY_NOT_APPLICABLE,
     ...STALE_TOKEN_NOT_APPLICABLE,
+    ...MALFORMED_PARAM_NOT_APPLICABLE,
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }
