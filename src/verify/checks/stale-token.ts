@@ -120,7 +120,7 @@ async function rotated(ctx: CheckContext, p: string): Promise<{ old: string; fre
   const fresh = await ctx.tokenOf(p);
   if (fresh === old)
     skip(
-      `the wallet handed no new session token over on authenticate (it keeps its tokens), so there is no replaced token to try`,
+      `this ${ctx.wire.name} wallet handed no new session token over on authenticate (it keeps its tokens), so there is no replaced token to try`,
     );
   return { old, fresh };
 }
