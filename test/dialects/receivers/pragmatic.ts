@@ -48,7 +48,7 @@
  *   code whose refunds are not sent to reconciliation); which specific code is unknown. A answers 0.
  * Both styles answer a retried bet with the current balance (§3.6: "return the actual balance").
  * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references), crashes-on-cut-request,
- * crashes-on-malformed-param (a parameter there but unreadable, such as an amount that is no number: HTTP 500).
+ * crashes-on-malformed-param (an amount parameter that is no number: HTTP 500).
  * The hash signs a form (no JSON, no static credential) and authenticate names no player: no other applies.
  *
  * What goes into `errors`: problems with the request itself (hash, encoding, method, a missing or
@@ -354,7 +354,8 @@ export async function startPragmaticReceiver(options: ReceiverOptions): Promise<
     const missing = problem?.endsWith('is missing') === true;
     const crash =
       problem !== undefined &&
-      ((bugs.has('crashes-on-cut-request') && missing) || (bugs.has('crashes-on-malformed-param') && !missing));
+      ((bugs.has('crashes-on-cut-request') && missing) ||
+        (bugs.has('crashes-on-malformed-param') && problem.startsWith('parameter amount=')));
     if (problem) return crash ? { ...CRASH_REPLY, fields: params } : refuse(PragmaticError.badParameters, problem, params);
 
     const body = answer(method, params, (text) => errors.push(`${where}: ${text}`));

@@ -32,7 +32,7 @@ export const PLANTED_BUGS = [
   'reserialised-signature',
   /** A request missing a required parameter (a body or query cut short) crashes the handler: HTTP 500 instead of the refusal. */
   'crashes-on-cut-request',
-  /** A parameter that is there but cannot be read (an amount that is no number) crashes the handler: HTTP 500 instead of the refusal. */
+  /** An amount parameter that is there but is no number crashes the handler: HTTP 500 instead of the refusal. */
   'crashes-on-malformed-param',
   /**
    * authenticate/check hands a new session token over (as style B does) but the token it replaced
