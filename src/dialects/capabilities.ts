@@ -137,6 +137,34 @@ export function hasStaticCredential(dialect: Dialect): boolean {
   return staticCredentialFields(dialect).length > 0;
 }
 
+/**
+ * The secrets a call carries as they are, by the dialect's credential names: a credential of kind
+ * "secret" written into a header, the query, or a body field (nested, or in a template such as
+ * "Basic {credential.apiKey}"), not one that only keys a signature.
+ */
+export function carriedSecrets(dialect: Dialect): string[] {
+  const op = dialect.operations.bet;
+  if (!op) return [];
+  const fields = [
+    ...Object.values(dialect.request.headers),
+    ...Object.values(dialect.request.query),
+    ...Object.values(op.headers),
+    ...Object.values(op.fields),
+  ];
+  const names = new Set(fields.flatMap(credentialsIn));
+  return [...names].filter((name) => (dialect.credentials[name]?.kind ?? 'secret') === 'secret');
+}
+
+/** The credential names a field writes, anywhere inside it. */
+export function credentialsIn(field: Field): string[] {
+  if ('credential' in field) return [field.credential];
+  if ('template' in field) return [...field.template.matchAll(/\{credential\.([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
+  if ('object' in field) return Object.values(field.object).flatMap(credentialsIn);
+  if ('list' in field) return field.list.flatMap(credentialsIn);
+  if ('json' in field) return credentialsIn(field.json);
+  return [];
+}
+
 /** The top-level field of a call its amount is written to (the amount, a bet's stake, a win's payout); undefined when none. */
 export function amountField(dialect: Dialect, operation: Operation): string | undefined {
   const def = dialect.operations[operation];

@@ -35,3 +35,17 @@ export function roundIdOf(transactionId: string): string {
   const hex = createHash('sha256').update(transactionId).digest('hex').slice(0, 13);
   return String(Number.parseInt(hex, 16));
 }
+
+/**
+ * An id aggmock makes up, within the longest id the dialect's wallets accept (`calls.idMaxLength`,
+ * Red Tiger's 32) less `room` for a suffix it may get (`-round`): as it is when it fits, else `v`
+ * and hex digits of its hash — the same id for the same base, so a repeat stays a repeat.
+ *
+ * @example fitId('verify-mhx1k2a3b4c5d6-12345', 26) // 'v3f1c…' (26 characters)
+ */
+export function fitId(base: string, maxLength: number | undefined, room = 0): string {
+  if (maxLength === undefined) return base;
+  const limit = Math.max(maxLength - room, 8);
+  if (base.length <= limit) return base;
+  return `v${createHash('sha256').update(base).digest('hex')}`.slice(0, limit);
+}

@@ -252,6 +252,7 @@ const UNKNOWN_ACCEPTS: Record<RuleName, string> = {
   'unknown-rollback': 'an acknowledgement or a refusal, moving no money',
   'reply-balance': 'a reply with or without the balance where the vendor is silent',
   'session-token': 'the token it was given, or one the reply hands over',
+  'stale-token': 'any answer to a call carrying a token the wallet replaced (it is not judged)',
   refusal: 'any refusal that moves no money',
   retry: 'the status classes retried everywhere (408, 429, 5xx)',
 };
@@ -298,15 +299,43 @@ function acceptsOf(dialect: Dialect, rule: RuleName): string {
         ? 'no reply hands over a session token'
         : swaps.map(([op, def]) => `an accepted ${op} reply hands over the token at ${def?.reply?.token}`).join('; ');
     }
+    case 'stale-token': {
+      const { refusedOn, acceptedOn } = staleTokenRule(dialect);
+      if (refusedOn.length === 0 && acceptedOn.length === 0) return 'a call with a token the wallet replaced is not judged';
+      return [
+        refusedOn.length ? `a refusal of ${refusedOn.join(', ')} carrying the token an authenticate reply replaced` : '',
+        acceptedOn.length ? `an acceptance of ${acceptedOn.join(', ')} carrying it` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+    }
     case 'refusal':
       return `a status outside ${[...reply.status.retry, ...reply.status.answer].join(', ')}, or an answer ${
         reply.code ? `whose ${reply.code} is a refusal code` : 'that signals an error'
       }${reply.success ? ` or whose ${reply.success.path} is not ${JSON.stringify(reply.success.equals)}` : ''}${
         reply.guessed.length ? `; for ${reply.guessed.join(', ')} any refusal (the code is aggmock's guess)` : ''
       }`;
-    case 'retry':
-      return `a status in ${reply.status.retry.join(', ')}${reply.retryCodes.length ? `, a retry code (${reply.retryCodes.join(', ')})` : ''}, or an answer that is no JSON object`;
+    case 'retry': {
+      const own = Object.entries(dialect.operations)
+        .filter(([, def]) => def?.reply?.retryCodes !== undefined)
+        .map(([op, def]) => `; on ${op}: ${def?.reply?.retryCodes?.join(', ') || 'none'}`)
+        .join('');
+      return `a status in ${reply.status.retry.join(', ')}${reply.retryCodes.length ? `, a retry code (${reply.retryCodes.join(', ')}${own})` : ''}, or an answer that is no JSON object`;
+    }
   }
+}
+
+/**
+ * What the vendor says of a session token the wallet replaced (an authenticate reply handed a new
+ * one over): the calls that must be refused with it (Evolution: a debit with the old sid is
+ * INVALID_SID) and those still accepted (Caleta: RS_ERROR_TOKEN_EXPIRED only on a bet). Judged only
+ * where the dialect has an authenticate whose reply hands a token over.
+ */
+export function staleTokenRule(dialect: Dialect): { refusedOn: readonly Operation[]; acceptedOn: readonly Operation[] } {
+  const rule = dialect.session.staleToken;
+  if (rule === undefined || dialect.operations.authenticate?.reply?.token === undefined) return { refusedOn: [], acceptedOn: [] };
+  const exists = (op: Operation) => dialect.operations[op] !== undefined;
+  return { refusedOn: rule.refusedOn.filter(exists), acceptedOn: rule.acceptedOn.filter(exists) };
 }
 
 /** aggmock's safer reading of a rule that `reply.safer` sets, in one sentence. */
@@ -332,7 +361,12 @@ function saferOf(dialect: Dialect, rule: RuleName): string | undefined {
  */
 export function rulesOf(dialect: Dialect): Rule[] {
   return RULE_NAMES.map((rule) => {
-    const recorded = dialect.rules[rule] ?? STATED;
+    // A wire whose authenticate hands a new token over, with nothing said of the old one: unknown, nothing judged.
+    const silentOnStale =
+      rule === 'stale-token' &&
+      dialect.session.staleToken === undefined &&
+      dialect.operations.authenticate?.reply?.token !== undefined;
+    const recorded = dialect.rules[rule] ?? (silentOnStale ? { source: 'unknown', grade: 'unknown' as const } : STATED);
     const safer = recorded.safer ?? saferOf(dialect, rule);
     const source =
       recorded.grade === 'unknown' && !recorded.source.startsWith('unknown')

@@ -149,7 +149,7 @@ export function readReply(
   if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
   else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
   else if (!object) verdict = 'invalid';
-  else if (code !== undefined && rules.retryCodes.some((c) => String(c) === code)) verdict = 'retry';
+  else if (code !== undefined && (own?.retryCodes ?? rules.retryCodes).some((c) => String(c) === code)) verdict = 'retry';
   else {
     const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
     const ok = rules.ok === undefined ? !signalsError(rawCode) : code !== undefined && listOf(rules.ok).includes(code);

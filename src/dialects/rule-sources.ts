@@ -10,7 +10,15 @@ import { z } from 'zod';
  */
 
 /** The rules a reply is judged by, one judge each in judge.ts. */
-export const RULE_NAMES = ['repeat', 'unknown-rollback', 'reply-balance', 'session-token', 'refusal', 'retry'] as const;
+export const RULE_NAMES = [
+  'repeat',
+  'unknown-rollback',
+  'reply-balance',
+  'session-token',
+  'stale-token',
+  'refusal',
+  'retry',
+] as const;
 export type RuleName = (typeof RULE_NAMES)[number];
 
 /**

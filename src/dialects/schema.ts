@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { operatorApiSchema } from './operator.ts';
 import { ruleSourcesSchema } from './rule-sources.ts';
+import { credentialName, fieldName, OPERATIONS, type Operation, replyPath, type Scalar, scalar } from './schema-parts.ts';
+import { balanceSpec, replySchema } from './schema-reply.ts';
+import { recipeSchema } from './schema-signing.ts';
+
+export { OPERATIONS, type Operation, replyPath, type Scalar } from './schema-parts.ts';
+export { type BalanceSpec, OUTCOME_CODES, type OutcomeCode, type ReplyRules, replySchema } from './schema-reply.ts';
+export {
+  type Recipe,
+  recipeSchema,
+  SIGNING_ALGORITHMS,
+  type SignedRecipe,
+  type SigningAlgorithm,
+} from './schema-signing.ts';
 
 /*
  * A dialect, as data: one aggregator's whole seamless-wallet protocol. Its operations (which calls
@@ -9,20 +22,6 @@ import { ruleSourcesSchema } from './rule-sources.ts';
  * how a reply is read. A user writes one as a JSON file; the built-in ones live in `builtin/`.
  * Where a vendor does something data cannot say, a dialect names a hook (see hooks.ts).
  */
-
-/** The calls an aggregator makes to a wallet. `bet`/`win`/`rollback` move money; the others read or close. */
-export const OPERATIONS = [
-  'authenticate',
-  'balance',
-  'bet',
-  'win',
-  'betWin',
-  'rollback',
-  'rollbackWin',
-  'endRound',
-  'promoWin',
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
 
 /** The operations that move money, and which way. */
 export const MONEY_OPERATIONS: Readonly<Partial<Record<Operation, 'debit' | 'credit' | 'reverse'>>> = {
@@ -72,16 +71,6 @@ export const FACTS = [
   'nonce',
 ] as const;
 export type Fact = (typeof FACTS)[number];
-
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
-export type Scalar = z.infer<typeof scalar>;
-
-/** A name a vendor uses for a secret, a key or an id (`secretKey`, `privateKey`, `authToken`, `callerId`). */
-const credentialName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a name such as "secretKey"');
-
-/** Keys a user writes that must never walk the prototype chain. */
-const SAFE_KEY = /^(?!(?:__proto__|prototype|constructor)$)[^\s]+$/;
-const fieldName = z.string().min(1).max(128).regex(SAFE_KEY, 'expected a field name (not __proto__, prototype or constructor)');
 
 /**
  * One field of a request: a fact of the call (mapped or formatted), a credential, a constant, a
@@ -165,102 +154,6 @@ const dialectHeaders = <T extends z.ZodType>(value: T) =>
 export const ENCODINGS = ['json', 'form', 'query'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
-/** Where a signature is written. */
-const placement = z.union([
-  z.strictObject({ header: z.string().min(1).max(128), prefix: z.string().max(64).optional() }),
-  z.strictObject({ field: fieldName.describe('a body field (JSON or form), written last') }),
-  z.strictObject({ query: fieldName.describe('a query parameter, appended last') }),
-]);
-
-/** What is signed. */
-const payload = z.union([
-  z.strictObject({ over: z.literal('body').describe('the body bytes as sent (without a signature field)') }),
-  z.strictObject({
-    over: z.literal('params').describe('the request parameters (form or query fields, or a JSON body\u2019s top level)'),
-    exclude: z.array(fieldName).default([]).describe('parameters left out (the signature field is always left out)'),
-    sort: z.enum(['key', 'none']).default('key'),
-    pair: z.string().max(4).default('='),
-    join: z.string().max(4).default('&'),
-    skipEmpty: z.boolean().default(false).describe('leave out parameters whose value is empty'),
-    prefix: z.string().max(256).default('').describe('template written before, e.g. "{credential.salt}"'),
-    suffix: z.string().max(256).default('').describe('template written after, e.g. "{credential.secretKey}"'),
-    headers: z
-      .array(z.string().regex(/^[A-Za-z0-9-]{1,128}$/, 'expected a header name such as "X-Nonce"'))
-      .max(8)
-      .default([])
-      .describe(
-        'request headers signed as if they were parameters, under these names (Slotegrator: X-Merchant-Id, X-Timestamp, X-Nonce)',
-      ),
-    escape: z
-      .enum(['none', 'form'])
-      .default('none')
-      .describe(
-        'how names and values are written: as they are, or escaped as PHP\u2019s http_build_query writes them (spaces as +, all but letters, digits, - _ . as %XX)',
-      ),
-  }),
-  z.strictObject({
-    over: z.literal('template'),
-    template: z.string().max(512).describe('text with {body}, {query}, {method}, {path} and {credential.name}'),
-  }),
-  z.strictObject({
-    over: z
-      .literal('hook')
-      .describe('the text the hooks module\u2019s signedText returns (Evoplay joins values with "*"); needs `hooks`'),
-    credentials: z
-      .array(credentialName)
-      .max(8)
-      .default([])
-      .describe(
-        'the credentials the hook writes into the text (a secret suffix): verify signs with wrong ones to test the wallet',
-      ),
-  }),
-]);
-
-export const SIGNING_ALGORITHMS = [
-  'hmac-sha1',
-  'hmac-sha256',
-  'hmac-sha512',
-  'md5',
-  'sha1',
-  'sha256',
-  'rsa-sha256',
-  'ecdsa-sha256',
-] as const;
-export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
-
-/** How a request is signed: a recipe, or aggmock's own header schemes (`timestamped`, `hmac-hex`, `standard-webhooks`). */
-export const recipeSchema = z.union([
-  z.strictObject({ algorithm: z.literal('none') }),
-  z.strictObject({
-    algorithm: z.literal('scheme').describe("aggmock's header schemes, keyed by callbacks.signing"),
-    scheme: z.enum(['timestamped', 'hmac-hex', 'standard-webhooks']).optional().describe('absent: callbacks.signing.scheme'),
-  }),
-  z.strictObject({
-    algorithm: z.enum(SIGNING_ALGORITHMS),
-    key: credentialName
-      .optional()
-      .describe('the credential that keys an HMAC or holds the private key (PEM); digests take the secret from the payload'),
-    payload,
-    encoding: z.enum(['hex', 'HEX', 'base64', 'base64url']).default('hex'),
-    place: placement,
-  }),
-]);
-export type Recipe = z.infer<typeof recipeSchema>;
-export type SignedRecipe = Extract<Recipe, { place: unknown }>;
-
-/** A dotted path into the reply's JSON ("balance", "result.balance.cash"). */
-export const replyPath = z
-  .string()
-  .max(128)
-  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dotted path such as "balance" or "data.balance"')
-  .refine((p) => !p.split('.').some((s) => ['__proto__', 'prototype', 'constructor'].includes(s)), {
-    message: 'a path may not name __proto__, prototype or constructor',
-  });
-
-/** Where a reply's balance is: one member, or the members that add up to it (cash + bonus). */
-const balanceSpec = z.union([replyPath, z.strictObject({ sum: z.array(replyPath).min(1).max(4) })]);
-export type BalanceSpec = z.infer<typeof balanceSpec>;
-
 /** One operation's request. */
 export const operationSchema = z.strictObject({
   method: httpMethod.default('POST'),
@@ -296,6 +189,12 @@ export const operationSchema = z.strictObject({
         .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/)
         .optional()
         .describe('where this reply gives the session token to use from then on (Caleta swaps it)'),
+      retryCodes: z
+        .array(scalar)
+        .optional()
+        .describe(
+          'code values that mean "try again" on this call, instead of reply.retryCodes (Pragmatic\u2019s endRound: 100 and 130)',
+        ),
       root: replyPath
         .optional()
         .describe(
@@ -305,97 +204,6 @@ export const operationSchema = z.strictObject({
     .optional(),
 });
 export type OperationDefinition = z.infer<typeof operationSchema>;
-
-/** aggmock's names for the answers a check can ask for; a dialect maps each to its own codes. */
-export const OUTCOME_CODES = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-  'WRONG_CURRENCY',
-  'INVALID_TOKEN',
-  'DUPLICATE_TRANSACTION',
-  'ALREADY_SETTLED',
-] as const;
-export type OutcomeCode = (typeof OUTCOME_CODES)[number];
-
-const codeList = z.union([scalar, z.array(scalar).min(1)]);
-const unknownRollback = z.enum(['not-found', 'acknowledge']);
-
-/** HTTP status classes: "2xx", a status ("412") or a range ("600-799"). */
-const statusClass = z.string().regex(/^([1-9]xx|\d{3}|\d{3}-\d{3})$/, 'expected "2xx", "412" or "600-799"');
-
-export const replySchema = z.strictObject({
-  status: z
-    .strictObject({
-      retry: z.array(statusClass).default(['408', '429', '5xx']),
-      answer: z.array(statusClass).default(['2xx']).describe('statuses whose body is read for the outcome'),
-    })
-    .prefault({})
-    .describe('what the HTTP status means; any other status is a final refusal'),
-  code: replyPath.optional().describe('where the outcome code is (status, error, error.code)'),
-  ok: codeList.optional().describe('the code value(s) that mean success ("RS_OK", 0, "200"); absent: no code means success'),
-  retryCodes: z.array(scalar).default([]).describe('code values that mean "try again" (Pragmatic 100)'),
-  codes: z.partialRecord(z.enum(OUTCOME_CODES), codeList).default({}).describe('the wallet\u2019s code(s) for each outcome'),
-  success: z
-    .strictObject({
-      path: replyPath,
-      equals: scalar,
-      otherwise: scalar
-        .optional()
-        .describe('what a refusal writes there (Evoplay: "error"); absent: the opposite of a boolean, else false'),
-    })
-    .optional()
-    .describe('a success flag, when the wire has one'),
-  balance: balanceSpec.default('balance').describe('where the balance is, or the members that add up to it (cash + bonus)'),
-  message: z.array(replyPath).default(['message', 'description', 'msg']),
-  echo: z
-    .partialRecord(z.enum(['requestId', 'transactionId', 'playerId', 'currency']), replyPath)
-    .default({})
-    .describe('facts of the request the reply repeats'),
-  statuses: z
-    .partialRecord(z.enum(OUTCOME_CODES), z.number().int().min(200).max(799))
-    .default({})
-    .describe('the HTTP status a wallet answers each refusal with (default 200); the reference wallet writes them'),
-  unknownRollback: unknownRollback
-    .optional()
-    .describe(
-      'what a rollback of a transaction the wallet never saw is answered with: the TRANSACTION_NOT_FOUND refusal, or an acknowledgement with the balance unchanged (Caleta); absent: the vendor says neither, and either is correct',
-    ),
-  duplicates: z
-    .enum(['same-reply', 'same-outcome', 'current-balance'])
-    .default('same-reply')
-    .describe(
-      'what a repeated transaction gets: the first reply, the same outcome and balance, or success with the current balance',
-    ),
-  acknowledges: z
-    .partialRecord(z.enum(OPERATIONS), codeList)
-    .optional()
-    .describe(
-      'codes that acknowledge a repeat of an accepted call, per operation (Evolution: bet BET_ALREADY_EXIST, win BET_ALREADY_SETTLED); absent: the ALREADY_SETTLED codes',
-    ),
-  guessed: z
-    .array(z.enum(OUTCOME_CODES))
-    .default([])
-    .describe('outcomes whose code aggmock guessed (the sources name none): any refusal passes, the code is a warning'),
-  safer: z
-    .strictObject({ duplicates: z.enum(['same-reply', 'same-outcome']).optional(), unknownRollback: unknownRollback.optional() })
-    .default({})
-    .describe('aggmock\u2019s safer readings beyond the vendor\u2019s text: warnings by default, failures under verify --strict'),
-  balanceOnRejection: z
-    .boolean()
-    .default(true)
-    .describe('whether a refusal carries the real balance (false: some wallets write 0 there, and it is not read)'),
-  writes: z
-    .strictObject({
-      accepted: z.record(replyPath, scalar).optional(),
-      rejected: z.record(replyPath, scalar).optional(),
-    })
-    .optional()
-    .describe('constant members a wallet writes besides the outcome (Betnex: msg "success" and handle true); never read'),
-});
-export type ReplyRules = z.infer<typeof replySchema>;
 
 export const amountSchema = z
   .strictObject({
@@ -444,6 +252,21 @@ export const dialectSchema = z
           .refine((l) => l.min <= l.max, { message: 'expected min <= max' })
           .optional()
           .describe("the lengths of session token the vendor's wallets accept: tokens aggmock mints are padded to min"),
+        staleToken: z
+          .strictObject({
+            refusedOn: z
+              .array(z.enum(OPERATIONS))
+              .default([])
+              .describe('calls a wallet must refuse when they carry the token an authenticate reply replaced'),
+            acceptedOn: z
+              .array(z.enum(OPERATIONS))
+              .default([])
+              .describe('calls a wallet must still accept with that old token (a win or rollback after the session moved on)'),
+          })
+          .optional()
+          .describe(
+            'what the vendor says of a token the wallet replaced (rule stale-token): absent, verify judges no call made with one',
+          ),
       })
       .prefault({}),
     request: z
@@ -477,6 +300,15 @@ export const dialectSchema = z
           .default(22)
           .describe(
             'hex digits of the transaction ids aggmock generates (tx_<namespace>_<hex>); 22 fits a 32-character cap such as Red Tiger\u2019s',
+          ),
+        idMaxLength: z
+          .number()
+          .int()
+          .min(16)
+          .max(256)
+          .optional()
+          .describe(
+            'the longest transaction or round id the vendor\u2019s wallets accept (Red Tiger: 32); ids verify makes up are kept within it',
           ),
       })
       .prefault({})

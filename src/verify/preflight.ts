@@ -220,8 +220,9 @@ async function tokenRefusal(ctx: CheckContext, playerId: string): Promise<FirstC
     blocks: 'player',
     summary: `the wallet refused the session token of player ${playerId} on authenticate (${reason})`,
     fix:
-      `pass the token your wallet issued to ${playerId} with --token ${playerId}=<token>; a wallet that hands a new token over on ` +
-      `authenticate makes the one it was called with stale, so take a fresh one for each run. Or name players the wallet knows with --players (now ${ctx.players.join(',')})`,
+      `pass the token your wallet issued to ${playerId} with --token ${playerId}=<token>. A wallet that hands a new token over on ` +
+      'authenticate makes the one it was called with stale: give verify --tokens <file> and it writes the tokens the wallet hands over ' +
+      `there and starts the next run with them (the last run's summary also names them). Or name players the wallet knows with --players (now ${ctx.players.join(',')})`,
     exchanges: [step.exchange],
   };
 }

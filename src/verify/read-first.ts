@@ -27,6 +27,8 @@ export const RULE_OF_CHECK: Readonly<Record<string, RuleName>> = {
   'credit-applies': 'reply-balance',
   'pact:balance': 'reply-balance',
   'pact:authenticate': 'session-token',
+  'old-token-bet': 'stale-token',
+  'old-token-settles': 'stale-token',
   'insufficient-funds': 'refusal',
   'pact:insufficient-funds': 'refusal',
   'unknown-player': 'refusal',

@@ -60,6 +60,11 @@ export interface VerifyReport {
   vendorSuite?: { name: string; source: string; uncovered: string[] };
   /** What the preflight found wrong before the checks (wallet down, signature refused…); the blocked results depend on it. */
   firstCause?: FirstCause;
+  /**
+   * The session tokens the wallet handed over (a wallet that rotates its token on authenticate), the
+   * flags that start the next run with them, and the --tokens file they were written to.
+   */
+  sessionTokens?: { handedOver: Record<string, string>; nextRun: string; file?: string };
   notices: string[];
   results: ResultEntry[];
 }
@@ -199,6 +204,19 @@ export function summaryLine(report: VerifyReport): string {
         : '';
   const warned = s.warned ? `, ${s.warned} warned (aggmock's safer readings; --strict fails them)` : '';
   return `${readFirstBlock(report)}\n${verdict}: ${s.passed} passed, ${s.failed} failed${warned}, ${s.skipped} skipped${blocked} of ${s.total} in ${(report.durationMs / 1000).toFixed(1)} s\n`;
+}
+
+/** After the summary: the tokens the wallet handed over and how the next run starts with them. */
+export function sessionTokensBlock(kept: NonNullable<VerifyReport['sessionTokens']>): string {
+  const players = Object.keys(kept.handedOver).sort();
+  if (players.length === 0)
+    return kept.file === undefined ? '' : `Session tokens: ${kept.file} is up to date (the wallet handed none over).\n`;
+  const lines = players.map((p) => `  ${p}: ${kept.handedOver[p]}`).join('\n');
+  const next =
+    kept.file === undefined
+      ? `  Next run: ${kept.nextRun}\n  (or give --tokens <file>: verify reads the tokens from it and writes the new ones back)\n`
+      : `  Written to ${kept.file}: run the next verify with --tokens ${kept.file} again.\n`;
+  return `SESSION TOKENS: the wallet handed over new session tokens; the ones this run started with may be stale.\n${lines}\n${next}`;
 }
 
 /** After the live table: the failures grouped under the answer they share, each with its rule's source; then the warnings. */

@@ -2,7 +2,7 @@ import { terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checkPlan } from './checks/index.ts';
 import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
-import { type Plan, prepare, type RunVerifyOptions, VerifyUsageError } from './plan.ts';
+import { type Plan, type RunVerifyOptions as PlanOptions, prepare, VerifyUsageError } from './plan.ts';
 import { verifyWireOf } from './wire.ts';
 
 export {
@@ -10,7 +10,6 @@ export {
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_PACT_FILE,
   DEFAULT_PLAYERS,
-  type RunVerifyOptions,
   VerifyUsageError,
 } from './plan.ts';
 export { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE };
@@ -26,6 +25,7 @@ import {
   passed,
   type ReportFiles,
   type ResultEntry,
+  sessionTokensBlock,
   shownCause,
   shownResult,
   summarise,
@@ -35,7 +35,17 @@ import {
   type VerifyReport,
   writeReports,
 } from './report.ts';
-import { tokensWithoutAuthenticate } from './tokens.ts';
+import { readTokenFile, TokenFileError, writeTokenFile } from './token-file.ts';
+import { handedOverTokens, tokenFlags, tokensWithoutAuthenticate } from './tokens.ts';
+
+export interface RunVerifyOptions extends PlanOptions {
+  /**
+   * `--tokens <file>`: player=token lines read before the run (they win over `tokens` for the
+   * players they name; a file that does not exist yet is empty) and written back at its end with
+   * the tokens the wallet handed over, so runs against a wallet that rotates its token chain.
+   */
+  tokensFile?: string;
+}
 
 export interface VerifyOutcome {
   exitCode: 0 | 1 | 2;
@@ -57,10 +67,13 @@ export interface VerifyOutcome {
 export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcome> {
   const write = options.write ?? (() => {});
   let plan: Plan;
+  let startTokens: Record<string, string>;
   try {
-    plan = await prepare(options);
+    startTokens = { ...options.tokens, ...(options.tokensFile === undefined ? {} : readTokenFile(options.tokensFile)) };
+    plan = await prepare(Object.keys(startTokens).length === 0 ? options : { ...options, tokens: startTokens });
   } catch (error) {
-    if (error instanceof VerifyUsageError) return { exitCode: EXIT_USAGE, error: error.message };
+    if (error instanceof VerifyUsageError || error instanceof TokenFileError)
+      return { exitCode: EXIT_USAGE, error: error.message };
     throw error;
   }
   const started = Date.now();
@@ -178,6 +191,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
   // A probe finding whose check did not run is still said, once.
   for (const f of findings.values()) notices.push(`${f.checkId} (not run): ${f.reason}`);
 
+  const sessionTokens = keepTokens(plan, startTokens, options.tokensFile, notices);
   const report: VerifyReport = {
     tool: 'aggmock verify',
     version: VERSION,
@@ -193,10 +207,12 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
     summary: summarise(results),
     ...readFirst(results, dialect, plan.settings.strict === true),
     ...(cause === undefined ? {} : { firstCause: shownCause(cause) }),
+    ...(sessionTokens === undefined ? {} : { sessionTokens }),
     notices,
     results,
   };
   write(summaryLine(report));
+  if (sessionTokens !== undefined) write(terminalSafe(sessionTokensBlock(sessionTokens)));
   const files = options.reportDir === false ? undefined : writeReports(report, options.reportDir ?? DEFAULT_REPORT_DIR);
   if (files) write(`Reports: ${files.junit}, ${files.json}, ${files.html}\n`);
   return { exitCode: passed(report) ? EXIT_PASSED : EXIT_FAILED, report, ...(files ? { files } : {}) };
@@ -216,6 +232,40 @@ function withFinding(result: ResultEntry, finding: ProbeFinding | undefined): Re
     reason: finding.reason,
     exchanges: [...finding.exchanges, ...result.exchanges],
   };
+}
+
+/**
+ * The tokens the wallet handed over, said with the flags that start the next run with them, and
+ * written back to the tokens file when there is one (with the tokens the run started with that
+ * nothing replaced). Undefined when nothing was handed over and there is no file.
+ */
+function keepTokens(
+  plan: Plan,
+  start: Record<string, string>,
+  file: string | undefined,
+  notices: string[],
+): VerifyReport['sessionTokens'] {
+  const handedOver = handedOverTokens(plan.settings, start);
+  const next = { ...start, ...handedOver };
+  if (Object.keys(handedOver).length === 0 && file === undefined) return undefined;
+  const kept: NonNullable<VerifyReport['sessionTokens']> = { handedOver, nextRun: tokenFlags(next) };
+  if (file !== undefined) {
+    try {
+      writeTokenFile(file, next);
+      kept.file = file;
+    } catch (error) {
+      if (!(error instanceof TokenFileError)) throw error;
+      notices.push(`${error.message} The next run needs: ${kept.nextRun}`);
+    }
+  }
+  if (Object.keys(handedOver).length > 0)
+    notices.push(
+      `the wallet handed over new session tokens (${Object.keys(handedOver).sort().join(', ')}); the ones this run started with may be stale. ` +
+        (kept.file === undefined
+          ? `Start the next run with ${kept.nextRun}, or give --tokens <file> to keep them between runs.`
+          : `They are in ${kept.file}: run the next verify with --tokens ${kept.file} again.`),
+    );
+  return kept;
 }
 
 /** Consecutive checks failed on timeouts after which the remaining checks are not run. */

@@ -50,3 +50,34 @@ export function adoptHandedOver(
   if (dialect.operations[facts.operation]?.reply?.token === undefined) return;
   if (tokens.get(facts.playerId) === facts.sessionToken) tokens.set(facts.playerId, fresh);
 }
+
+/**
+ * The session tokens the wallet handed over during a run: each player whose token at the end is
+ * neither the one the run started with (--token, --tokens) nor one verify made up. A wallet that
+ * rotates its token on authenticate makes the start token stale: these are the ones to start the
+ * next run with.
+ */
+export function handedOverTokens(
+  settings: Pick<TokenSettings, 'runId' | 'callbacks' | 'sessionTokens'>,
+  start: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [player, token] of settings.sessionTokens ?? []) {
+    if (token === start[player] || token === madeUpToken(settings, player)) continue;
+    out[player] = token;
+  }
+  return out;
+}
+
+/** The flags that start the next run with `tokens`, e.g. `--token p1=abc --token p2=def`. */
+export function tokenFlags(tokens: Readonly<Record<string, string>>): string {
+  return Object.keys(tokens)
+    .sort()
+    .map((player) => `--token ${shellWord(`${player}=${tokens[player]}`)}`)
+    .join(' ');
+}
+
+/** A word a POSIX shell reads back as it is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.,:=@%+/-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -77,7 +77,12 @@ export const VENDOR_SUITES: readonly VendorSuite[] = [
         ['concurrent-mixed'],
         'the final cancel of a settled bet is not sent',
       ),
-      c('Test_checkUsingNewSID', '/check answers a new sid; the old one is refused INVALID_SID', []),
+      c(
+        'Test_checkUsingNewSID',
+        '/check answers a new sid; the old one is refused INVALID_SID',
+        ['old-token-bet'],
+        'the balance call with the old sid is not sent',
+      ),
       c('Test_debitCreditBetDoesNotExist', 'credit with an unknown refId → BET_DOES_NOT_EXIST', []),
       c('Test_debitCreditCancel', 'debit, credit, cancel → BET_ALREADY_SETTLED', []),
       c('Test_sameUserPlayingWithDifferentChannelType', 'two sids of one user, both valid', []),

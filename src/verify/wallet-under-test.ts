@@ -1,6 +1,7 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
 import { carriesSessionToken, negatesDebits, signsWithHeaderScheme, winsBelongToARound } from '../dialects/capabilities.ts';
+import { fitId } from '../dialects/ids.ts';
 import {
   type CallFacts,
   type ReadReply as DialectReadReply,
@@ -80,6 +81,8 @@ export type PartialFacts = Omit<CallFacts, 'createdAt' | 'requestId' | 'currency
 const MAX_RETRY_CODE_ATTEMPTS = 3;
 
 let sequence = 0;
+/** The suffix of the bet that opens a win's round (`<win id>-round`). */
+const ROUND_SUFFIX = '-round';
 
 export class WalletUnderTest {
   /** The transport and recorder: every exchange of the check, for the report. */
@@ -132,10 +135,13 @@ export class WalletUnderTest {
     return this.settings.stateUrl !== undefined;
   }
 
-  /** A transaction id no webhook has seen: `verify-<runId>-<n>`. */
+  /**
+   * A transaction id no webhook has seen: `verify-<runId>-<n>`, or where the dialect caps ids (Red
+   * Tiger's 32 characters) a shorter one derived from it, leaving room for the `-round` of a win's bet.
+   */
   tx(): string {
     sequence += 1;
-    return `verify-${this.settings.runId}-${sequence}`;
+    return fitId(`verify-${this.settings.runId}-${sequence}`, this.wire.dialect.calls.idMaxLength, ROUND_SUFFIX.length);
   }
 
   /**
@@ -204,7 +210,7 @@ export class WalletUnderTest {
         ...withRound(spec.transactionId),
       };
     } else if (spec.kind === 'credit' && rounds) {
-      const bet = `${spec.transactionId}-round`;
+      const bet = `${spec.transactionId}${ROUND_SUFFIX}`;
       // Where a bet of 0.00 is no bet (Habanero books an amount >= 0 as a payout, so the win would name
       // a bet that does not exist), the round opens with 0.01 and the win pays it back on top.
       const opening = negatesDebits(dialect) ? 1 : 0;

@@ -178,6 +178,10 @@ export const PLANTED_RECEIVER_BUGS = {
   'forgetful-dedupe': ['repeat-after-many'],
   'reserialised-signature': ['reserialised-json'],
   'crashes-on-cut-request': ['truncated-request'],
+  'crashes-on-malformed-param': ['malformed-params'],
+  // The stale-token rule has a vendor source on Evolution and Caleta only (stale-token.test.ts).
+  'accepts-old-token': ['old-token-bet'],
+  'refuses-old-token-settlement': ['old-token-settles'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { carriedSecrets } from '../../src/dialects/capabilities.ts';
 import { buildRequest, builtinDialect, unsignedRequest } from '../../src/dialects/index.ts';
-import { carriedSecrets, leaveOut } from '../../src/verify/checks/credentials.ts';
+import { leaveOut } from '../../src/verify/checks/credentials.ts';
 import { checkPlan } from '../../src/verify/checks/index.ts';
 import {
   expectAllPass,

@@ -114,7 +114,7 @@ describe('failures grouped under the answer they share', () => {
     expect(text).toMatch(/READ FIRST: .*\n {2}2 × refused with INVALID_SID/);
     expect(text).toMatch(/- idempotent-debit {2}\[repeat rule, vendor: .*evo_integration_test/);
     expect(text).toMatch(/WARNINGS: .*\n {2}- zero-amount: WARNING: /);
-    expect(text).toMatch(/Not covered yet of Evolution wallet test tool .*Test_checkUsingNewSID/);
+    expect(text).toMatch(/Not covered yet of Evolution wallet test tool .*Test_debitCreditBetDoesNotExist/);
     expect(text).toMatch(/FAILED: 1 passed, 3 failed, 1 warned \(aggmock's safer readings; --strict fails them\)/);
     const junit = junitXml(r);
     expect(junit.indexOf('name="idempotent-debit"')).toBeLessThan(junit.indexOf('name="debit-applies"'));

@@ -26,6 +26,8 @@ export interface VerifyFlags {
   profile?: string;
   credential?: Record<string, string>;
   token?: Record<string, string>;
+  tokens?: string;
+  deep?: boolean;
   currency?: string;
   stateUrl?: string;
   timeout?: string;
@@ -66,12 +68,17 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
       "a vendor dialect: the session token the wallet issued to a player, e.g. p1=abc; repeat for several (default: the dialect's authenticate call, or a fresh token)",
       collectToken,
     )
+    .option(
+      '--tokens <file>',
+      'player=token lines: read before the run (they win over --token), written back at its end with the tokens the wallet handed over (chains runs against a wallet that rotates its token)',
+    )
     .option('--currency <code>', "the players' currency; amounts are written in its decimals (default: callbacks.currency, EUR)")
     .option('--state-url <url>', 'provider-state endpoint (POST {state, params, action}), e.g. http://127.0.0.1:4001/__state')
     .option('--timeout <ms>', 'per-request timeout, ms or "10s" (default: callbacks.timeout, 10 s)')
     .option('--max-latency <ms>', 'p95 reply-time budget of the reply-latency check (default: 2000)')
     .option('--only <ids>', 'comma-separated check ids to run (also pact:<id>, "pact", "checks")')
     .option('--skip <ids>', 'comma-separated check ids to leave out')
+    .option('--deep', "also run the deep checks (repeat-after-many's thousand transactions); the same as adding deep to --only")
     .option('--report-dir <dir>', `where junit.xml, report.json and report.html go (default: ${DEFAULT_REPORT_DIR})`)
     .option('--no-reports', 'write no report files')
     .option(
@@ -183,6 +190,10 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
     return Number(value);
   };
   const players = list(flags.players);
+  // --deep adds the group "deep" to what runs: to --only when given, else to the default selection.
+  const only = flags.deep ? [...(list(flags.only) ?? ['pact', 'checks']), 'deep'] : list(flags.only);
+  if (flags.tokens !== undefined && flags.tokens.trim() === '')
+    throw new FlagError('--tokens: expected a file name such as tokens.txt.');
   if (flags.players !== undefined && players?.length === 0)
     throw new FlagError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
   const timeoutMs = ms(flags.timeout, '--timeout');
@@ -199,10 +210,11 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
     ...(flags.scheme ? { scheme: flags.scheme } : {}),
     ...(players ? { players } : {}),
     ...(flags.token ? { tokens: flags.token } : {}),
+    ...(flags.tokens === undefined ? {} : { tokensFile: resolve(io.cwd ?? process.cwd(), flags.tokens) }),
     ...(flags.stateUrl ? { stateUrl: flags.stateUrl } : {}),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxLatencyMs === undefined ? {} : { maxLatencyMs }),
-    ...(flags.only ? { only: list(flags.only) } : {}),
+    ...(only ? { only } : {}),
     ...(flags.skip ? { skip: list(flags.skip) } : {}),
     ...(flags.strict ? { strict: true } : {}),
     reportDir,

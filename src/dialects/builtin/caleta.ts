@@ -48,7 +48,13 @@ export const CALETA: DialectInput = {
       description: 'the RSA private key (PEM text or a file path) Caleta signs with; give your wallet the matching public key',
     },
   },
-  session: { token: 'required', checkedOn: ['bet'] },
+  session: {
+    token: 'required',
+    checkedOn: ['bet'],
+    // The OAS: RS_ERROR_TOKEN_EXPIRED is a bet's answer only; wins and rollbacks of a session that
+    // moved on (a /wallet/check swapped its token) are still paid.
+    staleToken: { refusedOn: ['bet'], acceptedOn: ['win', 'rollback'] },
+  },
   request: { encoding: 'json' },
   amounts: { format: 'minor', as: 'number', exponent: 5 },
   signing: {
@@ -119,6 +125,12 @@ export const CALETA: DialectInput = {
       source:
         OAS +
         ' (components.schemas.token; /wallet/check answers the token to use); valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/test/caleta_integration_test.go (Test_Check_New_Session)',
+      grade: 'vendor',
+    },
+    'stale-token': {
+      source:
+        OAS +
+        ' (components.schemas.status: "RS_ERROR_TOKEN_EXPIRED - when a new token exists (this rule applies only for /wallet/bet)"; /wallet/check: "Change the initial token … for a new one"): a win or rollback with the old token is paid',
       grade: 'vendor',
     },
     refusal: {

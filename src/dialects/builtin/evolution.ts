@@ -61,7 +61,13 @@ export const EVOLUTION: DialectInput = {
   credentials: {
     authToken: { kind: 'secret', description: 'the static API token sent as ?authToken=', default: 'aggmock-dev-token' },
   },
-  session: { token: 'required', checkedOn: ['authenticate', 'balance', 'bet'] },
+  session: {
+    token: 'required',
+    checkedOn: ['authenticate', 'balance', 'bet'],
+    // Test_checkUsingNewSID: after /check answered a new sid, a debit with the old one is INVALID_SID.
+    // A credit with it is "INVALID_SID or BET_DOES_NOT_EXIST" there, of a bet that was refused: not judged.
+    staleToken: { refusedOn: ['bet'], acceptedOn: [] },
+  },
   request: { encoding: 'json', query: { authToken: { credential: 'authToken' } } },
   amounts: { format: 'decimal', as: 'number', exponent: 6 },
   signing: {
@@ -124,6 +130,11 @@ export const EVOLUTION: DialectInput = {
     'session-token': {
       source:
         'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/test/evo_integration_test.go (Test_checkUsingNewSID: /check answers a new sid) and provider/evolution/wallet_service.go (Check refreshes the session)',
+      grade: 'vendor',
+    },
+    'stale-token': {
+      source:
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/evolution/test/evo_integration_test.go (Test_checkUsingNewSID, step 5: "Place bet with old SID … must contain failures (status INVALID_SID)"); a credit with the old sid is not judged (step 6 settles a bet that was refused)',
       grade: 'vendor',
     },
     refusal: {

@@ -102,6 +102,8 @@ export const PRAGMATIC: DialectInput = {
         providerId: { const: 'PragmaticPlay' },
         token: { from: 'sessionToken' },
       },
+      // §3.17: 130 "endRound error, retry" is endRound's own retry code, beside 100.
+      reply: { retryCodes: [100, 130] },
     },
     promoWin: {
       path: '/promoWin.html',
@@ -135,13 +137,22 @@ export const PRAGMATIC: DialectInput = {
       source: SPEC + ', \u00a73.4 authenticate (the reply may carry a token)',
       grade: 'vendor',
     },
+    'stale-token': {
+      source:
+        SPEC +
+        ', \u00a73.4: unknown whether the token authenticate was called with is refused afterwards (the reply\u2019s token "can be configured to be returned in all later API calls"); aggmock judges no call carrying it',
+      grade: 'unknown',
+    },
     refusal: {
       source:
         SPEC +
         ', \u00a73.17 error codes (1 insufficient funds, 2 player not found, 4 token expired, 5 bad hash, 7 bad parameters)',
       grade: 'vendor',
     },
-    retry: { source: SPEC + ', \u00a73.17 error codes (100 internal error: retried)', grade: 'vendor' },
+    retry: {
+      source: SPEC + ', \u00a73.17 error codes (100 internal error: retried; 130 endRound error: retried, endRound only)',
+      grade: 'vendor',
+    },
   },
   reply: {
     code: 'error',

@@ -42,6 +42,9 @@ export const REDTIGER: DialectInput = {
   },
   // token `validate:"required,min=32,max=128"` (valkyrie provider/redtiger/models.go; vendor-rules.md R3).
   session: { token: 'required', checkedOn: ['authenticate', 'bet'], tokenLength: { min: 32, max: 128 } },
+  // transaction.id and round.id `validate:"max=32"` (valkyrie provider/redtiger/models.go TransactionStake,
+  // TransactionPayout, Round); the engine's ids fit with the default 22 hex digits (tx_<namespace>_<hex>).
+  calls: { idMaxLength: 32 },
   request: { encoding: 'json', headers: { Authorization: { template: 'Basic {credential.apiKey}' } } },
   amounts: { format: 'decimal', as: 'string' },
   signing: { algorithm: 'none' },
@@ -96,9 +99,14 @@ export const REDTIGER: DialectInput = {
         'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/wallet_service.go (Auth: "Use the new token returned by refresh session for subsequent calls")',
       grade: 'vendor',
     },
+    'stale-token': {
+      source:
+        'unknown: valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/wallet_service.go says to use the token /auth returns, not whether the one it replaced is refused; aggmock judges no call carrying it',
+      grade: 'unknown',
+    },
     refusal: {
       source:
-        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go',
+        'valkyrie-fnd/valkyrie @ fe49faae: provider/redtiger/errors.go (codes 100\u2013501) and provider/redtiger/middleware.go (a wrong or missing API key: HTTP 401, code 100); Red Tiger\u2019s own status for it is unknown (its docs need a login): a refusal at 400 or 401 passes',
       grade: 'vendor',
     },
     retry: { source: 'unknown', grade: 'unknown' },
@@ -119,8 +127,10 @@ export const REDTIGER: DialectInput = {
       TRANSACTION_NOT_FOUND: 400,
       DUPLICATE_TRANSACTION: 401,
     },
+    // middleware.go answers a wrong API key with HTTP 401 code 100 (the reference wallet writes that);
+    // the credential checks pass any refusal that moves no money, 400 as well.
     statuses: {
-      INVALID_SIGNATURE: 400,
+      INVALID_SIGNATURE: 401,
       INVALID_REQUEST: 400,
       PLAYER_NOT_FOUND: 400,
       INVALID_TOKEN: 400,

@@ -74,7 +74,7 @@ export const BODY_NOT_APPLICABLE: Record<string, string> = {
  * error reply), or an acceptance at the unchanged balance (SoftSwiss answers a play without
  * actions with the balance). Never an HTTP 5xx, no answer or garbage.
  */
-function movesNothing(step: Step, before: number): boolean {
+export function movesNothing(step: Step, before: number): boolean {
   const { reply, exchange } = step;
   if (reply.verdict === 'rejected') return true;
   const status = exchange.response?.status ?? 599;

@@ -1,4 +1,4 @@
-import { carriesSessionToken, hasStaticCredential } from '../../dialects/capabilities.ts';
+import { carriedSecrets, carriesSessionToken, credentialsIn, hasStaticCredential } from '../../dialects/capabilities.ts';
 import type { Credentials, Dialect, Field, Rendered, UnsignedRequest } from '../../dialects/index.ts';
 import { describeOutcome, type SendOptions } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
@@ -79,24 +79,6 @@ export const CREDENTIAL_NOT_APPLICABLE: Record<string, string> = {
   'session-takeover': 'has no authenticate call that checks a session token',
 };
 
-/**
- * The secrets a call carries as they are, by the dialect's credential names: a credential of kind
- * "secret" written into a header, the query, or a body field (nested, or in a template such as
- * "Basic {credential.apiKey}"), not one that only keys a signature.
- */
-export function carriedSecrets(dialect: Dialect): string[] {
-  const op = dialect.operations.bet;
-  if (!op) return [];
-  const fields = [
-    ...Object.values(dialect.request.headers),
-    ...Object.values(dialect.request.query),
-    ...Object.values(op.headers),
-    ...Object.values(op.fields),
-  ];
-  const names = new Set(fields.flatMap(credentialsIn));
-  return [...names].filter((name) => (dialect.credentials[name]?.kind ?? 'secret') === 'secret');
-}
-
 /** Whether the wire carries a secret as it is that wrong-api-key (top-level body fields) does not already try. */
 function carriesStaticSecret(wire: VerifyWire): boolean {
   return !hasStaticCredential(wire.dialect) && carriedSecrets(wire.dialect).length > 0;
@@ -104,16 +86,6 @@ function carriesStaticSecret(wire: VerifyWire): boolean {
 
 function checksTokenOnAuthenticate(wire: VerifyWire): boolean {
   return wire.has('authenticate') && carriesSessionToken(wire.dialect) && wire.dialect.session.checkedOn.includes('authenticate');
-}
-
-/** The credential names a field writes, anywhere inside it. */
-function credentialsIn(field: Field): string[] {
-  if ('credential' in field) return [field.credential];
-  if ('template' in field) return [...field.template.matchAll(/\{credential\.([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
-  if ('object' in field) return Object.values(field.object).flatMap(credentialsIn);
-  if ('list' in field) return field.list.flatMap(credentialsIn);
-  if ('json' in field) return credentialsIn(field.json);
-  return [];
 }
 
 /** The request without whatever carries credential `name`: its header, query parameter or (nested) body field. */

@@ -7,6 +7,7 @@ import { CONCURRENCY_CHECKS } from './concurrency.ts';
 import { CREDENTIAL_CHECKS, CREDENTIAL_NOT_APPLICABLE } from './credentials.ts';
 import { IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { IDENTIFIER_CHECKS } from './identifiers.ts';
+import { MALFORMED_PARAM_CHECKS, MALFORMED_PARAM_NOT_APPLICABLE } from './malformed-params.ts';
 import { MONEY_CHECKS } from './money.ts';
 import { PRECISION_CHECKS } from './precision.ts';
 import { PROTOCOL_CHECKS } from './protocol.ts';
@@ -17,6 +18,7 @@ import { SESSION_CHECKS } from './session.ts';
 import type { Check } from './shared.ts';
 import { SIGNATURE_CHECKS } from './signature.ts';
 import { SIGNED_EVENT_CHECKS } from './signed-events.ts';
+import { STALE_TOKEN_CHECKS, STALE_TOKEN_NOT_APPLICABLE } from './stale-token.ts';
 import { WIRE_CHECKS } from './wire.ts';
 
 export type { Check } from './shared.ts';
@@ -30,12 +32,14 @@ export const CHECKS: readonly Check[] = [
   ...IDENTIFIER_CHECKS,
   ...ROLLBACK_CHECKS,
   ...SESSION_CHECKS,
+  ...STALE_TOKEN_CHECKS,
   ...CONCURRENCY_CHECKS,
   ...SIGNATURE_CHECKS,
   ...SIGNED_EVENT_CHECKS,
   ...CREDENTIAL_CHECKS,
   ...PROTOCOL_CHECKS,
   ...BODY_CHECKS,
+  ...MALFORMED_PARAM_CHECKS,
   ...WIRE_CHECKS,
   ...DEEP_CHECKS,
 ];
@@ -86,6 +90,8 @@ function whyNot(check: Check, wire: VerifyWire): string {
     'duplicate-rollback-win': 'has no rollbackWin call (a rollback of a win)',
     ...CREDENTIAL_NOT_APPLICABLE,
     ...BODY_NOT_APPLICABLE,
+    ...STALE_TOKEN_NOT_APPLICABLE,
+    ...MALFORMED_PARAM_NOT_APPLICABLE,
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }

@@ -31,7 +31,8 @@
  *
  * Planted bugs (options.bugs): ignores-credential (callerId/callerPassword not compared; the key
  * still is), funds-before-duplicate, forgetful-dedupe (transaction ids), crashes-on-cut-request (a
- * missing parameter answered with a bare HTTP 500, not the documented "500" in a 200). Blue Ocean has no
+ * missing parameter answered with a bare HTTP 500, not the documented "500" in a 200), crashes-on-malformed-param
+ * (the same for an amount parameter that is no number). Blue Ocean has no
  * authenticate call, so no session to take over.
  */
 import { createHash } from 'node:crypto';
@@ -103,6 +104,7 @@ export async function startBlueOceanReceiver(options: ReceiverOptions): Promise<
     'funds-before-duplicate',
     'forgetful-dedupe',
     'crashes-on-cut-request',
+    'crashes-on-malformed-param',
   ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
@@ -190,6 +192,8 @@ export async function startBlueOceanReceiver(options: ReceiverOptions): Promise<
     if (problems.length > 0) {
       for (const problem of problems) errors.push(`${where}: ${problem}`);
       if (bugs.has('crashes-on-cut-request') && problems.some((p) => p.includes('missing'))) return { ...CRASH_REPLY, fields };
+      if (bugs.has('crashes-on-malformed-param') && problems.some((p) => /^amount: got "/.test(p)))
+        return { ...CRASH_REPLY, fields };
       return reply({ status: '500', msg: `BAD_REQUEST: ${problems.join('; ')}` }, fields);
     }
     const player = ledger.get(username as string);

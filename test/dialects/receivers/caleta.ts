@@ -39,7 +39,9 @@
  * refuse the late bet. Both rotate the token on /wallet/check (the OAS requires it).
  *
  * Planted bugs (options.bugs): reserialised-signature, funds-before-duplicate, forgetful-dedupe
- * (transaction_uuid store). Caleta signs every call (no static credential), and /wallet/check names
+ * (transaction_uuid store), accepts-old-token (a bet with a token /wallet/check replaced is charged),
+ * refuses-old-token-settlement (a win or rollback with such a token is RS_ERROR_TOKEN_EXPIRED, which the
+ * OAS keeps for bets). Caleta signs every call (no static credential), and /wallet/check names
  * no player (no session to take over by guessing).
  */
 import { randomUUID, verify as verifySignature } from 'node:crypto';
@@ -90,7 +92,13 @@ export async function startCaletaReceiver(options: ReceiverOptions): Promise<Ven
   /** References rolled back before their bet arrived. */
   const rolledBackUnknown = new Set<string>();
   const style = options.style ?? 'A';
-  const bugs = plantedBugs('caleta', options.bugs, ['reserialised-signature', 'funds-before-duplicate', 'forgetful-dedupe']);
+  const bugs = plantedBugs('caleta', options.bugs, [
+    'reserialised-signature',
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+    'accepts-old-token',
+    'refuses-old-token-settlement',
+  ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
 
   const handle = (request: ReceivedRequest, errors: string[]): HandledReply => {
@@ -223,8 +231,9 @@ export async function startCaletaReceiver(options: ReceiverOptions): Promise<Ven
       return style === 'B' && known.unknownTarget ? refuse('RS_ERROR_TRANSACTION_DOES_NOT_EXIST') : ok(owner.playerId);
     }
 
+    if (kind !== 'bet' && !owner.current && bugs.has('refuses-old-token-settlement')) return refuse('RS_ERROR_TOKEN_EXPIRED');
     if (kind === 'bet') {
-      if (!owner.current) return refuse('RS_ERROR_TOKEN_EXPIRED');
+      if (!owner.current && !bugs.has('accepts-old-token')) return refuse('RS_ERROR_TOKEN_EXPIRED');
       if (currency !== player.currency) return refuse('RS_ERROR_WRONG_CURRENCY');
       if (rolledBackUnknown.has(transactionUuid)) return refuse('RS_ERROR_TRANSACTION_ROLLED_BACK');
       const stake = isFree ? 0 : (amount as number);

@@ -44,7 +44,8 @@
  *
  * Planted bugs (options.bugs): ignores-credential (authToken not compared), session-takeover (/check
  * with a known userId and a sid never issued is OK and makes that sid the player's),
- * funds-before-duplicate, forgetful-dedupe (debit ids; see receiver-style.ts).
+ * funds-before-duplicate, forgetful-dedupe (debit ids; see receiver-style.ts), accepts-old-token
+ * (/check answers a new sid as style B does, and the sid it replaced still places debits).
  */
 
 import { FieldReader, type JsonObject, parseJsonObject } from './json-fields.ts';
@@ -84,6 +85,7 @@ export async function startEvolutionReceiver(options: ReceiverOptions): Promise<
     'session-takeover',
     'funds-before-duplicate',
     'forgetful-dedupe',
+    'accepts-old-token',
   ]);
   const sessions = new SessionBook(options.players);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
@@ -175,7 +177,8 @@ export async function startEvolutionReceiver(options: ReceiverOptions): Promise<
     }
     if (!player || !sessions.belongsTo(sid, userId)) return reply(200, 'INVALID_SID');
     if (path === '/check') {
-      const answered = style === 'B' ? sessions.rotate(sid, userId, 'evo-sid') : sid;
+      const keepsOld = bugs.has('accepts-old-token');
+      const answered = style === 'B' || keepsOld ? sessions.rotate(sid, userId, 'evo-sid', keepsOld) : sid;
       return { status: 200, body: { status: 'OK', sid: answered, uuid }, fields };
     }
     if (currency !== player.currency) return reply(200, 'INVALID_PARAMETER', player.units);

@@ -40,7 +40,8 @@
  * Planted bugs (options.bugs): session-takeover (getaccount with a known accountid and a
  * gamesessionid never issued is answered and the session becomes that player's),
  * funds-before-duplicate, forgetful-dedupe (transactionids), crashes-on-cut-request (a missing
- * parameter answered with a bare HTTP 500). Groove names no static credential and
+ * parameter answered with a bare HTTP 500), crashes-on-malformed-param (an amount parameter that is no
+ * number: HTTP 500). Groove names no static credential and
  * signs the query (not JSON), so ignores-credential and reserialised-signature do not apply.
  */
 import { createHmac } from 'node:crypto';
@@ -141,6 +142,7 @@ export async function startGrooveReceiver(options: ReceiverOptions): Promise<Ven
     'funds-before-duplicate',
     'forgetful-dedupe',
     'crashes-on-cut-request',
+    'crashes-on-malformed-param',
   ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
   const sessions = new SessionBook(options.players);
@@ -171,6 +173,8 @@ export async function startGrooveReceiver(options: ReceiverOptions): Promise<Ven
     const refuse = (code: Code, problems: string[], body: Record<string, unknown> = {}): HandledReply => {
       for (const problem of problems) errors.push(`${where}: ${problem}`);
       if (bugs.has('crashes-on-cut-request') && problems.some((p) => p.includes('required but missing')))
+        return { ...CRASH_REPLY, fields };
+      if (bugs.has('crashes-on-malformed-param') && problems.some((p) => p.includes('expected a decimal with at most')))
         return { ...CRASH_REPLY, fields };
       return answer(code, { message: problems.join('; '), ...body });
     };

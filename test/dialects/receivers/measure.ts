@@ -14,7 +14,9 @@
  * It drives aggmock as test/dialects/session-calls.test.ts and test/verify/dialects.test.ts do,
  * through their public entry points only.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readingOf } from '../../../src/callbacks/call.ts';
 import { openDatabase } from '../../../src/callbacks/db.ts';
 import { createCallbackEngine } from '../../../src/callbacks/engine.ts';
@@ -216,12 +218,14 @@ async function measureScenarios(v: Vendor, style: ReceiverStyle): Promise<Scenar
   return out;
 }
 
-function verifyOnce(v: Vendor, url: string): Promise<VerifyOutcome> {
+/** One verify run; `tokensFile` chains runs as a user does (`--tokens <file>`: a rotating wallet's new tokens carry over). */
+function verifyOnce(v: Vendor, url: string, tokensFile: string): Promise<VerifyOutcome> {
   return runVerify({
     webhookUrl: url,
     config: configSchema.parse({ callbacks: { profile: v.dialect, credentials: v.credentials } }),
     players: PLAYERS.map((p) => p.playerId),
     tokens: TOKENS,
+    tokensFile,
     reportDir: false,
     // Every check, the deep ones too (repeat-after-many: a forgetful dedupe memory).
     only: ['pact', 'checks', 'deep'],
@@ -246,15 +250,17 @@ async function measureVerify(
 ): Promise<VerifyMeasure[]> {
   const receiver = await v.start({ credentials: v.receiverCredentials, players: PLAYERS, ...options });
   const out: VerifyMeasure[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'aggmock-measure-tokens-'));
   try {
     for (let i = 0; i < runs; i++) {
       const before = receiver.errors.length;
-      const summary = summarise(await verifyOnce(v, receiver.url), receiver);
+      const summary = summarise(await verifyOnce(v, receiver.url, join(dir, 'tokens.txt')), receiver);
       const fresh = receiver.errors.slice(before);
       out.push({ ...summary, receiverErrors: fresh.length, receiverErrorKinds: kinds(fresh) });
     }
   } finally {
     await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
   return out;
 }

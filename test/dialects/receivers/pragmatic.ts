@@ -47,7 +47,8 @@
  *   error code". B answers error 120 ("Internal server error, retry NOT required", §3.17, the one
  *   code whose refunds are not sent to reconciliation); which specific code is unknown. A answers 0.
  * Both styles answer a retried bet with the current balance (§3.6: "return the actual balance").
- * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references), crashes-on-cut-request.
+ * Planted bugs (options.bugs): funds-before-duplicate, forgetful-dedupe (references), crashes-on-cut-request,
+ * crashes-on-malformed-param (an amount parameter that is no number: HTTP 500).
  * The hash signs a form (no JSON, no static credential) and authenticate names no player: no other applies.
  *
  * What goes into `errors`: problems with the request itself (hash, encoding, method, a missing or
@@ -294,7 +295,12 @@ export async function startPragmaticReceiver(options: ReceiverOptions): Promise<
   const refundsOfUnknown = new Map<string, string>();
   let nextTransaction = 0;
   const style = options.style ?? 'A';
-  const bugs = plantedBugs('pragmatic', options.bugs, ['funds-before-duplicate', 'forgetful-dedupe', 'crashes-on-cut-request']);
+  const bugs = plantedBugs('pragmatic', options.bugs, [
+    'funds-before-duplicate',
+    'forgetful-dedupe',
+    'crashes-on-cut-request',
+    'crashes-on-malformed-param',
+  ]);
   const recall = new DedupeRecall(bugs.has('forgetful-dedupe'));
   const sessions = new SessionBook(options.players);
   const newTransactionId = () => `W${String(++nextTransaction).padStart(9, '0')}`;
@@ -345,7 +351,11 @@ export async function startPragmaticReceiver(options: ReceiverOptions): Promise<
     }
 
     const problem = paramProblem(params, methods[method]);
-    const crash = bugs.has('crashes-on-cut-request') && problem?.endsWith('is missing');
+    const missing = problem?.endsWith('is missing') === true;
+    const crash =
+      problem !== undefined &&
+      ((bugs.has('crashes-on-cut-request') && missing) ||
+        (bugs.has('crashes-on-malformed-param') && problem.startsWith('parameter amount=')));
     if (problem) return crash ? { ...CRASH_REPLY, fields: params } : refuse(PragmaticError.badParameters, problem, params);
 
     const body = answer(method, params, (text) => errors.push(`${where}: ${text}`));

@@ -32,6 +32,15 @@ export const PLANTED_BUGS = [
   'reserialised-signature',
   /** A request missing a required parameter (a body or query cut short) crashes the handler: HTTP 500 instead of the refusal. */
   'crashes-on-cut-request',
+  /** An amount parameter that is there but is no number crashes the handler: HTTP 500 instead of the refusal. */
+  'crashes-on-malformed-param',
+  /**
+   * authenticate/check hands a new session token over (as style B does) but the token it replaced
+   * still places bets, where the vendor retires it (Evolution's INVALID_SID, Caleta's RS_ERROR_TOKEN_EXPIRED).
+   */
+  'accepts-old-token',
+  /** A win or rollback carrying a token the wallet replaced is refused, where the vendor checks the token on bets only (Caleta). */
+  'refuses-old-token-settlement',
 ] as const;
 
 /** What a wallet that crashes answers: its framework's bare HTTP 500 (the crashes-on-cut-request bug). */
@@ -122,10 +131,13 @@ export class SessionBook {
     return this.owners.get(token) === playerId;
   }
 
-  /** A fresh token (48 hex characters after the prefix) in place of `old`, which stops working. */
-  rotate(old: string, playerId: string, prefix = 'rot'): string {
+  /**
+   * A fresh token (48 hex characters after the prefix) in place of `old`, which stops working
+   * (unless `keepOld`: the accepts-old-token bug).
+   */
+  rotate(old: string, playerId: string, prefix = 'rot', keepOld = false): string {
     const fresh = `${prefix}-${randomBytes(24).toString('hex')}`;
-    this.owners.delete(old);
+    if (!keepOld) this.owners.delete(old);
     this.owners.set(fresh, playerId);
     return fresh;
   }
