@@ -82,7 +82,7 @@ describe('a retry answered with the dialect’s "already processed" code', () =>
       const [bet] = run.settled;
       expect(bet?.status).toBe('delivered');
       expect(bet?.attemptCount).toBe(2);
-      expect((bet?.reply?.body as { status: string }).status).toBe('BET_ALREADY_EXIST');
+      expect(bet?.reply?.body).toMatchObject({ status: 'BET_ALREADY_EXIST' });
       const last = run.attempts.filter((a) => a.eventId === bet?.id).at(-1);
       expect(last).toMatchObject({ n: 2, outcome: 'delivered' });
       expect(last?.error).toMatch(/earlier attempt was applied.*BET_ALREADY_EXIST/);
