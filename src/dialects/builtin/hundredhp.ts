@@ -69,6 +69,11 @@ export const HUNDRED_HP: DialectInput = {
       grade: 'vendor',
     },
     'session-token': { source: 'unknown', grade: 'unknown' },
+    'stale-token': {
+      source:
+        'unknown: no 100HP reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
+      grade: 'unknown',
+    },
     refusal: {
       source:
         'https://provider.100hp.game/http-status-codes-and-custom-error-codes-1941472m0 (400, 601, 605, 608); insufficient funds has no documented code: any refusal passes',
