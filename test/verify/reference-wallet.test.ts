@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialectOf } from '../../src/config/dialect.ts';
 import type { AggmockConfigInput } from '../../src/config/index.ts';
-import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { config, DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
 
-const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
+/** The committed contracts: the default wire's. */
+const DEFAULT_CONTRACTS = dialectContracts(dialectOf(defaultConfig().callbacks));
+
+const PACT_IDS = DEFAULT_CONTRACTS.map((i) => `pact:${i.id}`);
 
 describe('aggmock verify against the reference wallet', () => {
   let wallet: RunningWallet;
@@ -65,10 +70,10 @@ describe('aggmock verify against the reference wallet', () => {
   it('runs only the checks named by --only and leaves out those named by --skip', async () => {
     const outcome = await verifyWallet(wallet, 'state', {
       only: ['pact', 'debit-applies', 'malformed-json'],
-      skip: ['pact:credit-accepted'],
+      skip: ['pact:win-accepted'],
     });
     expect(outcome.report?.results.map((r) => r.id)).toEqual([
-      ...PACT_IDS.filter((id) => id !== 'pact:credit-accepted'),
+      ...PACT_IDS.filter((id) => id !== 'pact:win-accepted'),
       'debit-applies',
       'malformed-json',
     ]);
