@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
   builtinDialect,
+  DEFAULT_REPLY_CODES,
   type Dialect,
-  dialectOfProfile,
   type Operation,
   type OutcomeCode,
   outcomesOf,
@@ -11,7 +11,6 @@ import {
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
-import { WIRE_REPLY_CODES, type Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 
 /**
@@ -23,7 +22,7 @@ import { parseJsonOr } from '../shared/index.ts';
  */
 
 export const walletRejectionSchema = z.object({
-  error: z.enum(WIRE_REPLY_CODES),
+  error: z.enum(DEFAULT_REPLY_CODES),
   message: z.string().optional(),
   balance: z.number().optional(),
 });
@@ -91,11 +90,6 @@ export interface DialectReading {
 
 /** The documented reply (`default`): `{balance}`, or `{error, message?, balance?}`, amounts in major units with two decimals, EUR. */
 export const DEFAULT_READING: DialectReading = Object.freeze({ dialect: builtinDialect('default'), currency: 'EUR' });
-
-/** A profile wire's reading: its dialect's, in a currency (default the wire's). */
-export function readingOfWire(wire: Wire, currency: string = wire.currency): DialectReading {
-  return { dialect: dialectOfProfile(wire.definition), currency, currencies: wire.currencies };
-}
 
 /**
  * Judges one reply under a wire's dialect. The rules (`readReply`), in order:

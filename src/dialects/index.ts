@@ -11,6 +11,7 @@ export {
   BASE_DIALECTS,
   BUILTIN_DIALECTS,
   builtinDialect,
+  DEFAULT_REPLY_CODES,
   DEFAULT_WIRE_SETTINGS,
   type DefaultWireSettings,
   DIALECT_NAMES,

@@ -5,6 +5,7 @@ import { callbacksSchema, dialectOf, signOptionsOf } from '../../src/config/inde
 import { type BonusKind, buildRequest, type CallFacts, readReply } from '../../src/dialects/index.ts';
 import { dialectOfProfile } from '../../src/dialects/profile.ts';
 import { profileDefinitionSchema } from '../../src/profiles/index.ts';
+import type { SigningKeys } from '../../src/signing/index.ts';
 
 /**
  * The built-in `default` and `betnex` dialects (src/dialects/builtin) and a converted profile file
@@ -135,7 +136,7 @@ describe('a profile as a dialect', () => {
       dialectOf(settings),
       factsOf(c.fields),
       { apiKey: settings.apiKey },
-      { ...SIGNED_AT, scheme: { ...signOptionsOf(settings).scheme, secrets: ['another-secret'] } },
+      { ...SIGNED_AT, scheme: { ...(signOptionsOf(settings).scheme as SigningKeys), secrets: ['another-secret'] } },
     );
     expect(Object.entries(c.headers).some(([name, value]) => wrong.headers[name] !== value)).toBe(true);
   });

@@ -36,7 +36,7 @@ describe('aggmock verify against the reference wallet', () => {
     // The interactions used p1 (and a fresh unknown player), fresh ids, and put p1 back where it was.
     const sent = (outcome.report?.results ?? []).filter((r) => r.kind === 'pact').flatMap((r) => r.exchanges);
     expect(sent).toHaveLength(PACT_IDS.length);
-    for (const x of sent) expect(JSON.parse(x.request.body).transactionId).toMatch(/^tx-contract-.*-\w+$/);
+    for (const x of sent) expect(JSON.parse(x.request.body).transactionId).toMatch(/^ctx-.*-\w+$/);
     expect({ p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') }).toEqual(before);
   });
 
