@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../config/index.ts';
-import {
-  buildCallbackBody,
-  type CallbacksConfig,
-  enqueueRequestSchema,
-  walletReplySchema,
-} from './events.ts';
+import { buildCallbackBody, type CallbacksConfig, enqueueRequestSchema, walletReplySchema } from './events.ts';
 
 const callbacks = (input: Record<string, unknown> = {}): CallbacksConfig => configSchema.parse({ callbacks: input }).callbacks;
 
