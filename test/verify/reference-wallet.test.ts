@@ -43,7 +43,7 @@ describe('aggmock verify against the reference wallet', () => {
   it('shows the request it sent and the reply it got on every contract card', async () => {
     const outcome = await verifyWallet(wallet, 'state', { only: ['pact:insufficient-funds'] });
     const [card] = outcome.report?.results ?? [];
-    expect(card?.hint).toMatch(/INSUFFICIENT_FUNDS/);
+    expect(card?.hint).toMatch(/insufficient-funds code/);
     expect(card?.exchanges[0]?.request.headers['x-signature']).toMatch(/^t=\d+,v1=/);
     expect(card?.exchanges[0]?.response).toMatchObject({ status: 402, json: { error: 'INSUFFICIENT_FUNDS' } });
   });
