@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../config/index.ts';
-import { buildCallbackBody, type CallbacksConfig, enqueueRequestSchema, walletReplySchema } from './events.ts';
+import { buildCallbackBody, type CallbacksConfig, enqueueRequestSchema } from './events.ts';
 
 const callbacks = (input: Record<string, unknown> = {}): CallbacksConfig => configSchema.parse({ callbacks: input }).callbacks;
 
@@ -90,15 +90,6 @@ describe('buildCallbackBody', () => {
     expect(body).toBe(
       '{"type":"DEBIT","transactionId":"t","amount":1,"playerId":"p","roundId":"r9","currency":"EUR","timestamp":"2025-01-02T03:04:05.000Z"}',
     );
-  });
-});
-
-describe('walletReplySchema', () => {
-  it('reads a balance or a business rejection with one of the five codes', () => {
-    expect(walletReplySchema.safeParse({ balance: 99.5 }).success).toBe(true);
-    expect(walletReplySchema.safeParse({ error: 'INSUFFICIENT_FUNDS', message: 'no', balance: 1 }).success).toBe(true);
-    expect(walletReplySchema.safeParse({ error: 'NOPE' }).success).toBe(false);
-    expect(walletReplySchema.safeParse({ ok: true }).success).toBe(false);
   });
 });
 

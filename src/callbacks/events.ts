@@ -240,10 +240,3 @@ export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfi
   };
   return buildRequest(dialect, facts, credentialsOf(config), { scheme: signOptionsOf(config).scheme, id: 'msg_body' }).body ?? '';
 }
-
-export {
-  type ParsedWalletReply,
-  walletBalanceSchema,
-  walletRejectionSchema,
-  walletReplySchema,
-} from './reply.ts';

@@ -11,7 +11,6 @@ export {
   BASE_DIALECTS,
   BUILTIN_DIALECTS,
   builtinDialect,
-  DEFAULT_REPLY_CODES,
   DEFAULT_WIRE_SETTINGS,
   type DefaultWireSettings,
   DIALECT_NAMES,
@@ -59,6 +58,7 @@ export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export {
   acknowledgementCodes,
+  appliedEarlier,
   isAlreadyProcessed,
   isRefusal,
   isRetry,

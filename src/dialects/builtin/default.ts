@@ -19,16 +19,6 @@ export interface DefaultWireSettings {
 /** With extra field `bonus`: a free spin, a jackpot or a promotion, when the event is one: `{kind, id}`; left out otherwise. */
 const BONUS: Field = { object: { kind: { from: 'bonusKind' }, id: { from: 'bonusId' } }, omitWhenEmpty: true };
 
-/** The default wire's refusal codes (its `{error}`), aggmock's names. */
-export const DEFAULT_REPLY_CODES = [
-  'INVALID_SIGNATURE',
-  'PLAYER_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'TRANSACTION_NOT_FOUND',
-  'INVALID_REQUEST',
-  'WRONG_CURRENCY',
-] as const;
-
 /** The wallet's codes are aggmock's names, each answered with its HTTP status. */
 const STATUSES = {
   INVALID_SIGNATURE: 401,
@@ -37,7 +27,7 @@ const STATUSES = {
   TRANSACTION_NOT_FOUND: 404,
   INVALID_REQUEST: 400,
   WRONG_CURRENCY: 400,
-} as const satisfies Record<(typeof DEFAULT_REPLY_CODES)[number], number>;
+} as const;
 
 /**
  * The documented wire: `{type, transactionId, amount, playerId}`; a 'reference'-style ROLLBACK adds
@@ -82,7 +72,7 @@ export function defaultDialect(settings: DefaultWireSettings): DialectInput {
     signing: { algorithm: 'scheme' },
     reply: {
       code: 'error',
-      codes: Object.fromEntries(DEFAULT_REPLY_CODES.map((code) => [code, code])),
+      codes: Object.fromEntries(Object.keys(STATUSES).map((code) => [code, code])),
       balance: 'balance',
       message: ['message', 'msg', 'description'],
       duplicates: 'same-reply',

@@ -2,7 +2,7 @@ import { type Dialect, type DialectInput, dialectSchema } from '../schema.ts';
 import { BETNEX } from './betnex.ts';
 import { BLUEOCEAN } from './blueocean.ts';
 import { CALETA } from './caleta.ts';
-import { DEFAULT_REPLY_CODES, type DefaultWireSettings, defaultDialect } from './default.ts';
+import { type DefaultWireSettings, defaultDialect } from './default.ts';
 import { EVOLUTION } from './evolution.ts';
 import { GROOVE } from './groove.ts';
 import { HABANERO } from './habanero.ts';
@@ -86,4 +86,4 @@ export function builtinDialect(name: string): Dialect {
   return dialect;
 }
 
-export { DEFAULT_REPLY_CODES, type DefaultWireSettings };
+export type { DefaultWireSettings };
