@@ -58,7 +58,6 @@ export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
 export {
   acknowledgementCodes,
-  appliedEarlier,
   isAlreadyProcessed,
   isRefusal,
   isRetry,
