@@ -229,8 +229,10 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   // A reply the operation reads without a code (Caleta's /wallet/check) is an object, nothing more.
   const uncoded = op?.reply?.code === false;
   const shape = uncoded ? { code: undefined, ok: undefined, success: undefined } : {};
+  // The constant members a wallet writes besides the outcome (Betnex's msg and handle) are never read: not required either.
+  const { writes: _writes, ...read } = dialect.reply;
   const written = writeReply(
-    { ...dialect, reply: { ...dialect.reply, ...shape, echo: reply.accepted && !uncoded ? dialect.reply.echo : {} } },
+    { ...dialect, reply: { ...read, ...shape, echo: reply.accepted && !uncoded ? dialect.reply.echo : {} } },
     facts,
     answer,
     write,
@@ -270,12 +272,19 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
     header: { 'Content-Type': rule({ match: 'regex', regex: JSON_CONTENT_TYPE }) },
   };
   if (Object.keys(body).length > 0) matchingRules.body = body;
-  // A refusal the dialect answers with its own HTTP status is that status; the rest are any status the dialect reads a body from.
-  // A refusal the dialect has no code of its own for (100HP's lack of funds) may come with any of its refusal statuses too.
+  // Replies are matched on any status the dialect reads a body from. A refusal the dialect answers with a
+  // status of its own may come with that status too (the default wire's 402, or 200 + {error}: the judge reads
+  // both); a forged signature's own status (401) is that status only. A refusal the dialect has no code of its
+  // own for (100HP's lack of funds) may come with any of its refusal statuses.
   const ownCode = !reply.accepted && rules.codes[reply.refusal] !== undefined;
   const refusalStatuses = reply.accepted || ownCode ? [] : [...new Set(Object.values(rules.statuses))].map(String);
-  if (refusalStatus === undefined)
-    matchingRules.status = { $: { combine: 'OR', matchers: statusMatchers([...rules.status.answer, ...refusalStatuses]) } };
+  const exact = !reply.accepted && reply.refusal === 'INVALID_SIGNATURE' && refusalStatus !== undefined;
+  if (!exact) {
+    const own = refusalStatus === undefined ? [] : [String(refusalStatus)];
+    matchingRules.status = {
+      $: { combine: 'OR', matchers: statusMatchers([...rules.status.answer, ...own, ...refusalStatuses]) },
+    };
+  }
   return {
     status: refusalStatus ?? written.status,
     headers: { 'Content-Type': ['application/json'] },
