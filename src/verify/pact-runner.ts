@@ -23,7 +23,7 @@ import {
   WRONG_SECRET,
 } from '../contracts/dialect.ts';
 import { carriesSessionToken } from '../dialects/capabilities.ts';
-import { buildRequest, type Dialect, readReply, tokenHandedOver } from '../dialects/index.ts';
+import { buildRequest, type Dialect, readReply, roundIdOf, tokenHandedOver } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
@@ -397,7 +397,11 @@ async function realiseState(
   run.playerMap.set(contractPlayer, player);
   if (typeof params.transactionId === 'string') {
     const amountMinor = toMinor(Number(params.amount)) ?? 0;
-    const step = await ctx.debit(`state: ${name}`, player, amountMinor, runTransactionId(params.transactionId, input.runId));
+    const transactionId = runTransactionId(params.transactionId, input.runId);
+    // In the round the contract's call names (contractFacts), so a wallet keying repeats by round sees the repeat.
+    const step = await ctx
+      .send(`state: ${name}`, { kind: 'debit', playerId: player, amountMinor, transactionId, roundId: roundIdOf(transactionId) })
+      .then((sent) => ({ ...sent, transactionId }));
     if (!step.reply.accepted)
       throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
     if (step.reply.balanceMinor !== undefined) run.firstBalances.set(step.transactionId, step.reply.balanceMinor);

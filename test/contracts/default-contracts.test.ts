@@ -181,7 +181,6 @@ describe('the contracts of any configuration of aggmock’s wires', () => {
     expect(Object.keys(interaction?.request.headers ?? {})).toEqual(['Content-Type']);
     expect(pact.interactions.find((i) => i.description === 'a bet larger than the balance')?.response.body.content).toEqual({
       success: false,
-      handle: false,
     });
   });
 
