@@ -49,7 +49,7 @@ export type ContractsIo = CommandIo;
 export function registerContractsCommand(program: Command, io: ContractsIo = PROCESS_IO): Command {
   return program
     .command('contracts')
-    .description('Print where the Pact contracts are and what they cover, or (re)write them from the dialect (any wire: default, betnex, a profile or dialect file, a vendor's).')
+    .description('Print where the Pact contracts are and what they cover, or (re)write them from the dialect (any wire: default, betnex, a profile or dialect file, a vendor dialect).')
     .option('--regenerate', `rewrite $PACT_FILE_NAMEin the package's contracts/ from the default config`)
     .option('--out <dir>', 'write contracts for the configuration given by --config/--scheme/--rollback-style into <dir>')
     .addOption(
