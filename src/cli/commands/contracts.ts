@@ -49,8 +49,10 @@ export type ContractsIo = CommandIo;
 export function registerContractsCommand(program: Command, io: ContractsIo = PROCESS_IO): Command {
   return program
     .command('contracts')
-    .description('Print where the Pact contracts are and what they cover, or (re)write them from the dialect (any wire: default, betnex, a profile or dialect file, a vendor dialect).')
-    .option('--regenerate', `rewrite $PACT_FILE_NAMEin the package's contracts/ from the default config`)
+    .description(
+      'Print where the Pact contracts are and what they cover, or (re)write them from the dialect (any wire: default, betnex, a profile or dialect file, a vendor dialect).',
+    )
+    .option('--regenerate', `rewrite ${PACT_FILE_NAME} in the package's contracts/ from the default config`)
     .option('--out <dir>', 'write contracts for the configuration given by --config/--scheme/--rollback-style into <dir>')
     .addOption(
       new Option('--scheme <scheme>', 'signature scheme of the contracts written with --out').choices([...SIGNING_SCHEMES]),
@@ -73,8 +75,9 @@ export function registerContractsCommand(program: Command, io: ContractsIo = PRO
     )
     .option('-c, --config <file>', 'config file for --out: type strings, amount format, extra fields, header names')
     .exitOverride(usageExit)
-    .action(async (flags: ContractsFlags) => 
-      process.exitCode = await runContractsCommand(flags, io););
+    .action(async (flags: ContractsFlags) => {
+      process.exitCode = await runContractsCommand(flags, io);
+    });
 }
 
 /** The command without a process: returns the exit code (0 ok, 2 usage error). */
