@@ -140,6 +140,8 @@ export const BETNEX_RECEIVER_FAULTS: Record<BetnexFault, string[]> = {
   'ignores-currency': ['wrong-currency'],
   'api-key-optional': ['missing-api-key'],
   'repeats-duplicates': [
+    // The contract's repeated bet is in the round of its provider state's bet, so it catches it too.
+    'pact:duplicate-bet',
     'idempotent-debit',
     'idempotent-credit',
     'duplicate-changed-amount',
