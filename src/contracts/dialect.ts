@@ -1,3 +1,4 @@
+import { winsBelongToARound } from '../dialects/capabilities.ts';
 import {
   type CallFacts,
   type Dialect,
@@ -231,7 +232,22 @@ export function contractNotApplicable(dialect: Dialect, contract: DialectContrac
 
 /** The contracts of a dialect, in report order. */
 export function dialectContracts(dialect: Dialect): DialectContract[] {
-  return DIALECT_CONTRACTS.filter((c) => contractNotApplicable(dialect, c) === undefined);
+  const rounds = winsBelongToARound(dialect);
+  return DIALECT_CONTRACTS.filter((c) => contractNotApplicable(dialect, c) === undefined).map((c) =>
+    rounds ? c : { ...c, states: c.states.filter((s) => !opensTheRound(c, s)) },
+  );
+}
+
+/**
+ * Whether a state is the bet of 0 that opens a win's round: made only on a wire whose wins belong
+ * to a round, as verify's own wins are (a default-wire wallet may refuse a bet of 0).
+ */
+function opensTheRound(contract: DialectContract, state: ContractState): boolean {
+  return (
+    contract.call.operation === 'win' &&
+    state.params.transactionId === contract.call.betTransactionId &&
+    state.params.amount === 0
+  );
 }
 
 export function findDialectContract(description: string): DialectContract | undefined {

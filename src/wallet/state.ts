@@ -87,7 +87,7 @@ export function parseProviderState(name: string, params: Record<string, unknown>
     const amountMinor = stateAmount(pick(debited.groups, 'amount'));
     if (typeof transactionId !== 'string') return missing(name, 'transactionId');
     if (typeof playerId !== 'string') return missing(name, 'playerId');
-    if (amountMinor === undefined || amountMinor < 0) return badAmount(name, 'amount', pick(debited.groups, 'amount'));
+    if (amountMinor === undefined || amountMinor <= 0) return badAmount(name, 'amount', pick(debited.groups, 'amount'));
     return { ok: true, state: { kind: 'transaction-debited', playerId, transactionId, amountMinor } };
   }
 
