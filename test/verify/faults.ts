@@ -23,6 +23,8 @@ const ROLLBACKS = [
 const FAILURES: Partial<Record<WalletFault, string[]>> = {
   // A DEBIT forgotten after it was applied: every repeat is charged, also that of a refused one once funds arrived.
   'double-debit': [
+    // The contract's repeated bet must get its first reply, balance and all: a second charge shows.
+    'pact:duplicate-bet',
     'idempotent-debit',
     'duplicate-changed-amount',
     'repeat-after-balance-fell',
