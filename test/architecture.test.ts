@@ -168,30 +168,25 @@ describe('the rules themselves catch what they are for', () => {
 });
 
 /*
- * One wire: a surface asks the dialect what the wire can do (src/dialects/capabilities.ts), never
- * which kind of wire it is (a profile or a vendor dialect). Only the layer that turns a setting
- * into a dialect may tell them apart: src/dialects, src/profiles and src/config.
+ * One wire (issue 31): a surface asks the dialect what the wire can do (src/dialects/capabilities.ts),
+ * never which kind of wire it is (a profile or a vendor dialect). Only the layer that turns a setting
+ * into a dialect may tell them apart: src/dialects, src/profiles and src/config/dialect.ts. No file
+ * is excused.
  */
 
-/** Code that tests the kind of wire. */
-const WIRE_KIND_TESTS: readonly RegExp[] = [/\bisVendorDialect\(/, /\bwireOf\(/, /\.vendor\b/, /\bisVendor\b/];
+/** Code that tests the kind of wire: the old predicates, the legacy profile view, a wire's "vendor" flag. */
+const WIRE_KIND_TESTS: readonly RegExp[] = [
+  /\bisVendorDialect\(/,
+  /\bwireOf\(/,
+  /\blegacyProfileReading\(/,
+  /\b(?:wire|ctx|settings|callbacks|config|dialect)\.(?:vendor|isVendor)\b/,
+  /\bisVendor\b/,
+];
 
-/**
- * Where the rule holds today. To widen it, add a folder here (or replace the list by every folder
- * of src/ but WIRE_KIND_MAY_KNOW) once its branches are gone: `grep -rnE
- * "isVendorDialect\(|wireOf\(|\.vendor\b|isVendor\b" src` lists what is left.
- */
-const WIRE_KIND_SCOPE = ['verify'];
+/** The code that makes a setting a dialect, and so may know what it was. */
+const WIRE_KIND_MAY_KNOW = (f: string) => f.startsWith('dialects/') || f.startsWith('profiles/') || f === 'config/dialect.ts';
 
-/** The folders that make a setting a dialect, and so may know what it was. */
-const WIRE_KIND_MAY_KNOW = ['dialects', 'profiles', 'config'];
-
-/** Files still allowed to ask, each with the work that removes the question. */
-const WIRE_KIND_PENDING: Record<string, string> = {
-  'verify/plan.ts': 'chooses between the two contract writers (a profile pact, a dialect pact) until there is one writer',
-};
-
-/** Every line of the files under `folders` (relative to src/) that tests the kind of wire: "path:line: code". */
+/** Every line of `files` that tests the kind of wire: "path:line: code" (comments left alone). */
 function wireKindTests(files: readonly { path: string; source: string }[]): string[] {
   return files.flatMap(({ path, source }) =>
     source.split('\n').flatMap((line, i) => {
@@ -202,70 +197,55 @@ function wireKindTests(files: readonly { path: string; source: string }[]): stri
   );
 }
 
-function sourcesUnder(folders: readonly string[]): { path: string; source: string }[] {
+/** The source files of src/ (tests left out) outside the layer that may know, relative to src/ with "/". */
+function sourcesOutsideTheDialectLayer(): { path: string; source: string }[] {
   return (readdirSync(src, { recursive: true }) as string[])
     .map((f) => f.split(sep).join('/'))
-    .filter((f) => f.endsWith('.ts') && folders.some((folder) => f.startsWith(`${folder}/`)))
-    .filter((f) => !WIRE_KIND_MAY_KNOW.some((folder) => f.startsWith(`${folder}/`)))
-    .filter((f) => !Object.hasOwn(WIRE_KIND_PENDING, f))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !WIRE_KIND_MAY_KNOW(f))
     .map((path) => ({ path, source: readFileSync(join(src, path), 'utf8') }));
 }
 
 describe('surfaces ask the dialect what the wire can do, never which kind of wire it is', () => {
-  it('finds no test of the kind of wire in src/verify', () => {
-    const files = sourcesUnder(WIRE_KIND_SCOPE);
-    expect(files.length).toBeGreaterThan(20);
+  it('finds no test of the kind of wire anywhere in src/ outside src/dialects, src/profiles and src/config/dialect.ts', () => {
+    const files = sourcesOutsideTheDialectLayer();
+    expect(files.length).toBeGreaterThan(200);
+    expect(files.some((f) => f.path === 'verify/plan.ts')).toBe(true);
+    expect(files.some((f) => f.path.startsWith('dialects/') || f.path === 'config/dialect.ts')).toBe(false);
     expect(wireKindTests(files)).toEqual([]);
   });
 
-  it('catches each way of asking, and leaves comments and capability questions alone', () => {
+  it('catches each way of asking, and leaves comments, capability questions and other vendors alone', () => {
     const files = [
       { path: 'verify/a.ts', source: "if (isVendorDialect(cfg)) x();\nconst w = wireOf(cfg);\nif (ctx.isVendor) skip('no');" },
       {
-        path: 'verify/b.ts',
-        source: 'const d = wire.vendor ?? dialect;\n// wire.vendor was here\n * isVendor, in a doc comment',
+        path: 'contracts/b.ts',
+        source:
+          'const d = wire.vendor ?? dialect;\n// wire.vendor was here\n * isVendor, in a doc comment\nconst r = legacyProfileReading(c);',
       },
-      { path: 'verify/c.ts', source: "if (has(dialect, 'rollback') && signs(dialect)) x();\nconst vendorName = 'hub88';" },
+      {
+        path: 'aggregator/c.ts',
+        source:
+          "if (has(dialect, 'rollback') && signs(dialect)) x();\nconst vendorName = 'hub88';\noperatorOpenApi(deps.vendor, api);",
+      },
     ];
     expect(wireKindTests(files)).toEqual([
       'verify/a.ts:1: if (isVendorDialect(cfg)) x();',
       'verify/a.ts:2: const w = wireOf(cfg);',
       "verify/a.ts:3: if (ctx.isVendor) skip('no');",
-      'verify/b.ts:1: const d = wire.vendor ?? dialect;',
+      'contracts/b.ts:1: const d = wire.vendor ?? dialect;',
+      'contracts/b.ts:4: const r = legacyProfileReading(c);',
     ]);
   });
 });
 
-/**
- * Issue 31, "one wire": a surface asks the dialect what it can do, never which kind of wire it is.
- * Who may still ask "profile or vendor?" (`isVendorDialect`, `wireOf`, the legacy profile reading):
- * the legacy view itself and the readers still to move (the profile contract writer, which verify's
- * contract plan still chooses).
- * The list may only shrink.
- */
-const WIRE_KIND_READERS = [
-  'config/dialect.ts',
-  'callbacks/events.ts',
-  'contracts/generate.ts',
-  'contracts/pact.ts',
-  'cli/commands/contracts.ts',
-  'verify/plan.ts',
-].map((f) => f.split('/').join(sep));
-
-/** The files of src/ (tests left out) that ask which kind of wire the configuration has. */
-function wireKindAskers(): string[] {
-  const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
-  return files
-    .filter((f) => !f.startsWith(`profiles${sep}`))
-    .filter((f) => /\b(isVendorDialect|wireOf|legacyProfileReading)\(/.test(readFileSync(join(src, f), 'utf8')))
-    .sort();
-}
-
-describe('one wire (issue 31)', () => {
-  it('asks "profile or vendor dialect?" only in the files still moving to the dialect, and the list only shrinks', () => {
-    const askers = wireKindAskers();
-    expect(askers.filter((f) => !WIRE_KIND_READERS.includes(f))).toEqual([]);
-    // A file that no longer asks leaves the list, so nobody starts asking there again.
-    expect(WIRE_KIND_READERS.filter((f) => !askers.includes(f))).toEqual([]);
+describe('src/profiles (issue 31)', () => {
+  it('is only the profile-file schema and its JSON Schema: three files, 300 lines at most', () => {
+    const files = (readdirSync(join(src, 'profiles')) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .sort();
+    expect(files).toEqual(['index.ts', 'json-schema.ts', 'schema.ts']);
+    const lines = files.reduce((sum, f) => sum + readFileSync(join(src, 'profiles', f), 'utf8').split('\n').length - 1, 0);
+    expect(lines).toBeGreaterThan(100);
+    expect(lines).toBeLessThanOrEqual(300);
   });
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { type AggmockConfig, credentialsOf, dialectOf, signOptionsOf } from '../config/index.ts';
 import { BONUS_KINDS, type BonusKind, buildRequest, type CallFacts, type Dialect, type Operation } from '../dialects/index.ts';
-import { bodySchemas, wireOf } from '../profiles/index.ts';
 
 /** The callback wire of SPEC §3, defined once: the engine, the contracts, OpenAPI and the tests use these. */
 
@@ -241,18 +240,3 @@ export function buildCallbackBody(fields: CallbackFields, config: CallbacksConfi
   };
   return buildRequest(dialect, facts, credentialsOf(config), { scheme: signOptionsOf(config).scheme, id: 'msg_body' }).body ?? '';
 }
-
-/**
- * zod schemas of the bodies this configuration sends (exact type strings, amount format, rollback
- * style, extra fields; a ROLLBACK only when the profile has one). Unknown keys are refused.
- */
-export function callbackBodySchemas(config: CallbacksConfig) {
-  return bodySchemas(wireOf(config));
-}
-
-export {
-  type ParsedWalletReply,
-  walletBalanceSchema,
-  walletRejectionSchema,
-  walletReplySchema,
-} from './reply.ts';

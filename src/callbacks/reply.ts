@@ -1,37 +1,15 @@
-import { z } from 'zod';
-import {
-  builtinDialect,
-  type Dialect,
-  dialectOfProfile,
-  type Operation,
-  type OutcomeCode,
-  outcomesOf,
-  readReply,
-} from '../dialects/index.ts';
+import { builtinDialect, type Dialect, type Operation, type OutcomeCode, outcomesOf, readReply } from '../dialects/index.ts';
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
-import { WIRE_REPLY_CODES, type Wire } from '../profiles/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 
 /**
- * The wallet's reply to a callback, defined once: its zod shapes (for OpenAPI and the contracts)
- * and {@link judgeReply}, the ONE place that decides whether a reply is an acceptance, a
- * business rejection, worth a retry, or garbage. The dispatcher, the shadow ledger, the play
- * page, the demo and `aggmock verify` all ask it, so `{"balance":10,"error":0}` means the same
- * thing everywhere.
+ * The wallet's reply to a callback: {@link judgeReply}, the ONE place that decides whether a reply
+ * is an acceptance, a business rejection, worth a retry, or garbage. The dispatcher, the shadow
+ * ledger, the play page, the demo and `aggmock verify` all ask it, so `{"balance":10,"error":0}`
+ * means the same thing everywhere.
  */
-
-export const walletRejectionSchema = z.object({
-  error: z.enum(WIRE_REPLY_CODES),
-  message: z.string().optional(),
-  balance: z.number().optional(),
-});
-export const walletBalanceSchema = z.object({ balance: z.number() });
-
-/** The wallet's answer: `{balance}` after the event, or a business rejection `{error, message?, balance?}`. */
-export const walletReplySchema = z.union([walletRejectionSchema, walletBalanceSchema]);
-export type ParsedWalletReply = z.infer<typeof walletReplySchema>;
 
 /**
  * - `accepted`: 2xx, a JSON object, no error signalled;
@@ -91,11 +69,6 @@ export interface DialectReading {
 
 /** The documented reply (`default`): `{balance}`, or `{error, message?, balance?}`, amounts in major units with two decimals, EUR. */
 export const DEFAULT_READING: DialectReading = Object.freeze({ dialect: builtinDialect('default'), currency: 'EUR' });
-
-/** A profile wire's reading: its dialect's, in a currency (default the wire's). */
-export function readingOfWire(wire: Wire, currency: string = wire.currency): DialectReading {
-  return { dialect: dialectOfProfile(wire.definition), currency, currencies: wire.currencies };
-}
 
 /**
  * Judges one reply under a wire's dialect. The rules (`readReply`), in order:

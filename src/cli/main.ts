@@ -2,7 +2,6 @@ import { Command, CommanderError } from 'commander';
 import { CatalogFixtureError } from '../catalog/fixture.ts';
 import { ConfigError, CredentialError } from '../config/index.ts';
 import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
-import { NotAProfileError } from '../profiles/index.ts';
 import { SqliteUnavailableError } from '../storage/index.ts';
 import { VERSION } from '../version.ts';
 import { registerCommands } from './commands/index.ts';
@@ -36,7 +35,6 @@ program.parseAsync(argv).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof CatalogFixtureError ||
     error instanceof SqliteUnavailableError ||
-    error instanceof NotAProfileError ||
     error instanceof CredentialError
   ) {
     process.stderr.write(`aggmock: ${error.message}\n`);

@@ -8,7 +8,6 @@ import {
   type ShownRequest,
   type SignOptions,
 } from '../dialects/index.ts';
-import { NotAProfileError, wireOf } from '../profiles/index.ts';
 import { cached } from '../shared/index.ts';
 import { type AggmockConfig, API_KEY_CREDENTIAL, dialectOfSetting, signingKeys } from './schema.ts';
 
@@ -33,22 +32,6 @@ const signOptions = new WeakMap<CallbacksSettings, SignOptions>();
  */
 export function dialectOf(callbacks: CallbacksSettings): Dialect {
   return cached(dialects, callbacks, (c) => dialectOfSetting(c.dialect, c));
-}
-
-/**
- * LEGACY (issue 31), for src/verify only until it asks capabilities: whether the dialect is
- * neither `default`, `betnex` nor a converted profile file. Nothing else may ask.
- *
- * @deprecated ask the dialect what it can do (src/dialects/capabilities.ts)
- */
-export function isVendorDialect(callbacks: CallbacksSettings): boolean {
-  try {
-    wireOf(callbacks);
-    return false;
-  } catch (error) {
-    if (error instanceof NotAProfileError) return true;
-    throw error;
-  }
 }
 
 /** Thrown when a credential cannot be read (a private key file that is missing). */

@@ -5,7 +5,7 @@
  * surfaces or the CLI.
  */
 
-export { CredentialError, credentialsOf, dialectOf, isVendorDialect, shownRequest, signOptionsOf } from './dialect.ts';
+export { CredentialError, credentialsOf, dialectOf, shownRequest, signOptionsOf } from './dialect.ts';
 export { parseDuration } from './duration.ts';
 export * from './faults.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, deepMerge, envLayer, envNameOf, loadConfig, validateConfig } from './load.ts';

@@ -1,179 +1,408 @@
-import './no-tracking.ts';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PactV4 } from '@pact-foundation/pact';
-import { readingOf } from '../callbacks/call.ts';
-import { FakeClock } from '../callbacks/clock.ts';
-import { openDatabase } from '../callbacks/db.ts';
-import { createCallbackEngine } from '../callbacks/engine.ts';
-import type { StoredEvent } from '../callbacks/events.ts';
-import { judgeReply } from '../callbacks/reply.ts';
-import { isVendorDialect } from '../config/dialect.ts';
+import { credentialsOf, dialectOf, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
-import { wireOf } from '../profiles/index.ts';
-import { sortKeys, writeDialectContracts } from './dialect.ts';
+import {
+  acknowledgementCodes,
+  balancePaths,
+  buildRequest,
+  type CallFacts,
+  type Credentials,
+  credentialMask,
+  type Dialect,
+  type Fact,
+  type Field,
+  maskedRequest,
+  type Operation,
+  type SignedRequest,
+  type SignOptions,
+  writeAmount,
+  writeReply,
+} from '../dialects/index.ts';
+import { DEFAULT_HEADER_NAMES, type HeaderNames, type SigningScheme } from '../signing/index.ts';
 import {
   CONSUMER,
-  CONTRACT_WEBHOOK_PATH,
-  type ContractInteraction,
-  interactionsFor,
+  contractFacts,
+  contractSessionToken,
+  type DialectContract,
+  dialectContracts,
   PACT_FILE_NAME,
   PROVIDER,
-  WRONG_SECRET,
-} from './interactions.ts';
-import { CONTRACT_EPOCH_MS, describeInteraction, enqueueRequestOf } from './pact.ts';
+  refusalCodes,
+} from './dialect.ts';
 
-/** What the engine saw when it delivered one contract interaction to the Pact mock. */
-export interface DeliveredInteraction {
-  interaction: ContractInteraction;
-  event: StoredEvent;
+/*
+ * The pact file of a dialect's contracts (Pact V4), written from data: each contract as the
+ * dialect's real request (method, path, JSON/form/query, headers, signature by pattern, the run's
+ * values by type) and the reply its rule requires (success or refusal codes, balance paths,
+ * matched by pattern). The same bytes for the same dialect and credentials; no Pact library is
+ * loaded to write it.
+ */
+
+type Matcher = { match: 'regex'; regex: string } | { match: 'type' } | { match: 'statusCode'; status: string | number[] };
+type Rules = Record<string, { combine: 'AND' | 'OR'; matchers: Matcher[] }>;
+
+const JSON_CONTENT_TYPE = String.raw`(?i)^\s*application/json\s*(;.*)?$`;
+const BALANCE_TEXT = String.raw`^-?\d+(\.\d+)?$`;
+
+/** Facts whose value is the run's (ids, time, tokens): matched by type in the request. */
+const VOLATILE: ReadonlySet<Fact> = new Set<Fact>([
+  'transactionId',
+  'betTransactionId',
+  'roundId',
+  'timestamp',
+  'timestampSeconds',
+  'timestampMs',
+  'sessionToken',
+  'requestId',
+  'nonce',
+  'playerId',
+  'amount',
+  'betAmount',
+]);
+
+function volatile(field: Field): boolean {
+  if ('from' in field) return (typeof field.from === 'string' ? [field.from] : field.from).some((f) => VOLATILE.has(f));
+  if ('template' in field) return /\{(?!credential\.)[A-Za-z]+\}/.test(field.template);
+  if ('json' in field) return volatile(field.json);
+  return false;
 }
 
-/**
- * Sends one interaction's callback with aggmock's REAL callback engine (in-memory outbox, fake
- * clock at the contract epoch, one attempt) to `webhookUrl`, and returns the settled event.
- * Throws when the engine did not end the way the rule says it must (delivered for a 2xx reply,
- * rejected for a 4xx), so a consumer test fails if aggmock misreads the reply.
- */
-export async function deliverInteraction(
-  interaction: ContractInteraction,
-  config: AggmockConfig,
-  webhookUrl: string,
-): Promise<StoredEvent> {
-  const signing = config.callbacks.signing;
-  const engineConfig: AggmockConfig = {
-    ...config,
-    callbacks: {
-      ...config.callbacks,
-      retrySchedule: [0],
-      jitter: 0,
-      rollbackFailedDebits: false,
-      timeout: 5_000,
-      signing: interaction.signature === 'wrong-secret' ? { ...signing, secrets: [WRONG_SECRET] } : signing,
-      ...(interaction.signature === 'wrong-secret' ? { apiKey: WRONG_SECRET } : {}),
-    },
+/** A JSONPath for a member name: `$.name`, or `$['odd-name']`. */
+function memberPath(keys: readonly string[]): string {
+  return `$${keys.map((k) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `['${k.replaceAll("'", "\\'")}']`)).join('')}`;
+}
+
+function rule(...matchers: Matcher[]): Rules[string] {
+  return { combine: 'AND', matchers };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What the dialect's signature looks like, in its encoding, whatever the key. */
+export function signaturePattern(dialect: Dialect): string | undefined {
+  const recipe = dialect.signing;
+  if (!('place' in recipe)) return undefined;
+  const prefix = 'header' in recipe.place && recipe.place.prefix ? escapeRegex(recipe.place.prefix) : '';
+  const body = {
+    hex: '[0-9a-f]+',
+    HEX: '[0-9A-F]+',
+    base64: '[A-Za-z0-9+/]+=*',
+    base64url: '[A-Za-z0-9_-]+=*',
+  }[recipe.encoding];
+  return `^${prefix}${body}$`;
+}
+
+/** aggmock's header schemes: what each signature header looks like, whatever the secret (any number of them: rotation). */
+const SCHEME_PATTERNS: Record<SigningScheme, Partial<Record<keyof HeaderNames, string>>> = {
+  timestamped: { signature: String.raw`^t=\d+(,v1=[0-9a-f]{64})+$` },
+  'hmac-hex': { signature: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
+  'standard-webhooks': {
+    webhookId: String.raw`^\S+$`,
+    webhookTimestamp: String.raw`^\d+$`,
+    webhookSignature: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$',
+  },
+};
+
+/** The signature headers of a dialect signed by aggmock's header schemes, each with its pattern (none for another recipe). */
+function schemeHeaderPatterns(dialect: Dialect, signOptions: SignOptions): Record<string, string> {
+  const recipe = dialect.signing;
+  const keys = signOptions.scheme;
+  if (recipe.algorithm !== 'scheme' || keys === undefined) return {};
+  const names = { ...DEFAULT_HEADER_NAMES, ...keys.headerNames };
+  const patterns = SCHEME_PATTERNS[recipe.scheme ?? keys.scheme];
+  return Object.fromEntries(
+    (Object.keys(patterns) as (keyof HeaderNames)[]).map((key) => [
+      headerName(names[key].toLowerCase()),
+      patterns[key] as string,
+    ]),
+  );
+}
+
+/** HTTP status classes of the dialect as Pact status matchers. */
+function statusMatchers(classes: readonly string[]): Matcher[] {
+  const named: Record<string, string> = {
+    '1xx': 'information',
+    '2xx': 'success',
+    '3xx': 'redirect',
+    '4xx': 'clientError',
+    '5xx': 'serverError',
   };
-  const wire = wireOf(config.callbacks);
-  const db = openDatabase(':memory:');
-  const engine = createCallbackEngine({ config: engineConfig, db, clock: new FakeClock(CONTRACT_EPOCH_MS), webhookUrl });
-  try {
-    engine.start();
-    const event = await engine.enqueue(enqueueRequestOf(interaction)).settled;
-    const reply = interaction.reply;
-    const body = event.reply?.body as Record<string, unknown> | undefined;
-    const judged = event.reply ? judgeReply(event.reply, readingOf(config.callbacks)()) : undefined;
-    const code = reply.accepted ? undefined : wire.code(reply.error);
-    if (reply.accepted) {
-      if (event.status !== 'delivered')
-        throw new Error(`${interaction.id}: expected the engine to deliver it, but it ended ${event.status}: ${event.error}`);
-      if (judged?.balance.kind !== 'ok') {
-        throw new Error(`${interaction.id}: the engine did not read a balance from ${JSON.stringify(body)}`);
-      }
-    } else if (event.status !== 'rejected' || judged?.error !== code) {
-      throw new Error(
-        `${interaction.id}: expected a rejection ${reply.error}, but the engine ended ${event.status} with ${JSON.stringify(body)}`,
-      );
-    }
-    return event;
-  } finally {
-    await engine.stop({ deadlineMs: 1_000 });
-    db.close();
+  const exact: number[] = [];
+  const out: Matcher[] = [];
+  for (const c of classes) {
+    const name = named[c];
+    if (name) out.push({ match: 'statusCode', status: name });
+    else if (c.includes('-')) {
+      const [from, to] = c.split('-').map(Number) as [number, number];
+      for (let s = from; s <= to; s++) exact.push(s);
+    } else if (/^\d{3}$/.test(c)) exact.push(Number(c));
   }
+  if (exact.length > 0) out.push({ match: 'statusCode', status: exact });
+  return out;
+}
+
+interface PactRequest {
+  method: string;
+  path: string;
+  query?: Record<string, string[]>;
+  headers: Record<string, string[]>;
+  body?: { content: unknown; contentType: string; encoded: false };
+  matchingRules?: Record<string, Rules>;
+}
+
+/** The Pact request of a signed dialect request: its parts, with the signature and the run's values by pattern. */
+function pactRequest(
+  dialect: Dialect,
+  operation: Operation,
+  req: SignedRequest,
+  schemeHeaders: Record<string, string>,
+): PactRequest {
+  const op = dialect.operations[operation];
+  const [path = '', query = ''] = req.path.split(/\?(.*)/s) as [string, string | undefined];
+  const out: PactRequest = { method: req.method, path: path === '' ? '/' : path, headers: {} };
+  const queryPairs = [...new URLSearchParams(query)];
+  if (queryPairs.length > 0) {
+    out.query = {};
+    for (const [k, v] of queryPairs) out.query[k] = [...(out.query[k] ?? []), v];
+  }
+  for (const [name, value] of Object.entries(req.headers)) out.headers[headerName(name)] = [value];
+  const contentType = req.headers['content-type'];
+  if (req.body !== undefined && contentType) {
+    out.body = {
+      content: contentType === 'application/json' ? JSON.parse(req.body) : req.body,
+      contentType,
+      encoded: false,
+    };
+  }
+  const body: Rules = {};
+  const queryRules: Rules = {};
+  const headerRules: Rules = {};
+  const encoding = op?.encoding ?? dialect.request.encoding;
+  for (const [name, field] of Object.entries(op?.fields ?? {})) {
+    if (!volatile(field)) continue;
+    if (encoding === 'query') queryRules[name] = rule({ match: 'type' });
+    else body[memberPath([name])] = rule({ match: 'type' });
+  }
+  for (const [name, field] of [...Object.entries(dialect.request.headers), ...Object.entries(op?.headers ?? {})]) {
+    if (volatile(field)) headerRules[headerName(name)] = rule({ match: 'type' });
+  }
+  for (const [name, regex] of Object.entries(schemeHeaders)) headerRules[name] = rule({ match: 'regex', regex });
+  const pattern = signaturePattern(dialect);
+  const recipe = dialect.signing;
+  if (pattern && 'place' in recipe) {
+    const place = recipe.place;
+    if ('header' in place) headerRules[headerName(place.header)] = rule({ match: 'regex', regex: pattern });
+    else if ('query' in place) queryRules[place.query] = rule({ match: 'regex', regex: pattern });
+    else body[memberPath([place.field])] = rule({ match: 'regex', regex: pattern });
+  }
+  const rules: Record<string, Rules> = {};
+  if (Object.keys(body).length > 0) rules.body = body;
+  if (Object.keys(queryRules).length > 0) rules.query = queryRules;
+  if (Object.keys(headerRules).length > 0) rules.header = headerRules;
+  if (Object.keys(rules).length > 0) out.matchingRules = rules;
+  return out;
+}
+
+/** "x-hub88-signature" → "X-Hub88-Signature": how a person writes a header name. */
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
 /**
- * Runs every contract interaction (or `only` some) through the Pact mock server with the real
- * engine, writing `<outDir>/aggmock-integrator-webhook.json`. `onDelivered` sees each settled event
- * (consumer tests assert on it).
+ * The reply a contract requires under the dialect: the example a correct wallet writes
+ * (`writeReply`), with the balance matched as a number or decimal text, the outcome code as one of
+ * the values the rule allows, echoed facts by type, the status by the dialect's classes.
  */
-export async function runConsumerInteractions(options: {
-  config: AggmockConfig;
-  outDir: string;
-  interactions?: readonly ContractInteraction[];
-  onDelivered?: (delivered: DeliveredInteraction) => void;
-}): Promise<void> {
-  const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: options.outDir, logLevel: 'error' });
-  for (const interaction of options.interactions ?? interactionsFor(wireOf(options.config.callbacks))) {
-    await describeInteraction(pact.addInteraction(), interaction, options.config.callbacks).executeTest(async (mock) => {
-      const event = await deliverInteraction(interaction, options.config, `${mock.url}${CONTRACT_WEBHOOK_PATH}`);
-      await matchRecorded(pact, mock.port);
-      options.onDelivered?.({ interaction, event });
+function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFacts) {
+  const op = dialect.operations[facts.operation];
+  const write = (minor: number) => writeAmount(dialect, facts.currency, minor);
+  const reply = contract.reply;
+  const answer = reply.accepted ? reply : { accepted: false as const, refusal: reply.refusal };
+  // An authenticate reply need not carry the balance (Hub88's /user/info, Evolution's /check); a
+  // refusal need not echo the request. What the rule does not require is left out of the example,
+  // since Pact requires every member the example has.
+  const balances = balancePaths(dialect, facts.operation);
+  const readsBalance = reply.accepted && balances !== undefined && facts.operation !== 'authenticate';
+  // A reply the operation reads without a code (Caleta's /wallet/check) is an object, nothing more.
+  const uncoded = op?.reply?.code === false;
+  const shape = uncoded ? { code: undefined, ok: undefined, success: undefined } : {};
+  // The constant members a wallet writes besides the outcome (Betnex's msg and handle) are never read: not required either.
+  const { writes: _writes, ...read } = dialect.reply;
+  const written = writeReply(
+    { ...dialect, reply: { ...read, ...shape, echo: reply.accepted && !uncoded ? dialect.reply.echo : {} } },
+    facts,
+    answer,
+    write,
+  );
+  if (!readsBalance) dropBalance(balances ?? [], written.body, op?.reply?.root);
+  const token = reply.accepted ? op?.reply?.token : undefined;
+  if (token !== undefined)
+    setPath(written.body, [...(op?.reply?.root?.split('.') ?? []), ...token.split('.')], facts.sessionToken);
+  const root = op?.reply?.root?.split('.') ?? [];
+  const at = (path: string) => memberPath([...root, ...path.split('.')]);
+  const rules = dialect.reply;
+  const body: Rules = {};
+  if (readsBalance) {
+    for (const path of balances ?? []) body[at(path)] = rule({ match: 'regex', regex: BALANCE_TEXT });
+  }
+  if (token !== undefined) body[at(token)] = rule({ match: 'type' });
+  const coded = rules.code !== undefined && !uncoded;
+  const allowed = reply.accepted
+    ? rules.ok === undefined
+      ? []
+      : [
+          ...(Array.isArray(rules.ok) ? rules.ok : [rules.ok]),
+          // A repeat may be acknowledged with the vendor's "already processed" code (Evolution's BET_ALREADY_EXIST).
+          ...(contract.firstReply ? acknowledgementCodes(dialect, facts.operation) : []),
+        ]
+    : refusalCodes(dialect, reply.refusal);
+  if (coded && allowed.length > 0 && allowed.every((v) => typeof v !== 'boolean')) {
+    body[at(rules.code as string)] = rule({
+      match: 'regex',
+      regex: `^(${allowed.map((v) => escapeRegex(String(v))).join('|')})$`,
     });
   }
+  if (reply.accepted && !uncoded)
+    for (const path of Object.values(rules.echo)) if (path) body[at(path)] = rule({ match: 'type' });
+  const refusalStatus = reply.accepted ? undefined : rules.statuses[reply.refusal];
+  const matchingRules: Record<string, Rules> = {
+    header: { 'Content-Type': rule({ match: 'regex', regex: JSON_CONTENT_TYPE }) },
+  };
+  if (Object.keys(body).length > 0) matchingRules.body = body;
+  // Replies are matched on any status the dialect reads a body from. A refusal the dialect answers with a
+  // status of its own may come with that status too (the default wire's 402, or 200 + {error}: the judge reads
+  // both); a forged signature's own status (401) is that status only. A refusal the dialect has no code of its
+  // own for (100HP's lack of funds) may come with any of its refusal statuses.
+  const ownCode = !reply.accepted && rules.codes[reply.refusal] !== undefined;
+  const refusalStatuses = reply.accepted || ownCode ? [] : [...new Set(Object.values(rules.statuses))].map(String);
+  const exact = !reply.accepted && reply.refusal === 'INVALID_SIGNATURE' && refusalStatus !== undefined;
+  if (!exact) {
+    const own = refusalStatus === undefined ? [] : [String(refusalStatus)];
+    matchingRules.status = {
+      $: { combine: 'OR', matchers: statusMatchers([...rules.status.answer, ...own, ...refusalStatuses]) },
+    };
+  }
+  return {
+    status: refusalStatus ?? written.status,
+    headers: { 'Content-Type': ['application/json'] },
+    body: { content: written.body, contentType: 'application/json', encoded: false },
+    matchingRules,
+  };
 }
 
-/**
- * Waits (up to 1 s) until the Pact mock server has booked the request it already answered.
- * Since pact 16.3 the mock server records matches on an async channel, so under CPU load
- * executeTest can read "expected but not received" for a request that was answered
- * (pact-foundation/pact-core-mock-server#13). A real mismatch never books a match: after the wait
- * executeTest reports it as usual.
- */
-async function matchRecorded(pact: PactV4, port: number): Promise<void> {
-  const core = (pact as unknown as { pact?: { mockServerMatchedSuccessfully?: (port: number) => boolean } }).pact;
-  if (typeof core?.mockServerMatchedSuccessfully !== 'function') return;
-  for (let waited = 0; waited < 1_000 && !core.mockServerMatchedSuccessfully(port); waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+function setPath(body: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = body;
+  for (const key of keys.slice(0, -1)) {
+    if (!node[key] || typeof node[key] !== 'object') node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1) as string] = value;
+}
+
+/** Removes the balance members from a written reply (under its root member, when it has one). */
+function dropBalance(paths: readonly string[], body: Record<string, unknown>, root: string | undefined): void {
+  for (const path of paths) {
+    const keys = [...(root?.split('.') ?? []), ...path.split('.')];
+    let node: unknown = body;
+    for (const key of keys.slice(0, -1))
+      node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    if (node && typeof node === 'object') delete (node as Record<string, unknown>)[keys.at(-1) as string];
   }
 }
 
+/** The moment every example is stamped with: the same bytes on every run. */
+const EPOCH_MS = Date.parse('2025-01-01T00:00:00.000Z');
+
+/** The example request of one contract (run values of the contract itself, at the contract epoch, valid keys). */
+export function exampleRequest(
+  dialect: Dialect,
+  contract: DialectContract,
+  credentials: Credentials,
+  signOptions: SignOptions,
+  currency: string,
+): { facts: CallFacts; request: SignedRequest } {
+  const facts = contractFacts(contract, { currency, createdAt: EPOCH_MS });
+  return { facts, request: buildRequest(dialect, facts, credentials, { ...signOptions, timestamp: EPOCH_MS / 1000 }) };
+}
+
 /**
- * Writes the Pact file for ANY configuration (signing scheme, rollback style, type strings, amount
- * format, extra fields) from the same interaction definitions, by running the same engine against
- * the Pact mock. Replaces an existing file; its content is normalised (stable key order), so the
- * same config always gives the same bytes. Returns the path written.
- *
- * @example
- * const path = await generateContracts({ config: defaultConfig(), outDir: 'contracts' });
+ * The pact of a dialect's contracts, as a Pact V4 file. The bad-signature example is signed with
+ * the real keys (a key pair made for it would change the file on every run); the Verifier's
+ * request filter signs it with keys the wallet does not know.
  */
-export async function generateContracts(options: { config: AggmockConfig; outDir: string }): Promise<string> {
-  const file = join(options.outDir, PACT_FILE_NAME);
+export function dialectPact(options: {
+  dialect: Dialect;
+  credentials: Credentials;
+  signOptions: SignOptions;
+  currency: string;
+}): Record<string, unknown> {
+  const { dialect } = options;
+  // The file is shown (verify's reports carry each interaction) and shared: secrets in it are masked;
+  // verify's request filter makes each request again with the real ones.
+  const mask = credentialMask(dialect, options.credentials);
+  const schemeHeaders = schemeHeaderPatterns(dialect, options.signOptions);
+  const interactions = dialectContracts(dialect).map((contract) => {
+    const example = exampleRequest(dialect, contract, options.credentials, options.signOptions, options.currency);
+    const { facts } = example;
+    const shown = maskedRequest(mask, { ...example.request, body: example.request.body ?? '' });
+    const request: SignedRequest = { ...shown, body: example.request.body === undefined ? undefined : shown.body };
+    return {
+      type: 'Synchronous/HTTP',
+      description: contract.description,
+      pending: false,
+      providerStates: contract.states.map((s) => ({
+        name: s.name,
+        params:
+          dialect.session.token === 'none'
+            ? s.params
+            : { ...s.params, sessionToken: contractSessionToken(String(s.params.playerId ?? contract.call.playerId)) },
+      })),
+      request: pactRequest(dialect, contract.call.operation, request, schemeHeaders),
+      response: pactResponse(dialect, contract, facts),
+    };
+  });
+  return {
+    consumer: { name: CONSUMER },
+    provider: { name: PROVIDER },
+    interactions,
+    metadata: { pactSpecification: { version: '4.0' }, aggmock: { dialect: dialect.name } },
+  };
+}
+
+/**
+ * Writes the pact file (`<outDir>/aggmock-integrator-webhook.json`) of the callbacks settings:
+ * their dialect (any: default, betnex, a profile file, a vendor's), credentials and currency; keys
+ * sorted, so the same settings give the same bytes. Replaces an existing file. Needs no Pact
+ * library (the file is data), so verify pays no import for it.
+ *
+ * @example generateContracts({ config: defaultConfig(), outDir: 'contracts' }) // 'contracts/aggmock-integrator-webhook.json'
+ */
+export function generateContracts(options: { config: AggmockConfig; outDir: string }): string {
+  const callbacks = options.config.callbacks;
+  const pact = dialectPact({
+    dialect: dialectOf(callbacks),
+    credentials: credentialsOf(callbacks),
+    signOptions: signOptionsOf(callbacks),
+    currency: callbacks.currency,
+  });
   mkdirSync(options.outDir, { recursive: true });
-  // A vendor dialect's contracts are written from its definition: the engine's profile callbacks are not its wire.
-  if (isVendorDialect(options.config.callbacks)) return writeDialectContracts(options);
-  // Pact merges into an existing file; start clean so a removed interaction disappears.
-  rmSync(file, { force: true });
-  await runConsumerInteractions(options);
-  writeFileSync(file, `${JSON.stringify(normalisePact(JSON.parse(readFileSync(file, 'utf8'))), null, 2)}\n`);
+  const file = join(options.outDir, PACT_FILE_NAME);
+  writeFileSync(file, `${JSON.stringify(sortKeys(pact), null, 2)}\n`);
   return file;
 }
 
-/**
- * A pact with everything volatile removed and keys sorted, for writing and comparing: the
- * versions of the Pact libraries in `metadata` are kept out (an upgrade alone must not make the
- * committed contracts "differ"). Business rejections are widened to "any 2xx or 4xx" here.
- */
-export function normalisePact(pact: unknown): unknown {
-  const copy = structuredClone(pact) as PactWithResponses & { metadata?: Record<string, unknown> };
-  if (copy.metadata) {
-    delete copy.metadata.pactRust;
-    delete copy.metadata['pact-js'];
+/** A value with its object keys sorted, for files whose bytes must not depend on insertion order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
   }
-  widenRejectionStatus(copy);
-  return sortKeys(copy);
-}
-
-interface PactWithResponses {
-  interactions?: { response?: { status?: number; matchingRules?: Record<string, unknown> } }[];
-}
-
-/**
- * A business rejection may come as a 4xx or as a 200 with `{error}` (the wallet's style), so its
- * status matches "success OR client error". pact-js's DSL can only name one status class, so the
- * rule is written into the file here; the Pact core honours it. INVALID_SIGNATURE stays 401.
- */
-function widenRejectionStatus(pact: PactWithResponses): void {
-  for (const interaction of pact.interactions ?? []) {
-    const response = interaction.response;
-    if (!response?.matchingRules || response.status === undefined || response.status < 400 || response.status === 401) continue;
-    response.matchingRules.status = {
-      $: {
-        combine: 'OR',
-        matchers: [
-          { match: 'statusCode', status: 'success' },
-          { match: 'statusCode', status: 'clientError' },
-        ],
-      },
-    };
-  }
+  return value;
 }

@@ -1,17 +1,9 @@
 /**
- * The Pact contracts aggmock (consumer) expects of an integrator webhook (provider): SPEC §7.
+ * The Pact contracts aggmock (consumer) expects of a wallet webhook (provider), for every dialect:
+ * the contracts as data (`dialect.ts`) and their pact file (`generate.ts`, `npm run contracts`).
  *
- * An engine: it imports callbacks (the body builder), config, money and signing; it must not
- * import verify, any other surface or the CLI.
+ * An engine: it imports config and dialects; it must not import verify, any other surface or the CLI.
  */
 
 export * from './dialect.ts';
-export {
-  type DeliveredInteraction,
-  deliverInteraction,
-  generateContracts,
-  normalisePact,
-  runConsumerInteractions,
-} from './generate.ts';
-export * from './interactions.ts';
-export { CONTRACT_EPOCH_MS, contractBody, enqueueRequestOf, signatureHeaderPatterns } from './pact.ts';
+export { dialectPact, exampleRequest, generateContracts, signaturePattern, sortKeys } from './generate.ts';

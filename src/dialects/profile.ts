@@ -1,11 +1,4 @@
-import {
-  type BodyField,
-  type BodyTemplate,
-  type ProfileDefinition,
-  rememberProfile,
-  sources,
-  type ValueSource,
-} from '../profiles/index.ts';
+import { type BodyField, type BodyTemplate, type ProfileDefinition, sources, type ValueSource } from '../profiles/index.ts';
 import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, type Fields } from './schema.ts';
 
 /*
@@ -117,5 +110,5 @@ export function dialectOfProfile(profile: ProfileDefinition): Dialect {
           }),
     },
   };
-  return rememberProfile(dialectSchema.parse(input), profile);
+  return dialectSchema.parse(input);
 }

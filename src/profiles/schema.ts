@@ -3,11 +3,10 @@ import { PROTOTYPE_KEYS, prototypeSegment } from '../shared/index.ts';
 import { SIGNING_SCHEMES } from '../signing/index.ts';
 
 /*
- * A wire profile, as data: what a callback body looks like, how amounts are written, how the
- * wallet's reply is read and how requests are signed. The dispatcher, the shadow ledger, OpenAPI,
- * the Pact contracts, the reference wallet and `aggmock verify` all work from the active profile
- * (see resolve.ts), so one definition drives every surface. A user writes one as a JSON file;
- * `profile.schema.json` (generated from this schema) helps an editor.
+ * A profile file, as data: what a callback body looks like, how amounts are written, how the
+ * wallet's reply is read and how requests are signed. A user writes one as a JSON file
+ * (`profile.schema.json`, generated from this schema, helps an editor); the configuration converts
+ * it to a dialect once (`dialects/profile.ts`), and every surface works from that dialect.
  */
 
 /**

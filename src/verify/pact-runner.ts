@@ -15,17 +15,21 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config/dialect.ts';
-import { contractFacts, contractSessionToken, type DialectContract } from '../contracts/dialect.ts';
-import { WRONG_SECRET } from '../contracts/interactions.ts';
+import {
+  contractFacts,
+  contractSessionToken,
+  type DialectContract,
+  dialectContracts,
+  WRONG_SECRET,
+} from '../contracts/dialect.ts';
 import { carriesSessionToken } from '../dialects/capabilities.ts';
-import { buildRequest, type Dialect, readReply, tokenHandedOver } from '../dialects/index.ts';
+import { buildRequest, type Dialect, readReply, roundIdOf, tokenHandedOver } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
 import { describeOutcome, postStateOnce } from './client.ts';
 import { type BalanceProbe, CheckContext } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
-import { pactContracts } from './pact-calls.ts';
 
 export interface PactRunnerInput {
   pactFile: string;
@@ -40,8 +44,6 @@ export interface PactRunnerInput {
   players: string[];
   runId: string;
   callbacks: CallbacksConfig;
-  /** Transaction ids of interactions that must arrive signed with a wrong secret. */
-  wrongSecretTransactionIds: string[];
   timeoutMs: number;
   /** Players mode: how balances are read (the preflight's choice). */
   balanceProbe?: BalanceProbe;
@@ -244,8 +246,7 @@ function contractOfRequest(
 }
 
 /**
- * Every contract request, made again as the Verifier's proxy passes it, for every wire (a profile's
- * pact too: pact-calls.ts): built and signed by the dialect (`buildRequest`) from the contract's
+ * Every contract request, made again as the Verifier's proxy passes it, for every wire: built and signed by the dialect (`buildRequest`) from the contract's
  * call with a fresh time, so the signature covers exactly the bytes forwarded wherever the recipe
  * puts it (aggmock's header schemes, a header, a body field, a query parameter), Content-Length
  * included. The bad-signature contract is signed with keys (or a secret) the wallet does not know.
@@ -257,7 +258,7 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
   const dialect: Dialect = dialectOf(callbacks);
   const credentials = credentialsOf(callbacks);
   const signOptions = signOptionsOf(callbacks);
-  const contracts = pactContracts(dialect);
+  const contracts = dialectContracts(dialect);
   const sent = new Set<DialectContract>();
   const players = input.stateUrl === undefined;
   return (req: FilterRequest & { method: string }, res: ServerResponse, next: () => void) => {
@@ -396,7 +397,11 @@ async function realiseState(
   run.playerMap.set(contractPlayer, player);
   if (typeof params.transactionId === 'string') {
     const amountMinor = toMinor(Number(params.amount)) ?? 0;
-    const step = await ctx.debit(`state: ${name}`, player, amountMinor, runTransactionId(params.transactionId, input.runId));
+    const transactionId = runTransactionId(params.transactionId, input.runId);
+    // In the round the contract's call names (contractFacts), so a wallet keying repeats by round sees the repeat.
+    const step = await ctx
+      .send(`state: ${name}`, { kind: 'debit', playerId: player, amountMinor, transactionId, roundId: roundIdOf(transactionId) })
+      .then((sent) => ({ ...sent, transactionId }));
     if (!step.reply.accepted)
       throw new Error(`could not set up "${name}" through the webhook: the DEBIT got ${describeOutcome(step.exchange)}`);
     if (step.reply.balanceMinor !== undefined) run.firstBalances.set(step.transactionId, step.reply.balanceMinor);

@@ -6,8 +6,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
-import { DIALECT_CONTRACTS } from '../contracts/dialect.ts';
-import { CONTRACT_INTERACTIONS, type ContractInteraction } from '../contracts/interactions.ts';
+import { DIALECT_CONTRACTS, type DialectContract } from '../contracts/dialect.ts';
 import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import type { Exchange } from './client.ts';
 import type { BalanceProbe } from './context.ts';
@@ -44,18 +43,13 @@ interface PactFile {
 
 export const PACT_ID_PREFIX = 'pact:';
 
-/** The definition behind a pact interaction: a profile contract or a vendor dialect's, by its description. */
-function definitionOf(
-  description: string,
-): (Pick<ContractInteraction, 'id' | 'rule' | 'hint' | 'states'> & { signed: boolean }) | undefined {
-  const profile = CONTRACT_INTERACTIONS.find((i) => i.description === description);
-  if (profile) return { ...profile, signed: profile.signature === 'valid' };
-  const dialect = DIALECT_CONTRACTS.find((c) => c.description === description);
-  return dialect ? { ...dialect, signed: dialect.signature === 'valid' } : undefined;
+/** The contract behind a pact interaction, by its description (undefined in a custom pact file). */
+function definitionOf(description: string): DialectContract | undefined {
+  return DIALECT_CONTRACTS.find((c) => c.description === description);
 }
 
-/** Every known definition's description, in report order (profile contracts, then a dialect's). */
-const REPORT_ORDER = [...CONTRACT_INTERACTIONS, ...DIALECT_CONTRACTS].map((i) => i.description);
+/** Every contract's description, in report order. */
+const REPORT_ORDER = DIALECT_CONTRACTS.map((i) => i.description);
 
 export function pactIdOf(description: string): string {
   const known = definitionOf(description);
@@ -166,7 +160,6 @@ export async function verifyPacts(options: VerifyPactsOptions): Promise<PactInte
       players: options.players,
       runId: options.runId,
       callbacks: options.callbacks,
-      wrongSecretTransactionIds: wrongSecretIds(runnable),
       timeoutMs: options.timeoutMs,
       ...(options.balanceProbe === undefined ? {} : { balanceProbe: options.balanceProbe }),
       ...(options.sessionTokens === undefined ? {} : { tokens: Object.fromEntries(options.sessionTokens) }),
@@ -188,17 +181,6 @@ function ordered(results: Map<string, PactInteractionResult>): PactInteractionRe
     return i < 0 ? REPORT_ORDER.length : i;
   };
   return [...results.values()].sort((a, b) => rank(a) - rank(b));
-}
-
-/** Transaction ids of the bad-signature interactions: the request filter signs those with a wrong secret. */
-function wrongSecretIds(interactions: PactFile['interactions']): string[] {
-  const wrong = new Set(
-    CONTRACT_INTERACTIONS.filter((i: ContractInteraction) => i.signature === 'wrong-secret').map((i) => i.description),
-  );
-  return interactions
-    .filter((i) => wrong.has(i.description))
-    .map((i) => i.request?.body?.content?.transactionId)
-    .filter((t): t is string => typeof t === 'string');
 }
 
 interface VerifierReport {

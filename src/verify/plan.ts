@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransport, TimeoutError } from '../callbacks/transport.ts';
-import { dialectOf, isVendorDialect } from '../config/dialect.ts';
+import { dialectOf } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
-import { dialectContracts, writeDialectContracts } from '../contracts/dialect.ts';
-import { PACT_FILE_NAME } from '../contracts/interactions.ts';
+import { dialectContracts, PACT_FILE_NAME } from '../contracts/dialect.ts';
+import { generateContracts } from '../contracts/generate.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS, DEEP_CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
@@ -108,18 +108,14 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
     throw new VerifyUsageError(`pact file ${pactFileOption} does not exist.`);
   }
   const committed = pactFileOption ?? DEFAULT_PACT_FILE;
-  // A vendor dialect's contracts are written from it for this run (contracts/dialect.ts).
-  const vendor = isVendorDialect(callbacks);
-  const useCommitted = pactFileOption !== undefined || (!vendor && sameWire(callbacks, defaultConfig().callbacks));
+  // The committed contracts are the default wire's; any other wire's are written from its dialect for this run.
+  const useCommitted = pactFileOption !== undefined || sameWire(callbacks, defaultConfig().callbacks);
   if (useCommitted && !existsSync(committed)) {
     throw new VerifyUsageError(`the contracts are missing at ${committed}; run \`aggmock contracts --regenerate\`.`);
   }
-  const pactIds =
-    vendor && pactFileOption === undefined
-      ? dialectContracts(dialectOf(callbacks)).map((c) => `${PACT_ID_PREFIX}${c.id}`)
-      : existsSync(committed)
-        ? pactInteractionIds(committed)
-        : [];
+  const pactIds = useCommitted
+    ? pactInteractionIds(committed)
+    : dialectContracts(dialectOf(callbacks)).map((c) => `${PACT_ID_PREFIX}${c.id}`);
   const sessionTokens = new Map<string, string>();
   for (const [player, token] of Object.entries(options.tokens ?? {})) {
     if (token === '' || token.length > 512)
@@ -155,17 +151,9 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
     selected,
     pactFile: async () => {
       if (useCommitted) return { path: committed, dispose: () => {} };
-      if (vendor) {
-        // A vendor dialect's contracts are data, written from it (no Pact library to load).
-        const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-'));
-        const path = writeDialectContracts({ config: { ...base, callbacks }, outDir: dir });
-        return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
-      }
-      // A non-default wire (type strings, rollback style, amount format, scheme…): contracts for it, from the same definitions.
+      // The contracts are data, written from the dialect (no Pact library to load).
       const dir = mkdtempSync(join(tmpdir(), 'aggmock-contracts-'));
-      // Loaded only here: @pact-foundation/pact takes about half a second to import.
-      const { generateContracts } = await import('../contracts/generate.ts');
-      const path = await generateContracts({ config: { ...base, callbacks }, outDir: dir });
+      const path = generateContracts({ config: { ...base, callbacks }, outDir: dir });
       return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
     },
   };

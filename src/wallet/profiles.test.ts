@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { judgeReply, readingOfWire } from '../callbacks/reply.ts';
-import type { AggmockConfigInput } from '../config/index.ts';
-import { renderBody, type WireFields, wireOf } from '../profiles/index.ts';
+import { buildCallbackBody, type CallbackFields } from '../callbacks/events.ts';
+import { judgeReply } from '../callbacks/reply.ts';
+import { type AggmockConfigInput, dialectOf } from '../config/index.ts';
 import type { RunningWallet, WalletFault } from './index.ts';
 import { type Reply, readReply, startTestWallet } from './test-support.ts';
 
 /*
  * The reference wallet under the Betnex profile, over real HTTP on 127.0.0.1: bodies written by
- * aggmock's own renderer, replies judged by aggmock's own judge, money checked in the store.
+ * aggmock's own engine (its dialect), replies judged by aggmock's own judge, money checked in the store.
  */
+
+/** The facts of a callback: its kind and amount, the rest defaulted. */
+type Fields = Partial<CallbackFields> & Pick<CallbackFields, 'kind' | 'amountMinor'>;
 
 const API_KEY = 'operator-key-123';
 const BETNEX: AggmockConfigInput = {
@@ -26,7 +29,7 @@ afterEach(async () => {
 async function betnexWallet(input: AggmockConfigInput = BETNEX) {
   const started = await startTestWallet({ configInput: input });
   running.push(started.wallet);
-  const wire = wireOf(started.config.callbacks);
+  const wire = started.config.callbacks;
   const post = async (body: unknown): Promise<Reply> =>
     readReply(
       await fetch(started.wallet.webhookUrl, {
@@ -36,10 +39,10 @@ async function betnexWallet(input: AggmockConfigInput = BETNEX) {
       }),
     );
   /** The body aggmock would send for these facts. */
-  const body = (fields: Partial<WireFields> & Pick<WireFields, 'kind' | 'amountMinor'>) =>
-    JSON.parse(renderBody(wire, { transactionId: 'tx-1', playerId: 'p1', ...fields })) as Record<string, unknown>;
-  const judge = (reply: Reply, currency?: string) =>
-    judgeReply({ status: reply.status, text: reply.text }, readingOfWire(wire, currency));
+  const body = (fields: Fields) =>
+    JSON.parse(buildCallbackBody({ transactionId: 'tx-1', playerId: 'p1', ...fields }, wire)) as Record<string, unknown>;
+  const judge = (reply: Reply, currency = wire.currency) =>
+    judgeReply({ status: reply.status, text: reply.text }, { dialect: dialectOf(wire), currency, currencies: wire.currencies });
   const balance = (playerId: string) => started.wallet.store.balanceOf(playerId);
   return { ...started, wire, post, body, judge, balance };
 }
@@ -146,14 +149,14 @@ describe('planted faults under the betnex profile', () => {
   async function faulty(fault: WalletFault) {
     const started = await startTestWallet({ configInput: BETNEX, fault });
     running.push(started.wallet);
-    const wire = wireOf(started.config.callbacks);
-    const post = async (fields: Partial<WireFields> & Pick<WireFields, 'kind' | 'amountMinor'>, change = {}) =>
+    const wire = started.config.callbacks;
+    const post = async (fields: Fields, change = {}) =>
       readReply(
         await fetch(started.wallet.webhookUrl, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
-            ...JSON.parse(renderBody(wire, { transactionId: 'tx-1', playerId: 'p1', ...fields })),
+            ...JSON.parse(buildCallbackBody({ transactionId: 'tx-1', playerId: 'p1', ...fields }, wire)),
             ...change,
           }),
         }),

@@ -45,7 +45,7 @@ describe('aggmock mcp over stdio', () => {
       expect(verified.isError).toBeFalsy();
       const report = JSON.parse(verified.content[0]?.type === 'text' ? verified.content[0].text : '');
       expect(report.exitCode).toBe(0);
-      expect(report.results.map((r: { id: string }) => r.id)).toContain('pact:debit-accepted');
+      expect(report.results.map((r: { id: string }) => r.id)).toContain('pact:bet-accepted');
       expect(report.summary.failed).toBe(0);
     } finally {
       const pid = transport.pid;

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runContractsCommand } from '../../src/cli/commands/contracts.ts';
-import { CONTRACT_INTERACTIONS, PACT_FILE_NAME } from '../../src/contracts/index.ts';
+import { dialectOf } from '../../src/config/dialect.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts, PACT_FILE_NAME } from '../../src/contracts/index.ts';
 
 function io() {
   const out: string[] = [];
@@ -18,10 +20,8 @@ describe('aggmock contracts', () => {
     const text = out.join('');
     expect(text).toContain(`contracts/${PACT_FILE_NAME}`);
     expect(text).toContain('contracts/openapi.json');
-    for (const i of CONTRACT_INTERACTIONS) expect(text).toContain(`pact:${i.id}`);
-    expect(text).toContain(
-      'given "player p1 has balance 100.00" and "transaction tx-contract-rollback was debited from player p1 for 10.00"',
-    );
+    for (const i of dialectContracts(dialectOf(defaultConfig().callbacks))) expect(text).toContain(`pact:${i.id}`);
+    expect(text).toContain('given "player p1 has balance 100.00" and "transaction ctx-rb was debited from player p1 for 10.00"');
   });
 
   it('--out writes contracts for the given scheme and rollback style', async () => {
@@ -34,12 +34,10 @@ describe('aggmock contracts', () => {
           { ...streams, cwd: process.cwd() },
         ),
       ).toBe(0);
-      expect(out.join('')).toMatch(/scheme hmac-hex, rollback style reference/);
+      expect(out.join('')).toMatch(/dialect default, signing scheme hmac-hex/);
       const pact = JSON.parse(readFileSync(join(dir, PACT_FILE_NAME), 'utf8'));
-      const rollback = pact.interactions.find(
-        (i: { description: string }) => i.description === 'a ROLLBACK of an accepted DEBIT',
-      );
-      expect(rollback.request.body.content.referenceTransactionId).toBe('tx-contract-rollback');
+      const rollback = pact.interactions.find((i: { description: string }) => i.description === 'a rollback of an accepted bet');
+      expect(rollback.request.body.content.referenceTransactionId).toBe('ctx-rb');
       expect(rollback.request.matchingRules.header['X-Signature'].matchers[0].regex).toBe('^[0-9a-f]{64}(,[0-9a-f]{64})*$');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeReply, type ReplyInput, readingOfWire, replyText } from '../../src/callbacks/reply.ts';
+import { type DialectReading, judgeReply, type ReplyInput, replyText } from '../../src/callbacks/reply.ts';
 import { callbacksSchema } from '../../src/config/index.ts';
 import { repeatAgrees } from '../../src/dialects/judge.ts';
+import { dialectOfProfile } from '../../src/dialects/profile.ts';
 import { readReply } from '../../src/dialects/reply.ts';
 import { rawTopLevelValue } from '../../src/dialects/reply-text.ts';
 import { jsonDepth } from '../../src/http/body.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/limits.ts';
 import { type AmountCodec, currencyExponent, decodeAmount, isExactAmountLiteral } from '../../src/money/index.ts';
-import { BETNEX_PROFILE, type ProfileInput, type ReplyRules, wireOf } from '../../src/profiles/index.ts';
+import { type ProfileInput, profileDefinitionSchema, type ReplyRules } from '../../src/profiles/index.ts';
 import { jsonEqual, parseJsonOr, valueAt } from '../../src/shared/index.ts';
+import { BETNEX_PROFILE, defaultProfile } from '../profiles/builtin-profiles.ts';
 
 /*
  * The gate of issue 31, kept as the permanent test of the one reply reader on the profile
@@ -105,15 +107,26 @@ const FILE_PROFILE: ProfileInput = {
   },
 };
 
+const TOP_LEVEL_FILE: ProfileInput = {
+  ...FILE_PROFILE,
+  name: 'flat-file',
+  reply: { ...FILE_PROFILE.reply, balance: 'bal', error: 'code' },
+};
+
+/** Each wire's settings (its dialect: a built-in or a converted file) and the profile its rules are restated from. */
 const WIRES = {
   default: callbacksSchema.parse({ currencies: { BTC: 8 } }),
   'default-minor': callbacksSchema.parse({ amountFormat: 'minor', currencies: { BTC: 8 } }),
   betnex: callbacksSchema.parse({ profile: 'betnex', currencies: { BTC: 8 } }),
   file: callbacksSchema.parse({ profile: FILE_PROFILE, currencies: { BTC: 8 } }),
-  'top-level-file': callbacksSchema.parse({
-    profile: { ...FILE_PROFILE, name: 'flat-file', reply: { ...FILE_PROFILE.reply, balance: 'bal', error: 'code' } },
-    currencies: { BTC: 8 },
-  }),
+  'top-level-file': callbacksSchema.parse({ profile: TOP_LEVEL_FILE, currencies: { BTC: 8 } }),
+};
+const PROFILES: Record<keyof typeof WIRES, ProfileInput> = {
+  default: defaultProfile(WIRES.default),
+  'default-minor': defaultProfile(WIRES['default-minor']),
+  betnex: BETNEX_PROFILE,
+  file: FILE_PROFILE,
+  'top-level-file': TOP_LEVEL_FILE,
 };
 type WireName = keyof typeof WIRES;
 
@@ -182,14 +195,16 @@ const replyArb: fc.Arbitrary<ReplyInput> = fc
 const currencyArb = fc.constantFrom('EUR', 'JPY', 'KWD', 'BTC');
 
 function readings(name: WireName, currency: string) {
-  const wire = wireOf(WIRES[name]);
-  const rules = wire.definition.reply;
+  const settings = WIRES[name];
+  const profile = profileDefinitionSchema.parse(PROFILES[name]);
   const codec: AmountCodec = {
-    format: wire.definition.amounts.format,
-    as: wire.definition.amounts.as,
-    exponent: currencyExponent(currency, wire.currencies) ?? 2,
+    format: profile.amounts.format,
+    as: profile.amounts.as,
+    exponent: currencyExponent(currency, settings.currencies) ?? 2,
   };
-  return { rules, codec, dialect: readingOfWire(wire, currency) };
+  // The profile as the profile reader saw it, converted (default and betnex too: their built-in dialects are tested byte for byte elsewhere).
+  const dialect: DialectReading = { dialect: dialectOfProfile(profile), currency, currencies: settings.currencies };
+  return { rules: profile.reply, codec, dialect };
 }
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));

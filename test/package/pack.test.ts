@@ -382,7 +382,7 @@ describe(`installed with npm, run on this Node (${process.version})`, () => {
             webhookUrl: wallet.webhookUrl,
             stateUrl: wallet.url + '/__state',
             reportDir: false,
-            only: ['pact:debit-accepted', 'idempotent-debit', 'rollback-restores'],
+            only: ['pact:bet-accepted', 'idempotent-debit', 'rollback-restores'],
           });
           const { total, failed } = outcome.report.summary;
           console.log(JSON.stringify({ version: VERSION, exitCode: outcome.exitCode, total, failed }));

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, validateConfig } from '../../src/config/load.ts';
 import { applySettlement, emptyLedgerState } from '../../src/ledger/reducer.ts';
-import { BETNEX_PROFILE } from '../../src/profiles/builtin.ts';
 import { setAt, valueAt } from '../../src/shared/index.ts';
 import { testApp } from '../api/helpers.ts';
+import { BETNEX_PROFILE } from '../profiles/builtin-profiles.ts';
 
 /**
  * Keys that come from outside (a URL segment, an environment variable name, a player id) never

@@ -2,11 +2,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { dialectOf } from '../../src/config/dialect.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { runCli } from '../cli/process.ts';
 import { EXPECTED_FAILURES } from './faults.ts';
 import { DEFAULT_CHECK_IDS, DEFAULT_NOT_APPLICABLE, startReferenceWallet } from './helpers.ts';
+
+/** The committed contracts: the default wire's. */
+const DEFAULT_CONTRACTS = dialectContracts(dialectOf(defaultConfig().callbacks));
 
 describe('aggmock verify as a real process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aggmock-verify-cli-'));
@@ -32,7 +37,7 @@ describe('aggmock verify as a real process', () => {
     expect(code).toBe(0);
     expect(cli.stdout()).toMatch(/^CHECK\s+RESULT\s+TIME\s+REASON$/m);
     expect(cli.stdout()).toMatch(/^idempotent-debit\s+PASS\s/m);
-    const total = DEFAULT_CHECK_IDS.length + CONTRACT_INTERACTIONS.length;
+    const total = DEFAULT_CHECK_IDS.length + DEFAULT_CONTRACTS.length;
     const na = DEFAULT_NOT_APPLICABLE.length;
     expect(cli.stdout()).toMatch(new RegExp(`PASSED: ${total} passed, 0 failed, ${na} skipped of ${total + na}`));
     for (const file of ['junit.xml', 'report.json', 'report.html']) expect(existsSync(join(reportDir, file))).toBe(true);

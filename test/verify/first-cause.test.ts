@@ -10,7 +10,9 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { dialectOf } from '../../src/config/dialect.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts } from '../../src/contracts/index.ts';
 import { runVerify, type VerifyOutcome } from '../../src/verify/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import {
@@ -25,8 +27,11 @@ import {
   verifyWallet,
 } from './helpers.ts';
 
+/** The committed contracts: the default wire's. */
+const DEFAULT_CONTRACTS = dialectContracts(dialectOf(defaultConfig().callbacks));
+
 /** Every contract interaction and stateful check on the default wire. */
-const TOTAL = CONTRACT_INTERACTIONS.length + DEFAULT_CHECK_IDS.length;
+const TOTAL = DEFAULT_CONTRACTS.length + DEFAULT_CHECK_IDS.length;
 /** The checks the default wire cannot express, listed as not applicable (skipped, never blocked). */
 const NA = DEFAULT_NOT_APPLICABLE.length;
 const dirs: string[] = [];
@@ -110,12 +115,11 @@ describe('a wrong --secret: one first cause, the rest blocked', () => {
   it('fails nothing: every stateful check and every validly signed interaction is blocked by it', () => {
     expect(failures(run.outcome)).toEqual({});
     expect(idsWith(run.outcome, 'blocked')).toEqual([
-      'pact:debit-accepted',
-      'pact:credit-accepted',
+      'pact:bet-accepted',
+      'pact:win-accepted',
       'pact:rollback-restores',
-      'pact:duplicate-debit',
+      'pact:duplicate-bet',
       'pact:insufficient-funds',
-      'pact:unknown-player',
       'pact:bad-signature',
       ...DEFAULT_CHECK_IDS,
     ]);
@@ -183,7 +187,7 @@ describe('an unknown player', () => {
     });
     expect(outcome.report?.firstCause?.fix).toMatch(/name players your wallet knows with --players \(now nobody-here,p2\)/);
     expect(failures(outcome)).toEqual({});
-    expect(idsWith(outcome, 'pass')).toEqual(['pact:unknown-player', 'pact:bad-signature', 'unknown-player', 'malformed-json']);
+    expect(idsWith(outcome, 'pass')).toEqual(['unknown-player', 'malformed-json']);
     expect(idsWith(outcome, 'blocked')).toContain('debit-applies');
   });
 
@@ -227,7 +231,7 @@ describe('another currency', () => {
       });
       expect(outcome.report?.firstCause?.fix).toMatch(/--currency <code> \(or config callbacks\.currency\)/);
       expect(failures(outcome)).toEqual({});
-      expect(idsWith(outcome, 'pass')).toEqual(['pact:unknown-player', 'pact:bad-signature', 'unknown-player', 'malformed-json']);
+      expect(idsWith(outcome, 'pass')).toEqual(['unknown-player', 'malformed-json']);
     } finally {
       await wallet.close();
     }
@@ -320,12 +324,12 @@ describe('a wallet that is down, silent or slow: one cause, everything blocked, 
       });
       expect(outcome.exitCode).toBe(1);
       const results = outcome.report?.results ?? [];
-      expect(results.filter((r) => r.status === 'fail')).toHaveLength(CONTRACT_INTERACTIONS.length);
+      expect(results.filter((r) => r.status === 'fail')).toHaveLength(DEFAULT_CONTRACTS.length);
       // Only the interaction that met the silence waited for it: the others were answered at once, never sent.
       const notSent = results.filter((r) =>
         /stopped answering \(no answer within 3000 ms, --timeout\) earlier in this run/.test(r.reason ?? ''),
       );
-      expect(notSent.length).toBeGreaterThanOrEqual(CONTRACT_INTERACTIONS.length - 1);
+      expect(notSent.length).toBeGreaterThanOrEqual(DEFAULT_CONTRACTS.length - 1);
     } finally {
       await front.close();
       await wallet.close();

@@ -7,10 +7,15 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerifyCommand } from '../../src/cli/commands/verify.ts';
-import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { dialectOf } from '../../src/config/dialect.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts } from '../../src/contracts/index.ts';
 import { runVerify } from '../../src/verify/index.ts';
 import { createWallet, type RunningWallet } from '../../src/wallet/index.ts';
 import { config, failures, idsWith, notApplicableIds, startReferenceWallet, verifyWallet } from './helpers.ts';
+
+/** The committed contracts: the default wire's. */
+const DEFAULT_CONTRACTS = dialectContracts(dialectOf(defaultConfig().callbacks));
 
 /** A port nothing listens on. */
 async function deadPort(): Promise<number> {
@@ -107,7 +112,7 @@ describe('webhook shapes other than the default', () => {
         only: ['pact', 'debit-applies'],
       });
       expect(failures(outcome)).toEqual({});
-      expect(idsWith(outcome, 'pass')).toEqual([...CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`), 'debit-applies']);
+      expect(idsWith(outcome, 'pass')).toEqual([...DEFAULT_CONTRACTS.map((i) => `pact:${i.id}`), 'debit-applies']);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       wallet.close();
@@ -122,7 +127,7 @@ describe('reports', () => {
     wallet = await startReferenceWallet({ fault: 'double-debit' });
     await verifyWallet(wallet, 'state', {
       reportDir: dir,
-      only: ['pact:debit-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'],
+      only: ['pact:bet-accepted', 'idempotent-debit', 'debit-applies', 'stale-timestamp'],
       skip: [],
     });
   });
@@ -135,7 +140,7 @@ describe('reports', () => {
     const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
     expect(xml.match(/<testcase /g)).toHaveLength(4);
-    expect(xml).toContain('<testcase classname="aggmock.verify.pact" name="pact:debit-accepted"');
+    expect(xml).toContain('<testcase classname="aggmock.verify.pact" name="pact:bet-accepted"');
     expect(xml).toMatch(/<testsuite name="aggmock verify: stateful checks" tests="3" failures="1"/);
     expect(xml).toMatch(
       /<testcase classname="aggmock.verify.check" name="idempotent-debit" time="[\d.]+">\s*<failure message="the repeated DEBIT must get the first reply again/,
@@ -175,11 +180,11 @@ describe('players the balance cannot be read of (players mode)', () => {
     try {
       const outcome = await verifyWallet(wallet, 'players', {
         players: ['nobody'],
-        only: ['pact:debit-accepted', 'debit-applies'],
+        only: ['pact:bet-accepted', 'debit-applies'],
       });
       expect(outcome.exitCode).toBe(1);
       expect(failures(outcome)).toEqual({});
-      expect(idsWith(outcome, 'blocked')).toEqual(['pact:debit-accepted', 'debit-applies']);
+      expect(idsWith(outcome, 'blocked')).toEqual(['pact:bet-accepted', 'debit-applies']);
       expect(outcome.report?.firstCause?.summary).toBe('the wallet does not know player nobody (404 PLAYER_NOT_FOUND)');
     } finally {
       await wallet.close();
@@ -206,11 +211,11 @@ describe('players the balance cannot be read of (players mode)', () => {
       const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t), env: {} };
       const flagged = await runVerifyCommand(
         wallet.webhookUrl,
-        { players: 'jp', currency: 'JPY', only: 'debit-applies,pact:debit-accepted', reports: false },
+        { players: 'jp', currency: 'JPY', only: 'debit-applies,pact:bet-accepted', reports: false },
         io,
       );
       expect(flagged.exitCode).toBe(0);
-      expect(idsWith(flagged, 'pass').sort()).toEqual(['debit-applies', 'pact:debit-accepted']);
+      expect(idsWith(flagged, 'pass').sort()).toEqual(['debit-applies', 'pact:bet-accepted']);
       const lowerCase = await runVerifyCommand(wallet.webhookUrl, { players: 'jp', currency: 'jpy', reports: false }, io);
       expect(lowerCase.exitCode).toBe(2);
       expect(lines.join('')).toMatch(

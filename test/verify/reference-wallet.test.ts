@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialectOf } from '../../src/config/dialect.ts';
 import type { AggmockConfigInput } from '../../src/config/index.ts';
-import { CONTRACT_INTERACTIONS } from '../../src/contracts/index.ts';
+import { defaultConfig } from '../../src/config/index.ts';
+import { dialectContracts } from '../../src/contracts/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
 import { config, DEFAULT_CHECK_IDS, failures, idsWith, startReferenceWallet, verifyWallet } from './helpers.ts';
 
-const PACT_IDS = CONTRACT_INTERACTIONS.map((i) => `pact:${i.id}`);
+/** The committed contracts: the default wire's. */
+const DEFAULT_CONTRACTS = dialectContracts(dialectOf(defaultConfig().callbacks));
+
+const PACT_IDS = DEFAULT_CONTRACTS.map((i) => `pact:${i.id}`);
 
 describe('aggmock verify against the reference wallet', () => {
   let wallet: RunningWallet;
@@ -31,14 +36,14 @@ describe('aggmock verify against the reference wallet', () => {
     // The interactions used p1 (and a fresh unknown player), fresh ids, and put p1 back where it was.
     const sent = (outcome.report?.results ?? []).filter((r) => r.kind === 'pact').flatMap((r) => r.exchanges);
     expect(sent).toHaveLength(PACT_IDS.length);
-    for (const x of sent) expect(JSON.parse(x.request.body).transactionId).toMatch(/^tx-contract-.*-\w+$/);
+    for (const x of sent) expect(JSON.parse(x.request.body).transactionId).toMatch(/^ctx-.*-\w+$/);
     expect({ p1: wallet.store.balanceOf('p1'), p2: wallet.store.balanceOf('p2') }).toEqual(before);
   });
 
   it('shows the request it sent and the reply it got on every contract card', async () => {
     const outcome = await verifyWallet(wallet, 'state', { only: ['pact:insufficient-funds'] });
     const [card] = outcome.report?.results ?? [];
-    expect(card?.hint).toMatch(/INSUFFICIENT_FUNDS/);
+    expect(card?.hint).toMatch(/insufficient-funds code/);
     expect(card?.exchanges[0]?.request.headers['x-signature']).toMatch(/^t=\d+,v1=/);
     expect(card?.exchanges[0]?.response).toMatchObject({ status: 402, json: { error: 'INSUFFICIENT_FUNDS' } });
   });
@@ -65,10 +70,10 @@ describe('aggmock verify against the reference wallet', () => {
   it('runs only the checks named by --only and leaves out those named by --skip', async () => {
     const outcome = await verifyWallet(wallet, 'state', {
       only: ['pact', 'debit-applies', 'malformed-json'],
-      skip: ['pact:credit-accepted'],
+      skip: ['pact:win-accepted'],
     });
     expect(outcome.report?.results.map((r) => r.id)).toEqual([
-      ...PACT_IDS.filter((id) => id !== 'pact:credit-accepted'),
+      ...PACT_IDS.filter((id) => id !== 'pact:win-accepted'),
       'debit-applies',
       'malformed-json',
     ]);

@@ -2,13 +2,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
-import { CredentialError, dialectOf, isVendorDialect } from '../../config/dialect.ts';
+import { CredentialError, dialectOf } from '../../config/dialect.ts';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
-import { dialectContracts } from '../../contracts/dialect.ts';
-import { CONTRACT_INTERACTIONS, interactionsFor, PACT_FILE_NAME } from '../../contracts/interactions.ts';
+import { dialectContracts, PACT_FILE_NAME } from '../../contracts/dialect.ts';
+import { generateContracts } from '../../contracts/generate.ts';
 import { DialectRequestError } from '../../dialects/index.ts';
 import { dialectOpenApi, WALLET_OPENAPI_FILE } from '../../openapi/dialect.ts';
-import { wireOf } from '../../profiles/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import {
   type CommandIo,
@@ -50,7 +49,9 @@ export type ContractsIo = CommandIo;
 export function registerContractsCommand(program: Command, io: ContractsIo = PROCESS_IO): Command {
   return program
     .command('contracts')
-    .description('Print where the Pact contracts are and what they cover, or (re)generate them with the real callback engine.')
+    .description(
+      'Print where the Pact contracts are and what they cover, or (re)write them from the dialect (any wire: default, betnex, a profile or dialect file, a vendor dialect).',
+    )
     .option('--regenerate', `rewrite ${PACT_FILE_NAME} in the package's contracts/ from the default config`)
     .option('--out <dir>', 'write contracts for the configuration given by --config/--scheme/--rollback-style into <dir>')
     .addOption(
@@ -93,8 +94,10 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     return 2;
   }
   if (flags.regenerate) {
-    const path = await (await loadGenerator())({ config: defaultConfig(), outDir: CONTRACTS_DIR });
-    io.stdout(`Wrote ${relative(cwd, path) || path} (${CONTRACT_INTERACTIONS.length} interactions, default configuration).\n`);
+    const config = defaultConfig();
+    const path = generateContracts({ config, outDir: CONTRACTS_DIR });
+    const count = dialectContracts(dialectOf(config.callbacks)).length;
+    io.stdout(`Wrote ${relative(cwd, path) || path} (${count} interactions, default configuration).\n`);
     return 0;
   }
   if (flags.out) {
@@ -130,7 +133,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
     }
     let path: string;
     try {
-      path = await (await loadGenerator())({ config, outDir });
+      path = generateContracts({ config, outDir });
     } catch (error) {
       // A credential that cannot be read (a private key file), or one the dialect's recipe needs and nobody set.
       if (error instanceof CredentialError || error instanceof DialectRequestError) {
@@ -139,23 +142,15 @@ export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo
       }
       throw error;
     }
-    const c = config.callbacks;
-    let summary: string;
-    if (isVendorDialect(c)) {
-      const dialect = dialectOf(c);
-      const contracts = dialectContracts(dialect);
-      // And the wallet API the dialect describes, what the integrator implements.
-      const openapi = join(outDir, WALLET_OPENAPI_FILE);
-      writeFileSync(openapi, `${JSON.stringify(dialectOpenApi(dialect), null, 2)}\n`);
-      summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${dialect.signing.algorithm}; and ${openapi}, the wallet API it describes (OpenAPI 3.1)`;
-    } else {
-      const wire = wireOf(c);
-      const shape =
-        wire.name === 'default'
-          ? `scheme ${c.signing.scheme}, rollback style ${c.rollbackStyle}, types ${c.types.debit}/${c.types.credit}/${c.types.rollback}, amounts ${c.amountFormat}`
-          : `profile ${wire.name}, signing ${wire.signingScheme}, ${wire.hasRollback ? 'with' : 'no'} ROLLBACK`;
-      summary = `${interactionsFor(wire).length} interactions, ${shape}`;
-    }
+    const dialect = dialectOf(config.callbacks);
+    const contracts = dialectContracts(dialect);
+    // And the wallet API the dialect describes, what the integrator implements.
+    const openapi = join(outDir, WALLET_OPENAPI_FILE);
+    writeFileSync(openapi, `${JSON.stringify(dialectOpenApi(dialect), null, 2)}\n`);
+    const recipe = dialect.signing;
+    const signing =
+      recipe.algorithm === 'scheme' ? `scheme ${recipe.scheme ?? config.callbacks.signing.scheme}` : recipe.algorithm;
+    const summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${signing}; and ${openapi}, the wallet API it describes (OpenAPI 3.1)`;
     io.stdout(
       `Wrote ${path}: ${summary}.\n` +
         `Verify a webhook with them: aggmock verify <webhookUrl>${flags.config ? ` --config ${flags.config}` : ''}${dialectFlag(flags) ? ` --dialect ${dialectFlag(flags)}` : ''}${flags.scheme ? ` --scheme ${flags.scheme}` : ''}\n`,
@@ -178,7 +173,7 @@ export function describeContracts(cwd: string): string {
     `  ${show(openapi)}  (the aggregator API and the callback bodies, OpenAPI 3.1)`,
     '',
     'Interactions, one per rule (POST /callback/webhook):',
-    ...CONTRACT_INTERACTIONS.flatMap((i) => [
+    ...dialectContracts(dialectOf(defaultConfig().callbacks)).flatMap((i) => [
       `  pact:${i.id.padEnd(20)} ${i.rule}`,
       ...(i.states.length ? [`  ${''.padEnd(25)} given ${i.states.map((s) => `"${s.name}"`).join(' and ')}`] : []),
     ]),
@@ -188,9 +183,4 @@ export function describeContracts(cwd: string): string {
     '',
   ];
   return lines.join('\n');
-}
-
-/** @pact-foundation/pact takes about half a second to import: only the commands that write contracts load it. */
-async function loadGenerator() {
-  return (await import('../../contracts/generate.ts')).generateContracts;
 }

@@ -12,7 +12,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       'Store every transaction under (playerId, type, transactionId) with its reply, in the same database transaction as the ' +
       'balance change; when the key exists, answer the stored reply (not the balance as it is now) and change nothing. ' +
       'aggmock retries on timeouts, so duplicates are normal.',
-    source: 'contract (pact:duplicate-debit); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
+    source: 'contract (pact:duplicate-bet); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
       const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);

@@ -8,7 +8,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     id: 'debit-applies',
     rule: 'A DEBIT the balance covers is accepted with 2xx {balance} = previous balance − amount.',
     hint: 'Subtract the amount in integer minor units and reply {"balance": <balance after the bet>} with a 2xx status.',
-    source: 'contract (pact:debit-accepted)',
+    source: 'contract (pact:bet-accepted)',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
       const step = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
@@ -20,7 +20,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     id: 'credit-applies',
     rule: 'A CREDIT is accepted with 2xx {balance} = previous balance + amount.',
     hint: 'Add the amount in integer minor units and reply {"balance": <balance after the win>} with a 2xx status.',
-    source: 'contract (pact:credit-accepted)',
+    source: 'contract (pact:win-accepted)',
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
       const step = await ctx.credit(`CREDIT ${ctx.money(BET)}`, p, BET);

@@ -9,7 +9,7 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
     id: 'unknown-player',
     rule: 'A DEBIT, CREDIT or ROLLBACK for a player the wallet does not know is refused with {error:"PLAYER_NOT_FOUND"}, and no player is created.',
     hint: 'Look the player up first and refuse with 404 {"error":"PLAYER_NOT_FOUND"}; never create a player (or a balance) from a callback.',
-    source: 'contract (pact:unknown-player); Hub88 RS_ERROR_UNKNOWN_USER',
+    source: "aggmock's documented wire (docs/callbacks.md); Hub88 RS_ERROR_UNKNOWN_USER",
     // Its players are made up: it means something even when the configured ones are unknown.
     needs: ['answers', 'signature'],
     async run(ctx) {

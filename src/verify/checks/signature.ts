@@ -1,4 +1,4 @@
-import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures, rotatesSecrets } from '../../dialects/capabilities.ts';
 import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';

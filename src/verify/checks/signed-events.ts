@@ -1,4 +1,4 @@
-import { WRONG_SECRET } from '../../contracts/interactions.ts';
+import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures } from '../../dialects/capabilities.ts';
 import type { CallbackSpec, SendOptions } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';

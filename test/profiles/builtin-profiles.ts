@@ -1,9 +1,10 @@
-import type { BodyTemplate, ProfileInput } from './schema.ts';
+import type { BodyTemplate, ProfileInput } from '../../src/profiles/index.ts';
 
 /*
- * The built-in profiles. `default` is aggmock's documented wire; its type strings, rollback style,
- * amount format and extra fields come from the `callbacks` settings, so it is built from them.
- * The others are fixed data: `aggmock profiles show <name>` prints each as a file to start from.
+ * aggmock's own wires as profile files, as src/profiles/builtin.ts defined them before issue 31 made
+ * `default` and `betnex` built-in dialects (src/dialects/builtin): test references only. The reply
+ * readers' differential test restates their reply rules from them, and the profile tests use
+ * Betnex as a profile file to edit.
  */
 
 /** The settings the default profile is built from (a subset of `callbacks`). */
@@ -108,16 +109,3 @@ export const BETNEX_PROFILE: ProfileInput = {
   },
   signing: { scheme: 'none' },
 };
-
-/** The built-in profile names, `default` first. */
-export const BUILTIN_PROFILES = ['default', 'betnex'] as const;
-export type BuiltinProfileName = (typeof BUILTIN_PROFILES)[number];
-
-export function isBuiltinProfile(name: string): name is BuiltinProfileName {
-  return (BUILTIN_PROFILES as readonly string[]).includes(name);
-}
-
-/** A built-in profile's definition (`default` from the given settings). */
-export function builtinProfile(name: BuiltinProfileName, settings: DefaultWireSettings): ProfileInput {
-  return name === 'default' ? defaultProfile(settings) : BETNEX_PROFILE;
-}
