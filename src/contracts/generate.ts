@@ -273,14 +273,16 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   };
   if (Object.keys(body).length > 0) matchingRules.body = body;
   // Replies are matched on any status the dialect reads a body from. A refusal the dialect answers with a
-  // status of its own may come with that status too (the default wire's 402, or 200 + {error}: the judge reads
-  // both); a forged signature's own status (401) is that status only. A refusal the dialect has no code of its
+  // status of its own may come with any status of that class too (the default wire's 402 or another 4xx, or
+  // 200 + {error}: the judge reads them all); a forged signature's own status (401) is that status only. A refusal the dialect has no code of its
   // own for (100HP's lack of funds) may come with any of its refusal statuses.
   const ownCode = !reply.accepted && rules.codes[reply.refusal] !== undefined;
   const refusalStatuses = reply.accepted || ownCode ? [] : [...new Set(Object.values(rules.statuses))].map(String);
   const exact = !reply.accepted && reply.refusal === 'INVALID_SIGNATURE' && refusalStatus !== undefined;
   if (!exact) {
-    const own = refusalStatus === undefined ? [] : [String(refusalStatus)];
+    // The own status's whole class: the judge reads any 4xx but 408 and 429 as a final refusal, so a wallet
+    // answering its lack of funds with 403 or 422 instead of the documented 402 is not broken.
+    const own = refusalStatus === undefined ? [] : [`${String(refusalStatus)[0]}xx`];
     matchingRules.status = {
       $: { combine: 'OR', matchers: statusMatchers([...rules.status.answer, ...own, ...refusalStatuses]) },
     };
