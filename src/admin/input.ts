@@ -65,6 +65,8 @@ export function jsonInput(options: { optional: boolean }): MiddlewareHandler<Adm
     const raw = c.req.raw;
     const headers = new Headers(raw.headers);
     headers.delete('content-length');
+    // The remade body is JSON whatever came (an optional body may come with no type at all: `curl -X POST`).
+    headers.set('content-type', 'application/json');
     c.req.raw = new Request(raw.url, { method: raw.method, headers, body: JSON.stringify(body) });
     await next();
   };
