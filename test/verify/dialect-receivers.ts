@@ -220,8 +220,21 @@ export function ignoresIdempotency(dialect: Dialect, credentials: Credentials): 
         seen.add(key);
         return req;
       }
-      fresh += 1;
-      const swap = (s: string) => s.replace(VERIFY_ID, (id) => `${id}d${fresh}`);
+      // A fresh id of the same length: a longer one could exceed a vendor's id limit (Red Tiger's 32) and be
+      // refused for that instead, and a refused repeat moves no money, so the bug would not be planted.
+      // Each id of the request gets a tag of its own, so two ids stay two.
+      const swapped = new Map<string, string>();
+      const fresher = (id: string) => {
+        let to = swapped.get(id);
+        if (to === undefined) {
+          fresh += 1;
+          const tag = `d${fresh}`;
+          to = `${id.slice(0, Math.max(1, id.length - tag.length))}${tag}`;
+          swapped.set(id, to);
+        }
+        return to;
+      };
+      const swap = (s: string) => s.replace(VERIFY_ID, fresher);
       return resign(dialect, credentials, { ...req, path: swap(req.path), body: swap(req.body) });
     },
   };
