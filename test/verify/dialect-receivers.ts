@@ -201,10 +201,11 @@ export function resign(dialect: Dialect, credentials: Credentials, req: ProxiedR
 }
 
 /**
- * verify's transaction ids in a request (verify-<run>-<n>, and the round a win opens with), and
- * its contracts' (ctx-<contract>-<run>).
+ * verify's transaction ids in a request (verify-<run>-<n>, and the round a win opens with; where a
+ * dialect caps ids and the process's sequence has grown long, `v` and hex digits of its hash, as
+ * src/dialects/ids.ts fitId makes them), and its contracts' (ctx-<contract>-<run>).
  */
-const VERIFY_ID = /verify-[a-z0-9]{6,}-\d+(?:-round)?|ctx-[a-z-]+-[a-z0-9]{12,}/g;
+const VERIFY_ID = /verify-[a-z0-9]{6,}-\d+(?:-round)?|\bv[0-9a-f]{19,}(?:-round)?\b|ctx-[a-z-]+-[a-z0-9]{12,}/g;
 
 /** A wallet that ignores idempotency: a request repeating transaction ids reaches the receiver with fresh ones. */
 export function ignoresIdempotency(dialect: Dialect, credentials: Credentials): PlantedBug {
