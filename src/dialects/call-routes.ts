@@ -1,4 +1,4 @@
-import type { Dialect, Field, Operation } from './schema.ts';
+import type { Dialect, Field, Fields, Operation } from './schema.ts';
 import { OPERATIONS } from './schema.ts';
 
 /*
@@ -120,4 +120,13 @@ function collectCredentials(dialect: Dialect, operation: Operation): string[] {
   for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
     for (const field of Object.values(fields)) visit(field);
   return [...names];
+}
+
+/** How many of a call's top-level fields a decoded request carries (flat pairs of a form or query, or a JSON object). */
+export function namedFieldCount(fields: Fields, carried: unknown): number {
+  const has =
+    carried instanceof Map
+      ? (name: string) => carried.has(name)
+      : (name: string) => carried !== null && typeof carried === 'object' && Object.hasOwn(carried, name);
+  return Object.keys(fields).filter(has).length;
 }

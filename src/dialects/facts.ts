@@ -1,7 +1,7 @@
 import type { ExtraCurrencies } from '../money/index.ts';
 import { valueAt } from '../shared/index.ts';
 import { readAmount } from './amounts.ts';
-import { bare, credentialsCarried, operationsAt, pathPattern, templatePattern } from './call-routes.ts';
+import { bare, credentialsCarried, namedFieldCount, operationsAt, pathPattern, templatePattern } from './call-routes.ts';
 import type { BonusKind, CallFacts } from './request.ts';
 import {
   type Dialect,
@@ -334,23 +334,12 @@ export function recogniseCall(dialect: Dialect, received: ReceivedRequest, optio
     if (candidates.length === 1) return found;
     // Two calls at one address that a wallet tells apart by a field only one of them carries (Groove's
     // result with frbid is a free-round win, without it a win): the call whose fields the request names most.
-    const named = namedFields(dialect, operation, decodings);
+    const def = dialect.operations[operation];
+    const decoded = def && decodings.get(def.encoding ?? dialect.request.encoding);
+    const named = def && decoded && !('error' in decoded) ? namedFieldCount(def.fields, decoded.fields) : 0;
     if (best === undefined || named > best.named) best = { reading: found, named };
   }
   return best?.reading ?? { ok: false, reason: 'invalid', message: first as string };
-}
-
-/** How many of a call's top-level fields a decoded request carries. */
-function namedFields(dialect: Dialect, operation: Operation, decodings: Map<Encoding, Decoded | { error: string }>): number {
-  const def = dialect.operations[operation];
-  const decoded = def ? decodings.get(def.encoding ?? dialect.request.encoding) : undefined;
-  if (!def || decoded === undefined || 'error' in decoded) return 0;
-  const has = decoded.flat
-    ? (name: string) => (decoded.fields as Map<string, string>).has(name)
-    : (name: string) => Object.hasOwn(decoded.fields as object, name);
-  let n = 0;
-  for (const name of Object.keys(def.fields)) if (has(name)) n++;
-  return n;
 }
 
 /**
