@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { credentialsOf, dialectOf, shownRequest, signOptionsOf } from '../config/index.ts';
+import { marksFreeBets } from '../dialects/capabilities.ts';
 import {
   buildRequest,
   type CallFacts,
@@ -40,6 +41,8 @@ export interface CallCapabilities {
   rollbackStyle: 'original' | 'reference';
   /** Whether a win carries the transaction id of the bet it settles (the dialect's betTransactionId). */
   winsNameTheirBet: boolean;
+  /** Whether a bet marks itself free (the dialect writes the bonus kind in a bet). */
+  freeBets: boolean;
   /** The dialect's operations. */
   operations: readonly Operation[];
 }
@@ -57,6 +60,7 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
       roundBody: takesWholeRounds(dialect),
       rollbackStyle: dialect.calls.rollbackStyle,
       winsNameTheirBet: dialect.calls.winsNameBet,
+      freeBets: marksFreeBets(dialect),
       operations: Object.freeze(Object.keys(dialect.operations) as Operation[]),
     });
     capabilities.set(dialect, found);

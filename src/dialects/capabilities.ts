@@ -177,6 +177,14 @@ export function amountField(dialect: Dialect, operation: Operation): string | un
   return undefined;
 }
 
+/**
+ * Whether a bet tells a free bet from a paid one (Hub88's and Caleta's `is_free`, Blue Ocean's
+ * `is_freeround_bet`, Slotegrator's `type=freespin`): a field written from the bonus kind.
+ */
+export function marksFreeBets(dialect: Dialect): boolean {
+  return writes(dialect, 'bet', 'bonusKind');
+}
+
 /** Whether a bet or a win writes this fact anywhere (a field, a header, the path): a currency, a bonus id, a round id. */
 export function carriesFact(dialect: Dialect, fact: Fact): boolean {
   return writes(dialect, 'bet', fact) || writes(dialect, 'win', fact);

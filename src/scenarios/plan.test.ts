@@ -146,6 +146,22 @@ describe('planScenario', () => {
     expect(steps[0]?.after).toEqual([]);
   });
 
+  it('promotion where every win settles a bet and there is no promotion call: a free bet of 0, then its win', () => {
+    const named = { ...PROFILE_WIRE, name: 'hub88', winsNameTheirBet: true, freeBets: true };
+    const { steps } = plan('promotion', { wire: named });
+    expect(steps.map((s) => s.key)).toEqual(['promotion-bet', 'promotion']);
+    const [bet, win] = steps;
+    expect(bet?.request).toMatchObject({ kind: 'debit', amountMinor: 0, bonus: { kind: 'free-spins' } });
+    expect(win?.request).toMatchObject({ kind: 'credit', referenceTransactionId: bet?.request.transactionId, roundClosed: true });
+    expect(win?.request.amountMinor).toBeGreaterThan(0);
+    expect(win?.request.bonus).toEqual(bet?.request.bonus);
+    expect(win?.after).toEqual([{ step: 'promotion-bet', when: 'accepted' }]);
+    // A wire with a promotion call, or one that cannot mark a bet free, keeps the one CREDIT.
+    const withCall = { ...named, calls: { ...named.calls, promoWin: true } };
+    expect(plan('promotion', { wire: withCall }).steps.map((s) => s.request.operation)).toEqual(['promoWin']);
+    expect(plan('promotion', { wire: { ...named, freeBets: false } }).steps).toHaveLength(1);
+  });
+
   it('refuses a ROLLBACK scenario on a profile without ROLLBACK, naming both, and plans the rest', () => {
     const wire = { ...PROFILE_WIRE, name: 'betnex', hasRollback: false };
     for (const name of ['bet-rollback', 'rollback-unknown']) {

@@ -49,7 +49,8 @@ export const SCENARIO_DESCRIPTIONS: Record<ScenarioName, string> = {
   'free-spins':
     'N free spins of a bonus: a DEBIT of 0 per spin, then one CREDIT of the winnings, all tagged with the bonus: a free spin moves no money, the win is paid once.',
   jackpot: 'DEBIT a bet, then CREDIT a jackpot win (50× to 500× the bet) tagged with the jackpot: paid once, exactly.',
-  promotion: 'CREDIT a promotional amount with no bet, tagged with the promotion: the balance moves up by exactly that.',
+  promotion:
+    'CREDIT a promotional amount with no bet, tagged with the promotion (where every win must settle a bet and the wire has no promotion call, a free bet of 0 and its win): the balance moves up by exactly that.',
   'win-rollback':
     'DEBIT a bet, CREDIT a win, then roll the win back (a dialect with rollbackWin): the win is taken back once, the bet stays taken.',
 };
@@ -277,14 +278,26 @@ const MONEY_PLANS = {
     return [d, c, back];
   },
   promotion: (k) => {
-    const transactionId = k.ids();
     const amountMinor = k.bet();
+    const paid = `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`;
+    if (!k.wire.calls.promoWin && k.wire.winsNameTheirBet && k.wire.freeBets) {
+      // No promotion call, and every win settles a bet (Hub88's and Caleta's reference_transaction_uuid):
+      // the promotion is paid as a free bet of 0 and its win, both tagged with the promotion, as a free
+      // round of a reward is (Hub88's and Caleta's is_free with reward_uuid).
+      const bet = k.debit('promotion-bet', 0, [], "the promotion's free bet of 0 moves no money");
+      const win = k.credit('promotion', bet, amountMinor, [{ step: bet.key, when: 'accepted' }], '');
+      win.purpose = `${paid}: "${k.wire.name}" pays it as the win of a free bet, since its wins settle a bet`;
+      const bonus = { kind: 'free-spins' as const, id: roundIdFor(k.wire, `promo_${bet.request.transactionId}`) };
+      bet.request.bonus = bonus;
+      win.request.bonus = bonus;
+      return [bet, win];
+    }
+    const transactionId = k.ids();
     const request = winCall(k.wire, k.base, undefined, { transactionId, amountMinor });
     // Digits where the wire's ids are numbers (Pragmatic's campaignId is a Long).
     request.bonus = { kind: 'promotion', id: roundIdFor(k.wire, `promo_${transactionId}`) };
     // The wire's own promotion call where it has one; else a win that settles no bet, said so.
     if (k.wire.calls.promoWin) request.operation = 'promoWin';
-    const paid = `a promotional credit of ${formatMinor(amountMinor)} with no bet moves the balance up by exactly that`;
     const purpose =
       k.wire.calls.promoWin || !k.wire.winsNameTheirBet
         ? paid

@@ -32,6 +32,8 @@ export interface RoundWire {
    * Long and Red Tiger caps ids at 32 characters.
    */
   winsNameTheirBet: boolean;
+  /** Whether a bet can say it is free (Hub88's `is_free`): a promotion is then paid as a free bet and its win. */
+  freeBets: boolean;
   /** The calls a dialect makes around the money (a profile: none). */
   calls: SessionCalls;
 }
@@ -65,6 +67,7 @@ export const PROFILE_WIRE: RoundWire = Object.freeze({
   hasRollback: true,
   wholeRounds: false,
   winsNameTheirBet: false,
+  freeBets: false,
   calls: Object.freeze({ open: [], endRound: false, rollbackWin: false, promoWin: false }),
 });
 
@@ -76,6 +79,7 @@ export function roundWireOf(cfg: CallbacksConfig): RoundWire {
     hasRollback: wire.hasRollback,
     wholeRounds: wire.roundBody,
     winsNameTheirBet: wire.winsNameTheirBet,
+    freeBets: wire.freeBets,
     calls: sessionCallsOf(wire.operations),
   };
 }
