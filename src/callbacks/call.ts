@@ -14,7 +14,7 @@ import {
   signsAlike,
   takesWholeRounds,
 } from '../dialects/index.ts';
-import { currencyExponent, DEFAULT_EXPONENT } from '../money/index.ts';
+import { currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies } from '../money/index.ts';
 import { VERSION } from '../version.ts';
 import { type CallbacksConfig, operationOf, type StoredEvent, type StoredFacts } from './events.ts';
 import type { DialectReading } from './reply.ts';
@@ -68,6 +68,18 @@ export function capabilitiesOf(cfg: CallbacksConfig): CallCapabilities {
   return found;
 }
 
+/** Gives the facts the configured currencies ISO 4217 does not list, when there are any (BTC's 8 decimals). */
+export function withCurrencies<T extends { currencies?: ExtraCurrencies | undefined }>(
+  facts: T,
+  currencies: ExtraCurrencies | undefined,
+): T {
+  for (const _ in currencies) {
+    facts.currencies = currencies;
+    break;
+  }
+  return facts;
+}
+
 /** The facts of an event: its stored facts (requestId, session token…) over what its columns say. */
 export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig): CallFacts {
   const stored = event.facts;
@@ -91,6 +103,7 @@ export function callFactsOf(event: Omit<StoredEvent, 'id'>, cfg: CallbacksConfig
     }
   }
   if (facts.sessionToken === undefined) facts.sessionToken = sessionTokenOf(cfg, event.playerId);
+  withCurrencies(facts, cfg.currencies);
   return facts;
 }
 

@@ -1,4 +1,4 @@
-import { appliedEarlier } from '../dialects/index.ts';
+import { appliedEarlier, resentAfter } from '../dialects/index.ts';
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
 import { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
@@ -64,6 +64,12 @@ export function classifyAnswer(
     case 'rejected': {
       if (appliedEarlier(reading.dialect, { verdict: 'rejected', code: judged.error }, reading.operation, retried))
         return { outcome: 'delivered', reply, note: `an earlier attempt was applied: the wallet answered${rejection}` };
+      if (resentAfter(reading.dialect, { verdict: 'rejected', status, code: judged.error }, reading.operation))
+        return {
+          outcome: 'retry',
+          reply,
+          error: `HTTP ${status}${rejection}: will retry (the vendor sends this ${reading.operation} again on every code but ${finalCodesOf(reading)})`,
+        };
       if (status >= 200 && status < 300)
         return { outcome: 'rejected', reply, error: `HTTP ${status} with business rejection${rejection}` };
       const hint = status >= 300 && status < 400 ? ' (redirects are not followed: check the webhook URL)' : '';
@@ -81,6 +87,12 @@ export function classifyAnswer(
       return retryAfterMs === undefined ? { outcome: 'retry', reply, error } : { outcome: 'retry', reply, error, retryAfterMs };
     }
   }
+}
+
+/** The codes that end a call of this operation, for a message. */
+function finalCodesOf(reading: DialectReading): string {
+  const final = reading.operation && reading.dialect.operations[reading.operation]?.reply?.finalCodes;
+  return final && final.length > 0 ? `success, ${final.join(', ')}` : 'success';
 }
 
 /** A network failure (refused, reset, timeout) is always worth another try. */

@@ -161,7 +161,7 @@ export interface StoredEvent {
 }
 
 /** The facts a call keeps with its event (its time is the event's `createdAt`). */
-export type StoredFacts = Omit<CallFacts, 'createdAt'>;
+export type StoredFacts = Omit<CallFacts, 'createdAt' | 'currencies'>;
 
 export type AttemptOutcome = 'delivered' | 'rejected' | 'retry' | 'failed';
 

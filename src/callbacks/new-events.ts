@@ -247,7 +247,7 @@ function storedFacts(facts: CallFacts): StoredFacts {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(facts)) {
     const value = facts[key as keyof CallFacts];
-    if (key !== 'createdAt' && value !== undefined) out[key] = value;
+    if (key !== 'createdAt' && key !== 'currencies' && value !== undefined) out[key] = value;
   }
   return out as unknown as StoredFacts;
 }

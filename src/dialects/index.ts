@@ -74,6 +74,7 @@ export {
   repeatAgrees,
   repeatAnswer,
   replyBalanceRule,
+  resentAfter,
   rulesOf,
   saferDialect,
   tokenHandedOver,

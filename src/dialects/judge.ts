@@ -238,6 +238,24 @@ export function appliedEarlier(
   return retried && reply.verdict === 'rejected' && isAlreadyProcessed(dialect, reply.code, operation);
 }
 
+/**
+ * Whether the vendor sends this call again after this refusal: the call lists the codes that end it
+ * (`reply.finalCodes`) and the wallet refused it, in an answer, with another code. Groove re-sends a
+ * result on every code but success and a rollback on all but 102 and 110; Caleta a win or a rollback
+ * on all but its final statuses. The engine and the load generator ask this; verify still reads the
+ * refusal as one (the wallet's answer is the same, only the aggregator's next step differs).
+ */
+export function resentAfter(
+  dialect: Dialect,
+  reply: Pick<ReadReply, 'verdict' | 'status' | 'code'>,
+  operation: Operation | undefined,
+): boolean {
+  const final = operation === undefined ? undefined : dialect.operations[operation]?.reply?.finalCodes;
+  if (final === undefined || reply.verdict !== 'rejected' || reply.code === undefined) return false;
+  if (!statusIn(reply.status, dialect.reply.status.answer)) return false;
+  return !final.some((c) => String(c) === reply.code);
+}
+
 /** Whether a retry was asked by a code in an answer rather than by the status (the engine and verify retry those a few times). */
 export function isRetryCode(dialect: Dialect, reply: Pick<ReadReply, 'verdict' | 'status' | 'code'>): boolean {
   return reply.verdict === 'retry' && statusIn(reply.status, dialect.reply.status.answer) && reply.code !== undefined;

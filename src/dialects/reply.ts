@@ -165,11 +165,13 @@ export function readReply(
       ? undefined
       : balancePaths(dialect, facts.operation as Operation);
   const balance: DialectBalance =
-    object && paths ? balanceAt(dialect, facts.currency, object, paths, options.currencies) : { kind: 'none' };
+    object && paths
+      ? balanceAt(dialect, facts.currency, object, paths, options.currencies ?? facts.currencies)
+      : { kind: 'none' };
   const exact =
     balance.kind === 'ok' && paths?.length === 1 && own?.root === undefined && !(paths[0] as string).includes('.')
       ? isExactAmountLiteral(rawTopLevelValue(reply.text, paths[0] as string), {
-          ...codecOf(dialect, facts.currency, options.currencies),
+          ...codecOf(dialect, facts.currency, options.currencies ?? facts.currencies),
           as: 'string',
         })
       : undefined;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ExtraCurrencies } from '../money/index.ts';
 import { writeAmount } from './amounts.ts';
 import type { Dialect, Encoding, Fact, Field, Fields, Operation, Scalar } from './schema.ts';
 import { FACTS, MONEY_OPERATIONS } from './schema.ts';
@@ -39,6 +40,12 @@ export interface CallFacts {
   createdAt: number;
   /** ms epoch of this attempt (a retry's own time); absent: `createdAt`. */
   sentAt?: number | undefined;
+  /**
+   * The configured currencies ISO 4217 does not list (`callbacks.currencies`, code → decimals), so an
+   * amount in one of them is written with its own decimals (BTC: 8). Set by whoever makes the facts
+   * from a config; never stored with an event.
+   */
+  currencies?: ExtraCurrencies | undefined;
 }
 
 /** A credential by the vendor's name → its value (a secret, a PEM private key, an id). */
@@ -74,15 +81,19 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
     case 'type':
       return money === 'debit' ? 'DEBIT' : money === 'credit' ? 'CREDIT' : money === 'reverse' ? 'ROLLBACK' : undefined;
     case 'amount':
-      return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
+      return facts.amountMinor === undefined
+        ? undefined
+        : writeAmount(dialect, facts.currency, facts.amountMinor, facts.currencies);
     case 'betAmount':
       return facts.amountMinor === undefined
         ? undefined
-        : writeAmount(dialect, facts.currency, money === 'credit' ? 0 : facts.amountMinor);
+        : writeAmount(dialect, facts.currency, money === 'credit' ? 0 : facts.amountMinor, facts.currencies);
     case 'winAmount':
       if (money === 'credit')
-        return facts.amountMinor === undefined ? undefined : writeAmount(dialect, facts.currency, facts.amountMinor);
-      return writeAmount(dialect, facts.currency, facts.winMinor ?? 0);
+        return facts.amountMinor === undefined
+          ? undefined
+          : writeAmount(dialect, facts.currency, facts.amountMinor, facts.currencies);
+      return writeAmount(dialect, facts.currency, facts.winMinor ?? 0, facts.currencies);
     case 'timestamp':
       return new Date(facts.createdAt).toISOString();
     case 'timestampSeconds':

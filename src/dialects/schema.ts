@@ -195,6 +195,12 @@ export const operationSchema = z.strictObject({
         .describe(
           'code values that mean "try again" on this call, instead of reply.retryCodes (Pragmatic\u2019s endRound: 100 and 130)',
         ),
+      finalCodes: z
+        .array(scalar)
+        .optional()
+        .describe(
+          'the refusal codes that end this call: a refusal by any other code is sent again, as the vendor does (Groove re-sends a rollback on every code but 102 and 110; Caleta a win or rollback on all but its final statuses)',
+        ),
       root: replyPath
         .optional()
         .describe(

@@ -1,8 +1,16 @@
-import { renderCall, sessionTokenOf } from '../callbacks/call.ts';
+import { renderCall, sessionTokenOf, withCurrencies } from '../callbacks/call.ts';
 import { CallbackFaults } from '../callbacks/faults.ts';
 import type { AggmockConfig, CallbackFaultRule } from '../config/index.ts';
 import { dialectOf } from '../config/index.ts';
-import { appliedEarlier, type CallFacts, type Dialect, MONEY_OPERATIONS, type Operation, readReply } from '../dialects/index.ts';
+import {
+  appliedEarlier,
+  type CallFacts,
+  type Dialect,
+  MONEY_OPERATIONS,
+  type Operation,
+  readReply,
+  resentAfter,
+} from '../dialects/index.ts';
 import type { AttemptResult, Sender } from './client.ts';
 import type { RoundKind } from './mix.ts';
 import type { CallRecord } from './record.ts';
@@ -131,7 +139,12 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
       }
       stats.answered(at - o.origin(), facts.operation, Math.round((at - started) * 1000));
       const reading = readReply(dialect, facts, { status: result.status, text: result.text });
-      if (reading.verdict === 'retry') {
+      // Sent again as the vendor would: a retry answer, or a refusal by a code the call's vendor re-sends after.
+      if (
+        reading.verdict === 'retry' ||
+        (resentAfter(dialect, reading, facts.operation) &&
+          !appliedEarlier(dialect, reading, facts.operation, record.attempts > 1))
+      ) {
         stats.error(
           at - o.origin(),
           result.status >= 500 ? 'http5xx' : 'retryCode',
@@ -175,6 +188,7 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
       sessionToken: tokenOf(player),
       createdAt: Date.now(),
     };
+    withCurrencies(facts, cfg.currencies);
     Object.assign(facts, extra);
     facts.requestId = requestIdOf(requestIdPrefix, ++seq);
     return facts;

@@ -1,3 +1,4 @@
+import { withCurrencies } from '../callbacks/call.ts';
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { credentialsOf, signOptionsOf } from '../config/dialect.ts';
 import { carriesSessionToken, negatesDebits, signsWithHeaderScheme, winsBelongToARound } from '../dialects/capabilities.ts';
@@ -299,7 +300,10 @@ export class WalletUnderTest {
     const dialect = this.wire.dialect;
     const unique = partial.transactionId === undefined ? this.tx() : undefined;
     const base = { ...partial, currency: partial.currency ?? this.wire.currency };
-    const facts: CallFacts = { ...base, requestId: requestIdOf(base, unique), createdAt: Date.now() };
+    const facts: CallFacts = withCurrencies(
+      { ...base, requestId: requestIdOf(base, unique), createdAt: Date.now() },
+      this.settings.callbacks.currencies,
+    );
     this.inFlight += 1;
     let exchange: Exchange;
     let read: DialectReadReply | undefined;
@@ -444,16 +448,17 @@ export class WalletUnderTest {
       }
     }
     this.lastProbe = 'round-trip';
-    const debit = await this.debit('balance read: DEBIT 0.01', playerId, 1);
+    const unit = this.money(1);
+    const debit = await this.debit(`balance read: DEBIT ${unit}`, playerId, 1);
     attempts.push(debit);
-    tried.push('a DEBIT of 0.01');
+    tried.push(`a DEBIT of ${unit}`);
     unanswered(debit);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
     if (debit.reply.accepted && debit.reply.balanceMinor !== undefined) {
-      const back = await this.reverse('balance read: give that DEBIT 0.01 back', playerId, debit.transactionId, 1);
+      const back = await this.reverse(`balance read: give that DEBIT ${unit} back`, playerId, debit.transactionId, 1);
       if (!back.reply.accepted)
-        this.notes.push(`the balance-read DEBIT of 0.01 (${debit.transactionId}) could not be rolled back`);
+        this.notes.push(`the balance-read DEBIT of ${unit} (${debit.transactionId}) could not be rolled back`);
       return debit.reply.balanceMinor + 1;
     }
     // A player at 0.00 whose wallet refuses without a balance: a correct wallet, and a state every

@@ -25,6 +25,17 @@ const transaction: Record<string, Field> = {
 const OAS =
   'Caleta OAS "System API \u2013 Operator\u2019s Guide" 1.5, vendored in valkyrie-fnd/valkyrie @ fe49faae: provider/caleta/caletagaming-caleta-gaming_system_api_operators_guide-1.5-oapi3.yaml';
 
+/** The OAS's "WIN ERROR" list: the statuses after which Caleta stops sending a failed win again. */
+const WIN_FINAL = [
+  'RS_ERROR_INVALID_TOKEN',
+  'RS_ERROR_INVALID_GAME',
+  'RS_ERROR_USER_DISABLED',
+  'RS_ERROR_WRONG_CURRENCY',
+  'RS_ERROR_DUPLICATE_TRANSACTION',
+  'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
+  'RS_ERROR_TRANSACTION_ROLLED_BACK',
+] as const;
+
 export const CALETA: DialectInput = {
   name: 'caleta',
   description:
@@ -87,6 +98,8 @@ export const CALETA: DialectInput = {
     win: {
       path: '/wallet/win',
       fields: { ...transaction, reference_transaction_uuid: { from: 'betTransactionId' }, jackpot_win: { const: 0 } },
+      // "WIN ERROR": a failed win is retried until complete unless the answer is one of these (the OAS's list).
+      reply: { finalCodes: [...WIN_FINAL] },
     },
     rollback: {
       path: '/wallet/rollback',
@@ -102,6 +115,8 @@ export const CALETA: DialectInput = {
         game_code: { from: 'gameId', default: 'aggmock_test_game' },
         user: { from: 'playerId' },
       },
+      // "ROLLBACK ERROR": retried until complete unless the answer is one of these (the win's, and a bad signature).
+      reply: { finalCodes: [...WIN_FINAL, 'RS_ERROR_INVALID_SIGNATURE'] },
     },
   },
   // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
@@ -140,7 +155,7 @@ export const CALETA: DialectInput = {
     retry: {
       source:
         OAS +
-        ' ("Handling errors": RS_ERROR_TIMEOUT; a bet answered UNKNOWN or TIMEOUT is rolled back, a win or rollback is retried)',
+        ' ("Handling errors": a win or a rollback is sent again on every status but the "WIN ERROR" and "ROLLBACK ERROR" lists, `finalCodes`; a bet answered RS_ERROR_UNKNOWN, RS_ERROR_TIMEOUT or no JSON is rolled back by Caleta: aggmock retries a bet answered RS_ERROR_TIMEOUT instead and sends no rollback)',
       grade: 'vendor',
     },
   },

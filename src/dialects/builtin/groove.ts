@@ -21,6 +21,9 @@ const game: Record<string, Field> = {
 
 const request = (name: string): Record<string, Field> => ({ request: { const: name } });
 
+/** The result page: "All other return codes [but success] … will result in the result attempt being resent". */
+const RESULT_REPLY = { finalCodes: [] };
+
 export const GROOVE: DialectInput = {
   name: 'groove',
   description:
@@ -46,7 +49,7 @@ export const GROOVE: DialectInput = {
     'The device of the player: aggmock always sends desktop.',
     'The Groove game id: aggmock sends the call\u2019s game id, or 80102 (the documentation\u2019s example).',
     'CMA fields (game_mode, order): aggmock sends none of them. A free-round win (frbid) is sent only as the promotion\u2019s result without a wager.',
-    'Groove resends a result or a rollback on any code but success (and 102 or 110 for a rollback); aggmock cannot say a retry rule per call, so it retries none of those codes.',
+    'Groove resends a result on any code but success, and a rollback on any code but success, 102 and 110: aggmock does the same (`finalCodes`); a reversewin is resent on no code (its page says nothing).',
     'Whether a rollback\u2019s success is code 200 (every example) or 0 (the rollback page\u2019s words): aggmock reads both as success and writes 200.',
   ],
   credentials: {},
@@ -94,6 +97,7 @@ export const GROOVE: DialectInput = {
         transactionid: { from: 'transactionId' },
         frbid: { from: ['bonusId', 'transactionId'] },
       },
+      reply: RESULT_REPLY,
     },
     win: {
       method: 'GET',
@@ -107,6 +111,7 @@ export const GROOVE: DialectInput = {
         roundid: { from: ['roundId', 'transactionId'] },
         transactionid: { from: 'transactionId' },
       },
+      reply: RESULT_REPLY,
     },
     betWin: {
       method: 'GET',
@@ -134,6 +139,8 @@ export const GROOVE: DialectInput = {
         // The wager's own id: Groove names the wager a rollback reverses by its transactionid.
         transactionid: { from: 'betTransactionId' },
       },
+      // The rollback page: "All other return codes result in a resending of the rollback attempt".
+      reply: { finalCodes: [102, 110] },
     },
     rollbackWin: {
       method: 'GET',
@@ -173,7 +180,7 @@ export const GROOVE: DialectInput = {
     refusal: { source: 'https://groove-docs.pages.dev/appendix/ (response codes; 1006 out of money)', grade: 'vendor' },
     retry: {
       source:
-        'https://groove-docs.pages.dev/transaction-api/ (a rollback is resent on every code but 200, 102 and 110; aggmock retries 408, 429 and 5xx on every call)',
+        'https://groove-docs.pages.dev/transaction-api/result/ ("All other return codes … will result in the result attempt being resent") and /transaction-api/rollback/ ("All other return codes result in a resending of the rollback attempt": all but 0, 102 and 110); 408, 429 and 5xx are retried on every call',
       grade: 'vendor',
     },
   },
