@@ -113,6 +113,7 @@ class Engine implements CallbackEngine {
       ...(options.config.callbacks.idNamespace === undefined ? {} : { namespace: options.config.callbacks.idNamespace }),
       // The dialect says how long (Red Tiger caps ids at 32 characters: tx_ + a 6-character namespace + _ + 22 hex digits fits).
       hexDigits: dialectOf(options.config.callbacks).calls.idHexDigits,
+      maxLength: dialectOf(options.config.callbacks).calls.idMaxLength,
     });
     const url = options.webhookUrl ?? this.cfg.webhookUrl;
     this.sessions = new SessionTokens(options.db);

@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { fitId } from '../dialects/ids.ts';
 import type { Database } from '../storage/index.ts';
 import { ensureMetaTable } from './meta.ts';
 
@@ -63,15 +64,22 @@ export class TransactionIdSequence {
   readonly namespace: string;
   /** Hex digits of each id (24; fewer for a wire that caps id lengths). */
   private readonly hexDigits: number;
+  /** The longest id the wire's wallets accept (`calls.idMaxLength`), when it says. */
+  private readonly maxLength: number | undefined;
 
   constructor(
     db: Database,
     readonly seed: number | string,
-    options: { namespace?: string; hexDigits?: number } = {},
+    options: { namespace?: string; hexDigits?: number; maxLength?: number | undefined } = {},
   ) {
-    this.hexDigits = options.hexDigits ?? 24;
     ensureMetaTable(db);
     this.namespace = idNamespaceOf(db, options.namespace);
+    this.maxLength = options.maxLength;
+    // tx_<namespace>_<hex> within the cap: fewer digits when the cap needs it, never fewer than 8
+    // (an id still too long is then fitted by its hash: fitId).
+    const around = this.namespace === '' ? 3 : this.namespace.length + 4;
+    const fits = options.maxLength === undefined ? Number.POSITIVE_INFINITY : options.maxLength - around;
+    this.hexDigits = Math.max(8, Math.min(options.hexDigits ?? 24, fits));
     const key = `txid-position:${seed}`;
     const row = db.prepare('SELECT value FROM callback_meta WHERE key = ?').get(key) as { value: string } | undefined;
     this.counter = row ? Number(row.value) : 0;
@@ -90,7 +98,8 @@ export class TransactionIdSequence {
       this.reservedUpTo = n + ID_BLOCK;
     }
     this.counter = n + 1;
-    return transactionIdAt(this.seed, n, this.namespace, this.hexDigits);
+    const id = transactionIdAt(this.seed, n, this.namespace, this.hexDigits);
+    return this.maxLength !== undefined && id.length > this.maxLength ? fitId(id, this.maxLength) : id;
   }
 
   /** Writes the exact position, so the next run continues without a gap. */

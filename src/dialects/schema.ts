@@ -314,7 +314,7 @@ export const dialectSchema = z
           .max(256)
           .optional()
           .describe(
-            'the longest transaction or round id the vendor\u2019s wallets accept (Red Tiger: 32); ids verify makes up are kept within it',
+            'the longest transaction or round id the vendor\u2019s wallets accept (Red Tiger: 32); ids the engine and verify make up are kept within it',
           ),
       })
       .prefault({})
