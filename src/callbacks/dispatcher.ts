@@ -1,4 +1,4 @@
-import { appliedEarlier, resentAfter } from '../dialects/index.ts';
+import { appliedEarlier, resentAfter, rolledBackAfter } from '../dialects/index.ts';
 import type { CallbacksConfig } from './events.ts';
 import type { Random } from './random.ts';
 import { DEFAULT_READING, type DialectReading, describeError, type JudgedReply, judgeReply, parseReplyBody } from './reply.ts';
@@ -64,6 +64,8 @@ export function classifyAnswer(
     case 'rejected': {
       if (appliedEarlier(reading.dialect, { verdict: 'rejected', code: judged.error }, reading.operation, retried))
         return { outcome: 'delivered', reply, note: `an earlier attempt was applied: the wallet answered${rejection}` };
+      if (rolledBackAfter(reading.dialect, { verdict: 'rejected', code: judged.error }, reading.operation))
+        return { outcome: 'retry', reply, final: true, error: `HTTP ${status}${rejection}${ROLLED_BACK}` };
       if (resentAfter(reading.dialect, { verdict: 'rejected', status, code: judged.error }, reading.operation))
         return {
           outcome: 'retry',
@@ -76,6 +78,13 @@ export function classifyAnswer(
       return { outcome: 'rejected', reply, error: `HTTP ${status}${rejection}${hint}` };
     }
     case 'invalid':
+      if (rolledBackAfter(reading.dialect, { verdict: 'invalid' }, reading.operation))
+        return {
+          outcome: 'retry',
+          reply,
+          final: true,
+          error: `HTTP ${status} but the body is not a JSON object (${describeBody(answer.body)})${ROLLED_BACK}`,
+        };
       return {
         outcome: 'retry',
         reply,
@@ -88,6 +97,9 @@ export function classifyAnswer(
     }
   }
 }
+
+/** A bet that ends `failed` is followed by its ROLLBACK (the engine's rollback of an unconfirmed DEBIT). */
+const ROLLED_BACK = ': the vendor cannot tell whether the wallet applied it, so it is not sent again and its ROLLBACK follows';
 
 /** The codes that end a call of this operation, for a message. */
 function finalCodesOf(reading: DialectReading): string {

@@ -75,6 +75,7 @@ export {
   repeatAnswer,
   replyBalanceRule,
   resentAfter,
+  rolledBackAfter,
   rulesOf,
   saferDialect,
   tokenHandedOver,

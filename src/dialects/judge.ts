@@ -256,6 +256,24 @@ export function resentAfter(
   return !final.some((c) => String(c) === reply.code);
 }
 
+/**
+ * Whether the vendor takes this answer as "maybe applied" and rolls the call back: a refusal by one of
+ * the call's `reply.rolledBackOn` codes, or a reply that is no JSON object, on a call that lists such
+ * codes. Caleta's OAS ("BET ERROR"): a bet answered RS_ERROR_UNKNOWN, RS_ERROR_TIMEOUT or with a reply
+ * that cannot be decoded is ROLLED_BACK. The engine then ends the bet `failed` (its outcome unknown)
+ * and sends its ROLLBACK.
+ */
+export function rolledBackAfter(
+  dialect: Dialect,
+  reply: Pick<ReadReply, 'verdict' | 'code'>,
+  operation: Operation | undefined,
+): boolean {
+  const codes = operation === undefined ? undefined : dialect.operations[operation]?.reply?.rolledBackOn;
+  if (codes === undefined) return false;
+  if (reply.verdict === 'invalid') return true;
+  return reply.verdict === 'rejected' && reply.code !== undefined && codes.some((c) => String(c) === reply.code);
+}
+
 /** Whether a retry was asked by a code in an answer rather than by the status (the engine and verify retry those a few times). */
 export function isRetryCode(dialect: Dialect, reply: Pick<ReadReply, 'verdict' | 'status' | 'code'>): boolean {
   return reply.verdict === 'retry' && statusIn(reply.status, dialect.reply.status.answer) && reply.code !== undefined;

@@ -195,6 +195,12 @@ export const operationSchema = z.strictObject({
         .describe(
           'code values that mean "try again" on this call, instead of reply.retryCodes (Pragmatic\u2019s endRound: 100 and 130)',
         ),
+      rolledBackOn: z
+        .array(scalar)
+        .optional()
+        .describe(
+          'refusal codes after which the vendor cannot tell whether the wallet applied this call and rolls it back (a reply that is not JSON too): Caleta\u2019s bet on RS_ERROR_UNKNOWN and RS_ERROR_TIMEOUT',
+        ),
       finalCodes: z
         .array(scalar)
         .optional()

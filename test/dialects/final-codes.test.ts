@@ -1,12 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readingOf } from '../../src/callbacks/call.ts';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { classifyAnswer } from '../../src/callbacks/dispatcher.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
 import type { Attempt, StoredEvent } from '../../src/callbacks/events.ts';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, type Operation, readReply, resentAfter } from '../../src/dialects/index.ts';
+import { createShadowLedger } from '../../src/ledger/index.ts';
 
 /**
  * Codes that end a call (`reply.finalCodes`). Groove re-sends a result on every code but success and a
@@ -133,5 +135,116 @@ describe('the engine against a Groove wallet that refuses a rollback, then answe
     expect(event.status).toBe('rejected');
     expect(attempts.map((a) => a.outcome)).toEqual(['retry', 'rejected']);
     expect(seen).toHaveLength(2);
+  });
+});
+
+/**
+ * Caleta's "BET ERROR": a bet answered RS_ERROR_UNKNOWN, RS_ERROR_TIMEOUT or with a reply that is not
+ * JSON is ROLLED_BACK (the OAS's info.description): the engine sends it once, ends it `failed` (nobody
+ * can tell whether the wallet took the money) and sends its ROLLBACK; the shadow ledger, told the bet's
+ * outcome is unknown, takes the balance the rollback's reply gives.
+ */
+describe('the engine against a Caleta wallet that answers a bet "unknown"', () => {
+  let server: Server;
+  let url: string;
+  let balance = 100_000_000; // ×100000: 1000.00
+  let betAnswer: (body: Record<string, unknown>) => string = () => '';
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      req.on('end', () => {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        seen.push(`${path} ${body.transaction_uuid ?? ''} ${body.reference_transaction_uuid ?? ''}`.trim());
+        res.setHeader('content-type', 'application/json');
+        const ok = () =>
+          JSON.stringify({ status: 'RS_OK', balance, currency: 'EUR', user: body.user, request_uuid: body.request_uuid });
+        if (path === '/wallet/bet') {
+          balance -= Number(body.amount); // applied, whatever it answers
+          res.end(betAnswer(body));
+        } else if (path === '/wallet/rollback') {
+          balance += 500_000; // the bet's 5.00 back
+          res.end(ok());
+        } else res.end(ok());
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  async function bet(answer: (body: Record<string, unknown>) => string) {
+    betAnswer = answer;
+    seen.length = 0;
+    const config = configSchema.parse({
+      callbacks: {
+        webhookUrl: url,
+        dialect: 'caleta',
+        sessionTokens: { player01: 'sess-0123456789' },
+        retrySchedule: [0, 10, 10],
+        jitter: 0,
+      },
+    });
+    const db = openDatabase(':memory:');
+    const engine = createCallbackEngine({ config, db });
+    const ledger = createShadowLedger({ engine, db, reading: readingOf(config.callbacks) });
+    const settled: StoredEvent[] = [];
+    engine.onSettled((e) => settled.push(structuredClone(e)));
+    engine.start();
+    try {
+      engine.enqueue({
+        kind: 'debit',
+        playerId: 'player01',
+        amountMinor: 500,
+        roundId: 'r-9',
+        transactionId: `b-${seen.length}-${Date.now()}`,
+      });
+      for (let i = 0; i < 300 && settled.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      return { settled, discrepancies: ledger.discrepancies(), balances: ledger.balances() };
+    } finally {
+      ledger.close();
+      await engine.stop();
+      db.close();
+    }
+  }
+
+  it('RS_ERROR_UNKNOWN: the bet is sent once, ends failed, and its rollback puts the money back', async () => {
+    const before = balance;
+    const run = await bet((body) =>
+      JSON.stringify({ status: 'RS_ERROR_UNKNOWN', balance, currency: 'EUR', user: body.user, request_uuid: body.request_uuid }),
+    );
+    const [first, second] = run.settled;
+    expect(first).toMatchObject({ kind: 'debit', status: 'failed', attemptCount: 1 });
+    expect(first?.error).toContain('its ROLLBACK follows');
+    expect(second).toMatchObject({
+      kind: 'rollback',
+      status: 'delivered',
+      referenceTransactionId: first?.transactionId,
+      source: 'rollback-of-failed-debit',
+    });
+    expect(seen.map((s) => s.split(' ')[0])).toEqual(['/wallet/bet', '/wallet/rollback']);
+    expect(balance).toBe(before);
+    expect(run.discrepancies).toEqual([]);
+  });
+
+  it('a reply that is not JSON is rolled back the same way; a known refusal is not', async () => {
+    const run = await bet(() => '<html>502</html>');
+    expect(run.settled.map((e) => `${e.kind} ${e.status}`)).toEqual(['debit failed', 'rollback delivered']);
+    balance += 500_000; // this wallet took no money on the refusal below: give back what the test's bet takes
+    const refused = await bet((body) =>
+      JSON.stringify({
+        status: 'RS_ERROR_NOT_ENOUGH_MONEY',
+        balance,
+        currency: 'EUR',
+        user: body.user,
+        request_uuid: body.request_uuid,
+      }),
+    );
+    expect(refused.settled.map((e) => `${e.kind} ${e.status}`)).toEqual(['debit rejected']);
+    expect(seen).toHaveLength(1);
   });
 });

@@ -94,7 +94,12 @@ export const CALETA: DialectInput = {
         game_code: { from: 'gameId', default: 'aggmock_test_game' },
       },
     },
-    bet: { path: '/wallet/bet', fields: { ...transaction, bet: { const: 'spin' } } },
+    bet: {
+      path: '/wallet/bet',
+      fields: { ...transaction, bet: { const: 'spin' } },
+      // "BET ERROR": a bet answered with an unknown error (or no JSON) is ROLLED_BACK, never sent again.
+      reply: { retryCodes: [], rolledBackOn: ['RS_ERROR_UNKNOWN', 'RS_ERROR_TIMEOUT'] },
+    },
     win: {
       path: '/wallet/win',
       fields: { ...transaction, reference_transaction_uuid: { from: 'betTransactionId' }, jackpot_win: { const: 0 } },
@@ -155,7 +160,7 @@ export const CALETA: DialectInput = {
     retry: {
       source:
         OAS +
-        ' ("Handling errors": a win or a rollback is sent again on every status but the "WIN ERROR" and "ROLLBACK ERROR" lists, `finalCodes`; a bet answered RS_ERROR_UNKNOWN, RS_ERROR_TIMEOUT or no JSON is rolled back by Caleta: aggmock retries a bet answered RS_ERROR_TIMEOUT instead and sends no rollback)',
+        ' ("Handling errors": a win or a rollback is sent again on every status but the "WIN ERROR" and "ROLLBACK ERROR" lists, `finalCodes`; a bet answered RS_ERROR_UNKNOWN, RS_ERROR_TIMEOUT or no JSON is rolled back, `rolledBackOn`: the bet ends failed and its ROLLBACK follows)',
       grade: 'vendor',
     },
   },
