@@ -1,5 +1,5 @@
 import type { Database, Statement } from '../storage/index.ts';
-import { DISCREPANCY_KINDS, type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
+import { type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
 
 /** Discrepancies in SQLite, next to the outbox: a thin table and the queries the admin API and UI need. */
 
@@ -93,10 +93,6 @@ export class DiscrepancyStore {
       )
       .run(policy.maxEvents, now - policy.maxAge).changes;
   }
-}
-
-export function isDiscrepancyKind(value: string): value is DiscrepancyKind {
-  return (DISCREPANCY_KINDS as readonly string[]).includes(value);
 }
 
 function whereClause(filter: DiscrepancyFilter): { where: string; params: unknown[] } {
