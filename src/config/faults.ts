@@ -175,28 +175,30 @@ export const faultMatchSchema = z.strictObject({
 });
 export type FaultMatch = z.infer<typeof faultMatchSchema>;
 
+/** A rule's id: letters, digits, `-` and `_`; generated when absent. */
+const ruleId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
+  .optional();
+
+/** When a rule that matches fires; the API's and the callbacks' rules alike (see {@link firesNow}). */
+const firing = {
+  /** Apply to the next N matching calls (or attempts), then stop. */
+  times: z.number().int().min(1).max(1_000_000).optional(),
+  /** Apply only to the Nth matching call (1 = the next one). */
+  nth: z.number().int().min(1).max(1_000_000).optional(),
+  /** Apply to each matching call with this probability, drawn from a seeded generator. */
+  probability: z.number().min(0).max(1).optional(),
+  /**
+   * The probability's seed. Default: the config's `seed` and the rule's given `id`, or without one
+   * its definition (match, fault, times/nth/probability) and its place among rules defined alike;
+   * never a generated id, so the same config gives the same faults run after run.
+   */
+  seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
+};
+
 export const faultRuleSchema = z
-  .strictObject({
-    /** Letters, digits, `-` and `_`; generated when absent. */
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
-      .optional(),
-    match: faultMatchSchema.prefault({}),
-    fault: faultSchema,
-    /** Apply to the next N matching calls, then stop. */
-    times: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply only to the Nth matching call (1 = the next one). */
-    nth: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply to each matching call with this probability, drawn from a seeded generator. */
-    probability: z.number().min(0).max(1).optional(),
-    /**
-     * The probability's seed. Default: the config's `seed` and the rule's given `id`, or without one
-     * its definition (match, fault, times/nth/probability) and its place among rules defined alike;
-     * never a generated id, so the same config gives the same faults run after run.
-     */
-    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
-  })
+  .strictObject({ id: ruleId, match: faultMatchSchema.prefault({}), fault: faultSchema, ...firing })
   .superRefine((rule, ctx) => {
     firingModeIssues(rule, ctx);
     if (!LAUNCH_ONLY_FAULT_KINDS.includes(rule.fault.kind)) return;
@@ -315,22 +317,7 @@ export const callbackFaultMatchSchema = z.strictObject({
 export type CallbackFaultMatch = z.infer<typeof callbackFaultMatchSchema>;
 
 export const callbackFaultRuleSchema = z
-  .strictObject({
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
-      .optional(),
-    match: callbackFaultMatchSchema.prefault({}),
-    fault: callbackFaultSchema,
-    /** Apply to the next N matching attempts, then stop. */
-    times: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply only to the Nth matching attempt (1 = the next one). */
-    nth: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply to each matching attempt with this probability, drawn from a seeded generator. */
-    probability: z.number().min(0).max(1).optional(),
-    /** The probability's seed (default: as the API's rules, the config's `seed` and the rule's given id or its definition). */
-    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
-  })
+  .strictObject({ id: ruleId, match: callbackFaultMatchSchema.prefault({}), fault: callbackFaultSchema, ...firing })
   .superRefine((rule, ctx) => firingModeIssues(rule, ctx));
 export type CallbackFaultRuleInput = z.input<typeof callbackFaultRuleSchema>;
 export type CallbackFaultRule = z.infer<typeof callbackFaultRuleSchema>;
