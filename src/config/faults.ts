@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isOperatorRoutePath } from '../dialects/builtin/operator/index.ts';
+import { editDistance } from '../shared/index.ts';
 import { parseDuration } from './duration.ts';
 
 /*
@@ -241,31 +242,14 @@ export function nearestRoute(path: string): (typeof API_ROUTES)[number] | undefi
   let best: (typeof API_ROUTES)[number] | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const route of API_ROUTES) {
-    // A route inside a longer path (/api/v1/getgameurl) counts as near.
-    const d = wanted.endsWith(route.path) ? 0 : editDistance(wanted, route.path);
+    // A route inside a longer path (/api/v1/getgameurl) counts as near; a path past 200 characters is no typo.
+    const d = wanted.endsWith(route.path) ? 0 : wanted.length > 200 ? Number.POSITIVE_INFINITY : editDistance(wanted, route.path);
     if (d < bestDistance) {
       bestDistance = d;
       best = route;
     }
   }
   return best && bestDistance <= Math.max(3, Math.floor(best.path.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  if (a.length > 200) return Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
 }
 
 /*
