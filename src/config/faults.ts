@@ -228,9 +228,13 @@ export const faultRulesSchema = z
 
 /** The route a request path names: without `/casino`, the query or a trailing slash. */
 export function routePath(path: string): string {
+  const q = path.indexOf('?');
+  return routeOf(q >= 0 ? path.slice(0, q) : path);
+}
+
+/** The route a path without a query names, as the journal's filters compare it: without `/casino` and a trailing slash. */
+export function routeOf(path: string): string {
   let p = path;
-  const q = p.indexOf('?');
-  if (q >= 0) p = p.slice(0, q);
   if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
   if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   return p;

@@ -14,7 +14,6 @@ import {
   type RequestFilter,
   type RequestMatcher,
   type RequestRow,
-  routeOf,
   rowFilter,
   SUMMARY_COLUMNS,
   SUMMARY_ROW_BYTES,
@@ -40,6 +39,7 @@ export {
   type RequestMatcher,
 } from './rows.ts';
 
+import { routeOf } from '../config/index.ts';
 import { pageSize } from '../http/paging.ts';
 import type { Database } from '../storage/index.ts';
 import { type JournalStatements, openJournalTable, outcomeColumns } from './journal-table.ts';
