@@ -1,5 +1,5 @@
 import type { Database, Statement } from '../storage/index.ts';
-import { type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
+import type { Discrepancy, DiscrepancyDraft, DiscrepancyKind } from './reducer.ts';
 
 /** Discrepancies in SQLite, next to the outbox: a thin table and the queries the admin API and UI need. */
 

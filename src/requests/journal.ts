@@ -24,15 +24,11 @@ import {
 
 export {
   type AuthVerdict,
-  cappedEntry,
-  DEFAULT_JOURNAL_BYTES,
-  entryBytes,
   type JournaledRequest,
   journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
   MAX_JOURNALED_ROW_BYTES,
-  MAX_JOURNALED_SUCCESS_BODY,
   MAX_LIST_BYTES,
   type NewJournaledRequest,
   type RequestFilter,
