@@ -14,6 +14,7 @@ import {
   type Field,
   maskedRequest,
   type Operation,
+  SIGNATURE_CHARACTERS,
   type SignedRequest,
   type SignOptions,
   writeAmount,
@@ -86,13 +87,7 @@ export function signaturePattern(dialect: Dialect): string | undefined {
   const recipe = dialect.signing;
   if (!('place' in recipe)) return undefined;
   const prefix = 'header' in recipe.place && recipe.place.prefix ? escapeRegex(recipe.place.prefix) : '';
-  const body = {
-    hex: '[0-9a-f]+',
-    HEX: '[0-9A-F]+',
-    base64: '[A-Za-z0-9+/]+=*',
-    base64url: '[A-Za-z0-9_-]+=*',
-  }[recipe.encoding];
-  return `^${prefix}${body}$`;
+  return `^${prefix}${SIGNATURE_CHARACTERS[recipe.encoding]}$`;
 }
 
 /** aggmock's header schemes: what each signature header looks like, whatever the secret (any number of them: rotation). */
