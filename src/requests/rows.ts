@@ -274,21 +274,14 @@ export function entriesOf(row: RequestRow): JournaledRequest[] {
 
 /** The SQL conditions of the fields a row holds as columns. */
 export function rowFilter(filter: { path?: string; method?: string; status?: number }): { where: string[]; args: unknown[] } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (filter.path !== undefined) {
-    where.push('route = ?');
-    args.push(routeOf(filter.path));
-  }
-  if (filter.method !== undefined) {
-    where.push('method = ?');
-    args.push(filter.method.toUpperCase());
-  }
-  if (filter.status !== undefined) {
-    where.push('status = ?');
-    args.push(filter.status);
-  }
-  return { where, args };
+  const given = (
+    [
+      ['route = ?', filter.path === undefined ? undefined : routeOf(filter.path)],
+      ['method = ?', filter.method?.toUpperCase()],
+      ['status = ?', filter.status],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  return { where: given.map(([sql]) => sql), args: given.map(([, value]) => value) };
 }
 
 export function whereClause(where: readonly string[]): string {
