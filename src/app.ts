@@ -17,6 +17,7 @@ import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { dialectOpenApi, dialectWebhooks, WALLET_OPENAPI_PATH } from './openapi/dialect.ts';
 import { docsRoutes } from './openapi/docs.ts';
 import { playRoutes } from './play/routes.ts';
+import { schemeHeaders } from './signing/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { VERSION } from './version.ts';
 
@@ -157,12 +158,8 @@ export function publicBaseUrl(config: AggmockConfig, listenUrl: string | undefin
 export function openApiDocument(app: OpenAPIHono, config: AggmockConfig): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
   const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
   const dialect = dialectOf(config.callbacks);
-  const { headers } = config.callbacks.signing;
   const scheme = (dialect.signing.algorithm === 'scheme' && dialect.signing.scheme) || config.callbacks.signing.scheme;
-  const signed =
-    scheme === 'standard-webhooks'
-      ? [headers.webhookId, headers.webhookTimestamp, headers.webhookSignature]
-      : [headers.signature];
+  const signed = schemeHeaders(scheme, config.callbacks.signing.headers);
   return { ...doc, webhooks: dialectWebhooks(dialect, signed) } as typeof doc;
 }
 

@@ -20,68 +20,64 @@ import {
 
 const ruleId = z.object({ id: z.string() });
 
-export const FAULT_ROUTES = {
-  add: adminRoute({
-    method: 'post',
-    path: '/faults',
-    summary: 'Add a fault rule on the aggregator API (what the client meets: a delay, a status, a reset, a hang, …)',
-    request: { body: jsonBody(faultRuleSchema) },
-    responses: { 201: json(faultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
-  }),
-  list: adminRoute({
-    method: 'get',
-    path: '/faults',
-    summary: 'The fault rules and how often each matched and fired',
-    request: {},
-    responses: { 200: json(faultsResponseSchema, 'Every rule'), ...errors(401) },
-  }),
-  clear: adminRoute({
-    method: 'delete',
-    path: '/faults',
-    summary: 'Remove every fault rule',
-    request: {},
-    responses: { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
-  }),
-  remove: adminRoute({
-    method: 'delete',
-    path: '/faults/{id}',
-    summary: 'Remove one fault rule',
-    request: { params: ruleId },
-    responses: { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
-  }),
-};
+/** A book's four routes under `path`: only the rule's schema and the add route's answer differ. */
+function ruleBookDeclarations(
+  path: string,
+  noun: string,
+  addSummary: string,
+  rule: z.ZodType,
+  created: z.ZodType,
+  list: z.ZodType,
+) {
+  return {
+    add: adminRoute({
+      method: 'post',
+      path,
+      summary: addSummary,
+      request: { body: jsonBody(rule) },
+      responses: { 201: json(created, 'The rule, with its id'), ...errors(400, 401) },
+    }),
+    list: adminRoute({
+      method: 'get',
+      path,
+      summary: `The ${noun}s and how often each matched and fired`,
+      request: {},
+      responses: { 200: json(list, 'Every rule'), ...errors(401) },
+    }),
+    clear: adminRoute({
+      method: 'delete',
+      path,
+      summary: `Remove every ${noun}`,
+      request: {},
+      responses: { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
+    }),
+    remove: adminRoute({
+      method: 'delete',
+      path: `${path}/{id}`,
+      summary: `Remove one ${noun}`,
+      request: { params: ruleId },
+      responses: { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
+    }),
+  };
+}
 
-export const CALLBACK_FAULT_ROUTES = {
-  add: adminRoute({
-    method: 'post',
-    path: '/callback-faults',
-    summary:
-      'Add a fault rule on the callbacks aggmock sends (a timeout after the wallet applied one, a duplicate while the first is in flight)',
-    request: { body: jsonBody(callbackFaultRuleSchema) },
-    responses: { 201: json(callbackFaultCreatedResponseSchema, 'The rule, with its id'), ...errors(400, 401) },
-  }),
-  list: adminRoute({
-    method: 'get',
-    path: '/callback-faults',
-    summary: 'The callback fault rules and how often each matched and fired',
-    request: {},
-    responses: { 200: json(callbackFaultsResponseSchema, 'Every rule'), ...errors(401) },
-  }),
-  clear: adminRoute({
-    method: 'delete',
-    path: '/callback-faults',
-    summary: 'Remove every callback fault rule',
-    request: {},
-    responses: { 200: json(faultsRemovedResponseSchema, 'How many'), ...errors(401) },
-  }),
-  remove: adminRoute({
-    method: 'delete',
-    path: '/callback-faults/{id}',
-    summary: 'Remove one callback fault rule',
-    request: { params: ruleId },
-    responses: { 200: json(faultsRemovedResponseSchema, 'Removed'), ...errors(401, 404) },
-  }),
-};
+export const FAULT_ROUTES = ruleBookDeclarations(
+  '/faults',
+  'fault rule',
+  'Add a fault rule on the aggregator API (what the client meets: a delay, a status, a reset, a hang, …)',
+  faultRuleSchema,
+  faultCreatedResponseSchema,
+  faultsResponseSchema,
+);
+
+export const CALLBACK_FAULT_ROUTES = ruleBookDeclarations(
+  '/callback-faults',
+  'callback fault rule',
+  'Add a fault rule on the callbacks aggmock sends (a timeout after the wallet applied one, a duplicate while the first is in flight)',
+  callbackFaultRuleSchema,
+  callbackFaultCreatedResponseSchema,
+  callbackFaultsResponseSchema,
+);
 
 /** What both books offer: add (validating the rule), list, clear, remove by id. */
 interface RuleBook {
@@ -97,12 +93,10 @@ interface RuleBook {
  */
 function ruleBookRoutes(
   book: RuleBook,
-  routes: typeof FAULT_ROUTES | typeof CALLBACK_FAULT_ROUTES,
+  declared: ReturnType<typeof ruleBookDeclarations>,
   noun: string,
   listPath: string,
 ): OpenAPIHono<AdminEnv> {
-  // The two declarations differ only in the rule's schema, which no handler here reads.
-  const declared = routes as typeof FAULT_ROUTES;
   return adminApp()
     .openapi(declared.add, (c) => c.json({ fault: book.add(c.get('jsonBody')) }, 201))
     .openapi(declared.list, (c) => c.json({ faults: book.list() }, 200))

@@ -44,7 +44,6 @@ export function adminRoute<R extends Declared>(route: R) {
     middleware: MiddlewareHandler[];
   });
 }
-export type AdminRoute = ReturnType<typeof adminRoute>;
 
 export const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 

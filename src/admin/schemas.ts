@@ -42,7 +42,6 @@ export const triggerEventSchema = z.object({
   gameId: text('the game id').optional(),
   currency: text('the currency code').optional(),
 });
-export type TriggerEventBody = z.infer<typeof triggerEventSchema>;
 
 const amountRange = z
   .object({ min: z.number().positive(), max: z.number().positive() })
@@ -63,7 +62,6 @@ export const runScenarioSchema = z.object({
   size: z.number().int().min(1).max(10_000).optional(),
   rtp: z.number().min(0).max(1).optional(),
 });
-export type RunScenarioBody = z.infer<typeof runScenarioSchema>;
 
 export const deliveriesQuerySchema = z.object({
   player: filter,
@@ -97,13 +95,15 @@ export const requestIdSchema = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a reques
 
 export { EVENT_KINDS };
 
+const httpMethod = z
+  .string()
+  .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
+  .optional();
+
 /** `GET /__admin/requests`: the client's requests to the aggregator API, newest first. */
 export const requestsQuerySchema = z.object({
   path: z.string().min(1).max(200).optional(),
-  method: z
-    .string()
-    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
-    .optional(),
+  method: httpMethod,
   status: wholeNumber(100, 599, 'an HTTP status 100–599').optional(),
   /** A page: 100 by default, at most 1000; `before` the cursor. */
   ...PAGE_QUERY,
@@ -117,10 +117,7 @@ const matchValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.nul
 
 /** `POST /__admin/requests/count`: every given field must hold. */
 export const requestMatcherSchema = z.strictObject({
-  method: z
-    .string()
-    .regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method such as GET or POST')
-    .optional(),
+  method: httpMethod,
   /** The route, with or without `/casino`. */
   path: z.string().min(1).max(200).optional(),
   status: z.number().int().min(100).max(599).optional(),

@@ -9,7 +9,14 @@ import { DEV_API_KEY, DEV_SECRET, signingKeys } from '../config/index.ts';
 import type { RawBodyVariables } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { maskedSearch, sha256Hex } from '../shared/secrets.ts';
-import { constantTimeMatcher, requestPayload, SignatureError, signedString, verifySignature } from '../signing/index.ts';
+import {
+  constantTimeMatcher,
+  requestPayload,
+  SignatureError,
+  schemeHeaders,
+  signedString,
+  verifySignature,
+} from '../signing/index.ts';
 
 export type AuthConfig = AggmockConfig['auth'];
 
@@ -98,10 +105,7 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
       'DEV_CREDENTIALS_REFUSED',
     );
   const keys = signingKeys(config.signing);
-  const signatureHeaders =
-    keys.scheme === 'standard-webhooks'
-      ? [config.signing.headers.webhookSignature, config.signing.headers.webhookId, config.signing.headers.webhookTimestamp]
-      : [config.signing.headers.signature];
+  const signatureHeaders = schemeHeaders(keys.scheme, config.signing.headers);
 
   const apiKeys = config.apiKeys.map(constantTimeMatcher);
   const checkApiKey = (read: (name: string) => string | undefined): AuthResult | ApiError | undefined => {

@@ -9,7 +9,6 @@ import { applyFixture, loadCatalogFixture } from './fixture.ts';
 import { type GenerateOptions, generateCatalog } from './generate.ts';
 
 export {
-  buildCatalog,
   type Catalog,
   type CatalogGame,
   type CatalogProvider,
@@ -17,35 +16,12 @@ export {
   findProvider,
   GAME_TYPES,
   type GameType,
-  gameImagePath,
   gameImageUrl,
-  PLATFORMS,
-  type Platform,
-  PROVIDER_STATUSES,
-  type ProviderDraft,
-  type ProviderStatus,
-  providerKey,
-  providerLogoPath,
   providerLogoUrl,
-  VOLATILITIES,
-  type Volatility,
 } from './catalog.ts';
-export {
-  applyFixture,
-  type CatalogFixture,
-  CatalogFixtureError,
-  catalogFixtureSchema,
-  FIXTURE_MODES,
-  type FixtureGame,
-  fixtureGameSchema,
-  fixtureProviderSchema,
-  loadCatalogFixture,
-  parseCatalogFixture,
-} from './fixture.ts';
-export { type GenerateOptions, generateCatalog, MAX_PROVIDERS } from './generate.ts';
-export { escapeXml, renderGameImage, renderProviderLogo } from './images.ts';
-export { CURATED_PROVIDERS } from './providers.ts';
-export { createRng, hashToInt, md5Hex, type Rng, type Seed } from './seed.ts';
+
+export { generateCatalog } from './generate.ts';
+export { renderGameImage, renderProviderLogo } from './images.ts';
 
 export interface LoadCatalogOptions extends GenerateOptions {
   /** Path of a fixture file (config `catalog.fixture`), applied after generation. */

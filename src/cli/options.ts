@@ -43,6 +43,11 @@ export interface ServerFlags {
   credential?: Record<string, string>;
 }
 
+/** A repeatable flag's values, in the order given. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 /**
  * `--credential name=value` (repeatable) into `{name: value}`: a vendor dialect's credentials by
  * the vendor's names (`secretKey`, `privateKey` as PEM text or a file path).

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isOperatorRoutePath } from '../dialects/builtin/operator/index.ts';
+import { editDistance } from '../shared/index.ts';
 import { parseDuration } from './duration.ts';
 
 /*
@@ -175,28 +176,30 @@ export const faultMatchSchema = z.strictObject({
 });
 export type FaultMatch = z.infer<typeof faultMatchSchema>;
 
+/** A rule's id: letters, digits, `-` and `_`; generated when absent. */
+const ruleId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
+  .optional();
+
+/** When a rule that matches fires; the API's and the callbacks' rules alike (see {@link firesNow}). */
+const firing = {
+  /** Apply to the next N matching calls (or attempts), then stop. */
+  times: z.number().int().min(1).max(1_000_000).optional(),
+  /** Apply only to the Nth matching call (1 = the next one). */
+  nth: z.number().int().min(1).max(1_000_000).optional(),
+  /** Apply to each matching call with this probability, drawn from a seeded generator. */
+  probability: z.number().min(0).max(1).optional(),
+  /**
+   * The probability's seed. Default: the config's `seed` and the rule's given `id`, or without one
+   * its definition (match, fault, times/nth/probability) and its place among rules defined alike;
+   * never a generated id, so the same config gives the same faults run after run.
+   */
+  seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
+};
+
 export const faultRuleSchema = z
-  .strictObject({
-    /** Letters, digits, `-` and `_`; generated when absent. */
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
-      .optional(),
-    match: faultMatchSchema.prefault({}),
-    fault: faultSchema,
-    /** Apply to the next N matching calls, then stop. */
-    times: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply only to the Nth matching call (1 = the next one). */
-    nth: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply to each matching call with this probability, drawn from a seeded generator. */
-    probability: z.number().min(0).max(1).optional(),
-    /**
-     * The probability's seed. Default: the config's `seed` and the rule's given `id`, or without one
-     * its definition (match, fault, times/nth/probability) and its place among rules defined alike;
-     * never a generated id, so the same config gives the same faults run after run.
-     */
-    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
-  })
+  .strictObject({ id: ruleId, match: faultMatchSchema.prefault({}), fault: faultSchema, ...firing })
   .superRefine((rule, ctx) => {
     firingModeIssues(rule, ctx);
     if (!LAUNCH_ONLY_FAULT_KINDS.includes(rule.fault.kind)) return;
@@ -225,9 +228,13 @@ export const faultRulesSchema = z
 
 /** The route a request path names: without `/casino`, the query or a trailing slash. */
 export function routePath(path: string): string {
+  const q = path.indexOf('?');
+  return routeOf(q >= 0 ? path.slice(0, q) : path);
+}
+
+/** The route a path without a query names, as the journal's filters compare it: without `/casino` and a trailing slash. */
+export function routeOf(path: string): string {
   let p = path;
-  const q = p.indexOf('?');
-  if (q >= 0) p = p.slice(0, q);
   if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
   if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   return p;
@@ -239,31 +246,14 @@ export function nearestRoute(path: string): (typeof API_ROUTES)[number] | undefi
   let best: (typeof API_ROUTES)[number] | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const route of API_ROUTES) {
-    // A route inside a longer path (/api/v1/getgameurl) counts as near.
-    const d = wanted.endsWith(route.path) ? 0 : editDistance(wanted, route.path);
+    // A route inside a longer path (/api/v1/getgameurl) counts as near; a path past 200 characters is no typo.
+    const d = wanted.endsWith(route.path) ? 0 : wanted.length > 200 ? Number.POSITIVE_INFINITY : editDistance(wanted, route.path);
     if (d < bestDistance) {
       bestDistance = d;
       best = route;
     }
   }
   return best && bestDistance <= Math.max(3, Math.floor(best.path.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  if (a.length > 200) return Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
 }
 
 /*
@@ -315,22 +305,7 @@ export const callbackFaultMatchSchema = z.strictObject({
 export type CallbackFaultMatch = z.infer<typeof callbackFaultMatchSchema>;
 
 export const callbackFaultRuleSchema = z
-  .strictObject({
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 letters, digits, "-" or "_"')
-      .optional(),
-    match: callbackFaultMatchSchema.prefault({}),
-    fault: callbackFaultSchema,
-    /** Apply to the next N matching attempts, then stop. */
-    times: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply only to the Nth matching attempt (1 = the next one). */
-    nth: z.number().int().min(1).max(1_000_000).optional(),
-    /** Apply to each matching attempt with this probability, drawn from a seeded generator. */
-    probability: z.number().min(0).max(1).optional(),
-    /** The probability's seed (default: as the API's rules, the config's `seed` and the rule's given id or its definition). */
-    seed: z.union([z.number().int(), z.string().min(1).max(200)]).optional(),
-  })
+  .strictObject({ id: ruleId, match: callbackFaultMatchSchema.prefault({}), fault: callbackFaultSchema, ...firing })
   .superRefine((rule, ctx) => firingModeIssues(rule, ctx));
 export type CallbackFaultRuleInput = z.input<typeof callbackFaultRuleSchema>;
 export type CallbackFaultRule = z.infer<typeof callbackFaultRuleSchema>;

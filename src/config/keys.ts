@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { editDistance } from '../shared/index.ts';
 
 /*
  * Every key the config schema knows, as dotted paths ("callbacks.timeScale"), read from the schema
@@ -95,7 +96,7 @@ export function nearestKey(path: string, known: readonly string[]): string | und
     .join('.');
   let best: { key: string; distance: number } | undefined;
   for (const key of known) {
-    const distance = levenshtein(wild.toLowerCase(), key.toLowerCase());
+    const distance = editDistance(wild.toLowerCase(), key.toLowerCase());
     if (!best || distance < best.distance) best = { key, distance };
   }
   // Far-off guesses mislead more than they help.
@@ -105,17 +106,4 @@ export function nearestKey(path: string, known: readonly string[]): string | und
     .split('.')
     .map((s) => (s === ANY && i < indexes.length ? (indexes[i++] as string) : s))
     .join('.');
-}
-
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }

@@ -157,13 +157,7 @@ function readWireFile(merged: Layer, key: 'dialect' | 'profile', cwd: string, op
   if (!existsSync(path)) throw new ConfigError(`${at}: dialect or profile file not found: ${path}`);
   if (statSync(path).isDirectory())
     throw new ConfigError(`${at}: ${path} is a folder; expected a dialect or profile file (.json)`);
-  const text = readText(path, `${at}: file ${path}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${at}: file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
-  }
+  const parsed = readJson(path, `${at}: file ${path}`);
   if (isPlainObject(parsed) && typeof parsed.hooks === 'string') parsed.hooks = hooksPath(parsed.hooks, path, at, optIn);
   callbacks[key] = parsed;
   return path;
@@ -230,13 +224,7 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
       `Config file ${path} is a folder (from ${how}); expected a JSON file such as ${resolve(path, DEFAULT_CONFIG_FILE)}.`,
     );
   }
-  const text = readText(path, `Config file ${path}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${jsonErrorDetail(text, error)}`);
-  }
+  const parsed = readJson(path, `Config file ${path}`);
   if (!isPlainObject(parsed))
     throw new ConfigError(`Config file ${path} must hold a JSON object, got ${JSON.stringify(parsed)}.`);
   const { $schema: _ignored, ...layer } = parsed;
@@ -247,14 +235,20 @@ function readConfigFile(configPath: string | undefined, cwd: string): { layer: L
   return { layer, path };
 }
 
-/** A file's text; a file that cannot be read (permissions, say) is a ConfigError naming it, not a stack trace. */
-function readText(path: string, what: string): string {
+/** A JSON file's value; a file that cannot be read (permissions, say) or parsed is a ConfigError naming it, not a stack trace. */
+function readJson(path: string, what: string): unknown {
+  let text: string;
   try {
     // A byte-order mark (some Windows editors write one) is no JSON syntax error.
-    return readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new ConfigError(`${what} cannot be read (${code ?? message}); check that it is a file this user may read.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${what} is not valid JSON: ${jsonErrorDetail(text, error)}`);
   }
 }
 

@@ -250,10 +250,6 @@ function opensTheRound(contract: DialectContract, state: ContractState): boolean
   );
 }
 
-export function findDialectContract(description: string): DialectContract | undefined {
-  return DIALECT_CONTRACTS.find((c) => c.description === description);
-}
-
 /** The session token a contract's example request carries (32+ characters: Red Tiger wants 32 to 128). */
 export function contractSessionToken(playerId: string): string {
   return `aggmock-contract-session-${playerId}-0123456789abcdef`;

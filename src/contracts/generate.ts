@@ -14,11 +14,13 @@ import {
   type Field,
   maskedRequest,
   type Operation,
+  SIGNATURE_CHARACTERS,
   type SignedRequest,
   type SignOptions,
   writeAmount,
   writeReply,
 } from '../dialects/index.ts';
+import { setAt } from '../shared/index.ts';
 import { DEFAULT_HEADER_NAMES, type HeaderNames, type SigningScheme } from '../signing/index.ts';
 import {
   CONSUMER,
@@ -86,13 +88,7 @@ export function signaturePattern(dialect: Dialect): string | undefined {
   const recipe = dialect.signing;
   if (!('place' in recipe)) return undefined;
   const prefix = 'header' in recipe.place && recipe.place.prefix ? escapeRegex(recipe.place.prefix) : '';
-  const body = {
-    hex: '[0-9a-f]+',
-    HEX: '[0-9A-F]+',
-    base64: '[A-Za-z0-9+/]+=*',
-    base64url: '[A-Za-z0-9_-]+=*',
-  }[recipe.encoding];
-  return `^${prefix}${body}$`;
+  return `^${prefix}${SIGNATURE_CHARACTERS[recipe.encoding]}$`;
 }
 
 /** aggmock's header schemes: what each signature header looks like, whatever the secret (any number of them: rotation). */
@@ -239,8 +235,7 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   );
   if (!readsBalance) dropBalance(balances ?? [], written.body, op?.reply?.root);
   const token = reply.accepted ? op?.reply?.token : undefined;
-  if (token !== undefined)
-    setPath(written.body, [...(op?.reply?.root?.split('.') ?? []), ...token.split('.')], facts.sessionToken);
+  if (token !== undefined) setAt(written.body, op?.reply?.root ? `${op.reply.root}.${token}` : token, facts.sessionToken);
   const root = op?.reply?.root?.split('.') ?? [];
   const at = (path: string) => memberPath([...root, ...path.split('.')]);
   const rules = dialect.reply;
@@ -293,15 +288,6 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
     body: { content: written.body, contentType: 'application/json', encoded: false },
     matchingRules,
   };
-}
-
-function setPath(body: Record<string, unknown>, keys: readonly string[], value: unknown): void {
-  let node = body;
-  for (const key of keys.slice(0, -1)) {
-    if (!node[key] || typeof node[key] !== 'object') node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys.at(-1) as string] = value;
 }
 
 /** Removes the balance members from a written reply (under its root member, when it has one). */

@@ -6,4 +6,4 @@
  */
 
 export * from './dialect.ts';
-export { dialectPact, exampleRequest, generateContracts, signaturePattern, sortKeys } from './generate.ts';
+export { exampleRequest, generateContracts } from './generate.ts';

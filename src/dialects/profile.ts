@@ -1,4 +1,5 @@
 import { type BodyField, type BodyTemplate, type ProfileDefinition, sources, type ValueSource } from '../profiles/index.ts';
+import { AGGMOCK_STATUSES, API_KEY_IN_BODY } from './builtin/default.ts';
 import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, type Fields } from './schema.ts';
 
 /*
@@ -15,18 +16,18 @@ function fieldOfSource(source: ValueSource): { fact: Fact } | { credential: stri
   return { fact: source };
 }
 
-function convertField(
-  field: BodyField,
-  kind: 'debit' | 'credit' | 'rollback',
-  rollbackStyle: 'original' | 'reference',
-  types: Record<string, string | undefined>,
-): Field {
+/** Which event's body is converted, and what the profile says of all of them. */
+interface Conversion {
+  kind: 'debit' | 'credit' | 'rollback';
+  rollbackStyle: 'original' | 'reference';
+  types: Record<string, string | undefined>;
+}
+
+function convertField(field: BodyField, at: Conversion): Field {
+  const { kind, rollbackStyle, types } = at;
   if ('const' in field) return { const: field.const };
   if ('object' in field)
-    return {
-      object: convertBody(field.object, kind, rollbackStyle, types),
-      ...(field.omitWhenEmpty ? { omitWhenEmpty: true } : {}),
-    };
+    return { object: convertBody(field.object, at), ...(field.omitWhenEmpty ? { omitWhenEmpty: true } : {}) };
   const sources = Array.isArray(field.from) ? field.from : [field.from];
   // A profile's `type` is the event's type string, a constant per operation here.
   if (sources.length === 1 && sources[0] === 'type') return { const: types[kind] ?? '' };
@@ -42,14 +43,9 @@ function convertField(
   return { from: facts, ...(field.default === undefined ? {} : { default: field.default }) };
 }
 
-function convertBody(
-  body: BodyTemplate,
-  kind: 'debit' | 'credit' | 'rollback',
-  rollbackStyle: 'original' | 'reference',
-  types: Record<string, string | undefined>,
-): Fields {
+function convertBody(body: BodyTemplate, at: Conversion): Fields {
   const out: Fields = {};
-  for (const [name, field] of Object.entries(body)) out[name] = convertField(field, kind, rollbackStyle, types);
+  for (const [name, field] of Object.entries(body)) out[name] = convertField(field, at);
   return out;
 }
 
@@ -67,13 +63,13 @@ export function dialectOfProfile(profile: ProfileDefinition): Dialect {
   const op = (kind: 'debit' | 'credit' | 'rollback', body: BodyTemplate) => ({
     method: 'POST' as const,
     path: '',
-    fields: convertBody(body, kind, rollbackStyle, types),
+    fields: convertBody(body, { kind, rollbackStyle, types }),
   });
   const reply = profile.reply;
   const input: DialectInput = {
     name: profile.name,
     description: profile.description,
-    credentials: { apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' } },
+    credentials: API_KEY_IN_BODY,
     request: { encoding: 'json' },
     amounts: { format: profile.amounts.format, as: profile.amounts.as },
     // A profile's win has no place for its bet's id; its generated ids were 24 hex digits.
@@ -96,18 +92,7 @@ export function dialectOfProfile(profile: ProfileDefinition): Dialect {
       duplicates: reply.duplicates,
       balanceOnRejection: reply.balanceOnRejection,
       ...(reply.writes ? { writes: reply.writes } : {}),
-      ...(reply.success
-        ? {}
-        : {
-            statuses: {
-              INVALID_SIGNATURE: 401,
-              PLAYER_NOT_FOUND: 404,
-              INSUFFICIENT_FUNDS: 402,
-              TRANSACTION_NOT_FOUND: 404,
-              INVALID_REQUEST: 400,
-              WRONG_CURRENCY: 400,
-            },
-          }),
+      ...(reply.success ? {} : { statuses: AGGMOCK_STATUSES }),
     },
   };
   return dialectSchema.parse(input);

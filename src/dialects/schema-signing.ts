@@ -66,6 +66,14 @@ export const SIGNING_ALGORITHMS = [
 ] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
+/** A signature's characters in each encoding, as a regular expression without anchors (contracts and OpenAPI match by it). */
+export const SIGNATURE_CHARACTERS = {
+  hex: '[0-9a-f]+',
+  HEX: '[0-9A-F]+',
+  base64: '[A-Za-z0-9+/]+=*',
+  base64url: '[A-Za-z0-9_-]+=*',
+} as const;
+
 /** How a request is signed: a recipe, or aggmock's own header schemes (`timestamped`, `hmac-hex`, `standard-webhooks`). */
 export const recipeSchema = z.union([
   z.strictObject({ algorithm: z.literal('none') }),

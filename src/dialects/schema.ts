@@ -10,6 +10,7 @@ export { type BalanceSpec, OUTCOME_CODES, type OutcomeCode, type ReplyRules, rep
 export {
   type Recipe,
   recipeSchema,
+  SIGNATURE_CHARACTERS,
   SIGNING_ALGORITHMS,
   type SignedRecipe,
   type SigningAlgorithm,

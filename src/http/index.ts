@@ -5,16 +5,6 @@
  * surfaces or the CLI.
  */
 
-export { parseJsonBody, parseJsonBytes, type RawBodyVariables, readRawBody } from './body.ts';
-export { type BoundedText, MAX_REPLY_BYTES, readBoundedText } from './bounded-read.ts';
-export {
-  BROWSER_SCRIPTS,
-  BROWSER_SCRIPTS_PATH,
-  type BrowserScript,
-  browserScriptRoutes,
-  pageDataTag,
-  scriptJson,
-  scriptTag,
-} from './browser-scripts.ts';
-export { ApiError, type ApiErrorBody, type ApiErrorOptions, errorResponse, type FieldError } from './errors.ts';
-export { dialsLoopback, isLoopbackHost, localPortOf } from './loopback.ts';
+export { MAX_REPLY_BYTES, readBoundedText } from './bounded-read.ts';
+
+export { isLoopbackHost } from './loopback.ts';

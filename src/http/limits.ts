@@ -7,8 +7,6 @@
 export const MAX_ID_LENGTH = 128;
 /** home_url, callback_url and any other URL. */
 export const MAX_URL_LENGTH = 2048;
-/** Short codes: currency, language. */
-export const MAX_CODE_LENGTH = 16;
 /** Player lists (scenario runs). */
 export const MAX_LIST_LENGTH = 1000;
 /** How deeply a JSON body may nest; deeper is a 400 before any schema walks it. */

@@ -26,8 +26,7 @@ import { type DiscrepancyFilter, DiscrepancyStore } from './store.ts';
 
 export * from './history.ts';
 export * from './reducer.ts';
-export { isAccepted, type ReplyOutcome, replyBalance, replyOutcome } from './reply.ts';
-export { type DiscrepancyFilter, isDiscrepancyKind } from './store.ts';
+export { isAccepted, replyBalance, replyOutcome } from './reply.ts';
 
 /** Transactions remembered for duplicate and rollback checks; the oldest are forgotten past this. */
 export const REMEMBERED_TRANSACTIONS = 200_000;

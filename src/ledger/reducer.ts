@@ -259,13 +259,3 @@ export function applyConcurrentGroup(
   const outcome = evaluateConcurrentGroup(viewOf(state), events, options);
   return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
 }
-
-/** {@link evaluateWindow} on a plain state. */
-export function applyWindow(
-  state: LedgerState,
-  window: readonly TimedEvent[],
-  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
-): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
-  const outcome = evaluateWindow(viewOf(state), window, options);
-  return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
-}

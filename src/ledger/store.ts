@@ -1,5 +1,5 @@
 import type { Database, Statement } from '../storage/index.ts';
-import { DISCREPANCY_KINDS, type Discrepancy, type DiscrepancyDraft, type DiscrepancyKind } from './reducer.ts';
+import type { Discrepancy, DiscrepancyDraft, DiscrepancyKind } from './reducer.ts';
 
 /** Discrepancies in SQLite, next to the outbox: a thin table and the queries the admin API and UI need. */
 
@@ -95,30 +95,20 @@ export class DiscrepancyStore {
   }
 }
 
-export function isDiscrepancyKind(value: string): value is DiscrepancyKind {
-  return (DISCREPANCY_KINDS as readonly string[]).includes(value);
-}
+/** Each filter field's SQL condition. */
+const CONDITIONS = [
+  ['playerId', 'player_id = ?'],
+  ['kind', 'kind = ?'],
+  ['group', 'grp = ?'],
+  ['beforeId', 'id < ?'],
+] as const satisfies readonly (readonly [keyof DiscrepancyFilter, string])[];
 
 function whereClause(filter: DiscrepancyFilter): { where: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (filter.playerId !== undefined) {
-    clauses.push('player_id = ?');
-    params.push(filter.playerId);
-  }
-  if (filter.kind !== undefined) {
-    clauses.push('kind = ?');
-    params.push(filter.kind);
-  }
-  if (filter.group !== undefined) {
-    clauses.push('grp = ?');
-    params.push(filter.group);
-  }
-  if (filter.beforeId !== undefined) {
-    clauses.push('id < ?');
-    params.push(filter.beforeId);
-  }
-  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+  const given = CONDITIONS.filter(([field]) => filter[field] !== undefined);
+  return {
+    where: given.length ? `WHERE ${given.map(([, sql]) => sql).join(' AND ')}` : '',
+    params: given.map(([field]) => filter[field]),
+  };
 }
 
 function fromRow(row: Row): Discrepancy {

@@ -5,8 +5,6 @@
  *
  * Foundation: it imports nothing from aggmock.
  */
-export const MINOR_PER_MAJOR = 100;
-
 /** The decimals of a major unit when nothing else is known (EUR, USD…). */
 export const DEFAULT_EXPONENT = 2;
 

@@ -9,6 +9,7 @@ import {
   type Operation,
   OUTCOME_CODES,
   type Scalar,
+  SIGNATURE_CHARACTERS,
 } from '../dialects/index.ts';
 import { VERSION } from '../version.ts';
 
@@ -256,13 +257,7 @@ function operationEntry(dialect: Dialect, operation: Operation, schemeHeaders: r
   const signature: Schema = {
     type: 'string',
     description: `The signature: ${signatureWords(dialect)}`,
-    ...('encoding' in recipe
-      ? {
-          pattern: { hex: '^[0-9a-f]+$', HEX: '^[0-9A-F]+$', base64: '^[A-Za-z0-9+/]+=*$', base64url: '^[A-Za-z0-9_-]+=*$' }[
-            recipe.encoding
-          ],
-        }
-      : {}),
+    ...('encoding' in recipe ? { pattern: `^${SIGNATURE_CHARACTERS[recipe.encoding]}$` } : {}),
   };
   const encoding = op.encoding ?? dialect.request.encoding;
   const parameters: Schema[] = [];

@@ -6,5 +6,5 @@
  *
  * Foundation: it imports only signing and shared; never an engine, a surface or the CLI.
  */
-export { PROFILE_SCHEMA_PATH, profileJsonSchema, profileJsonSchemaText } from './json-schema.ts';
+export { PROFILE_SCHEMA_PATH, profileJsonSchemaText } from './json-schema.ts';
 export * from './schema.ts';

@@ -109,7 +109,6 @@ export const WIRE_REPLY_CODES = [
   'INVALID_REQUEST',
   'WRONG_CURRENCY',
 ] as const;
-export type WireReplyCode = (typeof WIRE_REPLY_CODES)[number];
 
 export const replyRulesSchema = z.strictObject({
   balance: replyPath.default('balance').describe("where the player's balance is"),
@@ -148,7 +147,6 @@ export const replyRulesSchema = z.strictObject({
 export type ReplyRules = z.infer<typeof replyRulesSchema>;
 
 export const PROFILE_SIGNING_SCHEMES = [...SIGNING_SCHEMES, 'none'] as const;
-export type ProfileSigningScheme = (typeof PROFILE_SIGNING_SCHEMES)[number];
 
 export const profileDefinitionSchema = z
   .strictObject({

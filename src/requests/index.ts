@@ -7,7 +7,7 @@
  * callbacks (the seeded generator); it knows nothing of HTTP routes, pages or the CLI (the
  * aggregator surface applies the faults, src/aggregator/client-faults.ts).
  */
-export { credentialMasker, MASKED, maskedBody, maskedQuery, nearestRoute, refusalHint, sameStrings } from './describe.ts';
+export { credentialMasker, maskedBody, maskedQuery, refusalHint, sameStrings } from './describe.ts';
 export {
   type AuthVerdict,
   type HeldCall,
@@ -20,11 +20,4 @@ export {
   RequestJournal,
   type RequestMatcher,
 } from './journal.ts';
-export {
-  FaultRuleError,
-  type FaultRuleState,
-  FaultRules,
-  type FiredFault,
-  type ProviderLookup,
-  type RequestFacts,
-} from './rules.ts';
+export { FaultRuleError, type FaultRuleState, FaultRules, type FiredFault, type RequestFacts } from './rules.ts';

@@ -14,7 +14,6 @@ import {
   type RequestFilter,
   type RequestMatcher,
   type RequestRow,
-  routeOf,
   rowFilter,
   SUMMARY_COLUMNS,
   SUMMARY_ROW_BYTES,
@@ -25,21 +24,18 @@ import {
 
 export {
   type AuthVerdict,
-  cappedEntry,
-  DEFAULT_JOURNAL_BYTES,
-  entryBytes,
   type JournaledRequest,
   journaledReplyLimit,
   MAX_JOURNALED_REPLY_BODY,
   MAX_JOURNALED_REQUEST_BODY,
   MAX_JOURNALED_ROW_BYTES,
-  MAX_JOURNALED_SUCCESS_BODY,
   MAX_LIST_BYTES,
   type NewJournaledRequest,
   type RequestFilter,
   type RequestMatcher,
 } from './rows.ts';
 
+import { routeOf } from '../config/index.ts';
 import { pageSize } from '../http/paging.ts';
 import type { Database } from '../storage/index.ts';
 import { type JournalStatements, openJournalTable, outcomeColumns } from './journal-table.ts';

@@ -1,3 +1,4 @@
+import { routeOf } from '../config/index.ts';
 import { parseJsonOr, valueAt } from '../shared/index.ts';
 
 /*
@@ -273,33 +274,18 @@ export function entriesOf(row: RequestRow): JournaledRequest[] {
 
 /** The SQL conditions of the fields a row holds as columns. */
 export function rowFilter(filter: { path?: string; method?: string; status?: number }): { where: string[]; args: unknown[] } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (filter.path !== undefined) {
-    where.push('route = ?');
-    args.push(routeOf(filter.path));
-  }
-  if (filter.method !== undefined) {
-    where.push('method = ?');
-    args.push(filter.method.toUpperCase());
-  }
-  if (filter.status !== undefined) {
-    where.push('status = ?');
-    args.push(filter.status);
-  }
-  return { where, args };
+  const given = (
+    [
+      ['route = ?', filter.path === undefined ? undefined : routeOf(filter.path)],
+      ['method = ?', filter.method?.toUpperCase()],
+      ['status = ?', filter.status],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  return { where: given.map(([sql]) => sql), args: given.map(([, value]) => value) };
 }
 
 export function whereClause(where: readonly string[]): string {
   return where.length ? `WHERE ${where.join(' AND ')}` : '';
-}
-
-/** The route a path names, as filters compare it: without `/casino` and a trailing slash. */
-export function routeOf(path: string): string {
-  let p = path;
-  if (p.startsWith('/casino/')) p = p.slice('/casino'.length);
-  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  return p;
 }
 
 export function toEntry(row: RequestRow): JournaledRequest {
@@ -324,36 +310,21 @@ export function toEntry(row: RequestRow): JournaledRequest {
   };
 }
 
-/** The JSON of the last headers written: a client sends the same ones call after call. */
-let lastHeaders: Record<string, string> | undefined;
-let lastHeadersJson = '';
-export function headersJson(headers: Record<string, string>): string {
-  if (headers !== lastHeaders) {
-    lastHeaders = headers;
-    lastHeadersJson = JSON.stringify(headers);
-  }
-  return lastHeadersJson;
+/** The JSON of the last value written: a client under load repeats its headers, query and auth verdict (the same objects, see describe.ts). */
+function lastJson<T extends object>(): (value: T) => string {
+  let last: T | undefined;
+  let json = '';
+  return (value) => {
+    if (value !== last) {
+      last = value;
+      json = JSON.stringify(value);
+    }
+    return json;
+  };
 }
-
-/** The JSON of the last query and auth verdict written: a client under load repeats them (the same objects, see describe.ts). */
-let lastQuery: object | undefined;
-let lastQueryJson = '';
-export function queryJson(query: object): string {
-  if (query !== lastQuery) {
-    lastQuery = query;
-    lastQueryJson = JSON.stringify(query);
-  }
-  return lastQueryJson;
-}
-let lastAuth: AuthVerdict | undefined;
-let lastAuthJson = '';
-export function authJson(auth: AuthVerdict): string {
-  if (auth !== lastAuth) {
-    lastAuth = auth;
-    lastAuthJson = JSON.stringify(auth);
-  }
-  return lastAuthJson;
-}
+export const headersJson = lastJson<Record<string, string>>();
+export const queryJson = lastJson<object>();
+export const authJson = lastJson<AuthVerdict>();
 
 export function isEmptyObject(value: object): boolean {
   for (const _ in value) return false;

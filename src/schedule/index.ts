@@ -10,7 +10,7 @@ import { parseDuration, type ScheduleEntry } from '../config/index.ts';
 import { planScenario, type RoundWire } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
 
-export { formatScheduleFlag, parseScheduleFlag, ScheduleFlagError } from './flag.ts';
+export { parseScheduleFlag } from './flag.ts';
 
 /** Firings waiting for their turn beyond this are skipped (and reported) rather than piling up behind a slow wallet. */
 export const DEFAULT_MAX_BACKLOG = 100;

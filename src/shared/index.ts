@@ -27,6 +27,20 @@ export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
+/** The Levenshtein distance between two strings: the did-you-mean of config keys and API routes. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
 /**
  * Path segments that reach an object's prototype when written (`a.__proto__.x = 1` changes every
  * object): refused in any path or key that comes from a file or a request.

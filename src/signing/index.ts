@@ -33,6 +33,11 @@ export const DEFAULT_HEADER_NAMES: HeaderNames = {
   webhookSignature: 'webhook-signature',
 };
 
+/** The headers a scheme signs in, in the order it writes them. */
+export function schemeHeaders(scheme: SigningScheme, names: HeaderNames): string[] {
+  return scheme === 'standard-webhooks' ? [names.webhookId, names.webhookTimestamp, names.webhookSignature] : [names.signature];
+}
+
 export interface SigningKeys {
   scheme: SigningScheme;
   /** Every active secret. Signing signs with each (rotation); verifying accepts any. */

@@ -172,14 +172,10 @@ function openBuiltin(path: string, readOnly: boolean): Database {
   builtin ??= loadBuiltin();
   const raw = new builtin.DatabaseSync(path, { readOnly });
   let open = true;
-  let depth = 0;
   return withTransactions({
     driver: 'node',
     get isOpen() {
       return open;
-    },
-    get inTransaction() {
-      return depth > 0;
     },
     prepare<P extends unknown[], R>(sql: string): Statement<P, R> {
       const stmt = raw.prepare(sql);
@@ -203,10 +199,6 @@ function openBuiltin(path: string, readOnly: boolean): Database {
       if (!open) return;
       open = false;
       raw.close();
-    },
-    depth: (change) => {
-      depth += change;
-      return depth;
     },
   });
 }
@@ -266,14 +258,10 @@ function openBetterSqlite(path: string, readonly: boolean): Database {
     }
     throw error;
   }
-  let depth = 0;
   return withTransactions({
     driver: 'better-sqlite3',
     get isOpen() {
       return raw.open;
-    },
-    get inTransaction() {
-      return depth > 0;
     },
     prepare<P extends unknown[], R>(sql: string): Statement<P, R> {
       const stmt = raw.prepare(sql);
@@ -296,27 +284,21 @@ function openBetterSqlite(path: string, readonly: boolean): Database {
     close: () => {
       if (raw.open) raw.close();
     },
-    depth: (change) => {
-      depth += change;
-      return depth;
-    },
   });
 }
 
 // ---- transactions, the same for both ----
 
-type Connection = Omit<Database, 'transaction'> & {
-  /** Moves the nesting depth by `change` and returns the new depth. */
-  depth(change: number): number;
-};
+type Connection = Omit<Database, 'transaction' | 'inTransaction'>;
 
 function withTransactions(conn: Connection): Database {
+  let depth = 0;
   const begin = conn.prepare('BEGIN IMMEDIATE');
   const commit = conn.prepare('COMMIT');
   const rollback = conn.prepare('ROLLBACK');
   const transaction = <A extends unknown[], T>(fn: (...args: A) => T) =>
     function inTransaction(...args: A): T {
-      const level = conn.depth(1);
+      const level = ++depth;
       const savepoint = `aggmock_sp${level}`;
       try {
         if (level === 1) begin.run();
@@ -338,15 +320,14 @@ function withTransactions(conn: Connection): Database {
           throw error;
         }
       } finally {
-        conn.depth(-1);
+        depth--;
       }
     };
-  const { depth: _depth, ...db } = conn;
   return Object.defineProperties(
-    { ...db, transaction },
+    { ...conn, transaction },
     {
       isOpen: { get: () => conn.isOpen, enumerable: true },
-      inTransaction: { get: () => conn.inTransaction, enumerable: true },
+      inTransaction: { get: () => depth > 0, enumerable: true },
     },
   ) as Database;
 }

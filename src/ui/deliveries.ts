@@ -1,16 +1,13 @@
 import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { redactUrl } from '../shared/index.ts';
+import { schemeHeaders } from '../signing/index.ts';
 import { AUTH_PROMPT_HTML, escapeHtml, layout } from './layout.ts';
 
 /** Header names that carry the callback signature in the configured scheme (lower-case). */
 export function signatureHeaderNames(config: AggmockConfig): string[] {
   const { scheme, headers } = config.callbacks.signing;
-  const names =
-    scheme === 'standard-webhooks'
-      ? [headers.webhookId, headers.webhookTimestamp, headers.webhookSignature]
-      : [headers.signature];
-  return names.map((n) => n.toLowerCase());
+  return schemeHeaders(scheme, headers).map((n) => n.toLowerCase());
 }
 
 /**

@@ -36,8 +36,6 @@ export interface ContractsFlags {
   config?: string;
 }
 
-export type ContractsIo = CommandIo;
-
 /**
  * Registers `aggmock contracts`.
  *
@@ -46,7 +44,7 @@ export type ContractsIo = CommandIo;
  * aggmock contracts --regenerate                      # rewrite contracts/ (default config)
  * aggmock contracts --out pacts --scheme hmac-hex --rollback-style reference
  */
-export function registerContractsCommand(program: Command, io: ContractsIo = PROCESS_IO): Command {
+export function registerContractsCommand(program: Command, io: CommandIo = PROCESS_IO): Command {
   return program
     .command('contracts')
     .description(
@@ -81,7 +79,7 @@ export function registerContractsCommand(program: Command, io: ContractsIo = PRO
 }
 
 /** The command without a process: returns the exit code (0 ok, 2 usage error). */
-export async function runContractsCommand(flags: ContractsFlags, io: ContractsIo = PROCESS_IO): Promise<number> {
+export async function runContractsCommand(flags: ContractsFlags, io: CommandIo = PROCESS_IO): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   if (flags.regenerate && flags.out) {
     io.stderr('aggmock contracts: give --regenerate (the committed defaults) or --out <dir> (your configuration), not both.\n');

@@ -35,7 +35,7 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
-import { type CommandIo, collectCredential, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
+import { type CommandIo, collect, collectCredential, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
 
 /** `aggmock load --dialect <name> <wallet base URL>`: a set rate in any dialect, percentiles and correctness under load. */
 
@@ -77,8 +77,6 @@ export const EXIT_PASSED = 0;
 export const EXIT_BREACHED = 1;
 
 class UsageError extends Error {}
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerLoadCommand(program: Command, io: LoadIo = PROCESS_IO): Command {
   return program

@@ -68,8 +68,3 @@ export function scheduleFor(schedule: readonly ScheduleEntry[], players: readonl
     return { ...entry, players: kept.length > 0 ? kept : [...players] };
   });
 }
-
-/** Players --token names that --players does not: their tokens would never be used. */
-export function tokensWithoutPlayers(flags: PlayerFlags, players: readonly string[]): string[] {
-  return Object.keys(flags.token ?? {}).filter((p) => !players.includes(p));
-}

@@ -10,21 +10,9 @@ import {
   isBuiltinDialect,
 } from '../../dialects/index.ts';
 import { profileJsonSchemaText } from '../../profiles/index.ts';
-import { EXIT_USAGE, usageExit } from '../options.ts';
+import { type CommandIo, EXIT_USAGE, PROCESS_IO, usageExit } from '../options.ts';
 
 /** `aggmock profiles`: the dialects there are, each one's definition, and the JSON Schema of a profile file. */
-
-export interface ProfilesIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-const processIo: ProfilesIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
 
 /**
  * Registers `aggmock profiles`.
@@ -34,7 +22,7 @@ const processIo: ProfilesIo = {
  * aggmock profiles show betnex        # its definition: a profile file to start from
  * aggmock profiles schema > profile.schema.json
  */
-export function registerProfilesCommand(program: Command, io: ProfilesIo = processIo): Command {
+export function registerProfilesCommand(program: Command, io: CommandIo = PROCESS_IO): Command {
   const command = program
     .command('profiles')
     .description('List the dialects (the wires aggmock speaks), show one as a file, or print the JSON Schema of a profile file.')
@@ -113,7 +101,7 @@ function firstSentence(text: string): string {
   return end < 0 ? text : text.slice(0, end);
 }
 
-function configOrExit(configPath: string | undefined, io: ProfilesIo): AggmockConfig {
+function configOrExit(configPath: string | undefined, io: CommandIo): AggmockConfig {
   try {
     return loadConfig({ configPath, env: io.env ?? process.env, cwd: io.cwd ?? process.cwd(), readOnly: true });
   } catch (error) {

@@ -11,6 +11,7 @@ import { SIGNING_SCHEMES } from '../../signing/index.ts';
 import {
   addWireOptions,
   type CommandIo,
+  collect,
   dbPathProblem,
   dialectFlag,
   dialectFlagName,
@@ -81,10 +82,7 @@ export function registerSendCommand(program: Command, io: SendIo = PROCESS_IO): 
       '--to <url>',
       "webhook URL, or the wallet's base URL for a dialect with paths (default: config callbacks.webhookUrl, http://127.0.0.1:4001/callback/webhook)",
     )
-    .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', (value: string, previous: string[] = []) => [
-      ...previous,
-      value,
-    ])
+    .option('--secret <s>', 'HMAC secret; repeat for several (rotation)', collect)
     .addOption(new Option('--scheme <scheme>', 'signature scheme').choices([...SIGNING_SCHEMES]))
     .option('-c, --config <file>', 'config file (default: ./aggmock.config.json when it exists)')
     .option('--seed <seed>', 'seed of the transaction id sequence (default: 42)')

@@ -8,7 +8,7 @@ import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
 import { maskedUrl } from '../../shared/secrets.ts';
-import { toWhsec } from '../../signing/index.ts';
+import { schemeHeaders, toWhsec } from '../../signing/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 import { addPlayerOptions, type PlayerFlags, scheduleFor, tokenLayer } from './players.ts';
 
@@ -136,10 +136,7 @@ function callbacksLine(config: AggmockConfig): string {
 }
 
 function signedWith(signing: SigningConfig): string {
-  const headers =
-    signing.scheme === 'standard-webhooks'
-      ? [signing.headers.webhookId, signing.headers.webhookTimestamp, signing.headers.webhookSignature].join(', ')
-      : signing.headers.signature;
+  const headers = schemeHeaders(signing.scheme, signing.headers).join(', ');
   return `signed ${signing.scheme} (HMAC-SHA256) in ${headers} with secret ${shownSecret(signing)}`;
 }
 

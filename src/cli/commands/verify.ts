@@ -8,6 +8,7 @@ import type { RunVerifyOptions, VerifyOutcome } from '../../verify/index.ts';
 import {
   addWireOptions,
   type CommandIo,
+  collect,
   dialectFlag,
   dialectFlagName,
   EXIT_USAGE,
@@ -105,10 +106,6 @@ function collectToken(value: string, previous: Record<string, string> = {}): Rec
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected player=token such as p1=tok-123, got ${JSON.stringify(value)}.`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }
 
 /**

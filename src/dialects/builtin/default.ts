@@ -16,11 +16,16 @@ export interface DefaultWireSettings {
   extraFields: readonly ('roundId' | 'gameId' | 'currency' | 'timestamp' | 'bonus')[];
 }
 
+/** The credential aggmock's own wires (and a profile file's) write in the body. */
+export const API_KEY_IN_BODY = {
+  apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' },
+} as const satisfies DialectInput['credentials'];
+
 /** With extra field `bonus`: a free spin, a jackpot or a promotion, when the event is one: `{kind, id}`; left out otherwise. */
 const BONUS: Field = { object: { kind: { from: 'bonusKind' }, id: { from: 'bonusId' } }, omitWhenEmpty: true };
 
-/** The wallet's codes are aggmock's names, each answered with its HTTP status. */
-const STATUSES = {
+/** The wallet's codes are aggmock's names, each answered with its HTTP status (a profile file's too). */
+export const AGGMOCK_STATUSES = {
   INVALID_SIGNATURE: 401,
   PLAYER_NOT_FOUND: 404,
   INSUFFICIENT_FUNDS: 402,
@@ -56,7 +61,7 @@ export function defaultDialect(settings: DefaultWireSettings): DialectInput {
     name: 'default',
     description:
       "aggmock's documented wire: one callback per DEBIT, CREDIT and ROLLBACK, signed in headers; reply {balance} or {error}.",
-    credentials: { apiKey: { description: 'the API key written in the body (callbacks.apiKey)', kind: 'text' } },
+    credentials: API_KEY_IN_BODY,
     operations: {
       bet: { path: '', fields: { ...body(settings.types.debit, own), ...bonus } },
       win: { path: '', fields: { ...body(settings.types.credit, own), ...bonus } },
@@ -72,11 +77,11 @@ export function defaultDialect(settings: DefaultWireSettings): DialectInput {
     signing: { algorithm: 'scheme' },
     reply: {
       code: 'error',
-      codes: Object.fromEntries(Object.keys(STATUSES).map((code) => [code, code])),
+      codes: Object.fromEntries(Object.keys(AGGMOCK_STATUSES).map((code) => [code, code])),
       balance: 'balance',
       message: ['message', 'msg', 'description'],
       duplicates: 'same-reply',
-      statuses: STATUSES,
+      statuses: AGGMOCK_STATUSES,
     },
   };
 }
