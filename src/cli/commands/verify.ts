@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, deepMerge, loadConfig, parseDuration, validateConfig } from '../../config/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
@@ -16,6 +16,7 @@ import {
   PROCESS_IO,
   usageExit,
 } from '../options.ts';
+import { collectToken } from './players.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
@@ -100,12 +101,6 @@ export function registerVerifyCommand(program: Command, io: VerifyIo = PROCESS_I
     .action(async (webhookUrl: string, flags: VerifyFlags) => {
       process.exitCode = (await runVerifyCommand(webhookUrl, flags, io)).exitCode;
     });
-}
-
-function collectToken(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const eq = value.indexOf('=');
-  if (eq <= 0) throw new InvalidArgumentError(`expected player=token such as p1=tok-123, got ${JSON.stringify(value)}.`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 /**
