@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Enqueued } from '../callbacks/engine.ts';
 import { seededRandom } from '../callbacks/random.ts';
 import { apiErrorSchema } from '../http/error-schema.ts';
+import { withTimeout } from '../shared/index.ts';
 import type { AdminDeps } from './deps.ts';
 import { type AdminEnv, jsonInput, knownQueryOnly, refuseInvalid } from './input.ts';
 import { toDelivery } from './money.ts';
@@ -85,19 +86,6 @@ export function registerAdminBearer(app: OpenAPIHono): void {
     scheme: 'bearer',
     description: 'Only when config admin.token (AGGMOCK_ADMIN_TOKEN) is set: `Authorization: Bearer <token>`.',
   });
-}
-
-/** The promise's value, or undefined when it takes longer than `ms` (real time: this is an HTTP wait). */
-export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

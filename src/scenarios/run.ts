@@ -1,6 +1,7 @@
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { StoredEvent } from '../callbacks/events.ts';
 import { isAccepted } from '../ledger/reply.ts';
+import { messageOf, withTimeout } from '../shared/index.ts';
 import type { ScenarioName, ScenarioPlan, ScenarioStep, StepDependency } from './plan.ts';
 
 /** The part of the engine a scenario needs: enqueue and wait. */
@@ -127,26 +128,13 @@ export async function playInOrder(engine: ScenarioEngine, steps: readonly Scenar
       continue;
     }
     const queued = engine.enqueue(step.request);
-    const settled = await within(queued.settled, waitMs);
+    const settled = await withTimeout(queued.settled, waitMs);
     if (!settled) return { events, pending: queued.event };
     events.push(settled);
     results.set(step.key, { key: step.key, status: 'sent', event: settled });
     if (!isAccepted(settled)) return { events, refused: step };
   }
   return { events };
-}
-
-/** The promise's value, or undefined when it takes longer than `ms` (real time: a person waits). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function conditionHolds(dep: StepDependency, r: StepResult): boolean {
@@ -164,8 +152,4 @@ function skipReason(dep: StepDependency, r: StepResult): string {
   if (r.status === 'skipped') return `${dep.step} was skipped`;
   if (r.status === 'error') return `${dep.step} could not be sent: ${r.error}`;
   return `${dep.step} was not accepted (${r.event.status}${r.event.error ? `: ${r.event.error}` : ''})`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

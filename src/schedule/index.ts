@@ -9,6 +9,7 @@ import type { Random } from '../callbacks/random.ts';
 import { parseDuration, type ScheduleEntry } from '../config/index.ts';
 import { planScenario, type RoundWire } from '../scenarios/plan.ts';
 import { type ScenarioRunSummary, startScenario } from '../scenarios/run.ts';
+import { messageOf } from '../shared/index.ts';
 
 export { parseScheduleFlag } from './flag.ts';
 
@@ -227,8 +228,4 @@ function arm(entry: ScheduleEntry, index: number): Armed {
     return { index, entry, fired: 0, nextAfter: (from) => cron.nextRun(new Date(from))?.getTime() };
   }
   throw new ScheduleError(`schedule[${index}]: give exactly one of "every" (e.g. "2s") or "cron" (e.g. "*/5 * * * * *").`);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -168,3 +168,21 @@ export function redactUrl(text: string): string {
   const query = url.search ? '?…' : '';
   return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;
 }
+
+/** The promise's value, or undefined when it takes longer than `ms` (real time: an HTTP wait, a scenario step). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An error's message, or the thrown value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
