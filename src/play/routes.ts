@@ -178,7 +178,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     );
     // Every call of a free round names its award, as the vendor's free-round calls do (is_free/reward_uuid,
     // bonusCode, type freespin, is_freeround_bet): the dialect's bonus fields (docs/operator-apis.md).
-    if (free) for (const step of plan) step.request.bonus = { kind: 'free-spins', id: free.award.id };
+    if (free) for (const step of plan) step.request.bonus = { kind: 'free-spins', id: free.award.id, left: free.left };
     const roundId = plan[0]?.request.roundId as string;
     const played = await playInOrder(engine, steps, waitMs);
     // Refused (the game did not open, or the wallet refused the free bet): the round was not played.
