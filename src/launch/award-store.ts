@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Database, Statement } from '../storage/index.ts';
-import type { FreeRoundAward } from './awards.ts';
+import type { FreeRoundAward, FreeRoundCampaign } from './awards.ts';
 
 /*
  * Where free-round awards outlive a restart: two tables in the instance's SQLite file (the outbox's
@@ -24,6 +24,10 @@ const SCHEMA = `
     session_id TEXT,
     PRIMARY KEY (award_id, player)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS free_round_campaigns (
+    id TEXT PRIMARY KEY,
+    campaign TEXT NOT NULL
+  );
 `;
 
 /** Rounds one award gives at most (the operator routes refuse more). */
@@ -40,6 +44,21 @@ const storedAwardSchema = z.strictObject({
     .string()
     .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake such as "0.20"')
     .optional(),
+  validUntil: z.number().int().optional(),
+  createdAt: z.number().int().nonnegative(),
+});
+
+/** The campaign column: a template awards name (Caleta's campaigns). */
+const storedCampaignSchema = z.strictObject({
+  name: z.string(),
+  gameIds: z.array(idText).min(1),
+  currency: z.string().min(1).optional(),
+  rounds: z.number().int().min(1).max(MAX_AWARD_ROUNDS),
+  bet: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake such as "0.20"')
+    .optional(),
+  validFrom: z.number().int().optional(),
   validUntil: z.number().int().optional(),
   createdAt: z.number().int().nonnegative(),
 });
@@ -80,6 +99,8 @@ export class AwardStore {
   private readonly updateLeft: Statement;
   private readonly cancelAward: Statement;
   private readonly deleteAward: Statement;
+  private readonly insertCampaignRow: Statement;
+  private readonly deleteCampaignRow: Statement;
 
   constructor(private readonly db: Database) {
     db.exec(SCHEMA);
@@ -90,10 +111,12 @@ export class AwardStore {
     this.updateLeft = db.prepare('UPDATE free_round_left SET rounds_left = ?, session_id = ? WHERE award_id = ? AND player = ?');
     this.cancelAward = db.prepare('UPDATE free_round_awards SET cancelled_at = ? WHERE id = ?');
     this.deleteAward = db.prepare('DELETE FROM free_round_awards WHERE id = ?');
+    this.insertCampaignRow = db.prepare('INSERT OR REPLACE INTO free_round_campaigns (id, campaign) VALUES (?, ?)');
+    this.deleteCampaignRow = db.prepare('DELETE FROM free_round_campaigns WHERE id = ?');
   }
 
   /** Every stored award in the order it was recorded, and the rows that do not read as one. */
-  load(): { awards: LoadedAward[]; unreadable: UnreadableAward[] } {
+  load(): { awards: LoadedAward[]; campaigns: FreeRoundCampaign[]; unreadable: UnreadableAward[] } {
     const lefts = new Map<string, LeftRow[]>();
     for (const row of this.db.prepare<[], LeftRow>('SELECT * FROM free_round_left').iterate()) {
       const key = String(row.award_id);
@@ -106,7 +129,15 @@ export class AwardStore {
       if ('problem' in read) unreadable.push({ id: String(row.id), problem: read.problem });
       else awards.push(read);
     }
-    return { awards, unreadable };
+    const campaigns: FreeRoundCampaign[] = [];
+    for (const row of this.db
+      .prepare<[], { id: string; campaign: string }>('SELECT * FROM free_round_campaigns ORDER BY rowid')
+      .iterate()) {
+      const read = readCampaign(String(row.id), row.campaign);
+      if ('problem' in read) unreadable.push({ id: String(row.id), problem: `campaign: ${read.problem}` });
+      else campaigns.push(read);
+    }
+    return { awards, campaigns, unreadable };
   }
 
   /** Records a new award (replacing an unreadable row of the same id) with every player's full count. */
@@ -122,6 +153,15 @@ export class AwardStore {
   /** A player's rounds left after a round was taken through a session or given back. */
   setLeft(awardId: string, player: string, left: number, sessionId: string | undefined): void {
     this.updateLeft.run(left, sessionId ?? null, awardId, player);
+  }
+
+  insertCampaign(campaign: FreeRoundCampaign): void {
+    const { id, ...rest } = campaign;
+    this.insertCampaignRow.run(id, JSON.stringify(rest));
+  }
+
+  deleteCampaign(id: string): void {
+    this.deleteCampaignRow.run(id);
   }
 
   cancel(awardId: string, at: number): void {
@@ -141,6 +181,7 @@ export class AwardStore {
 const COLUMNS = {
   free_round_awards: ['id', 'award', 'cancelled_at'],
   free_round_left: ['award_id', 'player', 'rounds_left', 'session_id'],
+  free_round_campaigns: ['id', 'campaign'],
 } as const;
 
 /** Throws, naming the table and the missing column, when a table of that name is not this one. */
@@ -158,6 +199,22 @@ function refuseForeignTables(db: Database): void {
         `The database's table ${table} is not aggmock's free-round awards table (no column ${missing.join(', ')}): point config "db" (or "dataDir") at another file, or drop that table.`,
       );
   }
+}
+
+/** A stored campaign row as a campaign, or what is wrong with it. */
+function readCampaign(id: string, text: unknown): FreeRoundCampaign | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(String(text));
+  } catch {
+    return { problem: `the campaign column is not JSON: ${JSON.stringify(String(text).slice(0, 60))}` };
+  }
+  const parsed = storedCampaignSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join('.') || 'campaign'}: ${issue?.message ?? 'not a campaign'}` };
+  }
+  return { id, ...parsed.data };
 }
 
 /** A stored row as an award, or what is wrong with it (the field and what was expected). */

@@ -34,6 +34,20 @@ export interface FreeRoundAward extends FreeRoundAwardInput {
   cancelledAt?: number;
 }
 
+/** A free-round campaign (Caleta's): a template of game, currency, rounds, stake and period that awards name. */
+export interface FreeRoundCampaign {
+  id: string;
+  name: string;
+  gameIds: readonly string[];
+  currency?: string | undefined;
+  rounds: number;
+  bet?: string | undefined;
+  /** Epoch ms of its start and end, when named. */
+  validFrom?: number | undefined;
+  validUntil?: number | undefined;
+  createdAt: number;
+}
+
 /** A round taken from an award for one player (give it back if the wallet refused it). */
 export interface TakenRound {
   award: FreeRoundAward;
@@ -72,7 +86,8 @@ export class FreeRoundAwards {
   private readonly sessions = new Map<string, { awardId: string; player: string }>();
   /** The other way round, by award and player: a player's newer session replaces the older one. */
   private readonly lastSession = new Map<string, string>();
-  /** Stored awards this instance could not read at start (never played). */
+  private readonly campaignsById = new Map<string, FreeRoundCampaign>();
+  /** Stored awards and campaigns this instance could not read at start (never played). */
   readonly unreadable: readonly UnreadableAward[];
 
   constructor(
@@ -81,11 +96,12 @@ export class FreeRoundAwards {
   ) {
     this.store = options.store;
     this.maxAwards = options.maxAwards ?? MAX_AWARDS;
-    const loaded = this.store?.load() ?? { awards: [], unreadable: [] };
+    const loaded = this.store?.load() ?? { awards: [], campaigns: [], unreadable: [] };
     for (const { award, sessions } of loaded.awards) {
       this.awards.set(award.id, award);
       for (const [player, session] of sessions) this.playedThrough(award.id, player, session);
     }
+    for (const campaign of loaded.campaigns) this.campaignsById.set(campaign.id, campaign);
     this.unreadable = loaded.unreadable;
     for (const bad of loaded.unreadable) options.onUnreadable?.(bad);
     this.evictPastCap();
@@ -135,6 +151,30 @@ export class FreeRoundAwards {
 
   get(id: string): FreeRoundAward | undefined {
     return this.awards.get(id);
+  }
+
+  /** Records a campaign; the same id again is the same campaign. At most MAX_AWARDS are kept, the oldest forgotten first. */
+  createCampaign(input: Omit<FreeRoundCampaign, 'createdAt'>): { campaign: FreeRoundCampaign; created: boolean } {
+    const existing = this.campaignsById.get(input.id);
+    if (existing) return { campaign: existing, created: false };
+    const campaign: FreeRoundCampaign = { ...input, createdAt: this.now() };
+    this.campaignsById.set(campaign.id, campaign);
+    this.store?.insertCampaign(campaign);
+    while (this.campaignsById.size > this.maxAwards) {
+      const oldest = this.campaignsById.keys().next().value as string;
+      this.campaignsById.delete(oldest);
+      this.store?.deleteCampaign(oldest);
+    }
+    return { campaign, created: true };
+  }
+
+  campaign(id: string): FreeRoundCampaign | undefined {
+    return this.campaignsById.get(id);
+  }
+
+  /** Every campaign, oldest first. */
+  campaigns(): FreeRoundCampaign[] {
+    return [...this.campaignsById.values()];
   }
 
   /** Stops an award's remaining rounds; undefined when no award has that id. */

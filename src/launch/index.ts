@@ -5,6 +5,12 @@
  */
 
 export { AwardStore, type UnreadableAward } from './award-store.ts';
-export { type EndedSessionAward, type FreeRoundAward, FreeRoundAwards, type TakenRound } from './awards.ts';
+export {
+  type EndedSessionAward,
+  type FreeRoundAward,
+  FreeRoundAwards,
+  type FreeRoundCampaign,
+  type TakenRound,
+} from './awards.ts';
 export { type AggmockSelf, type CallbackUrlPolicy, callbackUrlPolicy } from './callback-url.ts';
 export { type LaunchSession, LaunchSessions } from './sessions.ts';
