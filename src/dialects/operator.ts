@@ -236,6 +236,8 @@ export const OPERATOR_CAPABILITIES = [
   /** A free-round campaign (Caleta /freebet/campaigns/create): a template rewards name by campaign id. */
   'create-campaign',
   'list-campaigns',
+  /** One campaign by its id (Hub88 /freebet/campaigns/info); an unknown id is the not-found refusal. */
+  'campaign-info',
   'close-session',
   'acknowledge',
 ] as const;

@@ -86,7 +86,7 @@ it('creates and lists campaigns, makes a played reward from one, refuses bad inp
     currency: 'EUR',
     bet_value: 50_000,
     bet_count: 2,
-    start_time: '2026-01-01T00:00:00.000Z',
+    start_time: '2026-01-01T00:00:00',
   });
   expect(campaign.campaign_uuid).toMatch(/^aggmock-campaign-[0-9a-f]{16}$/);
   // A campaign that names no bet_count or bet_value takes the prepaid's (10 × 100000).

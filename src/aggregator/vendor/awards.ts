@@ -130,6 +130,12 @@ export function createCampaign(
   return shownCampaign(campaign, catalog);
 }
 
+/** The campaign a request names (Hub88's campaigns/info); an id no campaign has is the vendor's not-found refusal. */
+export function campaignInfo(route: OperatorRoute, values: Concepts, awards: FreeRoundAwards, catalog: Catalog): CampaignValues {
+  if (values.campaignId === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'campaignId')} is required`);
+  return shownCampaign(campaignOf(route, values.campaignId, awards), catalog);
+}
+
 /** Every campaign as a list reply shows them. */
 export function listCampaigns(awards: FreeRoundAwards, catalog: Catalog): CampaignValues[] {
   return awards.campaigns().map((campaign) => shownCampaign(campaign, catalog));
@@ -138,7 +144,8 @@ export function listCampaigns(awards: FreeRoundAwards, catalog: Catalog): Campai
 function shownCampaign(campaign: FreeRoundCampaign, catalog: Catalog): CampaignValues {
   const gameId = campaign.gameIds[0] as string;
   const game = catalog.gameById.get(gameId);
-  const iso = (ms: number | undefined) => (ms === undefined ? {} : { value: new Date(ms).toISOString() });
+  // Hub88's and Caleta's datetime: "ISO 8601 Extended datetime format (YYYY-MM-DDThh:mm:ss)", UTC.
+  const iso = (ms: number | undefined) => (ms === undefined ? {} : { value: new Date(ms).toISOString().slice(0, 19) });
   const start = iso(campaign.validFrom);
   const end = iso(campaign.validUntil);
   return {
@@ -183,7 +190,8 @@ function instant(field: string, text: string): number {
     const n = Number(text);
     return n < 100_000_000_000 ? n * 1000 : n;
   }
-  const ms = Date.parse(text);
+  // A date and time with no zone (Hub88's and Caleta's YYYY-MM-DDThh:mm:ss) is UTC, whatever the server's zone.
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(text) ? `${text}Z` : text);
   if (Number.isNaN(ms))
     throw new Refusal('bad-request', `${field}: expected Unix seconds or a date such as 2026-12-31T23:59:59Z, got ${text}`);
   return ms;

@@ -10,7 +10,7 @@ import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, openLaunchSession } from '../launch.ts';
 import { matchesEtag } from '../listings.ts';
-import { awardFreeRounds, cancelFreeRounds, createCampaign, fieldOf, gameOf, listCampaigns } from './awards.ts';
+import { awardFreeRounds, campaignInfo, cancelFreeRounds, createCampaign, fieldOf, gameOf, listCampaigns } from './awards.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 import { listingCache, type RenderValues, replyText, replyTextBody } from './render.ts';
@@ -191,6 +191,8 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         );
       case 'list-campaigns':
         return send(route.reply, { campaigns: listCampaigns(deps.sessions.awards, catalog) }, baseUrl);
+      case 'campaign-info':
+        return send(route.reply, { campaign: campaignInfo(route, values, deps.sessions.awards, catalog) }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }
