@@ -103,6 +103,8 @@ export const REPLY_SOURCES = [
   'award.rounds',
   'award.left',
   'award.status',
+  /** The players a cancel took the award from (Blue Ocean's removeFreeRounds successfull_removals). */
+  'award.removed',
   /** A campaign (Caleta): its id, name, game, currency, rounds, stake × 100000 (an integer) and start/end (ISO). */
   'campaign.id',
   'campaign.name',

@@ -187,6 +187,23 @@ export class FreeRoundAwards {
     return award;
   }
 
+  /**
+   * Takes an award's rounds from the players named (their count drops to 0); answers those of them
+   * the award had with rounds left, or undefined when no award has that id.
+   */
+  removePlayers(id: string, players: readonly string[]): string[] | undefined {
+    const award = this.awards.get(id);
+    if (!award) return undefined;
+    const removed: string[] = [];
+    for (const player of new Set(players)) {
+      if ((award.left.get(player) ?? 0) <= 0) continue;
+      award.left.set(player, 0);
+      this.store?.setLeft(id, player, 0, undefined);
+      removed.push(player);
+    }
+    return removed;
+  }
+
   /** The rounds a player has left in one game, over every live award (what the play page shows). */
   leftFor(player: string, gameId: string, currency: string): { awardId: string; left: number } | undefined {
     const award = this.playable(player, gameId, currency);

@@ -161,13 +161,24 @@ function shownCampaign(campaign: FreeRoundCampaign, catalog: Catalog): CampaignV
   };
 }
 
-/** Cancels the award a request names; an id no award has is refused as the vendor refuses an unknown one. */
-export function cancelFreeRounds(route: OperatorRoute, values: Concepts, awards: FreeRoundAwards, nowMs: number) {
+/**
+ * Cancels the award a request names, or only its rounds for the players the request names (Blue
+ * Ocean's removeFreeRounds playerids); an id no award has is refused as the vendor refuses an unknown one.
+ */
+export function cancelFreeRounds(
+  route: OperatorRoute,
+  values: Concepts,
+  lists: ConceptLists,
+  awards: FreeRoundAwards,
+  nowMs: number,
+): NonNullable<RenderValues['award']> {
   const field = fieldOf(route, 'awardId');
   if (values.awardId === undefined) throw new Refusal('bad-request', `${field} is required`);
-  const award = awards.cancel(values.awardId);
+  const players = lists.player ?? [];
+  const removed = players.length > 0 ? awards.removePlayers(values.awardId, players) : undefined;
+  const award = players.length > 0 ? awards.get(values.awardId) : awards.cancel(values.awardId);
   if (!award) throw new Refusal('not-found', `${field} ${JSON.stringify(values.awardId)}: no free-round award has this id`);
-  return shownAward(award, nowMs);
+  return { ...shownAward(award, nowMs), removed: removed ?? award.players.filter((p) => (award.left.get(p) ?? 0) > 0) };
 }
 
 function shownAward(award: FreeRoundAward, nowMs: number): NonNullable<RenderValues['award']> {

@@ -27,6 +27,7 @@ const SOURCE_TYPES: Partial<Record<ReplySource, Schema>> = {
   'paging.pageCount': { type: 'integer' },
   'paging.currentPage': { type: 'integer' },
   'paging.perPage': { type: 'integer' },
+  'award.removed': { type: 'array', items: { type: 'string' } },
   'campaign.gameNumericId': { type: 'integer' },
   'campaign.rounds': { type: 'integer' },
   'campaign.betValue': { type: 'integer' },

@@ -22,6 +22,7 @@ export interface RenderValues {
     rounds?: number;
     left?: number;
     status?: 'active' | 'cancelled' | 'expired';
+    removed?: readonly string[];
   };
   /** A free-round campaign (Caleta): what a create answers, or one item of a list. */
   campaign?: CampaignValues;

@@ -182,7 +182,11 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         return send(route.reply, {}, baseUrl);
       }
       case 'cancel-free-spins':
-        return send(route.reply, { award: cancelFreeRounds(route, values, deps.sessions.awards, now()) }, baseUrl);
+        return send(
+          route.reply,
+          { award: cancelFreeRounds(route, values, decision.lists, deps.sessions.awards, now()) },
+          baseUrl,
+        );
       case 'create-campaign':
         return send(
           route.reply,
