@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Database, Statement } from '../storage/index.ts';
-import type { FreeRoundAward, FreeRoundCampaign } from './awards.ts';
+import type { FreeRoundAward, FreeRoundCampaign } from './award-types.ts';
 
 /*
  * Where free-round awards outlive a restart: two tables in the instance's SQLite file (the outbox's
