@@ -20,6 +20,7 @@ import { type Catalog, createCatalog, findProvider } from './catalog/index.ts';
 import { type AggmockConfig, type CallbackFaultRuleInput, ConfigError, type FaultRuleInput } from './config/index.ts';
 import { operatorRoutePaths } from './dialects/builtin/operator/index.ts';
 import { exposureOf } from './http/exposure.ts';
+import { AwardStore, FreeRoundAwards } from './launch/index.ts';
 import { type LaunchSession, LaunchSessions } from './launch/sessions.ts';
 import { createShadowLedger, type Discrepancy, type ShadowLedger } from './ledger/index.ts';
 import { type Logger, silentLogger } from './log/index.ts';
@@ -168,7 +169,16 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     retention: config.callbacks.retention,
     onError: (error) => logger.warn({ err: error }, 'could not journal a client request'),
   });
-  const sessions = new LaunchSessions();
+  // Free-round awards outlive a restart in the same file (the launch sessions do not).
+  const awards = new FreeRoundAwards(undefined, {
+    store: new AwardStore(db),
+    onUnreadable: (award) =>
+      logger.warn(
+        { award: award.id, problem: award.problem },
+        'a stored free-round award does not read: it is not played (create it again to replace it)',
+      ),
+  });
+  const sessions = new LaunchSessions(undefined, awards);
   const onInternalError = (error: unknown) => logger.error({ err: error }, 'internal error');
   const onLaunch = (s: LaunchSession) => logger.info({ session: s.id, player: s.playerId, game: s.gameId }, 'game launched');
   const admin = createAdminRoutes({ engine, ledger, scheduler, catalog, config, onInternalError, rules, journal });

@@ -70,6 +70,11 @@ export const enqueueRequestSchema = z
       .strictObject({
         kind: z.enum(BONUS_KINDS, { error: `expected one of ${BONUS_KINDS.map((k) => `"${k}"`).join(', ')}` }),
         id: nonEmpty('the bonus id'),
+        left: z
+          .number({ error: 'expected the free rounds left as a whole number' })
+          .int({ error: 'expected the free rounds left as a whole number' })
+          .nonnegative({ error: 'expected the free rounds left as 0 or more' })
+          .optional(),
       })
       .optional(),
     /** The operator's session token of the launch the call belongs to (a dialect's `sessionToken`). */
@@ -132,7 +137,7 @@ export interface StoredEvent {
   currency?: string;
   gameName?: string;
   provider?: string;
-  bonus?: { kind: (typeof BONUS_KINDS)[number]; id: string };
+  bonus?: { kind: (typeof BONUS_KINDS)[number]; id: string; left?: number };
   source: string;
   group?: string;
   orderingKey: string;
@@ -205,7 +210,8 @@ export interface CallbackFields {
   gameName?: string | undefined;
   provider?: string | undefined;
   currency?: string | undefined;
-  bonus?: { kind: BonusKind; id: string } | undefined;
+  /** `left`: a free round's rounds of its award still to play after it (Slotegrator's quantity). */
+  bonus?: { kind: BonusKind; id: string; left?: number | undefined } | undefined;
   /** ms epoch of the event. */
   createdAt?: number | undefined;
 }

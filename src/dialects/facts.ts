@@ -436,9 +436,15 @@ function readDecodedFacts(
   const createdAt = timeOf(read);
   if (createdAt !== undefined) facts.createdAt = createdAt;
   const bonusKind = text('bonusKind');
-  const bonusId = text('bonusId');
+  const freeRoundId = text('freeRoundId');
+  const bonusId = text('bonusId') ?? freeRoundId;
   if (bonusKind !== undefined || bonusId !== undefined)
-    facts.bonus = { kind: (bonusKind ?? 'promotion') as BonusKind, id: bonusId ?? '' };
+    facts.bonus = {
+      kind: (bonusKind ?? (freeRoundId === undefined ? 'promotion' : 'free-spins')) as BonusKind,
+      id: bonusId ?? '',
+    };
+  const left = text('freeRoundsLeft');
+  if (facts.bonus && left !== undefined && /^\d{1,9}$/.test(left)) facts.bonus.left = Number(left);
 
   const currency = facts.currency ?? options.currencyOf?.(facts.playerId);
   const amounts: [Fact, 'amountMinor' | 'winMinor'][] =

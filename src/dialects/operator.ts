@@ -41,6 +41,10 @@ export const OPERATOR_CONCEPTS = [
   'rounds',
   'betAmount',
   'validUntil',
+  /** A free-round campaign (Caleta's campaign_uuid): a template awards are made from; its name. */
+  'campaignId',
+  'campaignName',
+  'validFrom',
 ] as const;
 export type OperatorConcept = (typeof OPERATOR_CONCEPTS)[number];
 
@@ -99,6 +103,18 @@ export const REPLY_SOURCES = [
   'award.rounds',
   'award.left',
   'award.status',
+  /** The players a cancel took the award from (Blue Ocean's removeFreeRounds successfull_removals). */
+  'award.removed',
+  /** A campaign (Caleta): its id, name, game, currency, rounds, stake × 100000 (an integer) and start/end (ISO). */
+  'campaign.id',
+  'campaign.name',
+  'campaign.gameId',
+  'campaign.gameNumericId',
+  'campaign.currency',
+  'campaign.rounds',
+  'campaign.betValue',
+  'campaign.startTime',
+  'campaign.endTime',
   'error.message',
   'paging.totalCount',
   'paging.pageCount',
@@ -122,7 +138,9 @@ export type ReplyNode =
   /** The catalog's games (one page of them on a paged route), each rendered with `item`. */
   | { games: ReplyNode }
   /** The games as an object keyed by a source (Evolution's `{tables: {<id>: …}}`). */
-  | { gamesKeyed: { key: ReplySource; item: ReplyNode } };
+  | { gamesKeyed: { key: ReplySource; item: ReplyNode } }
+  /** The free-round campaigns, each rendered with `item` (its `campaign.*` sources). */
+  | { campaigns: ReplyNode };
 
 export const replyNodeSchema: z.ZodType<ReplyNode> = z.lazy(() =>
   z.union([
@@ -137,6 +155,7 @@ export const replyNodeSchema: z.ZodType<ReplyNode> = z.lazy(() =>
     z.strictObject({ list: z.array(replyNodeSchema).max(16) }),
     z.strictObject({ games: replyNodeSchema }),
     z.strictObject({ gamesKeyed: z.strictObject({ key: z.enum(REPLY_SOURCES), item: replyNodeSchema }) }),
+    z.strictObject({ campaigns: replyNodeSchema }),
   ]),
 );
 
@@ -216,6 +235,11 @@ export const OPERATOR_CAPABILITIES = [
   'round-details',
   'award-free-spins',
   'cancel-free-spins',
+  /** A free-round campaign (Caleta /freebet/campaigns/create): a template rewards name by campaign id. */
+  'create-campaign',
+  'list-campaigns',
+  /** One campaign by its id (Hub88 /freebet/campaigns/info); an unknown id is the not-found refusal. */
+  'campaign-info',
   'close-session',
   'acknowledge',
 ] as const;

@@ -27,7 +27,7 @@ export interface CallFacts {
   gameId?: string | undefined;
   gameName?: string | undefined;
   provider?: string | undefined;
-  bonus?: { kind: BonusKind; id: string } | undefined;
+  bonus?: { kind: BonusKind; id: string; left?: number | undefined } | undefined;
   sessionToken?: string | undefined;
   /** One id per call, the same on each retry of it. */
   requestId?: string | undefined;
@@ -110,6 +110,10 @@ export function factValue(dialect: Dialect, facts: CallFacts, fact: Fact): Scala
       return facts.bonus?.kind;
     case 'bonusId':
       return facts.bonus?.id;
+    case 'freeRoundId':
+      return facts.bonus?.kind === 'free-spins' ? facts.bonus.id : undefined;
+    case 'freeRoundsLeft':
+      return facts.bonus?.kind === 'free-spins' ? facts.bonus.left : undefined;
     case 'roundClosed':
       return facts.roundClosed;
     case 'nonce':

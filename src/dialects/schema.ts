@@ -42,7 +42,8 @@ export const MONEY_OPERATIONS: Readonly<Partial<Record<Operation, 'debit' | 'cre
  * once: a new one on every attempt, retries included (Slotegrator's X-Nonce). `timestamp…` is when
  * the call was made, the same on every retry; `sentTimestamp…` is when this attempt is sent, for a
  * wire that checks a request's freshness or signs its time (Slotegrator's X-Timestamp): a late retry
- * is not refused as stale.
+ * is not refused as stale. `freeRoundId` and `freeRoundsLeft` are a free round's award and the rounds
+ * of it left after this one (Slotegrator's freespin_id and quantity); other calls have neither.
  */
 export const FACTS = [
   'operation',
@@ -67,6 +68,8 @@ export const FACTS = [
   'sentTimestampMs',
   'bonusKind',
   'bonusId',
+  'freeRoundId',
+  'freeRoundsLeft',
   'sessionToken',
   'requestId',
   'nonce',

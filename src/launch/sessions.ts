@@ -62,11 +62,17 @@ export class LaunchSessions {
   private order: string[] = [];
   private head = 0;
   private created = 0;
-  /** Free rounds awarded through a vendor's operator API, played by these sessions' play pages (same lifetime: memory). */
+  /**
+   * Free rounds awarded through a vendor's operator API, played by these sessions' play pages: in
+   * memory unless given awards with a store (`serve` keeps them in its SQLite file).
+   */
   readonly awards: FreeRoundAwards;
 
-  constructor(private readonly now: () => number = () => Date.now()) {
-    this.awards = new FreeRoundAwards(now);
+  constructor(
+    private readonly now: () => number = () => Date.now(),
+    awards?: FreeRoundAwards,
+  ) {
+    this.awards = awards ?? new FreeRoundAwards(now);
   }
 
   create(input: Omit<LaunchSession, 'id' | 'createdAt' | 'expiresAt'>, options: CreateSessionOptions): LaunchSession {

@@ -45,6 +45,8 @@ function factValue(facts, fact) {
     case 'sentTimestampMs': return facts.sentAt ?? facts.createdAt;
     case 'bonusKind': return facts.bonus ? facts.bonus.kind : undefined;
     case 'bonusId': return facts.bonus ? facts.bonus.id : undefined;
+    case 'freeRoundId': return facts.bonus && facts.bonus.kind === 'free-spins' ? facts.bonus.id : undefined;
+    case 'freeRoundsLeft': return facts.bonus && facts.bonus.kind === 'free-spins' ? facts.bonus.left : undefined;
     case 'roundClosed': return facts.roundClosed;
     case 'nonce': return facts.nonce ?? derivedNonce(facts);
     default: return facts[fact];

@@ -65,6 +65,8 @@ function factSchema(dialect: Dialect, fact: Fact): Schema {
       return { type: 'string', format: 'date-time' };
     case 'bonusKind':
       return { type: 'string', enum: ['free-spins', 'jackpot', 'promotion'] };
+    case 'freeRoundsLeft':
+      return { type: 'integer', minimum: 0, description: "a free round's rounds of its award left after it" };
     case 'sessionToken':
       return { type: 'string', description: 'the session token the wallet issued at launch' };
     case 'currency':
@@ -82,6 +84,7 @@ const FACT_WORDS: Partial<Record<Fact, string>> = {
   requestId: 'one id per call, the same on each retry of it',
   nonce: 'used once: new on every attempt',
   gameId: 'the game',
+  freeRoundId: 'the free-round award a free round plays (absent on other calls)',
 };
 
 /** The JSON Schema of one field of a request. */

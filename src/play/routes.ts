@@ -9,7 +9,9 @@ import {
   type StoredEvent,
 } from '../callbacks/index.ts';
 import type { Catalog } from '../catalog/index.ts';
+import { dialectOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
+import { operatorApiOf } from '../dialects/builtin/operator/index.ts';
 import { parseJsonBody, type RawBodyVariables, readRawBody } from '../http/body.ts';
 import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
 import { credentialGuard, isExposed, refuseAggmockCallbacks } from '../http/exposure.ts';
@@ -75,19 +77,25 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
   /** Launch sessions whose game opened (the wallet accepted its opening calls). */
   const opened = new Set<string>();
 
+  // Where a dead link sends the player: the configured vendor's launch route, else the seed's.
+  const relaunch = `Request a new one with ${launchRouteOf(deps.config)}.`;
   const activeSession = (id: string, wantsHtml: boolean): LaunchSession | Response => {
     const found = deps.sessions.lookup(id);
     if (found.status === 'active') return found.session;
-    const status = found.status === 'unknown' ? 404 : 410;
+    // Launch sessions do not outlive a restart, awards do: a link that played one says what is left.
+    const award = found.status === 'unknown' ? deps.sessions.awards.endedSession(id) : undefined;
+    const status = found.status === 'unknown' && !award ? 404 : 410;
     const message =
       found.status === 'expired'
-        ? `This launch link expired at ${new Date(found.session.expiresAt).toISOString()}. Request a new one with POST /getgameurl.`
+        ? `This launch link expired at ${new Date(found.session.expiresAt).toISOString()}. ${relaunch}`
         : found.status === 'used'
-          ? `This launch link was already used at ${new Date(found.session.usedAt ?? 0).toISOString()}: a link opens one game session once. Request a new one with POST /getgameurl.`
-          : `No game session ${JSON.stringify(id)}: the link is wrong, or the server restarted since it was made. Request a new one with POST /getgameurl.`;
-    const title = { expired: 'Launch link expired', used: 'Launch link already used', unknown: 'Unknown game session' }[
-      found.status
-    ];
+          ? `This launch link was already used at ${new Date(found.session.usedAt ?? 0).toISOString()}: a link opens one game session once. ${relaunch}`
+          : award
+            ? `This game session ended when aggmock restarted (launch sessions are kept in memory; free-round awards are not): the free-round award ${JSON.stringify(award.awardId)} still has ${award.left} round${award.left === 1 ? '' : 's'} for player ${JSON.stringify(award.player)}. Launch the game again for that player: its play page plays them. ${relaunch}`
+            : `No game session ${JSON.stringify(id)}: the link is wrong, or the server restarted since it was made. ${relaunch}`;
+    const title = award
+      ? 'Game session ended by a restart'
+      : { expired: 'Launch link expired', used: 'Launch link already used', unknown: 'Unknown game session' }[found.status];
     if (wantsHtml) {
       return new Response(errorPage(title, message), {
         status,
@@ -95,7 +103,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
       });
     }
     throw new ApiError(status, message, {
-      errors: [{ field: 'sessionId', message: found.status, received: id }],
+      errors: [{ field: 'sessionId', message: award ? 'ended by a restart' : found.status, received: id }],
+      ...(award ? { extra: { freeRound: { awardId: award.awardId, player: award.player, left: award.left } } } : {}),
     });
   };
 
@@ -146,7 +155,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     }
     const game = deps.catalog.gameById.get(session.gameId);
     const money = playMoney(deps.config, session, game);
-    const free = deps.sessions.awards.take(session.playerId, session.gameId, session.currency);
+    const free = deps.sessions.awards.take(session.playerId, session.gameId, session.currency, session.id);
     // A free round stakes the award's bet (the game's smallest where the award names none) and sends a bet of 0.
     const stakeMinor = free ? freeRoundStake(free.award.bet, money) : spinBet(parsed.data.bet, money, game);
     const betMinor = free ? 0 : stakeMinor;
@@ -169,7 +178,7 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     );
     // Every call of a free round names its award, as the vendor's free-round calls do (is_free/reward_uuid,
     // bonusCode, type freespin, is_freeround_bet): the dialect's bonus fields (docs/operator-apis.md).
-    if (free) for (const step of plan) step.request.bonus = { kind: 'free-spins', id: free.award.id };
+    if (free) for (const step of plan) step.request.bonus = { kind: 'free-spins', id: free.award.id, left: free.left };
     const roundId = plan[0]?.request.roundId as string;
     const played = await playInOrder(engine, steps, waitMs);
     // Refused (the game did not open, or the wallet refused the free bet): the round was not played.
@@ -218,6 +227,15 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     });
   });
   return app;
+}
+
+/** The route that launches a game on this instance: the vendor's own (`POST /operator/generic/v2/game/url`), else `POST /getgameurl`. */
+function launchRouteOf(config: AggmockConfig): string {
+  const api = operatorApiOf(dialectOf(config.callbacks));
+  const route = api?.routes.find((r) => r.does === 'launch' && r.mode !== 'demo');
+  if (!api || !route) return 'POST /getgameurl';
+  const selector = route.selector ? ` (${route.selector.field} ${route.selector.equals})` : '';
+  return `${route.method} ${api.basePath}${route.path}${selector} or POST /getgameurl`;
 }
 
 /** Opened sessions remembered at most; past it the set starts over (a game then opens once more). */

@@ -43,6 +43,8 @@ interface FreeRoundVendor {
   freeBet(entry: ReceiverLogEntry, awardId: string): boolean;
   /** A paid bet call (a positive amount). */
   paidBet(entry: ReceiverLogEntry): boolean;
+  /** What the vendor's free-round calls say of the rounds left, in order, when it says it (2 rounds played). */
+  roundsLeft?(log: readonly ReceiverLogEntry[], awardId: string): unknown[];
 }
 
 const fields = (e: ReceiverLogEntry) => e.fields as Record<string, unknown>;
@@ -120,8 +122,25 @@ const VENDORS: FreeRoundVendor[] = [
       return a.id;
     },
     cancel: (url, id) => sg(url).cancelFreeSpins(id),
-    freeBet: (e) => fields(e).action === 'bet' && Number(fields(e).amount) === 0 && fields(e).type === 'freespin',
-    paidBet: (e) => fields(e).action === 'bet' && Number(fields(e).amount) > 0 && fields(e).type === 'bet',
+    // freespin_id and quantity (rounds left): Slotegrator's Casino API Documentation v1.4.3, "Integrator Callbacks".
+    freeBet: (e, id) =>
+      fields(e).action === 'bet' &&
+      Number(fields(e).amount) === 0 &&
+      fields(e).type === 'freespin' &&
+      fields(e).freespin_id === id &&
+      /^\d+$/.test(String(fields(e).quantity)),
+    paidBet: (e) =>
+      fields(e).action === 'bet' &&
+      Number(fields(e).amount) > 0 &&
+      fields(e).type === 'bet' &&
+      fields(e).freespin_id === undefined &&
+      fields(e).quantity === undefined,
+    // Each free round's bet, and its win when it won, name the campaign and the rounds left after it.
+    roundsLeft: (log, id) => {
+      const free = log.filter((e) => fields(e).type === 'freespin');
+      expect(free.every((e) => fields(e).freespin_id === id)).toBe(true);
+      return free.filter((e) => fields(e).action === 'bet').map((e) => fields(e).quantity);
+    },
   },
   {
     name: 'blueocean',
@@ -258,6 +277,7 @@ describe.each(VENDORS)('free rounds awarded through $name', (vendor) => {
     expect(rx.errors, detail).toEqual([]);
     expect(rx.log.filter((e) => vendor.freeBet(e, awardId)).length, detail).toBe(2);
     expect(rx.log.filter((e) => vendor.paidBet(e)).length, detail).toBe(1);
+    if (vendor.roundsLeft) expect(vendor.roundsLeft(rx.log, awardId), detail).toEqual(['1', '0']);
     for (const reply of [first, second, paid]) for (const step of reply.steps) expect(step.status, detail).toBe('delivered');
 
     // An award for a game the catalog does not have is refused the vendor's way, and nothing is recorded.

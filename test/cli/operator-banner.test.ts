@@ -11,7 +11,7 @@ describe("the serve banner's operator line", () => {
     const lines = banner({ callbacks: { profile: 'hub88', webhookUrl: 'http://127.0.0.1:9/' } });
     const line = lines.find((l) => l.startsWith('  operator '));
     expect(line).toBe(
-      '  operator    http://127.0.0.1:4000/operator/generic/v2   (the hub88 operator API: POST /game/list, POST /game/url, POST /game/round, POST /freebet/prepaids/list, POST /freebet/rewards/create; OpenAPI: http://127.0.0.1:4000/operator-openapi.json)',
+      '  operator    http://127.0.0.1:4000/operator/generic/v2   (the hub88 operator API: POST /game/list, POST /game/url, POST /game/round, POST /freebet/prepaids/list, POST /freebet/rewards/create, POST /freebet/campaigns/create, POST /freebet/campaigns/list, POST /freebet/campaigns/info; OpenAPI: http://127.0.0.1:4000/operator-openapi.json)',
     );
     // Right after the seed's docs line.
     expect(lines[lines.indexOf(line as string) - 1]).toMatch(/^ {2}docs /);

@@ -61,7 +61,15 @@ function requiredFacts(field: Field, into: Set<Fact>): void {
 }
 
 /** Facts a call carries only when it has them: a bonus, a game's name, its provider. */
-const OPTIONAL_FACTS: ReadonlySet<Fact> = new Set<Fact>(['bonusKind', 'bonusId', 'gameName', 'provider', 'roundClosed']);
+const OPTIONAL_FACTS: ReadonlySet<Fact> = new Set<Fact>([
+  'bonusKind',
+  'bonusId',
+  'freeRoundId',
+  'freeRoundsLeft',
+  'gameName',
+  'provider',
+  'roundClosed',
+]);
 
 /** What the dialect's request for `operation` reads with no fallback (its fields, headers and path). */
 function requiredOf(dialect: Dialect, operation: Operation): Fact[] {

@@ -27,6 +27,12 @@ const SOURCE_TYPES: Partial<Record<ReplySource, Schema>> = {
   'paging.pageCount': { type: 'integer' },
   'paging.currentPage': { type: 'integer' },
   'paging.perPage': { type: 'integer' },
+  'award.removed': { type: 'array', items: { type: 'string' } },
+  'campaign.gameNumericId': { type: 'integer' },
+  'campaign.rounds': { type: 'integer' },
+  'campaign.betValue': { type: 'integer' },
+  'campaign.startTime': { type: 'string', format: 'date-time' },
+  'campaign.endTime': { type: 'string', format: 'date-time' },
 };
 
 function constSchema(value: unknown): Schema {
@@ -51,6 +57,8 @@ export function replySchema(node: ReplyNode): Schema {
   }
   if ('list' in node) return { type: 'array', prefixItems: node.list.map(replySchema) };
   if ('games' in node) return { type: 'array', items: replySchema(node.games), description: 'one item per catalog game' };
+  if ('campaigns' in node)
+    return { type: 'array', items: replySchema(node.campaigns), description: 'one item per free-round campaign' };
   return {
     type: 'object',
     additionalProperties: replySchema(node.gamesKeyed.item),

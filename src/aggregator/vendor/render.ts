@@ -22,9 +22,28 @@ export interface RenderValues {
     rounds?: number;
     left?: number;
     status?: 'active' | 'cancelled' | 'expired';
+    removed?: readonly string[];
   };
+  /** A free-round campaign (Caleta): what a create answers, or one item of a list. */
+  campaign?: CampaignValues;
+  /** The campaigns a `campaigns` node lists. */
+  campaigns?: readonly CampaignValues[];
   error?: { message: string };
   paging?: { totalCount: number; pageCount: number; currentPage: number; perPage: number };
+}
+
+/** A campaign as a reply shows it (`campaign.*` sources). */
+export interface CampaignValues {
+  id: string;
+  name: string;
+  gameId: string;
+  gameNumericId: number;
+  currency?: string;
+  rounds: number;
+  /** The stake × 100000, an integer (Hub88's and Caleta's amounts). */
+  betValue?: number;
+  startTime?: string;
+  endTime?: string;
 }
 
 interface RenderContext {
@@ -103,6 +122,10 @@ function render(node: ReplyNode, ctx: RenderContext): unknown {
   }
   if ('list' in node) return node.list.map((child) => render(child, ctx));
   if ('games' in node) return ctx.games.map((game) => render(node.games, { ...ctx, game }));
+  if ('campaigns' in node)
+    return (ctx.values.campaigns ?? []).map((campaign) =>
+      render(node.campaigns, { ...ctx, values: { ...ctx.values, campaign } }),
+    );
   const keyed: Record<string, unknown> = {};
   for (const game of ctx.games) {
     const gameCtx = { ...ctx, game };

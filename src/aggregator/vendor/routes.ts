@@ -10,7 +10,7 @@ import type { LaunchSession, LaunchSessions } from '../../launch/sessions.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import { launchCurrency, openLaunchSession } from '../launch.ts';
 import { matchesEtag } from '../listings.ts';
-import { awardFreeRounds, cancelFreeRounds, fieldOf, gameOf } from './awards.ts';
+import { awardFreeRounds, campaignInfo, cancelFreeRounds, createCampaign, fieldOf, gameOf, listCampaigns } from './awards.ts';
 import { type Concepts, decide, listingPage, Refusal, routeGroups } from './decide.ts';
 import { OPERATOR_OPENAPI_PATH, operatorOpenApi } from './openapi.ts';
 import { listingCache, type RenderValues, replyText, replyTextBody } from './render.ts';
@@ -182,7 +182,21 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         return send(route.reply, {}, baseUrl);
       }
       case 'cancel-free-spins':
-        return send(route.reply, { award: cancelFreeRounds(route, values, deps.sessions.awards, now()) }, baseUrl);
+        return send(
+          route.reply,
+          { award: cancelFreeRounds(route, values, decision.lists, deps.sessions.awards, now()) },
+          baseUrl,
+        );
+      case 'create-campaign':
+        return send(
+          route.reply,
+          { campaign: createCampaign(route, values, decision.lists, catalog, deps.sessions.awards) },
+          baseUrl,
+        );
+      case 'list-campaigns':
+        return send(route.reply, { campaigns: listCampaigns(deps.sessions.awards, catalog) }, baseUrl);
+      case 'campaign-info':
+        return send(route.reply, { campaign: campaignInfo(route, values, deps.sessions.awards, catalog) }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }

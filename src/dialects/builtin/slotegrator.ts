@@ -18,6 +18,16 @@ const player: Record<string, Field> = {
   session_id: { from: 'sessionToken' },
 };
 
+/**
+ * A free round's campaign and the rounds of it left, on its bet, win and refund ("freespin_id: Freespin
+ * campaign ID (if active)", "quantity: Freespin rounds left (if active)": Slotegrator's Casino API
+ * Documentation v1.4.3, "Integrator Callbacks", Bet / Win / Refund); absent on other calls.
+ */
+const freeRound: Record<string, Field> = {
+  freespin_id: { from: 'freeRoundId' },
+  quantity: { from: 'freeRoundsLeft' },
+};
+
 /** A round flag as PHP writes a boolean in a form: 1 or 0. */
 const finished: Field = { from: 'roundClosed', map: { true: 1, false: 0 }, default: 0 };
 
@@ -27,8 +37,13 @@ export const SLOTEGRATOR: DialectInput = {
     "Slotegrator's GIS callbacks: one URL, form POSTs with action balance, bet, win, refund or rollback; " +
     'X-Sign = HMAC-SHA1 hex (merchant key) of the sorted parameters plus X-Merchant-Id, X-Timestamp and X-Nonce, http_build_query style; ' +
     'replies HTTP 200 {balance, transaction_id} or {error_code: "INSUFFICIENT_FUNDS" | "INTERNAL_ERROR", error_description}. ' +
-    "Slotegrator's own documentation was not readable: the wire follows open-source integrations and a reseller that states byte compatibility.",
+    'Most of the wire follows open-source integrations and a reseller that states byte compatibility; the free-round fields follow a copy of Slotegrator\u2019s own callback documentation.',
   sources: [
+    {
+      title:
+        'Casino API Documentation \u2013 Slotegrator Game Aggregator v1.4.3 (2025-07-14), a Markdown copy in a public repository (search-index document 63093469083, address not recorded): "Integrator Callbacks" (freespin_id and quantity on bet, win and refund)',
+      grade: 'primary',
+    },
     {
       title:
         'SoftBet Customer API contract (a gateway that states it is byte-compatible with the Slotegrator GIS API: the signing string, the headers, the ±5 min window)',
@@ -47,7 +62,7 @@ export const SLOTEGRATOR: DialectInput = {
     },
   ],
   unknown: [
-    "Slotegrator's own callback documentation: every field here is as open-source integrations read it.",
+    'Slotegrator\u2019s own callback documentation is known only from a copy of v1.4.3 (search-index document 63093469083): its bet, win, refund and rollback fields agree with the open-source integrations aggmock follows.',
     'Whether a win carries bet_transaction_id (one third-party DTO lists it, the handlers never read it): aggmock does not send it.',
     'How amounts are written (the handlers parse floats; one shows "47.16"): aggmock writes two decimals.',
     'How many seconds of clock skew the X-Timestamp may show (one client checks 30 s, the reseller ±5 min).',
@@ -55,7 +70,7 @@ export const SLOTEGRATOR: DialectInput = {
     'Which outcomes besides INSUFFICIENT_FUNDS have a code of their own: the sources name only INSUFFICIENT_FUNDS and INTERNAL_ERROR, so every other refusal is INTERNAL_ERROR.',
     'Whether the aggregator retries a bet, a win or a refund after INTERNAL_ERROR, and how often.',
     'The type of a rollback call and what provider_round_id holds: aggmock sends neither.',
-    'The freespin_id and quantity of a free-spin bet or win: aggmock marks the type freespin but has no Slotegrator free-spin id to send.',
+    'Whether a free round’s quantity counts the round being played ("rounds left"): aggmock sends the rounds left after it (the last round says 0).',
   ],
   credentials: {
     merchantId: {
@@ -106,6 +121,7 @@ export const SLOTEGRATOR: DialectInput = {
         transaction_id: { from: 'transactionId' },
         round_id: { from: ['roundId', 'transactionId'] },
         type: { from: 'bonusKind', map: { 'free-spins': 'freespin' }, default: 'bet' },
+        ...freeRound,
         finished,
       },
     },
@@ -118,6 +134,7 @@ export const SLOTEGRATOR: DialectInput = {
         transaction_id: { from: 'transactionId' },
         round_id: { from: ['roundId', 'transactionId'] },
         type: { from: 'bonusKind', map: { 'free-spins': 'freespin', jackpot: 'jackpot', promotion: 'promo' }, default: 'win' },
+        ...freeRound,
         finished,
       },
     },
@@ -129,6 +146,7 @@ export const SLOTEGRATOR: DialectInput = {
         amount: { from: 'amount' },
         transaction_id: { from: 'transactionId' },
         bet_transaction_id: { from: 'betTransactionId' },
+        ...freeRound,
         round_id: { from: ['roundId', 'betTransactionId'] },
       },
     },

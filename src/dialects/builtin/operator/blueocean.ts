@@ -8,7 +8,7 @@ import type { OperatorApiInput } from '../../operator.ts';
 
 export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
   description:
-    'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame | addFreeRounds | logoutPlayer, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
+    'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame | addFreeRounds | removeFreeRounds | logoutPlayer, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
   sources: [
     {
       title: 'Blue Ocean docs: getGame (Provide valid game launch link in demo or real mode)',
@@ -31,7 +31,8 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     'The reply to a wrong api_login/api_password: aggmock answers HTTP 200 {"error": 1, "message": …}, the shape of the documented refusals.',
     'Whether JSON or form bodies are required: aggmock reads JSON.',
     'Whether getGame needs createPlayer first: aggmock launches any user_username (it keeps no player registry).',
-    'RTP in the game list; getGameHistory, removeFreeRounds, createPlayer, playerExists and loginPlayer: not served by aggmock yet.',
+    'RTP in the game list; getGameHistory, createPlayer, playerExists and loginPlayer: not served by aggmock yet.',
+    'removeFreeRounds: known from one operator client of Pantallo Games (Blue Ocean\u2019s former name; search-index document 31224330537, address not recorded): {playerids, freeround_id} \u2192 {"error":0,"response":{"successfull_removals":[player ids]}}. Another client (document 8336849033) sends title, player_ids and game_ids instead, which aggmock does not take. aggmock takes the rounds from the players named (all of them when playerids is left out) and lists those that had rounds left; an unknown freeround_id is error 1.',
     'addFreeRounds and logoutPlayer are known from operator clients only (secondary): aggmock checks the credentials and the fields those clients send; addFreeRounds\u2019 rounds are played on the player\u2019s play page at the game\u2019s smallest bet (betlevel is a level aggmock cannot price), and logoutPlayer ends the player\u2019s open sessions (their play pages answer 410).',
   ],
   credentials: {
@@ -116,6 +117,17 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
         body: {
           object: { error: { const: 0 }, response: { object: { created: { const: 1 }, freeround_id: { from: 'award.id' } } } },
         },
+      },
+    },
+    {
+      // A Pantallo (Blue Ocean) operator client [S]: removeFreeRounds({playerids, freeround_id}); reads error and response.successfull_removals.
+      path: '/blueocean',
+      selector: { field: 'method', equals: 'removeFreeRounds' },
+      does: 'cancel-free-spins',
+      request: { playerids: { to: 'player', list: 'comma' }, freeround_id: { to: 'awardId' } },
+      required: ['freeround_id'],
+      reply: {
+        body: { object: { error: { const: 0 }, response: { object: { successfull_removals: { from: 'award.removed' } } } } },
       },
     },
     {

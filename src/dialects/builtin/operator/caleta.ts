@@ -10,6 +10,21 @@ import { REWARD } from './hub88.ts';
 
 const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
+/** OAS `Campaign`: campaign_uuid, name, prepaid_uuid, game_id required; currency, bet_value (×100000), bet_count, start_time. */
+const CAMPAIGN: ReplyNode = {
+  object: {
+    campaign_uuid: { from: 'campaign.id' },
+    name: { from: 'campaign.name' },
+    prepaid_uuid: { from: 'campaign.gameId' },
+    game_id: { from: 'campaign.gameNumericId' },
+    currency: { from: 'campaign.currency' },
+    bet_value: { from: 'campaign.betValue' },
+    bet_count: { from: 'campaign.rounds' },
+    start_time: { from: 'campaign.startTime' },
+    end_time: { from: 'campaign.endTime' },
+  },
+};
+
 export const CALETA_OPERATOR: OperatorApiInput = {
   description:
     "Caleta's Games API: POST /api/game/list, /api/game/url and /api/game/round, JSON signed with RSA-SHA256 by the operator's key (X-Auth-Signature, base64); DEMO is currency FUN.",
@@ -30,7 +45,8 @@ export const CALETA_OPERATOR: OperatorApiInput = {
   unknown: [
     'The refusal of a bad signature on the Games API (the OAS lists no status for it): aggmock answers 401 {"error": …}, the shape of the documented 404.',
     'Which of game_id and game_code wins when both are sent: aggmock takes game_code, then game_id (the game\u2019s position in the catalog).',
-    'A close-session call (none): not served. Campaigns: not served.',
+    'A close-session call (none): not served.',
+    'Campaigns (OAS /api/freebet/campaigns/create and /list): a campaign is made from a prepaid (here a game) with its bet_count and bet_value (a prepaid\u2019s 10 and 100000 when not named), start_time and an end_time (not in the OAS\u2019s create body; taken when sent). The list ignores its filters. A reward naming campaign_uuid takes the campaign\u2019s game, bet_count, bet_value and end (the OAS: they "will be inherited from the campaign"), so its prepaid_uuid may be left out although the OAS lists it as required; an unknown campaign_uuid is the not-found refusal. Whether a reward\u2019s start_time delays its rounds: unknown; aggmock plays them at once.',
     'Free bets: aggmock keeps one prepaid per game (prepaid_uuid = game_code, bet_count 10, bet_value 100000 = 1.00) and lists them all whatever the filter; a reward\u2019s rounds are played on the player\u2019s play page of that game as /wallet/bet of 0 and /wallet/win with is_free true and reward_uuid. The Reward reply is answered with the members Hub88\u2019s Reward has (the OAS names the schema, its members are not in our copy).',
     'The round detail page: aggmock answers the URL of its deliveries page.',
   ],
@@ -130,16 +146,18 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       does: 'award-free-spins',
       request: {
         user: { to: 'player' },
+        prepaid_uuid: { to: 'gameId' },
         game_code: { to: 'gameId' },
         game_id: { to: 'gameId' },
-        prepaid_uuid: { to: 'gameId' },
         reward_uuid: { to: 'awardId' },
+        campaign_uuid: { to: 'campaignId' },
         bet_value: { to: 'betAmount', exponent: 5 },
         bet_count: { to: 'rounds' },
         end_time: { to: 'validUntil' },
         operator_id: { to: 'operatorId' },
       },
-      required: ['prepaid_uuid', 'sub_partner_id', 'user'],
+      // prepaid_uuid (the game) is asked for unless campaign_uuid names a campaign to take it from.
+      required: ['sub_partner_id', 'user'],
       awardDefaults: { rounds: 10, bet: '1.00' },
       reply: { body: REWARD },
     },
@@ -150,6 +168,33 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       request: { reward_uuid: { to: 'awardId' }, operator_id: { to: 'operatorId' } },
       required: ['operator_id', 'reward_uuid'],
       reply: { body: REWARD },
+    },
+    {
+      // OAS /api/freebet/campaigns/create: name, prepaid_uuid required (+ start_time, currency, bet_value, bet_count) → Campaign.
+      path: '/freebet/campaigns/create',
+      does: 'create-campaign',
+      request: {
+        name: { to: 'campaignName' },
+        prepaid_uuid: { to: 'gameId' },
+        campaign_uuid: { to: 'campaignId' },
+        currency: { to: 'currency' },
+        bet_value: { to: 'betAmount', exponent: 5 },
+        bet_count: { to: 'rounds' },
+        start_time: { to: 'validFrom' },
+        end_time: { to: 'validUntil' },
+        operator_id: { to: 'operatorId' },
+      },
+      required: ['name', 'prepaid_uuid'],
+      awardDefaults: { rounds: 10, bet: '1.00' },
+      reply: { body: CAMPAIGN },
+    },
+    {
+      // OAS /api/freebet/campaigns/list: operator_id → CampaignList.
+      path: '/freebet/campaigns/list',
+      does: 'list-campaigns',
+      request: { operator_id: { to: 'operatorId' } },
+      required: ['operator_id'],
+      reply: { body: { campaigns: CAMPAIGN } },
     },
   ],
 };

@@ -22,9 +22,40 @@ export const REWARD: ReplyNode = {
   },
 };
 
+/**
+ * A campaign as Hub88's changelog prints campaigns/info's reply (June 2025, "Retrieve Campaign Details by
+ * UUID"): start_time, prepaid_uuid, name, game_code, end_time, currency, campaign_uuid, bet_value, bet_count.
+ */
+export const CAMPAIGN: ReplyNode = {
+  object: {
+    start_time: { from: 'campaign.startTime' },
+    prepaid_uuid: { from: 'campaign.gameId' },
+    name: { from: 'campaign.name' },
+    game_code: { from: 'campaign.gameId' },
+    end_time: { from: 'campaign.endTime' },
+    currency: { from: 'campaign.currency' },
+    campaign_uuid: { from: 'campaign.id' },
+    bet_value: { from: 'campaign.betValue' },
+    bet_count: { from: 'campaign.rounds' },
+  },
+};
+
+/** A campaign's fields in a request: the same as a reward's, plus its name (Caleta's identical OAS, campaigns_create_body). */
+const CAMPAIGN_REQUEST = {
+  name: { to: 'campaignName' },
+  prepaid_uuid: { to: 'gameId' },
+  campaign_uuid: { to: 'campaignId' },
+  currency: { to: 'currency' },
+  bet_value: { to: 'betAmount', exponent: 5 },
+  bet_count: { to: 'rounds' },
+  start_time: { to: 'validFrom' },
+  end_time: { to: 'validUntil' },
+  operator_id: { to: 'operatorId' },
+} as const;
+
 export const HUB88_OPERATOR: OperatorApiInput = {
   description:
-    "Hub88's Operator API: POST /operator/generic/v2/game/list, /game/url, /game/round, /freebet/prepaids/list and /freebet/rewards/create, JSON signed with RSA-SHA256 by the operator's key (X-Hub88-Signature, base64); DEMO is currency XXX.",
+    "Hub88's Operator API: POST /operator/generic/v2/game/list, /game/url, /game/round, /freebet/prepaids/list, /freebet/rewards/create and /freebet/campaigns/create, /list and /info, JSON signed with RSA-SHA256 by the operator's key (X-Hub88-Signature, base64); DEMO is currency XXX.",
   sources: [
     {
       title: 'Hub88 Operator API reference: Games API (Get a Game URL, game list, round)',
@@ -47,6 +78,12 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       grade: 'primary',
     },
     {
+      title:
+        'Hub88 API changelog: June 2025 "New endpoint: Retreive Campaign Details by UUID" (campaigns/info request and reply) and August 2025 (campaigns/list filters)',
+      url: 'https://docs.hub88.io/api-changelog/june-2025/new-endpoint-retreive-campaign-details-by-uuid',
+      grade: 'primary',
+    },
+    {
       title: 'Cypress checks of the operator API: list item fields and types, /game/round (search index id 1743856145)',
       grade: 'secondary',
     },
@@ -56,7 +93,8 @@ export const HUB88_OPERATOR: OperatorApiInput = {
     'The production base URL (per environment, given at onboarding): aggmock serves the documented paths at its own origin.',
     'Currencies and RTP per currency in the game list (not in the item): rtp is the catalog game\u2019s, as text.',
     'A close-session call (none is documented): not served.',
-    'Free bets: aggmock keeps one prepaid per game (prepaid_uuid = game_code, bet_count 10, bet_value 100000 = 1.00, any currency the game takes), lists them all whatever the filter, and plays a reward\u2019s rounds on the player\u2019s play page of that game as /transaction/bet of 0 and /transaction/win with is_free true and reward_uuid (docs/operator-apis.md). Campaigns are not served.',
+    'Free bets: aggmock keeps one prepaid per game (prepaid_uuid = game_code, bet_count 10, bet_value 100000 = 1.00, any currency the game takes), lists them all whatever the filter, and plays a reward\u2019s rounds on the player\u2019s play page of that game as /transaction/bet of 0 and /transaction/win with is_free true and reward_uuid (docs/operator-apis.md).',
+    'Campaigns: campaigns/info\u2019s request and reply are Hub88\u2019s changelog example; campaigns/create\u2019s body is not printed in what was read, so aggmock takes Caleta\u2019s identical schema (name and prepaid_uuid required; currency, bet_value, bet_count, start_time, end_time); campaigns/list answers every campaign and ignores the August 2025 filters (start_time, end_time, name, prepaid_uuid, operator_reference). A reward naming campaign_uuid takes the campaign\u2019s prepaid, bet_value, bet_count and end ("inherited from the campaign", Create a reward), so it needs no prepaid_uuid. A reward cancel is not documented: not served.',
     'The reward reply: the Reward schema\u2019s members aggmock knows (reward_uuid, user, game_code, currency, bet_count, status FRS_ACTIVE); the other statuses are inferred.',
     'The round detail page: aggmock answers the URL of its deliveries page.',
   ],
@@ -173,18 +211,43 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       does: 'award-free-spins',
       request: {
         user: { to: 'player' },
-        game_code: { to: 'gameId' },
         prepaid_uuid: { to: 'gameId' },
+        game_code: { to: 'gameId' },
         reward_uuid: { to: 'awardId' },
+        campaign_uuid: { to: 'campaignId' },
         currency: { to: 'currency' },
         bet_value: { to: 'betAmount', exponent: 5 },
         bet_count: { to: 'rounds' },
         end_time: { to: 'validUntil' },
         operator_id: { to: 'operatorId' },
       },
-      required: ['user', 'prepaid_uuid', 'operator_id'],
+      // prepaid_uuid is asked for unless campaign_uuid names a campaign to take it from.
+      required: ['user', 'operator_id'],
       awardDefaults: { rounds: 10, bet: '1.00' },
       reply: { body: REWARD },
+    },
+    {
+      path: '/freebet/campaigns/create',
+      does: 'create-campaign',
+      request: CAMPAIGN_REQUEST,
+      required: ['name', 'prepaid_uuid', 'operator_id'],
+      awardDefaults: { rounds: 10, bet: '1.00' },
+      reply: { body: CAMPAIGN },
+    },
+    {
+      path: '/freebet/campaigns/list',
+      does: 'list-campaigns',
+      request: { operator_id: { to: 'operatorId' } },
+      required: ['operator_id'],
+      reply: { body: { campaigns: CAMPAIGN } },
+    },
+    {
+      // Changelog June 2025: {campaign_uuid, operator_id}, both required.
+      path: '/freebet/campaigns/info',
+      does: 'campaign-info',
+      request: { campaign_uuid: { to: 'campaignId' }, operator_id: { to: 'operatorId' } },
+      required: ['campaign_uuid', 'operator_id'],
+      reply: { body: CAMPAIGN },
     },
   ],
 };
