@@ -3,11 +3,12 @@
  * counted by valgrind's callgrind (a count is the same whatever else the machine is doing), as
  * bench/callgrind-load.mjs does for the load generator.
  *
- *   node bench/callgrind-engine.mjs [--events N] [--rounds R] [--concurrency C] [label=dist-dir …]
+ *   node bench/callgrind-engine.mjs [--events N] [--rounds R] [--warmups W] [--concurrency C] [label=dist-dir …]
  *
  * starts one process under `valgrind --tool=callgrind` that loads each build (default `new=dist`;
  * pass `before=<another tree>/dist` to compare two builds in the same process), warms each variant
- * up, then runs R rounds of N callbacks per variant, alternating (reversed every other round), with
+ * up with W unmeasured rounds of N (default 3: under valgrind V8 keeps optimising for several rounds,
+ * and the counts fall round after round until it is done), then runs R rounds of N callbacks per variant, alternating (reversed every other round), with
  * the counters zeroed before and dumped after each phase (`callgrind_control`). Variants: each
  * build's engine (a fresh WAL outbox file, events enqueued one by one in slices of 250 a turn across
  * 1,000 players, as bench/callbacks.ts's `single` style; SQLite's native code counts too) and the
@@ -53,6 +54,7 @@ if (argv[0] === '--sink') {
 async function driver() {
   const events = flag('--events', 1000);
   const rounds = flag('--rounds', 5);
+  const warmups = flag('--warmups', 3);
   const concurrency = flag('--concurrency', 32);
   const builds = argv.filter((a) => a.includes('=')).map((a) => a.split('='));
   if (builds.length === 0) builds.push(['new', 'dist']);
@@ -60,6 +62,7 @@ async function driver() {
   const spec = {
     events,
     rounds,
+    warmups,
     concurrency,
     dir,
     builds: builds.map(([label, d]) => [label, pathToFileURL(resolve(d)).href]),
@@ -114,7 +117,7 @@ async function driver() {
 }
 
 /** Under valgrind: each phase announced on stdout, started when the driver says go. */
-async function inner({ events, rounds, concurrency, dir, builds }) {
+async function inner({ events, rounds, warmups, concurrency, dir, builds }) {
   const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
   const phase = async (label, run) => {
     console.log(`ready ${label}`);
@@ -189,7 +192,10 @@ async function inner({ events, rounds, concurrency, dir, builds }) {
     },
   ]);
   try {
-    for (const [name, run] of variants) await phase(`warm-${name}:0`, () => run(Math.max(300, Math.round(events / 2))));
+    for (let w = 0; w < warmups; w++) {
+      const order = w % 2 === 0 ? variants : [...variants].reverse();
+      for (const [name, run] of order) await phase(`warm-${name}:${w + 1}`, () => run(events));
+    }
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? variants : [...variants].reverse();
       for (const [name, run] of order) await phase(`${name}:${r + 1}`, () => run(events));
