@@ -160,6 +160,10 @@ const benchmark: Benchmark = {
           dropped: s.dropped,
           errorsPercent: Math.round(s.errorRate * 10000) / 100,
           correct: verdict.ok,
+          // Why a "no": calls the checker proved wrong, or windows it could not decide (kept in the JSON).
+          violations: verdict.violations.length,
+          undetermined: verdict.undetermined.length,
+          unreconciled: verdict.unreconciled.length,
         });
       }
     } finally {

@@ -243,7 +243,12 @@ export function readingOf(cfg: CallbacksConfig): (currency?: string, operation?:
 
 /** How the reply to one event reads. */
 export function replyReadingOf(cfg: CallbacksConfig, event: StoredEvent): DialectReading {
-  return readingOf(cfg)(event.currency, callFactsOf(event, cfg).operation);
+  return {
+    dialect: dialectOf(cfg),
+    currency: event.currency ?? cfg.currency,
+    operation: callNameOf(cfg, event),
+    currencies: cfg.currencies,
+  };
 }
 
 /** The decimals of a currency's minor units (EUR 2, JPY 0, KWD 3; configured extras), whatever the wire writes. */
@@ -252,6 +257,7 @@ export function exponentOf(cfg: CallbacksConfig, currency?: string): number {
 }
 
 /** The name a call goes by: the dialect's operation (bet, win, rollback, authenticate…). */
-export function callNameOf(cfg: CallbacksConfig, event: StoredEvent): string {
-  return callFactsOf(event, cfg).operation;
+export function callNameOf(cfg: CallbacksConfig, event: Omit<StoredEvent, 'id'>): Operation {
+  // What callFactsOf(event, cfg).operation says, without building the rest of the facts.
+  return event.facts?.operation ?? operationOf(event.kind, dialectOf(cfg), event.winMinor);
 }
