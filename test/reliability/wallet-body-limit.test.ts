@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AggmockConfig } from '../../src/config/index.ts';
 import { signPayload } from '../../src/signing/index.ts';
 import type { RunningWallet } from '../../src/wallet/index.ts';
-import { type AggmockConfig, startTestWallet } from '../../src/wallet/test-support.ts';
+import { startTestWallet } from '../../src/wallet/test-support.ts';
 
 /**
  * The wallet's body limit (`limits.bodyBytes`) on the webhook and the test endpoints, whether the
