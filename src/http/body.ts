@@ -23,6 +23,13 @@ export function readRawBody(maxBytes: number): MiddlewareHandler<{ Variables: Ra
     }
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
     if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, declared);
+    // A declared length within the limit bounds the body (Node's parser ends it there): read it
+    // straight from the socket (the Node adapter's `arrayBuffer`, not Hono's body cache, so a
+    // route may still remake `raw` over other bytes). Only a chunked body is counted below.
+    if (Number.isFinite(declared) && c.req.header('transfer-encoding') === undefined) {
+      c.set('rawBody', Buffer.from(await c.req.raw.arrayBuffer()));
+      return next();
+    }
     const body = c.req.raw.body;
     if (!body) {
       c.set('rawBody', EMPTY);

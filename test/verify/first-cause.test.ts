@@ -238,7 +238,9 @@ describe('another currency', () => {
   });
 });
 
-describe('a wallet that is down, silent or slow: one cause, everything blocked, the run ends within about --timeout', () => {
+// Concurrently: most of these wait out a timeout (10 s, 3 s, 1.5 s, 1 s) on servers of their own,
+// so they wait together; only one of them runs the contracts (the Pact child).
+describe.concurrent('a wallet that is down, silent or slow: one cause, everything blocked, the run ends within about --timeout', () => {
   function expectAllBlocked(outcome: VerifyOutcome, kind: string): void {
     expect(outcome.exitCode).toBe(1);
     expect(outcome.report?.firstCause).toMatchObject({ kind, blocks: 'answers' });
