@@ -86,8 +86,15 @@ describe('the benchmarks section of docs/benchmarks.md', () => {
       '100,000 games served under 300 MB RSS',
       'full verify < 5 s',
     ];
-    expect(judged('met')).toEqual(Object.fromEntries(targets.map((t) => [t, true])));
-    expect(judged('missed')).toEqual(Object.fromEntries(targets.map((t) => [t, false])));
+    // Issue 35's step on the way: the durable engine ≥ 0.5×, judged on the same callbacks figure (0.69 meets it).
+    const durable = 'durable engine ≥ 0.5 × bare loop (concurrency 32, issue 35)';
+    expect(judged('met')).toEqual({ ...Object.fromEntries(targets.map((t) => [t, true])), [durable]: true });
+    expect(judged('missed')).toEqual({ ...Object.fromEntries(targets.map((t) => [t, false])), [durable]: true });
+    const at = (ratio: number) =>
+      checks([record('callbacks', { levels: [{ concurrency: 32, engineSingle: { ratioToBareMedian: ratio } }] })]).find(
+        (c) => c.target === durable,
+      )?.met;
+    expect([at(0.5), at(0.49)]).toEqual([true, false]);
   });
 
   it('says what was measured next to each target, and marks a missed one in bold', () => {

@@ -296,7 +296,8 @@ describe('the shadow ledger and verify judge the same exchanges alike, in every 
           s.ok('bet', START - BET),
           { status: 503, text: '{}' },
           { status: 200, text: '<html>' },
-          ...s.dialect.reply.retryCodes.map((code) => ({
+          // The bet's own retry codes where it has them (Caleta's bet retries none: it rolls back instead).
+          ...(s.dialect.operations.bet?.reply?.retryCodes ?? s.dialect.reply.retryCodes).map((code) => ({
             status: 200,
             text: JSON.stringify(s.dialect.reply.code ? nest(s.dialect.reply.code, code) : {}),
           })),
@@ -310,6 +311,18 @@ describe('the shadow ledger and verify judge the same exchanges alike, in every 
           const verify = stepOf(s, call('bet', 'b1', BET, reply)).reply.verdict;
           const asEngine = verify === 'accepted' ? 'delivered' : verify === 'rejected' ? 'rejected' : 'retry';
           expect(asEngine, reply.text).toBe(engine);
+        }
+        // A bet the vendor rolls back after an "unknown" answer (Caleta): verify reads the refusal; the engine
+        // sends it no more and ends it failed, so its ROLLBACK follows (rolledBackAfter, one rule for both).
+        for (const code of s.dialect.operations.bet?.reply?.rolledBackOn ?? []) {
+          const text = JSON.stringify(nest(s.dialect.reply.code as string, code));
+          const engine = classifyAnswer({ status: 200, body: text }, 0, {
+            dialect: s.dialect,
+            currency: 'EUR',
+            operation: 'bet',
+          });
+          expect(engine).toMatchObject({ outcome: 'retry', final: true });
+          expect(stepOf(s, call('bet', 'b1', BET, { status: 200, text })).reply.verdict).toBe('rejected');
         }
       });
     });
