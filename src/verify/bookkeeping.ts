@@ -71,16 +71,16 @@ export class Bookkeeping extends WalletUnderTest {
         if (now === start) continue;
         const short = now < start;
         const amount = Math.abs(start - now);
-        const label = `restore: ${short ? 'CREDIT' : 'DEBIT'} ${formatMinor(amount)} (${playerId} was left ${short ? 'short' : 'over'})`;
+        const label = `restore: ${short ? 'CREDIT' : 'DEBIT'} ${this.money(amount)} (${playerId} was left ${short ? 'short' : 'over'})`;
         const step = short ? await this.credit(label, playerId, amount) : await this.debit(label, playerId, amount);
         outcome = step.reply.accepted
           ? {
               restored: true,
-              note: `${playerId} held ${formatMinor(now)} afterwards instead of ${formatMinor(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${formatMinor(amount)}`,
+              note: `${playerId} held ${this.money(now)} afterwards instead of ${this.money(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${this.money(amount)}`,
             }
           : {
               restored: false,
-              note: `${playerId} holds ${formatMinor(now)} afterwards instead of ${formatMinor(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
+              note: `${playerId} holds ${this.money(now)} afterwards instead of ${this.money(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
             };
       } catch (error) {
         outcome = {
@@ -102,8 +102,8 @@ export class Bookkeeping extends WalletUnderTest {
   /** Gives money a (faulty) wallet took back after the check: a CREDIT of the amount. */
   giveBack(playerId: string, amountMinor: number, why: string): void {
     if (amountMinor <= 0) return;
-    this.onCleanup(`give back ${formatMinor(amountMinor)} (${why})`, async () => {
-      const step = await this.credit(`cleanup: CREDIT ${formatMinor(amountMinor)} (${why})`, playerId, amountMinor);
+    this.onCleanup(`give back ${this.money(amountMinor)} (${why})`, async () => {
+      const step = await this.credit(`cleanup: CREDIT ${this.money(amountMinor)} (${why})`, playerId, amountMinor);
       if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
     });
   }
@@ -134,9 +134,9 @@ export class Bookkeeping extends WalletUnderTest {
 
   /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */
   undoCredit(playerId: string, amountMinor: number): void {
-    this.onCleanup(`take back CREDIT of ${formatMinor(amountMinor)}`, async () => {
+    this.onCleanup(`take back CREDIT of ${this.money(amountMinor)}`, async () => {
       const step = await this.debit(
-        `cleanup: DEBIT ${formatMinor(amountMinor)} (takes the test CREDIT back)`,
+        `cleanup: DEBIT ${this.money(amountMinor)} (takes the test CREDIT back)`,
         playerId,
         amountMinor,
       );

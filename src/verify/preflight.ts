@@ -13,7 +13,6 @@
 
 import { carriesSessionToken, signsWithHeaderScheme } from '../dialects/capabilities.ts';
 import type { OutcomeCode } from '../dialects/index.ts';
-import { formatMinor } from '../money/index.ts';
 import type { Exchange } from './client.ts';
 import { type BalanceProbe, CheckContext, CheckFailure, type CheckSettings, isFinal } from './context.ts';
 
@@ -329,14 +328,14 @@ function neutralProbeFinding(
   exchanges: Exchange[],
 ): ProbeFinding {
   const rollback = ctx.wire.hasRollback;
-  const probe = rollback ? 'a ROLLBACK of a transaction the wallet never saw (claiming 0.01)' : 'a CREDIT of 0';
+  const probe = rollback ? `a ROLLBACK of a transaction the wallet never saw (claiming ${ctx.money(1)})` : 'a CREDIT of 0';
   const rule = rollback ? 'a ROLLBACK of an unknown transaction must move no money' : 'a CREDIT of 0 must move no money';
   return {
     checkId: rollback ? 'rollback-unknown' : 'zero-amount',
     reason:
       `verify's balance probe, ${probe}, moved player ${playerId}'s balance: two reads in a row gave ` +
-      `${formatMinor(first)} then ${formatMinor(second)} (moved by ${formatMinor(second - first)}); ${rule}. ` +
-      'verify read balances with a DEBIT of 0.01 and its reversal instead, and put the player back where it was',
+      `${ctx.money(first)} then ${ctx.money(second)} (moved by ${ctx.money(second - first)}); ${rule}. ` +
+      `verify read balances with a DEBIT of ${ctx.money(1)} and its reversal instead, and put the player back where it was`,
     exchanges,
   };
 }

@@ -85,14 +85,23 @@ describe('amounts in a configured currency', () => {
       try {
         const outcome = await verifyWallet(wallet, 'state', {
           config: cfg,
-          only: ['debit-applies', 'credit-applies', 'rollback-restores'],
+          only: ['debit-applies', 'credit-applies', 'rollback-restores', 'exact-balance'],
         });
         expect(failures(outcome)).toEqual({});
         expect(outcome.report?.results.map((r) => `${r.id} ${r.status}`)).toEqual([
           'debit-applies pass',
           'credit-applies pass',
+          'exact-balance pass',
           'rollback-restores pass',
         ]);
+        // Its labels name the currency's smallest amount, not a cent.
+        const labels = (outcome.report?.results ?? []).flatMap((r) => r.exchanges.map((x) => x.label));
+        expect(labels).toEqual(
+          expect.arrayContaining([
+            'then DEBIT 0.00000001 on a balance of 0.00000000',
+            'cleanup: DEBIT 0.00000100 (takes the test CREDIT back)',
+          ]),
+        );
         expect(outcome.exitCode).toBe(0);
       } finally {
         await wallet.close();

@@ -49,9 +49,9 @@ export const MONEY_CHECKS: readonly Check[] = [
       const all = await ctx.debit(`DEBIT of the whole balance, ${ctx.money(before)}`, p, before);
       if (all.reply.accepted) ctx.undoDebit(p, all.transactionId, before);
       ctx.expectBalance(all, 0, `a DEBIT of exactly the balance (${ctx.money(before)})`);
-      const cent = await ctx.debit('then DEBIT 0.01 on a balance of 0.00', p, 1);
+      const cent = await ctx.debit(`then DEBIT ${ctx.money(1)} on a balance of ${ctx.money(0)}`, p, 1);
       if (cent.reply.accepted) ctx.undoDebit(p, cent.transactionId, 1);
-      ctx.expectRejection(cent, 'INSUFFICIENT_FUNDS', 'a DEBIT of 0.01 on a balance of 0.00');
+      ctx.expectRejection(cent, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(1)} on a balance of ${ctx.money(0)}`);
     },
   },
   {

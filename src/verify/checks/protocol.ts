@@ -65,7 +65,7 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
       const p = ctx.player;
       const samples: number[] = [];
       for (let i = 0; i < 10; i++) {
-        const debit = await ctx.debit(`timed DEBIT 0.01 (${i + 1}/10)`, p, 1);
+        const debit = await ctx.debit(`timed DEBIT ${ctx.money(1)} (${i + 1}/10)`, p, 1);
         samples.push(debit.exchange.latencyMs);
         if (!debit.exchange.response) fail(`a DEBIT got no answer: ${debit.exchange.error}`);
         if (debit.reply.accepted) {
