@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthCheck, authCheck, rememberAuth } from '../auth/index.ts';
 import { type Catalog, findProvider } from '../catalog/index.ts';
 import { dialectOf } from '../config/dialect.ts';
-import { parseJsonBytes } from '../http/body.ts';
+import { parseJsonBytes, readRequestBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { exposureOf, isExposed } from '../http/exposure.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
@@ -137,7 +137,7 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
     const type = req.headers['content-type'];
     if (type === undefined || !LAUNCH_CONTENT_TYPES.has(type.toLowerCase())) return false;
 
-    readBody(req, (body) => {
+    readRequestBody(req, (body) => {
       if (body === undefined) {
         // The client went away mid-body: nothing was created, nobody is left to answer.
         res.destroy();
@@ -165,27 +165,6 @@ function launchPath(deps: AggregatorFastPathDeps, check: AuthCheck): FastPath {
 
 /** A launch's reply headers, as the Hono route sends them (the length is added per reply). */
 const JSON_HEADERS: readonly string[] = [...EVERY_RESPONSE_HEADERS.flat(), 'content-type', 'application/json'];
-
-/** The whole body, or undefined when the request ends early (client gone, stream error). */
-function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
-  // Already read by the request journal (src/aggregator/client-faults.ts): the stream is spent.
-  const read = (req as IncomingMessage & { rawBody?: unknown }).rawBody;
-  if (read instanceof Buffer) {
-    done(read);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let settled = false;
-  const finish = (body: Buffer | undefined) => {
-    if (settled) return;
-    settled = true;
-    done(body);
-  };
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-  req.on('error', () => finish(undefined));
-  req.on('close', () => finish(undefined));
-}
 
 /** Reads one request header as the routes see it (repeated headers joined). */
 function headerReader(req: IncomingMessage): (name: string) => string | undefined {

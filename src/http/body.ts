@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.ts';
 import { MAX_JSON_DEPTH } from './limits.ts';
@@ -142,4 +143,25 @@ function tooLarge(limit: number, size: number): ApiError {
     `Request body of ${size} bytes or more exceeds the limit of ${limit} bytes (config limits.bodyBytes).`,
     { errors: [{ field: '(body)', message: `expected at most ${limit} bytes` }] },
   );
+}
+
+/** The whole body, or undefined when the request ends early (client gone, stream error). */
+export function readRequestBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
+  // Already read by the request journal (src/aggregator/client-faults.ts): the stream is spent.
+  const read = (req as IncomingMessage & { rawBody?: unknown }).rawBody;
+  if (read instanceof Buffer) {
+    done(read);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let settled = false;
+  const finish = (body: Buffer | undefined) => {
+    if (settled) return;
+    settled = true;
+    done(body);
+  };
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+  req.on('error', () => finish(undefined));
+  req.on('close', () => finish(undefined));
 }

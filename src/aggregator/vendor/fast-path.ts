@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog } from '../../catalog/index.ts';
 import type { AggmockConfig } from '../../config/index.ts';
 import type { OperatorApi, OperatorRoute } from '../../dialects/operator.ts';
+import { readRequestBody } from '../../http/body.ts';
 import { exposureOf } from '../../http/exposure.ts';
 import { EVERY_RESPONSE_HEADERS } from '../../http/security-headers.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
@@ -142,7 +143,7 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
     if (!(declared > 0 && declared <= maxBytes)) return false;
     const matched = at;
     const params = path;
-    readBody(req, (body) => {
+    readRequestBody(req, (body) => {
       if (body === undefined) {
         res.destroy();
         return;
@@ -200,19 +201,4 @@ function pathParams(match: RegExpExecArray): Record<string, string> {
     }
   }
   return out;
-}
-
-/** The whole body, or undefined when the request ends early. */
-function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
-  const chunks: Buffer[] = [];
-  let settled = false;
-  const finish = (body: Buffer | undefined) => {
-    if (settled) return;
-    settled = true;
-    done(body);
-  };
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-  req.on('error', () => finish(undefined));
-  req.on('close', () => finish(undefined));
 }
