@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptedAuth } from '../auth/index.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { type AggmockConfig, routePath } from '../config/index.ts';
+import { readRequestBody } from '../http/body.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';
 import type { LaunchSessions } from '../launch/sessions.ts';
 import type { FaultRules, RequestFacts, RequestJournal } from '../requests/index.ts';
@@ -74,7 +75,7 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
     };
 
     if (withBody) {
-      readWholeBody(req, (read) => {
+      readRequestBody(req, (read) => {
         if (read === undefined) return; // The client went away mid-body: nothing to answer.
         if (watched) watched.requestBody = read;
         (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
@@ -109,18 +110,4 @@ function hasReadableBody(req: IncomingMessage, method: string, maxBody: number):
   if (method === 'GET' || method === 'HEAD' || req.headers['transfer-encoding'] !== undefined) return false;
   const declared = Number(req.headers['content-length']);
   return declared > 0 && declared <= maxBody;
-}
-
-function readWholeBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
-  const chunks: Buffer[] = [];
-  let settled = false;
-  const finish = (body: Buffer | undefined) => {
-    if (settled) return;
-    settled = true;
-    done(body);
-  };
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => finish(Buffer.concat(chunks)));
-  req.on('error', () => finish(undefined));
-  req.on('close', () => finish(undefined));
 }

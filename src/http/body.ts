@@ -145,7 +145,7 @@ function tooLarge(limit: number, size: number): ApiError {
   );
 }
 
-/** The whole body, or undefined when the request ends early (client gone, stream error). */
+/** The whole body, or undefined when the request ends early (client gone, stream error). The request journal (src/aggregator/client-faults.ts) and both listing fast paths read bodies with it. */
 export function readRequestBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
   // Already read by the request journal (src/aggregator/client-faults.ts): the stream is spent.
   const read = (req as IncomingMessage & { rawBody?: unknown }).rawBody;

@@ -5,7 +5,7 @@ import { readingOf } from '../../src/callbacks/call.ts';
 import { openDatabase } from '../../src/callbacks/db.ts';
 import { classifyAnswer } from '../../src/callbacks/dispatcher.ts';
 import { createCallbackEngine } from '../../src/callbacks/engine.ts';
-import type { Attempt, StoredEvent } from '../../src/callbacks/events.ts';
+import type { Attempt, EnqueueRequest, StoredEvent } from '../../src/callbacks/events.ts';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, type Operation, readReply, resentAfter } from '../../src/dialects/index.ts';
 import { createShadowLedger } from '../../src/ledger/index.ts';
@@ -86,38 +86,16 @@ describe('the engine against a Groove wallet that refuses a rollback, then answe
   async function play(queue: unknown[]): Promise<{ event: StoredEvent; attempts: Attempt[] }> {
     answers.splice(0, answers.length, ...queue);
     seen.length = 0;
-    const config = configSchema.parse({
-      callbacks: {
-        webhookUrl: url,
-        dialect: 'groove',
-        sessionTokens: { player01: 'sess-0123456789' },
-        retrySchedule: [0, 10, 10],
-        jitter: 0,
-      },
-    });
-    const db = openDatabase(':memory:');
-    const engine = createCallbackEngine({ config, db });
-    const settled: StoredEvent[] = [];
-    const attempts: Attempt[] = [];
-    engine.onSettled((e) => settled.push(structuredClone(e)));
-    engine.onAttempt((a) => attempts.push(structuredClone(a)));
-    engine.start();
-    try {
-      engine.enqueue({
-        kind: 'rollback',
-        playerId: 'player01',
-        amountMinor: 500,
-        roundId: 'r-1',
-        transactionId: `rb-${queue.length}`,
-        referenceTransactionId: 'bet-1',
-      });
-      for (let i = 0; i < 300 && settled.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(settled).toHaveLength(1);
-      return { event: settled[0] as StoredEvent, attempts };
-    } finally {
-      await engine.stop();
-      db.close();
-    }
+    const rollback = {
+      kind: 'rollback',
+      playerId: 'player01',
+      amountMinor: 500,
+      roundId: 'r-1',
+      referenceTransactionId: 'bet-1',
+    } as const;
+    const run = await engineRun('groove', url, { ...rollback, transactionId: `rb-${queue.length}` }, 1);
+    expect(run.settled).toHaveLength(1);
+    return { event: run.settled[0] as StoredEvent, attempts: run.attempts };
   }
 
   it('sends the rollback again after a technical error and is delivered when the wallet then applies it', async () => {
@@ -180,36 +158,8 @@ describe('the engine against a Caleta wallet that answers a bet "unknown"', () =
   async function bet(answer: (body: Record<string, unknown>) => string) {
     betAnswer = answer;
     seen.length = 0;
-    const config = configSchema.parse({
-      callbacks: {
-        webhookUrl: url,
-        dialect: 'caleta',
-        sessionTokens: { player01: 'sess-0123456789' },
-        retrySchedule: [0, 10, 10],
-        jitter: 0,
-      },
-    });
-    const db = openDatabase(':memory:');
-    const engine = createCallbackEngine({ config, db });
-    const ledger = createShadowLedger({ engine, db, reading: readingOf(config.callbacks) });
-    const settled: StoredEvent[] = [];
-    engine.onSettled((e) => settled.push(structuredClone(e)));
-    engine.start();
-    try {
-      engine.enqueue({
-        kind: 'debit',
-        playerId: 'player01',
-        amountMinor: 500,
-        roundId: 'r-9',
-        transactionId: `b-${seen.length}-${Date.now()}`,
-      });
-      for (let i = 0; i < 300 && settled.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-      return { settled, discrepancies: ledger.discrepancies(), balances: ledger.balances() };
-    } finally {
-      ledger.close();
-      await engine.stop();
-      db.close();
-    }
+    const debit = { kind: 'debit', playerId: 'player01', amountMinor: 500, roundId: 'r-9' } as const;
+    return engineRun('caleta', url, { ...debit, transactionId: `b-${Date.now()}` }, 2);
   }
 
   it('RS_ERROR_UNKNOWN: the bet is sent once, ends failed, and its rollback puts the money back', async () => {
@@ -248,3 +198,36 @@ describe('the engine against a Caleta wallet that answers a bet "unknown"', () =
     expect(seen).toHaveLength(1);
   });
 });
+
+/**
+ * One call through a real engine (and its shadow ledger) to `url` under the dialect, until `count`
+ * events have settled: what settled, every attempt, and the ledger's findings.
+ */
+async function engineRun(dialect: string, url: string, request: EnqueueRequest, count: number) {
+  const config = configSchema.parse({
+    callbacks: {
+      webhookUrl: url,
+      dialect,
+      sessionTokens: { player01: 'sess-0123456789' },
+      retrySchedule: [0, 10, 10],
+      jitter: 0,
+    },
+  });
+  const db = openDatabase(':memory:');
+  const engine = createCallbackEngine({ config, db });
+  const ledger = createShadowLedger({ engine, db, reading: readingOf(config.callbacks) });
+  const settled: StoredEvent[] = [];
+  const attempts: Attempt[] = [];
+  engine.onSettled((e) => settled.push(structuredClone(e)));
+  engine.onAttempt((a) => attempts.push(structuredClone(a)));
+  engine.start();
+  try {
+    engine.enqueue(request);
+    for (let i = 0; i < 300 && settled.length < count; i++) await new Promise((r) => setTimeout(r, 10));
+    return { settled, attempts, discrepancies: ledger.discrepancies() };
+  } finally {
+    ledger.close();
+    await engine.stop();
+    db.close();
+  }
+}
