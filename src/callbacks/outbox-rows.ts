@@ -106,7 +106,8 @@ export const SELECT_EVENTS = `SELECT callback_events.*, coalesce((SELECT a.respo
     WHERE a.event_id = callback_events.id AND a.n = callback_events.reply_attempt), reply_body) AS reply_text,
     last.n AS sent_n, last.request_method AS sent_method, last.request_path AS sent_path, last.request_headers AS sent_headers
   FROM callback_events LEFT JOIN callback_attempts last
-    ON last.event_id = callback_events.id AND last.n = callback_events.attempt_count`;
+    ON last.event_id = callback_events.id
+    AND last.n = (SELECT max(a.n) FROM callback_attempts a WHERE a.event_id = callback_events.id)`;
 
 /** The values `OUTBOX_WRITES.insertEvent` binds for a new event. */
 export function eventInsertValues(e: StoredEvent): unknown[] {
