@@ -35,9 +35,16 @@ export const deliverySchema = z
       .optional()
       .describe("the call's facts each attempt is built and signed from (operation, requestId, sessionToken, …)"),
     request: z
-      .strictObject({ method: z.string(), path: z.string(), headers: z.record(z.string(), z.string()) })
+      .strictObject({
+        method: z.string(),
+        path: z.string(),
+        headers: z.record(z.string(), z.string()),
+        attempt: z.number().int().positive().optional().describe('the attempt that sent this request (the last one)'),
+      })
       .optional()
-      .describe("the request as rendered when it was stored: method, path under the webhook (the wallet's base URL), headers"),
+      .describe(
+        "the request: method, path under the webhook (the wallet's base URL), headers. Once sent, the last attempt's (`attempt`), signature included; before, as stored, without the signature, which each attempt makes when it is sent",
+      ),
     status: z.enum(EVENT_STATUSES),
     attemptCount: z.number().int().min(0),
     nextAttemptAt: ms.optional(),

@@ -7,6 +7,14 @@ import type { Random } from './random.ts';
 
 export { USER_AGENT } from './call.ts';
 
+/**
+ * The request an event shows once attempt `n` is sent: that attempt's, as its journal row keeps it
+ * (credentials masked, the signature included).
+ */
+export function sentRequest(request: AttemptRequest, n: number): NonNullable<StoredEvent['request']> {
+  return { method: request.method, path: request.shown.path, headers: request.shown.headers, attempt: n };
+}
+
 /** The journal's word for an attempt sent without a recorded reply (in flight, or cut off by a crash). */
 export const UNANSWERED_ATTEMPT =
   'no reply recorded: in flight, or aggmock stopped before the reply came (the receiver may have applied it)';

@@ -8,11 +8,14 @@ import {
   needsMessageId,
   type Operation,
   readsAttemptFacts,
-  resignedRequest,
   type SignedRequest,
   type SignOptions,
-  signsAlike,
+  schemeSigned,
+  serialisedRequest,
+  signsInHeaders,
   takesWholeRounds,
+  unsignedRequest,
+  withoutVendorSignature,
 } from '../dialects/index.ts';
 import { currencyExponent, DEFAULT_EXPONENT, type ExtraCurrencies } from '../money/index.ts';
 import { VERSION } from '../version.ts';
@@ -135,24 +138,33 @@ function signOptionsAt(cfg: CallbacksConfig, signedAt: number, messageId: string
 }
 
 /**
- * The request a new event was stored with, by the event while it is in memory: an attempt whose
- * signature would be the same sends it as it is instead of rendering and signing the same bytes
- * again (see {@link attemptRequest}). Only calls whose request reads none of an attempt's own facts
- * are kept, and only the signed request (it was signed at the event's createdAt): keeping the
- * rendering behind it costs more garbage collection than rendering again.
+ * The request a new event was stored with, by the event while it is in memory, when every attempt
+ * of the call sends it (see {@link attemptRequest}): calls whose request reads none of an attempt's
+ * own facts. Under aggmock's header schemes it is kept unsigned and each attempt signs it when sent;
+ * under any other recipe it is kept signed (a vendor recipe signs the request alone, so its
+ * signature is the same whenever it is made). Only the request is kept: keeping the rendering
+ * behind it costs more garbage collection than rendering again.
  */
 const storedRequests = new WeakMap<object, SignedRequest>();
 
 /**
- * The request of a new call, signed at its creation: what its event keeps to show (the body every
- * attempt sends, the headers as signed then). Throws a DialectRequestError when the dialect cannot
- * make the call (a credential missing).
+ * The request of a new call as its event keeps it (the body every attempt sends, method, path,
+ * headers): without a signature that travels in a header, which each attempt makes when it is sent
+ * (a signature in the body or the query is part of the bytes kept). Throws a DialectRequestError
+ * when the dialect cannot make the call (a credential missing).
  */
 export function storedRequest(event: object, cfg: CallbacksConfig, facts: CallFacts): SignedRequest {
   const dialect = dialectOf(cfg);
+  const kept = !readsAttemptFacts(dialect, facts.operation);
+  if (signsInHeaders(dialect) && (dialect.signing.algorithm === 'scheme' || !kept)) {
+    const unsigned = serialisedRequest(unsignedRequest(dialect, facts, credentialsOf(cfg)));
+    if (kept) storedRequests.set(event, unsigned);
+    return unsigned;
+  }
   const request = buildRequest(dialect, facts, credentialsOf(cfg), signOptionsAt(cfg, facts.createdAt, undefined));
-  if (!readsAttemptFacts(dialect, facts.operation)) storedRequests.set(event, request);
-  return request;
+  if (kept) storedRequests.set(event, request);
+  const headers = withoutVendorSignature(dialect, request.headers);
+  return headers === request.headers ? request : { ...request, headers };
 }
 
 /** One attempt's request: method, the URL under the event's base URL, headers (content type, agent, signature), body. */
@@ -168,27 +180,24 @@ export interface AttemptRequest {
 }
 
 /**
- * The request of one attempt, re-signed from the event's facts at `startedAt`. The body is built
- * from the same facts on every attempt, so a retry carries the same ids (requestId, transaction
- * id) and the call's own time as the first try; what is fresh is the signature's timestamp and
- * what a wire says is the attempt's own (`sentTimestamp…`, a derived nonce: Slotegrator's
- * X-Timestamp and X-Nonce), so a wallet that checks freshness does not refuse a late retry.
- * `default` and `betnex` use neither: their retries are the same bytes. When the request the event was stored
- * with is the one this attempt would sign (no fact of the attempt's own, and the same second of a
- * timestamped scheme or a scheme without a time), it is sent as it is.
+ * The request of one attempt, signed at `startedAt`. The body is built from the same facts on every
+ * attempt, so a retry carries the same ids (requestId, transaction id) and the call's own time as
+ * the first try; what is fresh is the signature's timestamp and what a wire says is the attempt's
+ * own (`sentTimestamp…`, a derived nonce: Slotegrator's X-Timestamp and X-Nonce), so a wallet that
+ * checks freshness does not refuse a late retry. `default` and `betnex` use neither: their retries
+ * are the same bytes. A call that reads no fact of the attempt's own sends the request its event
+ * was stored with (signed now under aggmock's header schemes); any other is rendered afresh.
  */
 export function attemptRequest(event: StoredEvent, cfg: CallbacksConfig, startedAt: number): AttemptRequest {
   const dialect = dialectOf(cfg);
   const messageId = needsMessageId(dialect, cfg.signing.scheme) ? webhookMessageId(event) : undefined;
   const options = signOptionsAt(cfg, startedAt, messageId);
   const stored = storedRequests.get(event);
-  let req: SignedRequest | undefined;
+  let req: SignedRequest;
   if (stored !== undefined) {
-    // Sent as stored when it signs alike; else, where only the signature changes, signed again without rendering.
-    const storedWith = signOptionsAt(cfg, event.createdAt, undefined);
-    req = signsAlike(dialect, storedWith, options) ? stored : resignedRequest(dialect, stored, storedWith, options);
-  }
-  if (req === undefined) {
+    // Signed now under aggmock's header schemes; a vendor recipe's request was signed alike when stored.
+    req = dialect.signing.algorithm === 'scheme' ? schemeSigned(dialect, stored, options) : stored;
+  } else {
     const facts = callFactsOf(event, cfg);
     facts.sentAt = startedAt;
     req = buildRequest(dialect, facts, credentialsOf(cfg), options);

@@ -80,7 +80,7 @@ describe('delivery and retries', () => {
     expect(attempts.every((a) => a.latencyMs >= 0)).toBe(true);
   });
 
-  it('sends the request an event was stored with while its second lasts, and signs a later first attempt with its own time', async () => {
+  it('signs each attempt when it is sent: a call sent in its second and one sent later each carry their own time', async () => {
     let calls = 0;
     const rx = await receiver(() => (++calls === 1 ? { status: 500, body: 'oops' } : { status: 200, body: { balance: 5 } }));
     const config = configFor(rx.url);
@@ -93,14 +93,23 @@ describe('delivery and retries', () => {
     await drive(engine, clock, second.settled);
     const t = (signature: string | string[] | undefined) => Number(/t=(\d+)/.exec(String(signature))?.[1]);
     const [tried, retried, next] = rx.requests as ReceivedRequest[];
-    // Sent in the second it was stored: the stored copy is the request as it went out.
-    expect(tried?.headers['x-signature']).toBe(first.event.request?.headers['X-Signature']);
+    // Stored unsigned: the enqueued events say nothing was signed yet.
+    expect(first.event.request?.headers['X-Signature']).toBeUndefined();
+    expect(second.event.request).toMatchObject({ method: 'POST', path: '' });
+    expect(second.event.request?.attempt).toBeUndefined();
+    // Sent in the second it was stored, signed with that second; its retry a second later with its own.
+    expect(t(tried?.headers['x-signature'])).toBe(Math.floor(first.event.createdAt / 1000));
     expect(t(retried?.headers['x-signature'])).toBe(t(tried?.headers['x-signature']) + 1);
     // Stored with the first, sent after its retry: signed when it is sent, over the stored bytes.
     expect(next?.body).toBe(second.event.body);
-    expect(t(second.event.request?.headers['X-Signature'])).toBe(t(tried?.headers['x-signature']));
     expect(t(next?.headers['x-signature'])).toBe(t(retried?.headers['x-signature']));
     expect(verify(next as ReceivedRequest, config, clock).timestamp).toBe(Math.floor(clock.now() / 1000));
+    // Once sent, an event shows its last attempt's request, signature included, in memory and read back alike.
+    const settled = await first.settled;
+    const attempts = engine.outbox.attempts(first.event.id);
+    expect(settled.request).toEqual({ method: 'POST', path: '', headers: attempts[1]?.requestHeaders, attempt: 2 });
+    expect(settled.request?.headers['X-Signature']).toBe(retried?.headers['x-signature']);
+    expect(engine.outbox.get(first.event.id)?.request).toEqual(settled.request);
   });
 
   it('retries an attempt that times out', async () => {

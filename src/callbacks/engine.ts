@@ -6,6 +6,7 @@ import {
   applyVerdict,
   attemptInFlight,
   lateReplyAttempt,
+  sentRequest,
   unansweredAttempt,
 } from './attempt.ts';
 import { attemptRequest, capabilitiesOf, replyReadingOf } from './call.ts';
@@ -283,6 +284,8 @@ class Engine implements CallbackEngine {
     event.status = 'delivering';
     event.attemptCount += 1;
     delete event.nextAttemptAt;
+    // The event shows the request its last attempt sent, signature included (as a read of its row does).
+    if (event.request !== undefined) event.request = sentRequest(request, event.attemptCount);
 
     // Journaled before it is sent, committed with the other sends of this turn: after a crash
     // mid-attempt the row is still there, so every request a receiver saw is in the journal. The

@@ -150,8 +150,12 @@ export interface StoredEvent {
    * outbox schema 4: their facts are read from the columns.
    */
   facts?: StoredFacts;
-  /** The request as rendered when the event was stored: method, path under the base URL, headers (signed at that time). */
-  request?: { method: string; path: string; headers: Record<string, string> };
+  /**
+   * The request the call sends: method, path under the base URL, headers. Until an attempt is sent,
+   * as rendered when the event was stored, its headers without the signature (each attempt signs
+   * when it is sent); after, the last attempt's (`attempt`: its number), signature included.
+   */
+  request?: { method: string; path: string; headers: Record<string, string>; attempt?: number };
   status: EventStatus;
   attemptCount: number;
   /** When the next attempt is due (ms epoch), while the event waits for a retry. */

@@ -126,11 +126,14 @@ export class NewEvents {
     return event;
   }
 
-  /** Renders and signs the event's request from its facts: what it keeps to show (every attempt renders its own), credentials masked. */
-  private render(event: NewEvent, facts: CallFacts): void {
+  /**
+   * Renders the event's request from its facts, as it keeps it to show (credentials masked, no
+   * signature in a header: each attempt signs when it is sent); `keepBody` keeps the body it has.
+   */
+  private render(event: NewEvent, facts: CallFacts, options: { keepBody?: boolean } = {}): void {
     const req = storedRequest(event, this.o.cfg, facts);
     const shown = shownRequest(this.o.cfg, { path: req.path, headers: req.headers, body: req.body ?? '' });
-    event.body = shown.body;
+    if (options.keepBody !== true) event.body = shown.body;
     event.request = { method: req.method, path: shown.path, headers: shown.headers };
   }
 
@@ -156,6 +159,15 @@ export class NewEvents {
     // same body bytes; a new call, so a requestId of its own where the facts are kept.
     const replay: NewEvent = { ...copy, source: `replay:${id}`, url: original.url, ...this.unsent(createdAt) };
     if (original.facts) replay.facts = { ...original.facts, requestId: this.requestId(replay) };
+    // The original shows its last attempt's request; the replay, never sent, its own as stored (unsigned).
+    if (replay.facts && replay.request) {
+      try {
+        this.render(replay, callFactsOf(replay, this.o.cfg), { keepBody: true });
+      } catch (error) {
+        if (!(error instanceof DialectRequestError)) throw error;
+        delete replay.request; // its attempt says why it cannot be built
+      }
+    }
     return replay;
   }
 

@@ -98,10 +98,16 @@ export const OUTBOX_WRITES = {
     WHERE event_id = ? AND n = ? AND started_at = ? AND request_headers = ? AND request_body IS ?`,
 } as const;
 
-/** An event row with its reply's text, read from the attempt that brought the reply (or the old reply_body column). */
+/**
+ * An event row with its reply's text, read from the attempt that brought the reply (or the old
+ * reply_body column), and the request its last attempt sent (the event's row keeps it unsigned).
+ */
 export const SELECT_EVENTS = `SELECT callback_events.*, coalesce((SELECT a.response_body FROM callback_attempts a
-    WHERE a.event_id = callback_events.id AND a.n = callback_events.reply_attempt), reply_body) AS reply_text
-  FROM callback_events`;
+    WHERE a.event_id = callback_events.id AND a.n = callback_events.reply_attempt), reply_body) AS reply_text,
+    last.n AS sent_n, last.request_method AS sent_method, last.request_path AS sent_path, last.request_headers AS sent_headers
+  FROM callback_events LEFT JOIN callback_attempts last
+    ON last.event_id = callback_events.id
+    AND last.n = (SELECT max(a.n) FROM callback_attempts a WHERE a.event_id = callback_events.id)`;
 
 /** The values `OUTBOX_WRITES.insertEvent` binds for a new event. */
 export function eventInsertValues(e: StoredEvent): unknown[] {
@@ -200,6 +206,11 @@ export interface EventRow {
   request_method?: string | null;
   request_path?: string | null;
   request_headers?: string | null;
+  /** The last attempt's request (SELECT_EVENTS), when one was sent. */
+  sent_n?: number | null;
+  sent_method?: string | null;
+  sent_path?: string | null;
+  sent_headers?: string | null;
 }
 
 export interface AttemptRow {
@@ -269,11 +280,15 @@ export function toEvent(row: EventRow): StoredEvent {
   const facts = row.facts ? jsonObject(row.facts) : undefined;
   if (facts) event.facts = withColumnFacts(facts, event);
   if (row.request_method && row.request_path !== null && row.request_path !== undefined) {
-    event.request = {
-      method: row.request_method,
-      path: row.request_path,
-      headers: (jsonObject(row.request_headers ?? '{}') ?? {}) as Record<string, string>,
-    };
+    event.request =
+      row.sent_n === null || row.sent_n === undefined
+        ? { method: row.request_method, path: row.request_path, headers: headersOf(row.request_headers) }
+        : {
+            method: row.sent_method || 'POST',
+            path: row.sent_path ?? '',
+            headers: headersOf(row.sent_headers),
+            attempt: row.sent_n,
+          };
   }
   return event;
 }
@@ -321,6 +336,10 @@ function withColumnFacts(parsed: Record<string, unknown>, e: StoredEvent): Store
   }
   for (const key of Object.keys(parsed)) if (!Object.hasOwn(facts, key)) facts[key] = parsed[key];
   return facts as unknown as StoredFacts;
+}
+
+function headersOf(json: string | null | undefined): Record<string, string> {
+  return (jsonObject(json ?? '{}') ?? {}) as Record<string, string>;
 }
 
 /** A JSON object column, or undefined when it is not one (a row damaged by hand is read without it). */

@@ -68,3 +68,13 @@ export function readAmount(dialect: Dialect, currency: string, value: unknown, e
   const factor = 10 ** shift;
   return scaled % factor === 0 ? scaled / factor : undefined;
 }
+
+/**
+ * How a dialect writes its amounts, for a message about one it cannot read.
+ *
+ * @example describeAmounts(pragmatic) // 'a decimal as a string'
+ */
+export function describeAmounts(dialect: Dialect): string {
+  const { format, as, exponent } = dialect.amounts;
+  return `${format === 'minor' ? 'an integer of minor units' : 'a decimal'} as a ${as}${exponent === undefined ? '' : ` with ${exponent} decimals`}`;
+}

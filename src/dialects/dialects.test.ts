@@ -14,7 +14,6 @@ import {
   readAmount,
   readReply,
   readsAttemptFacts,
-  signsAlike,
   unknownRollbackAnswer,
   verifyRequest,
   writeAmount,
@@ -692,31 +691,6 @@ describe('what an attempt renews', () => {
     expect(readsAttemptFacts(templated('/bet/{nonce}'), 'bet')).toBe(true);
     expect(readsAttemptFacts(templated('/bet/{nonce}'), 'win')).toBe(false);
     expect(readsAttemptFacts(templated('/bet/{timestamp}'), 'bet')).toBe(false);
-  });
-
-  it("says when a signature made with one set of options stands for another's: aggmock's schemes by their time and message id", () => {
-    const scheme = { scheme: 'timestamped' as const, secrets: ['s'] };
-    const profile = (name: 'timestamped' | 'hmac-hex' | 'standard-webhooks') => withRecipe({ algorithm: 'scheme', scheme: name });
-    const at = (timestamp: number, id?: string) => ({ scheme, timestamp, id });
-    expect(signsAlike(profile('timestamped'), at(100), at(100))).toBe(true);
-    expect(signsAlike(profile('timestamped'), at(100), at(101))).toBe(false);
-    expect(signsAlike(profile('timestamped'), at(100), { scheme: { ...scheme }, timestamp: 100 })).toBe(false); // other keys
-    expect(signsAlike(profile('hmac-hex'), at(100), at(101))).toBe(true);
-    expect(signsAlike(profile('standard-webhooks'), at(100), at(100, 'msg_1'))).toBe(false); // a random id, then its own
-    expect(signsAlike(profile('standard-webhooks'), at(100, 'msg_1'), at(100, 'msg_1'))).toBe(true);
-    expect(
-      signsAlike(
-        withRecipe({
-          algorithm: 'hmac-sha256',
-          key: 'secret',
-          payload: { over: 'body' },
-          encoding: 'hex',
-          place: { header: 'X-Sig' },
-        }),
-        at(100),
-        at(200),
-      ),
-    ).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ExtraCurrencies } from '../money/index.ts';
 import { valueAt } from '../shared/index.ts';
-import { readAmount } from './amounts.ts';
+import { describeAmounts, readAmount } from './amounts.ts';
 import { bare, credentialsCarried, namedFieldCount, operationsAt, pathPattern, templatePattern } from './call-routes.ts';
 import type { BonusKind, CallFacts } from './request.ts';
 import {
@@ -473,11 +473,6 @@ function readDecodedFacts(
   // A bet-and-win with no win written has won nothing.
   if (operation === 'betWin' && facts.winMinor === 0) delete facts.winMinor;
   return { ok: true, facts, credentials: into.credentials };
-}
-
-function describeAmounts(dialect: Dialect): string {
-  const { format, as, exponent } = dialect.amounts;
-  return `${format === 'minor' ? 'an integer of minor units' : 'a decimal'} as a ${as}${exponent === undefined ? '' : ` with ${exponent} decimals`}`;
 }
 
 /** When the call was made, from the time it carries (the call's own, else the attempt's). */

@@ -120,15 +120,17 @@ export * from './schema.ts';
 export {
   needsMessageId,
   type ReceivedRequest,
-  resignedRequest,
   type SignedRequest,
   type SignOptions,
+  schemeSigned,
+  serialisedRequest,
   signatureOf,
   signedText,
   signRequest,
-  signsAlike,
+  signsInHeaders,
   type VerifyResult,
   verifyRequest,
+  withoutVendorSignature,
 } from './sign.ts';
 export { sessionTokenFor } from './tokens.ts';
 

@@ -230,6 +230,50 @@ export function signRequest(
   return { method: req.method, path: withQuery(signedBody.query), headers, body: signedBody.body, signed: text };
 }
 
+/** The request as {@link signRequest} serialises it, with no signature made (its recipe's is made when it is sent). */
+export function serialisedRequest(req: UnsignedRequest): SignedRequest {
+  const headers = { ...req.headers };
+  if (req.encoding !== 'query') headers['content-type'] = CONTENT_TYPES[req.encoding];
+  const { body, query } = serialise(req);
+  return { method: req.method, path: query ? `${req.path}?${query}` : req.path, headers, body };
+}
+
+/**
+ * Whether the dialect's signature travels in a header, apart from the request's path and body:
+ * aggmock's header schemes (`algorithm: "scheme"`) and the vendor recipes placed in a header
+ * (Hub88's X-Hub88-Signature). A call of such a dialect is kept unsigned and signed when sent.
+ */
+export function signsInHeaders(dialect: Dialect): boolean {
+  const recipe = dialect.signing;
+  return recipe.algorithm === 'scheme' || (recipe.algorithm !== 'none' && 'header' in recipe.place);
+}
+
+/**
+ * The headers without the signature a vendor recipe placed in a header (the name in lower case, as
+ * {@link signRequest} writes it): what a call shows before it is sent. The same object when there is none.
+ */
+export function withoutVendorSignature(dialect: Dialect, headers: Record<string, string>): Record<string, string> {
+  const recipe = dialect.signing;
+  if (recipe.algorithm === 'none' || recipe.algorithm === 'scheme' || !('header' in recipe.place)) return headers;
+  const name = recipe.place.header.toLowerCase();
+  if (!Object.hasOwn(headers, name)) return headers;
+  const { [name]: _signature, ...rest } = headers;
+  return rest;
+}
+
+/**
+ * A request {@link serialisedRequest} made, signed now with aggmock's header scheme (the dialect's
+ * recipe is `algorithm: "scheme"`): the scheme signs the body alone and adds its headers after the
+ * others, so this is what {@link signRequest} makes from the same rendering, without rendering again.
+ */
+export function schemeSigned(dialect: Dialect, unsigned: SignedRequest, options: SignOptions): SignedRequest {
+  const recipe = dialect.signing;
+  if (recipe.algorithm !== 'scheme')
+    throw new Error(`schemeSigned: the ${dialect.name} dialect signs with a recipe, not a scheme`);
+  const headers = Object.assign({ ...unsigned.headers }, schemeSignature(recipe.scheme, unsigned.body, options));
+  return { method: unsigned.method, path: unsigned.path, headers, body: unsigned.body, signed: unsigned.body ?? '' };
+}
+
 /**
  * Whether a call under this dialect carries a message id of its own (kept across its retries):
  * the Standard Webhooks scheme signs `id.timestamp.body`, so a receiver can drop a message it saw.
@@ -240,22 +284,6 @@ export function signRequest(
 export function needsMessageId(dialect: Dialect, configured: SigningKeys['scheme']): boolean {
   const recipe = dialect.signing;
   return recipe.algorithm === 'scheme' && (recipe.scheme ?? configured) === 'standard-webhooks';
-}
-
-/**
- * Whether a request the dialect signed with options `a` stands for the one it would sign with `b`
- * (the same text, the same signature). Only aggmock's header schemes read the options:
- * `timestamped` signs the timestamp, standard-webhooks the timestamp and the message id (a random
- * one when none is given), `hmac-hex` neither; every other recipe signs the request alone.
- */
-export function signsAlike(dialect: Dialect, a: SignOptions, b: SignOptions): boolean {
-  const recipe = dialect.signing;
-  if (recipe.algorithm !== 'scheme') return true;
-  if (a.scheme !== b.scheme) return false;
-  const scheme = recipe.scheme ?? a.scheme?.scheme;
-  if (scheme === 'hmac-hex') return true;
-  if (a.timestamp === undefined || a.timestamp !== b.timestamp) return false;
-  return scheme === 'timestamped' || (a.id !== undefined && a.id === b.id);
 }
 
 /** The headers of aggmock's header scheme (`algorithm: "scheme"`) over a body: they sign the body alone. */
@@ -275,26 +303,6 @@ function schemeSignature(
     timestamp: options.timestamp,
     id: options.id,
   });
-}
-
-/**
- * The request {@link signRequest} would make with options `b` from the rendering it signed with
- * options `a` into `signed`, without rendering it again; undefined when that takes the rendering.
- * Only aggmock's header schemes read the options, and they sign the body alone and set their own
- * headers over the others, so with the same keys only those headers change (same names, same
- * order: a copy of `signed`'s headers with the new signature assigned over them). Every other
- * recipe reads none of the options: its request stands as it is (see {@link signsAlike}).
- */
-export function resignedRequest(
-  dialect: Dialect,
-  signed: SignedRequest,
-  a: SignOptions,
-  b: SignOptions,
-): SignedRequest | undefined {
-  const recipe = dialect.signing;
-  if (recipe.algorithm !== 'scheme' || a.scheme !== b.scheme) return undefined;
-  const headers = Object.assign({ ...signed.headers }, schemeSignature(recipe.scheme, signed.body, b));
-  return { method: signed.method, path: signed.path, headers, body: signed.body, signed: signed.body ?? '' };
 }
 
 /** The fields as a hook sees them: a JSON body's object as it is; form or query fields as the flat pairs a wallet receives. */
