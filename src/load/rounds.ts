@@ -10,6 +10,7 @@ import {
   type Operation,
   readReply,
   resentAfter,
+  rolledBackAfter,
 } from '../dialects/index.ts';
 import type { AttemptResult, Sender } from './client.ts';
 import type { RoundKind } from './mix.ts';
@@ -162,6 +163,12 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
         stats.error(at - o.origin(), 'invalid', `HTTP ${result.status}: ${result.text.slice(0, 120)}`);
         break;
       }
+      // An answer the vendor takes as "maybe applied" (Caleta's bet answered RS_ERROR_UNKNOWN): not sent
+      // again, its outcome unknown, so the round rolls it back, as the engine does (rolledBackAfter).
+      if (rolledBackAfter(dialect, reading, facts.operation)) {
+        stats.error(at - o.origin(), 'rolledBack', `HTTP ${result.status} code ${reading.code}: rolled back`);
+        break;
+      }
       unknown = false;
       accepted = reading.verdict === 'accepted' || appliedEarlier(dialect, reading, facts.operation, record.attempts > 1);
       if (!accepted) stats.refusal(reading.code ?? reading.outcome ?? `HTTP ${result.status}`);
@@ -194,7 +201,10 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
     return facts;
   };
 
-  /** A bet, then what the round kind does with it; a bet with no answer is rolled back, as an aggregator does. */
+  /**
+   * A bet, then what the round kind does with it; a bet with no answer, or one the vendor takes as
+   * "maybe applied", is rolled back, as an aggregator does.
+   */
   const round = async (kind: RoundKind, player: string): Promise<void> => {
     if (kind === 'balance') {
       await call(factsOf(player, 'balance', {}));
