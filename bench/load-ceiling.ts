@@ -17,7 +17,7 @@ import { ensureBuilt, ROOT, track } from './lib.ts';
 
 const isSink = process.argv.includes('--load-sink');
 if (!isSink) ensureBuilt();
-const dist = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+const dist = (path: string, dir = join(ROOT, 'dist')) => import(pathToFileURL(join(dir, path)).href);
 
 /** Requests (rounds, for the generator) in flight. */
 export const IN_FLIGHT = 32;
@@ -108,10 +108,11 @@ export async function signedBareLoop(url: string, total: number): Promise<Measur
  * bare loop: up to {@link QUEUED_ROUNDS} rounds in flight, so a connection that frees up always has
  * a call waiting for it (with only 32 rounds in flight a slot freed by a finished round would
  * wait for the next tick of the schedule's clock); the rounds due beyond that are dropped.
+ * `distDir`: another build's dist/ (bench/profile-load.ts compares builds); default this tree's.
  */
-export async function generatorCeiling(url: string, seconds: number): Promise<Measurement> {
-  const { configSchema, dialectOf } = (await dist('config/index.js')) as typeof ConfigModule;
-  const { parseMix, runLoad } = (await dist('load/index.js')) as typeof LoadModule;
+export async function generatorCeiling(url: string, seconds: number, distDir?: string): Promise<Measurement> {
+  const { configSchema, dialectOf } = (await dist('config/index.js', distDir)) as typeof ConfigModule;
+  const { parseMix, runLoad } = (await dist('load/index.js', distDir)) as typeof LoadModule;
   const config = configSchema.parse({});
   let calls = 0;
   return measure(

@@ -5,14 +5,28 @@
  * this process's CPU time per call, and the median ratio. For `--cpu-prof`:
  * `node --import tsx [--cpu-prof --cpu-prof-dir .bench-cache/prof] bench/profile-load.ts [rounds] [seconds] [only]`
  * where `only` is `generator` or `bare` to run one side (for a profile or callgrind).
+ *
+ * To compare builds of the generator, name them: `… bench/profile-load.ts 7 2 before=<other tree>/dist new=dist`
+ * alternates the bare loop and each build's generator, and prints each one's CPU a call and its
+ * ratio to the bare loop's, round by round and as medians.
  */
+import { resolve } from 'node:path';
 import { median, stop } from './lib.ts';
 import { generatorCeiling, signedBareLoop, startLoadSink } from './load-ceiling.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const seconds = Number(process.argv[3] ?? 2);
-const only = process.argv[4];
+const builds = process.argv.slice(4).filter((a) => a.includes('='));
+const only = builds.length ? undefined : process.argv[4];
 const { url, child } = await startLoadSink();
+if (builds.length) {
+  try {
+    await compareBuilds(builds.map((b) => b.split('=') as [string, string]));
+  } finally {
+    await stop(child);
+  }
+  process.exit(0);
+}
 try {
   await signedBareLoop(url, 3_000);
   await generatorCeiling(url, 1);
@@ -40,4 +54,34 @@ try {
   );
 } finally {
   await stop(child);
+}
+
+/** The bare loop and each build's generator, alternating (the order reversed every other round). */
+async function compareBuilds(named: [string, string][]): Promise<void> {
+  const variants: [string, () => ReturnType<typeof signedBareLoop>][] = [
+    ['bare', () => signedBareLoop(url, Math.round(seconds * 10_000))],
+    ...named.map(
+      ([label, dir]) =>
+        [label, () => generatorCeiling(url, seconds, resolve(dir))] as [string, () => ReturnType<typeof signedBareLoop>],
+    ),
+  ];
+  for (const [, run] of variants) await run();
+  const cpu = new Map<string, number[]>();
+  const rate = new Map<string, number[]>();
+  for (let r = 0; r < rounds; r++) {
+    const got = new Map<string, { perSecond: number; cpuMicros: number }>();
+    for (const [label, run] of r % 2 === 0 ? variants : [...variants].reverse()) got.set(label, await run());
+    const bare = got.get('bare') as { perSecond: number; cpuMicros: number };
+    for (const [label, m] of got) {
+      cpu.set(label, [...(cpu.get(label) ?? []), m.cpuMicros / bare.cpuMicros]);
+      rate.set(label, [...(rate.get(label) ?? []), m.perSecond / bare.perSecond]);
+    }
+    console.log(
+      `round ${r + 1}: ${[...got].map(([l, m]) => `${l} ${Math.round(m.perSecond)}/s ${m.cpuMicros.toFixed(1)} µs`).join(', ')}`,
+    );
+  }
+  for (const [label] of variants.slice(1))
+    console.log(
+      `median ${label}: CPU a call ${median(cpu.get(label) ?? []).toFixed(2)}× the bare loop's, rate ${median(rate.get(label) ?? []).toFixed(2)}×`,
+    );
 }

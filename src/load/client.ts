@@ -1,4 +1,5 @@
-import { createTransport } from '../callbacks/transport.ts';
+import type { HttpAnswer } from '../callbacks/dispatcher.ts';
+import { createTransport, type Transport } from '../callbacks/transport.ts';
 import type { SignedRequest } from '../dialects/index.ts';
 
 /**
@@ -32,33 +33,57 @@ export interface PoolOptions {
  * @example const s = poolSender('http://127.0.0.1:4001/wallet'); await s.send(buildRequest(...), 10_000);
  */
 export function poolSender(baseUrl: string, options: PoolOptions = {}): Sender {
-  const url = new URL(baseUrl);
-  const prefix = url.pathname.replace(/\/$/, '');
-  const baseQuery = url.search.slice(1);
-  const transport = createTransport({
-    maxSockets: options.connections ?? 64,
-    timeoutMs: 10_000,
-    timeoutSetting: 'aggmock load --timeout',
-  });
-  return {
-    async send(req, timeoutMs) {
-      try {
-        const answer = await transport.post(
-          targetOf(url.origin, prefix, baseQuery, req.path),
-          req.headers,
-          req.body ?? '',
-          req.method,
-          timeoutMs,
-        );
-        return { ok: true, status: answer.status, text: answer.body };
-      } catch (error) {
-        return { ok: false, ...classify(error) };
-      }
-    },
-    async close() {
-      transport.close();
-    },
-  };
+  return new PoolSender(baseUrl, options);
+}
+
+/** Paths whose URL is kept: a wire whose query differs per call would otherwise grow the map without end. */
+const MAX_TARGETS = 1024;
+
+/**
+ * One class, no closures made per run: its methods stay optimized from one run to the next. One
+ * promise a call: the transport's, mapped to an {@link AttemptResult} by two module functions.
+ */
+class PoolSender implements Sender {
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly baseQuery: string;
+  private readonly transport: Transport;
+  /** Each call path's URL under the base URL, made once. */
+  private readonly targets = new Map<string, string>();
+
+  constructor(baseUrl: string, options: PoolOptions) {
+    const url = new URL(baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/$/, '');
+    this.baseQuery = url.search.slice(1);
+    this.transport = createTransport({
+      maxSockets: options.connections ?? 64,
+      timeoutMs: 10_000,
+      timeoutSetting: 'aggmock load --timeout',
+    });
+  }
+
+  send(req: SignedRequest, timeoutMs: number): Promise<AttemptResult> {
+    let target = this.targets.get(req.path);
+    if (target === undefined) {
+      target = targetOf(this.origin, this.prefix, this.baseQuery, req.path);
+      if (this.targets.size >= MAX_TARGETS) this.targets.clear();
+      this.targets.set(req.path, target);
+    }
+    return this.transport.post(target, req.headers, req.body ?? '', req.method, timeoutMs).then(answered, failed);
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
+
+function answered(answer: HttpAnswer): AttemptResult {
+  return { ok: true, status: answer.status, text: answer.body };
+}
+
+function failed(error: unknown): AttemptResult {
+  return { ok: false, ...classify(error) };
 }
 
 /** The URL of a call: its path under the base URL's, the base URL's query before the call's own. */

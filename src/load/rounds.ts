@@ -10,6 +10,7 @@ import {
   type Operation,
   readReply,
   resentAfter,
+  rolledBackAfter,
 } from '../dialects/index.ts';
 import type { AttemptResult, Sender } from './client.ts';
 import type { RoundKind } from './mix.ts';
@@ -57,21 +58,53 @@ export interface RoundPlayer {
 const EVENT_KIND = { debit: 'debit', credit: 'credit', reverse: 'rollback' } as const;
 
 export function roundPlayer(o: RoundOptions): RoundPlayer {
-  const cfg = o.config.callbacks;
-  const dialect = dialectOf(cfg);
-  const { sender, stats, clock, random } = o;
-  const timeoutMs = o.timeoutMs ?? 10_000;
-  const retryDelays = o.retryDelaysMs ?? [50, 200, 1000];
-  const faults = o.faults?.length ? new CallbackFaults({ seed: o.seed ?? 42, rules: o.faults }) : undefined;
-  const tokens = new Map<string, string | undefined>();
-  const tokenOf = (player: string) => {
-    if (!tokens.has(player)) tokens.set(player, o.tokenOf ? o.tokenOf(player) : sessionTokenOf(cfg, player));
-    return tokens.get(player);
-  };
-  const run = Date.now().toString(36).slice(-6);
-  const roundBase = (Date.now() % 1_000_000) * 10_000_000;
-  let seq = o.idBase ?? 0;
-  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  return new Rounds(o);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The rounds of one run, as one class: its methods are made once, not per run, so they stay
+ * optimized from one run to the next (a closure made per run starts cold and is compiled again).
+ */
+class Rounds implements RoundPlayer {
+  readonly dialect: Dialect;
+  private readonly o: RoundOptions;
+  private readonly cfg: AggmockConfig['callbacks'];
+  private readonly stats: LoadStats;
+  private readonly sender: Sender;
+  private readonly timeoutMs: number;
+  private readonly retryDelays: readonly number[];
+  private readonly faults: CallbackFaults | undefined;
+  private readonly tokens = new Map<string, string | undefined>();
+  private readonly run: string;
+  private readonly roundBase: number;
+  private readonly requestIdPrefix: string;
+  private readonly read: Operation | undefined;
+  private seq: number;
+
+  constructor(o: RoundOptions) {
+    this.o = o;
+    this.cfg = o.config.callbacks;
+    this.dialect = dialectOf(this.cfg);
+    this.stats = o.stats;
+    this.sender = o.sender;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.retryDelays = o.retryDelaysMs ?? [50, 200, 1000];
+    this.faults = o.faults?.length ? new CallbackFaults({ seed: o.seed ?? 42, rules: o.faults }) : undefined;
+    this.run = Date.now().toString(36).slice(-6);
+    this.roundBase = (Date.now() % 1_000_000) * 10_000_000;
+    this.requestIdPrefix = requestIdPrefixOf(this.run);
+    this.seq = o.idBase ?? 0;
+    const ops = this.dialect.operations;
+    this.read = ops.balance ? 'balance' : ops.authenticate ? 'authenticate' : undefined;
+  }
+
+  private tokenOf(player: string): string | undefined {
+    if (!this.tokens.has(player))
+      this.tokens.set(player, this.o.tokenOf ? this.o.tokenOf(player) : sessionTokenOf(this.cfg, player));
+    return this.tokens.get(player);
+  }
 
   /**
    * One attempt's request, signed now. A call's first attempt is normally made in the millisecond
@@ -79,18 +112,18 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
    * `createdAt`, the same value), without a copy of them (a copy with a field added costs more than
    * the rendering saves: V8 copies a spread followed by new fields on a slow path).
    */
-  const requestOf = (facts: CallFacts) => {
+  private requestOf(facts: CallFacts) {
     const now = Date.now();
-    return renderCall(cfg, facts.createdAt === now ? facts : { ...facts, sentAt: now }, { signedAt: now });
-  };
+    return renderCall(this.cfg, facts.createdAt === now ? facts : { ...facts, sentAt: now }, { signedAt: now });
+  }
 
   /** One attempt, under a timeout fault when one fired: the reply is ignored, or the wait cut at afterMs. */
-  const attempt = (facts: CallFacts, fault: { afterMs?: number | undefined } | undefined): Promise<Attempted> => {
-    const req = requestOf(facts);
-    stats.attempts++;
-    if (!fault) return sender.send(req, timeoutMs);
-    stats.faultTimeouts++;
-    const sent = sender.send(req, timeoutMs);
+  private attempt(facts: CallFacts, fault: { afterMs?: number | undefined } | undefined): Promise<Attempted> {
+    const req = this.requestOf(facts);
+    this.stats.attempts++;
+    if (!fault) return this.sender.send(req, this.timeoutMs);
+    this.stats.faultTimeouts++;
+    const sent = this.sender.send(req, this.timeoutMs);
     if (fault.afterMs === undefined)
       return sent.then(() => ({ ok: false, error: 'timeout', message: 'fault: the reply came and was ignored', faulted: true }));
     return Promise.race([
@@ -99,17 +132,27 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
         () => ({ ok: false, error: 'timeout', message: `fault: gave up after ${fault.afterMs} ms`, faulted: true }) as const,
       ),
     ]);
-  };
+  }
 
   /** One call with its retries; its record is kept for the verdict. */
-  const call = async (facts: CallFacts, duplicateOf?: number): Promise<Settled> => {
-    const record: CallRecord = { id: ++seq, facts, sentAt: clock(), attempts: 0 };
-    if (duplicateOf) record.duplicateOf = duplicateOf;
+  private async call(facts: CallFacts, duplicateOf?: number): Promise<Settled> {
+    const { o, stats, dialect } = this;
+    // Every field from the start: one shape for every record.
+    const record: CallRecord = {
+      id: ++this.seq,
+      facts,
+      sentAt: o.clock(),
+      answeredAt: undefined,
+      status: undefined,
+      text: undefined,
+      attempts: 0,
+      duplicateOf,
+    };
     stats.calls++;
     const money = MONEY_OPERATIONS[facts.operation];
     const fired =
-      faults && money && duplicateOf === undefined
-        ? faults.fire({
+      this.faults && money && duplicateOf === undefined
+        ? this.faults.fire({
             source: 'load',
             kind: EVENT_KIND[money],
             playerId: facts.playerId,
@@ -119,26 +162,28 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
     let copy: Promise<unknown> | undefined;
     if (fired?.fault.kind === 'duplicate') {
       stats.faultDuplicates++;
-      const after = fired.fault.afterMs;
-      copy = sleep(after).then(() => call(facts, record.id));
+      copy = sleep(fired.fault.afterMs).then(() => this.call(facts, record.id));
     }
     let accepted = false;
     let unknown = true;
-    for (let n = 0; n <= retryDelays.length; n++) {
+    for (let n = 0; n <= this.retryDelays.length; n++) {
       if (n > 0) {
         stats.retries++;
-        await sleep(retryDelays[n - 1] as number);
+        await sleep(this.retryDelays[n - 1] as number);
       }
       record.attempts++;
-      const started = clock();
-      const result = await attempt(facts, n === 0 && fired?.fault.kind === 'timeout' ? fired.fault : undefined);
-      const at = clock();
+      const started = n === 0 ? record.sentAt : o.clock();
+      const result = await this.attempt(facts, n === 0 && fired?.fault.kind === 'timeout' ? fired.fault : undefined);
+      const at = o.clock();
       if (!result.ok) {
         if (!result.faulted) stats.error(at - o.origin(), result.error, result.message);
         continue;
       }
       stats.answered(at - o.origin(), facts.operation, Math.round((at - started) * 1000));
       const reading = readReply(dialect, facts, { status: result.status, text: result.text });
+      record.answeredAt = at;
+      record.status = result.status;
+      record.text = result.text;
       // Sent again as the vendor would: a retry answer, or a refusal by a code the call's vendor re-sends after.
       if (
         reading.verdict === 'retry' ||
@@ -150,60 +195,61 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
           result.status >= 500 ? 'http5xx' : 'retryCode',
           `HTTP ${result.status}${reading.code ? ` code ${reading.code}` : ''}`,
         );
-        record.answeredAt = at;
-        record.status = result.status;
-        record.text = result.text;
         continue;
       }
-      record.answeredAt = at;
-      record.status = result.status;
-      record.text = result.text;
       if (reading.verdict === 'invalid') {
         stats.error(at - o.origin(), 'invalid', `HTTP ${result.status}: ${result.text.slice(0, 120)}`);
+        break;
+      }
+      // An answer the vendor takes as "maybe applied" (Caleta's bet answered RS_ERROR_UNKNOWN): not sent
+      // again, its outcome unknown, so the round rolls it back, as the engine does (rolledBackAfter).
+      if (rolledBackAfter(dialect, reading, facts.operation)) {
+        stats.error(at - o.origin(), 'rolledBack', `HTTP ${result.status} code ${reading.code}: rolled back`);
         break;
       }
       unknown = false;
       accepted = reading.verdict === 'accepted' || appliedEarlier(dialect, reading, facts.operation, record.attempts > 1);
       if (!accepted) stats.refusal(reading.code ?? reading.outcome ?? `HTTP ${result.status}`);
-      if (reading.token) tokens.set(facts.playerId, reading.token);
+      if (reading.token) this.tokens.set(facts.playerId, reading.token);
       break;
     }
     // Kept once it is settled: a record written out (an Artillery worker's file) is complete.
     o.onRecord(record);
     if (copy) await copy;
     return accepted ? ACCEPTED : unknown ? UNKNOWN : REFUSED;
-  };
+  }
 
-  const ids = () => {
-    const n = ++seq;
-    return { tx: `ld-${run}-${n}`, round: String(roundBase + n) };
-  };
-  const requestIdPrefix = requestIdPrefixOf(run);
   /** The fields every call has, then the operation's own, then its request id (one order for every call). */
-  const factsOf = (player: string, operation: Operation, extra: Partial<CallFacts>): CallFacts => {
+  private factsOf(player: string, operation: Operation, extra: Partial<CallFacts>): CallFacts {
     const facts: CallFacts = {
       operation,
       playerId: player,
-      currency: o.currency,
-      sessionToken: tokenOf(player),
+      currency: this.o.currency,
+      sessionToken: this.tokenOf(player),
       createdAt: Date.now(),
     };
-    withCurrencies(facts, cfg.currencies);
+    withCurrencies(facts, this.cfg.currencies);
     Object.assign(facts, extra);
-    facts.requestId = requestIdOf(requestIdPrefix, ++seq);
+    facts.requestId = requestIdOf(this.requestIdPrefix, ++this.seq);
     return facts;
-  };
+  }
 
-  /** A bet, then what the round kind does with it; a bet with no answer is rolled back, as an aggregator does. */
-  const round = async (kind: RoundKind, player: string): Promise<void> => {
+  /**
+   * A bet, then what the round kind does with it; a bet with no answer, or one the vendor takes as
+   * "maybe applied", is rolled back, as an aggregator does.
+   */
+  async round(kind: RoundKind, player: string): Promise<void> {
+    const { o, dialect } = this;
     if (kind === 'balance') {
-      await call(factsOf(player, 'balance', {}));
+      await this.call(this.factsOf(player, 'balance', {}));
       return;
     }
-    const { tx, round: roundId } = ids();
+    const n = ++this.seq;
+    const tx = `ld-${this.run}-${n}`;
+    const roundId = String(this.roundBase + n);
     if (kind === 'promo') {
-      await call(
-        factsOf(player, 'promoWin', {
+      await this.call(
+        this.factsOf(player, 'promoWin', {
           transactionId: tx,
           roundId,
           amountMinor: o.stakeMinor,
@@ -214,12 +260,12 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
       return;
     }
     // Amounts drawn between the stake and twice it: bets that overlap differ, so a balance says which were applied.
-    const stake = o.stakeMinor + Math.floor(random() * o.stakeMinor);
-    const betFacts = factsOf(player, 'bet', { transactionId: tx, roundId, amountMinor: stake });
-    const bet = await call(betFacts);
+    const stake = o.stakeMinor + Math.floor(o.random() * o.stakeMinor);
+    const betFacts = this.factsOf(player, 'bet', { transactionId: tx, roundId, amountMinor: stake });
+    const bet = await this.call(betFacts);
     if (bet.unknown || kind === 'rollback') {
-      await call(
-        factsOf(player, 'rollback', {
+      await this.call(
+        this.factsOf(player, 'rollback', {
           transactionId: `${tx}-rb`,
           betTransactionId: tx,
           roundId,
@@ -230,35 +276,33 @@ export function roundPlayer(o: RoundOptions): RoundPlayer {
       return;
     }
     if (!bet.accepted) return;
-    if (kind === 'duplicate') await call({ ...betFacts, requestId: requestIdOf(requestIdPrefix, ++seq) });
+    if (kind === 'duplicate') await this.call({ ...betFacts, requestId: requestIdOf(this.requestIdPrefix, ++this.seq) });
     const win = kind === 'bet-lose' ? 0 : 2 * stake;
     if (kind === 'bet-lose' && dialect.operations.endRound) {
-      await call(factsOf(player, 'endRound', { roundId, roundClosed: true }));
+      await this.call(this.factsOf(player, 'endRound', { roundId, roundClosed: true }));
       return;
     }
-    await call(
-      factsOf(player, 'win', { transactionId: `${tx}-w`, betTransactionId: tx, roundId, amountMinor: win, roundClosed: true }),
+    await this.call(
+      this.factsOf(player, 'win', {
+        transactionId: `${tx}-w`,
+        betTransactionId: tx,
+        roundId,
+        amountMinor: win,
+        roundClosed: true,
+      }),
     );
     if (kind !== 'bet-lose' && dialect.operations.endRound)
-      await call(factsOf(player, 'endRound', { roundId, roundClosed: true }));
-  };
+      await this.call(this.factsOf(player, 'endRound', { roundId, roundClosed: true }));
+  }
 
-  const read: Operation | undefined = dialect.operations.balance
-    ? 'balance'
-    : dialect.operations.authenticate
-      ? 'authenticate'
-      : undefined;
-  return {
-    dialect,
-    round,
-    async open(player) {
-      if (dialect.operations.authenticate) await call(factsOf(player, 'authenticate', {}));
-      if (dialect.operations.balance) await call(factsOf(player, 'balance', {}));
-    },
-    async reconcile(player) {
-      if (read) await call(factsOf(player, read, {}));
-    },
-  };
+  async open(player: string): Promise<void> {
+    if (this.dialect.operations.authenticate) await this.call(this.factsOf(player, 'authenticate', {}));
+    if (this.dialect.operations.balance) await this.call(this.factsOf(player, 'balance', {}));
+  }
+
+  async reconcile(player: string): Promise<void> {
+    if (this.read) await this.call(this.factsOf(player, this.read, {}));
+  }
 }
 
 /** What became of a call, for the round that made it. */

@@ -95,14 +95,52 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 
   // ---- the open model ----
   const total = Math.floor(arrivalsBy(o.schedule, scheduleLength(o.schedule)) + 1e-9);
-  const inFlight = new Set<Promise<void>>();
+  /** Rounds started and not yet settled; `drained` is called when the last one settles. */
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  let failure: { error: unknown } | undefined;
+  const settled = () => {
+    if (--inFlight === 0) drained?.();
+  };
+  const failed = (error: unknown) => {
+    failure ??= { error };
+    settled();
+  };
+  const dueBy = (t: number) => Math.min(total, Math.floor(arrivalsBy(o.schedule, t) + 1e-9));
   s0 = clock();
   let due = 0;
   let lastProgress = 0;
   await new Promise<void>((finish) => {
+    /**
+     * Drops every round due up to number `upto` in one step per second of the schedule (a generator
+     * asked far beyond what it can start drops most rounds: one by one, the counting cost more than
+     * the calls). `full`: dropped because the in-flight cap was reached, else because they are too late.
+     */
+    const dropThrough = (upto: number, full: boolean) => {
+      while (due < upto) {
+        const second = stats.second(arrivalTime(o.schedule, due + 1) as number);
+        // The rounds due before this second ends (one due exactly at its end is the next second's), at least the first.
+        const before = Math.ceil(arrivalsBy(o.schedule, (second.t + 1) * 1000) - 1e-9) - 1;
+        const last = Math.min(upto, Math.max(due + 1, before));
+        const n = last - due;
+        due = last;
+        stats.roundsDue += n;
+        stats.dropped += n;
+        second.asked += n;
+        second.dropped += n;
+        if (full) stats.droppedInFlight += n;
+      }
+    };
     const tick = () => {
       const now = clock() - s0;
+      // Rounds due more than the drop bound ago are dropped, counted in one step.
+      if (!o.signal?.aborted) dropThrough(dueBy(now - dropMs), false);
       while (due < total && !o.signal?.aborted) {
+        if (inFlight >= maxInFlight) {
+          // The cap is reached: every round due by now is dropped, counted in one step.
+          dropThrough(dueBy(now), true);
+          break;
+        }
         const at = arrivalTime(o.schedule, due + 1) as number;
         if (at > now) break;
         due++;
@@ -110,12 +148,6 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
         const second = stats.second(at);
         second.asked++;
         const lag = now - at;
-        if (lag > dropMs || inFlight.size >= maxInFlight) {
-          stats.dropped++;
-          second.dropped++;
-          if (lag <= dropMs) stats.droppedInFlight++;
-          continue;
-        }
         if (lag > lateMs) {
           stats.late++;
           second.late++;
@@ -123,10 +155,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
         stats.startLag.record(Math.round(lag * 1000));
         stats.roundsStarted++;
         second.started++;
-        const p = player
+        inFlight++;
+        player
           .round(pickRound(o.mix, random()), o.players[Math.floor(random() * o.players.length)] as string)
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
+          .then(settled, failed);
       }
       if (o.onProgress && now - lastProgress >= 1000) {
         lastProgress = now;
@@ -139,7 +171,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     tick();
   });
   const scheduleMs = clock() - s0;
-  while (inFlight.size > 0) await Promise.all([...inFlight]);
+  if (inFlight > 0)
+    await new Promise<void>((resolve) => {
+      drained = resolve;
+    });
+  if (failure) throw failure.error;
 
   // ---- reconciliation: each player's balance read last ----
   await inBatches(o.players, 32, (p) => player.reconcile(p));

@@ -7,8 +7,11 @@ import { Histogram } from './histogram.ts';
  * code, and the same per second for the plots. In memory only.
  */
 
-/** Error classes the report counts. Refusals (a vendor code in an answer) are counted apart: they are answers. */
-export const ERROR_CLASSES = ['timeout', 'reset', 'refused', 'other', 'http5xx', 'retryCode', 'invalid'] as const;
+/**
+ * Error classes the report counts. Refusals (a vendor code in an answer) are counted apart: they are
+ * answers. `rolledBack`: an answer the vendor takes as "maybe applied" (`rolledBackAfter`), then rolled back.
+ */
+export const ERROR_CLASSES = ['timeout', 'reset', 'refused', 'other', 'http5xx', 'retryCode', 'invalid', 'rolledBack'] as const;
 export type CountedError = (typeof ERROR_CLASSES)[number];
 
 export interface Second {
@@ -38,6 +41,7 @@ export class LoadStats {
     http5xx: 0,
     retryCode: 0,
     invalid: 0,
+    rolledBack: 0,
   };
   /** Refusals by the wallet's own code (or HTTP status when it gave none). */
   readonly refusals = new Map<string, number>();

@@ -1,5 +1,5 @@
 import type { EventKind } from '../callbacks/events.ts';
-import { appliedEarlier, type Dialect, MONEY_OPERATIONS, readReply } from '../dialects/index.ts';
+import { appliedEarlier, type Dialect, MONEY_OPERATIONS, readReply, rolledBackAfter } from '../dialects/index.ts';
 import {
   checkHistory,
   type HistoryCause,
@@ -59,10 +59,12 @@ function opOf(dialect: Dialect, r: CallRecord): HistoryOp & { record: CallRecord
   const money = MONEY_OPERATIONS[facts.operation];
   const reading =
     r.status === undefined || r.text === undefined ? undefined : readReply(dialect, facts, { status: r.status, text: r.text });
+  // An answer the vendor takes as "maybe applied" (rolledBackAfter) is no refusal: the round rolled the call back.
+  const maybe = reading !== undefined && rolledBackAfter(dialect, reading, facts.operation);
   const outcome: HistoryOutcome =
     reading?.verdict === 'accepted' || (reading && appliedEarlier(dialect, reading, facts.operation, r.attempts > 1))
       ? 'accepted'
-      : reading?.verdict === 'rejected'
+      : reading?.verdict === 'rejected' && !maybe
         ? 'rejected'
         : 'unknown';
   const kind: EventKind = money ? KIND[money] : 'credit';
@@ -82,7 +84,8 @@ function opOf(dialect: Dialect, r: CallRecord): HistoryOp & { record: CallRecord
     amountMinor: money ? (facts.amountMinor ?? 0) : 0,
     winMinor: facts.operation === 'betWin' ? facts.winMinor : undefined,
     outcome,
-    balanceMinor: reading?.balance.kind === 'ok' ? reading.balance.minor : undefined,
+    // Its balance is no constraint either: nobody can tell which moment it is of.
+    balanceMinor: reading?.balance.kind === 'ok' && !maybe ? reading.balance.minor : undefined,
     sentAt: r.sentAt,
     answeredAt: outcome === 'unknown' ? Number.POSITIVE_INFINITY : (r.answeredAt ?? Number.POSITIVE_INFINITY),
     label: `${facts.operation}${facts.transactionId ? ` ${facts.transactionId}` : ''} of ${facts.playerId} (call #${r.id})`,
@@ -126,13 +129,19 @@ function judgePlayer(dialect: Dialect, playerId: string, list: CallRecord[], max
   const past = new Map<string, PastTx>();
   let balance: number | undefined;
   let lastWindowOk = true;
+  // A call whose outcome is unknown stays in its window until its rollback is answered: the two are judged
+  // together (the rollback gave the money back, or there was none to give), not across a cut that forgets either way.
+  const rolledBackBy = new Map<string, number>();
+  for (const op of ops) if (op.reverses !== undefined) rolledBackBy.set(op.reverses, endOf(op));
+  const reach = (op: (typeof ops)[number]) =>
+    op.outcome === 'unknown' ? Math.max(endOf(op), rolledBackBy.get(op.key) ?? 0) : endOf(op);
   let i = 0;
   while (i < ops.length) {
     // A window: calls chained by overlap; it ends where the next call went out after every answer in it.
-    let end = endOf(ops[i] as (typeof ops)[number]);
+    let end = reach(ops[i] as (typeof ops)[number]);
     let j = i + 1;
     while (j < ops.length && (ops[j] as (typeof ops)[number]).sentAt < end) {
-      end = Math.max(end, endOf(ops[j] as (typeof ops)[number]));
+      end = Math.max(end, reach(ops[j] as (typeof ops)[number]));
       j++;
     }
     const window = ops.slice(i, j);
