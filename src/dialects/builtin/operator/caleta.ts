@@ -1,6 +1,6 @@
 import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
 import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
-import { REWARD } from './hub88.ts';
+import { CAMPAIGN_REQUEST, REWARD } from './hub88.ts';
 
 /*
  * Caleta Gaming's Games API (a Hub88-shaped API): JSON POSTs under /api, every request signed by
@@ -173,17 +173,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       // OAS /api/freebet/campaigns/create: name, prepaid_uuid required (+ start_time, currency, bet_value, bet_count) → Campaign.
       path: '/freebet/campaigns/create',
       does: 'create-campaign',
-      request: {
-        name: { to: 'campaignName' },
-        prepaid_uuid: { to: 'gameId' },
-        campaign_uuid: { to: 'campaignId' },
-        currency: { to: 'currency' },
-        bet_value: { to: 'betAmount', exponent: 5 },
-        bet_count: { to: 'rounds' },
-        start_time: { to: 'validFrom' },
-        end_time: { to: 'validUntil' },
-        operator_id: { to: 'operatorId' },
-      },
+      request: CAMPAIGN_REQUEST,
       required: ['name', 'prepaid_uuid'],
       awardDefaults: { rounds: 10, bet: '1.00' },
       reply: { body: CAMPAIGN },

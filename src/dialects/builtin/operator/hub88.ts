@@ -40,8 +40,11 @@ export const CAMPAIGN: ReplyNode = {
   },
 };
 
-/** A campaign's fields in a request: the same as a reward's, plus its name (Caleta's identical OAS, campaigns_create_body). */
-const CAMPAIGN_REQUEST = {
+/**
+ * A campaign's fields in a request: the same as a reward's, plus its name (Caleta's identical OAS, campaigns_create_body),
+ * so Caleta's campaigns/create reads this table too.
+ */
+export const CAMPAIGN_REQUEST = {
   name: { to: 'campaignName' },
   prepaid_uuid: { to: 'gameId' },
   campaign_uuid: { to: 'campaignId' },
