@@ -1,14 +1,12 @@
 import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
 import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
-import { CAMPAIGN_REQUEST, REWARD } from './hub88.ts';
+import { BY_OPERATOR, CAMPAIGN_REQUEST, REFUSALS, REWARD } from './hub88.ts';
 
 /*
  * Caleta Gaming's Games API (a Hub88-shaped API): JSON POSTs under /api, every request signed by
  * the operator with RSA-SHA256 over the body (base64 in X-Auth-Signature), checked with the public
  * key of operator_id; DEMO is currency FUN. Research: docs/research/operator-apis.md §3.
  */
-
-const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
 /** OAS `Campaign`: campaign_uuid, name, prepaid_uuid, game_id required; currency, bet_value (×100000), bet_count, start_time. */
 const CAMPAIGN: ReplyNode = {
@@ -62,19 +60,13 @@ export const CALETA_OPERATOR: OperatorApiInput = {
   },
   operatorId: { field: 'operator_id', credential: 'operatorId' },
   auth: { kind: 'rsa-body', header: 'X-Auth-Signature', publicKey: 'publicKey' },
-  refusals: {
-    auth: { status: 401, body: error },
-    'bad-request': { status: 400, body: error },
-    'unknown-game': { status: 404, body: error },
-    // The OAS's own example: 404 {"error": "The operator_id does not correspond to any existing Operator."}
-    'not-found': { status: 404, body: error },
-  },
+  // Hub88's; the OAS's own example: 404 {"error": "The operator_id does not correspond to any existing Operator."}
+  refusals: REFUSALS,
   routes: [
     {
       path: '/game/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -125,8 +117,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       // OAS /api/freebet/prepaids/list: operator_id (+ game_id, game_code, currency) → [{prepaid_uuid, game_id, currency, bet_value, bet_count}].
       path: '/freebet/prepaids/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -182,8 +173,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       // OAS /api/freebet/campaigns/list: operator_id → CampaignList.
       path: '/freebet/campaigns/list',
       does: 'list-campaigns',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: { body: { campaigns: CAMPAIGN } },
     },
   ],

@@ -10,6 +10,17 @@ import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
 
 const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
+/** Every refusal: an HTTP status and {"error": <description>} (Caleta answers the same). */
+export const REFUSALS = {
+  auth: { status: 401, body: error },
+  'bad-request': { status: 400, body: error },
+  'unknown-game': { status: 404, body: error },
+  'not-found': { status: 404, body: error },
+};
+
+/** A call that names nothing but the operator (the game and campaign lists; Caleta's too). */
+export const BY_OPERATOR = { request: { operator_id: { to: 'operatorId' as const } }, required: ['operator_id'] };
+
 /** A reward as the Freebets API answers one (the members aggmock knows; Caleta answers the same shape). */
 export const REWARD: ReplyNode = {
   object: {
@@ -113,18 +124,12 @@ export const HUB88_OPERATOR: OperatorApiInput = {
   },
   operatorId: { field: 'operator_id', credential: 'operatorId' },
   auth: { kind: 'rsa-body', header: 'X-Hub88-Signature', publicKey: 'publicKey' },
-  refusals: {
-    auth: { status: 401, body: error },
-    'bad-request': { status: 400, body: error },
-    'unknown-game': { status: 404, body: error },
-    'not-found': { status: 404, body: error },
-  },
+  refusals: REFUSALS,
   routes: [
     {
       path: '/game/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -193,8 +198,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       // Freebets API (Supplier API's "Get a list of prepaids": currency, game_code, bet_value, bet_count): one prepaid per game.
       path: '/freebet/prepaids/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -240,8 +244,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
     {
       path: '/freebet/campaigns/list',
       does: 'list-campaigns',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: { body: { campaigns: CAMPAIGN } },
     },
     {
