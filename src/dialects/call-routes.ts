@@ -1,4 +1,5 @@
-import type { Dialect, Field, Fields, Operation } from './schema.ts';
+import { credentialsIn } from './capabilities.ts';
+import type { Dialect, Fields, Operation } from './schema.ts';
 import { OPERATIONS } from './schema.ts';
 
 /*
@@ -39,7 +40,8 @@ function compileTemplate(template: string): { pattern: RegExp; names: string[] }
   return { pattern: new RegExp(`^${source}$`, 's'), names };
 }
 
-function escapeRegExp(text: string): string {
+/** Text matched as it is inside a regular expression. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -105,21 +107,10 @@ const carried = new WeakMap<Dialect, Map<Operation, readonly string[]>>();
 function collectCredentials(dialect: Dialect, operation: Operation): string[] {
   const def = dialect.operations[operation];
   if (!def) return [];
-  const names = new Set<string>();
-  const ofTemplate = (template: string) => {
-    for (const m of template.matchAll(/\{credential\.([A-Za-z][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
-  };
-  const visit = (field: Field) => {
-    if ('credential' in field) names.add(field.credential);
-    else if ('template' in field) ofTemplate(field.template);
-    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
-    else if ('list' in field) for (const inner of field.list) visit(inner);
-    else if ('json' in field) visit(field.json);
-  };
-  ofTemplate(def.path);
-  for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
-    for (const field of Object.values(fields)) visit(field);
-  return [...names];
+  const fields = [dialect.request.headers, def.headers, dialect.request.query, def.fields].flatMap((f) => Object.values(f));
+  return [
+    ...new Set([def.path, ...fields].flatMap((field) => credentialsIn(typeof field === 'string' ? { template: field } : field))),
+  ];
 }
 
 /** How many of a call's top-level fields a decoded request carries (flat pairs of a form or query, or a JSON object). */

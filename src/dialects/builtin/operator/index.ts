@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../../call-routes.ts';
 import { type OperatorApi, type OperatorApiInput, operatorApiSchema } from '../../operator.ts';
 import type { Dialect } from '../../schema.ts';
 import { BLUEOCEAN_OPERATOR } from './blueocean.ts';
@@ -50,7 +51,7 @@ export function operatorApiOf(dialect: Pick<Dialect, 'name'> & { operator?: Oper
 function routePattern(path: string): RegExp {
   const source = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : escapeRegExp(segment)))
     .join('/');
   return new RegExp(`^${source}$`);
 }
