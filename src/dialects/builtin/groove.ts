@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -144,11 +145,7 @@ export const GROOVE: DialectInput = {
         'https://groove-docs.pages.dev/transaction-api/ (the session id is sent on every call; no reply hands over another)',
       grade: 'vendor',
     },
-    'stale-token': {
-      source:
-        'unknown: no Groove reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Groove'),
     refusal: { source: 'https://groove-docs.pages.dev/appendix/ (response codes; 1006 out of money)', grade: 'vendor' },
     retry: {
       source:

@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -191,11 +192,7 @@ export const HABANERO: DialectInput = {
         'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (the token is checked on playerdetailrequest and bets)',
       grade: 'third-party',
     },
-    'stale-token': {
-      source:
-        'unknown: no Habanero reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Habanero'),
     refusal: {
       source:
         'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (status.success false; nofunds true)',

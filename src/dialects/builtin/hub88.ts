@@ -1,4 +1,5 @@
 import { DEV_RSA_PRIVATE_KEY } from '../dev-keys.ts';
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -139,11 +140,7 @@ export const HUB88: DialectInput = {
         'https://docs.hub88.io/developer-docs/operator-api-reference/wallet-api (the launch token is sent on every call; no reply hands over another)',
       grade: 'vendor',
     },
-    'stale-token': {
-      source:
-        'unknown: no Hub88 reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Hub88'),
     refusal: {
       source:
         'status table, https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview/seamless-wallet-response-statuses-operator-api; the unknown-player code is aggmock\u2019s guess (RS_ERROR_USER_DISABLED or RS_ERROR_UNKNOWN): any refusal passes',

@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -189,11 +190,7 @@ export const SLOTEGRATOR: DialectInput = {
       grade: 'third-party',
     },
     'session-token': { source: 'unknown', grade: 'unknown' },
-    'stale-token': {
-      source:
-        'unknown: no Slotegrator reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Slotegrator'),
     refusal: {
       source:
         'open-source merchant callback handlers (search-index documents 52038676287, 10801979360): INSUFFICIENT_FUNDS and INTERNAL_ERROR only; every other code is aggmock\u2019s guess, so any refusal passes',

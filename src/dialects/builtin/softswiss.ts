@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -105,11 +106,7 @@ export const SOFTSWISS: DialectInput = {
         'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (no session token on the wire)',
       grade: 'third-party',
     },
-    'stale-token': {
-      source:
-        'unknown: no SoftSwiss reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('SoftSwiss'),
     refusal: {
       source:
         'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (100 with HTTP 412 for insufficient funds; a bad signature is HTTP 403, its body code is aggmock\u2019s guess: any refusal passes)',
