@@ -1,3 +1,4 @@
+import { cached } from '../shared/index.ts';
 import { credentialsIn } from './capabilities.ts';
 import type { Dialect, Fields, Operation } from './schema.ts';
 import { OPERATIONS } from './schema.ts';
@@ -13,13 +14,7 @@ const compiledTemplates = new Map<string, { pattern: RegExp; names: string[] }>(
 
 /** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each (compiled once). */
 export function templatePattern(template: string): { pattern: RegExp; names: string[] } {
-  let compiled = compiledTemplates.get(template);
-  if (!compiled) {
-    compiled = compileTemplate(template);
-    if (compiledTemplates.size >= 4096) compiledTemplates.clear();
-    compiledTemplates.set(template, compiled);
-  }
-  return compiled;
+  return cached(compiledTemplates, template, compileTemplate, 4096);
 }
 
 function compileTemplate(template: string): { pattern: RegExp; names: string[] } {
@@ -61,15 +56,12 @@ export function bare(path: string): string {
 const routeTables = new WeakMap<Dialect, readonly { operation: Operation; method: string; pattern: RegExp }[]>();
 
 function routesOf(dialect: Dialect): readonly { operation: Operation; method: string; pattern: RegExp }[] {
-  let routes = routeTables.get(dialect);
-  if (!routes) {
-    routes = OPERATIONS.flatMap((operation) => {
+  return cached(routeTables, dialect, () =>
+    OPERATIONS.flatMap((operation) => {
       const def = dialect.operations[operation];
       return def ? [{ operation, method: def.method, pattern: pathPattern(def.path === '/' ? '' : def.path).pattern }] : [];
-    });
-    routeTables.set(dialect, routes);
-  }
-  return routes;
+    }),
+  );
 }
 
 /** The operations whose method and path template match a request, in the dialect's order. */
@@ -88,17 +80,8 @@ export function operationsAt(dialect: Dialect, method: string, path: string): Op
  * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
  */
 export function credentialsCarried(dialect: Dialect, operation: Operation): readonly string[] {
-  let byOperation = carried.get(dialect);
-  if (!byOperation) {
-    byOperation = new Map();
-    carried.set(dialect, byOperation);
-  }
-  let names = byOperation.get(operation);
-  if (!names) {
-    names = Object.freeze(collectCredentials(dialect, operation));
-    byOperation.set(operation, names);
-  }
-  return names;
+  const byOperation = cached(carried, dialect, () => new Map<Operation, readonly string[]>());
+  return cached(byOperation, operation, () => Object.freeze(collectCredentials(dialect, operation)));
 }
 
 /** The credentials each call of a dialect carries, worked out once. */

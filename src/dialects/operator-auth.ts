@@ -1,4 +1,5 @@
 import { createHash, createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
+import { cached } from '../shared/index.ts';
 import type { OperatorAuth } from './operator.ts';
 
 /*
@@ -33,15 +34,7 @@ export type AuthVerdict =
 
 /** Public keys parsed once per PEM text (parsing costs more than the RSA check itself). */
 const publicKeys = new Map<string, KeyObject>();
-function publicKeyOf(pem: string): KeyObject {
-  let key = publicKeys.get(pem);
-  if (!key) {
-    key = createPublicKey(pem);
-    if (publicKeys.size >= 64) publicKeys.clear();
-    publicKeys.set(pem, key);
-  }
-  return key;
-}
+const publicKeyOf = (pem: string): KeyObject => cached(publicKeys, pem, createPublicKey, 64);
 
 /** Equal strings, compared in time that does not depend on where they first differ. */
 function same(a: string, b: string): boolean {

@@ -1,3 +1,4 @@
+import { cached } from '../../../shared/index.ts';
 import { escapeRegExp } from '../../call-routes.ts';
 import { type OperatorApi, type OperatorApiInput, operatorApiSchema } from '../../operator.ts';
 import type { Dialect } from '../../schema.ts';
@@ -30,12 +31,7 @@ const parsed = new Map<string, OperatorApi>();
 /** A built-in operator API, validated once; undefined when the vendor has none built in. */
 export function builtinOperatorApi(name: string): OperatorApi | undefined {
   if (!Object.hasOwn(BUILTIN, name)) return undefined;
-  let api = parsed.get(name);
-  if (!api) {
-    api = operatorApiSchema.parse(BUILTIN[name]);
-    parsed.set(name, api);
-  }
-  return api;
+  return cached(parsed, name, () => operatorApiSchema.parse(BUILTIN[name]));
 }
 
 /**
