@@ -75,6 +75,19 @@ export function sortedParamsText(
     .join('&');
 }
 
+/** The hex digest a sorted-params recipe makes of its text: of the text with the secret appended, or an HMAC keyed by it. */
+export function sortedParamsDigest(
+  recipe: Extract<OperatorAuth, { kind: 'sorted-params' }>,
+  text: string,
+  secret: string,
+): string {
+  return recipe.mode === 'append-secret'
+    ? createHash(recipe.hash)
+        .update(text + secret, 'utf8')
+        .digest('hex')
+    : createHmac(recipe.hash, secret).update(text, 'utf8').digest('hex');
+}
+
 /**
  * Checks a request against a recipe with the operator's credentials.
  *
@@ -142,14 +155,7 @@ export function verifyOperator(
       const given = 'field' in auth.place ? parts.params[auth.place.field] : parts.headers[auth.place.header.toLowerCase()];
       const expectedSigned = auth.mode === 'append-secret' ? `${text}<${auth.secret}>` : text;
       if (!given) return { ok: false, message: `the signature (${place}) is missing`, expectedSigned };
-      const secret = credentials[auth.secret] ?? '';
-      const expected =
-        auth.mode === 'append-secret'
-          ? createHash(auth.hash)
-              .update(text + secret, 'utf8')
-              .digest('hex')
-          : createHmac(auth.hash, secret).update(text, 'utf8').digest('hex');
-      return same(given.toLowerCase(), expected)
+      return same(given.toLowerCase(), sortedParamsDigest(auth, text, credentials[auth.secret] ?? ''))
         ? { ok: true }
         : {
             ok: false,
