@@ -1,6 +1,6 @@
 import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
 import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
-import { BY_OPERATOR, CAMPAIGN_REQUEST, REFUSALS, REWARD } from './hub88.ts';
+import { BY_OPERATOR, CAMPAIGN_REQUEST, REFUSALS, REWARD, ROUND } from './hub88.ts';
 
 /*
  * Caleta Gaming's Games API (a Hub88-shaped API): JSON POSTs under /api, every request signed by
@@ -106,13 +106,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       required: ['country', 'currency', 'lang', 'lobby_url', 'operator_id', 'sub_partner_id'],
       reply: { body: { object: { url: { from: 'launch.url' } } } },
     },
-    {
-      path: '/game/round',
-      does: 'round-details',
-      request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
-      required: ['operator_id', 'sub_partner_id'],
-      reply: { body: { object: { url: { from: 'round.url' } } } },
-    },
+    { ...ROUND, required: ['operator_id', 'sub_partner_id'] },
     {
       // OAS /api/freebet/prepaids/list: operator_id (+ game_id, game_code, currency) → [{prepaid_uuid, game_id, currency, bet_value, bet_count}].
       path: '/freebet/prepaids/list',

@@ -18,6 +18,14 @@ export const REFUSALS = {
   'not-found': { status: 404, body: error },
 };
 
+/** /game/round: the round's details page (Caleta's is the same call; each asks for its own fields). */
+export const ROUND = {
+  path: '/game/round',
+  does: 'round-details' as const,
+  request: { user: { to: 'player' as const }, round: { to: 'roundId' as const }, operator_id: { to: 'operatorId' as const } },
+  reply: { body: { object: { url: { from: 'round.url' as const } } } },
+};
+
 /** A call that names nothing but the operator (the game and campaign lists; Caleta's too). */
 export const BY_OPERATOR = { request: { operator_id: { to: 'operatorId' as const } }, required: ['operator_id'] };
 
@@ -187,13 +195,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       requiredWhenReal: ['user', 'token'],
       reply: { body: { object: { url: { from: 'launch.url' } } } },
     },
-    {
-      path: '/game/round',
-      does: 'round-details',
-      request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
-      required: ['round', 'operator_id'],
-      reply: { body: { object: { url: { from: 'round.url' } } } },
-    },
+    { ...ROUND, required: ['round', 'operator_id'] },
     {
       // Freebets API (Supplier API's "Get a list of prepaids": currency, game_code, bet_value, bet_count): one prepaid per game.
       path: '/freebet/prepaids/list',
