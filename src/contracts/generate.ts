@@ -191,11 +191,8 @@ function pactRequest(
     else if ('query' in place) queryRules[place.query] = rule({ match: 'regex', regex: pattern });
     else body[memberPath([place.field])] = rule({ match: 'regex', regex: pattern });
   }
-  const rules: Record<string, Rules> = {};
-  if (Object.keys(body).length > 0) rules.body = body;
-  if (Object.keys(queryRules).length > 0) rules.query = queryRules;
-  if (Object.keys(headerRules).length > 0) rules.header = headerRules;
-  if (Object.keys(rules).length > 0) out.matchingRules = rules;
+  const rules = Object.entries({ body, query: queryRules, header: headerRules }).filter(([, r]) => Object.keys(r).length > 0);
+  if (rules.length > 0) out.matchingRules = Object.fromEntries(rules);
   return out;
 }
 
