@@ -1,4 +1,4 @@
-import type { Dialect, Encoding, Fact, Field, Operation } from './schema.ts';
+import type { Dialect, Encoding, Fact, Field, Operation, OperationDefinition } from './schema.ts';
 
 /*
  * What a wire can do, asked of its dialect: which calls it has, whether it signs and how, what its
@@ -194,8 +194,6 @@ export function carriesFact(dialect: Dialect, fact: Fact): boolean {
 }
 
 // ---- reading a definition ----
-
-type OperationDefinition = NonNullable<Dialect['operations'][Operation]>;
 
 function fieldsOf(def: OperationDefinition): Field[] {
   return [...Object.values(def.fields), ...Object.values(def.headers)];

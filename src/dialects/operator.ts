@@ -67,7 +67,6 @@ export const requestFieldSchema = z.strictObject({
     .optional()
     .describe('an amount written as an integer of 10^-exponent major units (Hub88 and Caleta bet_value: 5)'),
 });
-export type RequestField = z.infer<typeof requestFieldSchema>;
 
 /** What a reply field can be rendered from. */
 export const REPLY_SOURCES = [

@@ -225,17 +225,7 @@ export function balancePaths(dialect: Dialect, operation: Operation): string[] |
   return typeof spec === 'string' ? [spec] : spec.sum;
 }
 
-/** The balance a reply to a call of `operation` carries: one member, or the sum of the members present (cash + bonus). */
-export function balanceOf(
-  dialect: Dialect,
-  currency: string,
-  object: Record<string, unknown>,
-  operation: Operation = 'bet',
-): DialectBalance {
-  const paths = balancePaths(dialect, operation);
-  return paths ? balanceAt(dialect, currency, object, paths) : { kind: 'none' };
-}
-
+/** The balance at these paths of a reply: one member, or the sum of the members present (cash + bonus). */
 function balanceAt(
   dialect: Dialect,
   currency: string,

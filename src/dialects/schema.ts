@@ -234,7 +234,6 @@ export const amountSchema = z
       .describe('a scale fixed by the wire whatever the currency (Hub88: 5, amounts × 100000); absent: the currency\u2019s'),
   })
   .prefault({});
-export type AmountRules = z.infer<typeof amountSchema>;
 
 const source = z.strictObject({
   title: z.string().min(1),
