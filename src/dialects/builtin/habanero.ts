@@ -33,9 +33,9 @@ const transfer = (flags: { isrefund: boolean; isretry: boolean }): Record<string
 });
 
 /** One fundinfo entry: a transfer of the call's amount, negated for a debit. */
-const fundinfo = (extra: Record<string, Field>, amount: Field): Field => ({
+const fundinfo = (extra: Record<string, Field>, amount: Field, transferid: Field = { from: 'transactionId' }): Field => ({
   object: {
-    transferid: { from: 'transactionId' },
+    transferid,
     currencycode: { from: 'currency' },
     amount,
     dtevent: { from: 'timestamp' },
@@ -131,16 +131,11 @@ export const HABANERO: DialectInput = {
       path: '/transaction',
       fields: fundTransfer([
         fundinfo({ gamestatemode: { const: 1 } }, { from: 'betAmount', as: 'negate' }),
-        {
-          object: {
-            transferid: { template: '{transactionId}-win' },
-            currencycode: { from: 'currency' },
-            amount: { from: 'winAmount' },
-            dtevent: { from: 'timestamp' },
-            gamestatemode: { const: 2 },
-            initialdebittransferid: { from: 'transactionId' },
-          },
-        },
+        fundinfo(
+          { gamestatemode: { const: 2 }, initialdebittransferid: { from: 'transactionId' } },
+          { from: 'winAmount' },
+          { template: '{transactionId}-win' },
+        ),
       ]),
       reply: { root: 'fundtransferresponse' },
     },

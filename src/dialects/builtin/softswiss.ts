@@ -15,8 +15,8 @@ const play: Record<string, Field> = {
   finished: { from: 'roundClosed', default: false },
 };
 
-const action = (name: string, id: 'transactionId', amount: 'betAmount' | 'winAmount' | 'amount'): Field => ({
-  object: { action: { const: name }, action_id: { from: id }, amount: { from: amount } },
+const action = (name: string, amount: 'betAmount' | 'winAmount' | 'amount', id: Field = { from: 'transactionId' }): Field => ({
+  object: { action: { const: name }, action_id: id, amount: { from: amount } },
 });
 
 export const SOFTSWISS: DialectInput = {
@@ -50,19 +50,14 @@ export const SOFTSWISS: DialectInput = {
   },
   operations: {
     balance: { path: '/play', fields: { ...play, actions: { list: [] } } },
-    bet: { path: '/play', fields: { ...play, actions: { list: [action('bet', 'transactionId', 'amount')] } } },
-    win: { path: '/play', fields: { ...play, actions: { list: [action('win', 'transactionId', 'amount')] } } },
+    bet: { path: '/play', fields: { ...play, actions: { list: [action('bet', 'amount')] } } },
+    win: { path: '/play', fields: { ...play, actions: { list: [action('win', 'amount')] } } },
     betWin: {
       path: '/play',
       fields: {
         ...play,
         actions: {
-          list: [
-            action('bet', 'transactionId', 'betAmount'),
-            {
-              object: { action: { const: 'win' }, action_id: { template: '{transactionId}-win' }, amount: { from: 'winAmount' } },
-            },
-          ],
+          list: [action('bet', 'betAmount'), action('win', 'winAmount', { template: '{transactionId}-win' })],
         },
       },
     },
