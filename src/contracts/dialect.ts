@@ -59,8 +59,8 @@ export interface DialectContract {
   description: string;
   states: ContractState[];
   call: ContractCall;
-  /** 'wrong-keys': signed with keys the wallet does not know. */
-  signature: 'valid' | 'wrong-keys';
+  /** 'wrong-keys': signed with keys the wallet does not know; absent: with the wallet's own. */
+  signature?: 'wrong-keys';
   /** It repeats the bet its provider state made: the reply must be that bet's first reply (its balance, exactly). */
   firstReply?: true;
   reply: { accepted: true; balanceMinor: number } | { accepted: false; refusal: OutcomeCode };
@@ -101,7 +101,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'the authenticate call of a known player',
     states: [balanceState(P, OPENING)],
     call: { operation: 'authenticate', playerId: P },
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: OPENING },
   },
   {
@@ -111,7 +110,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'the balance call of a known player',
     states: [balanceState(P, OPENING)],
     call: { operation: 'balance', playerId: P },
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: OPENING },
   },
   {
@@ -121,7 +119,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'a bet the balance covers',
     states: [balanceState(P, OPENING)],
     call: bet(T.bet, 1_000),
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: 9_000 },
   },
   {
@@ -139,7 +136,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
       roundId: roundIdOf(T.winRound),
       roundClosed: true,
     },
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: 12_550 },
   },
   {
@@ -149,7 +145,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'a bet and its win in one call',
     states: [balanceState(P, OPENING)],
     call: { ...bet(T.betWin, 1_000), operation: 'betWin', winMinor: 2_550, roundClosed: true },
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: 11_550 },
   },
   {
@@ -166,7 +161,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
       amountMinor: 1_000,
       roundId: roundIdOf(T.rollback),
     },
-    signature: 'valid',
     reply: { accepted: true, balanceMinor: OPENING },
   },
   {
@@ -176,7 +170,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'a bet whose transaction was already applied',
     states: [balanceState(P, OPENING), debitedState(T.duplicate, P, 1_000)],
     call: bet(T.duplicate, 1_000),
-    signature: 'valid',
     firstReply: true,
     reply: { accepted: true, balanceMinor: 9_000 },
   },
@@ -187,7 +180,6 @@ export const DIALECT_CONTRACTS: readonly DialectContract[] = [
     description: 'a bet larger than the balance',
     states: [balanceState(P, 500)],
     call: bet(T.insufficient, 1_000),
-    signature: 'valid',
     reply: { accepted: false, refusal: 'INSUFFICIENT_FUNDS' },
   },
   {

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { credentialsOf, dialectOf, signOptionsOf } from '../config/dialect.ts';
 import type { AggmockConfig } from '../config/index.ts';
+import { escapeRegExp } from '../dialects/call-routes.ts';
 import {
   acknowledgementCodes,
   balancePaths,
@@ -79,15 +80,11 @@ function rule(...matchers: Matcher[]): Rules[string] {
   return { combine: 'AND', matchers };
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** What the dialect's signature looks like, in its encoding, whatever the key. */
 export function signaturePattern(dialect: Dialect): string | undefined {
   const recipe = dialect.signing;
   if (!('place' in recipe)) return undefined;
-  const prefix = 'header' in recipe.place && recipe.place.prefix ? escapeRegex(recipe.place.prefix) : '';
+  const prefix = 'header' in recipe.place && recipe.place.prefix ? escapeRegExp(recipe.place.prefix) : '';
   return `^${prefix}${SIGNATURE_CHARACTERS[recipe.encoding]}$`;
 }
 
@@ -194,11 +191,8 @@ function pactRequest(
     else if ('query' in place) queryRules[place.query] = rule({ match: 'regex', regex: pattern });
     else body[memberPath([place.field])] = rule({ match: 'regex', regex: pattern });
   }
-  const rules: Record<string, Rules> = {};
-  if (Object.keys(body).length > 0) rules.body = body;
-  if (Object.keys(queryRules).length > 0) rules.query = queryRules;
-  if (Object.keys(headerRules).length > 0) rules.header = headerRules;
-  if (Object.keys(rules).length > 0) out.matchingRules = rules;
+  const rules = Object.entries({ body, query: queryRules, header: headerRules }).filter(([, r]) => Object.keys(r).length > 0);
+  if (rules.length > 0) out.matchingRules = Object.fromEntries(rules);
   return out;
 }
 
@@ -257,7 +251,7 @@ function pactResponse(dialect: Dialect, contract: DialectContract, facts: CallFa
   if (coded && allowed.length > 0 && allowed.every((v) => typeof v !== 'boolean')) {
     body[at(rules.code as string)] = rule({
       match: 'regex',
-      regex: `^(${allowed.map((v) => escapeRegex(String(v))).join('|')})$`,
+      regex: `^(${allowed.map((v) => escapeRegExp(String(v))).join('|')})$`,
     });
   }
   if (reply.accepted && !uncoded)

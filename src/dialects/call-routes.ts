@@ -1,4 +1,6 @@
-import type { Dialect, Field, Fields, Operation } from './schema.ts';
+import { cached } from '../shared/index.ts';
+import { credentialsIn } from './capabilities.ts';
+import type { Dialect, Fields, Operation } from './schema.ts';
 import { OPERATIONS } from './schema.ts';
 
 /*
@@ -12,13 +14,7 @@ const compiledTemplates = new Map<string, { pattern: RegExp; names: string[] }>(
 
 /** `{fact}` and `{credential.name}` placeholders of a template, as a regular expression with a group each (compiled once). */
 export function templatePattern(template: string): { pattern: RegExp; names: string[] } {
-  let compiled = compiledTemplates.get(template);
-  if (!compiled) {
-    compiled = compileTemplate(template);
-    if (compiledTemplates.size >= 4096) compiledTemplates.clear();
-    compiledTemplates.set(template, compiled);
-  }
-  return compiled;
+  return cached(compiledTemplates, template, compileTemplate, 4096);
 }
 
 function compileTemplate(template: string): { pattern: RegExp; names: string[] } {
@@ -39,7 +35,8 @@ function compileTemplate(template: string): { pattern: RegExp; names: string[] }
   return { pattern: new RegExp(`^${source}$`, 's'), names };
 }
 
-function escapeRegExp(text: string): string {
+/** Text matched as it is inside a regular expression. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -59,15 +56,12 @@ export function bare(path: string): string {
 const routeTables = new WeakMap<Dialect, readonly { operation: Operation; method: string; pattern: RegExp }[]>();
 
 function routesOf(dialect: Dialect): readonly { operation: Operation; method: string; pattern: RegExp }[] {
-  let routes = routeTables.get(dialect);
-  if (!routes) {
-    routes = OPERATIONS.flatMap((operation) => {
+  return cached(routeTables, dialect, () =>
+    OPERATIONS.flatMap((operation) => {
       const def = dialect.operations[operation];
       return def ? [{ operation, method: def.method, pattern: pathPattern(def.path === '/' ? '' : def.path).pattern }] : [];
-    });
-    routeTables.set(dialect, routes);
-  }
-  return routes;
+    }),
+  );
 }
 
 /** The operations whose method and path template match a request, in the dialect's order. */
@@ -86,17 +80,8 @@ export function operationsAt(dialect: Dialect, method: string, path: string): Op
  * @example credentialsCarried(redtiger, 'bet') // ['apiKey'] (Authorization: Basic {credential.apiKey})
  */
 export function credentialsCarried(dialect: Dialect, operation: Operation): readonly string[] {
-  let byOperation = carried.get(dialect);
-  if (!byOperation) {
-    byOperation = new Map();
-    carried.set(dialect, byOperation);
-  }
-  let names = byOperation.get(operation);
-  if (!names) {
-    names = Object.freeze(collectCredentials(dialect, operation));
-    byOperation.set(operation, names);
-  }
-  return names;
+  const byOperation = cached(carried, dialect, () => new Map<Operation, readonly string[]>());
+  return cached(byOperation, operation, () => Object.freeze(collectCredentials(dialect, operation)));
 }
 
 /** The credentials each call of a dialect carries, worked out once. */
@@ -105,21 +90,10 @@ const carried = new WeakMap<Dialect, Map<Operation, readonly string[]>>();
 function collectCredentials(dialect: Dialect, operation: Operation): string[] {
   const def = dialect.operations[operation];
   if (!def) return [];
-  const names = new Set<string>();
-  const ofTemplate = (template: string) => {
-    for (const m of template.matchAll(/\{credential\.([A-Za-z][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
-  };
-  const visit = (field: Field) => {
-    if ('credential' in field) names.add(field.credential);
-    else if ('template' in field) ofTemplate(field.template);
-    else if ('object' in field) for (const inner of Object.values(field.object)) visit(inner);
-    else if ('list' in field) for (const inner of field.list) visit(inner);
-    else if ('json' in field) visit(field.json);
-  };
-  ofTemplate(def.path);
-  for (const fields of [dialect.request.headers, def.headers, dialect.request.query, def.fields])
-    for (const field of Object.values(fields)) visit(field);
-  return [...names];
+  const fields = [dialect.request.headers, def.headers, dialect.request.query, def.fields].flatMap((f) => Object.values(f));
+  return [
+    ...new Set([def.path, ...fields].flatMap((field) => credentialsIn(typeof field === 'string' ? { template: field } : field))),
+  ];
 }
 
 /** How many of a call's top-level fields a decoded request carries (flat pairs of a form or query, or a JSON object). */

@@ -1,4 +1,4 @@
-import type { Dialect, Encoding, Fact, Field, Operation } from './schema.ts';
+import type { Dialect, Encoding, Fact, Field, Operation, OperationDefinition } from './schema.ts';
 
 /*
  * What a wire can do, asked of its dialect: which calls it has, whether it signs and how, what its
@@ -107,7 +107,9 @@ export function rollbackReusesBetId(dialect: Dialect): boolean {
 
 /** Whether debits are written as negative amounts (Habanero): a "negative bet" is an ordinary one there. */
 export function negatesDebits(dialect: Dialect): boolean {
-  return Object.values(dialect.operations).some((def) => def !== undefined && fieldsOf(def).some((f) => anyField(f, isNegated)));
+  return Object.values(dialect.operations).some(
+    (def) => def !== undefined && fieldsOf(def).some((f) => within(f).some((g) => 'from' in g && g.as === 'negate')),
+  );
 }
 
 /** Whether one call can carry a bet and its win together (a `betWin` call, or a bet body with a win amount). */
@@ -157,12 +159,13 @@ export function carriedSecrets(dialect: Dialect): string[] {
 
 /** The credential names a field writes, anywhere inside it. */
 export function credentialsIn(field: Field): string[] {
-  if ('credential' in field) return [field.credential];
-  if ('template' in field) return [...field.template.matchAll(/\{credential\.([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
-  if ('object' in field) return Object.values(field.object).flatMap(credentialsIn);
-  if ('list' in field) return field.list.flatMap(credentialsIn);
-  if ('json' in field) return credentialsIn(field.json);
-  return [];
+  return within(field).flatMap((f) =>
+    'credential' in f
+      ? [f.credential]
+      : 'template' in f
+        ? [...f.template.matchAll(/\{credential\.([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string)
+        : [],
+  );
 }
 
 /** The top-level field of a call its amount is written to (the amount, a bet's stake, a win's payout); undefined when none. */
@@ -192,8 +195,6 @@ export function carriesFact(dialect: Dialect, fact: Fact): boolean {
 
 // ---- reading a definition ----
 
-type OperationDefinition = NonNullable<Dialect['operations'][Operation]>;
-
 function fieldsOf(def: OperationDefinition): Field[] {
   return [...Object.values(def.fields), ...Object.values(def.headers)];
 }
@@ -202,32 +203,25 @@ function pathFacts(path: string): string[] {
   return [...path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1] as string);
 }
 
+/** A field and every field inside it (an object's members, a list's items, the field a JSON text carries). */
+function within(field: Field): Field[] {
+  if ('object' in field) return [field, ...Object.values(field.object).flatMap(within)];
+  if ('list' in field) return [field, ...field.list.flatMap(within)];
+  if ('json' in field) return [field, ...within(field.json)];
+  return [field];
+}
+
 /** The facts a field writes, anywhere inside it. */
 function factsIn(field: Field): Fact[] {
-  if ('from' in field) return typeof field.from === 'string' ? [field.from] : field.from;
-  if ('object' in field) return Object.values(field.object).flatMap(factsIn);
-  if ('list' in field) return field.list.flatMap(factsIn);
-  if ('template' in field) return pathFacts(field.template) as Fact[];
-  if ('json' in field) return factsIn(field.json);
-  return [];
+  return within(field).flatMap((f) =>
+    'from' in f ? (typeof f.from === 'string' ? [f.from] : f.from) : 'template' in f ? (pathFacts(f.template) as Fact[]) : [],
+  );
 }
 
 /** The fact a field writes first (the one that wins when several may give its value). */
 function firstFact(field: Field): Fact | undefined {
   if (!('from' in field)) return undefined;
   return typeof field.from === 'string' ? field.from : field.from[0];
-}
-
-function anyField(field: Field, test: (f: Field) => boolean): boolean {
-  if (test(field)) return true;
-  if ('object' in field) return Object.values(field.object).some((f) => anyField(f, test));
-  if ('list' in field) return field.list.some((f) => anyField(f, test));
-  if ('json' in field) return anyField(field.json, test);
-  return false;
-}
-
-function isNegated(field: Field): boolean {
-  return 'from' in field && field.as === 'negate';
 }
 
 /** Whether an operation writes a fact in a field, a header or its path. */

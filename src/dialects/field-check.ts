@@ -1,4 +1,5 @@
 import { currencyExponent, type ExtraCurrencies } from '../money/index.ts';
+import { cached } from '../shared/index.ts';
 import { codecOf, readAmount } from './amounts.ts';
 import { BONUS_KINDS } from './request.ts';
 import type { Dialect, Fact, Field, Fields, Operation } from './schema.ts';
@@ -40,12 +41,7 @@ const NO_FIELDS: Fields = {};
 const located = new WeakMap<Fields, ReadonlyMap<string, string[]>>();
 
 function locationsOf(fields: Fields): ReadonlyMap<string, string[]> {
-  let where = located.get(fields);
-  if (!where) {
-    where = locate(fields);
-    located.set(fields, where);
-  }
-  return where;
+  return cached(located, fields, locate);
 }
 
 /** Where each plain fact (and each credential, as `credential.<name>`) sits in a body: single-fact fields first. */

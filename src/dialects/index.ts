@@ -6,7 +6,7 @@
  *
  * Foundation: it imports only money, signing and shared; never an engine, a surface or the CLI.
  */
-export { AmountScaleError, codecOf, readAmount, type WireCodec, writeAmount } from './amounts.ts';
+export { codecOf, readAmount, writeAmount } from './amounts.ts';
 export {
   BASE_DIALECTS,
   BUILTIN_DIALECTS,
@@ -17,42 +17,17 @@ export {
   defaultWireDialect,
   isBuiltinDialect,
 } from './builtin/index.ts';
-export {
-  DEV_EC_PRIVATE_KEY,
-  DEV_EC_PUBLIC_KEY,
-  DEV_RSA_PRIVATE_KEY,
-  DEV_RSA_PUBLIC_KEY,
-  devSessionToken,
-} from './dev-keys.ts';
-export {
-  type CallReading,
-  credentialsCarried,
-  type FactsReading,
-  operationsAt,
-  type ReadFacts,
-  type ReadFactsOptions,
-  readFacts,
-  recogniseCall,
-} from './facts.ts';
-export {
-  callProblem,
-  describeAmount,
-  type FieldCheckOptions,
-  type FieldProblem,
-  fieldProblems,
-  operationOfBody,
-} from './field-check.ts';
+export { DEV_EC_PRIVATE_KEY, DEV_EC_PUBLIC_KEY, DEV_RSA_PRIVATE_KEY, DEV_RSA_PUBLIC_KEY, devSessionToken } from './dev-keys.ts';
+export { type CallReading, credentialsCarried, operationsAt, type ReadFacts, readFacts, recogniseCall } from './facts.ts';
+export { callProblem, type FieldProblem, fieldProblems, operationOfBody } from './field-check.ts';
 export {
   ALLOW_HOOKS_ENV,
-  type DialectHooks,
   DialectHooksError,
   type HooksOptIn,
   hooksBannerLine,
-  hooksOf,
   hooksOptIn,
   loadedHooks,
   loadHooks,
-  type SignedParts,
 } from './hooks.ts';
 export { requestIdOf, roundIdOf } from './ids.ts';
 export { DIALECT_SCHEMA_PATH, dialectJsonSchemaText } from './json-schema.ts';
@@ -60,17 +35,10 @@ export {
   acknowledgementCodes,
   appliedEarlier,
   isAlreadyProcessed,
-  isRefusal,
-  isRetry,
-  isRetryCode,
   type RepeatJudgement,
-  type ReplyContext,
-  RULE_GRADES,
   RULE_NAMES,
   type Rule,
-  type RuleGrade,
   type RuleName,
-  type RuleSource,
   repeatAgrees,
   repeatAnswer,
   replyBalanceRule,
@@ -85,20 +53,7 @@ export {
 } from './judge.ts';
 export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';
-export {
-  balancePaths,
-  type DialectBalance,
-  type DialectVerdict,
-  outcomeOf,
-  outcomesOf,
-  type ReadOptions,
-  type ReadReply,
-  type ReplyText,
-  readReply,
-  statusIn,
-  type WalletAnswer,
-  writeReply,
-} from './reply.ts';
+export { balancePaths, outcomesOf, type ReadReply, readReply, statusIn, type WalletAnswer, writeReply } from './reply.ts';
 export { rawTopLevelValue } from './reply-text.ts';
 export {
   BONUS_KINDS,
@@ -107,11 +62,8 @@ export {
   type Credentials,
   DialectRequestError,
   factValue,
-  flatParams,
-  formText,
   type Rendered,
   readsAttemptFacts,
-  renderFields,
   takesWholeRounds,
   type UnsignedRequest,
   unsignedRequest,
@@ -125,10 +77,8 @@ export {
   schemeSigned,
   serialisedRequest,
   signatureOf,
-  signedText,
   signRequest,
   signsInHeaders,
-  type VerifyResult,
   verifyRequest,
   withoutVendorSignature,
 } from './sign.ts';

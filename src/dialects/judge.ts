@@ -58,10 +58,6 @@ export interface RepeatJudgement {
   balance: 'replayed' | 'current' | 'none';
 }
 
-function read(dialect: Dialect, context: ReplyContext, reply: ReplyText): ReadReply {
-  return readReply(dialect, context, reply, { currencies: context.currencies });
-}
-
 /**
  * Whether a code says "already done" for a repeat of an accepted call (Evolution's BET_ALREADY_EXIST
  * for a debit, BET_ALREADY_SETTLED for a credit or cancel; Groove's 110): the dialect's
@@ -109,8 +105,8 @@ export function saferDialect(dialect: Dialect): Dialect | undefined {
  */
 export function repeatAgrees(dialect: Dialect, context: ReplyContext, first: ReplyText, again: ReplyText): RepeatJudgement {
   const rule = dialect.reply.duplicates;
-  const a = read(dialect, context, first);
-  const b = read(dialect, context, again);
+  const a = readReply(dialect, context, first);
+  const b = readReply(dialect, context, again);
   const current = rule === 'current-balance';
   const balanceOf = (r: ReadReply) => (r.balance.kind === 'ok' ? r.balance.minor : r.balance.kind);
   if (a.verdict === 'accepted' && b.verdict === 'rejected' && isAlreadyProcessed(dialect, b.code, context.operation)) {

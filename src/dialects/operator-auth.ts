@@ -1,4 +1,5 @@
 import { createHash, createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
+import { cached } from '../shared/index.ts';
 import type { OperatorAuth } from './operator.ts';
 
 /*
@@ -33,15 +34,7 @@ export type AuthVerdict =
 
 /** Public keys parsed once per PEM text (parsing costs more than the RSA check itself). */
 const publicKeys = new Map<string, KeyObject>();
-function publicKeyOf(pem: string): KeyObject {
-  let key = publicKeys.get(pem);
-  if (!key) {
-    key = createPublicKey(pem);
-    if (publicKeys.size >= 64) publicKeys.clear();
-    publicKeys.set(pem, key);
-  }
-  return key;
-}
+const publicKeyOf = (pem: string): KeyObject => cached(publicKeys, pem, createPublicKey, 64);
 
 /** Equal strings, compared in time that does not depend on where they first differ. */
 function same(a: string, b: string): boolean {
@@ -80,6 +73,19 @@ export function sortedParamsText(
     .sort()
     .map((key) => `${encode(key)}=${encode(all[key] as string)}`)
     .join('&');
+}
+
+/** The hex digest a sorted-params recipe makes of its text: of the text with the secret appended, or an HMAC keyed by it. */
+export function sortedParamsDigest(
+  recipe: Extract<OperatorAuth, { kind: 'sorted-params' }>,
+  text: string,
+  secret: string,
+): string {
+  return recipe.mode === 'append-secret'
+    ? createHash(recipe.hash)
+        .update(text + secret, 'utf8')
+        .digest('hex')
+    : createHmac(recipe.hash, secret).update(text, 'utf8').digest('hex');
 }
 
 /**
@@ -149,14 +155,7 @@ export function verifyOperator(
       const given = 'field' in auth.place ? parts.params[auth.place.field] : parts.headers[auth.place.header.toLowerCase()];
       const expectedSigned = auth.mode === 'append-secret' ? `${text}<${auth.secret}>` : text;
       if (!given) return { ok: false, message: `the signature (${place}) is missing`, expectedSigned };
-      const secret = credentials[auth.secret] ?? '';
-      const expected =
-        auth.mode === 'append-secret'
-          ? createHash(auth.hash)
-              .update(text + secret, 'utf8')
-              .digest('hex')
-          : createHmac(auth.hash, secret).update(text, 'utf8').digest('hex');
-      return same(given.toLowerCase(), expected)
+      return same(given.toLowerCase(), sortedParamsDigest(auth, text, credentials[auth.secret] ?? ''))
         ? { ok: true }
         : {
             ok: false,

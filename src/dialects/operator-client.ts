@@ -1,7 +1,8 @@
-import { createHash, createHmac, randomBytes, randomUUID, sign } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, sign } from 'node:crypto';
+import { valueAt } from '../shared/index.ts';
 import { DEV_RSA_PRIVATE_KEY, DEV_RSA_PUBLIC_KEY } from './dev-keys.ts';
 import type { OperatorApi, OperatorAuth, OperatorConcept, OperatorRoute, ReplyNode } from './operator.ts';
-import { sortedParamsText } from './operator-auth.ts';
+import { sortedParamsDigest, sortedParamsText } from './operator-auth.ts';
 
 /*
  * The operator's side of a vendor's operator API, written from the same data the aggregator serves
@@ -104,13 +105,7 @@ export function operatorRequest(
     const params = paramsOf(route.encoding, fields);
     const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     const text = sortedParamsText(recipe, { params, headers: lowerHeaders });
-    const secret = credential(credentials, recipe.secret);
-    const digest =
-      recipe.mode === 'append-secret'
-        ? createHash(recipe.hash)
-            .update(text + secret, 'utf8')
-            .digest('hex')
-        : createHmac(recipe.hash, secret).update(text, 'utf8').digest('hex');
+    const digest = sortedParamsDigest(recipe, text, credential(credentials, recipe.secret));
     if ('field' in recipe.place) fields.set(recipe.place.field, digest);
     else headers[recipe.place.header] = digest;
   }
@@ -242,9 +237,7 @@ export function launchLinkOf(body: ReplyNode | undefined): { path: string[]; rel
 export function launchLinkIn(route: OperatorRoute, reply: unknown, origin: string): string | undefined {
   const link = launchLinkOf(route.reply.body);
   if (!link) return undefined;
-  let value: unknown = reply;
-  for (const key of link.path)
-    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  const value = valueAt(reply, link.path);
   if (typeof value !== 'string' || value === '') return undefined;
   return link.relative ? new URL(value, origin).toString() : value;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialName, SAFE_KEY } from './schema-parts.ts';
 
 /*
  * The other half of a dialect: the vendor's operator API, what the casino's backend calls on the
@@ -7,17 +8,14 @@ import { z } from 'zod';
  * vendor's way), the refusals the vendor answers with, where each request field lands in aggmock's
  * launch vocabulary, and each reply as a template rendered from the catalog and the launch. The
  * surface serving it is src/aggregator/vendor; the built-in sections are in builtin/operator/.
- * This file imports nothing from aggmock: schema.ts imports it.
+ * It imports only schema-parts.ts: schema.ts imports it.
  */
 
-/** Keys a user writes that must never walk the prototype chain. */
-const SAFE_KEY = /^(?!(?:__proto__|prototype|constructor)$)[^\s]+$/;
 const fieldPath = z
   .string()
   .min(1)
   .max(256)
   .regex(SAFE_KEY, 'expected a field name or a dotted path such as "player.session.id"');
-const credentialName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a name such as "secretKey"');
 
 /** What a request field means to aggmock: the launch's and the catalog's concepts. */
 export const OPERATOR_CONCEPTS = [
@@ -69,7 +67,6 @@ export const requestFieldSchema = z.strictObject({
     .optional()
     .describe('an amount written as an integer of 10^-exponent major units (Hub88 and Caleta bet_value: 5)'),
 });
-export type RequestField = z.infer<typeof requestFieldSchema>;
 
 /** What a reply field can be rendered from. */
 export const REPLY_SOURCES = [

@@ -1,4 +1,4 @@
-import { type BodyField, type BodyTemplate, type ProfileDefinition, sources, type ValueSource } from '../profiles/index.ts';
+import { type BodyField, type BodyTemplate, type ProfileDefinition, sources } from '../profiles/index.ts';
 import { AGGMOCK_STATUSES, API_KEY_IN_BODY } from './builtin/default.ts';
 import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, type Fields } from './schema.ts';
 
@@ -8,13 +8,6 @@ import { type Dialect, type DialectInput, dialectSchema, type Fact, type Field, 
  * schemes or an API key in the body. The configuration converts a profile file with it once, when
  * it is validated; the bytes are the ones the profile described (test/dialects proves it).
  */
-
-/** A profile source → the dialect fact or credential that carries the same value. */
-function fieldOfSource(source: ValueSource): { fact: Fact } | { credential: string } {
-  if (source === 'apiKey') return { credential: 'apiKey' };
-  if (source === 'referenceTransactionId') return { fact: 'betTransactionId' };
-  return { fact: source };
-}
 
 /** Which event's body is converted, and what the profile says of all of them. */
 interface Conversion {
@@ -34,11 +27,10 @@ function convertField(field: BodyField, at: Conversion): Field {
   if (sources.length === 1 && sources[0] === 'apiKey') return { credential: 'apiKey' };
   const facts: Fact[] = [];
   for (const source of sources) {
-    const target = fieldOfSource(source);
-    if ('credential' in target) continue;
+    if (source === 'apiKey') continue;
     // An 'original'-style ROLLBACK carries the reversed DEBIT's id as its own transactionId.
     if (source === 'transactionId' && kind === 'rollback' && rollbackStyle === 'original') facts.push('betTransactionId');
-    facts.push(target.fact);
+    facts.push(source === 'referenceTransactionId' ? 'betTransactionId' : source);
   }
   return { from: facts, ...(field.default === undefined ? {} : { default: field.default }) };
 }

@@ -1,10 +1,5 @@
 import { parseJsonOr } from '../shared/index.ts';
 
-/*
- * The raw text of a reply's members, so an amount's precision is judged on what the wallet wrote
- * (109.71000000000001), not on the double it parses to.
- */
-
 /**
  * The raw text of a top-level member's value in a JSON object, e.g. `109.71000000000001` for
  * `balance`, so precision is judged on what the wallet wrote, not on the double it parses to.

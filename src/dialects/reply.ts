@@ -1,7 +1,7 @@
 import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type ExtraCurrencies, isExactAmountLiteral } from '../money/index.ts';
-import { cached, valueAt } from '../shared/index.ts';
+import { cached, setAt, valueAt } from '../shared/index.ts';
 import { codecOf, readAmount } from './amounts.ts';
 import { rawTopLevelValue } from './reply-text.ts';
 import type { CallFacts } from './request.ts';
@@ -225,17 +225,7 @@ export function balancePaths(dialect: Dialect, operation: Operation): string[] |
   return typeof spec === 'string' ? [spec] : spec.sum;
 }
 
-/** The balance a reply to a call of `operation` carries: one member, or the sum of the members present (cash + bonus). */
-export function balanceOf(
-  dialect: Dialect,
-  currency: string,
-  object: Record<string, unknown>,
-  operation: Operation = 'bet',
-): DialectBalance {
-  const paths = balancePaths(dialect, operation);
-  return paths ? balanceAt(dialect, currency, object, paths) : { kind: 'none' };
-}
-
+/** The balance at these paths of a reply: one member, or the sum of the members present (cash + bonus). */
 function balanceAt(
   dialect: Dialect,
   currency: string,
@@ -273,15 +263,7 @@ export function writeReply(
 ): { status: number; body: Record<string, unknown> } {
   const rules = dialect.reply;
   const body: Record<string, unknown> = {};
-  const set = (path: string, value: unknown) => {
-    const keys = path.split('.');
-    let node = body;
-    for (const key of keys.slice(0, -1)) {
-      if (!Object.hasOwn(node, key) || typeof node[key] !== 'object') node[key] = {};
-      node = node[key] as Record<string, unknown>;
-    }
-    node[keys.at(-1) as string] = value;
-  };
+  const set = (path: string, value: unknown) => setAt(body, path, value);
   if (rules.success)
     set(
       rules.success.path,
@@ -309,14 +291,7 @@ export function writeReply(
   const root = dialect.operations[facts.operation as Operation]?.reply?.root;
   if (root === undefined) return { status, body };
   const wrapped: Record<string, unknown> = {};
-  let node = wrapped;
-  const keys = root.split('.');
-  for (const key of keys.slice(0, -1)) {
-    const next: Record<string, unknown> = {};
-    node[key] = next;
-    node = next;
-  }
-  node[keys.at(-1) as string] = body;
+  setAt(wrapped, root, body);
   return { status, body: wrapped };
 }
 

@@ -49,6 +49,12 @@ export const ruleSourceSchema = z.strictObject({
 });
 export type RuleSource = z.infer<typeof ruleSourceSchema>;
 
+/** The stale-token rule of a wire none of whose replies hands over a new session token. */
+export const noTokenHandedOver = (vendor: string): RuleSource => ({
+  source: `unknown: no ${vendor} reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one`,
+  grade: 'unknown',
+});
+
 export const ruleSourcesSchema = z
   .partialRecord(z.enum(RULE_NAMES), ruleSourceSchema)
   .default({})

@@ -26,7 +26,7 @@ export type Scalar = z.infer<typeof scalar>;
 export const credentialName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a name such as "secretKey"');
 
 /** Keys a user writes that must never walk the prototype chain. */
-const SAFE_KEY = /^(?!(?:__proto__|prototype|constructor)$)[^\s]+$/;
+export const SAFE_KEY = /^(?!(?:__proto__|prototype|constructor)$)[^\s]+$/;
 export const fieldName = z
   .string()
   .min(1)

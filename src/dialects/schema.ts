@@ -234,7 +234,6 @@ export const amountSchema = z
       .describe('a scale fixed by the wire whatever the currency (Hub88: 5, amounts × 100000); absent: the currency\u2019s'),
   })
   .prefault({});
-export type AmountRules = z.infer<typeof amountSchema>;
 
 const source = z.strictObject({
   title: z.string().min(1),
@@ -343,44 +342,30 @@ export const dialectSchema = z
       ),
   })
   .superRefine((dialect, ctx) => {
+    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const undeclared = (name: string) => `names the credential "${name}", which credentials does not declare`;
     for (const [op, def] of Object.entries(dialect.operations)) {
       const encoding = def?.encoding ?? dialect.request.encoding;
       if (encoding === 'query' && def?.method !== 'GET' && def?.method !== 'DELETE')
-        ctx.addIssue({
-          code: 'custom',
-          path: ['operations', op, 'encoding'],
-          message: 'a query-string request is a GET or a DELETE',
-        });
+        issue(['operations', op, 'encoding'], 'a query-string request is a GET or a DELETE');
     }
     if (dialect.reply.unknownRollback === 'not-found' && dialect.reply.codes.TRANSACTION_NOT_FOUND === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['reply', 'unknownRollback'],
-        message: '"not-found" needs reply.codes.TRANSACTION_NOT_FOUND (the code such a refusal carries)',
-      });
+      issue(
+        ['reply', 'unknownRollback'],
+        '"not-found" needs reply.codes.TRANSACTION_NOT_FOUND (the code such a refusal carries)',
+      );
     const recipe = dialect.signing;
-    if ('key' in recipe && recipe.key && !(recipe.key in dialect.credentials))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['signing', 'key'],
-        message: `names the credential "${recipe.key}", which credentials does not declare`,
-      });
+    if ('key' in recipe && recipe.key && !(recipe.key in dialect.credentials)) issue(['signing', 'key'], undeclared(recipe.key));
     if ('algorithm' in recipe && /^(hmac|rsa|ecdsa)/.test(recipe.algorithm) && !('key' in recipe && recipe.key))
-      ctx.addIssue({ code: 'custom', path: ['signing', 'key'], message: `${recipe.algorithm} needs a key credential` });
+      issue(['signing', 'key'], `${recipe.algorithm} needs a key credential`);
     if ('payload' in recipe && recipe.payload.over === 'hook') {
       if (dialect.hooks === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['hooks'],
-          message: 'signing.payload.over is "hook": name the module that exports signedText, e.g. "hooks": "./my-hooks.mjs"',
-        });
+        issue(
+          ['hooks'],
+          'signing.payload.over is "hook": name the module that exports signedText, e.g. "hooks": "./my-hooks.mjs"',
+        );
       for (const [i, name] of recipe.payload.credentials.entries())
-        if (!(name in dialect.credentials))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['signing', 'payload', 'credentials', i],
-            message: `names the credential "${name}", which credentials does not declare`,
-          });
+        if (!(name in dialect.credentials)) issue(['signing', 'payload', 'credentials', i], undeclared(name));
     }
   });
 export type Dialect = z.infer<typeof dialectSchema>;

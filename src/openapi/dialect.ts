@@ -55,36 +55,29 @@ function factSchema(dialect: Dialect, fact: Fact): Schema {
               : `an amount × 10^${exponent}, whatever the currency`
             : `an amount in major units, with at most ${exponent === undefined ? "the currency's" : exponent} decimals`,
       };
-    case 'roundClosed':
-      return { type: 'boolean' };
-    case 'timestampSeconds':
-      return { type: 'integer', description: 'Unix time, seconds' };
-    case 'timestampMs':
-      return { type: 'integer', description: 'Unix time, milliseconds' };
-    case 'timestamp':
-      return { type: 'string', format: 'date-time' };
-    case 'bonusKind':
-      return { type: 'string', enum: ['free-spins', 'jackpot', 'promotion'] };
-    case 'freeRoundsLeft':
-      return { type: 'integer', minimum: 0, description: "a free round's rounds of its award left after it" };
-    case 'sessionToken':
-      return { type: 'string', description: 'the session token the wallet issued at launch' };
-    case 'currency':
-      return { type: 'string', pattern: '^[A-Z]{3}$' };
     default:
-      return { type: 'string', description: FACT_WORDS[fact] ?? fact };
+      return FACT_SCHEMAS[fact] ?? { type: 'string', description: fact };
   }
 }
 
-const FACT_WORDS: Partial<Record<Fact, string>> = {
-  transactionId: "the call's own transaction id (unique per call; a repeat carries the same)",
-  betTransactionId: 'the bet this call settles or reverses',
-  playerId: 'the player',
-  roundId: 'the game round',
-  requestId: 'one id per call, the same on each retry of it',
-  nonce: 'used once: new on every attempt',
-  gameId: 'the game',
-  freeRoundId: 'the free-round award a free round plays (absent on other calls)',
+/** The JSON Schema of each fact that is not an amount (any other: a string, described by its name). */
+const FACT_SCHEMAS: Partial<Record<Fact, Schema>> = {
+  roundClosed: { type: 'boolean' },
+  timestampSeconds: { type: 'integer', description: 'Unix time, seconds' },
+  timestampMs: { type: 'integer', description: 'Unix time, milliseconds' },
+  timestamp: { type: 'string', format: 'date-time' },
+  bonusKind: { type: 'string', enum: ['free-spins', 'jackpot', 'promotion'] },
+  freeRoundsLeft: { type: 'integer', minimum: 0, description: "a free round's rounds of its award left after it" },
+  sessionToken: { type: 'string', description: 'the session token the wallet issued at launch' },
+  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  transactionId: { type: 'string', description: "the call's own transaction id (unique per call; a repeat carries the same)" },
+  betTransactionId: { type: 'string', description: 'the bet this call settles or reverses' },
+  playerId: { type: 'string', description: 'the player' },
+  roundId: { type: 'string', description: 'the game round' },
+  requestId: { type: 'string', description: 'one id per call, the same on each retry of it' },
+  nonce: { type: 'string', description: 'used once: new on every attempt' },
+  gameId: { type: 'string', description: 'the game' },
+  freeRoundId: { type: 'string', description: 'the free-round award a free round plays (absent on other calls)' },
 };
 
 /** The JSON Schema of one field of a request. */

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { html, raw } from 'hono/html';
 import { pageDataTag, scriptTag } from '../http/browser-scripts.ts';
 import { ApiError } from '../http/errors.ts';
+import { cached } from '../shared/index.ts';
 import { swaggerUiFolder } from './swagger-ui.ts';
 
 /*
@@ -23,12 +24,7 @@ const cache = new Map<string, string>();
 
 /** Read on first request (the bundle is 1.5 MB): start-up does not pay for a page few open. */
 function asset(file: string): string {
-  let text = cache.get(file);
-  if (text === undefined) {
-    text = readFileSync(join(swaggerUiFolder(), file), 'utf8');
-    cache.set(file, text);
-  }
-  return text;
+  return cached(cache, file, () => readFileSync(join(swaggerUiFolder(), file), 'utf8'));
 }
 
 /** GET /docs and its assets. `openApiUrl` is the document the page renders. */

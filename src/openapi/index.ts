@@ -3,7 +3,6 @@
  * contracts/openapi.json. A surface: it may import app.ts and the other surfaces' schemas; no
  * engine or foundation module may import it.
  */
-import { writeFileSync } from 'node:fs';
 import { createAdminRoutes } from '../admin/index.ts';
 import { ADMIN_PREFIX } from '../admin/kit.ts';
 import { createApp, openApiDocument } from '../app.ts';
@@ -41,8 +40,4 @@ export function buildOpenApiDocument(config: AggmockConfig = defaultConfig()) {
 /** The document as committed: stable key order, two-space indent, trailing newline. */
 export function renderOpenApiDocument(config?: AggmockConfig): string {
   return `${JSON.stringify(buildOpenApiDocument(config), null, 2)}\n`;
-}
-
-export function writeOpenApiDocument(path: URL | string = OPENAPI_PATH): void {
-  writeFileSync(path, renderOpenApiDocument());
 }

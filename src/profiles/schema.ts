@@ -175,40 +175,27 @@ export const profileDefinitionSchema = z
       .describe('absent: callbacks.signing decides'),
   })
   .superRefine((profile, ctx) => {
+    const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     const debit = sources(profile.events.debit.body);
-    const credit = sources(profile.events.credit.body);
-    for (const [kind, used] of [
-      ['debit', debit],
-      ['credit', credit],
-    ] as const) {
-      if (!used.has('transactionId'))
-        ctx.addIssue({ code: 'custom', path: ['events', kind, 'body'], message: 'no field carries the transactionId' });
-      if (!used.has('playerId'))
-        ctx.addIssue({ code: 'custom', path: ['events', kind, 'body'], message: 'no field carries the playerId' });
-      if (!used.has('amount') && !used.has(kind === 'debit' ? 'betAmount' : 'winAmount'))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['events', kind, 'body'],
-          message: `no field carries the amount (amount or ${kind === 'debit' ? 'betAmount' : 'winAmount'})`,
-        });
+    for (const kind of ['debit', 'credit'] as const) {
+      const used = kind === 'debit' ? debit : sources(profile.events.credit.body);
+      const amount = kind === 'debit' ? 'betAmount' : 'winAmount';
+      for (const fact of ['transactionId', 'playerId'] as const)
+        if (!used.has(fact)) issue(['events', kind, 'body'], `no field carries the ${fact}`);
+      if (!used.has('amount') && !used.has(amount))
+        issue(['events', kind, 'body'], `no field carries the amount (amount or ${amount})`);
     }
-    if (sameShape(profile.events.debit, profile.events.credit) && !debit.has('betAmount')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['events', 'credit'],
-        message: 'a DEBIT and a CREDIT would look the same: give them a type field or separate betAmount/winAmount fields',
-      });
-    }
-    const rollback = profile.events.rollback;
-    if (rollback) {
-      const used = sources(rollback.body);
-      if (!used.has('transactionId') && !used.has('referenceTransactionId'))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['events', 'rollback', 'body'],
-          message: 'no field carries the reversed transaction (transactionId or referenceTransactionId)',
-        });
-    }
+    if (sameShape(profile.events.debit, profile.events.credit) && !debit.has('betAmount'))
+      issue(
+        ['events', 'credit'],
+        'a DEBIT and a CREDIT would look the same: give them a type field or separate betAmount/winAmount fields',
+      );
+    const rollback = profile.events.rollback && sources(profile.events.rollback.body);
+    if (rollback && !rollback.has('transactionId') && !rollback.has('referenceTransactionId'))
+      issue(
+        ['events', 'rollback', 'body'],
+        'no field carries the reversed transaction (transactionId or referenceTransactionId)',
+      );
   });
 export type ProfileDefinition = z.infer<typeof profileDefinitionSchema>;
 export type ProfileInput = z.input<typeof profileDefinitionSchema>;

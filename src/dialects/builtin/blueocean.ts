@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -93,11 +94,7 @@ export const BLUEOCEAN: DialectInput = {
         'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 (session_id on every call; no reply hands over another)',
       grade: 'vendor',
     },
-    'stale-token': {
-      source:
-        'unknown: no Blue Ocean reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Blue Ocean'),
     refusal: {
       source:
         'https://blueoceangaming.atlassian.net/wiki/spaces/iGPPD/pages/1209172004 (status "403" for insufficient funds and a wrong key; "404" unknown transaction)',

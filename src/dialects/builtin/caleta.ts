@@ -1,5 +1,6 @@
 import { DEV_RSA_PRIVATE_KEY } from '../dev-keys.ts';
 import type { DialectInput, Field } from '../schema.ts';
+import { RS_CODES, rsaBodySigning } from './hub88.ts';
 
 /*
  * Caleta Gaming's Generic Seamless Wallet (API 1.5): Hub88's shape (the player known by the token,
@@ -68,13 +69,7 @@ export const CALETA: DialectInput = {
   },
   request: { encoding: 'json' },
   amounts: { format: 'minor', as: 'number', exponent: 5 },
-  signing: {
-    algorithm: 'rsa-sha256',
-    key: 'privateKey',
-    payload: { over: 'body' },
-    encoding: 'base64',
-    place: { header: 'X-Auth-Signature' },
-  },
+  signing: rsaBodySigning('X-Auth-Signature'),
   operations: {
     authenticate: {
       path: '/wallet/check',
@@ -169,14 +164,7 @@ export const CALETA: DialectInput = {
     ok: 'RS_OK',
     retryCodes: ['RS_ERROR_TIMEOUT'],
     codes: {
-      INVALID_SIGNATURE: 'RS_ERROR_INVALID_SIGNATURE',
-      PLAYER_NOT_FOUND: ['RS_ERROR_USER_DISABLED', 'RS_ERROR_UNKNOWN'],
-      INSUFFICIENT_FUNDS: 'RS_ERROR_NOT_ENOUGH_MONEY',
-      TRANSACTION_NOT_FOUND: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
-      INVALID_REQUEST: ['RS_ERROR_WRONG_SYNTAX', 'RS_ERROR_WRONG_TYPES'],
-      WRONG_CURRENCY: 'RS_ERROR_WRONG_CURRENCY',
-      INVALID_TOKEN: ['RS_ERROR_INVALID_TOKEN', 'RS_ERROR_TOKEN_EXPIRED'],
-      DUPLICATE_TRANSACTION: 'RS_ERROR_DUPLICATE_TRANSACTION',
+      ...RS_CODES,
       ALREADY_SETTLED: 'RS_ERROR_TRANSACTION_ROLLED_BACK',
     },
     balance: 'balance',

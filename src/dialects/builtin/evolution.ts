@@ -12,7 +12,6 @@ const base: Record<string, Field> = {
   uuid: { from: 'requestId' },
 };
 
-/** A debit, credit or cancel: `idFacts` name its transaction id, `refFacts` its refId: the debit's own id, which its credit and cancel repeat. */
 /** The game a call is played in: the round's id (else the transaction's) and the table. */
 const game: Field = {
   object: {
@@ -22,6 +21,7 @@ const game: Field = {
   },
 };
 
+/** A debit, credit or cancel: `idFacts` name its transaction id, `refFacts` its refId: the debit's own id, which its credit and cancel repeat. */
 const money = (
   idFacts: ('betTransactionId' | 'transactionId')[],
   refFacts: ('betTransactionId' | 'transactionId')[],

@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -19,10 +20,18 @@ const game: Record<string, Field> = {
   apiversion: { const: '1.2' },
 };
 
-const request = (name: string): Record<string, Field> => ({ request: { const: name } });
+const gamestatus: Field = { from: 'roundClosed', map: { true: 'completed', false: 'pending' }, default: 'completed' };
+
+/** One call: a GET of the casino endpoint itself, `request` naming it, the game session, then its own fields. */
+const call = (name: string, fields: Record<string, Field>, reply?: { finalCodes: number[] }) => ({
+  method: 'GET' as const,
+  path: '',
+  fields: { request: { const: name }, ...session, ...fields },
+  ...(reply === undefined ? {} : { reply }),
+});
 
 /** The result page: "All other return codes [but success] … will result in the result attempt being resent". */
-const RESULT_REPLY = { finalCodes: [] };
+const RESULT_REPLY = { finalCodes: [] as number[] };
 
 export const GROOVE: DialectInput = {
   name: 'groove',
@@ -58,38 +67,20 @@ export const GROOVE: DialectInput = {
   amounts: { format: 'decimal', as: 'string' },
   signing: { algorithm: 'none' },
   operations: {
-    authenticate: { method: 'GET', path: '', fields: { ...request('getaccount'), ...session, apiversion: { const: '1.2' } } },
-    balance: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('getbalance'),
-        ...session,
-        nogsgameid: { from: 'gameId', default: '80102' },
-        apiversion: { const: '1.2' },
-      },
-    },
-    bet: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('wager'),
-        ...session,
-        ...game,
-        betamount: { from: 'amount' },
-        roundid: { from: ['roundId', 'transactionId'] },
-        transactionid: { from: 'transactionId' },
-      },
-    },
+    authenticate: call('getaccount', { apiversion: { const: '1.2' } }),
+    balance: call('getbalance', { nogsgameid: { from: 'gameId', default: '80102' }, apiversion: { const: '1.2' } }),
+    bet: call('wager', {
+      ...game,
+      betamount: { from: 'amount' },
+      roundid: { from: ['roundId', 'transactionId'] },
+      transactionid: { from: 'transactionId' },
+    }),
     // A free-round win with no wager before it: "Result requests may be received without a prior wager request
     // for FRB (free round bonus) … the result represents the win from the free round" (Groove's result page),
     // named by its frbid. Before `win`: a wallet tells the two apart by frbid, which a win has not.
-    promoWin: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('result'),
-        ...session,
+    promoWin: call(
+      'result',
+      {
         ...game,
         result: { from: 'amount' },
         gamestatus: { const: 'completed' },
@@ -97,42 +88,30 @@ export const GROOVE: DialectInput = {
         transactionid: { from: 'transactionId' },
         frbid: { from: ['bonusId', 'transactionId'] },
       },
-      reply: RESULT_REPLY,
-    },
-    win: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('result'),
-        ...session,
+      RESULT_REPLY,
+    ),
+    win: call(
+      'result',
+      {
         ...game,
         result: { from: 'amount' },
-        gamestatus: { from: 'roundClosed', map: { true: 'completed', false: 'pending' }, default: 'completed' },
+        gamestatus,
         roundid: { from: ['roundId', 'transactionId'] },
         transactionid: { from: 'transactionId' },
       },
-      reply: RESULT_REPLY,
-    },
-    betWin: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('wagerAndResult'),
-        ...session,
-        ...game,
-        betamount: { from: 'betAmount' },
-        result: { from: 'winAmount' },
-        gamestatus: { from: 'roundClosed', map: { true: 'completed', false: 'pending' }, default: 'completed' },
-        roundid: { from: ['roundId', 'transactionId'] },
-        transactionid: { from: 'transactionId' },
-      },
-    },
-    rollback: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('rollback'),
-        ...session,
+      RESULT_REPLY,
+    ),
+    betWin: call('wagerAndResult', {
+      ...game,
+      betamount: { from: 'betAmount' },
+      result: { from: 'winAmount' },
+      gamestatus,
+      roundid: { from: ['roundId', 'transactionId'] },
+      transactionid: { from: 'transactionId' },
+    }),
+    rollback: call(
+      'rollback',
+      {
         ...game,
         rollbackAmount: { from: 'amount' },
         roundid: { from: ['roundId', 'betTransactionId'] },
@@ -140,20 +119,14 @@ export const GROOVE: DialectInput = {
         transactionid: { from: 'betTransactionId' },
       },
       // The rollback page: "All other return codes result in a resending of the rollback attempt".
-      reply: { finalCodes: [102, 110] },
-    },
-    rollbackWin: {
-      method: 'GET',
-      path: '',
-      fields: {
-        ...request('reversewin'),
-        ...session,
-        ...game,
-        amount: { from: 'amount' },
-        roundid: { from: ['roundId', 'betTransactionId'] },
-        transactionid: { from: 'betTransactionId' },
-      },
-    },
+      { finalCodes: [102, 110] },
+    ),
+    rollbackWin: call('reversewin', {
+      ...game,
+      amount: { from: 'amount' },
+      roundid: { from: ['roundId', 'betTransactionId'] },
+      transactionid: { from: 'betTransactionId' },
+    }),
   },
   // Where each wallet rule comes from (docs/research/vendor-rules.md); `safer`: aggmock's reading beyond it.
   rules: {
@@ -172,11 +145,7 @@ export const GROOVE: DialectInput = {
         'https://groove-docs.pages.dev/transaction-api/ (the session id is sent on every call; no reply hands over another)',
       grade: 'vendor',
     },
-    'stale-token': {
-      source:
-        'unknown: no Groove reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Groove'),
     refusal: { source: 'https://groove-docs.pages.dev/appendix/ (response codes; 1006 out of money)', grade: 'vendor' },
     retry: {
       source:

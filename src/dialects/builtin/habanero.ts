@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -32,9 +33,9 @@ const transfer = (flags: { isrefund: boolean; isretry: boolean }): Record<string
 });
 
 /** One fundinfo entry: a transfer of the call's amount, negated for a debit. */
-const fundinfo = (extra: Record<string, Field>, amount: Field): Field => ({
+const fundinfo = (extra: Record<string, Field>, amount: Field, transferid: Field = { from: 'transactionId' }): Field => ({
   object: {
-    transferid: { from: 'transactionId' },
+    transferid,
     currencycode: { from: 'currency' },
     amount,
     dtevent: { from: 'timestamp' },
@@ -130,16 +131,11 @@ export const HABANERO: DialectInput = {
       path: '/transaction',
       fields: fundTransfer([
         fundinfo({ gamestatemode: { const: 1 } }, { from: 'betAmount', as: 'negate' }),
-        {
-          object: {
-            transferid: { template: '{transactionId}-win' },
-            currencycode: { from: 'currency' },
-            amount: { from: 'winAmount' },
-            dtevent: { from: 'timestamp' },
-            gamestatemode: { const: 2 },
-            initialdebittransferid: { from: 'transactionId' },
-          },
-        },
+        fundinfo(
+          { gamestatemode: { const: 2 }, initialdebittransferid: { from: 'transactionId' } },
+          { from: 'winAmount' },
+          { template: '{transactionId}-win' },
+        ),
       ]),
       reply: { root: 'fundtransferresponse' },
     },
@@ -191,11 +187,7 @@ export const HABANERO: DialectInput = {
         'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (the token is checked on playerdetailrequest and bets)',
       grade: 'third-party',
     },
-    'stale-token': {
-      source:
-        'unknown: no Habanero reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Habanero'),
     refusal: {
       source:
         'wendell1101/t1softxxx @ 7a67db73: admin/application/controllers/habanero_service_api.php (status.success false; nofunds true)',

@@ -1,4 +1,5 @@
 import { DEV_RSA_PRIVATE_KEY } from '../dev-keys.ts';
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -28,6 +29,27 @@ const transaction: Record<string, Field> = {
   currency: { from: 'currency' },
   amount: { from: 'amount' },
 };
+
+/** The RS_* statuses of each refusal (Caleta's are the same, and one more). */
+export const RS_CODES = {
+  INVALID_SIGNATURE: 'RS_ERROR_INVALID_SIGNATURE',
+  PLAYER_NOT_FOUND: ['RS_ERROR_USER_DISABLED', 'RS_ERROR_UNKNOWN'],
+  INSUFFICIENT_FUNDS: 'RS_ERROR_NOT_ENOUGH_MONEY',
+  TRANSACTION_NOT_FOUND: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
+  INVALID_REQUEST: ['RS_ERROR_WRONG_SYNTAX', 'RS_ERROR_WRONG_TYPES'],
+  WRONG_CURRENCY: 'RS_ERROR_WRONG_CURRENCY',
+  INVALID_TOKEN: ['RS_ERROR_INVALID_TOKEN', 'RS_ERROR_TOKEN_EXPIRED'],
+  DUPLICATE_TRANSACTION: 'RS_ERROR_DUPLICATE_TRANSACTION',
+};
+
+/** RSA-SHA256 by the private key over the raw body, base64, in a header (Caleta signs the same way). */
+export const rsaBodySigning = (header: string): DialectInput['signing'] => ({
+  algorithm: 'rsa-sha256',
+  key: 'privateKey',
+  payload: { over: 'body' },
+  encoding: 'base64',
+  place: { header },
+});
 
 export const HUB88: DialectInput = {
   name: 'hub88',
@@ -67,13 +89,7 @@ export const HUB88: DialectInput = {
   session: { token: 'required', checkedOn: ['bet'] },
   request: { encoding: 'json' },
   amounts: { format: 'minor', as: 'number', exponent: 5 },
-  signing: {
-    algorithm: 'rsa-sha256',
-    key: 'privateKey',
-    payload: { over: 'body' },
-    encoding: 'base64',
-    place: { header: 'X-Hub88-Signature' },
-  },
+  signing: rsaBodySigning('X-Hub88-Signature'),
   operations: {
     // /user/info answers the player's data; the balance has its own call (Wallet API).
     authenticate: { path: '/user/info', fields: common, reply: { balance: false } },
@@ -124,11 +140,7 @@ export const HUB88: DialectInput = {
         'https://docs.hub88.io/developer-docs/operator-api-reference/wallet-api (the launch token is sent on every call; no reply hands over another)',
       grade: 'vendor',
     },
-    'stale-token': {
-      source:
-        'unknown: no Hub88 reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Hub88'),
     refusal: {
       source:
         'status table, https://docs.hub88.io/developer-docs/operator-api-reference/operator-api-overview/seamless-wallet-response-statuses-operator-api; the unknown-player code is aggmock\u2019s guess (RS_ERROR_USER_DISABLED or RS_ERROR_UNKNOWN): any refusal passes',
@@ -144,16 +156,7 @@ export const HUB88: DialectInput = {
     code: 'status',
     ok: 'RS_OK',
     retryCodes: [],
-    codes: {
-      INVALID_SIGNATURE: 'RS_ERROR_INVALID_SIGNATURE',
-      PLAYER_NOT_FOUND: ['RS_ERROR_USER_DISABLED', 'RS_ERROR_UNKNOWN'],
-      INSUFFICIENT_FUNDS: 'RS_ERROR_NOT_ENOUGH_MONEY',
-      TRANSACTION_NOT_FOUND: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
-      INVALID_REQUEST: ['RS_ERROR_WRONG_SYNTAX', 'RS_ERROR_WRONG_TYPES'],
-      WRONG_CURRENCY: 'RS_ERROR_WRONG_CURRENCY',
-      INVALID_TOKEN: ['RS_ERROR_INVALID_TOKEN', 'RS_ERROR_TOKEN_EXPIRED'],
-      DUPLICATE_TRANSACTION: 'RS_ERROR_DUPLICATE_TRANSACTION',
-    },
+    codes: RS_CODES,
     balance: 'balance',
     message: [],
     echo: { requestId: 'request_uuid' },

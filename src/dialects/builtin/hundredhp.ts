@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -69,11 +70,7 @@ export const HUNDRED_HP: DialectInput = {
       grade: 'vendor',
     },
     'session-token': { source: 'unknown', grade: 'unknown' },
-    'stale-token': {
-      source:
-        'unknown: no 100HP reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('100HP'),
     refusal: {
       source:
         'https://provider.100hp.game/http-status-codes-and-custom-error-codes-1941472m0 (400, 601, 605, 608); insufficient funds has no documented code: any refusal passes',

@@ -1,3 +1,4 @@
+import { cached } from '../../shared/index.ts';
 import { type Dialect, type DialectInput, dialectSchema } from '../schema.ts';
 import { BETNEX } from './betnex.ts';
 import { BLUEOCEAN } from './blueocean.ts';
@@ -62,12 +63,7 @@ const defaults = new WeakMap<DefaultWireSettings, Dialect>();
  * @example defaultWireDialect(config.callbacks).operations.bet?.fields.type // { const: 'DEBIT' }
  */
 export function defaultWireDialect(settings: DefaultWireSettings): Dialect {
-  let dialect = defaults.get(settings);
-  if (!dialect) {
-    dialect = dialectSchema.parse(defaultDialect(settings));
-    defaults.set(settings, dialect);
-  }
-  return dialect;
+  return cached(defaults, settings, () => dialectSchema.parse(defaultDialect(settings)));
 }
 
 /**
@@ -78,12 +74,7 @@ export function defaultWireDialect(settings: DefaultWireSettings): Dialect {
 export function builtinDialect(name: string): Dialect {
   if (name === 'default') return defaultWireDialect(DEFAULT_WIRE_SETTINGS);
   if (!isBuiltinDialect(name)) throw new Error(`unknown dialect "${name}": expected one of ${DIALECT_NAMES.join(', ')}`);
-  let dialect = parsed.get(name);
-  if (!dialect) {
-    dialect = dialectSchema.parse(name === 'betnex' ? BETNEX : BUILTIN[name]);
-    parsed.set(name, dialect);
-  }
-  return dialect;
+  return cached(parsed, name, () => dialectSchema.parse(name === 'betnex' ? BETNEX : BUILTIN[name]));
 }
 
 export type { DefaultWireSettings };

@@ -21,6 +21,14 @@ const round: Field = {
   object: { id: { from: ['roundId', 'transactionId'] }, starts: { const: true }, ends: { from: 'roundClosed', default: false } },
 };
 
+/** A stake or a payout: the transaction's amount, none of it promotional. */
+const money = (kind: 'stake' | 'payout'): Record<string, Field> => ({
+  ...base,
+  transaction: { object: { id: { from: 'transactionId' }, [kind]: { from: 'amount' }, [`${kind}Promo`]: { const: '0.00' } } },
+  game,
+  round,
+});
+
 export const REDTIGER: DialectInput = {
   name: 'redtiger',
   description:
@@ -52,24 +60,8 @@ export const REDTIGER: DialectInput = {
     // /auth refreshes the session and answers result.token: "Use the new token returned by refresh session for
     // subsequent calls" (valkyrie provider/redtiger/wallet_service.go Auth; docs/research/vendor-rules.md R5).
     authenticate: { path: '/auth', fields: base, reply: { token: 'result.token' } },
-    bet: {
-      path: '/stake',
-      fields: {
-        ...base,
-        transaction: { object: { id: { from: 'transactionId' }, stake: { from: 'amount' }, stakePromo: { const: '0.00' } } },
-        game,
-        round,
-      },
-    },
-    win: {
-      path: '/payout',
-      fields: {
-        ...base,
-        transaction: { object: { id: { from: 'transactionId' }, payout: { from: 'amount' }, payoutPromo: { const: '0.00' } } },
-        game,
-        round,
-      },
-    },
+    bet: { path: '/stake', fields: money('stake') },
+    win: { path: '/payout', fields: money('payout') },
     rollback: {
       path: '/refund',
       fields: { ...base, transaction: { object: { id: { from: 'betTransactionId' }, stake: { from: 'amount' } } }, game, round },

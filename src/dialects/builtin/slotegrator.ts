@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -30,6 +31,18 @@ const freeRound: Record<string, Field> = {
 
 /** A round flag as PHP writes a boolean in a form: 1 or 0. */
 const finished: Field = { from: 'roundClosed', map: { true: 1, false: 0 }, default: 0 };
+
+/** A bet or a win: its `type` is the action, or the bonus kind's name on the wire. */
+const money = (action: 'bet' | 'win', bonusTypes: Record<string, string>): Record<string, Field> => ({
+  action: { const: action },
+  ...player,
+  amount: { from: 'amount' },
+  transaction_id: { from: 'transactionId' },
+  round_id: { from: ['roundId', 'transactionId'] },
+  type: { from: 'bonusKind', map: bonusTypes, default: action },
+  ...freeRound,
+  finished,
+});
 
 export const SLOTEGRATOR: DialectInput = {
   name: 'slotegrator',
@@ -112,32 +125,8 @@ export const SLOTEGRATOR: DialectInput = {
   },
   operations: {
     balance: { path: '', fields: { action: { const: 'balance' }, ...player } },
-    bet: {
-      path: '',
-      fields: {
-        action: { const: 'bet' },
-        ...player,
-        amount: { from: 'amount' },
-        transaction_id: { from: 'transactionId' },
-        round_id: { from: ['roundId', 'transactionId'] },
-        type: { from: 'bonusKind', map: { 'free-spins': 'freespin' }, default: 'bet' },
-        ...freeRound,
-        finished,
-      },
-    },
-    win: {
-      path: '',
-      fields: {
-        action: { const: 'win' },
-        ...player,
-        amount: { from: 'amount' },
-        transaction_id: { from: 'transactionId' },
-        round_id: { from: ['roundId', 'transactionId'] },
-        type: { from: 'bonusKind', map: { 'free-spins': 'freespin', jackpot: 'jackpot', promotion: 'promo' }, default: 'win' },
-        ...freeRound,
-        finished,
-      },
-    },
+    bet: { path: '', fields: money('bet', { 'free-spins': 'freespin' }) },
+    win: { path: '', fields: money('win', { 'free-spins': 'freespin', jackpot: 'jackpot', promotion: 'promo' }) },
     rollback: {
       path: '',
       fields: {
@@ -189,11 +178,7 @@ export const SLOTEGRATOR: DialectInput = {
       grade: 'third-party',
     },
     'session-token': { source: 'unknown', grade: 'unknown' },
-    'stale-token': {
-      source:
-        'unknown: no Slotegrator reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('Slotegrator'),
     refusal: {
       source:
         'open-source merchant callback handlers (search-index documents 52038676287, 10801979360): INSUFFICIENT_FUNDS and INTERNAL_ERROR only; every other code is aggmock\u2019s guess, so any refusal passes',

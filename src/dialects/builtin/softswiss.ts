@@ -1,3 +1,4 @@
+import { noTokenHandedOver } from '../rule-sources.ts';
 import type { DialectInput, Field } from '../schema.ts';
 
 /*
@@ -14,8 +15,8 @@ const play: Record<string, Field> = {
   finished: { from: 'roundClosed', default: false },
 };
 
-const action = (name: string, id: 'transactionId', amount: 'betAmount' | 'winAmount' | 'amount'): Field => ({
-  object: { action: { const: name }, action_id: { from: id }, amount: { from: amount } },
+const action = (name: string, amount: 'betAmount' | 'winAmount' | 'amount', id: Field = { from: 'transactionId' }): Field => ({
+  object: { action: { const: name }, action_id: id, amount: { from: amount } },
 });
 
 export const SOFTSWISS: DialectInput = {
@@ -49,19 +50,14 @@ export const SOFTSWISS: DialectInput = {
   },
   operations: {
     balance: { path: '/play', fields: { ...play, actions: { list: [] } } },
-    bet: { path: '/play', fields: { ...play, actions: { list: [action('bet', 'transactionId', 'amount')] } } },
-    win: { path: '/play', fields: { ...play, actions: { list: [action('win', 'transactionId', 'amount')] } } },
+    bet: { path: '/play', fields: { ...play, actions: { list: [action('bet', 'amount')] } } },
+    win: { path: '/play', fields: { ...play, actions: { list: [action('win', 'amount')] } } },
     betWin: {
       path: '/play',
       fields: {
         ...play,
         actions: {
-          list: [
-            action('bet', 'transactionId', 'betAmount'),
-            {
-              object: { action: { const: 'win' }, action_id: { template: '{transactionId}-win' }, amount: { from: 'winAmount' } },
-            },
-          ],
+          list: [action('bet', 'betAmount'), action('win', 'winAmount', { template: '{transactionId}-win' })],
         },
       },
     },
@@ -105,11 +101,7 @@ export const SOFTSWISS: DialectInput = {
         'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (no session token on the wire)',
       grade: 'third-party',
     },
-    'stale-token': {
-      source:
-        'unknown: no SoftSwiss reply hands over a new session token, so none is ever replaced; aggmock judges no call carrying an old one',
-      grade: 'unknown',
-    },
+    'stale-token': noTokenHandedOver('SoftSwiss'),
     refusal: {
       source:
         'wendell1101/t1softxxx: admin/application/controllers/softswiss_seamless_service_api.php (100 with HTTP 412 for insufficient funds; a bad signature is HTTP 403, its body code is aggmock\u2019s guess: any refusal passes)',

@@ -6,6 +6,12 @@ import type { OperatorApiInput } from '../../operator.ts';
  * Blue Ocean issues its own session at launch. Research: docs/research/operator-apis.md §7.
  */
 
+/** Every refusal: HTTP 200 {"error": 1, "message": …}. */
+const refused = { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } } as const;
+
+/** One endpoint, the operation named by the `method` field. */
+const method = (name: string) => ({ path: '/blueocean', selector: { field: 'method', equals: name } });
+
 export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
   description:
     'Blue Ocean: POST /blueocean with {api_login, api_password, method: getGameList | getGame | addFreeRounds | removeFreeRounds | logoutPlayer, …}; replies {error: 0, response: …}; play_for_fun "1" is demo.',
@@ -40,17 +46,11 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     apiPassword: { kind: 'secret', default: 'aggmock-dev-secret', description: 'the api_password Blue Ocean gave the operator' },
   },
   auth: { kind: 'static', fields: { api_login: 'apiLogin', api_password: 'apiPassword' } },
-  refusals: {
-    auth: { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
-    'bad-request': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
-    'unknown-game': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
-    'not-found': { status: 200, body: { object: { error: { const: 1 }, message: { from: 'error.message' } } } },
-  },
+  refusals: { auth: refused, 'bad-request': refused, 'unknown-game': refused, 'not-found': refused },
   sessionToken: 'issued',
   routes: [
     {
-      path: '/blueocean',
-      selector: { field: 'method', equals: 'getGameList' },
+      ...method('getGameList'),
       does: 'list-games',
       reply: {
         body: {
@@ -75,8 +75,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
       },
     },
     {
-      path: '/blueocean',
-      selector: { field: 'method', equals: 'getGame' },
+      ...method('getGame'),
       does: 'launch',
       request: {
         user_username: { to: 'player' },
@@ -102,8 +101,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     },
     {
       // Operator clients [S] (docs/research/operator-apis.md §7): {"error":0,"response":{"created":1,"freeround_id":"…"}}.
-      path: '/blueocean',
-      selector: { field: 'method', equals: 'addFreeRounds' },
+      ...method('addFreeRounds'),
       does: 'award-free-spins',
       request: {
         playerids: { to: 'player', list: 'comma' },
@@ -121,8 +119,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     },
     {
       // A Pantallo (Blue Ocean) operator client [S]: removeFreeRounds({playerids, freeround_id}); reads error and response.successfull_removals.
-      path: '/blueocean',
-      selector: { field: 'method', equals: 'removeFreeRounds' },
+      ...method('removeFreeRounds'),
       does: 'cancel-free-spins',
       request: { playerids: { to: 'player', list: 'comma' }, freeround_id: { to: 'awardId' } },
       required: ['freeround_id'],
@@ -132,8 +129,7 @@ export const BLUEOCEAN_OPERATOR: OperatorApiInput = {
     },
     {
       // Operator clients [S]: logoutPlayer with user_username, user_password, currency → {"error":0,…}.
-      path: '/blueocean',
-      selector: { field: 'method', equals: 'logoutPlayer' },
+      ...method('logoutPlayer'),
       does: 'close-session',
       request: { user_username: { to: 'player' }, currency: { to: 'currency' } },
       required: ['user_username'],

@@ -1,14 +1,12 @@
 import { DEV_RSA_PUBLIC_KEY } from '../../dev-keys.ts';
 import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
-import { REWARD } from './hub88.ts';
+import { BY_OPERATOR, CAMPAIGN_REQUEST, REFUSALS, REWARD, ROUND } from './hub88.ts';
 
 /*
  * Caleta Gaming's Games API (a Hub88-shaped API): JSON POSTs under /api, every request signed by
  * the operator with RSA-SHA256 over the body (base64 in X-Auth-Signature), checked with the public
  * key of operator_id; DEMO is currency FUN. Research: docs/research/operator-apis.md §3.
  */
-
-const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
 /** OAS `Campaign`: campaign_uuid, name, prepaid_uuid, game_id required; currency, bet_value (×100000), bet_count, start_time. */
 const CAMPAIGN: ReplyNode = {
@@ -62,19 +60,13 @@ export const CALETA_OPERATOR: OperatorApiInput = {
   },
   operatorId: { field: 'operator_id', credential: 'operatorId' },
   auth: { kind: 'rsa-body', header: 'X-Auth-Signature', publicKey: 'publicKey' },
-  refusals: {
-    auth: { status: 401, body: error },
-    'bad-request': { status: 400, body: error },
-    'unknown-game': { status: 404, body: error },
-    // The OAS's own example: 404 {"error": "The operator_id does not correspond to any existing Operator."}
-    'not-found': { status: 404, body: error },
-  },
+  // Hub88's; the OAS's own example: 404 {"error": "The operator_id does not correspond to any existing Operator."}
+  refusals: REFUSALS,
   routes: [
     {
       path: '/game/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -114,19 +106,12 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       required: ['country', 'currency', 'lang', 'lobby_url', 'operator_id', 'sub_partner_id'],
       reply: { body: { object: { url: { from: 'launch.url' } } } },
     },
-    {
-      path: '/game/round',
-      does: 'round-details',
-      request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
-      required: ['operator_id', 'sub_partner_id'],
-      reply: { body: { object: { url: { from: 'round.url' } } } },
-    },
+    { ...ROUND, required: ['operator_id', 'sub_partner_id'] },
     {
       // OAS /api/freebet/prepaids/list: operator_id (+ game_id, game_code, currency) → [{prepaid_uuid, game_id, currency, bet_value, bet_count}].
       path: '/freebet/prepaids/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -173,17 +158,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       // OAS /api/freebet/campaigns/create: name, prepaid_uuid required (+ start_time, currency, bet_value, bet_count) → Campaign.
       path: '/freebet/campaigns/create',
       does: 'create-campaign',
-      request: {
-        name: { to: 'campaignName' },
-        prepaid_uuid: { to: 'gameId' },
-        campaign_uuid: { to: 'campaignId' },
-        currency: { to: 'currency' },
-        bet_value: { to: 'betAmount', exponent: 5 },
-        bet_count: { to: 'rounds' },
-        start_time: { to: 'validFrom' },
-        end_time: { to: 'validUntil' },
-        operator_id: { to: 'operatorId' },
-      },
+      request: CAMPAIGN_REQUEST,
       required: ['name', 'prepaid_uuid'],
       awardDefaults: { rounds: 10, bet: '1.00' },
       reply: { body: CAMPAIGN },
@@ -192,8 +167,7 @@ export const CALETA_OPERATOR: OperatorApiInput = {
       // OAS /api/freebet/campaigns/list: operator_id → CampaignList.
       path: '/freebet/campaigns/list',
       does: 'list-campaigns',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: { body: { campaigns: CAMPAIGN } },
     },
   ],

@@ -10,6 +10,25 @@ import type { OperatorApiInput, ReplyNode } from '../../operator.ts';
 
 const error: ReplyNode = { object: { error: { from: 'error.message' } } };
 
+/** Every refusal: an HTTP status and {"error": <description>} (Caleta answers the same). */
+export const REFUSALS = {
+  auth: { status: 401, body: error },
+  'bad-request': { status: 400, body: error },
+  'unknown-game': { status: 404, body: error },
+  'not-found': { status: 404, body: error },
+};
+
+/** /game/round: the round's details page (Caleta's is the same call; each asks for its own fields). */
+export const ROUND = {
+  path: '/game/round',
+  does: 'round-details' as const,
+  request: { user: { to: 'player' as const }, round: { to: 'roundId' as const }, operator_id: { to: 'operatorId' as const } },
+  reply: { body: { object: { url: { from: 'round.url' as const } } } },
+};
+
+/** A call that names nothing but the operator (the game and campaign lists; Caleta's too). */
+export const BY_OPERATOR = { request: { operator_id: { to: 'operatorId' as const } }, required: ['operator_id'] };
+
 /** A reward as the Freebets API answers one (the members aggmock knows; Caleta answers the same shape). */
 export const REWARD: ReplyNode = {
   object: {
@@ -40,8 +59,11 @@ export const CAMPAIGN: ReplyNode = {
   },
 };
 
-/** A campaign's fields in a request: the same as a reward's, plus its name (Caleta's identical OAS, campaigns_create_body). */
-const CAMPAIGN_REQUEST = {
+/**
+ * A campaign's fields in a request: the same as a reward's, plus its name (Caleta's identical OAS, campaigns_create_body),
+ * so Caleta's campaigns/create reads this table too.
+ */
+export const CAMPAIGN_REQUEST = {
   name: { to: 'campaignName' },
   prepaid_uuid: { to: 'gameId' },
   campaign_uuid: { to: 'campaignId' },
@@ -110,18 +132,12 @@ export const HUB88_OPERATOR: OperatorApiInput = {
   },
   operatorId: { field: 'operator_id', credential: 'operatorId' },
   auth: { kind: 'rsa-body', header: 'X-Hub88-Signature', publicKey: 'publicKey' },
-  refusals: {
-    auth: { status: 401, body: error },
-    'bad-request': { status: 400, body: error },
-    'unknown-game': { status: 404, body: error },
-    'not-found': { status: 404, body: error },
-  },
+  refusals: REFUSALS,
   routes: [
     {
       path: '/game/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -179,19 +195,12 @@ export const HUB88_OPERATOR: OperatorApiInput = {
       requiredWhenReal: ['user', 'token'],
       reply: { body: { object: { url: { from: 'launch.url' } } } },
     },
-    {
-      path: '/game/round',
-      does: 'round-details',
-      request: { user: { to: 'player' }, round: { to: 'roundId' }, operator_id: { to: 'operatorId' } },
-      required: ['round', 'operator_id'],
-      reply: { body: { object: { url: { from: 'round.url' } } } },
-    },
+    { ...ROUND, required: ['round', 'operator_id'] },
     {
       // Freebets API (Supplier API's "Get a list of prepaids": currency, game_code, bet_value, bet_count): one prepaid per game.
       path: '/freebet/prepaids/list',
       does: 'list-games',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: {
         body: {
           games: {
@@ -237,8 +246,7 @@ export const HUB88_OPERATOR: OperatorApiInput = {
     {
       path: '/freebet/campaigns/list',
       does: 'list-campaigns',
-      request: { operator_id: { to: 'operatorId' } },
-      required: ['operator_id'],
+      ...BY_OPERATOR,
       reply: { body: { campaigns: CAMPAIGN } },
     },
     {

@@ -1,3 +1,5 @@
+import { cached } from '../../../shared/index.ts';
+import { escapeRegExp } from '../../call-routes.ts';
 import { type OperatorApi, type OperatorApiInput, operatorApiSchema } from '../../operator.ts';
 import type { Dialect } from '../../schema.ts';
 import { BLUEOCEAN_OPERATOR } from './blueocean.ts';
@@ -29,12 +31,7 @@ const parsed = new Map<string, OperatorApi>();
 /** A built-in operator API, validated once; undefined when the vendor has none built in. */
 export function builtinOperatorApi(name: string): OperatorApi | undefined {
   if (!Object.hasOwn(BUILTIN, name)) return undefined;
-  let api = parsed.get(name);
-  if (!api) {
-    api = operatorApiSchema.parse(BUILTIN[name]);
-    parsed.set(name, api);
-  }
-  return api;
+  return cached(parsed, name, () => operatorApiSchema.parse(BUILTIN[name]));
 }
 
 /**
@@ -50,7 +47,7 @@ export function operatorApiOf(dialect: Pick<Dialect, 'name'> & { operator?: Oper
 function routePattern(path: string): RegExp {
   const source = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : escapeRegExp(segment)))
     .join('/');
   return new RegExp(`^${source}$`);
 }
