@@ -341,16 +341,6 @@ function negate(value: Scalar): Scalar {
   return value;
 }
 
-/** The fields of a template object, in the order written; a field with no value is left out. */
-export function renderFields(
-  dialect: Dialect,
-  facts: CallFacts,
-  credentials: Credentials,
-  fields: Fields,
-): Record<string, Rendered> {
-  return fieldsRenderer(fields)(dialect, facts, credentials);
-}
-
 function credentialValue(credentials: Credentials, name: string): string {
   const value = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
   if (value === undefined || value === '')
