@@ -140,7 +140,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   const defaultCurrency = options.currency ?? 'EUR';
   const replies =
     options.replies ??
-    renderedAnswers(defaultWireDialect(defaultWire(options.amountFormat)), defaultCurrency, options.currencies);
+    renderedAnswers(defaultWireDialect(DEFAULT_WIRES[options.amountFormat]), defaultCurrency, options.currencies);
   const overdraftLimit = options.overdraftLimitMinor ?? 0;
   const now = options.now ?? (() => new Date());
 
@@ -231,6 +231,12 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   const rejectFor = (event: WalletEvent, code: OutcomeCode, message: string, options: RejectOptions = {}) =>
     replies.reject(code, message, { ...options, currency: currencyOf(event.playerId) ?? defaultCurrency });
 
+  /** Refuses (and records) a movement the balance cannot pay: `what` the player has less than. */
+  const refuseFunds = (event: WalletEvent, balance: number, what: string) => {
+    const message = `Player ${event.playerId} has ${money(event.playerId, balance)}, less than ${what}.`;
+    return decide(event, 'rejected', rejectFor(event, 'INSUFFICIENT_FUNDS', message, { balanceMinor: balance }));
+  };
+
   const applyDebit = (event: WalletEvent, balance: number): WalletReply => {
     // A ROLLBACK for this bet arrived first (it was sent because the aggregator gave up on the
     // DEBIT). Charging now would take money for a bet the aggregator already cancelled, so the
@@ -247,16 +253,8 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
       return decide(event, 'rejected', reply);
     }
     const after = balance - event.amountMinor;
-    if (after < -overdraftLimit) {
-      const reply = rejectFor(
-        event,
-        'INSUFFICIENT_FUNDS',
-        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the bet of ${money(event.playerId, event.amountMinor)}.`,
-        { balanceMinor: balance },
-      );
-      // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
-      return decide(event, 'rejected', reply);
-    }
+    // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
+    if (after < -overdraftLimit) return refuseFunds(event, balance, `the bet of ${money(event.playerId, event.amountMinor)}`);
     if (event.winMinor) return applyRound(event, event.winMinor, after);
     sql.upsertBalance.run(event.playerId, after);
     return decide(event, 'accepted', balanceReply(event, after));
@@ -301,15 +299,8 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     }
     if (win.status !== 'accepted') return decide(event, 'noop', balanceReply(event, balance));
     const after = balance - win.amountMinor;
-    if (after < -overdraftLimit) {
-      const reply = rejectFor(
-        event,
-        'INSUFFICIENT_FUNDS',
-        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the win of ${money(event.playerId, win.amountMinor)} to take back.`,
-        { balanceMinor: balance },
-      );
-      return decide(event, 'rejected', reply);
-    }
+    if (after < -overdraftLimit)
+      return refuseFunds(event, balance, `the win of ${money(event.playerId, win.amountMinor)} to take back`);
     sql.upsertBalance.run(event.playerId, after);
     sql.setStatus.run('rolled_back', event.playerId, 'CREDIT', winId);
     return decide(event, 'restored', balanceReply(event, after));
@@ -417,13 +408,11 @@ function toStoredTransaction(row: TransactionRow): StoredTransaction {
   };
 }
 
-/** The type strings of the documented wire. */
 /** The default wire in each amount format, the same object each time (its dialect is built once). */
-const DEFAULT_WIRES = {
+const DEFAULT_WIRES: Record<AmountFormat, typeof DEFAULT_WIRE_SETTINGS> = {
   decimal: DEFAULT_WIRE_SETTINGS,
   minor: Object.freeze({ ...DEFAULT_WIRE_SETTINGS, amountFormat: 'minor' as const }),
 };
-const defaultWire = (format: AmountFormat) => DEFAULT_WIRES[format];
 
 /** A database from before currencies has no currency column: add it (every player keeps the wallet's currency). */
 function addCurrencyColumn(db: Database): void {
