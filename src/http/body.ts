@@ -71,14 +71,17 @@ export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables
       });
     }
     const raw = c.get('rawBody');
-    if (raw.byteLength === 0) {
-      throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
-        errors: [{ field: '(body)', message: 'expected a JSON object' }],
-      });
-    }
+    if (raw.byteLength === 0) throw emptyBodyError();
     c.set('jsonBody', parseJsonBytes(raw));
     return next();
   };
+}
+
+/** The 400 for a request without the JSON object its route takes. */
+export function emptyBodyError(): ApiError {
+  return new ApiError(400, 'The request body is empty; expected a JSON object.', {
+    errors: [{ field: '(body)', message: 'expected a JSON object' }],
+  });
 }
 
 /**

@@ -26,7 +26,6 @@ export const stateRequestSchema = z.object({
   action: z.enum(['setup', 'teardown']).optional(),
   params: z.record(z.string(), z.unknown()).optional(),
 });
-export type StateRequest = z.infer<typeof stateRequestSchema>;
 
 const AMOUNT = String.raw`-?\d+(?:\.\d{1,2})?`;
 const PATTERNS = {

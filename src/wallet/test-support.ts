@@ -110,6 +110,4 @@ export async function startTestWallet(
   return { wallet, client: walletClient(wallet, config), config };
 }
 
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
+export { nowSeconds } from '../signing/index.ts';
