@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { launchResponseSchema } from '../aggregator/schemas.ts';
-import { type Catalog, findGame } from '../catalog/index.ts';
+import { type Catalog, type CatalogGame, findGame } from '../catalog/index.ts';
 import { type AggmockConfig, playerOpening } from '../config/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import type { FieldError } from '../http/errors.ts';
@@ -93,6 +93,15 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
       404,
     );
 
+  const formPage = (game: CatalogGame, values: LaunchFormValues) => ({
+    game,
+    provider: catalog.providerByCode.get(game.provider),
+    values,
+    players,
+    webhookUrl: redactUrl(config.callbacks.webhookUrl),
+    tokenRequired,
+  });
+
   app.get('/', (c) => html(c, homePage(catalog, searchCatalog(catalog, c.req.query()))));
 
   app.get('/ui', (c) => c.redirect('/', 302));
@@ -101,17 +110,7 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     const gameId = c.req.query('gameId') ?? '';
     const game = findGame(catalog, gameId);
     if (!game) return unknownGame(c, gameId);
-    return html(
-      c,
-      launchPage({
-        game,
-        provider: catalog.providerByCode.get(game.provider),
-        values: defaults(),
-        players,
-        webhookUrl: redactUrl(config.callbacks.webhookUrl),
-        tokenRequired,
-      }),
-    );
+    return html(c, launchPage(formPage(game, defaults())));
   });
 
   // The form is a plain HTML form (works without script); the Origin/Host check keeps other sites out.
@@ -169,12 +168,7 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
         if (launched.success) return c.redirect(`/play/${encodeURIComponent(launched.data.payload.session_id)}`, 303);
       }
       const refused = {
-        game,
-        provider: catalog.providerByCode.get(game.provider),
-        values,
-        players,
-        webhookUrl: redactUrl(config.callbacks.webhookUrl),
-        tokenRequired,
+        ...formPage(game, values),
         errors: response.status === 400 ? (answer?.errors ?? []) : [],
         ...(response.status === 400 && answer?.errors?.length
           ? {}
