@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Catalog, type CatalogGame, type CatalogProvider, gameImageUrl, providerLogoUrl } from '../catalog/index.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
 import { toMajor } from '../money/index.ts';
+import { cached } from '../shared/index.ts';
 
 /** A listing body serialised once, with its validator. */
 export interface CachedListing {
@@ -22,12 +23,7 @@ const caches = new WeakMap<Catalog, ListingCache>();
 
 /** The one cache of a catalog, shared by both mounts of the API and the fast path. */
 export function listingCache(catalog: Catalog): ListingCache {
-  let cache = caches.get(catalog);
-  if (!cache) {
-    cache = new ListingCache(catalog);
-    caches.set(catalog, cache);
-  }
-  return cache;
+  return cached(caches, catalog, (c) => new ListingCache(c));
 }
 
 /**
@@ -119,15 +115,11 @@ const headerCache = new WeakMap<CachedListing, { ok: string[]; notModified: stri
 
 /** Answers a listing from the Node listener (the fast paths): a 304 when the client has it, else `status` with its bytes. */
 export function writeListing(req: IncomingMessage, res: ServerResponse, status: number, listing: CachedListing): void {
-  let headers = headerCache.get(listing);
-  if (!headers) {
+  const headers = cached(headerCache, listing, () => {
     const common = ['etag', listing.etag, 'cache-control', 'no-cache', ...EVERY_RESPONSE_HEADERS.flat()];
-    headers = {
-      ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', String(listing.bytes.byteLength)],
-      notModified: common,
-    };
-    headerCache.set(listing, headers);
-  }
+    const length = String(listing.bytes.byteLength);
+    return { ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', length], notModified: common };
+  });
   if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
     res.writeHead(304, headers.notModified);
     res.end();

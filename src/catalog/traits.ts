@@ -152,10 +152,5 @@ const isoDays = new Map<number, string>();
 
 /** `YYYY-MM-DD` of the day `offset` days after FIRST_RELEASE (memoised: a few thousand distinct days). */
 function isoDay(offset: number): string {
-  let day = isoDays.get(offset);
-  if (day === undefined) {
-    day = new Date(FIRST_RELEASE + offset * DAY_MS).toISOString().slice(0, 10);
-    isoDays.set(offset, day);
-  }
-  return day;
+  return cached(isoDays, offset, () => new Date(FIRST_RELEASE + offset * DAY_MS).toISOString().slice(0, 10));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
+import { cached } from '../shared/index.ts';
 import { ApiError } from './errors.ts';
 
 /*
@@ -59,13 +60,10 @@ const loaded = new Map<string, LoadedScript>();
 
 /** Read once per process: the files do not change under a running server. */
 function load(name: BrowserScript): LoadedScript {
-  let script = loaded.get(name);
-  if (!script) {
+  return cached(loaded, name, () => {
     const text = readFileSync(new URL(name, FOLDER), 'utf8');
-    script = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
-    loaded.set(name, script);
-  }
-  return script;
+    return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
+  });
 }
 
 function isBrowserScript(name: string): name is BrowserScript {

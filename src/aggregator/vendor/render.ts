@@ -1,6 +1,6 @@
 import { type Catalog, type CatalogGame, gameImageUrl } from '../../catalog/index.ts';
 import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../dialects/operator.ts';
-import { escapeHtml } from '../../shared/index.ts';
+import { cached, escapeHtml } from '../../shared/index.ts';
 import { type CachedListing, cachedListing } from '../listings.ts';
 
 /*
@@ -58,12 +58,7 @@ interface RenderContext {
 /** The 1-based position of each game in the catalog: the numeric id of vendors whose ids are integers. */
 const numericIds = new WeakMap<Catalog, Map<string, number>>();
 export function numericIdOf(catalog: Catalog, game: CatalogGame): number {
-  let ids = numericIds.get(catalog);
-  if (!ids) {
-    ids = new Map(catalog.games.map((g, i) => [g.id, i + 1]));
-    numericIds.set(catalog, ids);
-  }
-  return ids.get(game.id) ?? 0;
+  return cached(numericIds, catalog, (c) => new Map(c.games.map((g, i) => [g.id, i + 1]))).get(game.id) ?? 0;
 }
 
 function sourceValue(source: ReplySource, ctx: RenderContext): unknown {
@@ -183,17 +178,8 @@ const surfaces = new WeakMap<OperatorApi, WeakMap<Catalog, VendorListings>>();
  * operator API and catalog).
  */
 export function listingCache(catalog: Catalog, api: OperatorApi): VendorListings {
-  let byCatalog = surfaces.get(api);
-  if (!byCatalog) {
-    byCatalog = new WeakMap();
-    surfaces.set(api, byCatalog);
-  }
-  let listings = byCatalog.get(catalog);
-  if (!listings) {
-    listings = newListingCache(catalog);
-    byCatalog.set(catalog, listings);
-  }
-  return listings;
+  const byCatalog = cached(surfaces, api, () => new WeakMap());
+  return cached(byCatalog, catalog, newListingCache);
 }
 
 function newListingCache(catalog: Catalog): VendorListings {
