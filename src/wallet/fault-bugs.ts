@@ -2,6 +2,7 @@
  * How each bug of a faulty wallet is built (see faults.ts for the catalogue): the read-modify-write
  * races, the float wallet, the signature shortcuts. Deliberately wrong code; never copy it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { type SignatureInput, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
@@ -159,10 +160,6 @@ export async function racyApplyOther(store: WalletStore, event: WalletEvent, win
   const written = stale + (after - fresh);
   store.setBalance(event.playerId, written);
   return store.replies.balance(written);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The event with every id (player, transaction, reversed DEBIT) passed through `f`, as a lossy id column stores it. */

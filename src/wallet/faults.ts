@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mulberry32 } from '../shared/index.ts';
 import { referenceBehaviour, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
@@ -13,7 +14,6 @@ import {
   rollbackDeletesDebit,
   roundAmounts,
   signatureCache,
-  sleep,
   sqlConcatLookup,
 } from './fault-bugs.ts';
 import type { WalletReply } from './replies.ts';

@@ -1,6 +1,7 @@
 import type { OperatorApi, OperatorAuth, OperatorConcept, OperatorRoute, RefusalReason } from '../../dialects/operator.ts';
 import { type OperatorRequestParts, verifyOperator } from '../../dialects/operator-auth.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { maskedText, sha256Hex } from '../../shared/secrets.ts';
 import { requestParts } from './request.ts';
 
@@ -210,12 +211,7 @@ function listItems(field: string, value: string, list: 'comma' | 'json'): string
       .map((item) => item.trim())
       .filter((item) => item !== '');
   } else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = parseJsonOr(value, undefined);
     if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number'))
       throw new Refusal('bad-request', `${field}: expected a list of ids, e.g. ["game-1"]`);
     items = parsed.map(String);
