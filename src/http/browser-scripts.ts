@@ -66,10 +66,6 @@ function load(name: BrowserScript): LoadedScript {
   });
 }
 
-function isBrowserScript(name: string): name is BrowserScript {
-  return (BROWSER_SCRIPTS as readonly string[]).includes(name);
-}
-
 /**
  * GET /assets/js/:file. `no-cache` with an ETag: the browser asks again on every page load and
  * gets a 304 while the file is the same, so a new version is never hidden behind a stale copy.
@@ -78,9 +74,9 @@ export function browserScriptRoutes(): Hono {
   const app = new Hono();
   app.get(`${BROWSER_SCRIPTS_PATH}/:file`, (c) => {
     const file = c.req.param('file');
-    if (!isBrowserScript(file))
+    if (!(BROWSER_SCRIPTS as readonly string[]).includes(file))
       throw new ApiError(404, `No script ${JSON.stringify(file)}; expected one of ${BROWSER_SCRIPTS.join(', ')}.`);
-    const { text, etag } = load(file);
+    const { text, etag } = load(file as BrowserScript);
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
     if (c.req.header('if-none-match') === etag) return c.body(null, 304);

@@ -41,14 +41,10 @@ export function isExposed(settings: ExposureSettings): boolean {
   return exposureOf(settings) !== undefined;
 }
 
-/** The proxy header a request carries (it came through a reverse proxy or tunnel), or undefined. */
-export function proxyHeaderOf(headers: Headers): string | undefined {
-  return PROXY_HEADERS.find((name) => headers.has(name));
-}
-
 /** Why this request is exposed: the instance is, or the request came through a proxy. */
 export function requestExposure(settings: ExposureSettings, headers: Headers): string | undefined {
-  const proxied = proxyHeaderOf(headers);
+  // A header a reverse proxy or tunnel adds.
+  const proxied = PROXY_HEADERS.find((name) => headers.has(name));
   return exposureOf(settings) ?? (proxied ? `the request came through a proxy (${proxied} header)` : undefined);
 }
 
