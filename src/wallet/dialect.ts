@@ -217,7 +217,8 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
 
   // The signature first, over the bytes as received; a wallet with the no-signature-check fault skips it.
   const checks =
-    behaviour.checkSignature !== null && !(behaviour.signatureScope === 'debits' && reading.ok && !isDebit(reading.operation));
+    behaviour.checkSignature !== null &&
+    !(behaviour.signatureScope === 'debits' && reading.ok && MONEY_OPERATIONS[reading.operation] !== 'debit');
   if (checks) {
     const refusal = signatureRefusal(options, behaviour, received, bytes);
     if (refusal !== undefined) return say(fallback, refused('INVALID_SIGNATURE', refusal));
@@ -412,10 +413,6 @@ function lowerHeader(headers: ReceivedRequest['headers'], name: string): string 
 function isJsonContentType(value: string): boolean {
   const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
-}
-
-function isDebit(operation: Operation): boolean {
-  return MONEY_OPERATIONS[operation] === 'debit';
 }
 
 /** The facts a reply echoes (Hub88's request_uuid). */
