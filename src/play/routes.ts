@@ -265,11 +265,7 @@ function hiddenReplyError(status: number): string {
 /** Whether a session's callbacks go to the configured webhook (no launch-level URL, or the same one). */
 function ownWebhook(callbackUrl: string | undefined, webhookUrl: string): boolean {
   if (callbackUrl === undefined) return true;
-  try {
-    return new URL(callbackUrl).href === new URL(webhookUrl).href;
-  } catch {
-    return false;
-  }
+  return URL.canParse(callbackUrl) && URL.canParse(webhookUrl) && new URL(callbackUrl).href === new URL(webhookUrl).href;
 }
 
 function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean): SpinStep {

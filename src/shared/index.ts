@@ -163,12 +163,8 @@ export function redactUrl(text: string): string {
 
 /** A URL's scheme, host, port and path, any userinfo as `…@` and a query as `shownQuery` shows it; undefined when `text` is not a URL. */
 export function shownUrl(text: string, shownQuery: (query: string) => string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
   const userinfo = url.username || url.password ? '…@' : '';
   const query = url.search ? `?${shownQuery(url.search.slice(1))}` : '';
   return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;

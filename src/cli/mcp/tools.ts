@@ -371,12 +371,8 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
 export function beyondVerifyReach(url: string, target: Pick<AggmockTarget, 'config' | 'wallet'>): string | undefined {
   const { webhookUrl, allowedUrls } = target.config.callbacks;
   const origins = [webhookUrl, target.wallet?.webhookUrl, target.wallet?.stateUrl].flatMap((u) => (u ? [new URL(u).origin] : []));
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'expected an absolute http(s) URL';
-  }
+  if (!URL.canParse(url)) return 'expected an absolute http(s) URL';
+  const parsed = new URL(url);
   if (origins.includes(parsed.origin)) return undefined;
   if (
     allowedUrls.some((prefix) => parsed.origin === new URL(prefix).origin && parsed.pathname.startsWith(new URL(prefix).pathname))
