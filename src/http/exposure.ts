@@ -26,13 +26,9 @@ export function exposureOf(settings: ExposureSettings): string | undefined {
   const host = settings.host.toLowerCase();
   if (WILDCARD_HOSTS.has(host) || !isLoopbackHost(host)) return `bound to ${settings.host}, not loopback`;
   if (settings.publicUrl !== undefined) {
-    let hostname: string;
-    try {
-      hostname = new URL(settings.publicUrl).hostname;
-    } catch {
-      return `published at ${settings.publicUrl}`;
-    }
-    if (!isLoopbackHost(hostname)) return `published at ${new URL(settings.publicUrl).origin} (publicUrl is not loopback)`;
+    if (!URL.canParse(settings.publicUrl)) return `published at ${settings.publicUrl}`;
+    const { hostname, origin } = new URL(settings.publicUrl);
+    if (!isLoopbackHost(hostname)) return `published at ${origin} (publicUrl is not loopback)`;
   }
   return undefined;
 }

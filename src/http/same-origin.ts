@@ -103,27 +103,16 @@ export function isCrossSiteRequest(headers: {
   if (site !== undefined && String(site).trim().toLowerCase() === 'cross-site') return true;
   const origin = headers.origin;
   if (origin === undefined) return false;
-  try {
-    return new URL(origin).hostname.toLowerCase() !== hostnameOf(headers.host ?? '');
-  } catch {
-    return true;
-  }
+  return !URL.canParse(origin) || new URL(origin).hostname.toLowerCase() !== hostnameOf(headers.host ?? '');
 }
 
 function hostnameOf(host: string): string {
-  try {
-    return new URL(`http://${host}`).hostname.toLowerCase();
-  } catch {
-    return host.toLowerCase();
-  }
+  return URL.canParse(`http://${host}`) ? new URL(`http://${host}`).hostname.toLowerCase() : host.toLowerCase();
 }
 
 function sameHost(origin: string, host: string): boolean {
-  try {
-    return new URL(origin).host.toLowerCase() === new URL(`http://${host}`).host.toLowerCase();
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(origin) || !URL.canParse(`http://${host}`)) return false;
+  return new URL(origin).host.toLowerCase() === new URL(`http://${host}`).host.toLowerCase();
 }
 
 function forbidden(message: string, field: string): ApiError {
