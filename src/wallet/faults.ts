@@ -13,6 +13,7 @@ import {
   refusedDebitOf,
   rollbackDeletesDebit,
   roundAmounts,
+  settled,
   signatureCache,
   sqlConcatLookup,
 } from './fault-bugs.ts';
@@ -221,11 +222,7 @@ const FAULTS = {
     const debit = refusedDebitOf(store, event);
     if (!debit) return store.applyEvent(event);
     // BUG: pays the refused bet "back", although it was never taken.
-    const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-    store.setBalance(event.playerId, after);
-    const reply = store.replies.balance(after);
-    store.recordTransaction(event, 'restored', reply);
-    return reply;
+    return settled(store, event, (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor, 'restored');
   }),
   'stale-debit-reply': staleReply('DEBIT'),
   'stale-credit-reply': staleReply('CREDIT'),
@@ -271,11 +268,7 @@ const FAULTS = {
       return store.applyEvent(event);
     }
     // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
-    const after = balance + event.amountMinor;
-    store.setBalance(event.playerId, after);
-    const reply = store.replies.balance(after);
-    store.recordTransaction(event, 'tombstone', reply);
-    return reply;
+    return settled(store, event, balance + event.amountMinor, 'tombstone');
   }),
   'malformed-json-crash': ({ reference }) => ({
     ...reference,
@@ -292,11 +285,7 @@ const FAULTS = {
         : undefined;
     if (debit?.status !== 'rolled_back') return store.applyEvent(event);
     // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
-    const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-    store.setBalance(event.playerId, after);
-    const reply = store.replies.balance(after);
-    store.recordTransaction(event, 'restored', reply);
-    return reply;
+    return settled(store, event, (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor, 'restored');
   }),
   'rollback-trusts-amount': applying(async (event, { store }) => {
     const debit =
