@@ -241,16 +241,9 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     // A ROLLBACK for this bet arrived first (it was sent because the aggregator gave up on the
     // DEBIT). Charging now would take money for a bet the aggregator already cancelled, so the
     // late DEBIT is refused. 409: it conflicts with what the wallet already knows.
-    const earlierRollback = sql.findRollbackOf.get(event.playerId, event.transactionId);
-    if (earlierRollback) {
-      const reply = rejectFor(
-        event,
-        'INVALID_REQUEST',
-        `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received ` +
-          'before it; it is refused so a cancelled bet is never charged.',
-        { balanceMinor: balance, status: 409 },
-      );
-      return decide(event, 'rejected', reply);
+    if (sql.findRollbackOf.get(event.playerId, event.transactionId)) {
+      const message = `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received before it; it is refused so a cancelled bet is never charged.`;
+      return decide(event, 'rejected', rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance, status: 409 }));
     }
     const after = balance - event.amountMinor;
     // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
@@ -289,13 +282,10 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     const win = findTransaction(event.playerId, 'CREDIT', winId);
     if (!win) return decide(event, 'tombstone', balanceReply(event, balance));
     if (win.amountMinor !== event.amountMinor) {
-      return rejectFor(
-        event,
-        'INVALID_REQUEST',
+      const message =
         `amount: ROLLBACK ${event.transactionId} takes back CREDIT ${winId} of ${money(event.playerId, win.amountMinor)}, ` +
-          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback of a win takes back exactly what it paid.`,
-        { balanceMinor: balance },
-      );
+        `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback of a win takes back exactly what it paid.`;
+      return rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance });
     }
     if (win.status !== 'accepted') return decide(event, 'noop', balanceReply(event, balance));
     const after = balance - win.amountMinor;
@@ -317,13 +307,10 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     }
     if (debit.amountMinor !== event.amountMinor) {
       // Not recorded: like any malformed request, a corrected retry must be able to succeed.
-      return rejectFor(
-        event,
-        'INVALID_REQUEST',
+      const message =
         `amount: ROLLBACK ${event.transactionId} reverses DEBIT ${debitId} of ${money(event.playerId, debit.amountMinor)}, ` +
-          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`,
-        { balanceMinor: balance },
-      );
+        `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`;
+      return rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance });
     }
     if (debit.status !== 'accepted') {
       // The DEBIT was refused (no money was taken) or already reversed by another ROLLBACK id.
@@ -347,12 +334,8 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     const currency = currencyOf(event.playerId);
     if (event.currency !== undefined && event.currency !== currency) {
       // Not recorded, like any request the wallet cannot take as sent: nothing moved, and a corrected retry may pass.
-      return rejectFor(
-        event,
-        'WRONG_CURRENCY',
-        `currency: player ${event.playerId} plays in ${currency}, but this ${event.kind} is in ${event.currency}; no money moved.`,
-        { balanceMinor: balance },
-      );
+      const message = `currency: player ${event.playerId} plays in ${currency}, but this ${event.kind} is in ${event.currency}; no money moved.`;
+      return rejectFor(event, 'WRONG_CURRENCY', message, { balanceMinor: balance });
     }
     switch (event.kind) {
       case 'DEBIT':
