@@ -147,11 +147,10 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     if (query === undefined || query.trim() === '') return sendListing(c, listings.allGames(deps.baseUrl(c))) as never;
     const provider = findProvider(catalog, query);
     if (!provider) {
-      throw new ApiError(
-        404,
-        `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`,
-        { errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }] },
-      );
+      const message = `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`;
+      throw new ApiError(404, message, {
+        errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }],
+      });
     }
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
   });

@@ -80,18 +80,12 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     c.header('Cache-Control', 'no-store');
     return c.html(body, status);
   };
-  const unknownGame = (c: Context, gameId: string) =>
-    html(
-      c,
-      messagePage(
-        'Unknown game',
-        gameId.trim()
-          ? `No game with id ${JSON.stringify(gameId.trim())} in this catalog. Pick one from the games list.`
-          : 'The launch form needs a gameId (?gameId=<32-character id>). Pick a game from the games list.',
-        'games',
-      ),
-      404,
-    );
+  const unknownGame = (c: Context, gameId: string) => {
+    const message = gameId.trim()
+      ? `No game with id ${JSON.stringify(gameId.trim())} in this catalog. Pick one from the games list.`
+      : 'The launch form needs a gameId (?gameId=<32-character id>). Pick a game from the games list.';
+    return html(c, messagePage('Unknown game', message, 'games'), 404);
+  };
 
   const formPage = (game: CatalogGame, values: LaunchFormValues) => ({
     game,
@@ -137,15 +131,8 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     async (c) => {
       const contentType = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
       if (contentType !== 'application/x-www-form-urlencoded') {
-        return html(
-          c,
-          messagePage(
-            'Not a form',
-            `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`,
-            'games',
-          ),
-          415,
-        );
+        const message = `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`;
+        return html(c, messagePage('Not a form', message, 'games'), 415);
       }
       const values = readLaunchForm(formOf(c));
       const game = findGame(catalog, values.gameId);
