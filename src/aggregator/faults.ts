@@ -84,13 +84,8 @@ export function applyFault(
             extra: { error: 'PROVIDER_MAINTENANCE', provider },
           }
         : { message: 'The aggregator is under maintenance; try again later.', extra: { error: 'MAINTENANCE' } };
-      sendError(
-        res,
-        new ApiError(503, fault.message ?? down.message, {
-          extra: down.extra,
-          headers: { 'Retry-After': String(fault.retryAfter ?? 60) },
-        }),
-      );
+      const headers = { 'Retry-After': String(fault.retryAfter ?? 60) };
+      sendError(res, new ApiError(503, fault.message ?? down.message, { extra: down.extra, headers }));
       return;
     }
     case 'empty':

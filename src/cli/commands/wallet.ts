@@ -58,10 +58,8 @@ export function registerWalletCommand(program: Command): void {
             host: started.host,
             ...(flags.fault ? { fault: flags.fault } : {}),
             testEndpoints,
-            faultOptions: {
-              ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
-              ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
-            },
+            // Left out, a fault's default applies (faults.ts).
+            faultOptions: { slowMs: flags.slowMs, flakyRate: flags.flakyRate },
           }),
         { what: 'the reference wallet', host: config.host, port: config.wallet.port, portFlag: '--port', portKey: 'wallet.port' },
       );
