@@ -100,23 +100,15 @@ export function decide(
   const recipe = route.auth ?? api.auth;
   const verified = verifyOperator(recipe, parts, credentials, nowMs);
   const dev = exposure === undefined || !verified.ok ? undefined : developmentCredential(api, recipe, credentials);
-  const verdict: typeof verified = dev
-    ? {
-        ok: false,
-        message: `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`,
-      }
-    : verified;
-  onVerdict(
-    verdict.ok
-      ? { ok: true, method: 'operator', header: credentialPlace(recipe) }
-      : {
-          ok: false,
-          error: dev ? 'DEV_CREDENTIALS_REFUSED' : verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
-          message: verdict.message,
-          ...(verdict.expectedSigned === undefined ? {} : journaledSigned(verdict.expectedSigned)),
-        },
-  );
-  if (!verdict.ok) throw new Refusal('auth', verdict.message, verdict.expectedSigned);
+  const refusedDev = `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`;
+  const verdict: typeof verified = dev ? { ok: false, message: refusedDev } : verified;
+  if (verdict.ok) onVerdict({ ok: true, method: 'operator', header: credentialPlace(recipe) });
+  else {
+    const { message, expectedSigned } = verdict;
+    const error = dev ? 'DEV_CREDENTIALS_REFUSED' : expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED';
+    onVerdict({ ok: false, error, message, ...(expectedSigned === undefined ? {} : journaledSigned(expectedSigned)) });
+    throw new Refusal('auth', message, expectedSigned);
+  }
   for (const field of route.required) {
     if (parts.fields[field] === undefined || parts.fields[field] === '') throw new Refusal('bad-request', `${field} is required`);
   }
