@@ -80,14 +80,14 @@ const launchRoute = createRoute({
   },
 });
 
+/** Launches per address an exposed instance takes a minute (whatever limits.rateLimit says). */
+export const EXPOSED_LAUNCH_LIMIT = { requests: 60, windowMs: 60_000 } as const;
+
 /**
  * The aggregator REST API of SPEC §2, as a sub-app the caller mounts at `/` and at `/casino`.
  *
  * @example app.route('/', aggregatorRoutes(deps)); app.route('/casino', aggregatorRoutes(deps));
  */
-/** Launches per address an exposed instance takes a minute (whatever limits.rateLimit says). */
-export const EXPOSED_LAUNCH_LIMIT = { requests: 60, windowMs: 60_000 } as const;
-
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   const { config, catalog } = deps;
   const listings = listingCache(catalog);
