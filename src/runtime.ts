@@ -79,23 +79,9 @@ export interface Aggmock extends RunningServer {
   scheduler: Scheduler;
   db: Database;
   /** Fault rules on the aggregator API (the same book as `/__admin/faults`). */
-  faults: {
-    /** Adds a rule; a bad one throws naming the field. */
-    add(rule: FaultRuleInput): FaultRuleState;
-    list(): FaultRuleState[];
-    remove(id: string): boolean;
-    /** Removes every rule (config ones too); returns how many. */
-    clear(): number;
-  };
+  faults: FaultRuleBook<FaultRuleInput, FaultRuleState>;
   /** Fault rules on the callbacks aggmock sends (the same book as `/__admin/callback-faults`), e.g. `add({ match: { event: 'debit' }, fault: { kind: 'duplicate' }, times: 1 })`. */
-  callbackFaults: {
-    /** Adds a rule; a bad one throws naming the field. */
-    add(rule: CallbackFaultRuleInput): CallbackFaultRuleState;
-    list(): CallbackFaultRuleState[];
-    remove(id: string): boolean;
-    /** Removes every rule (config ones too); returns how many. */
-    clear(): number;
-  };
+  callbackFaults: FaultRuleBook<CallbackFaultRuleInput, CallbackFaultRuleState>;
   /** The journal of every request the client made to the aggregator API (the same as `/__admin/requests`). */
   requests: {
     /** Newest first. */
@@ -104,6 +90,16 @@ export interface Aggmock extends RunningServer {
     count(matcher?: RequestMatcher): number;
     clear(): void;
   };
+}
+
+/** A book of fault rules, as its admin routes change it. */
+export interface FaultRuleBook<Input, State> {
+  /** Adds a rule; a bad one throws naming the field. */
+  add(rule: Input): State;
+  list(): State[];
+  remove(id: string): boolean;
+  /** Removes every rule (config ones too); returns how many. */
+  clear(): number;
 }
 
 export interface StartOptions {
@@ -237,22 +233,17 @@ export async function startAggmock(config: AggmockConfig, options: StartOptions 
     })();
     return closing;
   };
-  const faults = {
-    add: (rule: FaultRuleInput) => rules.add(rule),
-    list: () => rules.list(),
-    remove: (id: string) => rules.remove(id),
-    clear: () => rules.clear(),
-  };
-  const callbackFaults = {
-    add: (rule: CallbackFaultRuleInput) => engine.faults.add(rule),
-    list: () => engine.faults.list(),
-    remove: (id: string) => engine.faults.remove(id),
-    clear: () => engine.faults.clear(),
-  };
+  const faults = bookOf<FaultRuleInput, FaultRuleState>(rules);
+  const callbackFaults = bookOf<CallbackFaultRuleInput, CallbackFaultRuleState>(engine.faults);
   const requests = {
     list: (filter?: RequestFilter) => journal.list(filter),
     count: (matcher?: RequestMatcher) => journal.count(matcher),
     clear: () => journal.clear(),
   };
   return { ...server, close, config, catalog, sessions, engine, ledger, scheduler, db, faults, callbackFaults, requests };
+}
+
+/** Only a rule book's four methods, as the running instance hands them out. */
+function bookOf<Input, State>(book: FaultRuleBook<Input, State>): FaultRuleBook<Input, State> {
+  return { add: (rule) => book.add(rule), list: () => book.list(), remove: (id) => book.remove(id), clear: () => book.clear() };
 }

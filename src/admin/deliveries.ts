@@ -55,10 +55,8 @@ export function deliveryRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): Open
         limit: q.limit,
         ...(q.before ? { beforeId: q.before } : {}),
       });
-      return c.json(
-        { deliveries: deliveries.map((e) => toDelivery(e, config)), nextBefore: nextBefore(deliveries, q.limit) },
-        200,
-      );
+      const shown = deliveries.map((e) => toDelivery(e, config));
+      return c.json({ deliveries: shown, nextBefore: nextBefore(deliveries, q.limit) }, 200);
     })
     .openapi(DELIVERY_ROUTES.one, (c) => {
       const event = delivery(engine, c.req.valid('param').id);

@@ -1,6 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { CallbackEngine } from '../callbacks/engine.ts';
-import { type EventKind, NAMED_OPERATIONS, READ_OPERATIONS, type StoredEvent } from '../callbacks/events.ts';
+import { NAMED_OPERATIONS, READ_OPERATIONS } from '../callbacks/events.ts';
 import type { AdminDeps } from './deps.ts';
 import { type AdminEnv, adminApp, adminRoute, answerEnqueued, ENQUEUED_RESPONSES, errors, fieldError, jsonBody } from './kit.ts';
 import { kindOf, knownCurrency, minorOf } from './money.ts';
@@ -39,7 +38,12 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
       );
     }
     if (amountMinor === undefined && kind === 'rollback') {
-      amountMinor = findEvent(engine, reversed, body.playerId, body.referenceTransactionId as string)?.amountMinor;
+      amountMinor = engine.outbox.list({
+        playerId: body.playerId,
+        kind: reversed,
+        transactionId: body.referenceTransactionId,
+        limit: 1,
+      })[0]?.amountMinor;
       if (amountMinor === undefined) {
         throw fieldError(
           'amount',
@@ -65,9 +69,4 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
       }),
     );
   });
-}
-
-/** The DEBIT (or CREDIT) of a player with this transaction id, in the outbox. */
-function findEvent(engine: CallbackEngine, kind: EventKind, playerId: string, transactionId: string): StoredEvent | undefined {
-  return engine.outbox.list({ playerId, kind, transactionId, limit: 1 })[0];
 }

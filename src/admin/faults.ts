@@ -2,7 +2,6 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { callbackFaultRuleSchema, faultRuleSchema } from '../config/index.ts';
 import { ApiError } from '../http/errors.ts';
-import type { AdminDeps } from './deps.ts';
 import { type AdminEnv, adminApp, adminRoute, errors, json, jsonBody } from './kit.ts';
 import {
   callbackFaultCreatedResponseSchema,
@@ -91,11 +90,10 @@ interface RuleBook {
  * A book's four routes. The add route's validator checked the rule's shape; the book judges it
  * whole (across fields, against the catalog, ids in use), from the JSON as sent.
  */
-function ruleBookRoutes(
+export function ruleBookRoutes(
   book: RuleBook,
   declared: ReturnType<typeof ruleBookDeclarations>,
   noun: string,
-  listPath: string,
 ): OpenAPIHono<AdminEnv> {
   return adminApp()
     .openapi(declared.add, (c) => c.json({ fault: book.add(c.get('jsonBody')) }, 201))
@@ -103,17 +101,8 @@ function ruleBookRoutes(
     .openapi(declared.clear, (c) => c.json({ removed: book.clear() }, 200))
     .openapi(declared.remove, (c) => {
       const { id } = c.req.valid('param');
-      if (!book.remove(id)) throw new ApiError(404, `No ${noun} ${JSON.stringify(id)}. GET /__admin${listPath} lists them.`);
+      if (!book.remove(id))
+        throw new ApiError(404, `No ${noun} ${JSON.stringify(id)}. GET /__admin${declared.list.path} lists them.`);
       return c.json({ removed: 1 }, 200);
     });
-}
-
-/** `/faults`: the aggregator API's fault rules. */
-export function faultRoutes(rules: NonNullable<AdminDeps['rules']>): OpenAPIHono<AdminEnv> {
-  return ruleBookRoutes(rules, FAULT_ROUTES, 'fault rule', '/faults');
-}
-
-/** `/callback-faults`: the fault rules on the callbacks the engine sends. */
-export function callbackFaultRoutes(engine: AdminDeps['engine']): OpenAPIHono<AdminEnv> {
-  return ruleBookRoutes(engine.faults, CALLBACK_FAULT_ROUTES, 'callback fault rule', '/callback-faults');
 }

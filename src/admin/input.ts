@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import { parseJsonBytes, type RawBodyVariables } from '../http/body.ts';
-import { ApiError, describeFieldErrors, fieldErrors } from '../http/errors.ts';
+import { emptyBodyError, parseJsonBytes, type RawBodyVariables } from '../http/body.ts';
+import { ApiError, describeFieldErrors, type FieldError, fieldErrors } from '../http/errors.ts';
 
 /*
  * How the admin API reads and refuses input: a 400 whose `errors` name each field, what was
@@ -19,7 +19,10 @@ export function fieldError(field: string, message: string, received: unknown): A
 
 /** The 400 for input a schema refused, naming each field. */
 export function invalidInput(issues: readonly z.core.$ZodIssue[], input: unknown): ApiError {
-  const errors = fieldErrors(issues, input);
+  return invalidRequest(fieldErrors(issues, input));
+}
+
+function invalidRequest(errors: FieldError[]): ApiError {
   return new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
 }
 
@@ -39,14 +42,14 @@ export function knownQueryOnly(schema: z.ZodObject): MiddlewareHandler<AdminEnv>
   return async (c, next) => {
     const query = c.req.query();
     const unknown = Object.keys(query).filter((name) => !accepted.includes(name));
-    if (unknown.length > 0) {
-      const errors = unknown.map((name) => ({
-        field: name,
-        message: `unknown query parameter; expected one of ${accepted.join(', ')}`,
-        received: query[name],
-      }));
-      throw new ApiError(400, `Invalid request: ${describeFieldErrors(errors)}.`, { errors });
-    }
+    if (unknown.length > 0)
+      throw invalidRequest(
+        unknown.map((name) => ({
+          field: name,
+          message: `unknown query parameter; expected one of ${accepted.join(', ')}`,
+          received: query[name],
+        })),
+      );
     await next();
   };
 }
@@ -76,9 +79,7 @@ export function jsonInput(options: { optional: boolean }): MiddlewareHandler<Adm
 export function jsonObjectBody(raw: Uint8Array, options: { optional?: boolean } = {}): unknown {
   if (Buffer.from(raw).toString('latin1').trim() === '') {
     if (options.optional) return {};
-    throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
-      errors: [{ field: '(body)', message: 'expected a JSON object' }],
-    });
+    throw emptyBodyError();
   }
   const value = parseJsonBytes(raw);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

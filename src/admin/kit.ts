@@ -102,15 +102,8 @@ export async function answerEnqueued(
   if (wait) {
     const settled = await withTimeout(enqueued.settled, timeout);
     if (settled) return c.json({ event: toDelivery(settled, deps.config) }, 200);
-    const current = deps.engine.outbox.get(enqueued.event.id) ?? enqueued.event;
-    return c.json(
-      {
-        event: toDelivery(current, deps.config),
-        waited: timeout,
-        message: 'not settled yet; GET /__admin/deliveries/:id to follow it',
-      },
-      202,
-    );
+    const event = toDelivery(deps.engine.outbox.get(enqueued.event.id) ?? enqueued.event, deps.config);
+    return c.json({ event, waited: timeout, message: 'not settled yet; GET /__admin/deliveries/:id to follow it' }, 202);
   }
   return c.json({ event: toDelivery(enqueued.event, deps.config) }, 202);
 }

@@ -42,18 +42,13 @@ export function ledgerRoutes({ engine, ledger, scheduler, config }: AdminDeps): 
         ...(q.group ? { group: q.group } : {}),
       };
       const discrepancies = ledger.discrepancies({ ...filter, limit: q.limit, ...(q.before ? { beforeId: q.before } : {}) });
-      return c.json(
-        {
-          discrepancies: discrepancies.map((d) => ({
-            ...d,
-            expected: d.expectedMinor === null ? null : majorOf(d.expectedMinor, currencyOfEvents(engine, d.eventIds), config),
-            actual: d.actualMinor === null ? null : majorOf(d.actualMinor, currencyOfEvents(engine, d.eventIds), config),
-          })),
-          total: ledger.discrepancyCount(filter),
-          nextBefore: nextBefore(discrepancies, q.limit),
-        },
-        200,
-      );
+      const shown = discrepancies.map((d) => {
+        const major = (minor: number | null) =>
+          minor === null ? null : majorOf(minor, currencyOfEvents(engine, d.eventIds), config);
+        return { ...d, expected: major(d.expectedMinor), actual: major(d.actualMinor) };
+      });
+      const page = { total: ledger.discrepancyCount(filter), nextBefore: nextBefore(discrepancies, q.limit) };
+      return c.json({ discrepancies: shown, ...page }, 200);
     })
     .openapi(LEDGER_ROUTES.ledger, (c) => c.json({ balances: ledger.balances(), discrepancies: ledger.discrepancyCount() }, 200))
     .openapi(LEDGER_ROUTES.schedule, (c) => c.json({ entries: scheduler?.status() ?? [] }, 200));

@@ -77,16 +77,9 @@ export function scenarioRoutes(deps: AdminDeps): OpenAPIHono<AdminEnv> {
         const summary = await withTimeout(started.done, timeout);
         if (summary) return c.json({ ...head, ...describeSummary(summary, config) }, 200);
       }
-      return c.json(
-        {
-          ...head,
-          steps: plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after })),
-          events: (wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued).map((e) =>
-            toDelivery(e, config),
-          ),
-        },
-        202,
-      );
+      const steps = plan.steps.map((s) => ({ key: s.key, kind: s.request.kind, purpose: s.purpose, after: s.after }));
+      const events = wait ? engine.outbox.list({ group: started.group, limit: 1000 }).reverse() : started.enqueued;
+      return c.json({ ...head, steps, events: events.map((e) => toDelivery(e, config)) }, 202);
     },
     // A scenario the path names that does not exist is not there: 404, not bad input.
     (result, c) => {

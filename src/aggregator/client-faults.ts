@@ -90,19 +90,11 @@ export function clientFaults(deps: ClientFaultsDeps): Intercept {
 }
 
 /** aggmock's own surfaces: pages, assets, docs, health and the admin API are not the client's API calls. */
+const OWN_PATHS = new Set(['/', '/openapi.json', '/health', '/favicon.ico']);
+const OWN_PREFIXES = ['/?', '/__admin', '/assets/', '/play/', '/ui', '/docs'];
+
 function isOwnPath(target: string): boolean {
-  return (
-    target === '/' ||
-    target.startsWith('/?') ||
-    target.startsWith('/__admin') ||
-    target.startsWith('/assets/') ||
-    target.startsWith('/play/') ||
-    target.startsWith('/ui') ||
-    target.startsWith('/docs') ||
-    target === '/openapi.json' ||
-    target === '/health' ||
-    target === '/favicon.ico'
-  );
+  return OWN_PATHS.has(target) || OWN_PREFIXES.some((prefix) => target.startsWith(prefix));
 }
 
 /** A body this layer reads up front: declared with a length within the limit (anything else Hono reads and refuses as always). */

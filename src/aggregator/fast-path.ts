@@ -8,7 +8,7 @@ import { exposureOf, isExposed } from '../http/exposure.ts';
 import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
 import type { FastPath } from '../server.ts';
 import { type LaunchDeps, launchGame } from './launch.ts';
-import { type CachedListing, type ListingCache, listingCache, matchesEtag } from './listings.ts';
+import { type CachedListing, type ListingCache, listingCache, writeListing } from './listings.ts';
 import { launchRequestSchema } from './schemas.ts';
 import { vendorListingFastPath } from './vendor/fast-path.ts';
 import { configuredOperatorApi, operatorCredentials } from './vendor/index.ts';
@@ -82,14 +82,7 @@ function listingsPath(deps: AggregatorFastPathDeps, check: AuthCheck): (req: Inc
       rememberAuth(req, auth);
     }
 
-    const headers = responseHeaders(listing);
-    if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
-      res.writeHead(304, headers.notModified);
-      res.end();
-    } else {
-      res.writeHead(200, headers.ok);
-      res.end(listing.bytes);
-    }
+    writeListing(req, res, 200, listing);
     return true;
   };
 }
@@ -229,21 +222,6 @@ function findListing(catalog: Catalog, listings: ListingCache, target: string, b
 }
 
 const EMPTY = new Uint8Array();
-
-/** The headers of a listing's 200 and 304, built once per cached listing (as the Hono route sends them). */
-const headerCache = new WeakMap<CachedListing, { ok: string[]; notModified: string[] }>();
-function responseHeaders(listing: CachedListing): { ok: string[]; notModified: string[] } {
-  let headers = headerCache.get(listing);
-  if (!headers) {
-    const common = ['etag', listing.etag, 'cache-control', 'no-cache', ...EVERY_RESPONSE_HEADERS.flat()];
-    headers = {
-      ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', String(listing.bytes.byteLength)],
-      notModified: common,
-    };
-    headerCache.set(listing, headers);
-  }
-  return headers;
-}
 
 /**
  * The request targets the fast path takes: a listing path, at `/` or `/casino`, and a query of

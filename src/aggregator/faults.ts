@@ -69,18 +69,12 @@ export function applyFault(
       res.once('close', () => clearTimeout(timer));
       return;
     }
-    case 'status':
-      sendError(
-        res,
-        new ApiError(
-          fault.status as 400,
-          fault.message ?? `Injected by aggmock fault rule ${fired.ruleId}: HTTP ${fault.status}.`,
-          {
-            ...(fault.retryAfter === undefined ? {} : { headers: { 'Retry-After': String(fault.retryAfter) } }),
-          },
-        ),
-      );
+    case 'status': {
+      const message = fault.message ?? `Injected by aggmock fault rule ${fired.ruleId}: HTTP ${fault.status}.`;
+      const retry = fault.retryAfter === undefined ? {} : { headers: { 'Retry-After': String(fault.retryAfter) } };
+      sendError(res, new ApiError(fault.status as 400, message, retry));
       return;
+    }
     case 'maintenance': {
       // A provider the request names (its listing query, its game's provider): that provider is down; none: the whole API is.
       const provider = factsProvider(deps.catalog, req, body);
@@ -90,13 +84,8 @@ export function applyFault(
             extra: { error: 'PROVIDER_MAINTENANCE', provider },
           }
         : { message: 'The aggregator is under maintenance; try again later.', extra: { error: 'MAINTENANCE' } };
-      sendError(
-        res,
-        new ApiError(503, fault.message ?? down.message, {
-          extra: down.extra,
-          headers: { 'Retry-After': String(fault.retryAfter ?? 60) },
-        }),
-      );
+      const headers = { 'Retry-After': String(fault.retryAfter ?? 60) };
+      sendError(res, new ApiError(503, fault.message ?? down.message, { extra: down.extra, headers }));
       return;
     }
     case 'empty':
@@ -219,7 +208,7 @@ function bendReply(deps: FaultDeps, fault: Fault, real: RealReply, req: Incoming
       return;
     }
     case 'expired-link':
-    case 'used-link': {
+    case 'used-link':
       if (real.status === 200) {
         const sessionId = (parseJsonBytes(bytes) as { payload?: { session_id?: unknown } } | undefined)?.payload?.session_id;
         if (typeof sessionId === 'string') {
@@ -230,7 +219,6 @@ function bendReply(deps: FaultDeps, fault: Fault, real: RealReply, req: Incoming
       res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
       res.end(bytes);
       return;
-    }
     default:
       res.writeHead(real.status, { ...real.headers, 'content-length': String(bytes.byteLength) });
       res.end(bytes);

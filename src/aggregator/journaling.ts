@@ -118,7 +118,7 @@ export function journalRecorder(config: AggmockConfig, journal: RequestJournal, 
       path: pathname,
       query: q < 0 ? NO_QUERY : maskedQuery(target.slice(q + 1)),
       headers: mask(req.headers, req.rawHeaders),
-      body: body === undefined ? null : journaledBody(body, req.headers['content-type']),
+      body: body === undefined ? null : journaledBody(body),
       bodyBytes: body?.byteLength ?? Number(req.headers['content-length'] ?? 0),
       auth: res.operatorAuth ?? (accepted ? okVerdict(accepted) : verdict(check, method, req, target, body)),
       status,
@@ -227,8 +227,8 @@ export function latencyOf(res: JournaledResponse): number {
 }
 
 /** A request body as journaled: credential-like fields masked, then cut at {@link MAX_JOURNALED_REQUEST_BODY}. */
-function journaledBody(body: Buffer, contentType: string | undefined): string {
-  const text = maskedBody(body.toString('utf8'), contentType);
+function journaledBody(body: Buffer): string {
+  const text = maskedBody(body.toString('utf8'));
   return text.length > MAX_JOURNALED_REQUEST_BODY ? text.slice(0, MAX_JOURNALED_REQUEST_BODY) : text;
 }
 

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Catalog, type CatalogGame, type CatalogProvider, gameImageUrl, providerLogoUrl } from '../catalog/index.ts';
+import { EVERY_RESPONSE_HEADERS } from '../http/security-headers.ts';
 import { toMajor } from '../money/index.ts';
+import { cached } from '../shared/index.ts';
 
 /** A listing body serialised once, with its validator. */
 export interface CachedListing {
@@ -9,16 +12,18 @@ export interface CachedListing {
   etag: string;
 }
 
+/** A listing's JSON text as its bytes and their ETag. */
+export function cachedListing(json: string): CachedListing {
+  // Buffer.from allocates an ArrayBuffer (never a SharedArrayBuffer), which Hono's body type asks for.
+  const bytes = Buffer.from(json) as Uint8Array<ArrayBuffer>;
+  return { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+}
+
 const caches = new WeakMap<Catalog, ListingCache>();
 
 /** The one cache of a catalog, shared by both mounts of the API and the fast path. */
 export function listingCache(catalog: Catalog): ListingCache {
-  let cache = caches.get(catalog);
-  if (!cache) {
-    cache = new ListingCache(catalog);
-    caches.set(catalog, cache);
-  }
-  return cache;
+  return cached(caches, catalog, (c) => new ListingCache(c));
 }
 
 /**
@@ -64,9 +69,7 @@ export class ListingCache {
   private memo(key: string, build: () => unknown): CachedListing {
     let hit = this.cache.get(key);
     if (!hit) {
-      // Buffer.from allocates an ArrayBuffer (never a SharedArrayBuffer), which Hono's body type asks for.
-      const bytes = Buffer.from(JSON.stringify(build())) as Uint8Array<ArrayBuffer>;
-      hit = { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+      hit = cachedListing(JSON.stringify(build()));
       // A handful of base URLs at most (configured URL or the Host a client used); cap it anyway.
       if (this.cache.size > 256) this.cache.clear();
       this.cache.set(key, hit);
@@ -105,4 +108,23 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
     const t = tag.trim();
     return t === '*' || t === etag || t === `W/${etag}`;
   });
+}
+
+/** The headers of a listing's 200 and 304, built once per cached listing (as the Hono routes send them). */
+const headerCache = new WeakMap<CachedListing, { ok: string[]; notModified: string[] }>();
+
+/** Answers a listing from the Node listener (the fast paths): a 304 when the client has it, else `status` with its bytes. */
+export function writeListing(req: IncomingMessage, res: ServerResponse, status: number, listing: CachedListing): void {
+  const headers = cached(headerCache, listing, () => {
+    const common = ['etag', listing.etag, 'cache-control', 'no-cache', ...EVERY_RESPONSE_HEADERS.flat()];
+    const length = String(listing.bytes.byteLength);
+    return { ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', length], notModified: common };
+  });
+  if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
+    res.writeHead(304, headers.notModified);
+    res.end();
+  } else {
+    res.writeHead(status, headers.ok);
+    res.end(listing.bytes);
+  }
 }

@@ -80,14 +80,14 @@ const launchRoute = createRoute({
   },
 });
 
+/** Launches per address an exposed instance takes a minute (whatever limits.rateLimit says). */
+export const EXPOSED_LAUNCH_LIMIT = { requests: 60, windowMs: 60_000 } as const;
+
 /**
  * The aggregator REST API of SPEC §2, as a sub-app the caller mounts at `/` and at `/casino`.
  *
  * @example app.route('/', aggregatorRoutes(deps)); app.route('/casino', aggregatorRoutes(deps));
  */
-/** Launches per address an exposed instance takes a minute (whatever limits.rateLimit says). */
-export const EXPOSED_LAUNCH_LIMIT = { requests: 60, windowMs: 60_000 } as const;
-
 export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
   const { config, catalog } = deps;
   const listings = listingCache(catalog);
@@ -147,11 +147,10 @@ export function aggregatorRoutes(deps: AggregatorDeps): OpenAPIHono<Env> {
     if (query === undefined || query.trim() === '') return sendListing(c, listings.allGames(deps.baseUrl(c))) as never;
     const provider = findProvider(catalog, query);
     if (!provider) {
-      throw new ApiError(
-        404,
-        `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`,
-        { errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }] },
-      );
+      const message = `Unknown provider ${JSON.stringify(query.trim())}. GET /getallproviders lists the provider codes.`;
+      throw new ApiError(404, message, {
+        errors: [{ field: 'provider', message: 'expected a provider code from /getallproviders', received: query }],
+      });
     }
     return sendListing(c, listings.providerGames(provider, deps.baseUrl(c))) as never;
   });

@@ -145,7 +145,7 @@ export function authCheck(config: AuthConfig, now: () => number = () => Date.now
         extra.explain = {
           scheme: keys.scheme,
           ...signatureParts(config, method, pathname, search, raw, read),
-          hint: `${describeScheme(keys.scheme)}. ${SIGNED_PARTS_HINT}`,
+          hint: `${SCHEME_DESCRIPTIONS[keys.scheme]}. ${SIGNED_PARTS_HINT}`,
         };
       }
       // The error speaks of the signed prefix, which this reply carries only with explain on: say where else it is.
@@ -218,20 +218,17 @@ function missingMessage(config: AuthConfig): string {
       : `an ${config.signing.headers.signature} header`;
   if (config.mode === 'api-key') return `Missing API key: send it in header ${keyHeaders}.`;
   if (config.mode === 'hmac')
-    return `Missing signature: sign the request (${describeScheme(config.signing.scheme)}) and send ${sig}.`;
-  return `Missing credentials: send an API key in header ${keyHeaders}, or sign the request (${describeScheme(config.signing.scheme)}) and send ${sig}.`;
+    return `Missing signature: sign the request (${SCHEME_DESCRIPTIONS[config.signing.scheme]}) and send ${sig}.`;
+  return `Missing credentials: send an API key in header ${keyHeaders}, or sign the request (${SCHEME_DESCRIPTIONS[config.signing.scheme]}) and send ${sig}.`;
 }
 
-function describeScheme(scheme: AuthConfig['signing']['scheme']): string {
-  switch (scheme) {
-    case 'timestamped':
-      return 'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<METHOD>.<path?query>.<raw body>">';
-    case 'hmac-hex':
-      return 'X-Signature: <hex HMAC-SHA256 of "<METHOD>.<path?query>.<raw body>">';
-    case 'standard-webhooks':
-      return 'webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<METHOD>.<path?query>.<raw body>">';
-  }
-}
+/** What each scheme signs and sends, as a 401 tells it. */
+const SCHEME_DESCRIPTIONS: Record<AuthConfig['signing']['scheme'], string> = {
+  timestamped: 'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<METHOD>.<path?query>.<raw body>">',
+  'hmac-hex': 'X-Signature: <hex HMAC-SHA256 of "<METHOD>.<path?query>.<raw body>">',
+  'standard-webhooks':
+    'webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<METHOD>.<path?query>.<raw body>">',
+};
 
 function unauthorized(message: string, error: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(401, message, { extra: { error, ...extra }, headers: { 'WWW-Authenticate': 'HMAC-SHA256, ApiKey' } });

@@ -121,31 +121,27 @@ const FISHING_NUMBERS = ['2', '3', '4', '5', 'Plus', 'Deluxe', '2 Online'];
 
 /** A plausible name for a game of `type`, drawn from `rng`; not necessarily unique. */
 export function gameName(rng: Rng, type: GameType): string {
-  switch (type) {
-    case 'slot':
-      return slotName(rng);
-    case 'live':
-      return liveName(rng);
-    case 'crash':
-      return crashName(rng);
-    case 'table':
-      return rng.chance(0.5)
-        ? `${rng.pick(TABLE_VARIANTS)} ${rng.pick(TABLE_GAMES)}`
-        : `${rng.pick(TABLE_GAMES)} ${rng.pick(TABLE_VARIANTS)}`;
-    case 'fishing': {
-      const name = `${rng.pick(FISHING_ADJECTIVES)} ${rng.pick(FISHING_NOUNS)}`;
-      return rng.chance(0.4) ? `${name} ${rng.pick(FISHING_NUMBERS)}` : name;
-    }
-    case 'bingo': {
-      const name = rng.chance(0.5) ? `${rng.pick(BINGO_THEMES)} Bingo` : `Bingo ${rng.pick(BINGO_THEMES)}`;
-      return rng.chance(0.4) ? `${name} ${rng.pick(BINGO_SUFFIXES)}` : name;
-    }
-    case 'virtual':
-      return rng.chance(0.4)
-        ? `Virtual ${rng.pick(VIRTUAL_SPORTS)} ${rng.pick(VIRTUAL_EVENTS)}`
-        : `${rng.pick(VIRTUAL_SPORTS)} ${rng.pick(VIRTUAL_EVENTS)}`;
-  }
+  return NAMERS[type](rng);
 }
+
+const NAMERS = {
+  slot: slotName,
+  live: liveName,
+  crash: crashName,
+  table: (rng) =>
+    rng.chance(0.5)
+      ? `${rng.pick(TABLE_VARIANTS)} ${rng.pick(TABLE_GAMES)}`
+      : `${rng.pick(TABLE_GAMES)} ${rng.pick(TABLE_VARIANTS)}`,
+  fishing: (rng) => {
+    const name = `${rng.pick(FISHING_ADJECTIVES)} ${rng.pick(FISHING_NOUNS)}`;
+    return rng.chance(0.4) ? `${name} ${rng.pick(FISHING_NUMBERS)}` : name;
+  },
+  bingo: (rng) => {
+    const name = rng.chance(0.5) ? `${rng.pick(BINGO_THEMES)} Bingo` : `Bingo ${rng.pick(BINGO_THEMES)}`;
+    return rng.chance(0.4) ? `${name} ${rng.pick(BINGO_SUFFIXES)}` : name;
+  },
+  virtual: (rng) => `${rng.chance(0.4) ? 'Virtual ' : ''}${rng.pick(VIRTUAL_SPORTS)} ${rng.pick(VIRTUAL_EVENTS)}`,
+} satisfies Record<GameType, (rng: Rng) => string>;
 
 function slotName(rng: Rng): string {
   const roll = rng.next();

@@ -118,9 +118,6 @@ const DAY_MS = 86_400_000;
  * and a list per game was ~9 MB of a large catalog's memory.
  */
 const currencyLists = new Map<string, readonly string[]>();
-function sharedCurrencies(optional: readonly string[]): readonly string[] {
-  return cached(currencyLists, optional.join(), () => Object.freeze([...CORE_CURRENCIES, ...optional]));
-}
 
 /** Draws realistic traits for a game of `type`. Dates come from the seed, never from the clock. */
 export function gameTraits(rng: Rng, type: GameType): GameTraits {
@@ -134,7 +131,8 @@ export function gameTraits(rng: Rng, type: GameType): GameTraits {
   const releaseDay = rng.int(0, (LAST_RELEASE - FIRST_RELEASE) / DAY_MS);
   const releaseDate = isoDay(releaseDay);
   // Drawn last, so every earlier trait of every game is what it was before games had currencies.
-  const currencies = sharedCurrencies(OPTIONAL_CURRENCIES.filter(() => rng.chance(OPTIONAL_CURRENCY_SHARE)));
+  const optional = OPTIONAL_CURRENCIES.filter(() => rng.chance(OPTIONAL_CURRENCY_SHARE));
+  const currencies = cached(currencyLists, optional.join(), () => Object.freeze([...CORE_CURRENCIES, ...optional]));
   return {
     rtp: rtpHundredths / 100,
     volatility,
@@ -152,10 +150,5 @@ const isoDays = new Map<number, string>();
 
 /** `YYYY-MM-DD` of the day `offset` days after FIRST_RELEASE (memoised: a few thousand distinct days). */
 function isoDay(offset: number): string {
-  let day = isoDays.get(offset);
-  if (day === undefined) {
-    day = new Date(FIRST_RELEASE + offset * DAY_MS).toISOString().slice(0, 10);
-    isoDays.set(offset, day);
-  }
-  return day;
+  return cached(isoDays, offset, () => new Date(FIRST_RELEASE + offset * DAY_MS).toISOString().slice(0, 10));
 }

@@ -152,14 +152,9 @@ export function resolveConfig(
   layer: Record<string, unknown> = {},
   flagNames: Record<string, string> = {},
 ): AggmockConfig {
-  const base: Record<string, unknown> = {
-    ...(flags.port !== undefined ? { port: flags.port } : {}),
-    ...(flags.host !== undefined ? { host: flags.host } : {}),
-    ...(flags.seed !== undefined ? { seed: seedValue(flags.seed) } : {}),
-    ...(flags.db !== undefined ? { db: flags.db } : {}),
-    ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
-    ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
-  };
+  const given = { ...flags, seed: flags.seed === undefined ? undefined : seedValue(flags.seed) };
+  const keys = ['port', 'host', 'seed', 'db', 'dataDir', 'logLevel'] as const;
+  const base = Object.fromEntries(keys.flatMap((key) => (given[key] === undefined ? [] : [[key, given[key]]])));
   const wire = wireLayer(flags);
   return loadConfig({
     configPath: flags.config,

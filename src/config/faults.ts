@@ -174,7 +174,6 @@ export const faultMatchSchema = z.strictObject({
     .refine((b) => Object.keys(b).length <= 20, { message: 'at most 20 body fields' })
     .optional(),
 });
-export type FaultMatch = z.infer<typeof faultMatchSchema>;
 
 /** A rule's id: letters, digits, `-` and `_`; generated when absent. */
 const ruleId = z
@@ -302,7 +301,6 @@ export const callbackFaultMatchSchema = z.strictObject({
   /** The callback's transaction id. */
   transactionId: text.optional(),
 });
-export type CallbackFaultMatch = z.infer<typeof callbackFaultMatchSchema>;
 
 export const callbackFaultRuleSchema = z
   .strictObject({ id: ruleId, match: callbackFaultMatchSchema.prefault({}), fault: callbackFaultSchema, ...firing })

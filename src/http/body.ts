@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from './errors.ts';
+import { ApiError, unsupportedType } from './errors.ts';
 import { MAX_JSON_DEPTH } from './limits.ts';
 
 export interface RawBodyVariables {
@@ -59,26 +59,20 @@ export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables
   return async (c, next) => {
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-      throw new ApiError(415, `Expected Content-Type: application/json, got ${type ? JSON.stringify(type) : 'none'}.`, {
-        errors: [
-          {
-            field: 'content-type',
-            message: 'expected application/json',
-            expected: 'application/json',
-            received: type || undefined,
-          },
-        ],
-      });
+      throw unsupportedType(['application/json'], type, type ? JSON.stringify(type) : 'none');
     }
     const raw = c.get('rawBody');
-    if (raw.byteLength === 0) {
-      throw new ApiError(400, 'The request body is empty; expected a JSON object.', {
-        errors: [{ field: '(body)', message: 'expected a JSON object' }],
-      });
-    }
+    if (raw.byteLength === 0) throw emptyBodyError();
     c.set('jsonBody', parseJsonBytes(raw));
     return next();
   };
+}
+
+/** The 400 for a request without the JSON object its route takes. */
+export function emptyBodyError(): ApiError {
+  return new ApiError(400, 'The request body is empty; expected a JSON object.', {
+    errors: [{ field: '(body)', message: 'expected a JSON object' }],
+  });
 }
 
 /**
@@ -105,14 +99,10 @@ export function parseJsonBytes(raw: Uint8Array): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ApiError(400, `Malformed JSON in request body: ${(error as Error).message}.`, {
-      errors: [
-        {
-          field: '(body)',
-          message: `expected a JSON object, but the body is not valid JSON: ${(error as Error).message}`,
-          received: text.length > 200 ? `${text.slice(0, 200)}…` : text,
-        },
-      ],
+    const reason = (error as Error).message;
+    const received = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    throw new ApiError(400, `Malformed JSON in request body: ${reason}.`, {
+      errors: [{ field: '(body)', message: `expected a JSON object, but the body is not valid JSON: ${reason}`, received }],
     });
   }
 }

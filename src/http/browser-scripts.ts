@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
+import { cached } from '../shared/index.ts';
 import { ApiError } from './errors.ts';
 
 /*
@@ -59,17 +60,10 @@ const loaded = new Map<string, LoadedScript>();
 
 /** Read once per process: the files do not change under a running server. */
 function load(name: BrowserScript): LoadedScript {
-  let script = loaded.get(name);
-  if (!script) {
+  return cached(loaded, name, () => {
     const text = readFileSync(new URL(name, FOLDER), 'utf8');
-    script = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
-    loaded.set(name, script);
-  }
-  return script;
-}
-
-function isBrowserScript(name: string): name is BrowserScript {
-  return (BROWSER_SCRIPTS as readonly string[]).includes(name);
+    return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
+  });
 }
 
 /**
@@ -80,9 +74,9 @@ export function browserScriptRoutes(): Hono {
   const app = new Hono();
   app.get(`${BROWSER_SCRIPTS_PATH}/:file`, (c) => {
     const file = c.req.param('file');
-    if (!isBrowserScript(file))
+    if (!(BROWSER_SCRIPTS as readonly string[]).includes(file))
       throw new ApiError(404, `No script ${JSON.stringify(file)}; expected one of ${BROWSER_SCRIPTS.join(', ')}.`);
-    const { text, etag } = load(file);
+    const { text, etag } = load(file as BrowserScript);
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
     if (c.req.header('if-none-match') === etag) return c.body(null, 304);

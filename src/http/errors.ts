@@ -94,3 +94,11 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], input?: unknown
 export function describeFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
 }
+
+/** The 415 for a body of another type than `accepted`; `got` is the type as the message shows it. */
+export function unsupportedType(accepted: readonly string[], type: string, got: string): ApiError {
+  const expected = accepted.join(' or ');
+  return new ApiError(415, `Expected Content-Type: ${expected}, got ${got}.`, {
+    errors: [{ field: 'content-type', message: `expected ${expected}`, expected: accepted[0], received: type || undefined }],
+  });
+}

@@ -26,13 +26,9 @@ export function exposureOf(settings: ExposureSettings): string | undefined {
   const host = settings.host.toLowerCase();
   if (WILDCARD_HOSTS.has(host) || !isLoopbackHost(host)) return `bound to ${settings.host}, not loopback`;
   if (settings.publicUrl !== undefined) {
-    let hostname: string;
-    try {
-      hostname = new URL(settings.publicUrl).hostname;
-    } catch {
-      return `published at ${settings.publicUrl}`;
-    }
-    if (!isLoopbackHost(hostname)) return `published at ${new URL(settings.publicUrl).origin} (publicUrl is not loopback)`;
+    if (!URL.canParse(settings.publicUrl)) return `published at ${settings.publicUrl}`;
+    const { hostname, origin } = new URL(settings.publicUrl);
+    if (!isLoopbackHost(hostname)) return `published at ${origin} (publicUrl is not loopback)`;
   }
   return undefined;
 }
@@ -41,14 +37,10 @@ export function isExposed(settings: ExposureSettings): boolean {
   return exposureOf(settings) !== undefined;
 }
 
-/** The proxy header a request carries (it came through a reverse proxy or tunnel), or undefined. */
-export function proxyHeaderOf(headers: Headers): string | undefined {
-  return PROXY_HEADERS.find((name) => headers.has(name));
-}
-
 /** Why this request is exposed: the instance is, or the request came through a proxy. */
 export function requestExposure(settings: ExposureSettings, headers: Headers): string | undefined {
-  const proxied = proxyHeaderOf(headers);
+  // A header a reverse proxy or tunnel adds.
+  const proxied = PROXY_HEADERS.find((name) => headers.has(name));
   return exposureOf(settings) ?? (proxied ? `the request came through a proxy (${proxied} header)` : undefined);
 }
 

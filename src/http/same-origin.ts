@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from './errors.ts';
+import { ApiError, unsupportedType } from './errors.ts';
 import { isLoopbackHost } from './loopback.ts';
 
 export interface SameOriginOptions {
@@ -53,16 +53,7 @@ export function sameOriginGuard(options: SameOriginOptions): MiddlewareHandler {
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
     if ((type !== '' || hasBody) && !accepted.includes(type)) {
-      throw new ApiError(415, `Expected Content-Type: ${accepted.join(' or ')}, got ${JSON.stringify(type || 'none')}.`, {
-        errors: [
-          {
-            field: 'content-type',
-            message: `expected ${accepted.join(' or ')}`,
-            expected: accepted[0],
-            received: type || undefined,
-          },
-        ],
-      });
+      throw unsupportedType(accepted, type, JSON.stringify(type || 'none'));
     }
     return next();
   };
@@ -103,27 +94,16 @@ export function isCrossSiteRequest(headers: {
   if (site !== undefined && String(site).trim().toLowerCase() === 'cross-site') return true;
   const origin = headers.origin;
   if (origin === undefined) return false;
-  try {
-    return new URL(origin).hostname.toLowerCase() !== hostnameOf(headers.host ?? '');
-  } catch {
-    return true;
-  }
+  return !URL.canParse(origin) || new URL(origin).hostname.toLowerCase() !== hostnameOf(headers.host ?? '');
 }
 
 function hostnameOf(host: string): string {
-  try {
-    return new URL(`http://${host}`).hostname.toLowerCase();
-  } catch {
-    return host.toLowerCase();
-  }
+  return URL.canParse(`http://${host}`) ? new URL(`http://${host}`).hostname.toLowerCase() : host.toLowerCase();
 }
 
 function sameHost(origin: string, host: string): boolean {
-  try {
-    return new URL(origin).host.toLowerCase() === new URL(`http://${host}`).host.toLowerCase();
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(origin) || !URL.canParse(`http://${host}`)) return false;
+  return new URL(origin).host.toLowerCase() === new URL(`http://${host}`).host.toLowerCase();
 }
 
 function forbidden(message: string, field: string): ApiError {

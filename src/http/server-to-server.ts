@@ -47,17 +47,8 @@ export function serverToServerOnly(options: {
       }
       return next();
     }
-    throw new ApiError(
-      403,
-      `${options.what} is server-to-server only: this request carries a browser's ${marker}, which no aggregator sends, so it is refused and no money moved.`,
-      {
-        errors: [
-          {
-            field: marker.split(':')[0]?.toLowerCase() ?? 'origin',
-            message: 'expected a server-to-server call, not a browser request',
-          },
-        ],
-      },
-    );
+    const message = `${options.what} is server-to-server only: this request carries a browser's ${marker}, which no aggregator sends, so it is refused and no money moved.`;
+    const field = marker.split(':')[0]?.toLowerCase() ?? 'origin';
+    throw new ApiError(403, message, { errors: [{ field, message: 'expected a server-to-server call, not a browser request' }] });
   };
 }

@@ -34,9 +34,8 @@ const SCHEMA = `
 export const MAX_AWARD_ROUNDS = 10_000;
 
 const idText = z.string().min(1);
-/** The award column: what the operator asked for and when it was recorded (what awards.create takes, no narrower). */
-const storedAwardSchema = z.strictObject({
-  players: z.array(idText).min(1),
+/** What an award and a campaign both grant. */
+const granted = {
   gameIds: z.array(idText).min(1),
   currency: z.string().min(1).optional(),
   rounds: z.number().int().min(1).max(MAX_AWARD_ROUNDS),
@@ -44,6 +43,11 @@ const storedAwardSchema = z.strictObject({
     .string()
     .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake such as "0.20"')
     .optional(),
+};
+/** The award column: what the operator asked for and when it was recorded (what awards.create takes, no narrower). */
+const storedAwardSchema = z.strictObject({
+  players: z.array(idText).min(1),
+  ...granted,
   validUntil: z.number().int().optional(),
   createdAt: z.number().int().nonnegative(),
 });
@@ -51,13 +55,7 @@ const storedAwardSchema = z.strictObject({
 /** The campaign column: a template awards name (Caleta's campaigns). */
 const storedCampaignSchema = z.strictObject({
   name: z.string(),
-  gameIds: z.array(idText).min(1),
-  currency: z.string().min(1).optional(),
-  rounds: z.number().int().min(1).max(MAX_AWARD_ROUNDS),
-  bet: z
-    .string()
-    .regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected a stake such as "0.20"')
-    .optional(),
+  ...granted,
   validFrom: z.number().int().optional(),
   validUntil: z.number().int().optional(),
   createdAt: z.number().int().nonnegative(),
@@ -133,9 +131,9 @@ export class AwardStore {
     for (const row of this.db
       .prepare<[], { id: string; campaign: string }>('SELECT * FROM free_round_campaigns ORDER BY rowid')
       .iterate()) {
-      const read = readCampaign(String(row.id), row.campaign);
+      const read = readColumn(storedCampaignSchema, row.campaign, 'campaign');
       if ('problem' in read) unreadable.push({ id: String(row.id), problem: `campaign: ${read.problem}` });
-      else campaigns.push(read);
+      else campaigns.push({ id: String(row.id), ...read });
     }
     return { awards, campaigns, unreadable };
   }
@@ -201,39 +199,30 @@ function refuseForeignTables(db: Database): void {
   }
 }
 
-/** A stored campaign row as a campaign, or what is wrong with it. */
-function readCampaign(id: string, text: unknown): FreeRoundCampaign | { problem: string } {
+/** A stored award or campaign column as what its schema reads, or what is wrong with it (the field and what was expected). */
+function readColumn<T>(schema: z.ZodType<T>, text: unknown, column: 'award' | 'campaign'): T | { problem: string } {
   let json: unknown;
   try {
     json = JSON.parse(String(text));
   } catch {
-    return { problem: `the campaign column is not JSON: ${JSON.stringify(String(text).slice(0, 60))}` };
+    return { problem: `the ${column} column is not JSON: ${JSON.stringify(String(text).slice(0, 60))}` };
   }
-  const parsed = storedCampaignSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { problem: `${issue?.path.join('.') || 'campaign'}: ${issue?.message ?? 'not a campaign'}` };
-  }
-  return { id, ...parsed.data };
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return {
+    problem: `${issue?.path.join('.') || column}: ${issue?.message ?? `not ${column === 'award' ? 'an' : 'a'} ${column}`}`,
+  };
 }
 
-/** A stored row as an award, or what is wrong with it (the field and what was expected). */
+/** A stored row as an award, or what is wrong with it. */
 function readAward(row: AwardRow, lefts: readonly LeftRow[]): LoadedAward | { problem: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(String(row.award));
-  } catch {
-    return { problem: `the award column is not JSON: ${JSON.stringify(String(row.award).slice(0, 60))}` };
-  }
-  const parsed = storedAwardSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { problem: `${issue?.path.join('.') || 'award'}: ${issue?.message ?? 'not an award'}` };
-  }
+  const parsed = readColumn(storedAwardSchema, row.award, 'award');
+  if ('problem' in parsed) return parsed;
   const cancelledAt = row.cancelled_at;
   if (cancelledAt !== null && (typeof cancelledAt !== 'number' || !Number.isInteger(cancelledAt)))
     return { problem: `cancelled_at: expected epoch milliseconds, got ${JSON.stringify(cancelledAt)}` };
-  const { createdAt, ...asked } = parsed.data;
+  const { createdAt, ...asked } = parsed;
   const left = new Map<string, number>();
   const sessions = new Map<string, string>();
   for (const l of lefts) {

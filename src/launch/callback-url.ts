@@ -58,12 +58,8 @@ export function callbackUrlPolicy(options: CallbackUrlPolicyOptions): CallbackUr
         ? `callbacks.allowedUrls (default on an exposed instance: only the webhook's origin ${webhookOrigin})`
         : `callbacks.allowedUrls (default: loopback addresses, localhost and ${webhookOrigin})`;
   const judge = (text: string, self: AggmockSelf = {}): { url: string } | { refusal: string } => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      return { refusal: `expected an absolute http(s) URL allowed by ${setting}` };
-    }
+    if (!URL.canParse(text)) return { refusal: `expected an absolute http(s) URL allowed by ${setting}` };
+    const url = new URL(text);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return { refusal: `expected an http(s) URL, got ${url.protocol}` };
     if (url.username || url.password) return { refusal: 'expected a URL without credentials' };
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -93,11 +89,7 @@ export function callbackUrlPolicy(options: CallbackUrlPolicyOptions): CallbackUr
 }
 
 function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+  return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
 /** A path segment that decodes to a slash or backslash, or to `.`/`..` (with `;` parameters, as Tomcat reads `..;`). */

@@ -13,12 +13,9 @@ export { escapeHtml };
  * `javascript:` or `data:` URL that slipped past validation still cannot run on the page.
  */
 export function httpUrl(url: string, fallback = '/'): string {
-  try {
-    const { protocol } = new URL(url, 'http://relative.invalid');
-    return protocol === 'http:' || protocol === 'https:' ? url : fallback;
-  } catch {
-    return fallback;
-  }
+  if (!URL.canParse(url, 'http://relative.invalid')) return fallback;
+  const { protocol } = new URL(url, 'http://relative.invalid');
+  return protocol === 'http:' || protocol === 'https:' ? url : fallback;
 }
 
 /**

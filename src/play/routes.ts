@@ -186,19 +186,8 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
     const shown = played.events.map((event) => spinStep(event, deps.config, showReply));
     if (played.pending) return c.json({ ...pending(played.pending), steps: shown, ...freeRound }, 202);
     const refused = played.refused;
-    if (refused?.request.operation === 'authenticate' || refused?.request.operation === 'balance') {
-      const event = played.events.at(-1) as StoredEvent;
-      return c.json({
-        outcome: 'refused',
-        roundId,
-        bet: major(betMinor),
-        win: 0,
-        steps: shown,
-        balance: balanceOf(event, deps.config),
-        message: `The game did not open: the wallet refused its ${refused.request.operation} call${showReply && event.error ? ` (${event.error})` : ''}. No bet was sent; launch the game again with a session token the wallet knows.`,
-      });
-    }
-    if (wire.calls.open.length > 0) {
+    const notOpened = refused?.request.operation === 'authenticate' || refused?.request.operation === 'balance';
+    if (!notOpened && wire.calls.open.length > 0) {
       if (opened.size >= MAX_OPENED_SESSIONS) opened.clear();
       opened.add(session.id);
     }
@@ -211,7 +200,9 @@ export function playRoutes(deps: PlayDeps): Hono<{ Variables: RawBodyVariables }
         win: 0,
         steps: shown,
         balance: balanceOf(event, deps.config),
-        message: refusalMessage(event, showReply),
+        message: notOpened
+          ? `The game did not open: the wallet refused its ${refused.request.operation} call${showReply && event.error ? ` (${event.error})` : ''}. No bet was sent; launch the game again with a session token the wallet knows.`
+          : refusalMessage(event, showReply),
       });
     }
     // The balance after the round's last money call (an endRound moves none).
@@ -274,11 +265,7 @@ function hiddenReplyError(status: number): string {
 /** Whether a session's callbacks go to the configured webhook (no launch-level URL, or the same one). */
 function ownWebhook(callbackUrl: string | undefined, webhookUrl: string): boolean {
   if (callbackUrl === undefined) return true;
-  try {
-    return new URL(callbackUrl).href === new URL(webhookUrl).href;
-  } catch {
-    return false;
-  }
+  return URL.canParse(callbackUrl) && URL.canParse(webhookUrl) && new URL(callbackUrl).href === new URL(webhookUrl).href;
 }
 
 function spinStep(event: StoredEvent, config: AggmockConfig, showReply: boolean): SpinStep {

@@ -1,6 +1,6 @@
 import { API_ROUTES, nearestRoute, routePath } from '../config/index.ts';
 import { parseJsonOr } from '../shared/index.ts';
-import { isSecretName, MASKED, maskedSearch, maskedBody as maskedText } from '../shared/secrets.ts';
+import { isSecretName, MASKED, maskedSearch } from '../shared/secrets.ts';
 
 export { MASKED, maskedSearch, nearestRoute };
 
@@ -71,17 +71,8 @@ function maskQuery(search: string): Record<string, string | string[]> {
   return out;
 }
 
-/**
- * A request body (or an error reply that quotes one) as the journal keeps it: every JSON field (at
- * any depth, of any value type) or form field (`a=b&…`, whatever the content type) whose name says
- * it holds a credential — a launch's session `token`, a key, a signature, a password — has its
- * value replaced by {@link MASKED}; a BOM is dropped; what cannot be parsed (malformed JSON,
- * multipart, text) is masked by pattern, or kept only as its length and digest. One rule:
- * src/shared/secrets.ts.
- */
-export function maskedBody(text: string, _contentType?: string): string {
-  return maskedText(text);
-}
+/** A request body (or an error reply that quotes one) as the journal keeps it: the one rule of src/shared/secrets.ts. */
+export { maskedBody } from '../shared/secrets.ts';
 
 /** Fields a hint names at most (the reply names them all). */
 const MAX_HINT_FIELDS = 3;

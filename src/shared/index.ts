@@ -158,14 +158,15 @@ export function setAt(target: Record<string, unknown>, path: string, value: unkn
  * Text that is not a URL is shown as `(not a URL)`, never as itself.
  */
 export function redactUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return '(not a URL)';
-  }
+  return shownUrl(text, () => '…') ?? '(not a URL)';
+}
+
+/** A URL's scheme, host, port and path, any userinfo as `…@` and a query as `shownQuery` shows it; undefined when `text` is not a URL. */
+export function shownUrl(text: string, shownQuery: (query: string) => string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
   const userinfo = url.username || url.password ? '…@' : '';
-  const query = url.search ? '?…' : '';
+  const query = url.search ? `?${shownQuery(url.search.slice(1))}` : '';
   return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;
 }
 

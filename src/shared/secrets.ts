@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { shownUrl } from './index.ts';
 
 /**
  * The one rule for "does this name hold a credential", and the masks built on it: the request
@@ -172,13 +173,5 @@ export function maskedBody(raw: string): string {
  * @example maskedUrl('http://ops:pw@127.0.0.1:4001/cb?access_token=t&x=1') // 'http://…@127.0.0.1:4001/cb?access_token=[masked]&x=1'
  */
 export function maskedUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return maskedText(text);
-  }
-  const userinfo = url.username || url.password ? '…@' : '';
-  const query = url.search ? `?${maskedSearch(url.search.slice(1))}` : '';
-  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`;
+  return shownUrl(text, maskedSearch) ?? maskedText(text);
 }

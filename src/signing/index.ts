@@ -339,6 +339,6 @@ function headerReader(source: HeaderSource): (name: string) => string | undefine
   return (name) => lower.get(name.toLowerCase());
 }
 
-function nowSeconds(): number {
+export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }

@@ -15,42 +15,27 @@ export function signatureHeaderNames(config: AggmockConfig): string[] {
  * next matching callback only; the form may narrow it to one player).
  */
 export const CALLBACK_FAULT_CHOICES = [
-  {
-    id: 'debit-timeout-rollback',
-    label: 'Time out the next DEBIT after the wallet applied it, then roll it back',
-    rule: { match: { event: 'debit' }, fault: { kind: 'timeout', giveUp: true } },
-  },
-  {
-    id: 'debit-in-flight-rollback',
-    label: 'Give up on the next DEBIT while it is in flight: the ROLLBACK races it',
-    rule: { match: { event: 'debit' }, fault: { kind: 'timeout', afterMs: 0, giveUp: true } },
-  },
-  {
-    id: 'debit-timeout-retry',
-    label: 'Time out the next DEBIT after the wallet applied it, then retry it',
-    rule: { match: { event: 'debit' }, fault: { kind: 'timeout' } },
-  },
-  {
-    id: 'debit-duplicate',
-    label: 'Duplicate the next DEBIT (both in flight)',
-    rule: { match: { event: 'debit' }, fault: { kind: 'duplicate' } },
-  },
-  {
-    id: 'credit-timeout-retry',
-    label: 'Time out the next CREDIT after the wallet applied it, then retry it',
-    rule: { match: { event: 'credit' }, fault: { kind: 'timeout' } },
-  },
-  {
-    id: 'credit-duplicate',
-    label: 'Duplicate the next CREDIT (both in flight)',
-    rule: { match: { event: 'credit' }, fault: { kind: 'duplicate' } },
-  },
-  {
-    id: 'rollback-duplicate',
-    label: 'Duplicate the next ROLLBACK (both in flight)',
-    rule: { match: { event: 'rollback' }, fault: { kind: 'duplicate' } },
-  },
-] as const;
+  race('debit-timeout-rollback', 'Time out the next DEBIT after the wallet applied it, then roll it back', 'debit', {
+    kind: 'timeout',
+    giveUp: true,
+  }),
+  race('debit-in-flight-rollback', 'Give up on the next DEBIT while it is in flight: the ROLLBACK races it', 'debit', {
+    kind: 'timeout',
+    afterMs: 0,
+    giveUp: true,
+  }),
+  race('debit-timeout-retry', 'Time out the next DEBIT after the wallet applied it, then retry it', 'debit', { kind: 'timeout' }),
+  race('debit-duplicate', 'Duplicate the next DEBIT (both in flight)', 'debit', { kind: 'duplicate' }),
+  race('credit-timeout-retry', 'Time out the next CREDIT after the wallet applied it, then retry it', 'credit', {
+    kind: 'timeout',
+  }),
+  race('credit-duplicate', 'Duplicate the next CREDIT (both in flight)', 'credit', { kind: 'duplicate' }),
+  race('rollback-duplicate', 'Duplicate the next ROLLBACK (both in flight)', 'rollback', { kind: 'duplicate' }),
+];
+
+function race(id: string, label: string, event: string, fault: { kind: string; afterMs?: number; giveUp?: boolean }) {
+  return { id, label, rule: { match: { event }, fault } };
+}
 
 /**
  * The deliveries inspector: a live list of callbacks (polling `GET /__admin/deliveries` every

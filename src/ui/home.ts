@@ -7,6 +7,7 @@ import {
   type GameType,
 } from '../catalog/index.ts';
 import { formatMinor } from '../money/index.ts';
+import { cached } from '../shared/index.ts';
 import { escapeHtml, layout } from './layout.ts';
 
 /** Cards per page: enough to browse, small enough that a 100,000-game catalog renders fast. */
@@ -39,11 +40,7 @@ export interface GamePage {
 const lowerNames = new WeakMap<Catalog, Map<CatalogGame, string>>();
 
 function lowerName(catalog: Catalog, game: CatalogGame): string {
-  let names = lowerNames.get(catalog);
-  if (!names) {
-    names = new Map(catalog.games.map((g) => [g, g.name.toLowerCase()]));
-    lowerNames.set(catalog, names);
-  }
+  const names = cached(lowerNames, catalog, (c) => new Map(c.games.map((g) => [g, g.name.toLowerCase()])));
   return names.get(game) ?? game.name.toLowerCase();
 }
 

@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { launchResponseSchema } from '../aggregator/schemas.ts';
-import { type Catalog, findGame } from '../catalog/index.ts';
+import { type Catalog, type CatalogGame, findGame } from '../catalog/index.ts';
 import { type AggmockConfig, playerOpening } from '../config/index.ts';
 import { type RawBodyVariables, readRawBody } from '../http/body.ts';
 import type { FieldError } from '../http/errors.ts';
@@ -80,18 +80,21 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     c.header('Cache-Control', 'no-store');
     return c.html(body, status);
   };
-  const unknownGame = (c: Context, gameId: string) =>
-    html(
-      c,
-      messagePage(
-        'Unknown game',
-        gameId.trim()
-          ? `No game with id ${JSON.stringify(gameId.trim())} in this catalog. Pick one from the games list.`
-          : 'The launch form needs a gameId (?gameId=<32-character id>). Pick a game from the games list.',
-        'games',
-      ),
-      404,
-    );
+  const unknownGame = (c: Context, gameId: string) => {
+    const message = gameId.trim()
+      ? `No game with id ${JSON.stringify(gameId.trim())} in this catalog. Pick one from the games list.`
+      : 'The launch form needs a gameId (?gameId=<32-character id>). Pick a game from the games list.';
+    return html(c, messagePage('Unknown game', message, 'games'), 404);
+  };
+
+  const formPage = (game: CatalogGame, values: LaunchFormValues) => ({
+    game,
+    provider: catalog.providerByCode.get(game.provider),
+    values,
+    players,
+    webhookUrl: redactUrl(config.callbacks.webhookUrl),
+    tokenRequired,
+  });
 
   app.get('/', (c) => html(c, homePage(catalog, searchCatalog(catalog, c.req.query()))));
 
@@ -101,17 +104,7 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     const gameId = c.req.query('gameId') ?? '';
     const game = findGame(catalog, gameId);
     if (!game) return unknownGame(c, gameId);
-    return html(
-      c,
-      launchPage({
-        game,
-        provider: catalog.providerByCode.get(game.provider),
-        values: defaults(),
-        players,
-        webhookUrl: redactUrl(config.callbacks.webhookUrl),
-        tokenRequired,
-      }),
-    );
+    return html(c, launchPage(formPage(game, defaults())));
   });
 
   // The form is a plain HTML form (works without script); the Origin/Host check keeps other sites out.
@@ -138,15 +131,8 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
     async (c) => {
       const contentType = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
       if (contentType !== 'application/x-www-form-urlencoded') {
-        return html(
-          c,
-          messagePage(
-            'Not a form',
-            `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`,
-            'games',
-          ),
-          415,
-        );
+        const message = `POST /ui/launch takes the launch form (application/x-www-form-urlencoded), not ${contentType || 'an untyped body'}. Clients use POST /getgameurl.`;
+        return html(c, messagePage('Not a form', message, 'games'), 415);
       }
       const values = readLaunchForm(formOf(c));
       const game = findGame(catalog, values.gameId);
@@ -169,12 +155,7 @@ export function uiRoutes(deps: UiDeps): Hono<{ Variables: RawBodyVariables }> {
         if (launched.success) return c.redirect(`/play/${encodeURIComponent(launched.data.payload.session_id)}`, 303);
       }
       const refused = {
-        game,
-        provider: catalog.providerByCode.get(game.provider),
-        values,
-        players,
-        webhookUrl: redactUrl(config.callbacks.webhookUrl),
-        tokenRequired,
+        ...formPage(game, values),
         errors: response.status === 400 ? (answer?.errors ?? []) : [],
         ...(response.status === 400 && answer?.errors?.length
           ? {}

@@ -191,18 +191,10 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   // A JSON call comes as JSON (a wallet that read a form as JSON would read nothing).
   const json = routes.every((op) => (dialect.operations[op]?.encoding ?? dialect.request.encoding) === 'json');
   const contentType = lowerHeader(received.headers, 'content-type') ?? '';
-  if (json && received.method !== 'GET' && !isJsonContentType(contentType))
-    return say(
-      fallback,
-      refused(
-        'INVALID_REQUEST',
-        `Content-Type must be application/json, got ${JSON.stringify(contentType || '(none)')}.`,
-        undefined,
-        {
-          status: 415,
-        },
-      ),
-    );
+  if (json && received.method !== 'GET' && !isJsonContentType(contentType)) {
+    const message = `Content-Type must be application/json, got ${JSON.stringify(contentType || '(none)')}.`;
+    return say(fallback, refused('INVALID_REQUEST', message, undefined, { status: 415 }));
+  }
   const bytes = raw ?? Buffer.from(received.body);
   // A planted fault may change the bytes after the signature check, before they are read (rounds-amounts).
   const rewritten = behaviour.rewriteBody ? behaviour.rewriteBody(bytes) : undefined;
@@ -217,7 +209,8 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
 
   // The signature first, over the bytes as received; a wallet with the no-signature-check fault skips it.
   const checks =
-    behaviour.checkSignature !== null && !(behaviour.signatureScope === 'debits' && reading.ok && !isDebit(reading.operation));
+    behaviour.checkSignature !== null &&
+    !(behaviour.signatureScope === 'debits' && reading.ok && MONEY_OPERATIONS[reading.operation] !== 'debit');
   if (checks) {
     const refusal = signatureRefusal(options, behaviour, received, bytes);
     if (refusal !== undefined) return say(fallback, refused('INVALID_SIGNATURE', refusal));
@@ -244,16 +237,14 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
     for (const name of credentialsCarried(dialect, operation)) {
       const given = reading.credentials[name];
       const expected = options.credentials[name];
-      if (given === undefined || expected === undefined || !constantTimeEqual(given, expected))
-        return say(
-          base,
-          refused(
-            'INVALID_SIGNATURE',
-            given === undefined
-              ? `Missing ${words(name)}: the call carries no ${words(name)}; no money moved.`
-              : `Wrong ${words(name)}: the call's ${words(name)} is not this wallet's; no money moved.`,
-          ),
-        );
+      if (given === undefined || expected === undefined || !constantTimeEqual(given, expected)) {
+        const what = words(name);
+        const message =
+          given === undefined
+            ? `Missing ${what}: the call carries no ${what}; no money moved.`
+            : `Wrong ${what}: the call's ${what} is not this wallet's; no money moved.`;
+        return say(base, refused('INVALID_SIGNATURE', message));
+      }
     }
   }
 
@@ -272,17 +263,13 @@ export async function answerCall(options: DialectRoutesOptions, received: Receiv
   const known = { ...base, currency, playerId };
   // Where the dialect checks the token, it is checked first: a call whose token is not the named
   // player's is refused as such, whether or not that player exists.
-  if (dialect.session.checkedOn.includes(operation) && (facts.sessionToken === undefined || byToken !== playerId))
-    return say(
-      known,
-      refused(
-        'INVALID_TOKEN',
-        facts.sessionToken === undefined
-          ? `A ${operation} must carry the session token.`
-          : `The session token is not one this wallet issued to player ${playerId}.`,
-        balance,
-      ),
-    );
+  if (dialect.session.checkedOn.includes(operation) && (facts.sessionToken === undefined || byToken !== playerId)) {
+    const message =
+      facts.sessionToken === undefined
+        ? `A ${operation} must carry the session token.`
+        : `The session token is not one this wallet issued to player ${playerId}.`;
+    return say(known, refused('INVALID_TOKEN', message, balance));
+  }
   const kind = MONEY_OPERATIONS[operation];
   // A money call for an unknown player is the store's to refuse (so a planted fault can get it wrong).
   if (kind === undefined)
@@ -412,10 +399,6 @@ function lowerHeader(headers: ReceivedRequest['headers'], name: string): string 
 function isJsonContentType(value: string): boolean {
   const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
-}
-
-function isDebit(operation: Operation): boolean {
-  return MONEY_OPERATIONS[operation] === 'debit';
 }
 
 /** The facts a reply echoes (Hub88's request_uuid). */

@@ -2,11 +2,12 @@
  * How each bug of a faulty wallet is built (see faults.ts for the catalogue): the read-modify-write
  * races, the float wallet, the signature shortcuts. Deliberately wrong code; never copy it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HEADER_NAMES } from '../signing/index.ts';
 import { type SignatureInput, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
 import type { WalletEvent } from './events.ts';
 import type { WalletReply } from './replies.ts';
-import type { WalletStore } from './store.ts';
+import type { TransactionStatus, WalletStore } from './store.ts';
 
 /** The refused DEBIT a ROLLBACK reverses, if that is what it does. */
 export function refusedDebitOf(store: WalletStore, event: WalletEvent) {
@@ -34,27 +35,31 @@ export async function rollbackDeletesDebit(store: WalletStore, event: WalletEven
   if (
     event.kind !== 'DEBIT' ||
     store.replayIfDuplicate(event) ||
-    !gaveTheBetBack(store, event) ||
+    !rolledBackFirst(store, event, true) ||
     balance === undefined ||
     balance < event.amountMinor
   ) {
     return store.applyEvent(event);
   }
-  const after = balance - event.amountMinor;
+  return settled(store, event, balance - event.amountMinor, 'accepted');
+}
+
+/** Writes `after` as the player's balance, records the event as `status` with that balance as its reply, and answers it. */
+export function settled(store: WalletStore, event: WalletEvent, after: number, status: TransactionStatus): WalletReply {
   store.setBalance(event.playerId, after);
   const reply = store.replies.balance(after);
-  store.recordTransaction(event, 'accepted', reply);
+  store.recordTransaction(event, status, reply);
   return reply;
 }
 
-/** A ROLLBACK of this DEBIT gave its money back (as opposed to a tombstone left by one that found nothing). */
-function gaveTheBetBack(store: WalletStore, event: WalletEvent): boolean {
-  const row = store.db
-    .prepare(
-      "SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? AND status = 'restored' LIMIT 1",
-    )
-    .get(event.playerId, event.transactionId);
-  return row !== undefined;
+/**
+ * A ROLLBACK of this DEBIT came first; with `restored`, one that gave its money back (as opposed to
+ * a tombstone left by one that found nothing).
+ */
+function rolledBackFirst(store: WalletStore, event: WalletEvent, restored = false): boolean {
+  const status = restored ? " AND status = 'restored'" : '';
+  const sql = `SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ?${status} LIMIT 1`;
+  return store.db.prepare(sql).get(event.playerId, event.transactionId) !== undefined;
 }
 
 /**
@@ -122,7 +127,8 @@ export async function racyApply(store: WalletStore, event: WalletEvent, windowMs
   const previous = store.replayIfDuplicate(event);
   if (previous) return previous;
   const balance = store.balanceOf(event.playerId);
-  if (balance === undefined || wasRolledBackBeforeArrival(store, event)) return store.applyEvent(event);
+  // A late DEBIT whose ROLLBACK came first is still refused (one bug per fault).
+  if (balance === undefined || rolledBackFirst(store, event)) return store.applyEvent(event);
   await sleep(windowMs);
   if (balance < event.amountMinor) {
     const reply = store.replies.reject('INSUFFICIENT_FUNDS', `Player ${event.playerId} has insufficient funds.`, {
@@ -131,19 +137,7 @@ export async function racyApply(store: WalletStore, event: WalletEvent, windowMs
     store.recordTransaction(event, 'rejected', reply);
     return reply;
   }
-  const after = balance - event.amountMinor;
-  store.setBalance(event.playerId, after);
-  const reply = store.replies.balance(after);
-  store.recordTransaction(event, 'accepted', reply);
-  return reply;
-}
-
-/** A ROLLBACK of this DEBIT came first (the `race` wallet still refuses such a late DEBIT: one bug per fault). */
-export function wasRolledBackBeforeArrival(store: WalletStore, event: WalletEvent): boolean {
-  const row = store.db
-    .prepare("SELECT 1 FROM transactions WHERE player_id = ? AND type = 'ROLLBACK' AND ref_tx_id = ? LIMIT 1")
-    .get(event.playerId, event.transactionId);
-  return row !== undefined;
+  return settled(store, event, balance - event.amountMinor, 'accepted');
 }
 
 /** The same read-modify-write for CREDITs and ROLLBACKs: the change lands on a stale balance. */
@@ -159,10 +153,6 @@ export async function racyApplyOther(store: WalletStore, event: WalletEvent, win
   const written = stale + (after - fresh);
   store.setBalance(event.playerId, written);
   return store.replies.balance(written);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The event with every id (player, transaction, reversed DEBIT) passed through `f`, as a lossy id column stores it. */

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mulberry32 } from '../shared/index.ts';
 import { referenceBehaviour, signatureRefusal, type WalletBehaviour } from './behaviour.ts';
+import type { WalletEvent } from './events.ts';
 import {
   debitOnlySignature,
   firstSignatureOnly,
@@ -11,8 +13,8 @@ import {
   refusedDebitOf,
   rollbackDeletesDebit,
   roundAmounts,
+  settled,
   signatureCache,
-  sleep,
   sqlConcatLookup,
 } from './fault-bugs.ts';
 import type { WalletReply } from './replies.ts';
@@ -156,35 +158,23 @@ const FAULTS = {
     checkSignature: (input) => signatureRefusal({ ...input, headers: firstSignatureOnly(input) }),
   }),
   'past-only-timestamp': ({ reference }) => ({ ...reference, checkSignature: pastOnlyTimestamp }),
-  'double-debit': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      // BUG: forgets it has seen this bet, so a retried DEBIT is charged a second time.
-      if (event.kind === 'DEBIT') store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
-      return store.applyEvent(event);
-    },
+  'double-debit': applying(async (event, { store }) => {
+    // BUG: forgets it has seen this bet, so a retried DEBIT is charged a second time.
+    if (event.kind === 'DEBIT') store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+    return store.applyEvent(event);
   }),
-  'rollback-ignored': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const balance = store.balanceOf(event.playerId);
-      // BUG: says "done" with the current balance and never gives the bet back.
-      if (event.kind === 'ROLLBACK' && balance !== undefined) return store.replies.balance(balance);
-      return store.applyEvent(event);
-    },
+  'rollback-ignored': applying(async (event, { store }) => {
+    const balance = store.balanceOf(event.playerId);
+    // BUG: says "done" with the current balance and never gives the bet back.
+    if (event.kind === 'ROLLBACK' && balance !== undefined) return store.replies.balance(balance);
+    return store.applyEvent(event);
   }),
-  slow: ({ reference, store, options }) => {
-    const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
-    return {
-      ...reference,
-      applyCallback: async (event) => {
-        // BUG: the money moves, but the reply comes after the aggregator stopped waiting.
-        const reply = store.applyEvent(event);
-        await sleep(slowMs);
-        return reply;
-      },
-    };
-  },
+  slow: applying(async (event, { store, options }) => {
+    // BUG: the money moves, but the reply comes after the aggregator stopped waiting.
+    const reply = store.applyEvent(event);
+    await sleep(options.slowMs ?? DEFAULT_SLOW_MS);
+    return reply;
+  }),
   flaky: ({ reference, store, options }) => {
     const random = mulberry32(options.seed ?? 42);
     const rate = options.flakyRate ?? DEFAULT_FLAKY_RATE;
@@ -199,75 +189,47 @@ const FAULTS = {
       },
     };
   },
-  race: ({ reference, store, options }) => {
-    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-    return { ...reference, applyCallback: (event) => racyApply(store, event, windowMs) };
-  },
-  'duplicate-race': ({ reference, store, options }) => {
-    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-    return {
-      ...reference,
-      applyCallback: async (event) => {
-        const previous = store.replayIfDuplicate(event);
-        if (previous) return previous;
-        // BUG: between the duplicate check and the write, another copy of the same DEBIT passes the check too.
-        await sleep(windowMs);
-        store.forgetTransaction(event.playerId, event.kind, event.transactionId);
-        return store.applyEvent(event);
-      },
-    };
-  },
-  'tx-only-key': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      // BUG: "have I seen this transactionId?" without asking for whom.
-      const seen = store.db
-        .prepare<[string, string], { reply_status: number; reply_body: string }>(
-          'SELECT reply_status, reply_body FROM transactions WHERE type = ? AND tx_id = ? LIMIT 1',
-        )
-        .get(event.kind, event.transactionId);
-      if (seen) return { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) };
-      return store.applyEvent(event);
-    },
+  race: applying((event, { store, options }) => racyApply(store, event, options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS)),
+  'duplicate-race': applying(async (event, { store, options }) => {
+    const previous = store.replayIfDuplicate(event);
+    if (previous) return previous;
+    // BUG: between the duplicate check and the write, another copy of the same DEBIT passes the check too.
+    await sleep(options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS);
+    store.forgetTransaction(event.playerId, event.kind, event.transactionId);
+    return store.applyEvent(event);
   }),
-  'no-tombstone': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const balance = store.balanceOf(event.playerId);
-      const debitId = event.debitTransactionId ?? event.transactionId;
-      // BUG: "nothing to roll back" is answered and forgotten, so the DEBIT is charged if it arrives late.
-      if (event.kind === 'ROLLBACK' && balance !== undefined && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
-        return store.replies.balance(balance);
-      }
-      return store.applyEvent(event);
-    },
+  'tx-only-key': applying(async (event, { store }) => {
+    // BUG: "have I seen this transactionId?" without asking for whom.
+    const seen = store.db
+      .prepare<[string, string], { reply_status: number; reply_body: string }>(
+        'SELECT reply_status, reply_body FROM transactions WHERE type = ? AND tx_id = ? LIMIT 1',
+      )
+      .get(event.kind, event.transactionId);
+    if (seen) return { status: seen.reply_status as WalletReply['status'], body: JSON.parse(seen.reply_body) };
+    return store.applyEvent(event);
   }),
-  'rollback-deletes-debit': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: (event) => rollbackDeletesDebit(store, event),
+  'no-tombstone': applying(async (event, { store }) => {
+    const balance = store.balanceOf(event.playerId);
+    const debitId = event.debitTransactionId ?? event.transactionId;
+    // BUG: "nothing to roll back" is answered and forgotten, so the DEBIT is charged if it arrives late.
+    if (event.kind === 'ROLLBACK' && balance !== undefined && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+      return store.replies.balance(balance);
+    }
+    return store.applyEvent(event);
   }),
-  'refund-refused-debit': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const debit = refusedDebitOf(store, event);
-      if (!debit) return store.applyEvent(event);
-      // BUG: pays the refused bet "back", although it was never taken.
-      const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-      store.setBalance(event.playerId, after);
-      const reply = store.replies.balance(after);
-      store.recordTransaction(event, 'restored', reply);
-      return reply;
-    },
+  'rollback-deletes-debit': applying((event, { store }) => rollbackDeletesDebit(store, event)),
+  'refund-refused-debit': applying(async (event, { store }) => {
+    const debit = refusedDebitOf(store, event);
+    if (!debit) return store.applyEvent(event);
+    // BUG: pays the refused bet "back", although it was never taken.
+    return settled(store, event, (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor, 'restored');
   }),
-  'stale-debit-reply': ({ reference, store }) => staleReply(reference, store, 'DEBIT'),
-  'stale-credit-reply': ({ reference, store }) => staleReply(reference, store, 'CREDIT'),
-  'double-credit': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      // BUG: wins are "never duplicated", so nobody checks.
-      if (event.kind === 'CREDIT') store.forgetTransaction(event.playerId, 'CREDIT', event.transactionId);
-      return store.applyEvent(event);
-    },
+  'stale-debit-reply': staleReply('DEBIT'),
+  'stale-credit-reply': staleReply('CREDIT'),
+  'double-credit': applying(async (event, { store }) => {
+    // BUG: wins are "never duplicated", so nobody checks.
+    if (event.kind === 'CREDIT') store.forgetTransaction(event.playerId, 'CREDIT', event.transactionId);
+    return store.applyEvent(event);
   }),
   'negative-amounts': ({ reference, store }) => ({
     ...reference,
@@ -282,41 +244,31 @@ const FAULTS = {
       return store.replies.balance(after);
     },
   }),
-  'rollback-unknown-crash': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const debitId = event.debitTransactionId ?? event.transactionId;
-      if (event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
-        // BUG: `const debit = find(id); debit.amount …` with no "not found" branch.
-        return {
-          status: 500,
-          body: { error: 'INTERNAL_ERROR', message: "Cannot read properties of undefined (reading 'amount')" },
-        };
-      }
-      return store.applyEvent(event);
-    },
+  'rollback-unknown-crash': applying(async (event, { store }) => {
+    const debitId = event.debitTransactionId ?? event.transactionId;
+    if (event.kind === 'ROLLBACK' && !store.findTransaction(event.playerId, 'DEBIT', debitId)) {
+      // BUG: `const debit = find(id); debit.amount …` with no "not found" branch.
+      return {
+        status: 500,
+        body: { error: 'INTERNAL_ERROR', message: "Cannot read properties of undefined (reading 'amount')" },
+      };
+    }
+    return store.applyEvent(event);
   }),
-  'rollback-unknown-credits': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const balance = store.balanceOf(event.playerId);
-      const debitId = event.debitTransactionId ?? event.transactionId;
-      if (
-        event.kind !== 'ROLLBACK' ||
-        balance === undefined ||
-        (event.currency !== undefined && event.currency !== store.currencyOf(event.playerId)) ||
-        store.replayIfDuplicate(event) ||
-        store.findTransaction(event.playerId, 'DEBIT', debitId)
-      ) {
-        return store.applyEvent(event);
-      }
-      // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
-      const after = balance + event.amountMinor;
-      store.setBalance(event.playerId, after);
-      const reply = store.replies.balance(after);
-      store.recordTransaction(event, 'tombstone', reply);
-      return reply;
-    },
+  'rollback-unknown-credits': applying(async (event, { store }) => {
+    const balance = store.balanceOf(event.playerId);
+    const debitId = event.debitTransactionId ?? event.transactionId;
+    if (
+      event.kind !== 'ROLLBACK' ||
+      balance === undefined ||
+      (event.currency !== undefined && event.currency !== store.currencyOf(event.playerId)) ||
+      store.replayIfDuplicate(event) ||
+      store.findTransaction(event.playerId, 'DEBIT', debitId)
+    ) {
+      return store.applyEvent(event);
+    }
+    // BUG: "a refund is a refund": the amount it claims is paid although no DEBIT took it.
+    return settled(store, event, balance + event.amountMinor, 'tombstone');
   }),
   'malformed-json-crash': ({ reference }) => ({
     ...reference,
@@ -326,143 +278,106 @@ const FAULTS = {
         ? { status: 500, body: { error: 'INTERNAL_ERROR', message: parsed.message } }
         : undefined,
   }),
-  'rollback-by-own-id': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const debit =
-        event.kind === 'ROLLBACK' && !store.replayIfDuplicate(event)
-          ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
-          : undefined;
-      if (debit?.status !== 'rolled_back') return store.applyEvent(event);
-      // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
-      const after = (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor;
-      store.setBalance(event.playerId, after);
-      const reply = store.replies.balance(after);
-      store.recordTransaction(event, 'restored', reply);
-      return reply;
-    },
+  'rollback-by-own-id': applying(async (event, { store }) => {
+    const debit =
+      event.kind === 'ROLLBACK' && !store.replayIfDuplicate(event)
+        ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+        : undefined;
+    if (debit?.status !== 'rolled_back') return store.applyEvent(event);
+    // BUG: "is this ROLLBACK id new?" is the only question; the DEBIT's own mark is not checked.
+    return settled(store, event, (store.balanceOf(event.playerId) ?? 0) + debit.amountMinor, 'restored');
   }),
-  'rollback-trusts-amount': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const debit =
-        event.kind === 'ROLLBACK'
-          ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
-          : undefined;
-      if (debit?.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
-      // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
-      const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
-      const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
-      store.setBalance(event.playerId, after);
-      return reply.status === 200 ? store.replies.balance(after) : reply;
-    },
+  'rollback-trusts-amount': applying(async (event, { store }) => {
+    const debit =
+      event.kind === 'ROLLBACK'
+        ? store.findTransaction(event.playerId, 'DEBIT', event.debitTransactionId ?? event.transactionId)
+        : undefined;
+    if (debit?.status !== 'accepted' || debit.amountMinor === event.amountMinor) return store.applyEvent(event);
+    // BUG: restores what the ROLLBACK says instead of what the DEBIT took.
+    const reply = store.applyEvent({ ...event, amountMinor: debit.amountMinor });
+    const after = (store.balanceOf(event.playerId) ?? 0) + event.amountMinor - debit.amountMinor;
+    store.setBalance(event.playerId, after);
+    return reply.status === 200 ? store.replies.balance(after) : reply;
   }),
-  'zero-as-default-stake': ({ reference, store }) => ({
-    ...reference,
-    // BUG: `amount || DEFAULT_STAKE`, so a free spin costs 1.00 and a lost round pays 1.00.
-    applyCallback: async (event) =>
-      store.applyEvent(event.kind !== 'ROLLBACK' && event.amountMinor === 0 ? { ...event, amountMinor: 100 } : event),
-  }),
-  'off-by-one-funds': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const balance = store.balanceOf(event.playerId);
-      // BUG: `balance <= amount` refuses a bet of exactly the whole balance.
-      if (event.kind === 'DEBIT' && balance !== undefined && event.amountMinor > 0 && balance === event.amountMinor) {
-        return (
-          store.replayIfDuplicate(event) ??
-          store.replies.reject('INSUFFICIENT_FUNDS', 'Insufficient funds.', { balanceMinor: balance })
-        );
-      }
-      return store.applyEvent(event);
-    },
+  // BUG: `amount || DEFAULT_STAKE`, so a free spin costs 1.00 and a lost round pays 1.00.
+  'zero-as-default-stake': applying(async (event, { store }) =>
+    store.applyEvent(event.kind !== 'ROLLBACK' && event.amountMinor === 0 ? { ...event, amountMinor: 100 } : event),
+  ),
+  'off-by-one-funds': applying(async (event, { store }) => {
+    const balance = store.balanceOf(event.playerId);
+    // BUG: `balance <= amount` refuses a bet of exactly the whole balance.
+    if (event.kind === 'DEBIT' && balance !== undefined && event.amountMinor > 0 && balance === event.amountMinor) {
+      return (
+        store.replayIfDuplicate(event) ??
+        store.replies.reject('INSUFFICIENT_FUNDS', 'Insufficient funds.', { balanceMinor: balance })
+      );
+    }
+    return store.applyEvent(event);
   }),
   'float-money': ({ reference, store }) => floatMoneyBehaviour(reference, store),
-  'int32-cents': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const reply = store.applyEvent(event);
-      const balance = store.balanceOf(event.playerId);
-      if (balance === undefined || balance === (balance | 0)) return reply;
-      // BUG: the balance column is a 32-bit INT of cents.
-      store.setBalance(event.playerId, balance | 0);
-      return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
-    },
+  'int32-cents': applying(async (event, { store }) => {
+    const reply = store.applyEvent(event);
+    const balance = store.balanceOf(event.playerId);
+    if (balance === undefined || balance === (balance | 0)) return reply;
+    // BUG: the balance column is a 32-bit INT of cents.
+    store.setBalance(event.playerId, balance | 0);
+    return reply.status === 200 ? store.replies.balance(balance | 0) : reply;
   }),
-  'reply-from-stale-read': ({ reference, store, options }) => {
-    const windowMs = options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS;
-    return {
-      ...reference,
-      applyCallback: async (event) => {
-        const arrived = store.balanceOf(event.playerId);
-        await sleep(windowMs);
-        const replay = store.replayIfDuplicate(event);
-        if (replay) return replay;
-        const atApply = store.balanceOf(event.playerId);
-        const reply = store.applyEvent(event);
-        const after = store.balanceOf(event.playerId);
-        if (reply.status !== 200 || arrived === undefined || atApply === undefined || after === undefined) return reply;
-        // BUG: the reply adds this callback's movement to the balance read when the request arrived.
-        return store.replies.balance(arrived + (after - atApply));
-      },
-    };
-  },
+  'reply-from-stale-read': applying(async (event, { store, options }) => {
+    const arrived = store.balanceOf(event.playerId);
+    await sleep(options.raceWindowMs ?? DEFAULT_RACE_WINDOW_MS);
+    const replay = store.replayIfDuplicate(event);
+    if (replay) return replay;
+    const atApply = store.balanceOf(event.playerId);
+    const reply = store.applyEvent(event);
+    const after = store.balanceOf(event.playerId);
+    if (reply.status !== 200 || arrived === undefined || atApply === undefined || after === undefined) return reply;
+    // BUG: the reply adds this callback's movement to the balance read when the request arrived.
+    return store.replies.balance(arrived + (after - atApply));
+  }),
   'debit-only-signature': ({ reference }) => ({ ...reference, checkSignature: debitOnlySignature, signatureScope: 'debits' }),
   'signature-cache': ({ reference }) => ({ ...reference, checkSignature: signatureCache() }),
-  'ci-collation-ids': ({ reference, store }) => {
-    // BUG: the id columns compare case- and accent-insensitively.
-    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, foldCaseAndAccents)) };
-  },
-  'trims-ids': ({ reference, store }) => {
-    // BUG: "clean" ids by trimming them.
-    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.trim())) };
-  },
-  'truncates-ids': ({ reference, store }) => {
-    // BUG: VARCHAR(64), and the database truncates what is longer.
-    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64))) };
-  },
-  'utf8mb3-ids': ({ reference, store }) => {
-    // BUG: utf8mb3 cannot store a 4-byte character, and the database drops the rest of the id.
-    return { ...reference, applyCallback: async (event) => store.applyEvent(mapIds(event, cutAtAstral)) };
-  },
-  'sql-concat-ids': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => sqlConcatLookup(store, event) ?? store.applyEvent(event),
-  }),
+  // BUG: the id columns compare case- and accent-insensitively.
+  'ci-collation-ids': applying(async (event, { store }) => store.applyEvent(mapIds(event, foldCaseAndAccents))),
+  // BUG: "clean" ids by trimming them.
+  'trims-ids': applying(async (event, { store }) => store.applyEvent(mapIds(event, (id) => id.trim()))),
+  // BUG: VARCHAR(64), and the database truncates what is longer.
+  'truncates-ids': applying(async (event, { store }) => store.applyEvent(mapIds(event, (id) => id.slice(0, 64)))),
+  // BUG: utf8mb3 cannot store a 4-byte character, and the database drops the rest of the id.
+  'utf8mb3-ids': applying(async (event, { store }) => store.applyEvent(mapIds(event, cutAtAstral))),
+  'sql-concat-ids': applying(async (event, { store }) => sqlConcatLookup(store, event) ?? store.applyEvent(event)),
   'rounds-amounts': ({ reference }) => ({ ...reference, rewriteBody: roundAmounts }),
-  'charges-retried-refusal': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      const reply = store.applyEvent(event);
-      // BUG: only accepted bets are kept; a refused one is "nothing happened".
-      if (event.kind === 'DEBIT' && store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'rejected')
-        store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
-      return reply;
-    },
+  'charges-retried-refusal': applying(async (event, { store }) => {
+    const reply = store.applyEvent(event);
+    // BUG: only accepted bets are kept; a refused one is "nothing happened".
+    if (event.kind === 'DEBIT' && store.findTransaction(event.playerId, 'DEBIT', event.transactionId)?.status === 'rejected')
+      store.forgetTransaction(event.playerId, 'DEBIT', event.transactionId);
+    return reply;
   }),
   'last-bet-only': ({ reference, store }) => ({ ...reference, applyCallback: lastBetOnly(store) }),
-  'creates-players': ({ reference, store }) => ({
-    ...reference,
-    applyCallback: async (event) => {
-      // BUG: an unknown player is "created on first win".
-      if (event.kind === 'CREDIT' && store.balanceOf(event.playerId) === undefined) store.setBalance(event.playerId, 0);
-      return store.applyEvent(event);
-    },
+  'creates-players': applying(async (event, { store }) => {
+    // BUG: an unknown player is "created on first win".
+    if (event.kind === 'CREDIT' && store.balanceOf(event.playerId) === undefined) store.setBalance(event.playerId, 0);
+    return store.applyEvent(event);
   }),
 } satisfies Record<Exclude<WalletFault, 'negative-balance'>, (wallet: FaultContext) => WalletBehaviour>;
 
+/** A fault that breaks only how a callback is applied: the reference behaviour with `apply` instead. */
+function applying(
+  apply: (event: WalletEvent, fault: FaultContext) => Promise<WalletReply>,
+): (fault: FaultContext) => WalletBehaviour {
+  return (fault) => ({ ...fault.reference, applyCallback: (event) => apply(event, fault) });
+}
+
 /** Replies to a `kind` callback with the balance read before it moved the money. */
-function staleReply(reference: WalletBehaviour, store: WalletStore, kind: 'DEBIT' | 'CREDIT'): WalletBehaviour {
-  return {
-    ...reference,
-    applyCallback: async (event) => {
-      const before = store.balanceOf(event.playerId);
-      const reply = store.applyEvent(event);
-      // BUG: the reply is built from the balance it read first, not the one it wrote.
-      if (event.kind !== kind || reply.status !== 200 || before === undefined) return reply;
-      return store.replies.balance(before);
-    },
-  };
+function staleReply(kind: 'DEBIT' | 'CREDIT'): (fault: FaultContext) => WalletBehaviour {
+  return applying(async (event, { store }) => {
+    const before = store.balanceOf(event.playerId);
+    const reply = store.applyEvent(event);
+    // BUG: the reply is built from the balance it read first, not the one it wrote.
+    if (event.kind !== kind || reply.status !== 200 || before === undefined) return reply;
+    return store.replies.balance(before);
+  });
 }
 
 /** How a case- and accent-insensitive collation sees an id. */

@@ -26,7 +26,6 @@ export const stateRequestSchema = z.object({
   action: z.enum(['setup', 'teardown']).optional(),
   params: z.record(z.string(), z.unknown()).optional(),
 });
-export type StateRequest = z.infer<typeof stateRequestSchema>;
 
 const AMOUNT = String.raw`-?\d+(?:\.\d{1,2})?`;
 const PATTERNS = {
@@ -101,37 +100,30 @@ export type StateOutcome = { ok: true; playerId: string; balanceMinor: number | 
 
 /** Puts the wallet in the given state. A prior DEBIT is applied as a real DEBIT, so it can be rolled back. */
 export function applyProviderState(store: WalletStore, state: ProviderState): StateOutcome {
+  const { playerId } = state;
+  if ((state.kind === 'player-session' || state.kind === 'transaction-debited') && store.balanceOf(playerId) === undefined)
+    return { ok: false, message: `Player ${playerId} does not exist; set "player ${playerId} has balance <amount>" first.` };
   switch (state.kind) {
     case 'player-balance':
-      store.setBalance(state.playerId, state.balanceMinor);
+      store.setBalance(playerId, state.balanceMinor);
       break;
     case 'player-absent':
-      store.removePlayer(state.playerId);
+      store.removePlayer(playerId);
       break;
     case 'player-session':
-      if (store.balanceOf(state.playerId) === undefined)
-        return {
-          ok: false,
-          message: `Player ${state.playerId} does not exist; set "player ${state.playerId} has balance <amount>" first.`,
-        };
-      store.addSession(state.token, state.playerId);
+      store.addSession(state.token, playerId);
       break;
     case 'transaction-debited': {
-      const { playerId, transactionId, amountMinor } = state;
-      if (store.balanceOf(playerId) === undefined) {
-        return { ok: false, message: `Player ${playerId} does not exist; set "player ${playerId} has balance <amount>" first.` };
-      }
+      const { transactionId, amountMinor } = state;
       const reply = store.applyEvent({ kind: 'DEBIT', playerId, transactionId, amountMinor });
       if (reply.status !== 200) {
-        return {
-          ok: false,
-          message: `Could not debit ${formatMinor(amountMinor)} as ${transactionId} from player ${playerId}: ${JSON.stringify(reply.body)}.`,
-        };
+        const message = `Could not debit ${formatMinor(amountMinor)} as ${transactionId} from player ${playerId}: ${JSON.stringify(reply.body)}.`;
+        return { ok: false, message };
       }
       break;
     }
   }
-  return { ok: true, playerId: state.playerId, balanceMinor: store.balanceOf(state.playerId) };
+  return { ok: true, playerId, balanceMinor: store.balanceOf(playerId) };
 }
 
 function stateAmount(value: unknown): number | undefined {

@@ -140,7 +140,7 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   const defaultCurrency = options.currency ?? 'EUR';
   const replies =
     options.replies ??
-    renderedAnswers(defaultWireDialect(defaultWire(options.amountFormat)), defaultCurrency, options.currencies);
+    renderedAnswers(defaultWireDialect(DEFAULT_WIRES[options.amountFormat]), defaultCurrency, options.currencies);
   const overdraftLimit = options.overdraftLimitMinor ?? 0;
   const now = options.now ?? (() => new Date());
 
@@ -231,32 +231,23 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
   const rejectFor = (event: WalletEvent, code: OutcomeCode, message: string, options: RejectOptions = {}) =>
     replies.reject(code, message, { ...options, currency: currencyOf(event.playerId) ?? defaultCurrency });
 
+  /** Refuses (and records) a movement the balance cannot pay: `what` the player has less than. */
+  const refuseFunds = (event: WalletEvent, balance: number, what: string) => {
+    const message = `Player ${event.playerId} has ${money(event.playerId, balance)}, less than ${what}.`;
+    return decide(event, 'rejected', rejectFor(event, 'INSUFFICIENT_FUNDS', message, { balanceMinor: balance }));
+  };
+
   const applyDebit = (event: WalletEvent, balance: number): WalletReply => {
     // A ROLLBACK for this bet arrived first (it was sent because the aggregator gave up on the
     // DEBIT). Charging now would take money for a bet the aggregator already cancelled, so the
     // late DEBIT is refused. 409: it conflicts with what the wallet already knows.
-    const earlierRollback = sql.findRollbackOf.get(event.playerId, event.transactionId);
-    if (earlierRollback) {
-      const reply = rejectFor(
-        event,
-        'INVALID_REQUEST',
-        `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received ` +
-          'before it; it is refused so a cancelled bet is never charged.',
-        { balanceMinor: balance, status: 409 },
-      );
-      return decide(event, 'rejected', reply);
+    if (sql.findRollbackOf.get(event.playerId, event.transactionId)) {
+      const message = `DEBIT ${event.transactionId} of player ${event.playerId} was already cancelled by a ROLLBACK received before it; it is refused so a cancelled bet is never charged.`;
+      return decide(event, 'rejected', rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance, status: 409 }));
     }
     const after = balance - event.amountMinor;
-    if (after < -overdraftLimit) {
-      const reply = rejectFor(
-        event,
-        'INSUFFICIENT_FUNDS',
-        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the bet of ${money(event.playerId, event.amountMinor)}.`,
-        { balanceMinor: balance },
-      );
-      // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
-      return decide(event, 'rejected', reply);
-    }
+    // Recorded too: a retry of a refused bet is refused again, even if the player has won since.
+    if (after < -overdraftLimit) return refuseFunds(event, balance, `the bet of ${money(event.playerId, event.amountMinor)}`);
     if (event.winMinor) return applyRound(event, event.winMinor, after);
     sql.upsertBalance.run(event.playerId, after);
     return decide(event, 'accepted', balanceReply(event, after));
@@ -291,25 +282,15 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     const win = findTransaction(event.playerId, 'CREDIT', winId);
     if (!win) return decide(event, 'tombstone', balanceReply(event, balance));
     if (win.amountMinor !== event.amountMinor) {
-      return rejectFor(
-        event,
-        'INVALID_REQUEST',
+      const message =
         `amount: ROLLBACK ${event.transactionId} takes back CREDIT ${winId} of ${money(event.playerId, win.amountMinor)}, ` +
-          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback of a win takes back exactly what it paid.`,
-        { balanceMinor: balance },
-      );
+        `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback of a win takes back exactly what it paid.`;
+      return rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance });
     }
     if (win.status !== 'accepted') return decide(event, 'noop', balanceReply(event, balance));
     const after = balance - win.amountMinor;
-    if (after < -overdraftLimit) {
-      const reply = rejectFor(
-        event,
-        'INSUFFICIENT_FUNDS',
-        `Player ${event.playerId} has ${money(event.playerId, balance)}, less than the win of ${money(event.playerId, win.amountMinor)} to take back.`,
-        { balanceMinor: balance },
-      );
-      return decide(event, 'rejected', reply);
-    }
+    if (after < -overdraftLimit)
+      return refuseFunds(event, balance, `the win of ${money(event.playerId, win.amountMinor)} to take back`);
     sql.upsertBalance.run(event.playerId, after);
     sql.setStatus.run('rolled_back', event.playerId, 'CREDIT', winId);
     return decide(event, 'restored', balanceReply(event, after));
@@ -326,13 +307,10 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     }
     if (debit.amountMinor !== event.amountMinor) {
       // Not recorded: like any malformed request, a corrected retry must be able to succeed.
-      return rejectFor(
-        event,
-        'INVALID_REQUEST',
+      const message =
         `amount: ROLLBACK ${event.transactionId} reverses DEBIT ${debitId} of ${money(event.playerId, debit.amountMinor)}, ` +
-          `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`,
-        { balanceMinor: balance },
-      );
+        `but its amount is ${money(event.playerId, event.amountMinor)}; a rollback restores exactly the amount of its DEBIT.`;
+      return rejectFor(event, 'INVALID_REQUEST', message, { balanceMinor: balance });
     }
     if (debit.status !== 'accepted') {
       // The DEBIT was refused (no money was taken) or already reversed by another ROLLBACK id.
@@ -356,12 +334,8 @@ export function openWalletStore(options: WalletStoreOptions): WalletStore {
     const currency = currencyOf(event.playerId);
     if (event.currency !== undefined && event.currency !== currency) {
       // Not recorded, like any request the wallet cannot take as sent: nothing moved, and a corrected retry may pass.
-      return rejectFor(
-        event,
-        'WRONG_CURRENCY',
-        `currency: player ${event.playerId} plays in ${currency}, but this ${event.kind} is in ${event.currency}; no money moved.`,
-        { balanceMinor: balance },
-      );
+      const message = `currency: player ${event.playerId} plays in ${currency}, but this ${event.kind} is in ${event.currency}; no money moved.`;
+      return rejectFor(event, 'WRONG_CURRENCY', message, { balanceMinor: balance });
     }
     switch (event.kind) {
       case 'DEBIT':
@@ -417,13 +391,11 @@ function toStoredTransaction(row: TransactionRow): StoredTransaction {
   };
 }
 
-/** The type strings of the documented wire. */
 /** The default wire in each amount format, the same object each time (its dialect is built once). */
-const DEFAULT_WIRES = {
+const DEFAULT_WIRES: Record<AmountFormat, typeof DEFAULT_WIRE_SETTINGS> = {
   decimal: DEFAULT_WIRE_SETTINGS,
   minor: Object.freeze({ ...DEFAULT_WIRE_SETTINGS, amountFormat: 'minor' as const }),
 };
-const defaultWire = (format: AmountFormat) => DEFAULT_WIRES[format];
 
 /** A database from before currencies has no currency column: add it (every player keeps the wallet's currency). */
 function addCurrencyColumn(db: Database): void {

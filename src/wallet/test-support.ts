@@ -3,6 +3,7 @@
  * callbacks the way aggmock's dispatcher does. Not part of the wallet itself.
  */
 import { type AggmockConfig, type AggmockConfigInput, configSchema } from '../config/index.ts';
+import { parseJsonOr } from '../shared/index.ts';
 import { type SigningScheme, signPayload } from '../signing/index.ts';
 import { type RunningWallet, type StartWalletOptions, startWallet } from './index.ts';
 
@@ -92,13 +93,7 @@ export function walletClient(wallet: Pick<RunningWallet, 'url' | 'webhookUrl'>, 
 
 export async function readReply(response: Response): Promise<Reply> {
   const text = await response.text();
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { unparsed: text };
-  }
-  return { status: response.status, body, text };
+  return { status: response.status, body: parseJsonOr(text, { unparsed: text }) as Record<string, unknown>, text };
 }
 
 /** Starts a wallet on 127.0.0.1:0 with test endpoints on, and a signing client for it. */
@@ -110,6 +105,4 @@ export async function startTestWallet(
   return { wallet, client: walletClient(wallet, config), config };
 }
 
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
+export { nowSeconds } from '../signing/index.ts';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Catalog, CatalogGame } from '../../catalog/index.ts';
 import type { OperatorConcept, OperatorRoute } from '../../dialects/operator.ts';
+import { MAX_AWARD_ROUNDS } from '../../launch/award-store.ts';
 import type { FreeRoundAward, FreeRoundAwards, FreeRoundCampaign } from '../../launch/awards.ts';
 import { launchedGame } from '../launch.ts';
 import type { ConceptLists, Concepts } from './decide.ts';
@@ -28,9 +29,6 @@ export function gameOf(catalog: Catalog, id: string, field: string): CatalogGame
   }
   return launchedGame(catalog, id, field);
 }
-
-/** Rounds one award gives at most. */
-const MAX_ROUNDS = 10_000;
 
 /**
  * Records the award a request asks for and answers what its reply shows.
@@ -84,10 +82,10 @@ function terms(
 ): { rounds: number; bet: string | undefined; validUntil: number | undefined } {
   const rounds = values.rounds ?? route.awardDefaults?.rounds?.toString();
   if (rounds === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'rounds')} is required`);
-  if (!/^\d{1,5}$/.test(rounds) || Number(rounds) < 1 || Number(rounds) > MAX_ROUNDS)
+  if (!/^\d{1,5}$/.test(rounds) || Number(rounds) < 1 || Number(rounds) > MAX_AWARD_ROUNDS)
     throw new Refusal(
       'bad-request',
-      `${fieldOf(route, 'rounds')}: expected a whole number from 1 to ${MAX_ROUNDS}, got ${rounds}`,
+      `${fieldOf(route, 'rounds')}: expected a whole number from 1 to ${MAX_AWARD_ROUNDS}, got ${rounds}`,
     );
   const bet = values.betAmount ?? route.awardDefaults?.bet;
   if (bet !== undefined && !/^\d{1,9}(\.\d{1,8})?$/.test(bet))

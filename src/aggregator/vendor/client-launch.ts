@@ -4,6 +4,7 @@ import type { AggmockConfig } from '../../config/index.ts';
 import { operatorApiOf } from '../../dialects/builtin/operator/index.ts';
 import { devSessionToken } from '../../dialects/dev-keys.ts';
 import { launchLinkIn, operatorRequest, operatorRouteFor } from '../../dialects/operator-client.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { operatorCredentials } from './credentials.ts';
 
 /**
@@ -42,12 +43,7 @@ export async function launchAsOperator(
       signal: AbortSignal.timeout(10_000),
     });
     const text = await res.text();
-    let reply: unknown;
-    try {
-      reply = JSON.parse(text);
-    } catch {
-      reply = undefined;
-    }
+    const reply = parseJsonOr(text, undefined);
     const link = res.status < 300 ? launchLinkIn(route, reply, url) : undefined;
     return link ? { url: link, route: shown } : { error: `${shown} answered HTTP ${res.status}: ${text.slice(0, 200)}` };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { OperatorApi, OperatorAuth, OperatorConcept, OperatorRoute, RefusalReason } from '../../dialects/operator.ts';
 import { type OperatorRequestParts, verifyOperator } from '../../dialects/operator-auth.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { maskedText, sha256Hex } from '../../shared/secrets.ts';
 import { requestParts } from './request.ts';
 
@@ -99,23 +100,15 @@ export function decide(
   const recipe = route.auth ?? api.auth;
   const verified = verifyOperator(recipe, parts, credentials, nowMs);
   const dev = exposure === undefined || !verified.ok ? undefined : developmentCredential(api, recipe, credentials);
-  const verdict: typeof verified = dev
-    ? {
-        ok: false,
-        message: `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`,
-      }
-    : verified;
-  onVerdict(
-    verdict.ok
-      ? { ok: true, method: 'operator', header: credentialPlace(recipe) }
-      : {
-          ok: false,
-          error: dev ? 'DEV_CREDENTIALS_REFUSED' : verdict.expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED',
-          message: verdict.message,
-          ...(verdict.expectedSigned === undefined ? {} : journaledSigned(verdict.expectedSigned)),
-        },
-  );
-  if (!verdict.ok) throw new Refusal('auth', verdict.message, verdict.expectedSigned);
+  const refusedDev = `The development ${dev} of this operator API is public and refused on an exposed instance (${exposure}): set your own in operator.credentials.${dev} and sign with it.`;
+  const verdict: typeof verified = dev ? { ok: false, message: refusedDev } : verified;
+  if (verdict.ok) onVerdict({ ok: true, method: 'operator', header: credentialPlace(recipe) });
+  else {
+    const { message, expectedSigned } = verdict;
+    const error = dev ? 'DEV_CREDENTIALS_REFUSED' : expectedSigned !== undefined ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED';
+    onVerdict({ ok: false, error, message, ...(expectedSigned === undefined ? {} : journaledSigned(expectedSigned)) });
+    throw new Refusal('auth', message, expectedSigned);
+  }
   for (const field of route.required) {
     if (parts.fields[field] === undefined || parts.fields[field] === '') throw new Refusal('bad-request', `${field} is required`);
   }
@@ -210,12 +203,7 @@ function listItems(field: string, value: string, list: 'comma' | 'json'): string
       .map((item) => item.trim())
       .filter((item) => item !== '');
   } else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = parseJsonOr(value, undefined);
     if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number'))
       throw new Refusal('bad-request', `${field}: expected a list of ids, e.g. ["game-1"]`);
     items = parsed.map(String);

@@ -1,6 +1,7 @@
 import { type Catalog, findGame } from '../../catalog/index.ts';
 import type { OperatorApi, OperatorRoute } from '../../dialects/operator.ts';
 import type { RequestFacts } from '../../requests/index.ts';
+import { pathPattern } from './fast-path.ts';
 import { requestParts } from './request.ts';
 
 /*
@@ -9,14 +10,6 @@ import { requestParts } from './request.ts';
  * and the body as its fields — a JSON body as it is, form or query parameters as an object — so
  * `match.body` takes the vendor's names whatever the encoding.
  */
-
-function routePattern(path: string): RegExp {
-  const source = path
-    .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}/?$`);
-}
 
 /**
  * The facts function the client-faults intercept asks first; undefined facts for any path that is
@@ -27,7 +20,7 @@ function routePattern(path: string): RegExp {
 export function vendorRequestFacts(api: OperatorApi, catalog: Catalog) {
   const routes: [OperatorRoute, RegExp][] = api.routes.map((route) => [
     route,
-    routePattern(`${api.basePath}${route.path}`.replace(/\/$/, '')),
+    pathPattern(`${api.basePath}${route.path}`.replace(/\/$/, ''), { capture: false, trailingSlash: true }),
   ]);
   return (method: string, path: string, query: string, body: Buffer | undefined): RequestFacts | undefined => {
     const candidates = routes.filter(([route, pattern]) => route.method === method && pattern.test(path));

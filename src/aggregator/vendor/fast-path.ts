@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog } from '../../catalog/index.ts';
 import type { AggmockConfig } from '../../config/index.ts';
-import type { OperatorApi, OperatorRoute } from '../../dialects/operator.ts';
+import type { OperatorApi } from '../../dialects/operator.ts';
 import { readRequestBody } from '../../http/body.ts';
 import { exposureOf } from '../../http/exposure.ts';
-import { EVERY_RESPONSE_HEADERS } from '../../http/security-headers.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
 import type { FastPath } from '../../server.ts';
-import { matchesEtag } from '../listings.ts';
+import { type CachedListing, writeListing } from '../listings.ts';
 import { type Decision, decide, headersRead, listingPage, type RouteGroup, routeGroups } from './decide.ts';
-import { listingCache, type VendorListing } from './render.ts';
+import { listingCache } from './render.ts';
 
 /*
  * A vendor's game list answered in the Node listener, before Hono's adapter builds a Request, as
@@ -105,7 +104,7 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
       if (decision.route.does !== 'list-games' || verdict === undefined) return false;
       at.last = { target, body, headers: readHeaders, decision, verdict };
     }
-    let listing: VendorListing;
+    let listing: CachedListing;
     try {
       listing = listings(decision.route, decision.routeKey, baseUrl, listingPage(decision.route, decision.values));
     } catch {
@@ -114,7 +113,7 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
     // The operator's verdict, for the request journal (the response the API's server created watches for it).
     const outgoing = res as ServerResponse & { operatorAuth?: AuthVerdict };
     if ('operatorAuth' in outgoing) outgoing.operatorAuth = verdict;
-    send(req, res, decision.route, listing);
+    writeListing(req, res, decision.route.reply.status, listing);
     return true;
   };
 
@@ -157,37 +156,19 @@ export function vendorListingFastPath(deps: VendorFastPathDeps): FastPath | unde
 
 const EMPTY = Buffer.alloc(0);
 
-/** The headers of a listing's 200 and 304, built once per cached listing (as the Hono route sends them). */
-const headerCache = new WeakMap<VendorListing, { ok: string[]; notModified: string[] }>();
-
-function send(req: IncomingMessage, res: ServerResponse, route: OperatorRoute, listing: VendorListing): void {
-  let headers = headerCache.get(listing);
-  if (!headers) {
-    const common = ['etag', listing.etag, 'cache-control', 'no-cache', ...EVERY_RESPONSE_HEADERS.flat()];
-    headers = {
-      ok: [...common, 'content-type', 'application/json; charset=UTF-8', 'content-length', String(listing.bytes.byteLength)],
-      notModified: common,
-    };
-    headerCache.set(listing, headers);
-  }
-  if (matchesEtag(req.headers['if-none-match'], listing.etag)) {
-    res.writeHead(304, headers.notModified);
-    res.end();
-    return;
-  }
-  res.writeHead(route.reply.status, headers.ok);
-  res.end(listing.bytes);
-}
-
-/** A route path as a pattern: `:name` segments captured by name (Evolution's /api/lobby/v1/:casinoKey/state). */
-function pathPattern(path: string): RegExp {
+/**
+ * A route path as a pattern: `:name` segments captured by name (Evolution's /api/lobby/v1/:casinoKey/state),
+ * or only matched with `capture: false`; with `trailingSlash` a `/` after it is taken too.
+ */
+export function pathPattern(path: string, { capture = true, trailingSlash = false } = {}): RegExp {
   const source = path
     .split('/')
-    .map((segment) =>
-      segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-    )
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return capture ? `(?<${segment.slice(1)}>[^/]+)` : '[^/]+';
+    })
     .join('/');
-  return new RegExp(`^${source}$`);
+  return new RegExp(`^${source}${trailingSlash ? '/?' : ''}$`);
 }
 
 /** Path parameters decoded as Hono decodes them; a bad escape is kept as it is. */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { type Catalog, type CatalogGame, gameImageUrl } from '../../catalog/index.ts';
 import type { OperatorApi, OperatorRoute, ReplyNode, ReplySource } from '../../dialects/operator.ts';
-import { escapeHtml } from '../../shared/index.ts';
+import { cached, escapeHtml } from '../../shared/index.ts';
+import { type CachedListing, cachedListing } from '../listings.ts';
 
 /*
  * A vendor's reply rendered from aggmock's values: one template walk for every reply (game lists,
@@ -58,12 +58,7 @@ interface RenderContext {
 /** The 1-based position of each game in the catalog: the numeric id of vendors whose ids are integers. */
 const numericIds = new WeakMap<Catalog, Map<string, number>>();
 export function numericIdOf(catalog: Catalog, game: CatalogGame): number {
-  let ids = numericIds.get(catalog);
-  if (!ids) {
-    ids = new Map(catalog.games.map((g, i) => [g.id, i + 1]));
-    numericIds.set(catalog, ids);
-  }
-  return ids.get(game.id) ?? 0;
+  return cached(numericIds, catalog, (c) => new Map(c.games.map((g, i) => [g.id, i + 1]))).get(game.id) ?? 0;
 }
 
 function sourceValue(source: ReplySource, ctx: RenderContext): unknown {
@@ -168,18 +163,12 @@ export function replyTextBody(text: string, values: RenderValues, catalog: Catal
 /** Listings kept at most per surface (base URLs × routes × pages): a loop of odd page sizes cannot grow memory. */
 const MAX_LISTINGS = 1024;
 
-/** A game list serialised once, with its validator (as the seed's listings: src/aggregator/listings.ts). */
-export interface VendorListing {
-  bytes: Uint8Array<ArrayBuffer>;
-  etag: string;
-}
-
 export type VendorListings = (
   route: OperatorRoute,
   routeKey: string,
   baseUrl: string,
   page?: { page: number; perPage: number },
-) => VendorListing;
+) => CachedListing;
 
 const surfaces = new WeakMap<OperatorApi, WeakMap<Catalog, VendorListings>>();
 
@@ -189,21 +178,12 @@ const surfaces = new WeakMap<OperatorApi, WeakMap<Catalog, VendorListings>>();
  * operator API and catalog).
  */
 export function listingCache(catalog: Catalog, api: OperatorApi): VendorListings {
-  let byCatalog = surfaces.get(api);
-  if (!byCatalog) {
-    byCatalog = new WeakMap();
-    surfaces.set(api, byCatalog);
-  }
-  let listings = byCatalog.get(catalog);
-  if (!listings) {
-    listings = newListingCache(catalog);
-    byCatalog.set(catalog, listings);
-  }
-  return listings;
+  const byCatalog = cached(surfaces, api, () => new WeakMap());
+  return cached(byCatalog, catalog, newListingCache);
 }
 
 function newListingCache(catalog: Catalog): VendorListings {
-  const cache = new Map<string, VendorListing>();
+  const cache = new Map<string, CachedListing>();
   return (route, routeKey, baseUrl, page) => {
     const key = `${routeKey}\u0000${baseUrl}\u0000${page ? `${page.page}/${page.perPage}` : ''}`;
     const hit = cache.get(key);
@@ -216,11 +196,7 @@ function newListingCache(catalog: Catalog): VendorListings {
       games = catalog.games.slice((page.page - 1) * page.perPage, page.page * page.perPage);
       values.paging = { totalCount: total, pageCount, currentPage: page.page, perPage: page.perPage };
     }
-    const bytes = Buffer.from(
-      replyText(route.reply.body, values, catalog, baseUrl, games) ?? '',
-      'utf8',
-    ) as Uint8Array<ArrayBuffer>;
-    const listing = { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+    const listing = cachedListing(replyText(route.reply.body, values, catalog, baseUrl, games) ?? '');
     if (cache.size >= MAX_LISTINGS) cache.delete(cache.keys().next().value as string);
     cache.set(key, listing);
     return listing;

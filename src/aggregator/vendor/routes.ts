@@ -145,6 +145,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       exposure,
     );
     const { route, routeKey, parts, values, demo } = decision;
+    const awards = deps.sessions.awards;
     switch (route.does) {
       case 'list-games':
         return sendListing(route, routeKey, baseUrl, values, c);
@@ -169,11 +170,7 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
       }
       case 'award-free-spins':
         // Recorded in the launch sessions' awards: the player's play page of that game plays them (src/play/routes.ts).
-        return send(
-          route.reply,
-          { award: awardFreeRounds(route, values, decision.lists, catalog, deps.sessions.awards, now()) },
-          baseUrl,
-        );
+        return send(route.reply, { award: awardFreeRounds(route, values, decision.lists, catalog, awards, now()) }, baseUrl);
       case 'close-session': {
         // The player's open games end now (of one game when the request names it): their play pages answer 410.
         if (values.player === undefined) throw new Refusal('bad-request', `${fieldOf(route, 'player')} is required`);
@@ -182,21 +179,13 @@ export function vendorOperatorRoutes(deps: VendorOperatorDeps): Hono<Env> {
         return send(route.reply, {}, baseUrl);
       }
       case 'cancel-free-spins':
-        return send(
-          route.reply,
-          { award: cancelFreeRounds(route, values, decision.lists, deps.sessions.awards, now()) },
-          baseUrl,
-        );
+        return send(route.reply, { award: cancelFreeRounds(route, values, decision.lists, awards, now()) }, baseUrl);
       case 'create-campaign':
-        return send(
-          route.reply,
-          { campaign: createCampaign(route, values, decision.lists, catalog, deps.sessions.awards) },
-          baseUrl,
-        );
+        return send(route.reply, { campaign: createCampaign(route, values, decision.lists, catalog, awards) }, baseUrl);
       case 'list-campaigns':
-        return send(route.reply, { campaigns: listCampaigns(deps.sessions.awards, catalog) }, baseUrl);
+        return send(route.reply, { campaigns: listCampaigns(awards, catalog) }, baseUrl);
       case 'campaign-info':
-        return send(route.reply, { campaign: campaignInfo(route, values, deps.sessions.awards, catalog) }, baseUrl);
+        return send(route.reply, { campaign: campaignInfo(route, values, awards, catalog) }, baseUrl);
       default:
         return send(route.reply, {}, baseUrl);
     }

@@ -214,13 +214,10 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
   }
   if (walletUrl === undefined)
     throw new UsageError("<walletUrl>: expected the wallet's base URL, e.g. http://127.0.0.1:4001 (or --check <file>).");
-  let url: URL;
-  try {
-    url = new URL(walletUrl);
-  } catch {
+  if (!URL.canParse(walletUrl))
     throw new UsageError(`<walletUrl>: expected an http(s) URL such as http://127.0.0.1:4001, got ${JSON.stringify(walletUrl)}.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+  const { protocol } = new URL(walletUrl);
+  if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`<walletUrl>: expected an http or https URL, got ${JSON.stringify(walletUrl)}.`);
   const tty = io.tty ?? (io === PROCESS_IO && process.stderr.isTTY === true);
   const abort = new AbortController();

@@ -121,18 +121,15 @@ interface Prepared {
 }
 
 function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
+  const signing = {
+    ...(flags.secret?.length ? { secrets: flags.secret } : {}),
+    ...(flags.scheme ? { scheme: flags.scheme } : {}),
+  };
   const callbacks: Record<string, unknown> = {
     ...(flags.to !== undefined ? { webhookUrl: flags.to } : {}),
     ...(dialectFlag(flags) ? { dialect: dialectFlag(flags) } : {}),
     ...(flags.credential ? { credentials: flags.credential } : {}),
-    ...(flags.secret?.length || flags.scheme
-      ? {
-          signing: {
-            ...(flags.secret?.length ? { secrets: flags.secret } : {}),
-            ...(flags.scheme ? { scheme: flags.scheme } : {}),
-          },
-        }
-      : {}),
+    ...(Object.keys(signing).length > 0 ? { signing } : {}),
   };
   const loaded = loadConfig({
     configPath: flags.config,

@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { operatorBannerLine } from '../../aggregator/vendor/index.ts';
 import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
-import { hooksBannerLine } from '../../dialects/index.ts';
+import { type Dialect, hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
@@ -120,14 +120,12 @@ export function shownSecret(signing: SigningConfig): string {
   return signing.scheme === 'standard-webhooks' ? toWhsec(secret) : secret;
 }
 
-/** `signed timestamped (HMAC-SHA256) in X-Signature with secret aggmock-dev-secret`. */
 /** Where callbacks go and how they are signed: aggmock's header schemes, or the dialect's own recipe and credentials. */
 function callbacksLine(config: AggmockConfig): string {
   const dialect = dialectOf(config.callbacks);
   const { webhookUrl, signing } = config.callbacks;
-  const paths = Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
   const shown = maskedUrl(webhookUrl);
-  const where = paths ? `${shown} (the wallet's base URL), in the ${dialect.name} dialect` : shown;
+  const where = hasPaths(dialect) ? `${shown} (the wallet's base URL), in the ${dialect.name} dialect` : shown;
   const recipe = dialect.signing;
   if (recipe.algorithm === 'scheme')
     return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: recipe.scheme ?? signing.scheme })}`;
@@ -135,6 +133,12 @@ function callbacksLine(config: AggmockConfig): string {
   return `  callbacks   → ${where}, signed ${recipe.algorithm} with its credentials`;
 }
 
+/** Whether the dialect's calls go to paths under the wallet's base URL rather than to the webhook URL itself. */
+export function hasPaths(dialect: Dialect): boolean {
+  return Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
+}
+
+/** `signed timestamped (HMAC-SHA256) in X-Signature with secret aggmock-dev-secret`. */
 function signedWith(signing: SigningConfig): string {
   const headers = schemeHeaders(signing.scheme, signing.headers).join(', ');
   return `signed ${signing.scheme} (HMAC-SHA256) in ${headers} with secret ${shownSecret(signing)}`;

@@ -9,12 +9,12 @@ import {
   addWireOptions,
   type CommandIo,
   collect,
-  dialectFlag,
   dialectFlagName,
   EXIT_USAGE,
   folderProblem,
   PROCESS_IO,
   usageExit,
+  wireLayer,
 } from '../options.ts';
 import { collectToken } from './players.ts';
 
@@ -139,13 +139,7 @@ export async function runVerifyCommand(
 class FlagError extends Error {}
 
 function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: AggmockConfig): RunVerifyOptions {
-  const wire = {
-    callbacks: {
-      ...(dialectFlag(flags) === undefined ? {} : { dialect: dialectFlag(flags) }),
-      ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
-      ...(flags.currency === undefined ? {} : { currency: flags.currency }),
-    },
-  };
+  const currency = flags.currency === undefined ? {} : { callbacks: { currency: flags.currency } };
   const flagNames = {
     'callbacks.dialect': dialectFlagName(flags),
     'callbacks.credentials': '--credential',
@@ -154,12 +148,12 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
   const config: AggmockConfig = base
     ? flags.currency === undefined
       ? base
-      : validateConfig(deepMerge(base as unknown as Record<string, unknown>, { callbacks: { currency: flags.currency } }))
+      : validateConfig(deepMerge(base as unknown as Record<string, unknown>, currency))
     : loadConfig({
         configPath: flags.config,
         env: io.env ?? process.env,
         cwd: io.cwd ?? process.cwd(),
-        flags: wire,
+        flags: deepMerge(wireLayer(flags), currency),
         flagNames,
       });
   const list = (value: string | undefined) =>

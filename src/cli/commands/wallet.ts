@@ -6,7 +6,7 @@ import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
 import { devSessionToken, startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
-import { onShutdown, shown, shownSecret } from './serve.ts';
+import { hasPaths, onShutdown, shown, shownSecret } from './serve.ts';
 
 interface WalletFlags extends ServerFlags {
   fault?: WalletFault;
@@ -58,10 +58,8 @@ export function registerWalletCommand(program: Command): void {
             host: started.host,
             ...(flags.fault ? { fault: flags.fault } : {}),
             testEndpoints,
-            faultOptions: {
-              ...(flags.slowMs !== undefined ? { slowMs: flags.slowMs } : {}),
-              ...(flags.flakyRate !== undefined ? { flakyRate: flags.flakyRate } : {}),
-            },
+            // Left out, a fault's default applies (faults.ts).
+            faultOptions: { slowMs: flags.slowMs, flakyRate: flags.flakyRate },
           }),
         { what: 'the reference wallet', host: config.host, port: config.wallet.port, portFlag: '--port', portKey: 'wallet.port' },
       );
@@ -99,11 +97,6 @@ function openingText(config: AggmockConfig, id: string): string {
   const { balance, currency } = playerOpening(config.wallet, id) ?? { balance: 0, currency: config.wallet.currency };
   const decimals = currencyExponent(currency, config.callbacks.currencies) ?? 2;
   return `${id}=${balance.toFixed(decimals)}${currency === config.wallet.currency ? '' : ` ${currency}`}`;
-}
-
-/** Whether the dialect's calls go to paths under the wallet's base URL rather than to the webhook URL itself. */
-function hasPaths(dialect: Dialect): boolean {
-  return Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
 }
 
 /** How callbacks to the webhook URL itself prove they come from the aggregator: aggmock's header schemes, or an API key in the body (betnex). */

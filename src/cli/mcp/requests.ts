@@ -1,7 +1,7 @@
 import { requestMatcherSchema, requestsQuerySchema } from '../../admin/schemas.ts';
 import { API_ROUTES, FAULT_KINDS, faultRuleSchema } from '../../config/index.ts';
 import { callAggmock } from './client.ts';
-import { id, type ToolDefinition, tool } from './define.ts';
+import { faultRuleTools, type ToolDefinition, tool } from './define.ts';
 
 /**
  * The MCP tools for the integrator's client as aggmock sees it: fault rules on the aggregator API
@@ -12,60 +12,21 @@ import { id, type ToolDefinition, tool } from './define.ts';
  */
 
 const routes = API_ROUTES.map((r) => `${r.method} ${r.path}`).join(', ');
-const rule = faultRuleSchema.shape;
 const matcher = requestMatcherSchema.shape;
 const query = requestsQuerySchema.shape;
 
 export const REQUEST_TOOLS: ToolDefinition[] = [
-  tool({
-    name: 'add_fault',
-    title: 'Add a fault to the aggregator API',
-    description: `Make aggmock's aggregator API misbehave for the client under test (POST /__admin/faults), not the wallet: the requests a rule matches (${routes}, also under /casino) get its fault instead of, or on top of, the real reply. Faults: delay (ms, or uniform {min, max}, or lognormal {median, sigma}), status (an HTTP error with the API's JSON body, optional retryAfter), empty (the connection closes without a reply), reset (TCP reset), cut (the real reply cut after afterBytes), drip (the real reply a few bytes at a time), timeout (no reply until the client gives up), malformed (a body that is not JSON), expired-link (a launch whose link has already expired, POST /getgameurl only), used-link (a launch whose link was already used, POST /getgameurl only), maintenance (503: the provider the request names, or the whole API). By default a rule fires on every matching request; one of times, nth or probability (seeded by the config seed and the rule's id or definition: the same each run) limits it. The first rule added that matches wins. Answers the rule with its id (for clear_faults); list_faults shows how often each matched and fired, count_requests and list_requests what the client sent.`,
-    inputSchema: {
-      id: rule.id.describe('an id of your own for the rule: 1 to 64 letters, digits, "-" or "_" (default: generated)'),
-      match: rule.match.describe(
-        `which requests the rule applies to (default: every request). method: GET or POST; path: one of ${API_ROUTES.map((r) => r.path).join(', ')}, or a route of the vendor operator API (info shows its base URL; body then matches the vendor's field names); provider: a provider code or name from list_providers (stored as its code; an unknown one is refused); game: a launch's gameId; player: a launch's username; body: JSON body fields by dotted path, each equal to the value given, e.g. {"currency": "EUR"}`,
-      ),
-      fault: rule.fault.describe(
-        `what goes wrong: {"kind": one of ${FAULT_KINDS.join(', ')}, …its fields}, e.g. {"kind": "status", "status": 503}, {"kind": "delay", "ms": "2s"}, {"kind": "cut", "afterBytes": 10}`,
-      ),
-      times: rule.times.describe('apply to the next N matching requests only, then stop'),
-      nth: rule.nth.describe('apply to the Nth matching request only (1 = the next one)'),
-      probability: rule.probability.describe('apply to each matching request with this probability, from 0 to 1'),
-      seed: rule.seed.describe('with probability: the seed of its draws (the same seed, the same faults)'),
-    },
-    readOnly: false,
-    run: async (args, target) => callAggmock(target, { method: 'POST', path: '/__admin/faults', admin: true, body: args }),
-  }),
-
-  tool({
-    name: 'list_faults',
-    title: 'List the fault rules',
-    description:
-      'The fault rules in force on the aggregator API (GET /__admin/faults), in the order they are tried: each with its match, fault and limits, where it came from (config or admin), how many requests it matched and fired on, and whether it is spent.',
-    inputSchema: {},
-    readOnly: true,
-    run: async (_args, target) => callAggmock(target, { method: 'GET', path: '/__admin/faults', admin: true }),
-  }),
-
-  tool({
-    name: 'clear_faults',
-    title: 'Remove fault rules',
-    description:
-      'Remove one fault rule by its id (DELETE /__admin/faults/<id>), or every rule without an id (DELETE /__admin/faults), the ones from the config file included. Answers how many were removed.',
-    inputSchema: {
-      id: id(
-        'a fault rule id',
-        'the id of the rule to remove, from add_fault or list_faults (default: remove every rule)',
-      ).optional(),
-    },
-    readOnly: false,
-    run: async ({ id: ruleId }, target) =>
-      callAggmock(target, {
-        method: 'DELETE',
-        path: ruleId === undefined ? '/__admin/faults' : `/__admin/faults/${encodeURIComponent(ruleId)}`,
-        admin: true,
-      }),
+  ...faultRuleTools({
+    path: '/__admin/faults',
+    names: ['add_fault', 'list_faults', 'clear_faults'],
+    titles: ['Add a fault to the aggregator API', 'List the fault rules', 'Remove fault rules'],
+    target: 'request',
+    listedOn: 'the aggregator API',
+    noun: 'fault rule',
+    addDescription: `Make aggmock's aggregator API misbehave for the client under test (POST /__admin/faults), not the wallet: the requests a rule matches (${routes}, also under /casino) get its fault instead of, or on top of, the real reply. Faults: delay (ms, or uniform {min, max}, or lognormal {median, sigma}), status (an HTTP error with the API's JSON body, optional retryAfter), empty (the connection closes without a reply), reset (TCP reset), cut (the real reply cut after afterBytes), drip (the real reply a few bytes at a time), timeout (no reply until the client gives up), malformed (a body that is not JSON), expired-link (a launch whose link has already expired, POST /getgameurl only), used-link (a launch whose link was already used, POST /getgameurl only), maintenance (503: the provider the request names, or the whole API). By default a rule fires on every matching request; one of times, nth or probability (seeded by the config seed and the rule's id or definition: the same each run) limits it. The first rule added that matches wins. Answers the rule with its id (for clear_faults); list_faults shows how often each matched and fired, count_requests and list_requests what the client sent.`,
+    rule: faultRuleSchema.shape,
+    match: `which requests the rule applies to (default: every request). method: GET or POST; path: one of ${API_ROUTES.map((r) => r.path).join(', ')}, or a route of the vendor operator API (info shows its base URL; body then matches the vendor's field names); provider: a provider code or name from list_providers (stored as its code; an unknown one is refused); game: a launch's gameId; player: a launch's username; body: JSON body fields by dotted path, each equal to the value given, e.g. {"currency": "EUR"}`,
+    fault: `what goes wrong: {"kind": one of ${FAULT_KINDS.join(', ')}, …its fields}, e.g. {"kind": "status", "status": 503}, {"kind": "delay", "ms": "2s"}, {"kind": "cut", "afterBytes": 10}`,
   }),
 
   tool({

@@ -35,14 +35,11 @@ export function remoteTarget(
   config: AggmockConfig,
   options: { adminToken?: string | undefined; allowRemote?: boolean },
 ): AggmockTarget {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  if (!URL.canParse(url))
     throw new TargetError(
       `--url: expected the base URL of a running aggmock, e.g. http://127.0.0.1:4000, got ${JSON.stringify(url)}.`,
     );
-  }
+  const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new TargetError(`--url: expected an http(s) URL, got ${JSON.stringify(url)}.`);
   if (parsed.username || parsed.password)

@@ -24,6 +24,62 @@ interface Game {
   currencies?: string[];
 }
 
+/** How long a tool waits for what it sent to settle: `what` is what settles. */
+function waitMs(what: string) {
+  return z
+    .number()
+    .int()
+    .min(0)
+    .max(120_000)
+    .default(30_000)
+    .describe(`how long to wait for ${what} to settle (ms, default 30000); 0 answers at once`);
+}
+
+/** An admin request that waits up to `waitMs` for its events to settle (0: answers at once). */
+function waiting(body: object, waitMs: number) {
+  return { admin: true, body, query: waitMs > 0 ? { wait: true, timeout: waitMs } : {}, timeoutMs: waitMs + 10_000 };
+}
+
+/** run_verify's input: `aggmock verify`'s flags as an agent gives them. */
+const VERIFY_INPUT = {
+  webhookUrl: z
+    .string()
+    .max(MAX_URL_LENGTH)
+    .describe('the webhook to check, e.g. http://127.0.0.1:3000/callback/webhook')
+    .optional(),
+  stateUrl: z
+    .string()
+    .max(MAX_URL_LENGTH)
+    .describe('its provider-state endpoint, for exact balances (POST {state, params, action})')
+    .optional(),
+  players: z
+    .array(id('a player id'))
+    .min(1)
+    .max(MAX_LIST_LENGTH)
+    .describe('player ids the webhook knows, each with at least 100.00 (default p1, p2)')
+    .optional(),
+  secrets: z
+    .array(z.string().min(1).max(512))
+    .min(1)
+    .max(8)
+    .describe('HMAC secrets the webhook verifies with (default: callbacks.signing.secrets, aggmock-dev-secret)')
+    .optional(),
+  scheme: z.enum(SIGNING_SCHEMES).describe('signature scheme (default: callbacks.signing.scheme)').optional(),
+  currency: z.string().max(8).describe("the players' currency (default: callbacks.currency)").optional(),
+  only: z
+    .array(z.string().min(1).max(64))
+    .max(100)
+    .describe('run only these check ids (also pact:<id>, "pact", "checks")')
+    .optional(),
+  skip: z.array(z.string().min(1).max(64)).max(100).describe('leave out these check ids').optional(),
+  timeoutMs: z.number().int().min(1).max(120_000).describe('per-request timeout in ms (default 10000)').optional(),
+  detail: z
+    .enum(['failures', 'full'])
+    .default('failures')
+    .describe('failures (default): requests and replies of failed checks only; full: of every check'),
+};
+type VerifyArgs = z.infer<z.ZodObject<typeof VERIFY_INPUT>>;
+
 export const TOOLS: ToolDefinition[] = [
   tool({
     name: 'info',
@@ -161,24 +217,11 @@ export const TOOLS: ToolDefinition[] = [
       ).optional(),
       win: amount('a whole round: the win sent in the same callback as this DEBIT (profiles with bet and win fields)').optional(),
       currency: z.string().max(8).describe('the currency code (default: callbacks.currency)').optional(),
-      waitMs: z
-        .number()
-        .int()
-        .min(0)
-        .max(120_000)
-        .default(30_000)
-        .describe('how long to wait for the event to settle (ms, default 30000); 0 answers at once'),
+      waitMs: waitMs('the event'),
     },
     readOnly: false,
     run: async ({ waitMs, ...body }, target) =>
-      callAggmock(target, {
-        method: 'POST',
-        path: '/__admin/events',
-        admin: true,
-        body,
-        query: waitMs > 0 ? { wait: true, timeout: waitMs } : {},
-        timeoutMs: waitMs + 10_000,
-      }),
+      callAggmock(target, { method: 'POST', path: '/__admin/events', ...waiting(body, waitMs) }),
   }),
 
   tool({
@@ -199,24 +242,11 @@ export const TOOLS: ToolDefinition[] = [
         .optional(),
       size: z.number().int().min(1).max(10_000).describe('burst: parallel bets; session and free-spins: spins').optional(),
       rtp: z.number().min(0).max(1).describe('session: the share of bets paid back, e.g. 0.96').optional(),
-      waitMs: z
-        .number()
-        .int()
-        .min(0)
-        .max(120_000)
-        .default(30_000)
-        .describe('how long to wait for its events to settle (ms, default 30000); 0 answers at once'),
+      waitMs: waitMs('its events'),
     },
     readOnly: false,
     run: async ({ name, waitMs, ...body }, target) =>
-      callAggmock(target, {
-        method: 'POST',
-        path: `/__admin/scenarios/${name}/run`,
-        admin: true,
-        body,
-        query: waitMs > 0 ? { wait: true, timeout: waitMs } : {},
-        timeoutMs: waitMs + 10_000,
-      }),
+      callAggmock(target, { method: 'POST', path: `/__admin/scenarios/${name}/run`, ...waiting(body, waitMs) }),
   }),
 
   tool({
@@ -278,43 +308,7 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Verify a wallet webhook',
     description:
       'Run `aggmock verify` against a wallet webhook: the Pact contracts, then the stateful checks (idempotency, rollbacks, races, signatures, cents, latency). Answers the report as JSON: the summary and each check with its rule, status (pass, fail, skip, or blocked by the firstCause the preflight found: wallet down or silent, signature refused, unknown player…) and reason; a failed check also carries its hint and every request and reply. The webhook and state URLs must be on the configured webhook’s origin (callbacks.webhookUrl) or the embedded reference wallet, or listed in callbacks.allowedUrls. Without webhookUrl, the embedded reference wallet is verified.',
-    inputSchema: {
-      webhookUrl: z
-        .string()
-        .max(MAX_URL_LENGTH)
-        .describe('the webhook to check, e.g. http://127.0.0.1:3000/callback/webhook')
-        .optional(),
-      stateUrl: z
-        .string()
-        .max(MAX_URL_LENGTH)
-        .describe('its provider-state endpoint, for exact balances (POST {state, params, action})')
-        .optional(),
-      players: z
-        .array(id('a player id'))
-        .min(1)
-        .max(MAX_LIST_LENGTH)
-        .describe('player ids the webhook knows, each with at least 100.00 (default p1, p2)')
-        .optional(),
-      secrets: z
-        .array(z.string().min(1).max(512))
-        .min(1)
-        .max(8)
-        .describe('HMAC secrets the webhook verifies with (default: callbacks.signing.secrets, aggmock-dev-secret)')
-        .optional(),
-      scheme: z.enum(SIGNING_SCHEMES).describe('signature scheme (default: callbacks.signing.scheme)').optional(),
-      currency: z.string().max(8).describe("the players' currency (default: callbacks.currency)").optional(),
-      only: z
-        .array(z.string().min(1).max(64))
-        .max(100)
-        .describe('run only these check ids (also pact:<id>, "pact", "checks")')
-        .optional(),
-      skip: z.array(z.string().min(1).max(64)).max(100).describe('leave out these check ids').optional(),
-      timeoutMs: z.number().int().min(1).max(120_000).describe('per-request timeout in ms (default 10000)').optional(),
-      detail: z
-        .enum(['failures', 'full'])
-        .default('failures')
-        .describe('failures (default): requests and replies of failed checks only; full: of every check'),
-    },
+    inputSchema: VERIFY_INPUT,
     readOnly: false,
     run: async (args, target) => verify(args, target),
   }),
@@ -323,19 +317,6 @@ export const TOOLS: ToolDefinition[] = [
   ...REQUEST_TOOLS,
   ...CALLBACK_FAULT_TOOLS,
 ];
-
-interface VerifyArgs {
-  webhookUrl?: string | undefined;
-  stateUrl?: string | undefined;
-  players?: string[] | undefined;
-  secrets?: string[] | undefined;
-  scheme?: (typeof SIGNING_SCHEMES)[number] | undefined;
-  currency?: string | undefined;
-  only?: string[] | undefined;
-  skip?: string[] | undefined;
-  timeoutMs?: number | undefined;
-  detail: 'failures' | 'full';
-}
 
 /** `aggmock verify` through its own command code, its signed requests kept to the URLs aggmock may sign for. */
 async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown> {
@@ -390,12 +371,8 @@ async function verify(args: VerifyArgs, target: AggmockTarget): Promise<unknown>
 export function beyondVerifyReach(url: string, target: Pick<AggmockTarget, 'config' | 'wallet'>): string | undefined {
   const { webhookUrl, allowedUrls } = target.config.callbacks;
   const origins = [webhookUrl, target.wallet?.webhookUrl, target.wallet?.stateUrl].flatMap((u) => (u ? [new URL(u).origin] : []));
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'expected an absolute http(s) URL';
-  }
+  if (!URL.canParse(url)) return 'expected an absolute http(s) URL';
+  const parsed = new URL(url);
   if (origins.includes(parsed.origin)) return undefined;
   if (
     allowedUrls.some((prefix) => parsed.origin === new URL(prefix).origin && parsed.pathname.startsWith(new URL(prefix).pathname))

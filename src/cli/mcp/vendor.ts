@@ -14,6 +14,7 @@ import {
   pagingIn,
 } from '../../dialects/operator-client.ts';
 import { MAX_ID_LENGTH, MAX_URL_LENGTH } from '../../http/limits.ts';
+import { parseJsonOr } from '../../shared/index.ts';
 import { callAggmock, ToolError } from './client.ts';
 import { count, id, type ToolDefinition, tool } from './define.ts';
 import type { AggmockTarget } from './target.ts';
@@ -99,12 +100,8 @@ async function send(
     throw new ToolError(`cannot reach aggmock at ${target.url} for ${shown} (${(error as Error).message}).`);
   }
   const text = await response.text();
-  let reply: unknown = text;
-  try {
-    reply = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    // The vendor's reply as text: a fault rule may have bent it (malformed, cut).
-  }
+  // Not JSON: the vendor's reply as text (a fault rule may have bent it: malformed, cut).
+  const reply = text === '' ? undefined : parseJsonOr(text, text);
   if (response.status >= 400) {
     const why = response.headers.get('x-aggmock-refusal');
     throw new ToolError(`${shown} answered HTTP ${response.status}${why ? ` (${why})` : ''}: ${text.slice(0, 500)}`);
