@@ -35,7 +35,16 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
-import { type CommandIo, collect, collectCredential, EXIT_USAGE, PROCESS_IO, seedValue, usageExit } from '../options.ts';
+import {
+  type CommandIo,
+  collect,
+  collectCredential,
+  EXIT_USAGE,
+  PROCESS_IO,
+  seedValue,
+  usageExit,
+  wireLayer,
+} from '../options.ts';
 
 /** `aggmock load --dialect <name> <wallet base URL>`: a set rate in any dialect, percentiles and correctness under load. */
 
@@ -258,16 +267,13 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
 }
 
 function configOf(flags: LoadFlags, io: LoadIo): AggmockConfig {
-  const callbacks = {
-    ...(flags.dialect === undefined ? {} : { profile: flags.dialect }),
-    ...(flags.credential === undefined ? {} : { credentials: flags.credential }),
-  };
   return loadConfig({
     configPath: flags.config,
     env: io.env ?? process.env,
     cwd: io.cwd ?? process.cwd(),
-    flags: Object.keys(callbacks).length ? { callbacks } : {},
-    flagNames: { 'callbacks.profile': '--dialect', 'callbacks.credentials': '--credential' },
+    // callbacks.dialect, as every command's --dialect sets it (callbacks.profile would be noted as deprecated).
+    flags: wireLayer(flags),
+    flagNames: { 'callbacks.dialect': '--dialect', 'callbacks.credentials': '--credential' },
   });
 }
 
