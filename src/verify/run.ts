@@ -1,23 +1,12 @@
 import { terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checkPlan } from './checks/index.ts';
-import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
-import { type Plan, type RunVerifyOptions as PlanOptions, prepare, VerifyUsageError } from './plan.ts';
-import { verifyWireOf } from './wire.ts';
-
-export {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_LATENCY_MS,
-  DEFAULT_PACT_FILE,
-  DEFAULT_PLAYERS,
-  VerifyUsageError,
-} from './plan.ts';
-export { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE };
-
 import { needsOf } from './checks/shared.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
+import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
 import { isWarning } from './failure.ts';
 import { verifyPacts } from './pact.ts';
+import { type Plan, type RunVerifyOptions as PlanOptions, prepare, VerifyUsageError } from './plan.ts';
 import { blockedBy, blockedReason, DEFAULT_NEEDS, type Prerequisite, type ProbeFinding, runPreflight } from './preflight.ts';
 import { readFirst, statusWithWarnings, withReadingAids } from './read-first.ts';
 import {
@@ -37,6 +26,7 @@ import {
 } from './report.ts';
 import { readTokenFile, TokenFileError, writeTokenFile } from './token-file.ts';
 import { handedOverTokens, tokenFlags, tokensWithoutAuthenticate } from './tokens.ts';
+import { verifyWireOf } from './wire.ts';
 
 export interface RunVerifyOptions extends PlanOptions {
   /**
@@ -286,7 +276,7 @@ function notRun(check: Check, reason: string): ResultEntry {
 }
 
 /** Runs one check with a fresh context; cleans up whatever the outcome. */
-export async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEntry> {
+async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEntry> {
   const ctx = new CheckContext(settings, check.id);
   const t0 = performance.now();
   let status: ResultEntry['status'] = 'pass';
