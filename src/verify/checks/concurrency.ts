@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { checkHistory, describeExplanation, type HistoryOp } from '../../ledger/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step } from '../context.ts';
-import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet } from './shared.ts';
+import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet, putBack } from './shared.ts';
 
 const RULE_HINT =
   'Apply each callback in one database transaction that locks the player row (SELECT … FOR UPDATE, or BEGIN IMMEDIATE in SQLite) ' +
@@ -91,12 +91,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const now = await history.expectExplained(
         before,
         `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel)`,
-        {
-          cleanup: (read) => {
-            if (read < before) ctx.giveBack(p, before - read, 'DEBITs were not restored');
-            if (read > before) ctx.takeBack(p, read - before);
-          },
-        },
+        { cleanup: (read) => putBack(ctx, p, read, before, 'DEBITs were not restored') },
       );
       if (now !== before) {
         fail(

@@ -8,6 +8,7 @@ import {
   hasRollback,
   overdraftDebit,
   playerWithABet,
+  putBack,
 } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
@@ -120,8 +121,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       );
       expectAllAnswered([again], 'the DEBIT sent again after its ROLLBACK');
       const now = await ctx.readBalance(p);
-      if (now < before) ctx.giveBack(p, before - now, 'the DEBIT sent again after its ROLLBACK took it');
-      if (now > before) ctx.takeBack(p, now - before);
+      putBack(ctx, p, now, before, 'the DEBIT sent again after its ROLLBACK took it');
       if (now !== before) {
         fail(
           `the DEBIT of ${ctx.money(amount)} sent again after its ROLLBACK was charged again: expected the balance to stay at ` +
@@ -186,8 +186,7 @@ async function mismatchedRollback(ctx: CheckContext, claim: (amount: number) => 
   }
   const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
   const now = await ctx.readBalance(p);
-  if (now > before) ctx.takeBack(p, now - before);
-  if (now < before) ctx.giveBack(p, before - now, 'the DEBIT was not restored');
+  putBack(ctx, p, now, before, 'the DEBIT was not restored');
   if (back.reply.verdict !== 'accepted') {
     ctx.expectAnyRejection(back, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
     if (now !== before - amount)

@@ -178,3 +178,17 @@ export function putBack(ctx: CheckContext, p: string, now: number, start: number
   if (now < start) ctx.giveBack(p, start - now, why);
   if (now > start) ctx.takeBack(p, now - start);
 }
+
+/**
+ * After the check, whatever the wallet did, the player is put back at the balance it began with
+ * (a CREDIT or a DEBIT of the difference): a round with a win has no one call that undoes it.
+ */
+export function putBackAfter(ctx: CheckContext, p: string, before: number): void {
+  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
+    const now = await ctx.readBalance(p);
+    if (now === before) return;
+    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
+    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
+    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+  });
+}

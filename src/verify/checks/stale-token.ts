@@ -3,7 +3,7 @@ import { staleTokenRule } from '../../dialects/judge.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
-import { affordable, type Check, playerAndBalance } from './shared.ts';
+import { affordable, type Check, playerAndBalance, putBackAfter } from './shared.ts';
 
 /*
  * A session token the wallet replaced (issue 32 item 3): once an authenticate reply hands a new
@@ -148,15 +148,4 @@ function expectPaid(ctx: CheckContext, step: Step, what: string, before: number)
         `on bets only), got ${describeOutcome(step.exchange)}`,
     );
   ctx.expectBalance(step, before, `${what} with the replaced token pays the bet back`);
-}
-
-/** Whatever the wallet did, the player ends at the balance it began with (a CREDIT or DEBIT of the difference). */
-function putBackAfter(ctx: CheckContext, p: string, before: number): void {
-  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
-    const now = await ctx.readBalance(p);
-    if (now === before) return;
-    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
-    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
-    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
-  });
 }
