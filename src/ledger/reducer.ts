@@ -4,7 +4,6 @@ import type { HistoryOp, HistoryVerdict, WalletState } from './history.ts';
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,
-  type DiscrepancyKind,
   type LedgerTx,
   type LedgerView,
   type PlayerLedger,
@@ -14,6 +13,7 @@ import {
 import { replyOutcome } from './reply.ts';
 import {
   duplicateRule,
+  type Flag,
   historyRule,
   type Judged,
   labelOf,
@@ -94,14 +94,7 @@ export function evaluateWindow(
   const before: PlayerLedger = view.player(playerId) ?? { playerId, uncertain: false };
   const start = before.uncertain ? undefined : before.balanceMinor;
   const discrepancies: DiscrepancyDraft[] = [];
-  const flag = (
-    kind: DiscrepancyKind,
-    expectedMinor: number | null,
-    actualMinor: number | null,
-    eventIds: number[],
-    message: string,
-    group?: string,
-  ) =>
+  const flag: Flag = (kind, expectedMinor, actualMinor, eventIds, message, group) =>
     discrepancies.push({
       playerId,
       kind,
