@@ -12,6 +12,7 @@ import { formatMinor } from '../money/index.ts';
 import { describeExplanation } from './explain.ts';
 import {
   checkHistory,
+  type HistoryCause,
   type HistoryExplanation,
   type HistoryKind,
   type HistoryOp,
@@ -89,7 +90,7 @@ export function replyRules(w: WindowContext): ReplyFindings {
   const firstOf = w.window.length > 1 ? new Map<string, LedgerTx>() : undefined;
   const judged: Judged[] = [];
   const ops: HistoryOp[] = [];
-  const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
+  const duplicates: Duplicate[] = [];
   for (const { event, sentAt, answeredAt } of w.window) {
     const outcome = replyOutcome(event);
     const reading = w.options.reading(event.currency, event.facts?.operation);
@@ -325,25 +326,18 @@ class EventOp implements HistoryOp {
   }
 }
 
-function kindOf(explanation: HistoryExplanation): DiscrepancyKind {
-  switch (explanation.cause) {
-    case 'overdraft':
-      return 'overdraft';
-    case 'moved-on-duplicate':
-      return explanation.op.kind === 'debit'
-        ? 'double-debit'
-        : explanation.op.kind === 'credit'
-          ? 'double-credit'
-          : 'double-rollback';
-    case 'rollback-not-restored':
-      return 'rollback-not-restored';
-    case 'rollback-moved-money':
-      return 'rollback-moved-money';
-    case 'rejected-moved-money':
-      return 'rejected-moved-money';
-    case 'drift':
-      return 'balance-drift';
-  }
+/** The discrepancy a cause is reported as; a repeat that moved money, by what it repeated. */
+const KIND_OF_CAUSE = {
+  overdraft: 'overdraft',
+  'rollback-not-restored': 'rollback-not-restored',
+  'rollback-moved-money': 'rollback-moved-money',
+  'rejected-moved-money': 'rejected-moved-money',
+  drift: 'balance-drift',
+} as const satisfies Record<Exclude<HistoryCause, 'moved-on-duplicate'>, DiscrepancyKind>;
+
+function kindOf({ cause, op }: HistoryExplanation): DiscrepancyKind {
+  if (cause !== 'moved-on-duplicate') return KIND_OF_CAUSE[cause];
+  return op.kind === 'debit' ? 'double-debit' : op.kind === 'credit' ? 'double-credit' : 'double-rollback';
 }
 
 export function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id' | 'facts'>): string {
