@@ -177,7 +177,6 @@ export class WalletUnderTest {
   async send(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Step> {
     const dialect = this.wire.dialect;
     const rounds = this.winsInRounds;
-    const roundOf = (tx: string) => spec.roundId ?? (rounds ? roundIdOf(tx) : undefined);
     const common = {
       playerId: spec.playerId,
       ...(this.tokens ? { sessionToken: await this.tokenOf(spec.playerId) } : {}),
@@ -185,7 +184,7 @@ export class WalletUnderTest {
       ...(spec.bonus === undefined ? {} : { bonus: spec.bonus }),
     };
     const withRound = (tx: string) => {
-      const roundId = roundOf(tx);
+      const roundId = spec.roundId ?? (rounds ? roundIdOf(tx) : undefined);
       return roundId === undefined ? {} : { roundId };
     };
     let facts: PartialFacts;
@@ -250,21 +249,16 @@ export class WalletUnderTest {
         ...withRound(reference),
       };
     }
-    const replayed = options.replayOf ? factsOf(options.replayOf.exchange) : undefined;
+    const { sign, secrets, tamperAmount, replayOf, forgery: other, ...same } = options;
+    const replayed = replayOf ? factsOf(replayOf.exchange) : undefined;
     const forgery: DialectForgery = {
-      ...(options.sign === false ? { unsigned: true as const } : {}),
-      ...(options.secrets === undefined
-        ? {}
-        : signsWithHeaderScheme(dialect)
-          ? { secrets: options.secrets }
-          : { wrongKeys: true as const }),
-      ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+      ...same,
+      ...(sign === false ? { unsigned: true as const } : {}),
+      ...(secrets === undefined ? {} : signsWithHeaderScheme(dialect) ? { secrets } : { wrongKeys: true as const }),
       ...(replayed ? { signatureOf: replayed } : {}),
-      ...(options.edit ? { edit: options.edit } : {}),
-      ...(options.body ? { body: options.body } : {}),
-      ...options.forgery,
+      ...other,
     };
-    if (options.tamperAmount) {
+    if (tamperAmount) {
       const tampered = this.tampered({ ...facts, currency: facts.currency ?? this.wire.currency });
       forgery.signedAs = tampered.signedAs;
       facts = tampered.sent;
