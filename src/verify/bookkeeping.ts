@@ -132,6 +132,13 @@ export class Bookkeeping extends WalletUnderTest {
     });
   }
 
+  /** A DEBIT given back after the check when the wallet accepts it. */
+  async debitGivenBack(...args: Parameters<WalletUnderTest['debit']>): ReturnType<WalletUnderTest['debit']> {
+    const step = await this.debit(...args);
+    if (step.reply.accepted) this.undoDebit(args[1], step.transactionId, args[2]);
+    return step;
+  }
+
   /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */
   undoCredit(playerId: string, amountMinor: number): void {
     this.onCleanup(`take back CREDIT of ${this.money(amountMinor)}`, async () => {

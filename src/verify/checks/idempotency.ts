@@ -15,8 +15,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     source: 'contract (pact:duplicate-bet); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
-      const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const moved = await moveTheBalance(ctx, p);
       const again = await ctx.debit(
@@ -64,8 +63,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     source: 'Hub88 RS_ERROR_DUPLICATE_TRANSACTION; Groove "transaction parameter mismatch"; Caleta duplicate-id tests',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
-      const first = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)}`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const changed = amount + BET;
       const again = await ctx.debit(
@@ -106,8 +104,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
         await ctx.expectBalanceNow(p1, before1, `after the check rolled back its DEBITs, ${p1}`);
         await ctx.expectBalanceNow(p2, before2, `after the check rolled back its DEBITs, ${p2}`);
       });
-      const d1 = await ctx.debit(`DEBIT ${ctx.money(a1)} for ${p1} as ${tx}`, p1, a1, tx);
-      if (d1.reply.accepted) ctx.undoDebit(p1, tx, a1);
+      const d1 = await ctx.debitGivenBack(`DEBIT ${ctx.money(a1)} for ${p1} as ${tx}`, p1, a1, tx);
       ctx.expectBalance(d1, before1 - a1, `the DEBIT for ${p1}`);
       const d2 = await ctx.debit(`DEBIT ${ctx.money(a2)} for ${p2} with the same transactionId`, p2, a2, tx);
       // A wire whose ids are global and whose repeats get the balance as it is now (Pragmatic's reference) acknowledges it as a repeat.

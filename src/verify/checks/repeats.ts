@@ -26,8 +26,7 @@ export const REPEAT_CHECKS: readonly Check[] = [
       const { p, before } = await playerAndBalance(ctx);
       if (before < 2 * BET)
         skip(`player ${p} has ${ctx.money(before)}; it needs ${ctx.money(2 * BET)} to bet, then fall below that bet`);
-      const first = await ctx.debit(`DEBIT ${ctx.money(BET)}`, p, BET);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, BET);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(BET)}`, p, BET);
       ctx.expectBalance(first, before - BET, `a DEBIT of ${ctx.money(BET)}`);
       const rest = before - BET;
       const drain = await ctx.debit(`DEBIT ${ctx.money(rest)}, the rest of the balance (it falls to 0)`, p, rest);
@@ -67,8 +66,7 @@ export const DEEP_CHECKS: readonly Check[] = [
         skip(
           `player ${p} has ${ctx.money(before)}; it needs ${ctx.money(BET + OTHER_TRANSACTIONS)} for a bet and ${OTHER_TRANSACTIONS} bets of ${ctx.money(1)}`,
         );
-      const first = await ctx.debit(`DEBIT ${ctx.money(BET)}`, p, BET);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, BET);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(BET)}`, p, BET);
       ctx.expectBalance(first, before - BET, `a DEBIT of ${ctx.money(BET)}`);
       const taken = await otherBets(ctx, p);
       ctx.giveBack(p, taken, `${OTHER_TRANSACTIONS} bets of ${ctx.money(1)}`);

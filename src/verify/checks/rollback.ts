@@ -63,8 +63,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     async run(ctx) {
       const p = ctx.player;
       // Balances are read around it through DEBITs of 0.01, so this rule is not also the balance reader.
-      const marker = await ctx.debit(`DEBIT ${ctx.money(1)} (reads the balance)`, p, 1);
-      if (marker.reply.accepted) ctx.undoDebit(p, marker.transactionId, 1);
+      const marker = await ctx.debitGivenBack(`DEBIT ${ctx.money(1)} (reads the balance)`, p, 1);
       if (!marker.reply.accepted || marker.reply.balanceMinor === undefined) {
         fail(`a DEBIT of ${ctx.money(1)} to read player ${p}'s balance got ${describeOutcome(marker.exchange)}`);
       }
@@ -72,8 +71,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
       ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
       expectUnknownRollbackAnswer(ctx, unknown, 'the ROLLBACK of an unknown transaction');
-      const after = await ctx.debit(`DEBIT ${ctx.money(1)} (reads the balance again)`, p, 1);
-      if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
+      const after = await ctx.debitGivenBack(`DEBIT ${ctx.money(1)} (reads the balance again)`, p, 1);
       ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');
     },
   },

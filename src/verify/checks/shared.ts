@@ -77,8 +77,7 @@ export async function overdraftDebit(
 ): Promise<{ p: string; before: number; amount: number; step: Awaited<ReturnType<CheckContext['debit']>> }> {
   const { p, before } = await playerAndBalance(ctx, 500);
   const amount = Math.max(before, 0) + BET;
-  const step = await ctx.debit(label(ctx.money(amount), ctx.money(before)), p, amount);
-  if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+  const step = await ctx.debitGivenBack(label(ctx.money(amount), ctx.money(before)), p, amount);
   ctx.expectRejection(step, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on a balance of ${ctx.money(before)}`);
   return { p, before, amount, step };
 }
