@@ -2,7 +2,7 @@ import { type CallFacts, roundIdOf } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
-import { type Check, playerWithABet, putBackAfter } from './shared.ts';
+import { betCarrying, type Check, playerWithABet, putBackAfter } from './shared.ts';
 
 /*
  * The calls of a session some wires have: endRound, which closes a round and moves no money, and
@@ -108,14 +108,7 @@ async function wonRound(ctx: CheckContext, times: number): Promise<WonRound> {
   const sessionToken = await ctx.tokenOf(p);
   const bet = ctx.tx();
   const round = roundIdOf(bet);
-  const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
-    operation: 'bet',
-    playerId: p,
-    sessionToken,
-    transactionId: bet,
-    amountMinor: amount,
-    roundId: round,
-  });
+  const placed = await betCarrying(ctx, `bet ${ctx.money(amount)} (opens round ${round})`, p, sessionToken, amount, bet);
   ctx.expectBalance(placed, before - amount, 'the bet of the round');
   const win = ctx.tx();
   const winMinor = amount * times;

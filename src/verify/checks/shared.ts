@@ -2,6 +2,7 @@ import {
   type Dialect,
   type RepeatJudgement,
   repeatAgrees,
+  roundIdOf,
   saferDialect,
   unknownRollbackAccepts,
   unknownRollbackRule,
@@ -152,6 +153,12 @@ export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what:
     );
   ctx.expectRejection(step, 'TRANSACTION_NOT_FOUND', what);
   fail(`${what}: expected the refusal for an unknown transaction, got ${describeOutcome(step.exchange)}`);
+}
+
+/** A bet carrying `sessionToken`, in the round its transaction id names (`roundIdOf`). */
+export function betCarrying(ctx: CheckContext, label: string, p: string, token: string, amount: number, tx: string) {
+  const bet = { playerId: p, sessionToken: token, transactionId: tx, amountMinor: amount, roundId: roundIdOf(tx) };
+  return ctx.call(label, { operation: 'bet', ...bet });
 }
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
