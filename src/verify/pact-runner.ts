@@ -29,7 +29,7 @@ import { carriesSessionToken } from '../dialects/capabilities.ts';
 import { buildRequest, type Dialect, readReply, roundIdOf, tokenHandedOver } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
-import { parseJsonOr } from '../shared/index.ts';
+import { messageOf, parseJsonOr } from '../shared/index.ts';
 import { describeOutcome, postStateOnce } from './client.ts';
 import { type BalanceProbe, CheckContext } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
@@ -173,7 +173,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
     return part;
   };
   let ended = false;
-  const finish = () => {
+  const finish = (...args: unknown[]) => {
     if (ended) return res;
     ended = true;
     exchange.response = {
@@ -183,7 +183,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
       ...(truncated ? { truncated: true as const } : {}),
       ...(refused === undefined ? {} : { refused }),
     };
-    return refused === undefined ? end() : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
+    return refused === undefined ? end(...args) : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     decide();
@@ -199,14 +199,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     decide();
     if (chunk !== undefined && typeof chunk !== 'function') keep(chunk);
-    if (refused !== undefined || truncated || ended) return finish();
-    ended = true;
-    exchange.response = {
-      status: res.statusCode,
-      headers: flatHeaders(res.getHeaders() as IncomingHttpHeaders),
-      body: Buffer.concat(chunks).toString('utf8'),
-    };
-    return end(chunk, ...rest);
+    return refused !== undefined || truncated || ended ? finish() : finish(chunk, ...rest);
   }) as typeof res.end;
   return exchange;
 }
@@ -270,11 +263,7 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
       return;
     }
     const silent = noticeSilence(run, input.timeoutMs);
-    if (silent !== undefined) {
-      res.writeHead(504, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message: silent }));
-      return;
-    }
+    if (silent !== undefined) return notSent(res, 504, silent);
     const contract = contractOfRequest(contracts, req, sent);
     if (!contract) {
       next();
@@ -340,16 +329,16 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
         });
       }
       next();
-    })().catch((error: unknown) => {
-      res.writeHead(500, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: 'AGGMOCK_VERIFY_NOT_SENT',
-          message: `aggmock could not make the ${contract.call.operation} request: ${error instanceof Error ? error.message : String(error)}`,
-        }),
-      );
-    });
+    })().catch((error: unknown) =>
+      notSent(res, 500, `aggmock could not make the ${contract.call.operation} request: ${messageOf(error)}`),
+    );
   };
+}
+
+/** Answers the Verifier's request in the webhook's stead: aggmock did not send it on. */
+function notSent(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message }));
 }
 
 /** Headers of the Verifier's request kept when a dialect request is made again: the connection's own. */
@@ -376,7 +365,7 @@ export function stateHandlersFor(
         else await realiseState(ctx, name, (params ?? {}) as Record<string, unknown>, input, run);
       } catch (error) {
         if (ctx.client.exchanges.at(-1)?.timedOut) run.silent ??= silenceReason(input.timeoutMs);
-        run.stateErrors[name] = error instanceof Error ? error.message : String(error);
+        run.stateErrors[name] = messageOf(error);
         throw error;
       }
     };
@@ -436,7 +425,7 @@ export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunne
     const json = await verifier.verifyProvider();
     return done({ report: parseReport(json) });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const report = parseReport(message);
     return done(report === undefined ? { error: message } : { report });
   }
