@@ -1,4 +1,5 @@
 import { formatMinor, toMajor } from '../money/index.ts';
+import { messageOf } from '../shared/index.ts';
 import { describeOutcome } from './client.ts';
 import { STATE_START_BALANCE_MINOR, type Step, WalletUnderTest } from './wallet-under-test.ts';
 
@@ -24,7 +25,7 @@ export class Bookkeeping extends WalletUnderTest {
       try {
         await fn();
       } catch (error) {
-        this.notes.push(`cleanup "${label}" did not complete: ${error instanceof Error ? error.message : String(error)}`);
+        this.notes.push(`cleanup "${label}" did not complete: ${messageOf(error)}`);
       }
     }
   }
@@ -85,7 +86,7 @@ export class Bookkeeping extends WalletUnderTest {
       } catch (error) {
         outcome = {
           restored: false,
-          note: `could not check ${playerId}'s balance afterwards: ${error instanceof Error ? error.message : String(error)}`,
+          note: `could not check ${playerId}'s balance afterwards: ${messageOf(error)}`,
         };
       }
       this.notes.push(outcome.note);

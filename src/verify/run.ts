@@ -1,4 +1,4 @@
-import { terminalSafe } from '../shared/index.ts';
+import { messageOf, terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checkPlan } from './checks/index.ts';
 import { needsOf } from './checks/shared.ts';
@@ -261,18 +261,11 @@ function keepTokens(
 /** Consecutive checks failed on timeouts after which the remaining checks are not run. */
 export const TIMEOUT_BREAKER = 2;
 
+/** The start of a check's row in the report. */
+const rowOf = (check: Check) => ({ kind: 'check' as const, id: check.id, rule: check.rule, hint: check.hint });
+
 function notRun(check: Check, reason: string): ResultEntry {
-  return {
-    kind: 'check',
-    id: check.id,
-    rule: check.rule,
-    hint: check.hint,
-    status: 'skip',
-    durationMs: 0,
-    reason,
-    notes: [],
-    exchanges: [],
-  };
+  return { ...rowOf(check), status: 'skip', durationMs: 0, reason, notes: [], exchanges: [] };
 }
 
 /** Runs one check with a fresh context; cleans up whatever the outcome. */
@@ -289,10 +282,7 @@ async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEn
       reason = error.message;
     } else {
       status = 'fail';
-      reason =
-        error instanceof CheckFailure
-          ? error.message
-          : `the check crashed: ${error instanceof Error ? error.message : String(error)}`;
+      reason = error instanceof CheckFailure ? error.message : `the check crashed: ${messageOf(error)}`;
     }
   }
   await ctx.cleanUp();
@@ -310,10 +300,7 @@ async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEn
   status = statusWithWarnings(status, ctx.notes, isWarning);
   const durationMs = performance.now() - t0;
   return {
-    kind: 'check',
-    id: check.id,
-    rule: check.rule,
-    hint: check.hint,
+    ...rowOf(check),
     status,
     durationMs: Math.round(durationMs * 10) / 10,
     ...(reason === undefined ? {} : { reason }),
