@@ -242,23 +242,11 @@ function applyReport(
 
 /** The filter's record of one forwarded request, as the report shows exchanges. */
 function toExchange(label: string, sent: PactExchange): Exchange {
-  const exchange: Exchange = {
-    label,
-    request: {
-      method: sent.request.method ?? 'POST',
-      url: sent.request.url,
-      headers: sent.request.headers,
-      body: sent.request.body,
-    },
-    latencyMs: 0,
-  };
-  if (sent.response) {
-    const { refused: _refused, ...response } = sent.response;
-    exchange.response = { ...response, json: replyJson(sent.response.body) };
-  } else {
-    exchange.error = 'no reply was recorded';
-  }
-  return exchange;
+  const { method = 'POST', ...rest } = sent.request;
+  const request = { method, ...rest };
+  if (!sent.response) return { label, request, latencyMs: 0, error: 'no reply was recorded' };
+  const { refused: _refused, ...response } = sent.response;
+  return { label, request, latencyMs: 0, response: { ...response, json: replyJson(response.body) } };
 }
 
 /** A duration as the Pact verifier reports it ("12ms", "1.5s"), in milliseconds; 0 when absent. */
