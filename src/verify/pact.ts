@@ -4,12 +4,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
 import { DIALECT_CONTRACTS, type DialectContract } from '../contracts/dialect.ts';
 import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import type { Exchange } from './client.ts';
-import type { BalanceProbe } from './context.ts';
+import type { CheckSettings } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
 
@@ -87,27 +86,21 @@ function readPact(pactFile: string): PactFile {
   return JSON.parse(readFileSync(pactFile, 'utf8')) as PactFile;
 }
 
-export interface VerifyPactsOptions {
+/**
+ * The run's settings the contracts need: without a state URL (players mode) the provider states
+ * are realised through the webhook with `players`, balances read with `balanceProbe` (the
+ * preflight's choice), and `sessionTokens` updated with the tokens the wallet swapped.
+ */
+export type VerifyPactsOptions = Pick<
+  CheckSettings,
+  'webhookUrl' | 'stateUrl' | 'players' | 'runId' | 'callbacks' | 'timeoutMs' | 'balanceProbe' | 'sessionTokens'
+> & {
   pactFile: string;
-  webhookUrl: string;
-  /** Absent: players mode, the provider states are realised through the webhook with `players`. */
-  stateUrl?: string;
-  players: string[];
-  runId: string;
-  callbacks: CallbacksConfig;
-  timeoutMs: number;
   /** Interaction ids to run (`pact:<id>`); the rest are reported as skipped. */
   selected: (id: string) => boolean;
   /** Why an interaction is blocked by the run's first cause (not run), given what it needs; undefined: run it. */
   blocked?: (needs: readonly Prerequisite[]) => string | undefined;
-  /** How balances are read in players mode (the preflight's choice). */
-  balanceProbe?: BalanceProbe;
-  /**
-   * Players mode under a vendor dialect: each player's session token (--token, or the one an
-   * authenticate call gave); updated with the tokens the wallet swapped during the run.
-   */
-  sessionTokens?: Map<string, string>;
-}
+};
 
 /**
  * Replays the contracts against the webhook with the real Pact Verifier (in a child process, see

@@ -111,19 +111,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
           );
         });
       }
-      const pactResults = await verifyPacts({
-        pactFile: pactFile.path,
-        webhookUrl: plan.settings.webhookUrl,
-        ...(plan.settings.stateUrl === undefined ? {} : { stateUrl: plan.settings.stateUrl }),
-        players: plan.settings.players,
-        runId: plan.settings.runId,
-        callbacks: plan.settings.callbacks,
-        timeoutMs: plan.settings.timeoutMs,
-        selected: plan.selected,
-        blocked,
-        balanceProbe: preflight.balanceProbe,
-        ...(plan.settings.sessionTokens === undefined ? {} : { sessionTokens: plan.settings.sessionTokens }),
-      });
+      const pactResults = await verifyPacts({ ...plan.settings, pactFile: pactFile.path, selected: plan.selected, blocked });
       // Moving money is what the interactions do; only a failure to put it back is worth a notice.
       for (const r of await restorer.restoreStartBalances()) if (!r.restored) notices.push(`contract interactions: ${r.note}`);
       for (const r of pactResults) {
