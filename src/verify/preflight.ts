@@ -26,15 +26,7 @@ export type Prerequisite = 'answers' | 'signature' | 'player' | 'second-player';
 /** What a check needs unless it says otherwise (`Check.needs`). */
 export const DEFAULT_NEEDS: readonly Prerequisite[] = ['answers', 'signature', 'player'];
 
-export type CauseKind =
-  | 'down'
-  | 'timeout'
-  | 'signature'
-  | 'session-token'
-  | 'unknown-player'
-  | 'currency'
-  | 'state-url'
-  | 'balance';
+export type CauseKind = keyof typeof CAUSE_LABELS;
 
 /** A failed prerequisite, found before the checks: the one reason the run could not judge the wallet. */
 export interface FirstCause {
@@ -70,7 +62,7 @@ export function blockedBy(cause: FirstCause | undefined, needs: readonly Prerequ
 }
 
 /** A first cause in two or three words, for the rows it blocks (the whole story is told once, above them). */
-const CAUSE_LABELS: Record<CauseKind, string> = {
+const CAUSE_LABELS = {
   down: 'the wallet is down',
   timeout: 'no answer within --timeout',
   signature: 'signature refused',
@@ -79,7 +71,7 @@ const CAUSE_LABELS: Record<CauseKind, string> = {
   currency: 'wrong currency',
   'state-url': 'state URL failed',
   balance: 'balance unreadable',
-};
+} as const satisfies Record<string, string>;
 
 /** The reason a blocked result shows: short, pointing at the one place the cause is explained. */
 export function blockedReason(cause: FirstCause): string {
