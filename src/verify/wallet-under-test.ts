@@ -360,32 +360,21 @@ export class WalletUnderTest {
     };
   }
 
-  debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options).then((s) => ({
-      ...s,
-      transactionId,
-    }));
+  async debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return { ...(await this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options)), transactionId };
   }
 
-  credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options).then((s) => ({
-      ...s,
-      transactionId,
-    }));
+  async credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return { ...(await this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options)), transactionId };
   }
 
   /**
    * A ROLLBACK of `debitTx` in the wire's style ('original': its transactionId is the DEBIT's;
    * 'reference': `rollbackTx` plus the DEBIT's id). Pass the same `rollbackTx` to repeat it.
    */
-  rollback(label: string, playerId: string, debitTx: string, amountMinor: number, rollbackTx = this.tx()) {
-    return this.send(label, {
-      kind: 'rollback',
-      playerId,
-      amountMinor,
-      transactionId: rollbackTx,
-      referenceTransactionId: debitTx,
-    }).then((s) => ({ ...s, rollbackTx }));
+  async rollback(label: string, playerId: string, debitTx: string, amountMinor: number, rollbackTx = this.tx()) {
+    const spec = { kind: 'rollback' as const, playerId, amountMinor, transactionId: rollbackTx, referenceTransactionId: debitTx };
+    return { ...(await this.send(label, spec)), rollbackTx };
   }
 
   /** Reverses an accepted DEBIT now: its ROLLBACK, or a CREDIT of its amount on a wire without ROLLBACK. */
@@ -408,11 +397,10 @@ export class WalletUnderTest {
    * no answer at all ends the read at once: another would only wait out --timeout again.
    */
   async readBalance(playerId: string): Promise<number> {
-    const attempts: Step[] = [];
-    const tried: string[] = [];
+    const tried: { what: string; step: Step }[] = [];
     const unanswered = (step: Step) => {
       if (!step.exchange.response) {
-        fail(`could not read the balance of player ${playerId}: ${tried.at(-1)} got ${describeOutcome(step.exchange)}`);
+        fail(`could not read the balance of player ${playerId}: ${tried.at(-1)?.what} got ${describeOutcome(step.exchange)}`);
       }
     };
     if (this.wire.has('balance')) {
@@ -433,8 +421,7 @@ export class WalletUnderTest {
       const probe = this.wire.hasRollback
         ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
         : await this.credit('balance read: CREDIT of 0 (moves no money)', playerId, 0);
-      attempts.push(probe);
-      tried.push(this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0');
+      tried.push({ what: this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0', step: probe });
       unanswered(probe);
       if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) {
         this.lastProbe = 'neutral';
@@ -444,8 +431,7 @@ export class WalletUnderTest {
     this.lastProbe = 'round-trip';
     const unit = this.money(1);
     const debit = await this.debit(`balance read: DEBIT ${unit}`, playerId, 1);
-    attempts.push(debit);
-    tried.push(`a DEBIT of ${unit}`);
+    tried.push({ what: `a DEBIT of ${unit}`, step: debit });
     unanswered(debit);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
@@ -459,8 +445,7 @@ export class WalletUnderTest {
     // check that bets the whole balance leaves behind. A CREDIT reads it, a DEBIT undoes the CREDIT.
     if (this.isRejection(debit, 'INSUFFICIENT_FUNDS')) {
       const credit = await this.credit('balance read: CREDIT 0.01 (a DEBIT of 0.01 was refused for want of funds)', playerId, 1);
-      attempts.push(credit);
-      tried.push('a CREDIT of 0.01');
+      tried.push({ what: 'a CREDIT of 0.01', step: credit });
       if (credit.reply.accepted && credit.reply.balanceMinor !== undefined) {
         const back = await this.debit('balance read: take that CREDIT 0.01 back', playerId, 1);
         if (!back.reply.accepted)
@@ -470,7 +455,7 @@ export class WalletUnderTest {
     }
     fail(
       `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${this.wire.currency}, the currency verify writes amounts in?): ` +
-        `${attempts.map((step, i) => `${tried[i]} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +
+        `${tried.map(({ what, step }) => `${what} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +
         `Check --players; for players in another currency say which (--currency JPY, or config callbacks.currency).`,
     );
   }
