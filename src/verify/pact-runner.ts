@@ -30,7 +30,7 @@ import { buildRequest, type Dialect, readReply, roundIdOf, tokenHandedOver } fro
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
 import { messageOf, parseJsonOr } from '../shared/index.ts';
-import { describeOutcome, postStateOnce } from './client.ts';
+import { describeOutcome, type Exchange, postStateOnce } from './client.ts';
 import { type BalanceProbe, CheckContext } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
 
@@ -62,16 +62,9 @@ export interface PactRunnerInput {
 
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
 export interface PactExchange {
-  request: { method?: string; url: string; headers: Record<string, string>; body: string };
-  response?: {
-    status: number;
-    headers: Record<string, string>;
-    /** At most MAX_REPLY_BYTES of it. */
-    body: string;
-    truncated?: true;
-    /** Why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
-    refused?: string;
-  };
+  request: Omit<Exchange['request'], 'method'> & { method?: string };
+  /** As an Exchange's, and why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
+  response?: Omit<NonNullable<Exchange['response']>, 'json'> & { refused?: string };
   /** What the reply broke that a Pact matcher cannot say (a repeat answered with another balance than the first reply's). */
   problem?: string;
 }

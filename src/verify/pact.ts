@@ -11,25 +11,17 @@ import type { Exchange } from './client.ts';
 import type { CheckSettings } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
+import type { ResultEntry, ResultStatus } from './report.ts';
 
-/** The outcome of one contract interaction replayed against the webhook. */
-export interface PactInteractionResult {
-  /** `pact:<interaction id>`. */
-  id: string;
+/** The outcome of one contract interaction replayed against the webhook; its id is `pact:<interaction id>`. */
+export type PactInteractionResult = Pick<ResultEntry, 'id' | 'rule' | 'reason' | 'durationMs' | 'hint' | 'exchanges'> & {
   description: string;
-  rule: string;
-  status: 'pass' | 'fail' | 'skip' | 'blocked';
-  reason?: string;
-  durationMs: number;
+  status: Exclude<ResultStatus, 'warn'>;
   /** The provider states it needed. */
   states: string[];
   /** The interaction as the pact file has it (request and expected response), for the HTML report. */
   interaction: unknown;
-  /** How to fix the webhook when it fails. */
-  hint?: string;
-  /** The request that was sent and the reply that came back. */
-  exchanges: Exchange[];
-}
+};
 
 interface PactFile {
   interactions: {
