@@ -254,17 +254,13 @@ function searchOrders(ops: readonly HistoryOp[], start: HistoryStart, options: S
   let found = false;
   let cut = false;
 
-  const statusIn =
-    (s: Node): StatusOf =>
-    (key) =>
-      s.touched.get(key) ?? past(key);
   const hashes = new KeyHashes();
 
   /** The states one op can leave, or none when its constraint fails; only those are built. */
   const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): readonly Node[] => {
     // Every move leaves the balance where it was or moves it by what the op moves when fresh
     // (the model's step): a reply reporting neither rules the op out here, with nothing built.
-    const statusOf = statusIn(s);
+    const statusOf: StatusOf = (key) => s.touched.get(key) ?? past(key);
     const reported = constrained && !record ? op.balanceMinor : undefined;
     if (
       reported !== undefined &&
