@@ -58,7 +58,7 @@ export function evaluateSettlement(
   event: StoredEvent,
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): SettlementOutcome {
-  return evaluateWindow(view, [{ event, sentAt: 0, answeredAt: 1 }], options);
+  return evaluateConcurrentGroup(view, [event], options);
 }
 
 /** Events sent in parallel for one player (a burst), all overlapping in time, judged as one history. */
@@ -239,8 +239,7 @@ export function applySettlement(
   event: StoredEvent,
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
-  const outcome = evaluateSettlement(viewOf(state), event, options);
-  return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
+  return applyConcurrentGroup(state, [event], options);
 }
 
 /** {@link applySettlement} for a parallel group, judged as one history. */
