@@ -191,7 +191,8 @@ const MONEY_PLANS = {
   'bet-lose': (k) => [k.debit('bet', k.bet(), [], 'a lost bet moves the balance down by its amount')],
   'bet-rollback': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
-    return [d, rollbackStep('rollback', d, k.ids, [{ step: 'bet', when: 'settled' }], 'a rollback restores the bet')];
+    const after: StepDependency[] = [{ step: 'bet', when: 'settled' }];
+    return [d, { key: 'rollback', request: rollbackCall(d.request, k.ids()), after, purpose: 'a rollback restores the bet' }];
   },
   'duplicate-debit': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
@@ -331,11 +332,6 @@ function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: Pl
   win.purpose = `the free spins' winnings of ${formatMinor(winnings)} move the balance up by exactly that, once`;
   for (const step of [...steps, win]) step.request.bonus = bonus;
   return [...steps, win];
-}
-
-/** The ROLLBACK of a planned DEBIT: same amount, referencing its transactionId. */
-function rollbackStep(key: string, d: ScenarioStep, ids: () => string, after: StepDependency[], purpose: string): ScenarioStep {
-  return { key, request: rollbackCall(d.request, ids()), after, purpose };
 }
 
 /** A bet range in major units → whole cents; refuses a range with no whole cent in it. */
