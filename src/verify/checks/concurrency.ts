@@ -117,23 +117,14 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       let expected = before - third * amount;
       const work: Promise<{ step: Step; delta: number; undo?: () => void }>[] = [];
       for (let i = 0; i < third; i++) {
-        work.push(
-          history.debit(`parallel DEBIT ${i + 1}`, amount).then((step) => ({
-            step,
-            delta: -amount,
-            undo: () => ctx.undoDebit(p, step.transactionId, amount),
-          })),
-        );
-        work.push(
-          history
-            .credit(`parallel CREDIT ${i + 1}`, amount)
-            .then((step) => ({ step, delta: amount, undo: () => ctx.undoCredit(p, amount) })),
-        );
+        const debit = history.debit(`parallel DEBIT ${i + 1}`, amount);
+        const credit = history.credit(`parallel CREDIT ${i + 1}`, amount);
         const d = earlier[i] as Step & { transactionId: string };
+        const back = history.rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, d.transactionId, amount);
         work.push(
-          history
-            .rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, d.transactionId, amount)
-            .then((step) => ({ step, delta: amount })),
+          debit.then((step) => ({ step, delta: -amount, undo: () => ctx.undoDebit(p, step.transactionId, amount) })),
+          credit.then((step) => ({ step, delta: amount, undo: () => ctx.undoCredit(p, amount) })),
+          back.then((step) => ({ step, delta: amount })),
         );
       }
       const done = await Promise.all(work);
