@@ -45,15 +45,8 @@ export const BODY_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p);
-      const step = await ctx.debitGivenBack(
-        `DEBIT ${ctx.money(amount)}, its JSON written another way (signed over those bytes)`,
-        p,
-        amount,
-        undefined,
-        {
-          body: rewritten,
-        },
-      );
+      const label = `DEBIT ${ctx.money(amount)}, its JSON written another way (signed over those bytes)`;
+      const step = await ctx.debitGivenBack(label, p, amount, undefined, { body: rewritten });
       if (step.reply.verdict === 'rejected')
         fail(
           `a validly signed DEBIT whose JSON is written another way (key order, spacing, 1.0, \\u escapes): expected it accepted, got a refusal (is the signature checked over a re-serialisation instead of the raw bytes?): ${describeOutcome(step.exchange)}`,

@@ -18,12 +18,8 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const moved = await moveTheBalance(ctx, p);
-      const again = await ctx.debit(
-        `the same DEBIT again (same transactionId ${first.transactionId})`,
-        p,
-        amount,
-        first.transactionId,
-      );
+      const label = `the same DEBIT again (same transactionId ${first.transactionId})`;
+      const again = await ctx.debit(label, p, amount, first.transactionId);
       sameReply(ctx, first, again, 'the repeated DEBIT');
       await ctx.expectBalanceNow(p, before - amount + moved, 'after the same DEBIT twice, money must have moved once');
     },
@@ -41,12 +37,8 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       if (first.reply.accepted) ctx.undoCredit(p, BET);
       ctx.expectBalance(first, before + BET, 'the first CREDIT');
       const moved = await moveTheBalance(ctx, p);
-      const again = await ctx.credit(
-        `the same CREDIT again (same transactionId ${first.transactionId})`,
-        p,
-        BET,
-        first.transactionId,
-      );
+      const label = `the same CREDIT again (same transactionId ${first.transactionId})`;
+      const again = await ctx.credit(label, p, BET, first.transactionId);
       // Paid again (or, with no balance in the reply, maybe): taken back after the check.
       if (again.reply.accepted && (again.reply.balanceMinor ?? Number.POSITIVE_INFINITY) > before + BET + moved)
         ctx.undoCredit(p, BET);
@@ -66,12 +58,8 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)}`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const changed = amount + BET;
-      const again = await ctx.debit(
-        `the same transactionId again, now for ${ctx.money(changed)}`,
-        p,
-        changed,
-        first.transactionId,
-      );
+      const label = `the same transactionId again, now for ${ctx.money(changed)}`;
+      const again = await ctx.debit(label, p, changed, first.transactionId);
       if (again.reply.verdict !== 'rejected')
         sameReply(ctx, first, again, `a repeat of ${first.transactionId} with another amount`);
       const now = await ctx.readBalance(p);
@@ -140,11 +128,8 @@ const IN_BETWEEN = 1;
 async function moveTheBalance(ctx: CheckContext, p: string): Promise<number> {
   // Also where only aggmock's safer reading asks for the first reply again (Hub88): then a warning shows.
   if (ctx.wire.saferDuplicates !== 'same-reply') return 0;
-  const other = await ctx.credit(
-    `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`,
-    p,
-    IN_BETWEEN,
-  );
+  const label = `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`;
+  const other = await ctx.credit(label, p, IN_BETWEEN);
   if (!other.reply.accepted) fail(`a CREDIT of ${ctx.money(IN_BETWEEN)} was not accepted: ${describeOutcome(other.exchange)}`);
   ctx.undoCredit(p, IN_BETWEEN);
   return IN_BETWEEN;

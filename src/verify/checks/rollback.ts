@@ -111,12 +111,8 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before, amount, debit } = await acceptedDebit(ctx);
       await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK of it', 'the ROLLBACK');
-      const again = await ctx.debit(
-        `the same DEBIT again, after its ROLLBACK (same transactionId ${debit.transactionId})`,
-        p,
-        amount,
-        debit.transactionId,
-      );
+      const label = `the same DEBIT again, after its ROLLBACK (same transactionId ${debit.transactionId})`;
+      const again = await ctx.debit(label, p, amount, debit.transactionId);
       expectAllAnswered([again], 'the DEBIT sent again after its ROLLBACK');
       const now = await ctx.readBalance(p);
       putBack(ctx, p, now, before, 'the DEBIT sent again after its ROLLBACK took it');
