@@ -107,14 +107,8 @@ export function replyRules(w: WindowContext): ReplyFindings {
     const agrees = judgement?.agrees === true;
     const replayed = agrees && judgement.balance === 'replayed';
     if (balance.kind === 'invalid') {
-      w.flag(
-        'invalid-balance',
-        null,
-        null,
-        [event.id],
-        `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
-        event.group,
-      );
+      const message = `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`;
+      w.flag('invalid-balance', null, null, [event.id], message, event.group);
     } else if (
       balance.kind === 'none' &&
       outcome === 'accepted' &&
@@ -150,19 +144,13 @@ export function replyRules(w: WindowContext): ReplyFindings {
       !unknownRollbackAccepts(reading.dialect, { verdict: said.verdict, code: said.error })
     ) {
       // A rollback of a transaction never settled here (so never seen by the wallet): answered as the dialect's one rule allows?
-      const rule = unknownRollbackRule(reading.dialect);
+      const allowed = UNKNOWN_ROLLBACK_ANSWERS[unknownRollbackRule(reading.dialect)];
       w.flag(
         'unknown-rollback-answer',
         null,
         balance.kind === 'ok' ? balance.minor : null,
         [event.id],
-        `${op.label} reverses ${event.referenceTransactionId ?? event.transactionId}, which the wallet never saw; the ${reading.dialect.name} wire answers that with ${
-          rule === 'acknowledge'
-            ? 'an acknowledgement'
-            : rule === 'not-found'
-              ? 'its not-found refusal'
-              : 'an acknowledgement or its not-found refusal'
-        }, but the reply ${describeReply(event.reply)}`,
+        `${op.label} reverses ${event.referenceTransactionId ?? event.transactionId}, which the wallet never saw; the ${reading.dialect.name} wire answers that with ${allowed}, but the reply ${describeReply(event.reply)}`,
         event.group,
       );
     }
@@ -273,6 +261,13 @@ function repeatOf(reading: DialectReading, first: ReplyInput, again: ReplyInput)
 }
 
 const NO_BALANCE: ReplyBalance = { kind: 'none' };
+
+/** What a dialect's rule lets a wallet answer to a rollback of a transaction it never saw, in a message's words. */
+const UNKNOWN_ROLLBACK_ANSWERS = {
+  acknowledge: 'an acknowledgement',
+  'not-found': 'its not-found refusal',
+  either: 'an acknowledgement or its not-found refusal',
+} as const satisfies Record<ReturnType<typeof unknownRollbackRule>, string>;
 
 const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<
   ReturnType<typeof replyOutcome>,
