@@ -74,15 +74,13 @@ export class Bookkeeping extends WalletUnderTest {
         const amount = Math.abs(start - now);
         const label = `restore: ${short ? 'CREDIT' : 'DEBIT'} ${this.money(amount)} (${playerId} was left ${short ? 'short' : 'over'})`;
         const step = short ? await this.credit(label, playerId, amount) : await this.debit(label, playerId, amount);
-        outcome = step.reply.accepted
-          ? {
-              restored: true,
-              note: `${playerId} held ${this.money(now)} afterwards instead of ${this.money(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${this.money(amount)}`,
-            }
-          : {
-              restored: false,
-              note: `${playerId} holds ${this.money(now)} afterwards instead of ${this.money(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
-            };
+        const restored = step.reply.accepted;
+        outcome = {
+          restored,
+          note: restored
+            ? `${playerId} held ${this.money(now)} afterwards instead of ${this.money(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${this.money(amount)}`
+            : `${playerId} holds ${this.money(now)} afterwards instead of ${this.money(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
+        };
       } catch (error) {
         outcome = {
           restored: false,
