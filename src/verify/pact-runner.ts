@@ -60,6 +60,9 @@ export interface PactRunnerInput {
   allowHooks?: boolean;
 }
 
+/** What the state handlers and the request filter are given of the run. */
+type RunInput = Omit<PactRunnerInput, 'resultFile'>;
+
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
 export interface PactExchange {
   request: Omit<Exchange['request'], 'method'> & { method?: string };
@@ -198,7 +201,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
 }
 
 /** The context the provider states (and a vendor dialect's requests) are realised with in players mode. */
-export function stateContext(input: Omit<PactRunnerInput, 'resultFile'>): CheckContext {
+export function stateContext(input: RunInput): CheckContext {
   return new CheckContext(
     {
       webhookUrl: input.webhookUrl,
@@ -242,7 +245,7 @@ function contractOfRequest(
  * In players mode the call carries this run's player, ids and session token, and the refusal for
  * lack of funds asks for more than the balance read.
  */
-export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState, ctx: CheckContext) {
+export function dialectFilter(input: RunInput, run: RunState, ctx: CheckContext) {
   const callbacks = input.callbacks;
   const dialect: Dialect = dialectOf(callbacks);
   const credentials = credentialsOf(callbacks);
@@ -342,12 +345,7 @@ const KEPT_HEADERS = new Set(['host', 'connection', 'accept-encoding', 'user-age
  * action:"setup"}` there and keeps a refusal's message. Without: realises the state through the
  * webhook (a balance is read, an absent player is a fresh unknown id, a prior DEBIT is sent).
  */
-export function stateHandlersFor(
-  stateNames: readonly string[],
-  input: Omit<PactRunnerInput, 'resultFile'>,
-  run: RunState,
-  ctx: CheckContext = stateContext(input),
-) {
+export function stateHandlersFor(stateNames: readonly string[], input: RunInput, run: RunState, ctx = stateContext(input)) {
   const handlers: Record<string, (params: unknown) => Promise<void>> = {};
   for (const name of stateNames) {
     handlers[name] = async (params) => {
@@ -366,13 +364,7 @@ export function stateHandlersFor(
   return handlers;
 }
 
-async function realiseState(
-  ctx: CheckContext,
-  name: string,
-  params: Record<string, unknown>,
-  input: Omit<PactRunnerInput, 'resultFile'>,
-  run: RunState,
-): Promise<void> {
+async function realiseState(ctx: CheckContext, name: string, params: Record<string, unknown>, input: RunInput, run: RunState) {
   const contractPlayer = String(params.playerId ?? '');
   if (/does not exist/.test(name)) {
     run.playerMap.set(contractPlayer, `verify-ghost-${input.runId}-${contractPlayer}`);
