@@ -197,10 +197,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
 
   return {
     balances: () => [...players.values()].sort((a, b) => a.playerId.localeCompare(b.playerId)).map(toBalance),
-    balance: (playerId) => {
-      const p = players.get(playerId);
-      return p ? toBalance(p) : undefined;
-    },
+    balance: (playerId) => (players.has(playerId) ? toBalance(players.get(playerId) as PlayerLedger) : undefined),
     knownBalances: () =>
       Object.fromEntries(
         [...players.values()].flatMap((p) =>
