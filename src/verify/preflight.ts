@@ -129,9 +129,7 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   return { findings, balanceProbe };
 }
 
-function probeOf(settings: CheckSettings): BalanceProbe {
-  return settings.balanceProbe ?? 'neutral';
-}
+const probeOf = (settings: CheckSettings): BalanceProbe => settings.balanceProbe ?? 'neutral';
 
 /**
  * One balance read of `playerId` (set up first through a state URL when `setUp`): the balance, the

@@ -151,9 +151,7 @@ export function passed(report: Pick<VerifyReport, 'summary' | 'firstCause'>): bo
 }
 
 /** The first cause in one line: what happened, then how to fix it. */
-export function firstCauseLine(cause: FirstCause): string {
-  return `${cause.summary}: ${cause.fix}`;
-}
+export const firstCauseLine = (cause: FirstCause): string => `${cause.summary}: ${cause.fix}`;
 
 /** Writes junit.xml, report.json and report.html into `dir` (created if missing). */
 export function writeReports(report: VerifyReport, dir: string): ReportFiles {
@@ -426,9 +424,7 @@ function readFirstSection(report: VerifyReport): string {
   return parts.join('\n');
 }
 
-function anchor(id: string): string {
-  return `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
-}
+const anchor = (id: string): string => `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
 
 /** The first cause, once, above the results: what happened, the fix, and the requests that showed it. */
 function causeSection(cause: FirstCause): string {
