@@ -91,18 +91,18 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   const ctx = new CheckContext({ ...settings }, 'preflight');
   const findings: ProbeFinding[] = [];
   const [main, ...others] = settings.players as [string, ...string[]];
+  let balanceProbe = probeOf(settings);
+  /** The preflight ends here, with the first cause found (none: failures aggmock retries, the checks' to report). */
+  const end = (cause?: FirstCause | null): PreflightResult => ({ ...(cause ? { cause } : {}), findings, balanceProbe });
   const refused = await tokenRefusal(ctx, main);
-  if (refused !== undefined) return { cause: refused, findings, balanceProbe: probeOf(settings) };
+  if (refused !== undefined) return end(refused);
   const first = await readOnce(ctx, main, 'player', true);
-  if (first === null) return { findings, balanceProbe: probeOf(settings) };
-  if (typeof first !== 'number') return { cause: first, findings, balanceProbe: probeOf(settings) };
+  if (typeof first !== 'number') return end(first);
 
   // The same read again: a probe that moves money shows as a balance that moved in between.
-  const probe = ctx.lastProbe ?? probeOf(settings);
+  const probe = ctx.lastProbe ?? balanceProbe;
   const second = await readOnce(ctx, main, 'player', false);
-  if (second === null) return { findings, balanceProbe: probeOf(settings) };
-  if (typeof second !== 'number') return { cause: second, findings, balanceProbe: probeOf(settings) };
-  let balanceProbe = probeOf(settings);
+  if (typeof second !== 'number') return end(second);
   if (second !== first) {
     const moved = second - first;
     const exchanges = [...ctx.client.exchanges];
@@ -115,18 +115,18 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
       const restored = (await ctx.restoreStartBalances()).every((r) => r.restored);
       const third = await readOnce(ctx, main, 'player', false);
       const fourth = typeof third === 'number' ? await readOnce(ctx, main, 'player', false) : third;
-      if (fourth === null || third === null) return { findings, balanceProbe };
-      if (typeof fourth !== 'number') return { cause: fourth, findings, balanceProbe };
-      if (!restored || third !== fourth) return { cause: noNeutralProbe(ctx, main, exchanges), findings, balanceProbe };
+      if (third === null) return end(null);
+      if (typeof fourth !== 'number') return end(fourth);
+      if (!restored || third !== fourth) return end(noNeutralProbe(ctx, main, exchanges));
     } else {
-      return { cause: noNeutralProbe(ctx, main, exchanges), findings, balanceProbe };
+      return end(noNeutralProbe(ctx, main, exchanges));
     }
   }
   for (const other of others) {
     const read = await readOnce(ctx, other, 'second-player', true);
-    if (read !== null && typeof read !== 'number') return { cause: read, findings, balanceProbe };
+    if (read !== null && typeof read !== 'number') return end(read);
   }
-  return { findings, balanceProbe };
+  return end();
 }
 
 const probeOf = (settings: CheckSettings): BalanceProbe => settings.balanceProbe ?? 'neutral';
