@@ -115,16 +115,15 @@ export function evaluateWindow(
   return nextState(w, found, verdict, { before, moved, discrepancies });
 }
 
+/** The player before the window, how to move it on, and the window's discrepancies so far. */
+type Settling = { before: PlayerLedger; moved: (p: Partial<PlayerLedger>) => PlayerLedger; discrepancies: DiscrepancyDraft[] };
+
 /** What the ledger knows after the window: the player's balance (or that it is uncertain), and the transaction records to keep. */
 function nextState(
   w: WindowContext,
   { ops, judged }: ReplyFindings,
   verdict: HistoryVerdict,
-  {
-    before,
-    moved,
-    discrepancies,
-  }: { before: PlayerLedger; moved: (p: Partial<PlayerLedger>) => PlayerLedger; discrepancies: DiscrepancyDraft[] },
+  { before, moved, discrepancies }: Settling,
 ): SettlementOutcome {
   const { view, window, start } = w;
   const first = window[0] as TimedEvent;
