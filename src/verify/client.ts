@@ -5,7 +5,6 @@ import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { createTransport, type Transport } from '../callbacks/transport.ts';
 import { shownRequest } from '../config/index.ts';
 import type { BonusKind } from '../dialects/index.ts';
-import type { DialectForgery } from './dialect-client.ts';
 
 /*
  * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
@@ -55,20 +54,6 @@ export interface CallbackSpec {
   currency?: string;
   roundId?: string;
   bonus?: { kind: BonusKind; id: string };
-}
-
-/** How a check's call is forged: `timestamp`, `edit` and `body` as DialectForgery's. */
-export interface SendOptions extends Pick<DialectForgery, 'timestamp' | 'edit' | 'body'> {
-  /** false: no signature at all. */
-  sign?: boolean;
-  /** Signed with these secrets instead of the configured ones (aggmock's header schemes); keys the wallet does not know under a vendor's recipe. */
-  secrets?: string[];
-  /** The amount is changed by 0.01 after signing (a tampered request), whatever the wire. */
-  tamperAmount?: true;
-  /** Carries the signature of this earlier request, wherever the wire places it (a replay). */
-  replayOf?: { exchange: Exchange };
-  /** Other forgeries of the request as built: other credentials, a changed query, headers or fields. */
-  forgery?: Pick<DialectForgery, 'credentials' | 'request'>;
 }
 
 /** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */

@@ -1,12 +1,17 @@
 import type { CallbacksConfig } from '../callbacks/events.ts';
 import { type CallFacts, type Dialect, type ReadReply, sessionTokenFor, tokenHandedOver } from '../dialects/index.ts';
-import type { CheckSettings } from './wallet-under-test.ts';
 import { verifyWireOf } from './wire.ts';
 
 /* The session tokens verify makes up, and the run's rule that `--skip pact:authenticate` sends none. */
 
-/** What of a run's settings the tokens need. */
-export type TokenSettings = Pick<CheckSettings, 'runId' | 'callbacks' | 'players' | 'sessionTokens' | 'authenticates'>;
+/** What of a run's settings the tokens need (CheckSettings has them). */
+export interface TokenSettings {
+  runId: string;
+  callbacks: CallbacksConfig;
+  players: string[];
+  sessionTokens?: Map<string, string>;
+  authenticates?: boolean;
+}
 
 /**
  * The token verify makes up for a player when neither --token nor an authenticate call gave one:

@@ -14,8 +14,8 @@ import {
   statusIn,
 } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
-import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, type SendOptions, WebhookClient } from './client.ts';
-import { DialectClient, type DialectForgery, factsOf, readDialectExchange } from './dialect-client.ts';
+import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, WebhookClient } from './client.ts';
+import { DialectClient, type DialectForgery, factsOf, readDialectExchange, type SendOptions } from './dialect-client.ts';
 import { fail } from './failure.ts';
 import { readUnder } from './read.ts';
 import { adoptHandedOver, madeUpToken } from './tokens.ts';

@@ -1,7 +1,8 @@
 import { carriedSecrets, carriesSessionToken, credentialsIn, hasStaticCredential } from '../../dialects/capabilities.ts';
 import type { Credentials, Dialect, Field, Rendered, UnsignedRequest } from '../../dialects/index.ts';
-import { describeOutcome, type SendOptions } from '../client.ts';
+import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import type { VerifyWire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 

@@ -1,7 +1,7 @@
 import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures, rotatesSecrets } from '../../dialects/capabilities.ts';
-import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import type { VerifyWire as Wire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 

@@ -1,7 +1,8 @@
 import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures } from '../../dialects/capabilities.ts';
-import type { CallbackSpec, SendOptions } from '../client.ts';
+import type { CallbackSpec } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
 import { refusalStatus, signed } from './signature.ts';
 
