@@ -199,13 +199,8 @@ const MONEY_PLANS = {
   },
   'duplicate-credit': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
-    const c = k.credit(
-      'win',
-      d,
-      winFor(k.rng, d.request.amountMinor),
-      [{ step: 'bet', when: 'accepted' }],
-      'a win moves the balance up',
-    );
+    const win = winFor(k.rng, d.request.amountMinor);
+    const c = k.credit('win', d, win, [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up');
     return [d, c, again('win-again', c, 'the same CREDIT again gets the first reply and moves no money')];
   },
   'rollback-unknown': (k) => {
@@ -241,17 +236,12 @@ const MONEY_PLANS = {
     let previous: string[] = [];
     for (let i = 1; i <= spins; i++) {
       const betMinor = k.bet();
-      const round = k.round(
-        `spin-${i}-`,
-        betMinor,
-        sessionWin(k.rng, betMinor, rtp),
-        previous.map((step) => ({ step, when: 'finished' as const })),
-        {
-          bet: `spin ${i}: the bet moves the balance down`,
-          win: `spin ${i}: the win moves the balance up`,
-          whole: `spin ${i}: one callback moves the balance by win − bet`,
-        },
-      );
+      const after = previous.map((step) => ({ step, when: 'finished' as const }));
+      const round = k.round(`spin-${i}-`, betMinor, sessionWin(k.rng, betMinor, rtp), after, {
+        bet: `spin ${i}: the bet moves the balance down`,
+        win: `spin ${i}: the win moves the balance up`,
+        whole: `spin ${i}: one callback moves the balance by win − bet`,
+      });
       steps.push(...round);
       previous = round.map((s) => s.key);
     }
