@@ -22,11 +22,9 @@ export const BODY_CHECKS: readonly Check[] = [
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p, 1);
       const dialect = ctx.wire.dialect;
-      const step = await ctx.send(
-        `DEBIT ${ctx.money(amount)} cut off before its amount (signed over what is sent)`,
-        { kind: 'debit', playerId: p, amountMinor: amount, transactionId: ctx.tx() },
-        { forgery: { request: (req) => cutBeforeAmount(dialect, req) } },
-      );
+      const label = `DEBIT ${ctx.money(amount)} cut off before its amount (signed over what is sent)`;
+      const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: ctx.tx() };
+      const step = await ctx.send(label, spec, { forgery: { request: (req) => cutBeforeAmount(dialect, req) } });
       ctx.undoWhatMoved(step, p, before, 'a cut-off DEBIT');
       if (!movesNothing(step, before))
         fail(
