@@ -152,12 +152,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
       continue;
     }
     if (timedOutInARow >= TIMEOUT_BREAKER) {
-      emit(
-        notRun(
-          check,
-          `not run: the webhook did not answer within ${plan.settings.timeoutMs} ms in the last ${TIMEOUT_BREAKER} checks (--timeout); fix its reply time, then run verify again`,
-        ),
-      );
+      const silent = `the webhook did not answer within ${plan.settings.timeoutMs} ms in the last ${TIMEOUT_BREAKER} checks (--timeout)`;
+      emit(notRun(check, `not run: ${silent}; fix its reply time, then run verify again`));
       continue;
     }
     const result = withFinding(await runCheck(check, plan.settings), findings.get(check.id));
@@ -204,12 +200,7 @@ function withFinding(result: ResultEntry, finding: ProbeFinding | undefined): Re
   if (finding === undefined) return result;
   const note = `verify's balance probe found it first: ${finding.reason}`;
   if (result.status === 'fail') return { ...result, notes: [...result.notes, note] };
-  return {
-    ...result,
-    status: 'fail',
-    reason: finding.reason,
-    exchanges: [...finding.exchanges, ...result.exchanges],
-  };
+  return { ...result, status: 'fail', reason: finding.reason, exchanges: [...finding.exchanges, ...result.exchanges] };
 }
 
 /**
