@@ -132,10 +132,8 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       }
       for (const [i, d] of earlier.entries())
         if (!done[i * 3 + 2]?.step.reply.accepted) ctx.undoDebit(p, d.transactionId, amount);
-      expectAllAnswered(
-        done.map((d) => d.step),
-        'parallel callbacks',
-      );
+      const all = done.map((d) => d.step);
+      expectAllAnswered(all, 'parallel callbacks');
       await history.expectExplained(before, 'DEBITs, CREDITs and ROLLBACKs in parallel', { expectedNow: expected });
     },
   },

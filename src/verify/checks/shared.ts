@@ -1,5 +1,4 @@
 import {
-  type Dialect,
   type RepeatJudgement,
   repeatAgrees,
   roundIdOf,
@@ -70,10 +69,7 @@ export async function playerWithABet(ctx: CheckContext): Promise<{ p: string; be
  * INSUFFICIENT_FUNDS (checked here); money it took anyway is given back after the run.
  * `label` names the step in the report.
  */
-export async function overdraftDebit(
-  ctx: CheckContext,
-  label: (amount: string, balance: string) => string,
-): Promise<{ p: string; before: number; amount: number; step: Awaited<ReturnType<CheckContext['debit']>> }> {
+export async function overdraftDebit(ctx: CheckContext, label: (amount: string, balance: string) => string) {
   const { p, before } = await playerAndBalance(ctx, 500);
   const amount = Math.max(before, 0) + BET;
   const step = await ctx.debitGivenBack(label(ctx.money(amount), ctx.money(before)), p, amount);
@@ -105,12 +101,7 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
 }
 
 /** How a repeat's reply compares with the first, by the dialect's rule (or `dialect`'s); undefined when either got no answer. */
-export function repeatOf(
-  ctx: CheckContext,
-  first: Step,
-  again: Step,
-  dialect: Dialect = ctx.wire.dialect,
-): RepeatJudgement | undefined {
+export function repeatOf(ctx: CheckContext, first: Step, again: Step, dialect = ctx.wire.dialect): RepeatJudgement | undefined {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!a || !b) return undefined;
