@@ -193,12 +193,8 @@ async function tokenRefusal(ctx: CheckContext, playerId: string): Promise<FirstC
   if (!carriesSessionToken(dialect) || !ctx.wire.has('authenticate') || ctx.settings.authenticates === false) return undefined;
   if (!dialect.session.checkedOn.includes('authenticate')) return undefined;
   const from = ctx.client.exchanges.length;
-  const token = await ctx.tokenOf(playerId);
-  const step = await ctx.call(`preflight: authenticate ${playerId} with its session token (the game opens)`, {
-    operation: 'authenticate',
-    playerId,
-    sessionToken: token,
-  });
+  const call = { operation: 'authenticate' as const, playerId, sessionToken: await ctx.tokenOf(playerId) };
+  const step = await ctx.call(`preflight: authenticate ${playerId} with its session token (the game opens)`, call);
   const sent = ctx.client.exchanges.slice(from);
   const cause = classify(ctx, sent, playerId, 'player');
   if (cause !== undefined && cause.kind !== 'unknown-player') return cause;

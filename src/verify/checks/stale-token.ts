@@ -92,11 +92,8 @@ export const STALE_TOKEN_NOT_APPLICABLE: Record<string, string> = {
  */
 async function rotated(ctx: CheckContext, p: string): Promise<{ old: string; fresh: string }> {
   const old = await ctx.tokenOf(p);
-  const auth = await ctx.call(`authenticate ${p} with its session token (the wallet may hand a new one over)`, {
-    operation: 'authenticate',
-    playerId: p,
-    sessionToken: old,
-  });
+  const call = { operation: 'authenticate' as const, playerId: p, sessionToken: old };
+  const auth = await ctx.call(`authenticate ${p} with its session token (the wallet may hand a new one over)`, call);
   if (!auth.reply.accepted)
     fail(`authenticate of ${p} with its current session token: expected an acceptance, got ${describeOutcome(auth.exchange)}`);
   const fresh = await ctx.tokenOf(p);
