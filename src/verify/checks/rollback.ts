@@ -22,14 +22,9 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'contract (pact:rollback-restores); Blue Ocean rollback callback',
     appliesTo: hasRollback,
     async run(ctx) {
-      const { p, before, amount, debit } = await acceptedDebit(ctx);
-      await rollBack(
-        ctx,
-        { p, before, amount, debit },
-        'ROLLBACK of that DEBIT',
-        'the ROLLBACK must restore the balance from before the DEBIT',
-      );
-      await ctx.expectBalanceNow(p, before, 'after DEBIT + ROLLBACK');
+      const set = await acceptedDebit(ctx);
+      await rollBack(ctx, set, 'ROLLBACK of that DEBIT', 'the ROLLBACK must restore the balance from before the DEBIT');
+      await ctx.expectBalanceNow(set.p, set.before, 'after DEBIT + ROLLBACK');
     },
   },
   {
