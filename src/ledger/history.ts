@@ -320,8 +320,9 @@ function searchOrders(ops: readonly HistoryOp[], start: HistoryStart, options: S
         blocking = i;
       }
     }
-    if (blocking >= 0 && (earliestAnswer > furthest.time || (earliestAnswer === furthest.time && count > furthest.depth)))
+    if (blocking >= 0 && (earliestAnswer > furthest.time || (earliestAnswer === furthest.time && count > furthest.depth))) {
       furthest = { time: earliestAnswer, depth: count, op: blocking };
+    }
     const candidates: number[] = [];
     for (let i = 0; i < n; i++) if (!done[i] && (ops[i] as HistoryOp).sentAt <= earliestAnswer) candidates.push(i);
 

@@ -112,8 +112,9 @@ interface RunState {
 
 /** Whether the webhook went silent: a forwarded request that never got its reply. */
 function noticeSilence(run: RunState, timeoutMs: number): string | undefined {
-  if (run.silent === undefined && Object.values(run.exchanges).some((e) => e.response === undefined))
+  if (run.silent === undefined && Object.values(run.exchanges).some((e) => e.response === undefined)) {
     run.silent = silenceReason(timeoutMs);
+  }
   return run.silent;
 }
 

@@ -91,11 +91,12 @@ export const IDENTIFIER_CHECKS: readonly Check[] = [
             `at ${ctx.money(before)}, got ${ctx.money(now)}`,
         );
       }
-      for (const [i, step] of steps.entries())
+      for (const [i, step] of steps.entries()) {
         if (step.reply.verdict !== 'accepted' && step.reply.verdict !== 'rejected')
           fail(
             `a DEBIT for the player id ${JSON.stringify(variants[i])}: expected an answer, got ${describeOutcome(step.exchange)}`,
           );
+      }
     },
   },
   {
