@@ -147,8 +147,9 @@ function nextState(
   }
   // After a mismatch the ledger follows the wallet: the last reply of a lone event is the new balance.
   const last = ops[ops.length - 1] as HistoryOp;
-  if (verdict.linearizable === false && ops.length === 1 && last.balanceMinor !== undefined)
+  if (verdict.linearizable === false && ops.length === 1 && last.balanceMinor !== undefined) {
     return { player: moved({ balanceMinor: last.balanceMinor, uncertain: false }), transactions, discrepancies };
+  }
   return {
     player: moved({ uncertain: true, note: uncertainty(verdict.linearizable, window, balances.length) }),
     transactions,

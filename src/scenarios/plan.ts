@@ -113,8 +113,9 @@ export function isScenarioName(name: string): name is ScenarioName {
  * plan.steps.map((s) => s.request.kind) // ['debit', 'credit']
  */
 export function planScenario(name: string, params: ScenarioParams, rng: Random, ids: () => string): ScenarioPlan {
-  if (!isScenarioName(name))
+  if (!isScenarioName(name)) {
     throw new ScenarioError(`Unknown scenario ${JSON.stringify(name)}: expected one of ${SCENARIOS.join(', ')}.`);
+  }
   const wire = params.wire ?? PROFILE_WIRE;
   const refusal = params.wire && rollbackScenarioRefusal(name, wire.name, wire.hasRollback, wire.calls.rollbackWin);
   if (refusal) throw new ScenarioError(refusal);
@@ -327,10 +328,11 @@ function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: Pl
 export function amountRangeMinor(amount: { min: number; max: number }): { min: number; max: number } {
   const min = Math.ceil(amount.min * 100 - 1e-6);
   const max = Math.floor(amount.max * 100 + 1e-6);
-  if (!Number.isFinite(min) || !Number.isFinite(max) || min < 1 || max < min)
+  if (!Number.isFinite(min) || !Number.isFinite(max) || min < 1 || max < min) {
     throw new ScenarioError(
       `amount: expected {min, max} in major units with 0.01 <= min <= max, e.g. {"min": 1, "max": 20}, got ${JSON.stringify(amount)}.`,
     );
+  }
   return { min, max };
 }
 
@@ -357,7 +359,8 @@ export function sessionWin(rng: Random, betMinor: number, rtp: number): number {
 }
 
 function positiveInt(value: number, field: string): number {
-  if (!Number.isInteger(value) || value < 1 || value > 10_000)
+  if (!Number.isInteger(value) || value < 1 || value > 10_000) {
     throw new ScenarioError(`${field}: expected a whole number from 1 to 10000, got ${value}.`);
+  }
   return value;
 }

@@ -35,10 +35,11 @@ function parseEntry(part: string, index: number): ScheduleEntry {
     .slice(at + 1)
     .split(';')
     .map((s) => s.trim());
-  if (!(SCENARIOS as readonly string[]).includes(scenario))
+  if (!(SCENARIOS as readonly string[]).includes(scenario)) {
     throw new ScheduleFlagError(
       `${where}: unknown scenario ${JSON.stringify(scenario)}; expected one of ${SCENARIOS.join(', ')}.`,
     );
+  }
   const raw: Record<string, unknown> = { scenario, ...timing(when, where) };
   for (const option of options) {
     if (option === '') continue;
@@ -88,10 +89,11 @@ function timing(when: string, where: string): { every: string } | { cron: string
     return { every: when };
   }
   const fields = when.split(/\s+/).length;
-  if (!when.startsWith('@') && (fields < 5 || fields > 6))
+  if (!when.startsWith('@') && (fields < 5 || fields > 6)) {
     throw new ScheduleFlagError(
       `${where}: ${JSON.stringify(when)} is neither a duration ("500ms", "2s", "5m") nor a cron pattern of 5 or 6 fields ("*/10 * * * * *").`,
     );
+  }
   try {
     new Cron(when, { paused: true });
   } catch (error) {

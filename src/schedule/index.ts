@@ -199,10 +199,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 function arm(entry: ScheduleEntry, index: number): Armed {
   if (entry.every !== undefined) {
     const ms = parseDuration(entry.every);
-    if (ms === undefined || ms <= 0)
+    if (ms === undefined || ms <= 0) {
       throw new ScheduleError(
         `schedule[${index}].every: expected a positive duration such as "500ms", "2s" or "5m", got ${JSON.stringify(entry.every)}.`,
       );
+    }
     return { index, entry, fired: 0, nextAfter: (from) => from + ms };
   }
   if (entry.cron !== undefined) {

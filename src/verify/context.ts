@@ -25,14 +25,16 @@ export class CheckContext extends Bookkeeping {
   expectBalance(step: Step, expectedMinor: number, what: string): void {
     const { reply, exchange } = step;
     if (!reply.accepted) fail(`${what}: expected 2xx {balance: ${this.money(expectedMinor)}}, got ${describeOutcome(exchange)}`);
-    if (reply.balanceMinor === undefined)
+    if (reply.balanceMinor === undefined) {
       fail(
         `${what}: expected {balance} as a number or decimal string with at most ${this.wire.codec().exponent} decimals, got balance ${JSON.stringify(reply.rawBalance)} in ${describeOutcome(exchange)}`,
       );
-    if (reply.balanceMinor !== expectedMinor)
+    }
+    if (reply.balanceMinor !== expectedMinor) {
       fail(
         `${what}: expected balance ${this.money(expectedMinor)}, got ${this.money(reply.balanceMinor)} (${describeOutcome(exchange)})`,
       );
+    }
   }
 
   /**
@@ -74,8 +76,9 @@ export class CheckContext extends Bookkeeping {
       fail(
         `${what}: a rejection must not be a ${s} (aggmock retries those); expected ${wanted}, got ${describeOutcome(exchange)}`,
       );
-    if (reply.verdict !== 'rejected' || reply.code === undefined || !codes.includes(reply.code))
+    if (reply.verdict !== 'rejected' || reply.code === undefined || !codes.includes(reply.code)) {
       fail(`${what}: expected ${status ?? '4xx (or 2xx)'} with ${wanted}, got ${describeOutcome(exchange)}`);
+    }
     if (status !== undefined && s !== status)
       fail(`${what}: expected HTTP ${status} with ${wanted}, got ${describeOutcome(exchange)}`);
   }
@@ -117,22 +120,25 @@ export class CheckContext extends Bookkeeping {
     this.undoWhatMoved(step, playerId, beforeMinor, what);
     const { reply, exchange } = step;
     if (reply.verdict === 'rejected') return 'rejected';
-    if (reply.verdict !== 'accepted')
+    if (reply.verdict !== 'accepted') {
       fail(`${what}: expected an acceptance that moves no money, or a rejection {error}; got ${describeOutcome(exchange)}`);
-    if (reply.balanceMinor !== undefined && reply.balanceMinor !== beforeMinor)
+    }
+    if (reply.balanceMinor !== undefined && reply.balanceMinor !== beforeMinor) {
       fail(
         `${what}: expected no money to move (balance ${this.money(beforeMinor)}), but the reply says ${this.money(reply.balanceMinor)} ` +
           `(moved by ${this.money(reply.balanceMinor - beforeMinor)}): ${describeOutcome(exchange)}`,
       );
+    }
     return 'accepted';
   }
 
   /** The balance read back now equals `expectedMinor`. */
   async expectBalanceNow(playerId: string, expectedMinor: number, why: string): Promise<void> {
     const now = await this.readBalance(playerId);
-    if (now !== expectedMinor)
+    if (now !== expectedMinor) {
       fail(
         `${why}: expected player ${playerId}'s balance to be ${this.money(expectedMinor)}, got ${this.money(now)} (off by ${this.money(now - expectedMinor)})`,
       );
+    }
   }
 }

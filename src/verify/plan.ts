@@ -77,15 +77,18 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   const base = options.config ?? defaultConfig();
   const webhookUrl = httpUrl(options.webhookUrl, 'webhookUrl');
   const stateUrl = options.stateUrl === undefined ? undefined : httpUrl(options.stateUrl, '--state-url');
-  if (options.scheme !== undefined && !SIGNING_SCHEMES.includes(options.scheme))
+  if (options.scheme !== undefined && !SIGNING_SCHEMES.includes(options.scheme)) {
     throw new VerifyUsageError(`--scheme: expected one of ${SIGNING_SCHEMES.join(', ')}, got ${JSON.stringify(options.scheme)}.`);
-  if (options.secrets !== undefined && (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)))
+  }
+  if (options.secrets !== undefined && (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0))) {
     throw new VerifyUsageError('--secret: expected a non-empty secret.');
+  }
   const players = options.players ?? DEFAULT_PLAYERS;
-  if (players.length === 0 || players.some((p) => p.trim() === ''))
+  if (players.length === 0 || players.some((p) => p.trim() === '')) {
     throw new VerifyUsageError(
       `--players: expected comma-separated player ids such as p1,p2, got ${JSON.stringify(players.join(','))}.`,
     );
+  }
   const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout');
   const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency');
   const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency');
@@ -101,13 +104,15 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   };
 
   const pactFileOption = options.pactFile;
-  if (pactFileOption !== undefined && !existsSync(pactFileOption))
+  if (pactFileOption !== undefined && !existsSync(pactFileOption)) {
     throw new VerifyUsageError(`pact file ${pactFileOption} does not exist.`);
+  }
   const committed = pactFileOption ?? DEFAULT_PACT_FILE;
   // The committed contracts are the default wire's; any other wire's are written from its dialect for this run.
   const useCommitted = pactFileOption !== undefined || sameWire(callbacks, defaultConfig().callbacks);
-  if (useCommitted && !existsSync(committed))
+  if (useCommitted && !existsSync(committed)) {
     throw new VerifyUsageError(`the contracts are missing at ${committed}; run \`aggmock contracts --regenerate\`.`);
+  }
   const pactIds = useCommitted
     ? pactInteractionIds(committed)
     : dialectContracts(dialectOf(callbacks)).map((c) => `${PACT_ID_PREFIX}${c.id}`);
@@ -201,8 +206,9 @@ function httpUrl(value: string, what: string): string {
       `${what}: expected an http(s) URL such as http://127.0.0.1:4001/callback/webhook, got ${JSON.stringify(value)}.`,
     );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new VerifyUsageError(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
+  }
   return url.href;
 }
 

@@ -129,7 +129,9 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   return end();
 }
 
-const probeOf = (settings: CheckSettings): BalanceProbe => settings.balanceProbe ?? 'neutral';
+function probeOf(settings: CheckSettings): BalanceProbe {
+  return settings.balanceProbe ?? 'neutral';
+}
 
 /**
  * One balance read of `playerId` (set up first through a state URL when `setUp`): the balance, the

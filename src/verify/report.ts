@@ -147,7 +147,9 @@ export function passed(report: Pick<VerifyReport, 'summary' | 'firstCause'>): bo
 }
 
 /** The first cause in one line: what happened, then how to fix it. */
-export const firstCauseLine = (cause: FirstCause): string => `${cause.summary}: ${cause.fix}`;
+export function firstCauseLine(cause: FirstCause): string {
+  return `${cause.summary}: ${cause.fix}`;
+}
 
 /** Writes junit.xml, report.json and report.html into `dir` (created if missing). */
 export function writeReports(report: VerifyReport, dir: string): ReportFiles {
@@ -420,7 +422,9 @@ function readFirstSection(report: VerifyReport): string {
   return parts.join('\n');
 }
 
-const anchor = (id: string): string => `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+function anchor(id: string): string {
+  return `r-${id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+}
 
 /** The first cause, once, above the results: what happened, the fix, and the requests that showed it. */
 function causeSection(cause: FirstCause): string {

@@ -399,8 +399,9 @@ export class WalletUnderTest {
   async readBalance(playerId: string): Promise<number> {
     const tried: { what: string; step: Step }[] = [];
     const unanswered = (step: Step) => {
-      if (!step.exchange.response)
+      if (!step.exchange.response) {
         fail(`could not read the balance of player ${playerId}: ${tried.at(-1)?.what} got ${describeOutcome(step.exchange)}`);
+      }
     };
     if (this.wire.has('balance')) {
       // The dialect's own balance call: no probe transactions.

@@ -30,15 +30,17 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       for (const s of accepted) ctx.undoDebit(p, s.transactionId, amount);
       expectAllAnswered(steps, 'parallel DEBITs');
       const wrong = steps.filter((s) => !s.reply.accepted && !ctx.isRejection(s, 'INSUFFICIENT_FUNDS'));
-      if (wrong.length > 0)
+      if (wrong.length > 0) {
         fail(
           `${wrong.length} parallel DEBIT(s) were refused for another reason than INSUFFICIENT_FUNDS, e.g. ${describeOutcome((wrong[0] as Step).exchange)}`,
         );
-      if (accepted.length > covered)
+      }
+      if (accepted.length > covered) {
         fail(
           `${accepted.length} of ${n} parallel DEBITs of ${ctx.money(amount)} were accepted, but a balance of ${ctx.money(before)} covers ` +
             `only ${covered}: the wallet overdraws under concurrency`,
         );
+      }
       await history.expectExplained(before, `${n} parallel DEBITs of ${ctx.money(amount)} from ${ctx.money(before)}`);
     },
   },
@@ -91,10 +93,11 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
         `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel)`,
         { cleanup: (read) => putBack(ctx, p, read, before, 'DEBITs were not restored') },
       );
-      if (now !== before)
+      if (now !== before) {
         fail(
           `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel): expected the balance back at ${ctx.money(before)}, got ${ctx.money(now)}`,
         );
+      }
     },
   },
   {
@@ -163,10 +166,11 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
           if (read < before - amount) ctx.giveBack(p, before - amount - read, 'extra copies of the DEBIT took it');
         },
       });
-      if (now !== before - amount)
+      if (now !== before - amount) {
         fail(
           `${n} copies of one DEBIT of ${ctx.money(amount)} sent at once: expected the balance to move once, from ${ctx.money(before)} to ${ctx.money(before - amount)}, got ${ctx.money(now)}`,
         );
+      }
     },
   },
 ];
@@ -256,10 +260,11 @@ class SentHistory {
       );
     }
     if (verdict.linearizable === undefined) this.ctx.notes.push(`${what}: too many overlapping callbacks to search every order`);
-    if (expectedNow !== undefined && now !== expectedNow)
+    if (expectedNow !== undefined && now !== expectedNow) {
       fail(
         `${what}: expected player ${this.playerId}'s balance to be ${this.ctx.money(expectedNow)}, got ${this.ctx.money(now)} (off by ${this.ctx.money(now - expectedNow)})`,
       );
+    }
     return now;
   }
 

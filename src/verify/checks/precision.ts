@@ -65,11 +65,12 @@ async function finerAmount(ctx: CheckContext, p: string, before: number, kind: '
     if (step.reply.balanceMinor !== undefined) ctx.undoWhatMoved(step, p, before, `a ${kind.toUpperCase()} of ${written}`);
     ctx.notes.push(`the ${opposite.toUpperCase()} of ${written} that undoes it got ${describeOutcome(undo.exchange)}`);
   }
-  if (got !== expected)
+  if (got !== expected) {
     fail(
       `a ${kind.toUpperCase()} of ${written} on a balance of ${ctx.money(before)}: expected a refusal, or the balance moved by exactly ${written} ` +
         `(to ${formatMinor(expected, format === 'minor' ? 1 : exponent + 1)}), got ${describeOutcome(step.exchange)}: the wallet rounds amounts`,
     );
+  }
   ctx.notes.push(`a ${kind.toUpperCase()} of ${written} was applied exactly`);
 }
 

@@ -24,8 +24,9 @@ export const PROTOCOL_CHECKS: readonly Check[] = [
       );
       if (!ctx.wire.hasRollback) return;
       const back = await ctx.rollback(`ROLLBACK for ${ghost}`, ghost, ctx.tx(), BET);
-      if (back.reply.verdict === 'accepted' && back.reply.balanceMinor !== undefined && back.reply.balanceMinor !== 0)
+      if (back.reply.verdict === 'accepted' && back.reply.balanceMinor !== undefined && back.reply.balanceMinor !== 0) {
         fail(`a ROLLBACK for the unknown player ${ghost} was answered with a balance: ${describeOutcome(back.exchange)}`);
+      }
       if (back.reply.verdict !== 'accepted') {
         ctx.expectRejection(back, ['PLAYER_NOT_FOUND', 'TRANSACTION_NOT_FOUND'], `a ROLLBACK for the unknown player ${ghost}`);
       }

@@ -59,8 +59,9 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const p = ctx.player;
       // Balances are read around it through DEBITs of 0.01, so this rule is not also the balance reader.
       const marker = await ctx.debitGivenBack(`DEBIT ${ctx.money(1)} (reads the balance)`, p, 1);
-      if (!marker.reply.accepted || marker.reply.balanceMinor === undefined)
+      if (!marker.reply.accepted || marker.reply.balanceMinor === undefined) {
         fail(`a DEBIT of ${ctx.money(1)} to read player ${p}'s balance got ${describeOutcome(marker.exchange)}`);
+      }
       const balance = marker.reply.balanceMinor;
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
       ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
@@ -110,11 +111,12 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       expectAllAnswered([again], 'the DEBIT sent again after its ROLLBACK');
       const now = await ctx.readBalance(p);
       putBack(ctx, p, now, before, 'the DEBIT sent again after its ROLLBACK took it');
-      if (now !== before)
+      if (now !== before) {
         fail(
           `the DEBIT of ${ctx.money(amount)} sent again after its ROLLBACK was charged again: expected the balance to stay at ` +
             `${ctx.money(before)}, got ${ctx.money(now)} (${describeOutcome(again.exchange)})`,
         );
+      }
     },
   },
   {

@@ -34,7 +34,9 @@ export interface Check {
 }
 
 /** What a check needs of the wallet (its own list, or the default). */
-export const needsOf = (check: Pick<Check, 'needs'>): readonly Prerequisite[] => check.needs ?? DEFAULT_NEEDS;
+export function needsOf(check: Pick<Check, 'needs'>): readonly Prerequisite[] {
+  return check.needs ?? DEFAULT_NEEDS;
+}
 
 /** Checks about ROLLBACK exist only on wires that have one. */
 export const hasRollback = (wire: VerifyWire): boolean => wire.hasRollback;
@@ -88,10 +90,11 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!b) fail(`${what}: got ${describeOutcome(again.exchange)}`);
-  if (!a || !repeatOf(ctx, first, again)?.agrees)
+  if (!a || !repeatOf(ctx, first, again)?.agrees) {
     fail(
       `${what} must get the first reply again: expected ${a ? `HTTP ${a.status} ${a.body}` : 'the first reply'}, got HTTP ${b.status} ${b.body}`,
     );
+  }
   const safer = saferDialect(ctx.wire.dialect);
   if (safer !== undefined && !repeatOf(ctx, first, again, safer)?.agrees)
     saferReadingBroken(
@@ -150,15 +153,18 @@ export function betCarrying(ctx: CheckContext, label: string, p: string, token: 
 }
 
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
-export const unanswered = (steps: readonly Step[]): Step[] => steps.filter((s) => !isFinal(s.reply));
+export function unanswered(steps: readonly Step[]): Step[] {
+  return steps.filter((s) => !isFinal(s.reply));
+}
 
 /** Fails when any of `steps` got no proper answer. */
 export function expectAllAnswered(steps: readonly Step[], what: string): void {
   const broken = unanswered(steps);
-  if (broken.length > 0)
+  if (broken.length > 0) {
     fail(
       `${broken.length} of ${steps.length} ${what} got no proper answer, e.g. ${describeOutcome((broken[0] as Step).exchange)}`,
     );
+  }
 }
 
 /**
