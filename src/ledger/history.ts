@@ -81,19 +81,19 @@ export function checkHistory(
   const lone = ops.length === 1 ? loneOp(ops[0] as HistoryOp, start, model) : undefined;
   if (lone) return lone;
   const search = (options: SearchOptions) => searchOrders(ops, start, options, model);
-  const all = search({ constrained: () => true, budget, exhaustive: true });
+  const all = search({ constrained: () => true, budget });
   if (all.found) return { linearizable: true, finals: [...all.finals.values()], complete: !all.cut };
   if (all.cut || all.blocker === undefined) return { linearizable: undefined };
   // The reply no order gets past, as Porcupine reports the longest partial linearization: the op
   // whose answer blocked the search at its furthest point in time. Freed of its own constraint, the
   // others' orders say what it could have reported.
   const culprit = all.blocker;
-  const others = search({ constrained: (i) => i !== culprit, budget, exhaustive: true, watch: culprit });
+  const others = search({ constrained: (i) => i !== culprit, budget, watch: culprit });
   if (others.watched.length > 0)
     return { linearizable: false, explanation: explain(ops[culprit] as HistoryOp, others.watched, ops, 'others') };
   // Other replies are wrong too: what the replies answered before it allow.
   const earlier = (i: number) => answeredBefore(ops, i, culprit);
-  const seen = search({ constrained: earlier, budget, exhaustive: true, watch: culprit });
+  const seen = search({ constrained: earlier, budget, watch: culprit });
   return { linearizable: false, explanation: explain(ops[culprit] as HistoryOp, seen.watched, ops, 'earlier') };
 }
 
@@ -140,8 +140,6 @@ interface SearchOptions {
   /** Whether op i's constraint (its reported balance; a DEBIT covered by the balance) holds. */
   constrained: (i: number) => boolean;
   budget: number;
-  /** Enumerate every final state (else stop at the first linearization). */
-  exhaustive: boolean;
   watch?: number;
 }
 
@@ -256,17 +254,13 @@ function searchOrders(ops: readonly HistoryOp[], start: HistoryStart, options: S
   let found = false;
   let cut = false;
 
-  const statusIn =
-    (s: Node): StatusOf =>
-    (key) =>
-      s.touched.get(key) ?? past(key);
   const hashes = new KeyHashes();
 
   /** The states one op can leave, or none when its constraint fails; only those are built. */
   const step = (s: Node, op: HistoryOp, constrained: boolean, record: boolean): readonly Node[] => {
     // Every move leaves the balance where it was or moves it by what the op moves when fresh
     // (the model's step): a reply reporting neither rules the op out here, with nothing built.
-    const statusOf = statusIn(s);
+    const statusOf: StatusOf = (key) => s.touched.get(key) ?? past(key);
     const reported = constrained && !record ? op.balanceMinor : undefined;
     if (
       reported !== undefined &&
@@ -300,7 +294,6 @@ function searchOrders(ops: readonly HistoryOp[], start: HistoryStart, options: S
 
   /** `alone`: every state on the path to `s` had one successor, so no other path reaches `s` and the memo is not asked. */
   const dfs = (count: number, s: Node, alone: boolean): void => {
-    if (found && !options.exhaustive) return;
     if (++visits > options.budget) {
       cut = true;
       return;
@@ -356,7 +349,7 @@ function searchOrders(ops: readonly HistoryOp[], start: HistoryStart, options: S
     for (const [c, i] of candidates.entries()) {
       for (const next of steps[c] as readonly Node[]) {
         place(i, count, next, alone && successors === 1);
-        if (cut || (found && !options.exhaustive)) return;
+        if (cut) return;
       }
     }
   };

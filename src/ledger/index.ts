@@ -33,16 +33,11 @@ export const REMEMBERED_TRANSACTIONS = 200_000;
 /** Ordering keys whose last answer is remembered before the idle ones are swept. */
 const IDLE_LINES_SWEEP = 1024;
 
-export interface PlayerBalance {
-  playerId: string;
+export type PlayerBalance = Omit<PlayerLedger, 'balanceMinor'> & {
   balanceMinor: number | null;
   /** Major units, as the wire shows it. */
   balance: number | null;
-  uncertain: boolean;
-  note?: string;
-  lastEventId?: number;
-  updatedAt?: number;
-}
+};
 
 export interface ShadowLedger {
   /** Last known balance per player, sorted by player id. */
@@ -202,10 +197,7 @@ export function createShadowLedger(options: ShadowLedgerOptions): ShadowLedger {
 
   return {
     balances: () => [...players.values()].sort((a, b) => a.playerId.localeCompare(b.playerId)).map(toBalance),
-    balance: (playerId) => {
-      const p = players.get(playerId);
-      return p ? toBalance(p) : undefined;
-    },
+    balance: (playerId) => (players.has(playerId) ? toBalance(players.get(playerId) as PlayerLedger) : undefined),
     knownBalances: () =>
       Object.fromEntries(
         [...players.values()].flatMap((p) =>

@@ -4,7 +4,6 @@ import type { HistoryOp, HistoryVerdict, WalletState } from './history.ts';
 import {
   DEFAULT_REDUCER_OPTIONS,
   type DiscrepancyDraft,
-  type DiscrepancyKind,
   type LedgerTx,
   type LedgerView,
   type PlayerLedger,
@@ -14,6 +13,7 @@ import {
 import { replyOutcome } from './reply.ts';
 import {
   duplicateRule,
+  type Flag,
   historyRule,
   type Judged,
   labelOf,
@@ -58,7 +58,7 @@ export function evaluateSettlement(
   event: StoredEvent,
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): SettlementOutcome {
-  return evaluateWindow(view, [{ event, sentAt: 0, answeredAt: 1 }], options);
+  return evaluateConcurrentGroup(view, [event], options);
 }
 
 /** Events sent in parallel for one player (a burst), all overlapping in time, judged as one history. */
@@ -94,14 +94,7 @@ export function evaluateWindow(
   const before: PlayerLedger = view.player(playerId) ?? { playerId, uncertain: false };
   const start = before.uncertain ? undefined : before.balanceMinor;
   const discrepancies: DiscrepancyDraft[] = [];
-  const flag = (
-    kind: DiscrepancyKind,
-    expectedMinor: number | null,
-    actualMinor: number | null,
-    eventIds: number[],
-    message: string,
-    group?: string,
-  ) =>
+  const flag: Flag = (kind, expectedMinor, actualMinor, eventIds, message, group) =>
     discrepancies.push({
       playerId,
       kind,
@@ -122,16 +115,15 @@ export function evaluateWindow(
   return nextState(w, found, verdict, { before, moved, discrepancies });
 }
 
+/** The player before the window, how to move it on, and the window's discrepancies so far. */
+type Settling = { before: PlayerLedger; moved: (p: Partial<PlayerLedger>) => PlayerLedger; discrepancies: DiscrepancyDraft[] };
+
 /** What the ledger knows after the window: the player's balance (or that it is uncertain), and the transaction records to keep. */
 function nextState(
   w: WindowContext,
   { ops, judged }: ReplyFindings,
   verdict: HistoryVerdict,
-  {
-    before,
-    moved,
-    discrepancies,
-  }: { before: PlayerLedger; moved: (p: Partial<PlayerLedger>) => PlayerLedger; discrepancies: DiscrepancyDraft[] },
+  { before, moved, discrepancies }: Settling,
 ): SettlementOutcome {
   const { view, window, start } = w;
   const first = window[0] as TimedEvent;
@@ -246,8 +238,7 @@ export function applySettlement(
   event: StoredEvent,
   options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
 ): { state: LedgerState; discrepancies: DiscrepancyDraft[] } {
-  const outcome = evaluateSettlement(viewOf(state), event, options);
-  return { state: applyOutcome(state, outcome), discrepancies: outcome.discrepancies };
+  return applyConcurrentGroup(state, [event], options);
 }
 
 /** {@link applySettlement} for a parallel group, judged as one history. */

@@ -12,6 +12,7 @@ import { formatMinor } from '../money/index.ts';
 import { describeExplanation } from './explain.ts';
 import {
   checkHistory,
+  type HistoryCause,
   type HistoryExplanation,
   type HistoryKind,
   type HistoryOp,
@@ -89,7 +90,7 @@ export function replyRules(w: WindowContext): ReplyFindings {
   const firstOf = w.window.length > 1 ? new Map<string, LedgerTx>() : undefined;
   const judged: Judged[] = [];
   const ops: HistoryOp[] = [];
-  const duplicates: { event: StoredEvent; first: LedgerTx; op: HistoryOp }[] = [];
+  const duplicates: Duplicate[] = [];
   for (const { event, sentAt, answeredAt } of w.window) {
     const outcome = replyOutcome(event);
     const reading = w.options.reading(event.currency, event.facts?.operation);
@@ -106,14 +107,8 @@ export function replyRules(w: WindowContext): ReplyFindings {
     const agrees = judgement?.agrees === true;
     const replayed = agrees && judgement.balance === 'replayed';
     if (balance.kind === 'invalid') {
-      w.flag(
-        'invalid-balance',
-        null,
-        null,
-        [event.id],
-        `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`,
-        event.group,
-      );
+      const message = `${labelOf(event)}: the reply's balance ${JSON.stringify(balance.raw)} is not a valid amount`;
+      w.flag('invalid-balance', null, null, [event.id], message, event.group);
     } else if (
       balance.kind === 'none' &&
       outcome === 'accepted' &&
@@ -149,19 +144,13 @@ export function replyRules(w: WindowContext): ReplyFindings {
       !unknownRollbackAccepts(reading.dialect, { verdict: said.verdict, code: said.error })
     ) {
       // A rollback of a transaction never settled here (so never seen by the wallet): answered as the dialect's one rule allows?
-      const rule = unknownRollbackRule(reading.dialect);
+      const allowed = UNKNOWN_ROLLBACK_ANSWERS[unknownRollbackRule(reading.dialect)];
       w.flag(
         'unknown-rollback-answer',
         null,
         balance.kind === 'ok' ? balance.minor : null,
         [event.id],
-        `${op.label} reverses ${event.referenceTransactionId ?? event.transactionId}, which the wallet never saw; the ${reading.dialect.name} wire answers that with ${
-          rule === 'acknowledge'
-            ? 'an acknowledgement'
-            : rule === 'not-found'
-              ? 'its not-found refusal'
-              : 'an acknowledgement or its not-found refusal'
-        }, but the reply ${describeReply(event.reply)}`,
+        `${op.label} reverses ${event.referenceTransactionId ?? event.transactionId}, which the wallet never saw; the ${reading.dialect.name} wire answers that with ${allowed}, but the reply ${describeReply(event.reply)}`,
         event.group,
       );
     }
@@ -273,6 +262,13 @@ function repeatOf(reading: DialectReading, first: ReplyInput, again: ReplyInput)
 
 const NO_BALANCE: ReplyBalance = { kind: 'none' };
 
+/** What a dialect's rule lets a wallet answer to a rollback of a transaction it never saw, in a message's words. */
+const UNKNOWN_ROLLBACK_ANSWERS = {
+  acknowledge: 'an acknowledgement',
+  'not-found': 'its not-found refusal',
+  either: 'an acknowledgement or its not-found refusal',
+} as const satisfies Record<ReturnType<typeof unknownRollbackRule>, string>;
+
 const HISTORY_OUTCOME = { accepted: 'accepted', rejected: 'rejected', failed: 'unknown' } as const satisfies Record<
   ReturnType<typeof replyOutcome>,
   HistoryOutcome
@@ -325,25 +321,18 @@ class EventOp implements HistoryOp {
   }
 }
 
-function kindOf(explanation: HistoryExplanation): DiscrepancyKind {
-  switch (explanation.cause) {
-    case 'overdraft':
-      return 'overdraft';
-    case 'moved-on-duplicate':
-      return explanation.op.kind === 'debit'
-        ? 'double-debit'
-        : explanation.op.kind === 'credit'
-          ? 'double-credit'
-          : 'double-rollback';
-    case 'rollback-not-restored':
-      return 'rollback-not-restored';
-    case 'rollback-moved-money':
-      return 'rollback-moved-money';
-    case 'rejected-moved-money':
-      return 'rejected-moved-money';
-    case 'drift':
-      return 'balance-drift';
-  }
+/** The discrepancy a cause is reported as; a repeat that moved money, by what it repeated. */
+const KIND_OF_CAUSE = {
+  overdraft: 'overdraft',
+  'rollback-not-restored': 'rollback-not-restored',
+  'rollback-moved-money': 'rollback-moved-money',
+  'rejected-moved-money': 'rejected-moved-money',
+  drift: 'balance-drift',
+} as const satisfies Record<Exclude<HistoryCause, 'moved-on-duplicate'>, DiscrepancyKind>;
+
+function kindOf({ cause, op }: HistoryExplanation): DiscrepancyKind {
+  if (cause !== 'moved-on-duplicate') return KIND_OF_CAUSE[cause];
+  return op.kind === 'debit' ? 'double-debit' : op.kind === 'credit' ? 'double-credit' : 'double-rollback';
 }
 
 export function labelOf(event: Pick<StoredEvent, 'kind' | 'transactionId' | 'id' | 'facts'>): string {

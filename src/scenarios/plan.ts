@@ -191,7 +191,8 @@ const MONEY_PLANS = {
   'bet-lose': (k) => [k.debit('bet', k.bet(), [], 'a lost bet moves the balance down by its amount')],
   'bet-rollback': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
-    return [d, rollbackStep('rollback', d, k.ids, [{ step: 'bet', when: 'settled' }], 'a rollback restores the bet')];
+    const after: StepDependency[] = [{ step: 'bet', when: 'settled' }];
+    return [d, { key: 'rollback', request: rollbackCall(d.request, k.ids()), after, purpose: 'a rollback restores the bet' }];
   },
   'duplicate-debit': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
@@ -199,13 +200,8 @@ const MONEY_PLANS = {
   },
   'duplicate-credit': (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
-    const c = k.credit(
-      'win',
-      d,
-      winFor(k.rng, d.request.amountMinor),
-      [{ step: 'bet', when: 'accepted' }],
-      'a win moves the balance up',
-    );
+    const win = winFor(k.rng, d.request.amountMinor);
+    const c = k.credit('win', d, win, [{ step: 'bet', when: 'accepted' }], 'a win moves the balance up');
     return [d, c, again('win-again', c, 'the same CREDIT again gets the first reply and moves no money')];
   },
   'rollback-unknown': (k) => {
@@ -241,17 +237,12 @@ const MONEY_PLANS = {
     let previous: string[] = [];
     for (let i = 1; i <= spins; i++) {
       const betMinor = k.bet();
-      const round = k.round(
-        `spin-${i}-`,
-        betMinor,
-        sessionWin(k.rng, betMinor, rtp),
-        previous.map((step) => ({ step, when: 'finished' as const })),
-        {
-          bet: `spin ${i}: the bet moves the balance down`,
-          win: `spin ${i}: the win moves the balance up`,
-          whole: `spin ${i}: one callback moves the balance by win − bet`,
-        },
-      );
+      const after = previous.map((step) => ({ step, when: 'finished' as const }));
+      const round = k.round(`spin-${i}-`, betMinor, sessionWin(k.rng, betMinor, rtp), after, {
+        bet: `spin ${i}: the bet moves the balance down`,
+        win: `spin ${i}: the win moves the balance up`,
+        whole: `spin ${i}: one callback moves the balance by win − bet`,
+      });
       steps.push(...round);
       previous = round.map((s) => s.key);
     }
@@ -331,11 +322,6 @@ function freeSpins(spins: number, stakeMinor: number, { debit, credit, rng }: Pl
   win.purpose = `the free spins' winnings of ${formatMinor(winnings)} move the balance up by exactly that, once`;
   for (const step of [...steps, win]) step.request.bonus = bonus;
   return [...steps, win];
-}
-
-/** The ROLLBACK of a planned DEBIT: same amount, referencing its transactionId. */
-function rollbackStep(key: string, d: ScenarioStep, ids: () => string, after: StepDependency[], purpose: string): ScenarioStep {
-  return { key, request: rollbackCall(d.request, ids()), after, purpose };
 }
 
 /** A bet range in major units → whole cents; refuses a range with no whole cent in it. */

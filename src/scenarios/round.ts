@@ -84,8 +84,11 @@ export function roundWireOf(cfg: CallbacksConfig): RoundWire {
   };
 }
 
+/** What every call of a session carries besides its player: where it goes, what it is part of. */
+const BASE_KEYS = ['source', 'gameId', 'currency', 'url', 'sessionToken'] as const;
+
 /** What every call of a session carries: who plays, where it goes, what it is part of. */
-export type CallBase = Pick<EnqueueRequest, 'playerId' | 'source' | 'gameId' | 'currency' | 'url' | 'sessionToken'>;
+export type CallBase = Pick<EnqueueRequest, 'playerId' | (typeof BASE_KEYS)[number]>;
 
 /** A call as planned: an engine request whose kind and transaction id are always set. */
 export type PlannedCall = EnqueueRequest & { kind: EventKind; transactionId: string };
@@ -183,11 +186,7 @@ export function readCall(
 /** The base of a planned call: what every other call of its session carries too. */
 export function baseOf(call: EnqueueRequest): CallBase {
   const base: CallBase = { playerId: call.playerId };
-  if (call.source !== undefined) base.source = call.source;
-  if (call.gameId !== undefined) base.gameId = call.gameId;
-  if (call.currency !== undefined) base.currency = call.currency;
-  if (call.url !== undefined) base.url = call.url;
-  if (call.sessionToken !== undefined) base.sessionToken = call.sessionToken;
+  for (const key of BASE_KEYS) if (call[key] !== undefined) base[key] = call[key];
   return base;
 }
 

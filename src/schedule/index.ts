@@ -120,19 +120,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
     let plan: ReturnType<typeof planScenario>;
     try {
-      plan = planScenario(
-        a.entry.scenario,
-        {
-          players: a.entry.players,
-          amount: a.entry.amount,
-          ...(a.entry.size === undefined ? {} : { size: a.entry.size }),
-          ...(a.entry.rtp === undefined ? {} : { rtp: a.entry.rtp }),
-          ...(options.balances ? { balances: options.balances() } : {}),
-          ...(options.wire ? { wire: options.wire } : {}),
-        },
-        options.random,
-        () => options.engine.nextTransactionId(),
-      );
+      // The entry's players, amount, size and rtp are the scenario's parameters.
+      const params = { ...a.entry, balances: options.balances?.(), wire: options.wire };
+      plan = planScenario(a.entry.scenario, params, options.random, () => options.engine.nextTransactionId());
     } catch (error) {
       report({ ...base, error: messageOf(error) });
       return;

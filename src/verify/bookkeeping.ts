@@ -1,4 +1,5 @@
 import { formatMinor, toMajor } from '../money/index.ts';
+import { messageOf } from '../shared/index.ts';
 import { describeOutcome } from './client.ts';
 import { STATE_START_BALANCE_MINOR, type Step, WalletUnderTest } from './wallet-under-test.ts';
 
@@ -24,7 +25,7 @@ export class Bookkeeping extends WalletUnderTest {
       try {
         await fn();
       } catch (error) {
-        this.notes.push(`cleanup "${label}" did not complete: ${error instanceof Error ? error.message : String(error)}`);
+        this.notes.push(`cleanup "${label}" did not complete: ${messageOf(error)}`);
       }
     }
   }
@@ -73,19 +74,17 @@ export class Bookkeeping extends WalletUnderTest {
         const amount = Math.abs(start - now);
         const label = `restore: ${short ? 'CREDIT' : 'DEBIT'} ${this.money(amount)} (${playerId} was left ${short ? 'short' : 'over'})`;
         const step = short ? await this.credit(label, playerId, amount) : await this.debit(label, playerId, amount);
-        outcome = step.reply.accepted
-          ? {
-              restored: true,
-              note: `${playerId} held ${this.money(now)} afterwards instead of ${this.money(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${this.money(amount)}`,
-            }
-          : {
-              restored: false,
-              note: `${playerId} holds ${this.money(now)} afterwards instead of ${this.money(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
-            };
+        const restored = step.reply.accepted;
+        outcome = {
+          restored,
+          note: restored
+            ? `${playerId} held ${this.money(now)} afterwards instead of ${this.money(start)}; restored with a ${short ? 'CREDIT' : 'DEBIT'} of ${this.money(amount)}`
+            : `${playerId} holds ${this.money(now)} afterwards instead of ${this.money(start)}, and restoring it failed: ${describeOutcome(step.exchange)}`,
+        };
       } catch (error) {
         outcome = {
           restored: false,
-          note: `could not check ${playerId}'s balance afterwards: ${error instanceof Error ? error.message : String(error)}`,
+          note: `could not check ${playerId}'s balance afterwards: ${messageOf(error)}`,
         };
       }
       this.notes.push(outcome.note);
@@ -130,6 +129,13 @@ export class Bookkeeping extends WalletUnderTest {
       const step = await this.reverse(`cleanup: give back DEBIT ${debitTx}`, playerId, debitTx, amountMinor);
       if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
     });
+  }
+
+  /** A DEBIT given back after the check when the wallet accepts it. */
+  async debitGivenBack(...args: Parameters<WalletUnderTest['debit']>): ReturnType<WalletUnderTest['debit']> {
+    const step = await this.debit(...args);
+    if (step.reply.accepted) this.undoDebit(args[1], step.transactionId, args[2]);
+    return step;
   }
 
   /** Takes an accepted CREDIT back after the check (a DEBIT of the same amount). */

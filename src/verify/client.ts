@@ -4,7 +4,7 @@ import type { CallbacksConfig, EventKind } from '../callbacks/events.ts';
 import { type ReplyVerdict, replyJson } from '../callbacks/reply.ts';
 import { createTransport, type Transport } from '../callbacks/transport.ts';
 import { shownRequest } from '../config/index.ts';
-import type { BonusKind, Credentials, Rendered, UnsignedRequest } from '../dialects/index.ts';
+import type { BonusKind } from '../dialects/index.ts';
 
 /*
  * verify's transport and recorder: sends one request as it was built (DialectClient builds and signs
@@ -54,28 +54,6 @@ export interface CallbackSpec {
   currency?: string;
   roundId?: string;
   bonus?: { kind: BonusKind; id: string };
-}
-
-export interface SendOptions {
-  /** false: no signature at all. */
-  sign?: boolean;
-  /** Signed with these secrets instead of the configured ones (aggmock's header schemes); keys the wallet does not know under a vendor's recipe. */
-  secrets?: string[];
-  /** Unix seconds of the signature (a stale one, say): aggmock's header schemes. */
-  timestamp?: number;
-  /** The amount is changed by 0.01 after signing (a tampered request), whatever the wire. */
-  tamperAmount?: true;
-  /** Carries the signature of this earlier request, wherever the wire places it (a replay). */
-  replayOf?: { exchange: Exchange };
-  /** Changes the rendered fields before signing (a wrong API key, an amount written finer than the currency). */
-  edit?: (fields: Record<string, Rendered>) => void;
-  /** Sends this body text instead of the rendered one, signed over it where the wire signs body bytes. */
-  body?: (rendered: string) => string;
-  /** Other forgeries of the request as built (dialect-client.ts DialectForgery): other credentials, a changed query, headers or fields. */
-  forgery?: {
-    credentials?: (real: Credentials) => Credentials;
-    request?: (req: UnsignedRequest) => void;
-  };
 }
 
 /** Sends requests to the wallet under test and records every exchange (the requests are built and signed by DialectClient). */

@@ -51,6 +51,20 @@ export interface DialectForgery {
   request?: (req: UnsignedRequest) => void;
 }
 
+/** How a check's call is forged: `timestamp`, `edit` and `body` as DialectForgery's. */
+export interface SendOptions extends Pick<DialectForgery, 'timestamp' | 'edit' | 'body'> {
+  /** false: no signature at all. */
+  sign?: boolean;
+  /** Signed with these secrets instead of the configured ones (aggmock's header schemes); keys the wallet does not know under a vendor's recipe. */
+  secrets?: string[];
+  /** The amount is changed by 0.01 after signing (a tampered request), whatever the wire. */
+  tamperAmount?: true;
+  /** Carries the signature of this earlier request, wherever the wire places it (a replay). */
+  replayOf?: { exchange: Exchange };
+  /** Other forgeries of the request as built: other credentials, a changed query, headers or fields. */
+  forgery?: Pick<DialectForgery, 'credentials' | 'request'>;
+}
+
 /** The facts each exchange was sent with, so a reply can be read again under the dialect. */
 const sentFacts = new WeakMap<Exchange, CallFacts>();
 

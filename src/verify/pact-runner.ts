@@ -29,8 +29,8 @@ import { carriesSessionToken } from '../dialects/capabilities.ts';
 import { buildRequest, type Dialect, readReply, roundIdOf, tokenHandedOver } from '../dialects/index.ts';
 import { MAX_REPLY_BYTES } from '../http/index.ts';
 import { toMinor } from '../money/index.ts';
-import { parseJsonOr } from '../shared/index.ts';
-import { describeOutcome, postStateOnce } from './client.ts';
+import { messageOf, parseJsonOr } from '../shared/index.ts';
+import { describeOutcome, type Exchange, postStateOnce } from './client.ts';
 import { type BalanceProbe, CheckContext } from './context.ts';
 import { joinUrl, wrongKeys } from './dialect-client.ts';
 
@@ -60,18 +60,14 @@ export interface PactRunnerInput {
   allowHooks?: boolean;
 }
 
+/** What the state handlers and the request filter are given of the run. */
+type RunInput = Omit<PactRunnerInput, 'resultFile'>;
+
 /** One request the filter forwarded and the reply that came back, keyed by the contract's transactionId. */
 export interface PactExchange {
-  request: { method?: string; url: string; headers: Record<string, string>; body: string };
-  response?: {
-    status: number;
-    headers: Record<string, string>;
-    /** At most MAX_REPLY_BYTES of it. */
-    body: string;
-    truncated?: true;
-    /** Why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
-    refused?: string;
-  };
+  request: Omit<Exchange['request'], 'method'> & { method?: string };
+  /** As an Exchange's, and why the reply was not passed on to the Verifier as it came (a redirect, an oversized reply). */
+  response?: Omit<NonNullable<Exchange['response']>, 'json'> & { refused?: string };
   /** What the reply broke that a Pact matcher cannot say (a repeat answered with another balance than the first reply's). */
   problem?: string;
 }
@@ -173,7 +169,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
     return part;
   };
   let ended = false;
-  const finish = () => {
+  const finish = (...args: unknown[]) => {
     if (ended) return res;
     ended = true;
     exchange.response = {
@@ -183,7 +179,7 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
       ...(truncated ? { truncated: true as const } : {}),
       ...(refused === undefined ? {} : { refused }),
     };
-    return refused === undefined ? end() : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
+    return refused === undefined ? end(...args) : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     decide();
@@ -199,20 +195,13 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     decide();
     if (chunk !== undefined && typeof chunk !== 'function') keep(chunk);
-    if (refused !== undefined || truncated || ended) return finish();
-    ended = true;
-    exchange.response = {
-      status: res.statusCode,
-      headers: flatHeaders(res.getHeaders() as IncomingHttpHeaders),
-      body: Buffer.concat(chunks).toString('utf8'),
-    };
-    return end(chunk, ...rest);
+    return refused !== undefined || truncated || ended ? finish() : finish(chunk, ...rest);
   }) as typeof res.end;
   return exchange;
 }
 
 /** The context the provider states (and a vendor dialect's requests) are realised with in players mode. */
-export function stateContext(input: Omit<PactRunnerInput, 'resultFile'>): CheckContext {
+export function stateContext(input: RunInput): CheckContext {
   return new CheckContext(
     {
       webhookUrl: input.webhookUrl,
@@ -256,7 +245,7 @@ function contractOfRequest(
  * In players mode the call carries this run's player, ids and session token, and the refusal for
  * lack of funds asks for more than the balance read.
  */
-export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: RunState, ctx: CheckContext) {
+export function dialectFilter(input: RunInput, run: RunState, ctx: CheckContext) {
   const callbacks = input.callbacks;
   const dialect: Dialect = dialectOf(callbacks);
   const credentials = credentialsOf(callbacks);
@@ -270,11 +259,7 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
       return;
     }
     const silent = noticeSilence(run, input.timeoutMs);
-    if (silent !== undefined) {
-      res.writeHead(504, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message: silent }));
-      return;
-    }
+    if (silent !== undefined) return notSent(res, 504, silent);
     const contract = contractOfRequest(contracts, req, sent);
     if (!contract) {
       next();
@@ -340,16 +325,16 @@ export function dialectFilter(input: Omit<PactRunnerInput, 'resultFile'>, run: R
         });
       }
       next();
-    })().catch((error: unknown) => {
-      res.writeHead(500, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: 'AGGMOCK_VERIFY_NOT_SENT',
-          message: `aggmock could not make the ${contract.call.operation} request: ${error instanceof Error ? error.message : String(error)}`,
-        }),
-      );
-    });
+    })().catch((error: unknown) =>
+      notSent(res, 500, `aggmock could not make the ${contract.call.operation} request: ${messageOf(error)}`),
+    );
   };
+}
+
+/** Answers the Verifier's request in the webhook's stead: aggmock did not send it on. */
+function notSent(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ error: 'AGGMOCK_VERIFY_NOT_SENT', message }));
 }
 
 /** Headers of the Verifier's request kept when a dialect request is made again: the connection's own. */
@@ -360,12 +345,7 @@ const KEPT_HEADERS = new Set(['host', 'connection', 'accept-encoding', 'user-age
  * action:"setup"}` there and keeps a refusal's message. Without: realises the state through the
  * webhook (a balance is read, an absent player is a fresh unknown id, a prior DEBIT is sent).
  */
-export function stateHandlersFor(
-  stateNames: readonly string[],
-  input: Omit<PactRunnerInput, 'resultFile'>,
-  run: RunState,
-  ctx: CheckContext = stateContext(input),
-) {
+export function stateHandlersFor(stateNames: readonly string[], input: RunInput, run: RunState, ctx = stateContext(input)) {
   const handlers: Record<string, (params: unknown) => Promise<void>> = {};
   for (const name of stateNames) {
     handlers[name] = async (params) => {
@@ -376,7 +356,7 @@ export function stateHandlersFor(
         else await realiseState(ctx, name, (params ?? {}) as Record<string, unknown>, input, run);
       } catch (error) {
         if (ctx.client.exchanges.at(-1)?.timedOut) run.silent ??= silenceReason(input.timeoutMs);
-        run.stateErrors[name] = error instanceof Error ? error.message : String(error);
+        run.stateErrors[name] = messageOf(error);
         throw error;
       }
     };
@@ -384,13 +364,7 @@ export function stateHandlersFor(
   return handlers;
 }
 
-async function realiseState(
-  ctx: CheckContext,
-  name: string,
-  params: Record<string, unknown>,
-  input: Omit<PactRunnerInput, 'resultFile'>,
-  run: RunState,
-): Promise<void> {
+async function realiseState(ctx: CheckContext, name: string, params: Record<string, unknown>, input: RunInput, run: RunState) {
   const contractPlayer = String(params.playerId ?? '');
   if (/does not exist/.test(name)) {
     run.playerMap.set(contractPlayer, `verify-ghost-${input.runId}-${contractPlayer}`);
@@ -436,7 +410,7 @@ export async function runPactVerifier(input: PactRunnerInput): Promise<PactRunne
     const json = await verifier.verifyProvider();
     return done({ report: parseReport(json) });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const report = parseReport(message);
     return done(report === undefined ? { error: message } : { report });
   }

@@ -4,33 +4,24 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { CallbacksConfig } from '../callbacks/events.ts';
 import { replyJson } from '../callbacks/reply.ts';
 import { DIALECT_CONTRACTS, type DialectContract } from '../contracts/dialect.ts';
 import { ALLOW_HOOKS_ENV } from '../dialects/index.ts';
 import type { Exchange } from './client.ts';
-import type { BalanceProbe } from './context.ts';
+import type { CheckSettings } from './context.ts';
 import type { PactExchange, PactRunnerInput, PactRunnerOutput } from './pact-runner.ts';
 import { DEFAULT_NEEDS, type Prerequisite } from './preflight.ts';
+import type { ResultEntry, ResultStatus } from './report.ts';
 
-/** The outcome of one contract interaction replayed against the webhook. */
-export interface PactInteractionResult {
-  /** `pact:<interaction id>`. */
-  id: string;
+/** The outcome of one contract interaction replayed against the webhook; its id is `pact:<interaction id>`. */
+export type PactInteractionResult = Pick<ResultEntry, 'id' | 'rule' | 'reason' | 'durationMs' | 'hint' | 'exchanges'> & {
   description: string;
-  rule: string;
-  status: 'pass' | 'fail' | 'skip' | 'blocked';
-  reason?: string;
-  durationMs: number;
+  status: Exclude<ResultStatus, 'warn'>;
   /** The provider states it needed. */
   states: string[];
   /** The interaction as the pact file has it (request and expected response), for the HTML report. */
   interaction: unknown;
-  /** How to fix the webhook when it fails. */
-  hint?: string;
-  /** The request that was sent and the reply that came back. */
-  exchanges: Exchange[];
-}
+};
 
 interface PactFile {
   interactions: {
@@ -87,27 +78,21 @@ function readPact(pactFile: string): PactFile {
   return JSON.parse(readFileSync(pactFile, 'utf8')) as PactFile;
 }
 
-export interface VerifyPactsOptions {
+/**
+ * The run's settings the contracts need: without a state URL (players mode) the provider states
+ * are realised through the webhook with `players`, balances read with `balanceProbe` (the
+ * preflight's choice), and `sessionTokens` updated with the tokens the wallet swapped.
+ */
+export type VerifyPactsOptions = Pick<
+  CheckSettings,
+  'webhookUrl' | 'stateUrl' | 'players' | 'runId' | 'callbacks' | 'timeoutMs' | 'balanceProbe' | 'sessionTokens'
+> & {
   pactFile: string;
-  webhookUrl: string;
-  /** Absent: players mode, the provider states are realised through the webhook with `players`. */
-  stateUrl?: string;
-  players: string[];
-  runId: string;
-  callbacks: CallbacksConfig;
-  timeoutMs: number;
   /** Interaction ids to run (`pact:<id>`); the rest are reported as skipped. */
   selected: (id: string) => boolean;
   /** Why an interaction is blocked by the run's first cause (not run), given what it needs; undefined: run it. */
   blocked?: (needs: readonly Prerequisite[]) => string | undefined;
-  /** How balances are read in players mode (the preflight's choice). */
-  balanceProbe?: BalanceProbe;
-  /**
-   * Players mode under a vendor dialect: each player's session token (--token, or the one an
-   * authenticate call gave); updated with the tokens the wallet swapped during the run.
-   */
-  sessionTokens?: Map<string, string>;
-}
+};
 
 /**
  * Replays the contracts against the webhook with the real Pact Verifier (in a child process, see
@@ -242,23 +227,11 @@ function applyReport(
 
 /** The filter's record of one forwarded request, as the report shows exchanges. */
 function toExchange(label: string, sent: PactExchange): Exchange {
-  const exchange: Exchange = {
-    label,
-    request: {
-      method: sent.request.method ?? 'POST',
-      url: sent.request.url,
-      headers: sent.request.headers,
-      body: sent.request.body,
-    },
-    latencyMs: 0,
-  };
-  if (sent.response) {
-    const { refused: _refused, ...response } = sent.response;
-    exchange.response = { ...response, json: replyJson(sent.response.body) };
-  } else {
-    exchange.error = 'no reply was recorded';
-  }
-  return exchange;
+  const { method = 'POST', ...rest } = sent.request;
+  const request = { method, ...rest };
+  if (!sent.response) return { label, request, latencyMs: 0, error: 'no reply was recorded' };
+  const { refused: _refused, ...response } = sent.response;
+  return { label, request, latencyMs: 0, response: { ...response, json: replyJson(response.body) } };
 }
 
 /** A duration as the Pact verifier reports it ("12ms", "1.5s"), in milliseconds; 0 when absent. */

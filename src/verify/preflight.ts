@@ -26,15 +26,7 @@ export type Prerequisite = 'answers' | 'signature' | 'player' | 'second-player';
 /** What a check needs unless it says otherwise (`Check.needs`). */
 export const DEFAULT_NEEDS: readonly Prerequisite[] = ['answers', 'signature', 'player'];
 
-export type CauseKind =
-  | 'down'
-  | 'timeout'
-  | 'signature'
-  | 'session-token'
-  | 'unknown-player'
-  | 'currency'
-  | 'state-url'
-  | 'balance';
+export type CauseKind = keyof typeof CAUSE_LABELS;
 
 /** A failed prerequisite, found before the checks: the one reason the run could not judge the wallet. */
 export interface FirstCause {
@@ -70,7 +62,7 @@ export function blockedBy(cause: FirstCause | undefined, needs: readonly Prerequ
 }
 
 /** A first cause in two or three words, for the rows it blocks (the whole story is told once, above them). */
-const CAUSE_LABELS: Record<CauseKind, string> = {
+const CAUSE_LABELS = {
   down: 'the wallet is down',
   timeout: 'no answer within --timeout',
   signature: 'signature refused',
@@ -79,7 +71,7 @@ const CAUSE_LABELS: Record<CauseKind, string> = {
   currency: 'wrong currency',
   'state-url': 'state URL failed',
   balance: 'balance unreadable',
-};
+} as const satisfies Record<string, string>;
 
 /** The reason a blocked result shows: short, pointing at the one place the cause is explained. */
 export function blockedReason(cause: FirstCause): string {
@@ -99,18 +91,18 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
   const ctx = new CheckContext({ ...settings }, 'preflight');
   const findings: ProbeFinding[] = [];
   const [main, ...others] = settings.players as [string, ...string[]];
+  let balanceProbe = probeOf(settings);
+  /** The preflight ends here, with the first cause found (none: failures aggmock retries, the checks' to report). */
+  const end = (cause?: FirstCause | null): PreflightResult => ({ ...(cause ? { cause } : {}), findings, balanceProbe });
   const refused = await tokenRefusal(ctx, main);
-  if (refused !== undefined) return { cause: refused, findings, balanceProbe: probeOf(settings) };
+  if (refused !== undefined) return end(refused);
   const first = await readOnce(ctx, main, 'player', true);
-  if (first === null) return { findings, balanceProbe: probeOf(settings) };
-  if (typeof first !== 'number') return { cause: first, findings, balanceProbe: probeOf(settings) };
+  if (typeof first !== 'number') return end(first);
 
   // The same read again: a probe that moves money shows as a balance that moved in between.
-  const probe = ctx.lastProbe ?? probeOf(settings);
+  const probe = ctx.lastProbe ?? balanceProbe;
   const second = await readOnce(ctx, main, 'player', false);
-  if (second === null) return { findings, balanceProbe: probeOf(settings) };
-  if (typeof second !== 'number') return { cause: second, findings, balanceProbe: probeOf(settings) };
-  let balanceProbe = probeOf(settings);
+  if (typeof second !== 'number') return end(second);
   if (second !== first) {
     const moved = second - first;
     const exchanges = [...ctx.client.exchanges];
@@ -123,18 +115,18 @@ export async function runPreflight(settings: CheckSettings): Promise<PreflightRe
       const restored = (await ctx.restoreStartBalances()).every((r) => r.restored);
       const third = await readOnce(ctx, main, 'player', false);
       const fourth = typeof third === 'number' ? await readOnce(ctx, main, 'player', false) : third;
-      if (fourth === null || third === null) return { findings, balanceProbe };
-      if (typeof fourth !== 'number') return { cause: fourth, findings, balanceProbe };
-      if (!restored || third !== fourth) return { cause: noNeutralProbe(ctx, main, exchanges), findings, balanceProbe };
+      if (third === null) return end(null);
+      if (typeof fourth !== 'number') return end(fourth);
+      if (!restored || third !== fourth) return end(noNeutralProbe(ctx, main, exchanges));
     } else {
-      return { cause: noNeutralProbe(ctx, main, exchanges), findings, balanceProbe };
+      return end(noNeutralProbe(ctx, main, exchanges));
     }
   }
   for (const other of others) {
     const read = await readOnce(ctx, other, 'second-player', true);
-    if (read !== null && typeof read !== 'number') return { cause: read, findings, balanceProbe };
+    if (read !== null && typeof read !== 'number') return end(read);
   }
-  return { findings, balanceProbe };
+  return end();
 }
 
 function probeOf(settings: CheckSettings): BalanceProbe {
@@ -203,12 +195,8 @@ async function tokenRefusal(ctx: CheckContext, playerId: string): Promise<FirstC
   if (!carriesSessionToken(dialect) || !ctx.wire.has('authenticate') || ctx.settings.authenticates === false) return undefined;
   if (!dialect.session.checkedOn.includes('authenticate')) return undefined;
   const from = ctx.client.exchanges.length;
-  const token = await ctx.tokenOf(playerId);
-  const step = await ctx.call(`preflight: authenticate ${playerId} with its session token (the game opens)`, {
-    operation: 'authenticate',
-    playerId,
-    sessionToken: token,
-  });
+  const call = { operation: 'authenticate' as const, playerId, sessionToken: await ctx.tokenOf(playerId) };
+  const step = await ctx.call(`preflight: authenticate ${playerId} with its session token (the game opens)`, call);
   const sent = ctx.client.exchanges.slice(from);
   const cause = classify(ctx, sent, playerId, 'player');
   if (cause !== undefined && cause.kind !== 'unknown-player') return cause;

@@ -1,4 +1,5 @@
 import { type Dialect, outcomesOf, type Rule, type RuleName, readReply, rulesOf } from '../dialects/index.ts';
+import { cached } from '../shared/index.ts';
 import type { Exchange } from './client.ts';
 import { factsOf } from './dialect-client.ts';
 import type { FailureGroup, ResultEntry, ResultStatus } from './report.ts';
@@ -45,11 +46,7 @@ export const RULE_OF_CHECK: Readonly<Record<string, RuleName>> = {
 const rulesByDialect = new WeakMap<Dialect, Rule[]>();
 /** The dialect's rules, worked out once per dialect (every result of a run asks). */
 function rulesFor(dialect: Dialect): Rule[] {
-  const known = rulesByDialect.get(dialect);
-  if (known !== undefined) return known;
-  const rules = rulesOf(dialect);
-  rulesByDialect.set(dialect, rules);
-  return rules;
+  return cached(rulesByDialect, dialect, rulesOf);
 }
 
 /** A check with a warning (aggmock's safer reading broken, a guessed code) and no failure ends WARN. */
@@ -95,10 +92,7 @@ export function likelyCause(exchanges: readonly Exchange[], dialect: Dialect): s
     const read = readReply(
       dialect,
       { operation: facts?.operation ?? 'bet', currency: facts?.currency ?? 'EUR' },
-      {
-        status: res.status,
-        text: res.body,
-      },
+      { status: res.status, text: res.body },
     );
     if (read.verdict === 'accepted') continue;
     if (read.verdict === 'retry' || read.verdict === 'invalid')

@@ -15,7 +15,7 @@ export function readUnder(wire: VerifyWire, exchange: Exchange, read: DialectRea
   if (!read) return { verdict: 'none', accepted: false };
   const error = read.outcome ?? read.code;
   const operation = (factsOf(exchange)?.operation ?? 'bet') as Operation;
-  const written = writtenBalance(wire.dialect, operation, exchange);
+  const raw = read.balance.kind === 'invalid' ? read.balance.raw : writtenBalance(wire.dialect, operation, exchange)?.value;
   // Whether the balance was written with no more decimals than the currency has: the dialect's reader decides.
   const exact = read.balance.kind === 'ok' ? read.balanceExact : undefined;
   return {
@@ -24,11 +24,7 @@ export function readUnder(wire: VerifyWire, exchange: Exchange, read: DialectRea
     ...(error === undefined ? {} : { error }),
     ...(read.code === undefined ? {} : { code: read.code }),
     ...(read.balance.kind === 'ok' ? { balanceMinor: read.balance.minor } : {}),
-    ...(read.balance.kind === 'invalid'
-      ? { rawBalance: read.balance.raw }
-      : written?.value === undefined
-        ? {}
-        : { rawBalance: written.value }),
+    ...(raw === undefined ? {} : { rawBalance: raw }),
     ...(exact === undefined ? {} : { balanceExact: exact }),
     ...(read.token === undefined ? {} : { token: read.token }),
     accepted: read.verdict === 'accepted',

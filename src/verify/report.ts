@@ -127,11 +127,7 @@ export function inReadingOrder<T extends Pick<ResultEntry, 'status'>>(results: r
     .map(({ r }) => r);
 }
 
-export interface ReportFiles {
-  junit: string;
-  json: string;
-  html: string;
-}
+export type ReportFiles = Record<'junit' | 'json' | 'html', string>;
 
 export function summarise(results: readonly ResultEntry[]): VerifyReport['summary'] {
   const warned = results.filter((r) => r.status === 'warn').length;

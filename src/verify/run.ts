@@ -1,23 +1,12 @@
-import { terminalSafe } from '../shared/index.ts';
+import { messageOf, terminalSafe } from '../shared/index.ts';
 import { VERSION } from '../version.ts';
 import { type Check, checkPlan } from './checks/index.ts';
-import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
-import { type Plan, type RunVerifyOptions as PlanOptions, prepare, VerifyUsageError } from './plan.ts';
-import { verifyWireOf } from './wire.ts';
-
-export {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_LATENCY_MS,
-  DEFAULT_PACT_FILE,
-  DEFAULT_PLAYERS,
-  VerifyUsageError,
-} from './plan.ts';
-export { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE };
-
 import { needsOf } from './checks/shared.ts';
 import { CheckContext, CheckFailure, type CheckSettings, CheckSkipped } from './context.ts';
+import { DEFAULT_REPORT_DIR, EXIT_FAILED, EXIT_PASSED, EXIT_USAGE } from './defaults.ts';
 import { isWarning } from './failure.ts';
 import { verifyPacts } from './pact.ts';
+import { type Plan, type RunVerifyOptions as PlanOptions, prepare, VerifyUsageError } from './plan.ts';
 import { blockedBy, blockedReason, DEFAULT_NEEDS, type Prerequisite, type ProbeFinding, runPreflight } from './preflight.ts';
 import { readFirst, statusWithWarnings, withReadingAids } from './read-first.ts';
 import {
@@ -37,6 +26,7 @@ import {
 } from './report.ts';
 import { readTokenFile, TokenFileError, writeTokenFile } from './token-file.ts';
 import { handedOverTokens, tokenFlags, tokensWithoutAuthenticate } from './tokens.ts';
+import { verifyWireOf } from './wire.ts';
 
 export interface RunVerifyOptions extends PlanOptions {
   /**
@@ -121,19 +111,7 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
           );
         });
       }
-      const pactResults = await verifyPacts({
-        pactFile: pactFile.path,
-        webhookUrl: plan.settings.webhookUrl,
-        ...(plan.settings.stateUrl === undefined ? {} : { stateUrl: plan.settings.stateUrl }),
-        players: plan.settings.players,
-        runId: plan.settings.runId,
-        callbacks: plan.settings.callbacks,
-        timeoutMs: plan.settings.timeoutMs,
-        selected: plan.selected,
-        blocked,
-        balanceProbe: preflight.balanceProbe,
-        ...(plan.settings.sessionTokens === undefined ? {} : { sessionTokens: plan.settings.sessionTokens }),
-      });
+      const pactResults = await verifyPacts({ ...plan.settings, pactFile: pactFile.path, selected: plan.selected, blocked });
       // Moving money is what the interactions do; only a failure to put it back is worth a notice.
       for (const r of await restorer.restoreStartBalances()) if (!r.restored) notices.push(`contract interactions: ${r.note}`);
       for (const r of pactResults) {
@@ -174,12 +152,8 @@ export async function runVerify(options: RunVerifyOptions): Promise<VerifyOutcom
       continue;
     }
     if (timedOutInARow >= TIMEOUT_BREAKER) {
-      emit(
-        notRun(
-          check,
-          `not run: the webhook did not answer within ${plan.settings.timeoutMs} ms in the last ${TIMEOUT_BREAKER} checks (--timeout); fix its reply time, then run verify again`,
-        ),
-      );
+      const silent = `the webhook did not answer within ${plan.settings.timeoutMs} ms in the last ${TIMEOUT_BREAKER} checks (--timeout)`;
+      emit(notRun(check, `not run: ${silent}; fix its reply time, then run verify again`));
       continue;
     }
     const result = withFinding(await runCheck(check, plan.settings), findings.get(check.id));
@@ -226,12 +200,7 @@ function withFinding(result: ResultEntry, finding: ProbeFinding | undefined): Re
   if (finding === undefined) return result;
   const note = `verify's balance probe found it first: ${finding.reason}`;
   if (result.status === 'fail') return { ...result, notes: [...result.notes, note] };
-  return {
-    ...result,
-    status: 'fail',
-    reason: finding.reason,
-    exchanges: [...finding.exchanges, ...result.exchanges],
-  };
+  return { ...result, status: 'fail', reason: finding.reason, exchanges: [...finding.exchanges, ...result.exchanges] };
 }
 
 /**
@@ -271,22 +240,15 @@ function keepTokens(
 /** Consecutive checks failed on timeouts after which the remaining checks are not run. */
 export const TIMEOUT_BREAKER = 2;
 
+/** The start of a check's row in the report. */
+const rowOf = (check: Check) => ({ kind: 'check' as const, id: check.id, rule: check.rule, hint: check.hint });
+
 function notRun(check: Check, reason: string): ResultEntry {
-  return {
-    kind: 'check',
-    id: check.id,
-    rule: check.rule,
-    hint: check.hint,
-    status: 'skip',
-    durationMs: 0,
-    reason,
-    notes: [],
-    exchanges: [],
-  };
+  return { ...rowOf(check), status: 'skip', durationMs: 0, reason, notes: [], exchanges: [] };
 }
 
 /** Runs one check with a fresh context; cleans up whatever the outcome. */
-export async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEntry> {
+async function runCheck(check: Check, settings: CheckSettings): Promise<ResultEntry> {
   const ctx = new CheckContext(settings, check.id);
   const t0 = performance.now();
   let status: ResultEntry['status'] = 'pass';
@@ -299,10 +261,7 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
       reason = error.message;
     } else {
       status = 'fail';
-      reason =
-        error instanceof CheckFailure
-          ? error.message
-          : `the check crashed: ${error instanceof Error ? error.message : String(error)}`;
+      reason = error instanceof CheckFailure ? error.message : `the check crashed: ${messageOf(error)}`;
     }
   }
   await ctx.cleanUp();
@@ -320,10 +279,7 @@ export async function runCheck(check: Check, settings: CheckSettings): Promise<R
   status = statusWithWarnings(status, ctx.notes, isWarning);
   const durationMs = performance.now() - t0;
   return {
-    kind: 'check',
-    id: check.id,
-    rule: check.rule,
-    hint: check.hint,
+    ...rowOf(check),
     status,
     durationMs: Math.round(durationMs * 10) / 10,
     ...(reason === undefined ? {} : { reason }),

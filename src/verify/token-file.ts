@@ -63,25 +63,19 @@ export function parseTokenFile(text: string, where: string): Record<string, stri
  * it). A file larger than TOKEN_FILE_MAX_BYTES, a folder, or a bad line is a TokenFileError.
  */
 export function readTokenFile(path: string): Record<string, string> {
-  let size: number;
+  let text: string;
   try {
     const stat = statSync(path);
     if (!stat.isFile())
       throw new TokenFileError(`--tokens ${path}: expected a file of player=token lines, found a folder or device.`);
-    size = stat.size;
+    if (stat.size > TOKEN_FILE_MAX_BYTES)
+      throw new TokenFileError(
+        `--tokens ${path}: ${stat.size} bytes; a tokens file holds at most ${TOKEN_FILE_MAX_BYTES} (one player=token line per player).`,
+      );
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof TokenFileError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new TokenFileError(`--tokens ${path}: cannot be read (${(error as Error).message}).`);
-  }
-  if (size > TOKEN_FILE_MAX_BYTES)
-    throw new TokenFileError(
-      `--tokens ${path}: ${size} bytes; a tokens file holds at most ${TOKEN_FILE_MAX_BYTES} (one player=token line per player).`,
-    );
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
     throw new TokenFileError(`--tokens ${path}: cannot be read (${(error as Error).message}).`);
   }
   return parseTokenFile(text, path);

@@ -14,8 +14,8 @@ import {
   statusIn,
 } from '../dialects/index.ts';
 import { formatMinor } from '../money/index.ts';
-import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, type SendOptions, WebhookClient } from './client.ts';
-import { DialectClient, type DialectForgery, factsOf, readDialectExchange } from './dialect-client.ts';
+import { type CallbackSpec, describeOutcome, type Exchange, type ReadReply, WebhookClient } from './client.ts';
+import { DialectClient, type DialectForgery, factsOf, readDialectExchange, type SendOptions } from './dialect-client.ts';
 import { fail } from './failure.ts';
 import { readUnder } from './read.ts';
 import { adoptHandedOver, madeUpToken } from './tokens.ts';
@@ -177,7 +177,6 @@ export class WalletUnderTest {
   async send(label: string, spec: CallbackSpec, options: SendOptions = {}): Promise<Step> {
     const dialect = this.wire.dialect;
     const rounds = this.winsInRounds;
-    const roundOf = (tx: string) => spec.roundId ?? (rounds ? roundIdOf(tx) : undefined);
     const common = {
       playerId: spec.playerId,
       ...(this.tokens ? { sessionToken: await this.tokenOf(spec.playerId) } : {}),
@@ -185,7 +184,7 @@ export class WalletUnderTest {
       ...(spec.bonus === undefined ? {} : { bonus: spec.bonus }),
     };
     const withRound = (tx: string) => {
-      const roundId = roundOf(tx);
+      const roundId = spec.roundId ?? (rounds ? roundIdOf(tx) : undefined);
       return roundId === undefined ? {} : { roundId };
     };
     let facts: PartialFacts;
@@ -250,21 +249,16 @@ export class WalletUnderTest {
         ...withRound(reference),
       };
     }
-    const replayed = options.replayOf ? factsOf(options.replayOf.exchange) : undefined;
+    const { sign, secrets, tamperAmount, replayOf, forgery: other, ...same } = options;
+    const replayed = replayOf ? factsOf(replayOf.exchange) : undefined;
     const forgery: DialectForgery = {
-      ...(options.sign === false ? { unsigned: true as const } : {}),
-      ...(options.secrets === undefined
-        ? {}
-        : signsWithHeaderScheme(dialect)
-          ? { secrets: options.secrets }
-          : { wrongKeys: true as const }),
-      ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+      ...same,
+      ...(sign === false ? { unsigned: true as const } : {}),
+      ...(secrets === undefined ? {} : signsWithHeaderScheme(dialect) ? { secrets } : { wrongKeys: true as const }),
       ...(replayed ? { signatureOf: replayed } : {}),
-      ...(options.edit ? { edit: options.edit } : {}),
-      ...(options.body ? { body: options.body } : {}),
-      ...options.forgery,
+      ...other,
     };
-    if (options.tamperAmount) {
+    if (tamperAmount) {
       const tampered = this.tampered({ ...facts, currency: facts.currency ?? this.wire.currency });
       forgery.signedAs = tampered.signedAs;
       facts = tampered.sent;
@@ -366,32 +360,21 @@ export class WalletUnderTest {
     };
   }
 
-  debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options).then((s) => ({
-      ...s,
-      transactionId,
-    }));
+  async debit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return { ...(await this.send(label, { kind: 'debit', playerId, amountMinor, transactionId }, options)), transactionId };
   }
 
-  credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
-    return this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options).then((s) => ({
-      ...s,
-      transactionId,
-    }));
+  async credit(label: string, playerId: string, amountMinor: number, transactionId = this.tx(), options?: SendOptions) {
+    return { ...(await this.send(label, { kind: 'credit', playerId, amountMinor, transactionId }, options)), transactionId };
   }
 
   /**
    * A ROLLBACK of `debitTx` in the wire's style ('original': its transactionId is the DEBIT's;
    * 'reference': `rollbackTx` plus the DEBIT's id). Pass the same `rollbackTx` to repeat it.
    */
-  rollback(label: string, playerId: string, debitTx: string, amountMinor: number, rollbackTx = this.tx()) {
-    return this.send(label, {
-      kind: 'rollback',
-      playerId,
-      amountMinor,
-      transactionId: rollbackTx,
-      referenceTransactionId: debitTx,
-    }).then((s) => ({ ...s, rollbackTx }));
+  async rollback(label: string, playerId: string, debitTx: string, amountMinor: number, rollbackTx = this.tx()) {
+    const spec = { kind: 'rollback' as const, playerId, amountMinor, transactionId: rollbackTx, referenceTransactionId: debitTx };
+    return { ...(await this.send(label, spec)), rollbackTx };
   }
 
   /** Reverses an accepted DEBIT now: its ROLLBACK, or a CREDIT of its amount on a wire without ROLLBACK. */
@@ -414,11 +397,10 @@ export class WalletUnderTest {
    * no answer at all ends the read at once: another would only wait out --timeout again.
    */
   async readBalance(playerId: string): Promise<number> {
-    const attempts: Step[] = [];
-    const tried: string[] = [];
+    const tried: { what: string; step: Step }[] = [];
     const unanswered = (step: Step) => {
       if (!step.exchange.response) {
-        fail(`could not read the balance of player ${playerId}: ${tried.at(-1)} got ${describeOutcome(step.exchange)}`);
+        fail(`could not read the balance of player ${playerId}: ${tried.at(-1)?.what} got ${describeOutcome(step.exchange)}`);
       }
     };
     if (this.wire.has('balance')) {
@@ -439,8 +421,7 @@ export class WalletUnderTest {
       const probe = this.wire.hasRollback
         ? await this.rollback('balance read: ROLLBACK of a never-seen transaction (moves no money)', playerId, this.tx(), 1)
         : await this.credit('balance read: CREDIT of 0 (moves no money)', playerId, 0);
-      attempts.push(probe);
-      tried.push(this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0');
+      tried.push({ what: this.wire.hasRollback ? 'a ROLLBACK of an unknown transaction' : 'a CREDIT of 0', step: probe });
       unanswered(probe);
       if (probe.reply.balanceMinor !== undefined && isFinal(probe.reply)) {
         this.lastProbe = 'neutral';
@@ -450,8 +431,7 @@ export class WalletUnderTest {
     this.lastProbe = 'round-trip';
     const unit = this.money(1);
     const debit = await this.debit(`balance read: DEBIT ${unit}`, playerId, 1);
-    attempts.push(debit);
-    tried.push(`a DEBIT of ${unit}`);
+    tried.push({ what: `a DEBIT of ${unit}`, step: debit });
     unanswered(debit);
     // A refusal that carries the balance (INSUFFICIENT_FUNDS at 0.00, say) is a read too.
     if (debit.reply.verdict === 'rejected' && debit.reply.balanceMinor !== undefined) return debit.reply.balanceMinor;
@@ -465,8 +445,7 @@ export class WalletUnderTest {
     // check that bets the whole balance leaves behind. A CREDIT reads it, a DEBIT undoes the CREDIT.
     if (this.isRejection(debit, 'INSUFFICIENT_FUNDS')) {
       const credit = await this.credit('balance read: CREDIT 0.01 (a DEBIT of 0.01 was refused for want of funds)', playerId, 1);
-      attempts.push(credit);
-      tried.push('a CREDIT of 0.01');
+      tried.push({ what: 'a CREDIT of 0.01', step: credit });
       if (credit.reply.accepted && credit.reply.balanceMinor !== undefined) {
         const back = await this.debit('balance read: take that CREDIT 0.01 back', playerId, 1);
         if (!back.reply.accepted)
@@ -476,7 +455,7 @@ export class WalletUnderTest {
     }
     fail(
       `could not read the balance of player ${playerId} (unknown to the wallet, or not holding ${this.wire.currency}, the currency verify writes amounts in?): ` +
-        `${attempts.map((step, i) => `${tried[i]} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +
+        `${tried.map(({ what, step }) => `${what} got ${describeOutcome(step.exchange)}`).join(', ')}; no reply carried {balance}. ` +
         `Check --players; for players in another currency say which (--currency JPY, or config callbacks.currency).`,
     );
   }

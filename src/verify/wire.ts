@@ -19,41 +19,8 @@ import { cached } from '../shared/index.ts';
  * refusal may carry, how repeats are answered. A check that needs more asks src/dialects/capabilities.ts.
  */
 
-/** How a repeated transaction is answered: the first reply, the same outcome, or success with the balance as it is now. */
-export type Duplicates = 'same-reply' | 'same-outcome' | 'current-balance';
-
-export interface VerifyWire {
-  name: string;
-  /** The dialect of the wire. */
-  dialect: Dialect;
-  hasRollback: boolean;
-  /** 'original': a rollback carries the reversed bet's id as its own; 'reference': an id of its own besides the bet's. */
-  rollbackStyle: 'original' | 'reference';
-  /** "none", aggmock's header scheme (callbacks.signing's when the dialect names none), or the recipe's algorithm. */
-  signingScheme: string;
-  currency: string;
-  codec(currency?: string): AmountCodec;
-  /** aggmock's name for one of its refusals when the wire has a code of its own for it; undefined when not (any refusal will do). */
-  code(name: OutcomeCode): string | undefined;
-  /**
-   * The wallet codes a refusal for any of these reasons may carry (a reply's `code`), whether or not
-   * other refusals share them (Blue Ocean's "403"); undefined when one of them has no code (any refusal will do).
-   */
-  codesOf(names: readonly OutcomeCode[]): string[] | undefined;
-  /** Whether a refusal must name its code (a wire with codes). */
-  codedReplies: boolean;
-  /** Whether a bet or a win writes this fact (a currency, a bonus id, a round id). */
-  carries(fact: Fact): boolean;
-  /** Whether one call can carry a bet and its win (a whole round). */
-  roundBody: boolean;
-  duplicates: Duplicates;
-  /** How aggmock's safer reading answers a repeat (`reply.safer.duplicates`), else as `duplicates`. */
-  saferDuplicates: Duplicates;
-  /** Whether the code of any of these refusals is aggmock's guess (`reply.guessed`): any refusal passes, with a warning. */
-  guessed(names: readonly OutcomeCode[]): boolean;
-  /** Whether an operation exists on this wire. */
-  has(operation: Operation): boolean;
-}
+/** The wire verify judges: `wireView`'s answers, each said below. */
+export type VerifyWire = ReturnType<typeof wireView>;
 
 const views = new WeakMap<CallbacksConfig, VerifyWire>();
 
@@ -62,33 +29,46 @@ export function verifyWireOf(callbacks: CallbacksConfig): VerifyWire {
   return cached(views, callbacks, wireView);
 }
 
-function wireView(callbacks: CallbacksConfig): VerifyWire {
+function wireView(callbacks: CallbacksConfig) {
   const dialect = dialectOf(callbacks);
   const configured = signOptionsOf(callbacks).scheme?.scheme ?? callbacks.signing.scheme;
   return {
     name: dialect.name,
     dialect,
     hasRollback: has(dialect, 'rollback'),
-    rollbackStyle: rollbackReusesBetId(dialect) ? 'original' : 'reference',
+    /** 'original': a rollback carries the reversed bet's id as its own; 'reference': an id of its own besides the bet's. */
+    rollbackStyle: rollbackReusesBetId(dialect) ? ('original' as const) : ('reference' as const),
+    /** "none", aggmock's header scheme (callbacks.signing's when the dialect names none), or the recipe's algorithm. */
     signingScheme: signingSchemeOf(dialect, configured),
     currency: callbacks.currency,
-    codec: (currency = callbacks.currency) => {
+    codec: (currency = callbacks.currency): AmountCodec => {
       const codec = codecOf(dialect, currency, callbacks.currencies);
       // Inside verify, amounts are minor units of the currency: shown with its decimals, not the wire's scale.
       return { format: codec.format, as: codec.as, exponent: codec.currencyExponent };
     },
-    code: (name) => (distinctCode(dialect, name) ? name : undefined),
-    codesOf: (names) => {
+    /** aggmock's name for one of its refusals when the wire has a code of its own for it; undefined when not (any refusal will do). */
+    code: (name: OutcomeCode) => (distinctCode(dialect, name) ? name : undefined),
+    /**
+     * The wallet codes a refusal for any of these reasons may carry (a reply's `code`), whether or not
+     * other refusals share them (Blue Ocean's "403"); undefined when one of them has no code (any refusal will do).
+     */
+    codesOf: (names: readonly OutcomeCode[]) => {
       const lists = names.map((name) => codeList(dialect, name));
       return lists.some((l) => l.length === 0) ? undefined : [...new Set(lists.flat())];
     },
+    /** Whether a refusal must name its code (a wire with codes). */
     codedReplies: codesRefusals(dialect),
-    carries: (fact) => carriesFact(dialect, fact),
+    /** Whether a bet or a win writes this fact (a currency, a bonus id, a round id). */
+    carries: (fact: Fact) => carriesFact(dialect, fact),
+    /** Whether one call can carry a bet and its win (a whole round). */
     roundBody: playsWholeRounds(dialect),
+    /** How a repeated transaction is answered: the first reply, the same outcome, or success with the balance as it is now. */
     duplicates: dialect.reply.duplicates,
+    /** How aggmock's safer reading answers a repeat (`reply.safer.duplicates`), else as `duplicates`. */
     saferDuplicates: dialect.reply.safer.duplicates ?? dialect.reply.duplicates,
-    guessed: (names) => names.some((name) => dialect.reply.guessed.includes(name)),
-    has: (op) => has(dialect, op),
+    /** Whether the code of any of these refusals is aggmock's guess (`reply.guessed`): any refusal passes, with a warning. */
+    guessed: (names: readonly OutcomeCode[]) => names.some((name) => dialect.reply.guessed.includes(name)),
+    has: (op: Operation) => has(dialect, op),
   };
 }
 

@@ -22,11 +22,9 @@ export const BODY_CHECKS: readonly Check[] = [
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p, 1);
       const dialect = ctx.wire.dialect;
-      const step = await ctx.send(
-        `DEBIT ${ctx.money(amount)} cut off before its amount (signed over what is sent)`,
-        { kind: 'debit', playerId: p, amountMinor: amount, transactionId: ctx.tx() },
-        { forgery: { request: (req) => cutBeforeAmount(dialect, req) } },
-      );
+      const label = `DEBIT ${ctx.money(amount)} cut off before its amount (signed over what is sent)`;
+      const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: ctx.tx() };
+      const step = await ctx.send(label, spec, { forgery: { request: (req) => cutBeforeAmount(dialect, req) } });
       ctx.undoWhatMoved(step, p, before, 'a cut-off DEBIT');
       if (!movesNothing(step, before))
         fail(
@@ -45,16 +43,8 @@ export const BODY_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p);
-      const step = await ctx.debit(
-        `DEBIT ${ctx.money(amount)}, its JSON written another way (signed over those bytes)`,
-        p,
-        amount,
-        undefined,
-        {
-          body: rewritten,
-        },
-      );
-      if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+      const label = `DEBIT ${ctx.money(amount)}, its JSON written another way (signed over those bytes)`;
+      const step = await ctx.debitGivenBack(label, p, amount, undefined, { body: rewritten });
       if (step.reply.verdict === 'rejected')
         fail(
           `a validly signed DEBIT whose JSON is written another way (key order, spacing, 1.0, \\u escapes): expected it accepted, got a refusal (is the signature checked over a re-serialisation instead of the raw bytes?): ${describeOutcome(step.exchange)}`,

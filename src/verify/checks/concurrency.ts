@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { checkHistory, describeExplanation, type HistoryOp } from '../../ledger/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, isFinal, type Step } from '../context.ts';
-import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet } from './shared.ts';
+import { affordable, BET, type Check, expectAllAnswered, hasRollback, playerWithABet, putBack } from './shared.ts';
 
 const RULE_HINT =
   'Apply each callback in one database transaction that locks the player row (SELECT … FOR UPDATE, or BEGIN IMMEDIATE in SQLite) ' +
@@ -91,12 +91,7 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       const now = await history.expectExplained(
         before,
         `${n} DEBITs of ${ctx.money(amount)} and their ROLLBACKs (each twice, in parallel)`,
-        {
-          cleanup: (read) => {
-            if (read < before) ctx.giveBack(p, before - read, 'DEBITs were not restored');
-            if (read > before) ctx.takeBack(p, read - before);
-          },
-        },
+        { cleanup: (read) => putBack(ctx, p, read, before, 'DEBITs were not restored') },
       );
       if (now !== before) {
         fail(
@@ -122,23 +117,14 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       let expected = before - third * amount;
       const work: Promise<{ step: Step; delta: number; undo?: () => void }>[] = [];
       for (let i = 0; i < third; i++) {
-        work.push(
-          history.debit(`parallel DEBIT ${i + 1}`, amount).then((step) => ({
-            step,
-            delta: -amount,
-            undo: () => ctx.undoDebit(p, step.transactionId, amount),
-          })),
-        );
-        work.push(
-          history
-            .credit(`parallel CREDIT ${i + 1}`, amount)
-            .then((step) => ({ step, delta: amount, undo: () => ctx.undoCredit(p, amount) })),
-        );
+        const debit = history.debit(`parallel DEBIT ${i + 1}`, amount);
+        const credit = history.credit(`parallel CREDIT ${i + 1}`, amount);
         const d = earlier[i] as Step & { transactionId: string };
+        const back = history.rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, d.transactionId, amount);
         work.push(
-          history
-            .rollback(`parallel ROLLBACK of earlier DEBIT ${i + 1}`, d.transactionId, amount)
-            .then((step) => ({ step, delta: amount })),
+          debit.then((step) => ({ step, delta: -amount, undo: () => ctx.undoDebit(p, step.transactionId, amount) })),
+          credit.then((step) => ({ step, delta: amount, undo: () => ctx.undoCredit(p, amount) })),
+          back.then((step) => ({ step, delta: amount })),
         );
       }
       const done = await Promise.all(work);
@@ -149,10 +135,8 @@ export const CONCURRENCY_CHECKS: readonly Check[] = [
       }
       for (const [i, d] of earlier.entries())
         if (!done[i * 3 + 2]?.step.reply.accepted) ctx.undoDebit(p, d.transactionId, amount);
-      expectAllAnswered(
-        done.map((d) => d.step),
-        'parallel callbacks',
-      );
+      const all = done.map((d) => d.step);
+      expectAllAnswered(all, 'parallel callbacks');
       await history.expectExplained(before, 'DEBITs, CREDITs and ROLLBACKs in parallel', { expectedNow: expected });
     },
   },

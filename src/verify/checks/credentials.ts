@@ -1,7 +1,8 @@
 import { carriedSecrets, carriesSessionToken, credentialsIn, hasStaticCredential } from '../../dialects/capabilities.ts';
 import type { Credentials, Dialect, Field, Rendered, UnsignedRequest } from '../../dialects/index.ts';
-import { describeOutcome, type SendOptions } from '../client.ts';
+import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import type { VerifyWire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 
@@ -47,21 +48,14 @@ export const CREDENTIAL_CHECKS: readonly Check[] = [
     async run(ctx) {
       const p = ctx.player;
       const guessed = `verify-${ctx.settings.runId}-guessed-token-${p}-0123456789abcdef`.slice(0, 128);
-      const auth = await ctx.call(`authenticate ${p} with a session token the wallet never issued`, {
-        operation: 'authenticate',
-        playerId: p,
-        sessionToken: guessed,
-      });
+      const call = { operation: 'authenticate' as const, playerId: p, sessionToken: guessed };
+      const auth = await ctx.call(`authenticate ${p} with a session token the wallet never issued`, call);
       if (auth.reply.verdict !== 'rejected')
         fail(
           `an authenticate of the known player ${p} with the made-up token ${guessed}: expected a refusal (else anyone can take the session over), got ${describeOutcome(auth.exchange)}`,
         );
       // Refused, it stays invalid: a wallet that refuses a made-up token but keeps it as a session accepts it the second time.
-      const again = await ctx.call(`the same authenticate again (${p}, the same made-up token)`, {
-        operation: 'authenticate',
-        playerId: p,
-        sessionToken: guessed,
-      });
+      const again = await ctx.call(`the same authenticate again (${p}, the same made-up token)`, call);
       if (again.reply.verdict !== 'rejected')
         fail(
           `the same made-up token sent again: expected a refusal again, got an acceptance (the wallet kept the token it refused as a session): ${describeOutcome(again.exchange)}`,

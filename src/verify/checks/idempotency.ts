@@ -15,16 +15,11 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     source: 'contract (pact:duplicate-bet); Blue Ocean test list; Evolution Test_debitBetAlreadyExist; Red Tiger; Groove',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
-      const first = await ctx.debit(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)} (first time)`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const moved = await moveTheBalance(ctx, p);
-      const again = await ctx.debit(
-        `the same DEBIT again (same transactionId ${first.transactionId})`,
-        p,
-        amount,
-        first.transactionId,
-      );
+      const label = `the same DEBIT again (same transactionId ${first.transactionId})`;
+      const again = await ctx.debit(label, p, amount, first.transactionId);
       sameReply(ctx, first, again, 'the repeated DEBIT');
       await ctx.expectBalanceNow(p, before - amount + moved, 'after the same DEBIT twice, money must have moved once');
     },
@@ -42,12 +37,8 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
       if (first.reply.accepted) ctx.undoCredit(p, BET);
       ctx.expectBalance(first, before + BET, 'the first CREDIT');
       const moved = await moveTheBalance(ctx, p);
-      const again = await ctx.credit(
-        `the same CREDIT again (same transactionId ${first.transactionId})`,
-        p,
-        BET,
-        first.transactionId,
-      );
+      const label = `the same CREDIT again (same transactionId ${first.transactionId})`;
+      const again = await ctx.credit(label, p, BET, first.transactionId);
       // Paid again (or, with no balance in the reply, maybe): taken back after the check.
       if (again.reply.accepted && (again.reply.balanceMinor ?? Number.POSITIVE_INFINITY) > before + BET + moved)
         ctx.undoCredit(p, BET);
@@ -64,16 +55,11 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
     source: 'Hub88 RS_ERROR_DUPLICATE_TRANSACTION; Groove "transaction parameter mismatch"; Caleta duplicate-id tests',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
-      const first = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, amount);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)}`, p, amount);
       ctx.expectBalance(first, before - amount, 'the first DEBIT');
       const changed = amount + BET;
-      const again = await ctx.debit(
-        `the same transactionId again, now for ${ctx.money(changed)}`,
-        p,
-        changed,
-        first.transactionId,
-      );
+      const label = `the same transactionId again, now for ${ctx.money(changed)}`;
+      const again = await ctx.debit(label, p, changed, first.transactionId);
       if (again.reply.verdict !== 'rejected')
         sameReply(ctx, first, again, `a repeat of ${first.transactionId} with another amount`);
       const now = await ctx.readBalance(p);
@@ -106,8 +92,7 @@ export const IDEMPOTENCY_CHECKS: readonly Check[] = [
         await ctx.expectBalanceNow(p1, before1, `after the check rolled back its DEBITs, ${p1}`);
         await ctx.expectBalanceNow(p2, before2, `after the check rolled back its DEBITs, ${p2}`);
       });
-      const d1 = await ctx.debit(`DEBIT ${ctx.money(a1)} for ${p1} as ${tx}`, p1, a1, tx);
-      if (d1.reply.accepted) ctx.undoDebit(p1, tx, a1);
+      const d1 = await ctx.debitGivenBack(`DEBIT ${ctx.money(a1)} for ${p1} as ${tx}`, p1, a1, tx);
       ctx.expectBalance(d1, before1 - a1, `the DEBIT for ${p1}`);
       const d2 = await ctx.debit(`DEBIT ${ctx.money(a2)} for ${p2} with the same transactionId`, p2, a2, tx);
       // A wire whose ids are global and whose repeats get the balance as it is now (Pragmatic's reference) acknowledges it as a repeat.
@@ -143,11 +128,8 @@ const IN_BETWEEN = 1;
 async function moveTheBalance(ctx: CheckContext, p: string): Promise<number> {
   // Also where only aggmock's safer reading asks for the first reply again (Hub88): then a warning shows.
   if (ctx.wire.saferDuplicates !== 'same-reply') return 0;
-  const other = await ctx.credit(
-    `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`,
-    p,
-    IN_BETWEEN,
-  );
+  const label = `another CREDIT of ${ctx.money(IN_BETWEEN)} (moves the balance before the repeat)`;
+  const other = await ctx.credit(label, p, IN_BETWEEN);
   if (!other.reply.accepted) fail(`a CREDIT of ${ctx.money(IN_BETWEEN)} was not accepted: ${describeOutcome(other.exchange)}`);
   ctx.undoCredit(p, IN_BETWEEN);
   return IN_BETWEEN;

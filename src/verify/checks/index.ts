@@ -95,7 +95,3 @@ function whyNot(check: Check, wire: VerifyWire): string {
   };
   return lacks(reasons[check.id] ?? 'lacks what this check needs');
 }
-
-export function findCheck(id: string): Check | undefined {
-  return CHECKS.find((c) => c.id === id);
-}

@@ -27,11 +27,9 @@ export const MALFORMED_PARAM_CHECKS: readonly Check[] = [
       const { p, before } = await playerAndBalance(ctx);
       const amount = affordable(ctx, before, p, 1);
       const dialect = ctx.wire.dialect;
-      const step = await ctx.send(
-        `DEBIT whose amount is ${JSON.stringify(MALFORMED_AMOUNT)} (signed over what is sent)`,
-        { kind: 'debit', playerId: p, amountMinor: amount, transactionId: ctx.tx() },
-        { forgery: { request: (req) => malformAmount(dialect, req) } },
-      );
+      const label = `DEBIT whose amount is ${JSON.stringify(MALFORMED_AMOUNT)} (signed over what is sent)`;
+      const spec = { kind: 'debit' as const, playerId: p, amountMinor: amount, transactionId: ctx.tx() };
+      const step = await ctx.send(label, spec, { forgery: { request: (req) => malformAmount(dialect, req) } });
       ctx.undoWhatMoved(step, p, before, 'a DEBIT with a malformed amount');
       if (!movesNothing(step, before))
         fail(

@@ -11,8 +11,7 @@ export const MONEY_CHECKS: readonly Check[] = [
     source: 'contract (pact:bet-accepted)',
     async run(ctx) {
       const { p, before, amount } = await playerWithABet(ctx);
-      const step = await ctx.debit(`DEBIT ${ctx.money(amount)}`, p, amount);
-      if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+      const step = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)}`, p, amount);
       ctx.expectBalance(step, before - amount, `DEBIT ${ctx.money(amount)} from ${ctx.money(before)}`);
     },
   },
@@ -46,11 +45,9 @@ export const MONEY_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before } = await playerAndBalance(ctx, 500);
       if (before <= 0) skip(`player ${p} has ${ctx.money(before)}; it needs funds to bet them all`);
-      const all = await ctx.debit(`DEBIT of the whole balance, ${ctx.money(before)}`, p, before);
-      if (all.reply.accepted) ctx.undoDebit(p, all.transactionId, before);
+      const all = await ctx.debitGivenBack(`DEBIT of the whole balance, ${ctx.money(before)}`, p, before);
       ctx.expectBalance(all, 0, `a DEBIT of exactly the balance (${ctx.money(before)})`);
-      const cent = await ctx.debit(`then DEBIT ${ctx.money(1)} on a balance of ${ctx.money(0)}`, p, 1);
-      if (cent.reply.accepted) ctx.undoDebit(p, cent.transactionId, 1);
+      const cent = await ctx.debitGivenBack(`then DEBIT ${ctx.money(1)} on a balance of ${ctx.money(0)}`, p, 1);
       ctx.expectRejection(cent, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(1)} on a balance of ${ctx.money(0)}`);
     },
   },
@@ -119,8 +116,7 @@ export const MONEY_CHECKS: readonly Check[] = [
         expectExact(ctx, step, expected, `after CREDIT ${ctx.money(amount)}`);
       }
       const sum = credits.reduce((a, b) => a + b, 0);
-      const debit = await ctx.debit(`DEBIT ${ctx.money(sum)} (their sum)`, p, sum);
-      if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, sum);
+      const debit = await ctx.debitGivenBack(`DEBIT ${ctx.money(sum)} (their sum)`, p, sum);
       expectExact(ctx, debit, before, `after DEBIT ${ctx.money(sum)}, the sum of the CREDITs`);
     },
   },
@@ -135,8 +131,7 @@ export const MONEY_CHECKS: readonly Check[] = [
       const win = await ctx.credit(`CREDIT ${ctx.money(jackpot)} (a jackpot)`, p, jackpot);
       if (win.reply.accepted) ctx.undoCredit(p, jackpot);
       expectExact(ctx, win, before + jackpot, `a CREDIT of ${ctx.money(jackpot)}`);
-      const bet = await ctx.debit(`DEBIT ${ctx.money(jackpot)}`, p, jackpot);
-      if (bet.reply.accepted) ctx.undoDebit(p, bet.transactionId, jackpot);
+      const bet = await ctx.debitGivenBack(`DEBIT ${ctx.money(jackpot)}`, p, jackpot);
       expectExact(ctx, bet, before, `then a DEBIT of ${ctx.money(jackpot)}`);
       await ctx.expectBalanceNow(p, before, 'after a jackpot CREDIT and a DEBIT of the same amount');
     },

@@ -1,7 +1,7 @@
 import { amountField, documents } from '../../dialects/capabilities.ts';
 import { formatMinor } from '../../money/index.ts';
 import { describeOutcome } from '../client.ts';
-import { type CheckContext, fail, type Step, skip } from '../context.ts';
+import { type CheckContext, fail, skip } from '../context.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
 
 /** An amount has the currency's decimals and no more: a finer one is refused or applied exactly, never rounded. */
@@ -50,13 +50,8 @@ async function finerAmount(ctx: CheckContext, p: string, before: number, kind: '
   const tenths = minor * 10 + 5;
   const written = formatMinor(tenths, format === 'minor' ? 1 : exponent + 1);
   const value = as === 'string' ? written : Number(written);
-  const step = await sendWithAmount(
-    ctx,
-    kind,
-    p,
-    value,
-    `${kind.toUpperCase()} of ${written} (one decimal more than ${ctx.wire.currency} has)`,
-  );
+  const label = `${kind.toUpperCase()} of ${written} (one decimal more than ${ctx.wire.currency} has)`;
+  const step = await sendWithAmount(ctx, kind, p, value, label);
   if (step.reply.verdict === 'rejected') return;
   if (!step.reply.accepted)
     fail(
@@ -87,22 +82,9 @@ function tenthsOf(raw: unknown, decimals: number): number | undefined {
 }
 
 /** A callback of `kind` whose amount field carries `value` as written (signed over the body as sent). */
-async function sendWithAmount(
-  ctx: CheckContext,
-  kind: 'debit' | 'credit',
-  p: string,
-  value: number | string,
-  label: string,
-): Promise<Step> {
+async function sendWithAmount(ctx: CheckContext, kind: 'debit' | 'credit', p: string, value: number | string, label: string) {
   const field = amountField(ctx.wire.dialect, kind === 'debit' ? 'bet' : 'win');
   if (field === undefined) fail(`the ${ctx.wire.name} dialect has no top-level amount field in a ${kind.toUpperCase()}`);
-  return ctx.send(
-    label,
-    { kind, playerId: p, amountMinor: 1, transactionId: ctx.tx() },
-    {
-      edit: (fields) => {
-        fields[field] = value;
-      },
-    },
-  );
+  const spec = { kind, playerId: p, amountMinor: 1, transactionId: ctx.tx() };
+  return ctx.send(label, spec, { edit: (fields) => Object.assign(fields, { [field]: value }) });
 }

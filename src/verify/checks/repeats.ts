@@ -26,8 +26,7 @@ export const REPEAT_CHECKS: readonly Check[] = [
       const { p, before } = await playerAndBalance(ctx);
       if (before < 2 * BET)
         skip(`player ${p} has ${ctx.money(before)}; it needs ${ctx.money(2 * BET)} to bet, then fall below that bet`);
-      const first = await ctx.debit(`DEBIT ${ctx.money(BET)}`, p, BET);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, BET);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(BET)}`, p, BET);
       ctx.expectBalance(first, before - BET, `a DEBIT of ${ctx.money(BET)}`);
       const rest = before - BET;
       const drain = await ctx.debit(`DEBIT ${ctx.money(rest)}, the rest of the balance (it falls to 0)`, p, rest);
@@ -36,12 +35,8 @@ export const REPEAT_CHECKS: readonly Check[] = [
           `the wallet refused a DEBIT of the rest of the balance (${ctx.money(rest)}), so the balance could not fall below the bet: ${describeOutcome(drain.exchange)}`,
         );
       ctx.undoDebit(p, drain.transactionId, rest);
-      const again = await ctx.debit(
-        `the first DEBIT again (same transactionId ${first.transactionId}), the balance now 0`,
-        p,
-        BET,
-        first.transactionId,
-      );
+      const label = `the first DEBIT again (same transactionId ${first.transactionId}), the balance now 0`;
+      const again = await ctx.debit(label, p, BET, first.transactionId);
       ctx.undoWhatMoved(again, p, 0, 'the repeated DEBIT');
       if (ctx.wire.code('INSUFFICIENT_FUNDS') !== undefined && ctx.isRejection(again, 'INSUFFICIENT_FUNDS'))
         fail(
@@ -67,18 +62,13 @@ export const DEEP_CHECKS: readonly Check[] = [
         skip(
           `player ${p} has ${ctx.money(before)}; it needs ${ctx.money(BET + OTHER_TRANSACTIONS)} for a bet and ${OTHER_TRANSACTIONS} bets of ${ctx.money(1)}`,
         );
-      const first = await ctx.debit(`DEBIT ${ctx.money(BET)}`, p, BET);
-      if (first.reply.accepted) ctx.undoDebit(p, first.transactionId, BET);
+      const first = await ctx.debitGivenBack(`DEBIT ${ctx.money(BET)}`, p, BET);
       ctx.expectBalance(first, before - BET, `a DEBIT of ${ctx.money(BET)}`);
       const taken = await otherBets(ctx, p);
       ctx.giveBack(p, taken, `${OTHER_TRANSACTIONS} bets of ${ctx.money(1)}`);
       ctx.notes.push(`${OTHER_TRANSACTIONS} bets of ${ctx.money(1)} were sent between the DEBIT and its repeat (not listed)`);
-      const again = await ctx.debit(
-        `the first DEBIT again (same transactionId ${first.transactionId}) after ${OTHER_TRANSACTIONS} other bets`,
-        p,
-        BET,
-        first.transactionId,
-      );
+      const label = `the first DEBIT again (same transactionId ${first.transactionId}) after ${OTHER_TRANSACTIONS} other bets`;
+      const again = await ctx.debit(label, p, BET, first.transactionId);
       const now = before - BET - taken;
       ctx.undoWhatMoved(again, p, now, 'the repeated DEBIT');
       expectRepeatAnswered(ctx, first, again, now, `the repeat of a DEBIT after ${OTHER_TRANSACTIONS} other transactions`);

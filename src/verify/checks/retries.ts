@@ -30,13 +30,8 @@ export const RETRY_CHECKS: readonly Check[] = [
       const credit = await ctx.credit(`CREDIT ${ctx.money(raise)} (now the balance covers the DEBIT)`, p, raise);
       if (credit.reply.accepted) ctx.undoCredit(p, raise);
       ctx.expectBalance(credit, before + raise, `a CREDIT of ${ctx.money(raise)}`);
-      const again = await ctx.debit(
-        `the refused DEBIT again (same transactionId ${step.transactionId})`,
-        p,
-        amount,
-        step.transactionId,
-      );
-      if (again.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+      const label = `the refused DEBIT again (same transactionId ${step.transactionId})`;
+      const again = await ctx.debitGivenBack(label, p, amount, step.transactionId);
       ctx.expectRejection(
         again,
         'INSUFFICIENT_FUNDS',

@@ -8,6 +8,7 @@ import {
   hasRollback,
   overdraftDebit,
   playerWithABet,
+  putBack,
 } from './shared.ts';
 
 /** A ROLLBACK gives back exactly what its DEBIT took, once, and never money that was not taken. */
@@ -21,14 +22,9 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     source: 'contract (pact:rollback-restores); Blue Ocean rollback callback',
     appliesTo: hasRollback,
     async run(ctx) {
-      const { p, before, amount, debit } = await acceptedDebit(ctx);
-      await rollBack(
-        ctx,
-        { p, before, amount, debit },
-        'ROLLBACK of that DEBIT',
-        'the ROLLBACK must restore the balance from before the DEBIT',
-      );
-      await ctx.expectBalanceNow(p, before, 'after DEBIT + ROLLBACK');
+      const set = await acceptedDebit(ctx);
+      await rollBack(ctx, set, 'ROLLBACK of that DEBIT', 'the ROLLBACK must restore the balance from before the DEBIT');
+      await ctx.expectBalanceNow(set.p, set.before, 'after DEBIT + ROLLBACK');
     },
   },
   {
@@ -62,8 +58,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     async run(ctx) {
       const p = ctx.player;
       // Balances are read around it through DEBITs of 0.01, so this rule is not also the balance reader.
-      const marker = await ctx.debit(`DEBIT ${ctx.money(1)} (reads the balance)`, p, 1);
-      if (marker.reply.accepted) ctx.undoDebit(p, marker.transactionId, 1);
+      const marker = await ctx.debitGivenBack(`DEBIT ${ctx.money(1)} (reads the balance)`, p, 1);
       if (!marker.reply.accepted || marker.reply.balanceMinor === undefined) {
         fail(`a DEBIT of ${ctx.money(1)} to read player ${p}'s balance got ${describeOutcome(marker.exchange)}`);
       }
@@ -71,8 +66,7 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
       const unknown = await ctx.rollback('ROLLBACK of a transaction the wallet never saw', p, ctx.tx(), 1_000);
       ctx.expectNoMoneyMoved(unknown, p, balance, 'the ROLLBACK of an unknown transaction');
       expectUnknownRollbackAnswer(ctx, unknown, 'the ROLLBACK of an unknown transaction');
-      const after = await ctx.debit(`DEBIT ${ctx.money(1)} (reads the balance again)`, p, 1);
-      if (after.reply.accepted) ctx.undoDebit(p, after.transactionId, 1);
+      const after = await ctx.debitGivenBack(`DEBIT ${ctx.money(1)} (reads the balance again)`, p, 1);
       ctx.expectBalance(after, balance - 1, 'after the unknown ROLLBACK the balance must not have moved, so this DEBIT');
     },
   },
@@ -112,16 +106,11 @@ export const ROLLBACK_CHECKS: readonly Check[] = [
     async run(ctx) {
       const { p, before, amount, debit } = await acceptedDebit(ctx);
       await rollBack(ctx, { p, before, amount, debit }, 'ROLLBACK of it', 'the ROLLBACK');
-      const again = await ctx.debit(
-        `the same DEBIT again, after its ROLLBACK (same transactionId ${debit.transactionId})`,
-        p,
-        amount,
-        debit.transactionId,
-      );
+      const label = `the same DEBIT again, after its ROLLBACK (same transactionId ${debit.transactionId})`;
+      const again = await ctx.debit(label, p, amount, debit.transactionId);
       expectAllAnswered([again], 'the DEBIT sent again after its ROLLBACK');
       const now = await ctx.readBalance(p);
-      if (now < before) ctx.giveBack(p, before - now, 'the DEBIT sent again after its ROLLBACK took it');
-      if (now > before) ctx.takeBack(p, now - before);
+      putBack(ctx, p, now, before, 'the DEBIT sent again after its ROLLBACK took it');
       if (now !== before) {
         fail(
           `the DEBIT of ${ctx.money(amount)} sent again after its ROLLBACK was charged again: expected the balance to stay at ` +
@@ -186,8 +175,7 @@ async function mismatchedRollback(ctx: CheckContext, claim: (amount: number) => 
   }
   const back = await ctx.rollback(`ROLLBACK of it claiming ${ctx.money(claimed)}`, p, debit.transactionId, claimed);
   const now = await ctx.readBalance(p);
-  if (now > before) ctx.takeBack(p, now - before);
-  if (now < before) ctx.giveBack(p, before - now, 'the DEBIT was not restored');
+  putBack(ctx, p, now, before, 'the DEBIT was not restored');
   if (back.reply.verdict !== 'accepted') {
     ctx.expectAnyRejection(back, `a ROLLBACK claiming ${ctx.money(claimed)} for a DEBIT of ${ctx.money(amount)}`);
     if (now !== before - amount)

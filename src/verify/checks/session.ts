@@ -2,7 +2,7 @@ import { type CallFacts, roundIdOf } from '../../dialects/index.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
-import { type Check, playerWithABet } from './shared.ts';
+import { betCarrying, type Check, playerWithABet, putBackAfter } from './shared.ts';
 
 /*
  * The calls of a session some wires have: endRound, which closes a round and moves no money, and
@@ -86,20 +86,6 @@ export const SESSION_CHECKS: readonly Check[] = [
   },
 ];
 
-/**
- * After the check, whatever the wallet did, the player is put back at the balance it began with
- * (a CREDIT or a DEBIT of the difference): a round with a win has no one call that undoes it.
- */
-function putBackAfter(ctx: CheckContext, p: string, before: number): void {
-  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
-    const now = await ctx.readBalance(p);
-    if (now === before) return;
-    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
-    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
-    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
-  });
-}
-
 interface WonRound {
   p: string;
   before: number;
@@ -122,14 +108,7 @@ async function wonRound(ctx: CheckContext, times: number): Promise<WonRound> {
   const sessionToken = await ctx.tokenOf(p);
   const bet = ctx.tx();
   const round = roundIdOf(bet);
-  const placed = await ctx.call(`bet ${ctx.money(amount)} (opens round ${round})`, {
-    operation: 'bet',
-    playerId: p,
-    sessionToken,
-    transactionId: bet,
-    amountMinor: amount,
-    roundId: round,
-  });
+  const placed = await betCarrying(ctx, `bet ${ctx.money(amount)} (opens round ${round})`, p, sessionToken, amount, bet);
   ctx.expectBalance(placed, before - amount, 'the bet of the round');
   const win = ctx.tx();
   const winMinor = amount * times;

@@ -1,7 +1,7 @@
 import {
-  type Dialect,
   type RepeatJudgement,
   repeatAgrees,
+  roundIdOf,
   saferDialect,
   unknownRollbackAccepts,
   unknownRollbackRule,
@@ -71,14 +71,10 @@ export async function playerWithABet(ctx: CheckContext): Promise<{ p: string; be
  * INSUFFICIENT_FUNDS (checked here); money it took anyway is given back after the run.
  * `label` names the step in the report.
  */
-export async function overdraftDebit(
-  ctx: CheckContext,
-  label: (amount: string, balance: string) => string,
-): Promise<{ p: string; before: number; amount: number; step: Awaited<ReturnType<CheckContext['debit']>> }> {
+export async function overdraftDebit(ctx: CheckContext, label: (amount: string, balance: string) => string) {
   const { p, before } = await playerAndBalance(ctx, 500);
   const amount = Math.max(before, 0) + BET;
-  const step = await ctx.debit(label(ctx.money(amount), ctx.money(before)), p, amount);
-  if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
+  const step = await ctx.debitGivenBack(label(ctx.money(amount), ctx.money(before)), p, amount);
   ctx.expectRejection(step, 'INSUFFICIENT_FUNDS', `a DEBIT of ${ctx.money(amount)} on a balance of ${ctx.money(before)}`);
   return { p, before, amount, step };
 }
@@ -108,12 +104,7 @@ export function sameReply(ctx: CheckContext, first: Step, again: Step, what: str
 }
 
 /** How a repeat's reply compares with the first, by the dialect's rule (or `dialect`'s); undefined when either got no answer. */
-export function repeatOf(
-  ctx: CheckContext,
-  first: Step,
-  again: Step,
-  dialect: Dialect = ctx.wire.dialect,
-): RepeatJudgement | undefined {
+export function repeatOf(ctx: CheckContext, first: Step, again: Step, dialect = ctx.wire.dialect): RepeatJudgement | undefined {
   const a = first.exchange.response;
   const b = again.exchange.response;
   if (!a || !b) return undefined;
@@ -155,6 +146,12 @@ export function expectUnknownRollbackAnswer(ctx: CheckContext, step: Step, what:
   fail(`${what}: expected the refusal for an unknown transaction, got ${describeOutcome(step.exchange)}`);
 }
 
+/** A bet carrying `sessionToken`, in the round its transaction id names (`roundIdOf`). */
+export function betCarrying(ctx: CheckContext, label: string, p: string, token: string, amount: number, tx: string) {
+  const bet = { playerId: p, sessionToken: token, transactionId: tx, amountMinor: amount, roundId: roundIdOf(tx) };
+  return ctx.call(label, { operation: 'bet', ...bet });
+}
+
 /** Steps that got no proper answer (none, 5xx, garbage): the aggregator would have to retry them. */
 export function unanswered(steps: readonly Step[]): Step[] {
   return steps.filter((s) => !isFinal(s.reply));
@@ -177,4 +174,18 @@ export function expectAllAnswered(steps: readonly Step[], what: string): void {
 export function putBack(ctx: CheckContext, p: string, now: number, start: number, why: string): void {
   if (now < start) ctx.giveBack(p, start - now, why);
   if (now > start) ctx.takeBack(p, now - start);
+}
+
+/**
+ * After the check, whatever the wallet did, the player is put back at the balance it began with
+ * (a CREDIT or a DEBIT of the difference): a round with a win has no one call that undoes it.
+ */
+export function putBackAfter(ctx: CheckContext, p: string, before: number): void {
+  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
+    const now = await ctx.readBalance(p);
+    if (now === before) return;
+    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
+    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
+    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
+  });
 }

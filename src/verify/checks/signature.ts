@@ -1,7 +1,7 @@
 import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures, rotatesSecrets } from '../../dialects/capabilities.ts';
-import type { SendOptions } from '../client.ts';
 import { type CheckContext, skip } from '../context.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import type { VerifyWire as Wire } from '../wire.ts';
 import { affordable, type Check, playerAndBalance } from './shared.ts';
 
@@ -82,17 +82,15 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
         ['an unknown secret first, the right one second', [WRONG_SECRET, ...real]],
         ['the right secret first, an unknown one second', [...real, WRONG_SECRET]],
       ] as const) {
-        const step = await ctx.debit(`DEBIT ${ctx.money(amount)} signed with ${order}`, p, amount, undefined, {
+        const step = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)} signed with ${order}`, p, amount, undefined, {
           secrets: [...secrets],
         });
-        if (step.reply.accepted) ctx.undoDebit(p, step.transactionId, amount);
         expected -= amount;
         ctx.expectBalance(step, expected, `a DEBIT signed with ${order}`);
       }
-      const none = await ctx.debit('DEBIT signed with two unknown secrets', p, amount, undefined, {
+      const none = await ctx.debitGivenBack('DEBIT signed with two unknown secrets', p, amount, undefined, {
         secrets: [WRONG_SECRET, `${WRONG_SECRET}-2`],
       });
-      if (none.reply.accepted) ctx.undoDebit(p, none.transactionId, amount);
       ctx.expectRejection(none, 'INVALID_SIGNATURE', 'a DEBIT whose signatures are all made with unknown secrets', 401);
       await ctx.expectBalanceNow(p, expected, 'a DEBIT with no valid signature must move no money');
     },
@@ -100,7 +98,7 @@ export const SIGNATURE_CHECKS: readonly Check[] = [
 ];
 
 /** Signature checks exist only on wires that sign callbacks (not one that puts an API key in the body). */
-function signed(wire: Wire): boolean {
+export function signed(wire: Wire): boolean {
   return wire.signingScheme !== 'none';
 }
 

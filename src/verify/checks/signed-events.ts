@@ -1,10 +1,10 @@
 import { WRONG_SECRET } from '../../contracts/dialect.ts';
 import { datesSignatures } from '../../dialects/capabilities.ts';
-import type { CallbackSpec, SendOptions } from '../client.ts';
+import type { CallbackSpec } from '../client.ts';
 import type { CheckContext, Step } from '../context.ts';
-import type { VerifyWire as Wire } from '../wire.ts';
+import type { SendOptions } from '../dialect-client.ts';
 import { affordable, BET, type Check, playerAndBalance } from './shared.ts';
-import { refusalStatus } from './signature.ts';
+import { refusalStatus, signed } from './signature.ts';
 
 const VERIFY_EVERY_EVENT_HINT =
   'Verify the signature in one place that every callback passes through (a middleware on the webhook route), before the ' +
@@ -42,11 +42,6 @@ export const SIGNED_EVENT_CHECKS: readonly Check[] = [
   },
 ];
 
-/** Signature checks exist only on wires that sign callbacks. */
-function signed(wire: Wire): boolean {
-  return wire.signingScheme !== 'none';
-}
-
 /** One way of sending a callback without a valid signature: its send options, given a valid request sent before it. */
 interface Forgery {
   how: string;
@@ -60,10 +55,7 @@ function forgeries(ctx: CheckContext): Forgery[] {
   const all: Forgery[] = [
     { how: 'without any signature header', options: () => ({ sign: false }) },
     { how: 'signed with a wrong secret', options: () => ({ secrets: [WRONG_SECRET] }) },
-    {
-      how: 'whose amount was changed after signing',
-      options: () => ({ tamperAmount: true }),
-    },
+    { how: 'whose amount was changed after signing', options: () => ({ tamperAmount: true }) },
   ];
   // Only a signature that carries a time can be stale (not hmac-hex, not a vendor's recipe).
   if (datesSignatures(ctx.wire.dialect, ctx.wire.signingScheme))
@@ -80,23 +72,20 @@ async function refusedForEveryEvent(ctx: CheckContext, ways: readonly Forgery[])
   const { p, before } = await playerAndBalance(ctx);
   const amount = affordable(ctx, before, p, BET);
   // A valid DEBIT first: its headers are what a replay reuses, and it gives a ROLLBACK something to restore.
-  const debit = await ctx.debit(`DEBIT ${ctx.money(amount)} (valid; its headers are reused later)`, p, amount);
-  if (debit.reply.accepted) ctx.undoDebit(p, debit.transactionId, amount);
+  const debit = await ctx.debitGivenBack(`DEBIT ${ctx.money(amount)} (valid; its headers are reused later)`, p, amount);
   ctx.expectBalance(debit, before - amount, 'a valid DEBIT');
   const expected = before - amount;
   const forged: { step: Step; what: string }[] = [];
   for (const way of ways) {
     const specs: CallbackSpec[] = [{ kind: 'credit', playerId: p, amountMinor: BET, transactionId: ctx.tx() }];
-    if (ctx.wire.hasRollback) {
-      const rollbackTx = ctx.tx();
+    if (ctx.wire.hasRollback)
       specs.push({
         kind: 'rollback',
         playerId: p,
         amountMinor: amount,
-        transactionId: rollbackTx,
+        transactionId: ctx.tx(),
         referenceTransactionId: debit.transactionId,
       });
-    }
     if (way.options === replayed) specs.push({ kind: 'debit', playerId: p, amountMinor: 1, transactionId: ctx.tx() });
     for (const spec of specs) {
       const what = `a ${spec.kind.toUpperCase()} ${way.how}`;

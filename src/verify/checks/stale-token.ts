@@ -3,7 +3,7 @@ import { staleTokenRule } from '../../dialects/judge.ts';
 import { describeOutcome } from '../client.ts';
 import { type CheckContext, fail, type Step, skip } from '../context.ts';
 import type { VerifyWire } from '../wire.ts';
-import { affordable, type Check, playerAndBalance } from './shared.ts';
+import { affordable, betCarrying, type Check, playerAndBalance, putBackAfter } from './shared.ts';
 
 /*
  * A session token the wallet replaced (issue 32 item 3): once an authenticate reply hands a new
@@ -31,14 +31,8 @@ export const STALE_TOKEN_CHECKS: readonly Check[] = [
       const amount = affordable(ctx, before, p, 1);
       const { old } = await rotated(ctx, p);
       const tx = ctx.tx();
-      const step = await ctx.call(`bet ${ctx.money(amount)} carrying ${p}'s old session token (the one authenticate replaced)`, {
-        operation: 'bet',
-        playerId: p,
-        sessionToken: old,
-        transactionId: tx,
-        amountMinor: amount,
-        roundId: roundIdOf(tx),
-      });
+      const label = `bet ${ctx.money(amount)} carrying ${p}'s old session token (the one authenticate replaced)`;
+      const step = await betCarrying(ctx, label, p, old, amount, tx);
       if (step.reply.accepted) {
         ctx.undoDebit(p, tx, amount);
         fail(
@@ -65,32 +59,20 @@ export const STALE_TOKEN_CHECKS: readonly Check[] = [
       putBackAfter(ctx, p, before);
       const { old, fresh } = await rotated(ctx, p);
       const ops = staleTokenRule(ctx.wire.dialect).acceptedOn;
-      if (ops.includes('win')) {
+      for (const operation of (['win', 'rollback'] as const).filter((op) => ops.includes(op))) {
         const bet = await betWith(ctx, p, fresh, amount);
-        const win = await ctx.call(`win ${ctx.money(amount)} of that bet carrying the old session token`, {
-          operation: 'win',
+        const call = operation === 'win' ? `win ${ctx.money(amount)}` : 'rollback';
+        const step = await ctx.call(`${call} of that bet carrying the old session token`, {
+          operation,
           playerId: p,
           sessionToken: old,
           transactionId: ctx.tx(),
           betTransactionId: bet,
           amountMinor: amount,
           roundId: roundIdOf(bet),
-          roundClosed: true,
+          ...(operation === 'win' ? { roundClosed: true } : {}),
         });
-        expectPaid(ctx, win, 'a win', before);
-      }
-      if (ops.includes('rollback')) {
-        const bet = await betWith(ctx, p, fresh, amount);
-        const back = await ctx.call(`rollback of that bet carrying the old session token`, {
-          operation: 'rollback',
-          playerId: p,
-          sessionToken: old,
-          transactionId: ctx.tx(),
-          betTransactionId: bet,
-          amountMinor: amount,
-          roundId: roundIdOf(bet),
-        });
-        expectPaid(ctx, back, 'a rollback', before);
+        expectPaid(ctx, step, `a ${operation}`, before);
       }
       await ctx.expectBalanceNow(p, before, 'after each bet was paid back (won or rolled back) with the replaced token');
     },
@@ -110,11 +92,8 @@ export const STALE_TOKEN_NOT_APPLICABLE: Record<string, string> = {
  */
 async function rotated(ctx: CheckContext, p: string): Promise<{ old: string; fresh: string }> {
   const old = await ctx.tokenOf(p);
-  const auth = await ctx.call(`authenticate ${p} with its session token (the wallet may hand a new one over)`, {
-    operation: 'authenticate',
-    playerId: p,
-    sessionToken: old,
-  });
+  const call = { operation: 'authenticate' as const, playerId: p, sessionToken: old };
+  const auth = await ctx.call(`authenticate ${p} with its session token (the wallet may hand a new one over)`, call);
   if (!auth.reply.accepted)
     fail(`authenticate of ${p} with its current session token: expected an acceptance, got ${describeOutcome(auth.exchange)}`);
   const fresh = await ctx.tokenOf(p);
@@ -128,14 +107,7 @@ async function rotated(ctx: CheckContext, p: string): Promise<{ old: string; fre
 /** A bet with the current token, which must be accepted (the setup of the check). */
 async function betWith(ctx: CheckContext, p: string, token: string, amount: number): Promise<string> {
   const tx = ctx.tx();
-  const step = await ctx.call(`bet ${ctx.money(amount)} with the new session token`, {
-    operation: 'bet',
-    playerId: p,
-    sessionToken: token,
-    transactionId: tx,
-    amountMinor: amount,
-    roundId: roundIdOf(tx),
-  });
+  const step = await betCarrying(ctx, `bet ${ctx.money(amount)} with the new session token`, p, token, amount, tx);
   if (!step.reply.accepted)
     fail(`a bet with the session token the wallet handed over: expected an acceptance, got ${describeOutcome(step.exchange)}`);
   return tx;
@@ -148,15 +120,4 @@ function expectPaid(ctx: CheckContext, step: Step, what: string, before: number)
         `on bets only), got ${describeOutcome(step.exchange)}`,
     );
   ctx.expectBalance(step, before, `${what} with the replaced token pays the bet back`);
-}
-
-/** Whatever the wallet did, the player ends at the balance it began with (a CREDIT or DEBIT of the difference). */
-function putBackAfter(ctx: CheckContext, p: string, before: number): void {
-  ctx.onCleanup(`put ${p} back at ${ctx.money(before)}`, async () => {
-    const now = await ctx.readBalance(p);
-    if (now === before) return;
-    const label = `cleanup: ${now < before ? 'CREDIT' : 'DEBIT'} ${ctx.money(Math.abs(before - now))} (puts ${p} back)`;
-    const step = now < before ? await ctx.credit(label, p, before - now) : await ctx.debit(label, p, now - before);
-    if (!step.reply.accepted) throw new Error(describeOutcome(step.exchange));
-  });
 }
