@@ -274,6 +274,8 @@ function configOf(flags: LoadFlags, io: LoadIo): AggmockConfig {
     // callbacks.dialect, as every command's --dialect sets it (callbacks.profile would be noted as deprecated).
     flags: wireLayer(flags),
     flagNames: { 'callbacks.dialect': '--dialect', 'callbacks.credentials': '--credential' },
+    // A config file's old key is noted where this command writes its other messages.
+    onDeprecated: (message) => io.stderr(`${message}\n`),
   });
 }
 
