@@ -31,9 +31,6 @@ export const READ_OPERATIONS: readonly NamedOperation[] = ['authenticate', 'bala
 export const EVENT_STATUSES = ['pending', 'delivering', 'delivered', 'rejected', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-/** The end states: every event reaches exactly one of them. */
-export const SETTLED_STATUSES = ['delivered', 'rejected', 'failed'] as const satisfies readonly EventStatus[];
-
 const nonEmpty = (what: string) =>
   z.string({ error: `expected ${what} as a non-empty string` }).min(1, `expected ${what} as a non-empty string`);
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { maskedBody } from '../shared/secrets.ts';
 import type { Database, Statement } from '../storage/index.ts';
-import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, SETTLED_STATUSES, type StoredEvent } from './events.ts';
+import { type Attempt, EVENT_STATUSES, type EventKind, type EventStatus, type StoredEvent } from './events.ts';
 import {
   type AttemptRow,
   attemptValues,
@@ -449,5 +449,3 @@ function unstorableEvent(e: StoredEvent, error: unknown): void {
 function unstorableAttempt(a: Attempt, error: unknown): void {
   a.error = `${a.error ? `${a.error}; ` : ''}aggmock could not store this attempt's request headers: ${error instanceof Error ? error.message : String(error)}`;
 }
-
-export { SETTLED_STATUSES };

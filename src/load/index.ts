@@ -13,7 +13,7 @@ export { type AttemptResult, type ErrorClass, poolSender, type Sender } from './
 export { EXPORT_TARGETS, ExportError, type ExportOptions, exportRun } from './export.ts';
 export { Histogram } from './histogram.ts';
 export { renderHtml } from './html.ts';
-export { callsPerRound, DEFAULT_MIX, type Mix, MixError, parseMix, ROUND_KIND_HELP, ROUND_KINDS, type RoundKind } from './mix.ts';
+export { callsPerRound, DEFAULT_MIX, type Mix, MixError, parseMix, ROUND_KINDS, type RoundKind } from './mix.ts';
 export { type CallRecord, parseRecords, RecordError, recordLine } from './record.ts';
 export { correctnessLine, type LoadSummary, progressLine, renderText, summarise } from './report.ts';
 export { type LoadOptions, type LoadResult, runLoad } from './run.ts';

@@ -10,16 +10,6 @@ export type RoundKind = (typeof ROUND_KINDS)[number];
 
 export type Mix = Readonly<Record<RoundKind, number>>;
 
-/** What each kind does, for --help and the docs. */
-export const ROUND_KIND_HELP: Record<RoundKind, string> = {
-  'bet-win': 'a bet, then a win of twice the stake (then endRound where the dialect has it)',
-  'bet-lose': 'a bet, then endRound where the dialect has it, else a win of 0 that closes the round',
-  rollback: 'a bet, then its rollback',
-  duplicate: 'a bet sent twice (the second after the first answer, a new request id), then a win',
-  promo: 'a promotional win (free spins) where the dialect has promoWin',
-  balance: "the dialect's balance call",
-};
-
 export const DEFAULT_MIX: Mix = { 'bet-win': 45, 'bet-lose': 40, rollback: 5, duplicate: 5, promo: 2, balance: 3 };
 
 export class MixError extends Error {
