@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LoadFlags, runLoadCommand } from '../../src/cli/commands/load.ts';
 import { dialectOf, loadConfig } from '../../src/config/index.ts';
+import { PROFILE_KEY_NOTE } from '../../src/config/load.ts';
 import { builtinDialect } from '../../src/dialects/index.ts';
 import { DEFAULT_MIX, ExportError } from '../../src/load/index.ts';
 import { k6Script } from '../../src/load/k6.ts';
@@ -68,5 +69,30 @@ describe('--export k6 refuses what a k6 script cannot sign', () => {
     expect(() => k6Script(options(evoplay))).toThrow(ExportError);
     expect(() => k6Script(options(evoplay))).toThrow('signs through a hooks module, which a k6 script cannot load');
     expect(() => k6Script(options(builtinDialect('hub88')))).not.toThrow();
+  });
+});
+
+/**
+ * `aggmock load --dialect <name>` sets callbacks.dialect, as every other command's --dialect does: it
+ * prints no deprecation note about callbacks.profile, which the user never wrote. A config file that
+ * does use the old key still gets the note, on the command's stderr.
+ */
+describe('aggmock load --dialect', () => {
+  it('names the wire as callbacks.dialect: no deprecation note', async () => {
+    const run = await load({ rate: '1', duration: '1s', export: 'k6', out: 'k6', dialect: 'softswiss' });
+    expect(run).toEqual({ code: 0, err: '' });
+  });
+
+  it('an unknown dialect is refused naming --dialect', async () => {
+    const run = await load({ rate: '1', duration: '1s', export: 'k6', out: 'k6', dialect: 'nosuchvendor' });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/--dialect/);
+  });
+
+  it('a config file under the old key callbacks.profile still gets the note', async () => {
+    const config = join(dir, 'old-key.json');
+    writeFileSync(config, JSON.stringify({ callbacks: { profile: 'softswiss' } }));
+    const run = await load({ rate: '1', duration: '1s', export: 'k6', out: 'k6', config });
+    expect(run).toEqual({ code: 0, err: `${PROFILE_KEY_NOTE}\n` });
   });
 });

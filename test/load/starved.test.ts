@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, writeReply } from '../../src/dialects/index.ts';
-import { judgeRun, parseMix, runLoad, type Sender, summarise } from '../../src/load/index.ts';
+import { judgeRun, parseMix, runLoad, type Schedule, type Sender, summarise } from '../../src/load/index.ts';
+import { arrivalTime } from '../../src/load/schedule.ts';
 
 /**
  * The open model's honesty about itself: when aggmock cannot start a round on time (its event loop
@@ -42,6 +43,17 @@ function memoryWallet(delayMs = 0): Sender {
     },
     close: async () => {},
   };
+}
+
+/** Rounds due in each second, counted one by one from each round's time (a round due at 1000 ms is second 1's). */
+function askedPerSecond(schedule: Schedule, total: number): number[] {
+  const out: number[] = [];
+  for (let n = 1; n <= total; n++) {
+    const t = Math.floor((arrivalTime(schedule, n) as number) / 1000);
+    while (out.length <= t) out.push(0);
+    out[t] = (out[t] as number) + 1;
+  }
+  return out;
 }
 
 const base = {
@@ -91,5 +103,46 @@ describe('late and dropped starts', () => {
     expect(result.stats.droppedInFlight).toBeGreaterThan(20);
     const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
     expect(summary.starts.limit).toMatch(/^the wallet: \d+ rounds were dropped because the in-flight cap was reached/);
+  });
+});
+
+/**
+ * Dropped rounds are counted in one step per second of the schedule instead of one by one; the counts
+ * must be those of one by one: every round the schedule asks for is due once, started or dropped, in
+ * the second it was due.
+ */
+describe('dropped rounds counted in bulk', () => {
+  it('at the in-flight cap: each second asks exactly its rounds, and every one is started or dropped', async () => {
+    // 3,000 rounds a second for 1.2 s with 4 in flight at most: almost all are dropped at the cap.
+    const schedule = { startRate: 3000, stages: [{ durationMs: 1200, rate: 3000 }] };
+    const { stats } = await runLoad({ ...base, schedule, sender: memoryWallet(20), maxInFlight: 4 });
+    expect(stats.roundsDue).toBe(3600);
+    expect(stats.roundsStarted + stats.dropped).toBe(3600);
+    expect(stats.dropped).toBeGreaterThan(3000);
+    expect(stats.droppedInFlight).toBe(stats.dropped);
+    expect(askedPerSecond(schedule, 3600)).toEqual([2999, 601]);
+    expect(stats.series.map((s) => s.asked)).toEqual(askedPerSecond(schedule, 3600));
+    expect(stats.series.reduce((n, s) => n + s.dropped, 0)).toBe(stats.dropped);
+    expect(stats.series.reduce((n, s) => n + s.started, 0)).toBe(stats.roundsStarted);
+    for (const s of stats.series) expect(s.started + s.dropped).toBe(s.asked);
+  });
+
+  it('a ramp: the rounds dropped in bulk are counted in the seconds they were due', async () => {
+    // From 0 to 6,000 a second over 1.2 s: 2,500 rounds due by the end of the first second, 1,100 in the rest.
+    const schedule = { startRate: 0, stages: [{ durationMs: 1200, rate: 6000 }] };
+    const { stats } = await runLoad({ ...base, schedule, sender: memoryWallet(20), maxInFlight: 4 });
+    expect(askedPerSecond(schedule, 3600)).toEqual([2499, 1101]);
+    expect(stats.series.map((s) => s.asked)).toEqual(askedPerSecond(schedule, 3600));
+    for (const s of stats.series) expect(s.started + s.dropped).toBe(s.asked);
+    expect(stats.roundsStarted + stats.dropped).toBe(3600);
+    expect(stats.droppedInFlight).toBe(stats.dropped);
+  });
+
+  it('under the cap nothing is dropped: the same rate with room for every round starts them all', async () => {
+    const schedule = { startRate: 300, stages: [{ durationMs: 500, rate: 300 }] };
+    const { stats } = await runLoad({ ...base, schedule, sender: memoryWallet(5), maxInFlight: 1000 });
+    expect(stats.dropped).toBe(0);
+    expect(stats.roundsStarted).toBe(150);
+    expect(stats.series.map((s) => s.asked)).toEqual(askedPerSecond(schedule, 150));
   });
 });
