@@ -64,6 +64,31 @@ describe('the reference wallet under random signed input', () => {
     // The inputs reached the money: some were applied, some refused for each reason.
     for (const status of [200, 400, 401]) expect(seen.has(status), `saw ${status}`).toBe(true);
   });
+
+  it('refuses a field holding an object that cannot be made text (the counterexample fast-check found): 400 signed, 401 not', async () => {
+    const odd = { toString: 0 };
+    for (const body of [
+      { type: odd },
+      { type: 'DEBIT', transactionId: odd, amount: 1, playerId: 'p1' },
+      { type: 'DEBIT', transactionId: 'tx-odd', amount: 1, playerId: odd },
+    ]) {
+      const text = JSON.stringify(body);
+      const signed = signPayload({ scheme: 'timestamped', secrets: ['aggmock-dev-secret'], payload: text });
+      for (const [headers, status] of [
+        [signed, 400],
+        [{}, 401],
+      ] as const) {
+        const res = await wallet.app.request('/callback/webhook', {
+          method: 'POST',
+          body: text,
+          headers: { 'content-type': 'application/json', ...headers },
+        });
+        expect(res.status, text).toBe(status);
+        expect(((await res.json()) as { error: unknown }).error).toEqual(expect.any(String));
+      }
+    }
+    expect(wallet.store.balanceOf('p1')).toBeGreaterThanOrEqual(0);
+  });
 });
 
 describe('the admin API under random input', () => {

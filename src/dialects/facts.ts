@@ -160,6 +160,12 @@ function readTemplate(into: Collected, template: string, value: unknown, where: 
 /** Walks one field's template against the received value at `path`, collecting facts and credentials. */
 function invertField(decoded: Pick<Decoded, 'fields' | 'flat'>, field: Field, path: Key[], into: Collected, where: string): void {
   const value = lookup(decoded, path);
+  // A field of one value (a fact, constant, credential or template) refuses an object (`{"toString": 0}`) before reading it as text.
+  const scalar = !('object' in field || 'list' in field || 'json' in field) && (!('const' in field) || into.strict);
+  if (scalar && (value === FLAT_NODE || (value !== null && typeof value === 'object'))) {
+    into.problems.push(`${where}: expected a value, got an object`);
+    return;
+  }
   if ('const' in field) {
     if (!into.strict) return;
     if (value === undefined) into.problems.push(`${where}: missing (expected ${JSON.stringify(field.const)})`);
@@ -213,10 +219,6 @@ function invertField(decoded: Pick<Decoded, 'fields' | 'flat'>, field: Field, pa
       }
       invertField(decoded, item, [...path, i], into, `${where}[${i}]`);
     });
-    return;
-  }
-  if (value === FLAT_NODE || (value !== null && typeof value === 'object')) {
-    into.problems.push(`${where}: expected a value, got an object`);
     return;
   }
   const own = unformat(field, value);
