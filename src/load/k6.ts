@@ -102,20 +102,49 @@ export async function call(facts, send) {
   return record;
 }
 
-function accepted(record) {
-  if (!record.status || record.status >= 300) return false;
+const at = (o, path) => path.split('.').reduce((v, k) => (v == null ? v : v[k]), o);
+/** A bet's reply as an object, or undefined when it is no JSON. */
+function betReply(record) {
   try {
     const root = DIALECT.operations.bet && DIALECT.operations.bet.reply && DIALECT.operations.bet.reply.root;
-    const at = (o, path) => path.split('.').reduce((v, k) => (v == null ? v : v[k]), o);
-    const body = root ? at(JSON.parse(record.text), root) : JSON.parse(record.text);
-    if (DIALECT.reply.success && at(body, DIALECT.reply.success.path) !== DIALECT.reply.success.equals) return false;
-    const code = DIALECT.reply.code ? at(body, DIALECT.reply.code) : undefined;
-    if (DIALECT.reply.ok === undefined) return code === undefined || code === 0 || code === '' || code === false;
-    const oks = [].concat(DIALECT.reply.ok).map(String);
-    return oks.includes(String(code));
+    const body = JSON.parse(record.text);
+    return root ? at(body, root) : body;
   } catch (e) {
-    return false;
+    return undefined;
   }
+}
+function accepted(record) {
+  if (!record.status || record.status >= 300) return false;
+  const body = betReply(record);
+  if (body == null) return false;
+  if (DIALECT.reply.success && at(body, DIALECT.reply.success.path) !== DIALECT.reply.success.equals) return false;
+  const code = DIALECT.reply.code ? at(body, DIALECT.reply.code) : undefined;
+  if (DIALECT.reply.ok === undefined) return code === undefined || code === 0 || code === '' || code === false;
+  const oks = [].concat(DIALECT.reply.ok).map(String);
+  return oks.includes(String(code));
+}
+function statusIn(status, classes) {
+  return classes.some((c) => {
+    if (c.endsWith('xx')) return Math.floor(status / 100) === Number(c[0]);
+    const [from, to] = c.split('-').map(Number);
+    return status >= from && status <= (to === undefined ? from : to);
+  });
+}
+/**
+ * Whether a bet's outcome is unknown, so its round rolls it back as aggmock load does: no answer,
+ * an answer asking for a retry (the script sends each call once), a reply that is no JSON, or a code
+ * the vendor reads as "maybe applied" (the dialect's rolledBackOn: Caleta's RS_ERROR_UNKNOWN).
+ */
+function outcomeUnknown(record) {
+  if (!record.status || statusIn(record.status, DIALECT.reply.status.retry)) return true;
+  if (!statusIn(record.status, DIALECT.reply.status.answer)) return false;
+  const body = betReply(record);
+  if (body == null || typeof body !== 'object') return true;
+  const code = DIALECT.reply.code ? at(body, DIALECT.reply.code) : undefined;
+  // A dialect that reads acceptance by its code: a reply without one is unreadable.
+  if (code === undefined) return DIALECT.reply.ok !== undefined && !DIALECT.reply.success;
+  const own = (DIALECT.operations.bet && DIALECT.operations.bet.reply) || {};
+  return (own.retryCodes || DIALECT.reply.retryCodes || []).concat(own.rolledBackOn || []).map(String).includes(String(code));
 }
 
 function facts(data, player, operation, extra) {
@@ -149,7 +178,7 @@ export async function round(data, kind, player, send) {
   const stake = STAKE + Math.floor(Math.random() * STAKE);
   const betFacts = facts(data, player, 'bet', { transactionId: tx, roundId, amountMinor: stake });
   const bet = await call(betFacts, send);
-  if (!bet.status || kind === 'rollback') {
+  if (kind === 'rollback' || outcomeUnknown(bet)) {
     return void (await call(facts(data, player, 'rollback', { transactionId: tx + '-rb', betTransactionId: tx, roundId, amountMinor: stake, roundClosed: true }), send));
   }
   if (!accepted(bet)) return;

@@ -1,7 +1,3 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCleanups } from '../../src/callbacks/test-engine.ts';
 import {
@@ -19,6 +15,7 @@ import {
 import { DEFAULT_MIX } from '../../src/load/index.ts';
 import { k6Script } from '../../src/load/k6.ts';
 import { PLAYER, started, VENDORS } from '../dialects/vendor-table.ts';
+import { k6Scripts } from './k6-module.ts';
 
 /**
  * k6 cannot run here, so the exported script is run under Node with k6's modules shimmed
@@ -28,58 +25,13 @@ import { PLAYER, started, VENDORS } from '../dialects/vendor-table.ts';
  * the script's (WebCrypto's r‖s turned into DER) must verify where aggmock's does.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'aggmock-k6-'));
+const scripts = k6Scripts();
+const scriptFor = scripts.scriptFor;
+const dir = scripts.dir;
 afterAll(async () => {
   await runCleanups();
-  rmSync(dir, { recursive: true, force: true });
+  scripts.remove();
 });
-
-/** A fake `k6` package: the modules the script imports, backed by Node. */
-function shimK6(): void {
-  const k6 = join(dir, 'node_modules', 'k6');
-  mkdirSync(k6, { recursive: true });
-  writeFileSync(
-    join(k6, 'package.json'),
-    JSON.stringify({
-      name: 'k6',
-      type: 'module',
-      exports: { './crypto': './crypto.js', './http': './http.js', './execution': './execution.js' },
-    }),
-  );
-  writeFileSync(
-    join(k6, 'crypto.js'),
-    `import { createHash } from 'node:crypto';
-const digest = (alg) => (data, enc) => createHash(alg).update(data, 'utf8').digest(enc === 'hex' ? 'hex' : 'base64');
-export default { md5: digest('md5'), sha1: digest('sha1'), sha256: digest('sha256') };`,
-  );
-  writeFileSync(join(k6, 'http.js'), `export default { request() { throw new Error('the test sends with fetch'); } };`);
-  writeFileSync(join(k6, 'execution.js'), `export default { vu: { idInTest: 1 } };`);
-}
-shimK6();
-
-let n = 0;
-/** The script for a dialect, imported as a module. */
-async function scriptFor(dialect: Dialect, credentials: Credentials) {
-  const file = join(dir, `load-${dialect.name}-${++n}.mjs`);
-  const text = k6Script({
-    dialect,
-    dialectName: dialect.name,
-    credentials: { ...credentials },
-    url: 'http://127.0.0.1:1',
-    schedule: { startRate: 1, stages: [{ durationMs: 1000, rate: 1 }] },
-    players: [PLAYER.playerId],
-    mix: DEFAULT_MIX,
-    stakeMinor: 100,
-    currency: 'EUR',
-    token: PLAYER.token,
-    out: dir,
-  });
-  // k6's __ENV, as the script reads it.
-  writeFileSync(file, `const __ENV = {};\n${text}`);
-  return (await import(pathToFileURL(file).href)) as {
-    buildRequest: (facts: CallFacts) => Promise<{ method: string; path: string; headers: Record<string, string>; body?: string }>;
-  };
-}
 
 const T0 = Date.now() - 30_000;
 function stepsOf(dialect: Dialect): CallFacts[] {
