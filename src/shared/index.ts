@@ -68,6 +68,17 @@ export function mulberry32(seed: number): () => number {
 }
 
 /**
+ * A seed as the 32-bit number mulberry32 takes: a number as it is, a word by FNV-1a over its UTF-16
+ * code units (every unit, so two emoji that share a high surrogate are two seeds).
+ */
+export function numericSeed(seed: number | string): number {
+  if (typeof seed === 'number') return seed;
+  let hash = 2_166_136_261;
+  for (let i = 0; i < seed.length; i++) hash = Math.imul(hash ^ seed.charCodeAt(i), 16_777_619);
+  return hash >>> 0;
+}
+
+/**
  * `text` safe to print to a terminal: C0 and C1 control characters (ESC starts the sequences that
  * move the cursor, erase lines, recolour or retitle the terminal), DEL, and the Unicode line
  * separators and bidi overrides are written as visible escapes (`\x1b`, `\u202e`). Tab and line

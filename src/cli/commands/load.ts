@@ -35,6 +35,7 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
+import { numericSeed } from '../../shared/index.ts';
 import {
   type CommandIo,
   collect,
@@ -342,11 +343,4 @@ export function faultRule(text: string, seed: number): CallbackFaultRule {
     throw new UsageError(`--fault ${JSON.stringify(text)}: ${issue?.path.join('.') || 'rule'}: ${issue?.message}.`);
   }
   return parsed.data;
-}
-
-function numericSeed(seed: number | string): number {
-  if (typeof seed === 'number') return seed;
-  let h = 2_166_136_261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16_777_619);
-  return h >>> 0;
 }
