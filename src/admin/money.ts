@@ -54,14 +54,20 @@ export function currencyOfEvents(engine: CallbackEngine, eventIds: readonly numb
   return id === undefined ? undefined : engine.outbox.get(id)?.currency;
 }
 
-/** Maps "debit" (any case) or a configured type string ("BET") to the event kind. */
-export function kindOf(type: string, config: AggmockConfig, field: string): EventKind {
+/**
+ * Maps "debit" (any case) or a configured type string ("BET") to the event kind; else throws what
+ * `refuse` makes of the expectation (the admin API's 400 on `type`; `aggmock send`'s usage error).
+ */
+export function kindOf(
+  type: string,
+  config: AggmockConfig,
+  refuse: (expected: string) => Error = (expected) => fieldError('type', expected, type),
+): EventKind {
   const wanted = type.trim().toLowerCase();
-  for (const kind of EVENT_KINDS) {
-    if (kind === wanted || config.callbacks.types[kind].toLowerCase() === wanted) return kind;
-  }
+  const kind = EVENT_KINDS.find((k) => k === wanted || config.callbacks.types[k].toLowerCase() === wanted);
+  if (kind) return kind;
   const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
-  throw fieldError(field, `expected one of debit, credit, rollback (or the configured types ${configured})`, type);
+  throw refuse(`expected one of debit, credit, rollback (or the configured types ${configured})`);
 }
 
 export function minorOf(amount: number | string, field: string, currency: string | undefined, config: AggmockConfig): number {
