@@ -79,6 +79,18 @@ export function numericSeed(seed: number | string): number {
 }
 
 /**
+ * `value` when it is a whole number from 1 to `max`; else a `Refusal` naming the field, what it
+ * expected and what it got (scenario sizes, verify's numeric flags).
+ *
+ * @example positiveInt(0, '--timeout', VerifyUsageError) // throws "--timeout: expected a positive whole number, got 0."
+ */
+export function positiveInt(value: number, field: string, Refusal: new (message: string) => Error, max?: number): number {
+  if (Number.isSafeInteger(value) && value >= 1 && value <= (max ?? value)) return value;
+  const expected = max === undefined ? 'a positive whole number' : `a whole number from 1 to ${max}`;
+  throw new Refusal(`${field}: expected ${expected}, got ${value}.`);
+}
+
+/**
  * `text` safe to print to a terminal: C0 and C1 control characters (ESC starts the sequences that
  * move the cursor, erase lines, recolour or retitle the terminal), DEL, and the Unicode line
  * separators and bidi overrides are written as visible escapes (`\x1b`, `\u202e`). Tab and line

@@ -14,6 +14,7 @@ import { dialectOf } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { dialectContracts, PACT_FILE_NAME } from '../contracts/dialect.ts';
 import { generateContracts } from '../contracts/generate.ts';
+import { positiveInt } from '../shared/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS, DEEP_CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
@@ -89,9 +90,9 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
       `--players: expected comma-separated player ids such as p1,p2, got ${JSON.stringify(players.join(','))}.`,
     );
   }
-  const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout');
-  const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency');
-  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency');
+  const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout', VerifyUsageError);
+  const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency', VerifyUsageError);
+  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency', VerifyUsageError);
   if (concurrency < 2) throw new VerifyUsageError(`--concurrency: expected at least 2 parallel DEBITs, got ${concurrency}.`);
 
   const callbacks = {
@@ -210,12 +211,6 @@ function httpUrl(value: string, what: string): string {
     throw new VerifyUsageError(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
   }
   return url.href;
-}
-
-function positiveInt(value: number, flag: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new VerifyUsageError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}.`);
-  return value;
 }
 
 /** Any HTTP answer will do (even 404 or 405): only a dead address is a usage error. */
