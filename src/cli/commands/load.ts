@@ -9,6 +9,7 @@ import {
   credentialsOf,
   dialectOf,
   loadConfig,
+  parseDuration,
 } from '../../config/index.ts';
 import {
   callsPerRound,
@@ -302,9 +303,9 @@ function playersOf(text: string | undefined): string[] {
 
 function durationOf(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
-  if (!m) throw new UsageError(`${flag}: expected a duration such as 250ms or 2s, got ${JSON.stringify(text)}.`);
-  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms'] ?? 1);
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag}: expected a duration such as 250ms or 2s, got ${JSON.stringify(text)}.`);
+  return ms;
 }
 
 function countOf(flag: string, text: string | undefined, fallback: number): number {
