@@ -70,7 +70,7 @@ import { type DialectSettings, devSessionToken, dialectAnswers } from './dialect
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
 import { type OpeningBalance, openWalletStore, type WalletStore } from './store.ts';
 
-export { createWalletApp, WEBHOOK_PATH } from './app.ts';
+export { createWalletApp, servedAtWebhook, WEBHOOK_PATH } from './app.ts';
 export { type DialectSettings, devSessionToken } from './dialect.ts';
 export { WALLET_EVENT_KINDS, type WalletEvent, type WalletEventKind } from './events.ts';
 export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
