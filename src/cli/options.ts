@@ -27,8 +27,17 @@ export const PROCESS_IO: CommandIo = {
   stderr: (t) => process.stderr.write(t),
 };
 
+/** The flags of every command that speaks a wire ({@link addWireOptions}). */
+export interface WireFlags {
+  /** `--dialect` (its alias `--profile` fills `profile`): see {@link wireLayer}. */
+  dialect?: string;
+  profile?: string;
+  /** `--credential name=value`, repeated: a vendor dialect's credentials. */
+  credential?: Record<string, string>;
+}
+
 /** Flags every command that runs a server understands. */
-export interface ServerFlags {
+export interface ServerFlags extends WireFlags {
   port?: number;
   host?: string;
   seed?: string;
@@ -36,11 +45,6 @@ export interface ServerFlags {
   db?: string;
   dataDir?: string;
   logLevel?: string;
-  /** `--dialect` (its alias `--profile` fills `profile`): see {@link wireLayer}. */
-  dialect?: string;
-  profile?: string;
-  /** `--credential name=value`, repeated: a vendor dialect's credentials. */
-  credential?: Record<string, string>;
 }
 
 /** A repeatable flag's values, in the order given. */
@@ -77,21 +81,17 @@ export function addDialectOption(command: Command): Command {
 }
 
 /** The wire the flags name: `--dialect`, else its alias `--profile`. */
-export function dialectFlag(flags: { dialect?: string; profile?: string }): string | undefined {
+export function dialectFlag(flags: WireFlags): string | undefined {
   return flags.dialect ?? flags.profile;
 }
 
 /** The flag a wire error is reported against: the one that was given. */
-export function dialectFlagName(flags: { dialect?: string; profile?: string }): string {
+export function dialectFlagName(flags: WireFlags): string {
   return flags.dialect === undefined && flags.profile !== undefined ? '--profile' : '--dialect';
 }
 
 /** The config layer of --dialect (or --profile) and --credential. */
-export function wireLayer(flags: {
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
-}): Record<string, unknown> {
+export function wireLayer(flags: WireFlags): Record<string, unknown> {
   const dialect = dialectFlag(flags);
   const callbacks = {
     ...(dialect === undefined ? {} : { dialect }),

@@ -45,14 +45,13 @@ import {
   PROCESS_IO,
   seedValue,
   usageExit,
+  type WireFlags,
   wireLayer,
 } from '../options.ts';
 
 /** `aggmock load --dialect <name> <wallet base URL>`: a set rate in any dialect, percentiles and correctness under load. */
 
-export interface LoadFlags {
-  dialect?: string;
-  credential?: Record<string, string>;
+export interface LoadFlags extends WireFlags {
   rate?: string;
   rateOf?: string;
   duration?: string;

@@ -20,6 +20,7 @@ import {
   PROCESS_IO,
   seedValue,
   usageExit,
+  type WireFlags,
 } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
@@ -30,7 +31,7 @@ export const SEND_RETRY_SCHEDULE = [0, 500, 2_000];
 export const EXIT_DELIVERED = 0;
 export const EXIT_NOT_DELIVERED = 1;
 
-export interface SendFlags {
+export interface SendFlags extends WireFlags {
   player?: string;
   amount?: string;
   tx?: string;
@@ -40,9 +41,6 @@ export interface SendFlags {
   to?: string;
   secret?: string[];
   scheme?: string;
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
   config?: string;
   seed?: string;
   db?: string;

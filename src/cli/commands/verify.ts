@@ -14,19 +14,17 @@ import {
   folderProblem,
   PROCESS_IO,
   usageExit,
+  type WireFlags,
   wireLayer,
 } from '../options.ts';
 import { collectToken } from './players.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
-export interface VerifyFlags {
+export interface VerifyFlags extends WireFlags {
   secret?: string[];
   scheme?: SigningScheme;
   players?: string;
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
   token?: Record<string, string>;
   tokens?: string;
   deep?: boolean;
