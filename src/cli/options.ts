@@ -1,7 +1,7 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, ConfigError, deepMerge, envNameOf, loadConfig } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, envNameOf, loadConfig, parseDuration } from '../config/index.ts';
 import { EXIT_USAGE } from '../verify/defaults.ts';
 
 export { EXIT_USAGE };
@@ -45,6 +45,26 @@ export interface ServerFlags extends WireFlags {
   db?: string;
   dataDir?: string;
   logLevel?: string;
+}
+
+/** A flag a one-shot command (send, load, verify) cannot use: it prints `aggmock <command>: <message>` and exits 2. */
+export class UsageError extends Error {}
+
+/** A duration flag (`250`, `250ms`, `2s`) in ms, at least `min`; undefined when the flag was not given. */
+export function durationFlag(flag: string, text: string | undefined, min = 0): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < min)
+    throw new UsageError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(text)}.`);
+  return ms;
+}
+
+/** A whole-number flag of at least 1; undefined when the flag was not given. */
+export function countFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(text)}.`);
+  return Number(text);
 }
 
 /** A repeatable flag's values, in the order given. */

@@ -9,7 +9,6 @@ import {
   credentialsOf,
   dialectOf,
   loadConfig,
-  parseDuration,
 } from '../../config/index.ts';
 import {
   callsPerRound,
@@ -41,9 +40,12 @@ import {
   type CommandIo,
   collect,
   collectCredential,
+  countFlag,
+  durationFlag,
   EXIT_USAGE,
   PROCESS_IO,
   seedValue,
+  UsageError,
   usageExit,
   type WireFlags,
   wireLayer,
@@ -85,8 +87,6 @@ export interface LoadIo extends CommandIo {
 
 export const EXIT_PASSED = 0;
 export const EXIT_BREACHED = 1;
-
-class UsageError extends Error {}
 
 export function registerLoadCommand(program: Command, io: LoadIo = PROCESS_IO): Command {
   return program
@@ -244,11 +244,11 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
       stakeMinor,
       currency,
       ...(tokenOf ? { tokenOf } : {}),
-      timeoutMs: durationOf('--timeout', flags.timeout, 10_000),
-      lateMs: durationOf('--late', flags.late, 10),
-      dropMs: durationOf('--drop', flags.drop, 1000),
-      maxInFlight: countOf('--max-in-flight', flags.maxInFlight, 10_000),
-      connections: countOf('--connections', flags.connections, 64),
+      timeoutMs: durationFlag('--timeout', flags.timeout) ?? 10_000,
+      lateMs: durationFlag('--late', flags.late) ?? 10,
+      dropMs: durationFlag('--drop', flags.drop) ?? 1000,
+      maxInFlight: countFlag('--max-in-flight', flags.maxInFlight) ?? 10_000,
+      connections: countFlag('--connections', flags.connections) ?? 64,
       faults,
       seed,
       signal: abort.signal,
@@ -298,20 +298,6 @@ function playersOf(text: string | undefined): string[] {
   if (ids.length === 0)
     throw new UsageError(`--players: expected a count such as 50 or ids such as p1,p2, got ${JSON.stringify(text)}.`);
   return ids;
-}
-
-function durationOf(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag}: expected a duration such as 250ms or 2s, got ${JSON.stringify(text)}.`);
-  return ms;
-}
-
-function countOf(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(text)}.`);
-  return Number(text);
 }
 
 /** `timeout@2%`, `timeout:300ms@1%`, `duplicate@1%`, `duplicate:20ms@1%`, or a rule's JSON. */

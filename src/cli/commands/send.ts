@@ -19,6 +19,7 @@ import {
   EXIT_USAGE,
   PROCESS_IO,
   seedValue,
+  UsageError,
   usageExit,
   type WireFlags,
 } from '../options.ts';
@@ -51,8 +52,6 @@ export interface SendIo extends CommandIo {
   /** Tests shorten the retries further. */
   retrySchedule?: number[];
 }
-
-class UsageError extends Error {}
 
 /**
  * Registers `aggmock send <debit|credit|rollback>`.
