@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parsePlayers } from './commands/players.ts';
 import { countFlag, durationFlag, UsageError } from './options.ts';
 
 describe('durationFlag and countFlag (aggmock load, verify)', () => {
@@ -26,5 +27,14 @@ describe('durationFlag and countFlag (aggmock load, verify)', () => {
       expect(() => countFlag('--connections', bad)).toThrow(
         new UsageError(`--connections: expected a whole number of at least 1, got ${JSON.stringify(bad)}.`),
       );
+  });
+});
+
+describe('parsePlayers with a bound (aggmock load takes up to 100000 players, serve and demo 1000)', () => {
+  it('counts up to the bound given, and refuses one past it', () => {
+    expect(parsePlayers('1001', 100_000)).toHaveLength(1001);
+    expect(parsePlayers('100000', 100_000).at(-1)).toBe('p100000');
+    expect(() => parsePlayers('100001', 100_000)).toThrow(/from 1 to 100000/);
+    expect(() => parsePlayers('1001')).toThrow(/from 1 to 1000,/);
   });
 });

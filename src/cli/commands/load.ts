@@ -35,7 +35,7 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
-import { numericSeed } from '../../shared/index.ts';
+import { messageOf, numericSeed } from '../../shared/index.ts';
 import {
   type CommandIo,
   collect,
@@ -50,6 +50,7 @@ import {
   type WireFlags,
   wireLayer,
 } from '../options.ts';
+import { parsePlayers } from './players.ts';
 
 /** `aggmock load --dialect <name> <wallet base URL>`: a set rate in any dialect, percentiles and correctness under load. */
 
@@ -284,20 +285,13 @@ function scaled(s: Schedule, factor: number): Schedule {
   return { startRate: s.startRate * factor, stages: s.stages.map((st) => ({ ...st, rate: st.rate * factor })) };
 }
 
+/** `--players`: a count (p1…pN, at most 100000) or ids, as serve and demo read it; default p1…p10. */
 function playersOf(text: string | undefined): string[] {
-  if (text === undefined) return Array.from({ length: 10 }, (_, i) => `p${i + 1}`);
-  if (/^\d+$/.test(text.trim())) {
-    const n = Number(text);
-    if (n < 1 || n > 100_000) throw new UsageError(`--players: expected 1 to 100000 players, got ${n}.`);
-    return Array.from({ length: n }, (_, i) => `p${i + 1}`);
+  try {
+    return parsePlayers(text ?? '10', 100_000);
+  } catch (error) {
+    throw new UsageError(`--players: ${messageOf(error)}`);
   }
-  const ids = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (ids.length === 0)
-    throw new UsageError(`--players: expected a count such as 50 or ids such as p1,p2, got ${JSON.stringify(text)}.`);
-  return ids;
 }
 
 /** `timeout@2%`, `timeout:300ms@1%`, `duplicate@1%`, `duplicate:20ms@1%`, or a rule's JSON. */
