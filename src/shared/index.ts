@@ -206,6 +206,14 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T
   }
 }
 
+/** The items of a comma-separated list, trimmed, empty ones left out: `"a, b,,c"` is `["a", "b", "c"]`. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /** An error's message, or the thrown value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type AggmockConfig, ConfigError, deepMerge, loadConfig, validateConfig } from '../../config/index.ts';
+import { commaList } from '../../shared/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
@@ -155,13 +156,7 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
         flags: deepMerge(wireLayer(flags), currency),
         flagNames,
       });
-  const list = (value: string | undefined) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
+  const list = (value: string | undefined) => (value === undefined ? undefined : commaList(value));
   const players = list(flags.players);
   // --deep adds the group "deep" to what runs: to --only when given, else to the default selection.
   const only = flags.deep ? [...(list(flags.only) ?? ['pact', 'checks']), 'deep'] : list(flags.only);
