@@ -214,6 +214,16 @@ export function commaList(text: string): string[] {
     .filter(Boolean);
 }
 
+/** `value` as an http or https URL; else a `Refusal` naming `what`, with an `example` of one. */
+export function httpUrl(value: string, what: string, example: string, Refusal: new (message: string) => Error): URL {
+  if (!URL.canParse(value))
+    throw new Refusal(`${what}: expected an http(s) URL such as ${example}, got ${JSON.stringify(value)}.`);
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Refusal(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
+  return url;
+}
+
 /** An error's message, or the thrown value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

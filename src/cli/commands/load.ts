@@ -35,7 +35,7 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
-import { messageOf, numericSeed } from '../../shared/index.ts';
+import { httpUrl, messageOf, numericSeed } from '../../shared/index.ts';
 import {
   type CommandIo,
   collect,
@@ -225,11 +225,7 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
   }
   if (walletUrl === undefined)
     throw new UsageError("<walletUrl>: expected the wallet's base URL, e.g. http://127.0.0.1:4001 (or --check <file>).");
-  if (!URL.canParse(walletUrl))
-    throw new UsageError(`<walletUrl>: expected an http(s) URL such as http://127.0.0.1:4001, got ${JSON.stringify(walletUrl)}.`);
-  const { protocol } = new URL(walletUrl);
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new UsageError(`<walletUrl>: expected an http or https URL, got ${JSON.stringify(walletUrl)}.`);
+  httpUrl(walletUrl, '<walletUrl>', 'http://127.0.0.1:4001', UsageError);
   const tty = io.tty ?? (io === PROCESS_IO && process.stderr.isTTY === true);
   const abort = new AbortController();
   const stop = () => abort.abort();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { positiveInt } from './index.ts';
+import { httpUrl, positiveInt } from './index.ts';
 
 class Refused extends Error {}
 
@@ -20,5 +20,23 @@ describe('positiveInt', () => {
   ])('refuses %s (bound %s) with the caller’s error naming the field', (value, max, message) => {
     expect(() => positiveInt(value, 'size', Refused, max)).toThrow(new Refused(message));
     expect(() => positiveInt(value, 'size', Refused, max)).toThrow(Refused);
+  });
+});
+
+describe('httpUrl', () => {
+  it('passes http and https URLs', () => {
+    expect(httpUrl('http://127.0.0.1:4001/callback/webhook', 'webhookUrl', 'http://x.test', Refused).href).toBe(
+      'http://127.0.0.1:4001/callback/webhook',
+    );
+    expect(httpUrl('https://wallet.test', '--state-url', 'http://x.test', Refused).host).toBe('wallet.test');
+  });
+
+  it('refuses text that is no URL, and URLs of other schemes, naming the field', () => {
+    expect(() => httpUrl('nope', '<walletUrl>', 'http://127.0.0.1:4001', Refused)).toThrow(
+      new Refused('<walletUrl>: expected an http(s) URL such as http://127.0.0.1:4001, got "nope".'),
+    );
+    expect(() => httpUrl('ftp://wallet.test/', 'webhookUrl', 'http://x.test', Refused)).toThrow(
+      new Refused('webhookUrl: expected an http or https URL, got "ftp://wallet.test/".'),
+    );
   });
 });
