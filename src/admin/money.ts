@@ -1,4 +1,4 @@
-import { exponentOf as callbackExponent } from '../callbacks/call.ts';
+import { exponentOf } from '../callbacks/call.ts';
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
@@ -19,15 +19,11 @@ export function toDelivery(event: StoredEvent, config: AggmockConfig): Omit<Stor
 }
 
 /**
- * The one conversion between the admin API's major units and minor units, in the currency's own
- * decimals (JPY 0, EUR 2, KWD 3; configured extras from callbacks.currencies): 5 JPY is 5, not 500.
+ * The admin API's major units of minor units, in the currency's own decimals (JPY 0, EUR 2, KWD 3;
+ * configured extras from callbacks.currencies): 5 JPY is 5, not 500. {@link minorOf} is its inverse.
  */
-function exponentOf(currency: string | undefined, config: AggmockConfig): number {
-  return callbackExponent(config.callbacks, currency);
-}
-
 export function majorOf(minor: number, currency: string | undefined, config: AggmockConfig): number {
-  return toMajor(minor, exponentOf(currency, config));
+  return toMajor(minor, exponentOf(config.callbacks, currency));
 }
 
 /** The ISO 4217 codes this Node knows (Intl): a well-formed code that is none of them (XYZ) is no currency. */
@@ -71,7 +67,7 @@ export function kindOf(
 }
 
 export function minorOf(amount: number | string, field: string, currency: string | undefined, config: AggmockConfig): number {
-  const exponent = exponentOf(currency, config);
+  const exponent = exponentOf(config.callbacks, currency);
   const minor = typeof amount === 'number' ? toMinor(amount, exponent) : parseMajorString(amount, exponent);
   if (minor === undefined)
     throw fieldError(
