@@ -49,7 +49,7 @@ export function deliveryRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): Open
       const q = c.req.valid('query');
       const deliveries = engine.outbox.list({
         ...(q.player ? { playerId: q.player } : {}),
-        ...(q.type ? { kind: kindOf(q.type, config, 'type') } : {}),
+        ...(q.type ? { kind: kindOf(q.type, config) } : {}),
         ...(q.status ? { status: q.status } : {}),
         ...(q.group ? { group: q.group } : {}),
         limit: q.limit,

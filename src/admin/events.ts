@@ -24,8 +24,7 @@ export function eventRoutes(deps: Pick<AdminDeps, 'engine' | 'config'>): OpenAPI
     const body = c.req.valid('json');
     // A vendor dialect's call its kind does not name (authenticate, balance, endRound, rollbackWin, promoWin) goes by its operation.
     const operation = NAMED_OPERATIONS.find((op) => op.toLowerCase() === body.type.trim().toLowerCase());
-    const kind =
-      operation === undefined ? kindOf(body.type, config, 'type') : operation === 'rollbackWin' ? 'rollback' : 'credit';
+    const kind = operation === undefined ? kindOf(body.type, config) : operation === 'rollbackWin' ? 'rollback' : 'credit';
     const reads = operation !== undefined && READ_OPERATIONS.includes(operation);
     const reversed = operation === 'rollbackWin' ? 'credit' : 'debit';
     const currency = body.currency === undefined ? undefined : knownCurrency(body.currency, config);

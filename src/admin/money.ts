@@ -1,4 +1,4 @@
-import { exponentOf as callbackExponent } from '../callbacks/call.ts';
+import { exponentOf } from '../callbacks/call.ts';
 import type { CallbackEngine } from '../callbacks/engine.ts';
 import type { EventKind, StoredEvent } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
@@ -19,15 +19,11 @@ export function toDelivery(event: StoredEvent, config: AggmockConfig): Omit<Stor
 }
 
 /**
- * The one conversion between the admin API's major units and minor units, in the currency's own
- * decimals (JPY 0, EUR 2, KWD 3; configured extras from callbacks.currencies): 5 JPY is 5, not 500.
+ * The admin API's major units of minor units, in the currency's own decimals (JPY 0, EUR 2, KWD 3;
+ * configured extras from callbacks.currencies): 5 JPY is 5, not 500. {@link minorOf} is its inverse.
  */
-function exponentOf(currency: string | undefined, config: AggmockConfig): number {
-  return callbackExponent(config.callbacks, currency);
-}
-
 export function majorOf(minor: number, currency: string | undefined, config: AggmockConfig): number {
-  return toMajor(minor, exponentOf(currency, config));
+  return toMajor(minor, exponentOf(config.callbacks, currency));
 }
 
 /** The ISO 4217 codes this Node knows (Intl): a well-formed code that is none of them (XYZ) is no currency. */
@@ -54,18 +50,24 @@ export function currencyOfEvents(engine: CallbackEngine, eventIds: readonly numb
   return id === undefined ? undefined : engine.outbox.get(id)?.currency;
 }
 
-/** Maps "debit" (any case) or a configured type string ("BET") to the event kind. */
-export function kindOf(type: string, config: AggmockConfig, field: string): EventKind {
+/**
+ * Maps "debit" (any case) or a configured type string ("BET") to the event kind; else throws what
+ * `refuse` makes of the expectation (the admin API's 400 on `type`; `aggmock send`'s usage error).
+ */
+export function kindOf(
+  type: string,
+  config: AggmockConfig,
+  refuse: (expected: string) => Error = (expected) => fieldError('type', expected, type),
+): EventKind {
   const wanted = type.trim().toLowerCase();
-  for (const kind of EVENT_KINDS) {
-    if (kind === wanted || config.callbacks.types[kind].toLowerCase() === wanted) return kind;
-  }
+  const kind = EVENT_KINDS.find((k) => k === wanted || config.callbacks.types[k].toLowerCase() === wanted);
+  if (kind) return kind;
   const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
-  throw fieldError(field, `expected one of debit, credit, rollback (or the configured types ${configured})`, type);
+  throw refuse(`expected one of debit, credit, rollback (or the configured types ${configured})`);
 }
 
 export function minorOf(amount: number | string, field: string, currency: string | undefined, config: AggmockConfig): number {
-  const exponent = exponentOf(currency, config);
+  const exponent = exponentOf(config.callbacks, currency);
   const minor = typeof amount === 'number' ? toMinor(amount, exponent) : parseMajorString(amount, exponent);
   if (minor === undefined)
     throw fieldError(

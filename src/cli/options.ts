@@ -1,7 +1,7 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type AggmockConfig, ConfigError, deepMerge, envNameOf, loadConfig } from '../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, envNameOf, loadConfig, parseDuration } from '../config/index.ts';
 import { EXIT_USAGE } from '../verify/defaults.ts';
 
 export { EXIT_USAGE };
@@ -27,8 +27,17 @@ export const PROCESS_IO: CommandIo = {
   stderr: (t) => process.stderr.write(t),
 };
 
+/** The flags of every command that speaks a wire ({@link addWireOptions}). */
+export interface WireFlags {
+  /** `--dialect` (its alias `--profile` fills `profile`): see {@link wireLayer}. */
+  dialect?: string;
+  profile?: string;
+  /** `--credential name=value`, repeated: a vendor dialect's credentials. */
+  credential?: Record<string, string>;
+}
+
 /** Flags every command that runs a server understands. */
-export interface ServerFlags {
+export interface ServerFlags extends WireFlags {
   port?: number;
   host?: string;
   seed?: string;
@@ -36,11 +45,26 @@ export interface ServerFlags {
   db?: string;
   dataDir?: string;
   logLevel?: string;
-  /** `--dialect` (its alias `--profile` fills `profile`): see {@link wireLayer}. */
-  dialect?: string;
-  profile?: string;
-  /** `--credential name=value`, repeated: a vendor dialect's credentials. */
-  credential?: Record<string, string>;
+}
+
+/** A flag a one-shot command (send, load, verify) cannot use: it prints `aggmock <command>: <message>` and exits 2. */
+export class UsageError extends Error {}
+
+/** A duration flag (`250`, `250ms`, `2s`) in ms, at least `min`; undefined when the flag was not given. */
+export function durationFlag(flag: string, text: string | undefined, min = 0): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < min)
+    throw new UsageError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(text)}.`);
+  return ms;
+}
+
+/** A whole-number flag of at least 1; undefined when the flag was not given. */
+export function countFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(text)}.`);
+  return Number(text);
 }
 
 /** A repeatable flag's values, in the order given. */
@@ -77,21 +101,17 @@ export function addDialectOption(command: Command): Command {
 }
 
 /** The wire the flags name: `--dialect`, else its alias `--profile`. */
-export function dialectFlag(flags: { dialect?: string; profile?: string }): string | undefined {
+export function dialectFlag(flags: WireFlags): string | undefined {
   return flags.dialect ?? flags.profile;
 }
 
 /** The flag a wire error is reported against: the one that was given. */
-export function dialectFlagName(flags: { dialect?: string; profile?: string }): string {
+export function dialectFlagName(flags: WireFlags): string {
   return flags.dialect === undefined && flags.profile !== undefined ? '--profile' : '--dialect';
 }
 
 /** The config layer of --dialect (or --profile) and --credential. */
-export function wireLayer(flags: {
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
-}): Record<string, unknown> {
+export function wireLayer(flags: WireFlags): Record<string, unknown> {
   const dialect = dialectFlag(flags);
   const callbacks = {
     ...(dialect === undefined ? {} : { dialect }),

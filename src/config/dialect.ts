@@ -54,21 +54,27 @@ export function credentialsOf(callbacks: CallbacksSettings, cwd = process.cwd())
       const given = Object.hasOwn(c.credentials, name) ? c.credentials[name] : undefined;
       const value = given ?? spec.default ?? (name === API_KEY_CREDENTIAL ? c.apiKey : undefined);
       if (value === undefined) continue;
-      out[name] = spec.kind === 'private-key' && given !== undefined ? privateKeyText(name, given, cwd) : value;
+      out[name] =
+        spec.kind === 'private-key' && given !== undefined
+          ? pemText(`callbacks.credentials.${name}`, given, cwd, CredentialError)
+          : value;
     }
     return Object.freeze(out);
   });
 }
 
-/** A private key is PEM text, or the path of a file that holds it. */
-function privateKeyText(name: string, value: string, cwd: string): string {
+/**
+ * A key given as PEM text, or as the path (from `cwd`) of a file that holds it: the dialects' private
+ * keys and the operator APIs' public keys. A file that cannot be read is a `Refusal` naming `setting`.
+ */
+export function pemText(setting: string, value: string, cwd: string, Refusal: new (message: string) => Error): string {
   if (value.includes('-----BEGIN')) return value;
   const path = resolve(cwd, value);
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CredentialError(
-      `callbacks.credentials.${name}: expected PEM text or the path of a PEM file; ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    throw new Refusal(
+      `${setting}: expected PEM text or the path of a PEM file; ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
 }

@@ -103,24 +103,18 @@ export const faultSchema = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('maintenance'), message: text.optional(), retryAfter }),
   ],
   {
-    error: (issue) => (issue.code === 'invalid_union' ? `expected a fault kind: ${FAULT_KINDS.join(', ')}` : undefined),
+    error: (issue): string | undefined =>
+      issue.code === 'invalid_union' ? `expected a fault kind: ${FAULT_KINDS.join(', ')}` : undefined,
   },
 );
 
-export const FAULT_KINDS = [
-  'delay',
-  'status',
-  'empty',
-  'reset',
-  'cut',
-  'drip',
-  'timeout',
-  'malformed',
-  'expired-link',
-  'used-link',
-  'maintenance',
-] as const;
+export const FAULT_KINDS = kindsOf(faultSchema);
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** The `kind` of each option of a discriminated union, in its order: the list is read off the schema that defines them. */
+function kindsOf<K extends string>(union: { options: readonly { shape: { kind: { value: K } } }[] }): [K, ...K[]] {
+  return union.options.map((option) => option.shape.kind.value) as [K, ...K[]];
+}
 
 const METHODS_EXPECTED = `expected an HTTP method: ${HTTP_METHODS.join(', ')} (any case)`;
 const ROUTES_EXPECTED = `expected an API route: ${API_ROUTES.map((r) => r.path).join(', ')} (also under /casino), without a query`;
@@ -282,12 +276,12 @@ export const callbackFaultSchema = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('duplicate'), afterMs: delayMs().default(0) }),
   ],
   {
-    error: (issue) =>
+    error: (issue): string | undefined =>
       issue.code === 'invalid_union' ? `expected a callback fault kind: ${CALLBACK_FAULT_KINDS.join(', ')}` : undefined,
   },
 );
-export const CALLBACK_FAULT_KINDS = ['timeout', 'duplicate'] as const;
 export type CallbackFault = z.infer<typeof callbackFaultSchema>;
+export const CALLBACK_FAULT_KINDS = kindsOf(callbackFaultSchema);
 
 export const callbackFaultMatchSchema = z.strictObject({
   /** The callback's kind, or a list of kinds. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { DialectHooksError, type HooksOptIn, hooksOptIn, loadHooks } from '../dialects/index.ts';
-import { valueAt } from '../shared/index.ts';
+import { commaList, valueAt } from '../shared/index.ts';
 import { openUnions, shownValue } from './issues.ts';
 import { isKnownKey, nearestKey, schemaKeys, unknownKeys } from './keys.ts';
 import { type AggmockConfig, configSchema } from './schema.ts';
@@ -21,8 +21,8 @@ type Layer = Record<string, unknown>;
 const ENV_ALIASES: Record<string, (value: string) => Layer> = {
   WEBHOOK_URL: (v) => ({ callbacks: { webhookUrl: v } }),
   WEBHOOK: (v) => ({ callbacks: { webhookUrl: v } }),
-  API_KEY: (v) => ({ auth: { apiKeys: splitList(v) } }),
-  SECRET: (v) => ({ auth: { signing: { secrets: splitList(v) } }, callbacks: { signing: { secrets: splitList(v) } } }),
+  API_KEY: (v) => ({ auth: { apiKeys: commaList(v) } }),
+  SECRET: (v) => ({ auth: { signing: { secrets: commaList(v) } }, callbacks: { signing: { secrets: commaList(v) } } }),
   ADMIN_TOKEN: (v) => ({ admin: { token: v } }),
 };
 
@@ -436,13 +436,6 @@ function camelCase(segment: string): string {
 
 function nest(path: string[], value: unknown): Layer {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Layer;
-}
-
-function splitList(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 /** Objects merge key by key; arrays and scalars from the later layer replace the earlier. */

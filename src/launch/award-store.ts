@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Database, Statement } from '../storage/index.ts';
+import type { Database } from '../storage/index.ts';
 import type { FreeRoundAward, FreeRoundCampaign } from './award-types.ts';
 
 /*
@@ -91,26 +91,21 @@ export interface LoadedAward {
  * @example const store = new AwardStore(openDatabase(config.db)); const { awards, unreadable } = store.load();
  */
 export class AwardStore {
-  private readonly insertAward: Statement;
-  private readonly insertLeft: Statement;
-  private readonly deleteLeft: Statement;
-  private readonly updateLeft: Statement;
-  private readonly cancelAward: Statement;
-  private readonly deleteAward: Statement;
-  private readonly insertCampaignRow: Statement;
-  private readonly deleteCampaignRow: Statement;
+  private readonly sql;
 
   constructor(private readonly db: Database) {
     db.exec(SCHEMA);
     refuseForeignTables(db);
-    this.insertAward = db.prepare('INSERT OR REPLACE INTO free_round_awards (id, award, cancelled_at) VALUES (?, ?, NULL)');
-    this.deleteLeft = db.prepare('DELETE FROM free_round_left WHERE award_id = ?');
-    this.insertLeft = db.prepare('INSERT INTO free_round_left (award_id, player, rounds_left) VALUES (?, ?, ?)');
-    this.updateLeft = db.prepare('UPDATE free_round_left SET rounds_left = ?, session_id = ? WHERE award_id = ? AND player = ?');
-    this.cancelAward = db.prepare('UPDATE free_round_awards SET cancelled_at = ? WHERE id = ?');
-    this.deleteAward = db.prepare('DELETE FROM free_round_awards WHERE id = ?');
-    this.insertCampaignRow = db.prepare('INSERT OR REPLACE INTO free_round_campaigns (id, campaign) VALUES (?, ?)');
-    this.deleteCampaignRow = db.prepare('DELETE FROM free_round_campaigns WHERE id = ?');
+    this.sql = {
+      insertAward: db.prepare('INSERT OR REPLACE INTO free_round_awards (id, award, cancelled_at) VALUES (?, ?, NULL)'),
+      deleteLeft: db.prepare('DELETE FROM free_round_left WHERE award_id = ?'),
+      insertLeft: db.prepare('INSERT INTO free_round_left (award_id, player, rounds_left) VALUES (?, ?, ?)'),
+      updateLeft: db.prepare('UPDATE free_round_left SET rounds_left = ?, session_id = ? WHERE award_id = ? AND player = ?'),
+      cancelAward: db.prepare('UPDATE free_round_awards SET cancelled_at = ? WHERE id = ?'),
+      deleteAward: db.prepare('DELETE FROM free_round_awards WHERE id = ?'),
+      insertCampaign: db.prepare('INSERT OR REPLACE INTO free_round_campaigns (id, campaign) VALUES (?, ?)'),
+      deleteCampaign: db.prepare('DELETE FROM free_round_campaigns WHERE id = ?'),
+    };
   }
 
   /** Every stored award in the order it was recorded, and the rows that do not read as one. */
@@ -142,35 +137,35 @@ export class AwardStore {
   insert(award: FreeRoundAward): void {
     this.db.transaction(() => {
       const { id, left: _left, cancelledAt: _cancelled, ...asked } = award;
-      this.insertAward.run(id, JSON.stringify(asked));
-      this.deleteLeft.run(id);
-      for (const [player, left] of award.left) this.insertLeft.run(id, player, left);
+      this.sql.insertAward.run(id, JSON.stringify(asked));
+      this.sql.deleteLeft.run(id);
+      for (const [player, left] of award.left) this.sql.insertLeft.run(id, player, left);
     })();
   }
 
   /** A player's rounds left after a round was taken through a session or given back. */
   setLeft(awardId: string, player: string, left: number, sessionId: string | undefined): void {
-    this.updateLeft.run(left, sessionId ?? null, awardId, player);
+    this.sql.updateLeft.run(left, sessionId ?? null, awardId, player);
   }
 
   insertCampaign(campaign: FreeRoundCampaign): void {
     const { id, ...rest } = campaign;
-    this.insertCampaignRow.run(id, JSON.stringify(rest));
+    this.sql.insertCampaign.run(id, JSON.stringify(rest));
   }
 
   deleteCampaign(id: string): void {
-    this.deleteCampaignRow.run(id);
+    this.sql.deleteCampaign.run(id);
   }
 
   cancel(awardId: string, at: number): void {
-    this.cancelAward.run(at, awardId);
+    this.sql.cancelAward.run(at, awardId);
   }
 
   /** Forgets an award (the oldest, past the cap). */
   delete(awardId: string): void {
     this.db.transaction(() => {
-      this.deleteLeft.run(awardId);
-      this.deleteAward.run(awardId);
+      this.sql.deleteLeft.run(awardId);
+      this.sql.deleteAward.run(awardId);
     })();
   }
 }

@@ -47,20 +47,6 @@ export * from './model.ts';
 
 export { MAX_WINDOW, type TimedEvent } from './rules.ts';
 
-/**
- * Judges one settled, sequentially delivered event against what the ledger knew.
- *
- * @example
- * const { player, discrepancies } = evaluateSettlement(view, settledDebit, DEFAULT_REDUCER_OPTIONS);
- */
-export function evaluateSettlement(
-  view: LedgerView,
-  event: StoredEvent,
-  options: ReducerOptions = DEFAULT_REDUCER_OPTIONS,
-): SettlementOutcome {
-  return evaluateConcurrentGroup(view, [event], options);
-}
-
 /** Events sent in parallel for one player (a burst), all overlapping in time, judged as one history. */
 export function evaluateConcurrentGroup(
   view: LedgerView,

@@ -2,6 +2,7 @@ import type { CallbacksConfig } from '../callbacks/events.ts';
 import type { Random } from '../callbacks/random.ts';
 import { rollbackScenarioRefusal, SCENARIOS, type ScenarioName } from '../config/index.ts';
 import { formatMinor } from '../money/index.ts';
+import { positiveInt } from '../shared/index.ts';
 import {
   betCall,
   type CallBase,
@@ -220,7 +221,7 @@ const MONEY_PLANS = {
     return [k.debit('bet', amount, [], `a bet of ${formatMinor(amount)} is more than the balance: rejected, no money moves`)];
   },
   burst: (k) => {
-    const size = positiveInt(k.params.size ?? DEFAULT_BURST_SIZE, 'size');
+    const size = positiveInt(k.params.size ?? DEFAULT_BURST_SIZE, 'size', ScenarioError, 10_000);
     const steps = Array.from({ length: size }, (_, i) => {
       const d = k.debit(`bet-${i + 1}`, k.bet(), [], 'parallel bets: the final balance is start minus the accepted bets');
       // A distinct ordering key per bet lets the engine send them at the same time for one player.
@@ -230,7 +231,7 @@ const MONEY_PLANS = {
     return { steps, concurrent: true };
   },
   session: (k) => {
-    const spins = positiveInt(k.params.size ?? DEFAULT_SESSION_SPINS, 'size');
+    const spins = positiveInt(k.params.size ?? DEFAULT_SESSION_SPINS, 'size', ScenarioError, 10_000);
     const rtp = k.params.rtp ?? DEFAULT_RTP;
     if (!(rtp >= 0 && rtp <= 100)) throw new ScenarioError(`rtp: expected a fraction such as 0.96, got ${rtp}.`);
     const steps: ScenarioStep[] = [];
@@ -248,7 +249,7 @@ const MONEY_PLANS = {
     }
     return steps;
   },
-  'free-spins': (k) => freeSpins(positiveInt(k.params.size ?? DEFAULT_FREE_SPINS, 'size'), k.bet(), k),
+  'free-spins': (k) => freeSpins(positiveInt(k.params.size ?? DEFAULT_FREE_SPINS, 'size', ScenarioError, 10_000), k.bet(), k),
   jackpot: (k) => {
     const d = k.debit('bet', k.bet(), [], BET_PURPOSE);
     const c = k.credit('jackpot', d, d.request.amountMinor * drawMinor(k.rng, 50, 500), [{ step: 'bet', when: 'accepted' }], '');
@@ -356,11 +357,4 @@ export function sessionWin(rng: Random, betMinor: number, rtp: number): number {
   const u = 0.5 + rng.next();
   if (!hit) return 0;
   return Math.round((betMinor * rtp * u) / SESSION_HIT_RATE);
-}
-
-function positiveInt(value: number, field: string): number {
-  if (!Number.isInteger(value) || value < 1 || value > 10_000) {
-    throw new ScenarioError(`${field}: expected a whole number from 1 to 10000, got ${value}.`);
-  }
-  return value;
 }

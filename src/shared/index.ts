@@ -68,6 +68,29 @@ export function mulberry32(seed: number): () => number {
 }
 
 /**
+ * A seed as the 32-bit number mulberry32 takes: a number as it is, a word by FNV-1a over its UTF-16
+ * code units (every unit, so two emoji that share a high surrogate are two seeds).
+ */
+export function numericSeed(seed: number | string): number {
+  if (typeof seed === 'number') return seed;
+  let hash = 2_166_136_261;
+  for (let i = 0; i < seed.length; i++) hash = Math.imul(hash ^ seed.charCodeAt(i), 16_777_619);
+  return hash >>> 0;
+}
+
+/**
+ * `value` when it is a whole number from 1 to `max`; else a `Refusal` naming the field, what it
+ * expected and what it got (scenario sizes, verify's numeric flags).
+ *
+ * @example positiveInt(0, '--timeout', VerifyUsageError) // throws "--timeout: expected a positive whole number, got 0."
+ */
+export function positiveInt(value: number, field: string, Refusal: new (message: string) => Error, max?: number): number {
+  if (Number.isSafeInteger(value) && value >= 1 && value <= (max ?? value)) return value;
+  const expected = max === undefined ? 'a positive whole number' : `a whole number from 1 to ${max}`;
+  throw new Refusal(`${field}: expected ${expected}, got ${value}.`);
+}
+
+/**
  * `text` safe to print to a terminal: C0 and C1 control characters (ESC starts the sequences that
  * move the cursor, erase lines, recolour or retitle the terminal), DEL, and the Unicode line
  * separators and bidi overrides are written as visible escapes (`\x1b`, `\u202e`). Tab and line
@@ -181,6 +204,24 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The items of a comma-separated list, trimmed, empty ones left out: `"a, b,,c"` is `["a", "b", "c"]`. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** `value` as an http or https URL; else a `Refusal` naming `what`, with an `example` of one. */
+export function httpUrl(value: string, what: string, example: string, Refusal: new (message: string) => Error): URL {
+  if (!URL.canParse(value))
+    throw new Refusal(`${what}: expected an http(s) URL such as ${example}, got ${JSON.stringify(value)}.`);
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Refusal(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
+  return url;
 }
 
 /** An error's message, or the thrown value as text. */

@@ -14,6 +14,7 @@ import { dialectOf } from '../config/dialect.ts';
 import { type AggmockConfig, defaultConfig } from '../config/index.ts';
 import { dialectContracts, PACT_FILE_NAME } from '../contracts/dialect.ts';
 import { generateContracts } from '../contracts/generate.ts';
+import { httpUrl, positiveInt } from '../shared/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../signing/index.ts';
 import { CHECK_IDS, DEEP_CHECK_IDS } from './checks/index.ts';
 import { describeFetchError } from './client.ts';
@@ -24,6 +25,7 @@ import { PACT_ID_PREFIX, pactInteractionIds } from './pact.ts';
 export const DEFAULT_PACT_FILE = fileURLToPath(new URL(`../../contracts/${PACT_FILE_NAME}`, import.meta.url));
 export const DEFAULT_PLAYERS = ['p1', 'p2'];
 export const DEFAULT_MAX_LATENCY_MS = 2_000;
+const WEBHOOK_EXAMPLE = 'http://127.0.0.1:4001/callback/webhook';
 export const DEFAULT_CONCURRENCY = 10;
 
 export interface RunVerifyOptions {
@@ -75,8 +77,9 @@ export interface Plan {
 
 export async function prepare(options: RunVerifyOptions): Promise<Plan> {
   const base = options.config ?? defaultConfig();
-  const webhookUrl = httpUrl(options.webhookUrl, 'webhookUrl');
-  const stateUrl = options.stateUrl === undefined ? undefined : httpUrl(options.stateUrl, '--state-url');
+  const url = (value: string, what: string) => httpUrl(value, what, WEBHOOK_EXAMPLE, VerifyUsageError).href;
+  const webhookUrl = url(options.webhookUrl, 'webhookUrl');
+  const stateUrl = options.stateUrl === undefined ? undefined : url(options.stateUrl, '--state-url');
   if (options.scheme !== undefined && !SIGNING_SCHEMES.includes(options.scheme)) {
     throw new VerifyUsageError(`--scheme: expected one of ${SIGNING_SCHEMES.join(', ')}, got ${JSON.stringify(options.scheme)}.`);
   }
@@ -89,9 +92,9 @@ export async function prepare(options: RunVerifyOptions): Promise<Plan> {
       `--players: expected comma-separated player ids such as p1,p2, got ${JSON.stringify(players.join(','))}.`,
     );
   }
-  const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout');
-  const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency');
-  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency');
+  const timeoutMs = positiveInt(options.timeoutMs ?? base.callbacks.timeout, '--timeout', VerifyUsageError);
+  const maxLatencyMs = positiveInt(options.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS, '--max-latency', VerifyUsageError);
+  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency', VerifyUsageError);
   if (concurrency < 2) throw new VerifyUsageError(`--concurrency: expected at least 2 parallel DEBITs, got ${concurrency}.`);
 
   const callbacks = {
@@ -195,27 +198,6 @@ function selection(
   const skipSet = expand(skipIds ?? [], '--skip');
   // The deep checks (a thousand transactions, say) run only when asked for by id or as the group "deep".
   return (id) => (onlySet === undefined ? !DEEP_CHECK_IDS.includes(id) : onlySet.has(id)) && !skipSet.has(id);
-}
-
-function httpUrl(value: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new VerifyUsageError(
-      `${what}: expected an http(s) URL such as http://127.0.0.1:4001/callback/webhook, got ${JSON.stringify(value)}.`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new VerifyUsageError(`${what}: expected an http or https URL, got ${JSON.stringify(value)}.`);
-  }
-  return url.href;
-}
-
-function positiveInt(value: number, flag: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new VerifyUsageError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}.`);
-  return value;
 }
 
 /** Any HTTP answer will do (even 404 or 405): only a dead address is a usage error. */

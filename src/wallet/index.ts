@@ -64,12 +64,13 @@ import type { Hono } from 'hono';
 import { type AggmockConfig, ConfigError, credentialsOf, dialectOf, signOptionsOf } from '../config/index.ts';
 import { currencyExponent, toMinor } from '../money/index.ts';
 import { listen } from '../server.ts';
+import { numericSeed } from '../shared/index.ts';
 import { createWalletApp, servedAtWebhook, WEBHOOK_PATH } from './app.ts';
 import { type DialectSettings, devSessionToken, dialectAnswers } from './dialect.ts';
 import { type FaultOptions, faultyBehaviour, overdraftLimitFor, type WalletFault } from './faults.ts';
 import { type OpeningBalance, openWalletStore, type WalletStore } from './store.ts';
 
-export { createWalletApp, WEBHOOK_PATH } from './app.ts';
+export { createWalletApp, servedAtWebhook, WEBHOOK_PATH } from './app.ts';
 export { type DialectSettings, devSessionToken } from './dialect.ts';
 export { WALLET_EVENT_KINDS, type WalletEvent, type WalletEventKind } from './events.ts';
 export { type FaultOptions, WALLET_FAULTS, type WalletFault } from './faults.ts';
@@ -236,12 +237,4 @@ function openingBalances(config: AggmockConfig): Record<string, OpeningBalance> 
       return [id, currency === undefined ? minor : { balanceMinor: minor, currency }];
     }),
   );
-}
-
-/** `config.seed` may be a word; the flaky RNG needs a 32-bit number. */
-function numericSeed(seed: number | string): number {
-  if (typeof seed === 'number') return seed;
-  let hash = 2_166_136_261;
-  for (const char of seed) hash = Math.imul(hash ^ char.charCodeAt(0), 16_777_619);
-  return hash >>> 0;
 }

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { pemText } from '../../config/dialect.ts';
 import type { OperatorApi } from '../../dialects/operator.ts';
 
 /** Thrown when an operator credential is unknown to the vendor or cannot be read. */
@@ -30,18 +29,7 @@ export function operatorCredentials(
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries(api.credentials)) {
     const value = Object.hasOwn(given, name) ? (given[name] as string) : spec.default;
-    out[name] = spec.kind === 'public-key' && !value.includes('-----BEGIN') ? pemFile(name, value, cwd) : value;
+    out[name] = spec.kind === 'public-key' ? pemText(`operator.credentials.${name}`, value, cwd, OperatorCredentialError) : value;
   }
   return Object.freeze(out);
-}
-
-function pemFile(name: string, value: string, cwd: string): string {
-  const path = resolve(cwd, value);
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new OperatorCredentialError(
-      `operator.credentials.${name}: expected PEM text or the path of a PEM file; ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    );
-  }
 }

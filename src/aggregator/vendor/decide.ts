@@ -1,7 +1,7 @@
 import type { OperatorApi, OperatorAuth, OperatorConcept, OperatorRoute, RefusalReason } from '../../dialects/operator.ts';
 import { type OperatorRequestParts, verifyOperator } from '../../dialects/operator-auth.ts';
 import type { AuthVerdict } from '../../requests/index.ts';
-import { parseJsonOr } from '../../shared/index.ts';
+import { commaList, parseJsonOr } from '../../shared/index.ts';
 import { maskedText, sha256Hex } from '../../shared/secrets.ts';
 import { requestParts } from './request.ts';
 
@@ -198,10 +198,7 @@ const MAX_LIST_ITEMS = 256;
 function listItems(field: string, value: string, list: 'comma' | 'json'): string[] {
   let items: string[];
   if (list === 'comma') {
-    items = value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
+    items = commaList(value);
   } else {
     const parsed = parseJsonOr(value, undefined);
     if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number'))

@@ -17,6 +17,7 @@ import {
   folderProblem,
   PROCESS_IO,
   usageExit,
+  type WireFlags,
   wireLayer,
 } from '../options.ts';
 
@@ -25,14 +26,11 @@ import {
 /** The committed contracts folder of this package. */
 export const CONTRACTS_DIR = fileURLToPath(new URL('../../../contracts/', import.meta.url));
 
-export interface ContractsFlags {
+export interface ContractsFlags extends WireFlags {
   regenerate?: boolean;
   out?: string;
   scheme?: SigningScheme;
   rollbackStyle?: 'original' | 'reference';
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
   config?: string;
 }
 

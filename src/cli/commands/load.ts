@@ -35,22 +35,26 @@ import {
   ThresholdError,
 } from '../../load/index.ts';
 import { currencyExponent, parseMajorString } from '../../money/index.ts';
+import { httpUrl, messageOf, numericSeed } from '../../shared/index.ts';
 import {
   type CommandIo,
   collect,
   collectCredential,
+  countFlag,
+  durationFlag,
   EXIT_USAGE,
   PROCESS_IO,
   seedValue,
+  UsageError,
   usageExit,
+  type WireFlags,
   wireLayer,
 } from '../options.ts';
+import { parsePlayers } from './players.ts';
 
 /** `aggmock load --dialect <name> <wallet base URL>`: a set rate in any dialect, percentiles and correctness under load. */
 
-export interface LoadFlags {
-  dialect?: string;
-  credential?: Record<string, string>;
+export interface LoadFlags extends WireFlags {
   rate?: string;
   rateOf?: string;
   duration?: string;
@@ -84,8 +88,6 @@ export interface LoadIo extends CommandIo {
 
 export const EXIT_PASSED = 0;
 export const EXIT_BREACHED = 1;
-
-class UsageError extends Error {}
 
 export function registerLoadCommand(program: Command, io: LoadIo = PROCESS_IO): Command {
   return program
@@ -223,11 +225,7 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
   }
   if (walletUrl === undefined)
     throw new UsageError("<walletUrl>: expected the wallet's base URL, e.g. http://127.0.0.1:4001 (or --check <file>).");
-  if (!URL.canParse(walletUrl))
-    throw new UsageError(`<walletUrl>: expected an http(s) URL such as http://127.0.0.1:4001, got ${JSON.stringify(walletUrl)}.`);
-  const { protocol } = new URL(walletUrl);
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new UsageError(`<walletUrl>: expected an http or https URL, got ${JSON.stringify(walletUrl)}.`);
+  httpUrl(walletUrl, '<walletUrl>', 'http://127.0.0.1:4001', UsageError);
   const tty = io.tty ?? (io === PROCESS_IO && process.stderr.isTTY === true);
   const abort = new AbortController();
   const stop = () => abort.abort();
@@ -243,11 +241,11 @@ async function run(walletUrl: string | undefined, flags: LoadFlags, io: LoadIo):
       stakeMinor,
       currency,
       ...(tokenOf ? { tokenOf } : {}),
-      timeoutMs: durationOf('--timeout', flags.timeout, 10_000),
-      lateMs: durationOf('--late', flags.late, 10),
-      dropMs: durationOf('--drop', flags.drop, 1000),
-      maxInFlight: countOf('--max-in-flight', flags.maxInFlight, 10_000),
-      connections: countOf('--connections', flags.connections, 64),
+      timeoutMs: durationFlag('--timeout', flags.timeout) ?? 10_000,
+      lateMs: durationFlag('--late', flags.late) ?? 10,
+      dropMs: durationFlag('--drop', flags.drop) ?? 1000,
+      maxInFlight: countFlag('--max-in-flight', flags.maxInFlight) ?? 10_000,
+      connections: countFlag('--connections', flags.connections) ?? 64,
       faults,
       seed,
       signal: abort.signal,
@@ -283,34 +281,13 @@ function scaled(s: Schedule, factor: number): Schedule {
   return { startRate: s.startRate * factor, stages: s.stages.map((st) => ({ ...st, rate: st.rate * factor })) };
 }
 
+/** `--players`: a count (p1…pN, at most 100000) or ids, as serve and demo read it; default p1…p10. */
 function playersOf(text: string | undefined): string[] {
-  if (text === undefined) return Array.from({ length: 10 }, (_, i) => `p${i + 1}`);
-  if (/^\d+$/.test(text.trim())) {
-    const n = Number(text);
-    if (n < 1 || n > 100_000) throw new UsageError(`--players: expected 1 to 100000 players, got ${n}.`);
-    return Array.from({ length: n }, (_, i) => `p${i + 1}`);
+  try {
+    return parsePlayers(text ?? '10', 100_000);
+  } catch (error) {
+    throw new UsageError(`--players: ${messageOf(error)}`);
   }
-  const ids = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (ids.length === 0)
-    throw new UsageError(`--players: expected a count such as 50 or ids such as p1,p2, got ${JSON.stringify(text)}.`);
-  return ids;
-}
-
-function durationOf(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
-  if (!m) throw new UsageError(`${flag}: expected a duration such as 250ms or 2s, got ${JSON.stringify(text)}.`);
-  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms'] ?? 1);
-}
-
-function countOf(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(text)}.`);
-  return Number(text);
 }
 
 /** `timeout@2%`, `timeout:300ms@1%`, `duplicate@1%`, `duplicate:20ms@1%`, or a rule's JSON. */
@@ -342,11 +319,4 @@ export function faultRule(text: string, seed: number): CallbackFaultRule {
     throw new UsageError(`--fault ${JSON.stringify(text)}: ${issue?.path.join('.') || 'rule'}: ${issue?.message}.`);
   }
   return parsed.data;
-}
-
-function numericSeed(seed: number | string): number {
-  if (typeof seed === 'number') return seed;
-  let h = 2_166_136_261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16_777_619);
-  return h >>> 0;
 }

@@ -16,13 +16,13 @@ export interface PlayerFlags {
 /** The most players a count may name. */
 const MAX_PLAYERS = 1_000;
 
-/** `--players 3` is p1,p2,p3; `--players 1001,1002` those ids. */
-export function parsePlayers(value: string): string[] {
+/** `--players 3` is p1,p2,p3 (at most `max`); `--players 1001,1002` those ids. */
+export function parsePlayers(value: string, max = MAX_PLAYERS): string[] {
   const text = value.trim();
   if (/^\d+$/.test(text)) {
     const n = Number(text);
-    if (n < 1 || n > MAX_PLAYERS)
-      throw new InvalidArgumentError(`expected a number of players from 1 to ${MAX_PLAYERS}, or ids such as p1,p2; got ${text}.`);
+    if (n < 1 || n > max)
+      throw new InvalidArgumentError(`expected a number of players from 1 to ${max}, or ids such as p1,p2; got ${text}.`);
     return Array.from({ length: n }, (_, i) => `p${i + 1}`);
   }
   const ids = text.split(',').map((id) => id.trim());
@@ -44,7 +44,7 @@ export function addPlayerOptions(command: Command): Command {
     .option(
       '--players <n|ids>',
       'the players the schedule plays: a count (3 = p1,p2,p3) or comma-separated ids the wallet knows',
-      parsePlayers,
+      (value: string) => parsePlayers(value),
     )
     .option(
       '--token <player=token>',

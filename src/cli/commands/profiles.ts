@@ -1,14 +1,8 @@
 import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
 import { type AggmockConfig, ConfigError, dialectOf, loadConfig } from '../../config/index.ts';
-import {
-  BASE_DIALECTS,
-  BUILTIN_DIALECTS,
-  builtinDialect,
-  type Dialect,
-  defaultWireDialect,
-  isBuiltinDialect,
-} from '../../dialects/index.ts';
+import { dialectOfSetting } from '../../config/schema.ts';
+import { BASE_DIALECTS, BUILTIN_DIALECTS, builtinDialect, type Dialect, isBuiltinDialect } from '../../dialects/index.ts';
 import { profileJsonSchemaText } from '../../profiles/index.ts';
 import { type CommandIo, EXIT_USAGE, PROCESS_IO, usageExit } from '../options.ts';
 
@@ -32,7 +26,9 @@ export function registerProfilesCommand(program: Command, io: CommandIo = PROCES
       const config = configOrExit(flags.config, io);
       const setting = config.callbacks.dialect;
       const active = (name: string) => (name === setting ? '*' : ' ');
-      const lines = BASE_DIALECTS.map((name) => `${active(name)} ${name.padEnd(10)} ${dialectNamed(name, config).description}`);
+      const lines = BASE_DIALECTS.map(
+        (name) => `${active(name)} ${name.padEnd(10)} ${dialectOfSetting(name, config.callbacks).description}`,
+      );
       if (typeof setting !== 'string') lines.push(`* ${setting.name.padEnd(10)} (from a file)`);
       const width = Math.max(10, ...BUILTIN_DIALECTS.map((name) => name.length));
       const dialects = BUILTIN_DIALECTS.map(
@@ -58,7 +54,7 @@ export function registerProfilesCommand(program: Command, io: CommandIo = PROCES
         );
         process.exit(EXIT_USAGE);
       }
-      const dialect = name === undefined ? dialectOf(config.callbacks) : dialectNamed(name, config);
+      const dialect = name === undefined ? dialectOf(config.callbacks) : dialectOfSetting(name, config.callbacks);
       io.stdout(`${JSON.stringify({ $schema: './node_modules/aggmock/contracts/dialect.schema.json', ...dialect }, null, 2)}\n`);
       const needs = Object.entries(dialect.credentials).map(([key, c]) => `  ${key}: ${c.description}`);
       io.stderr(
@@ -75,11 +71,6 @@ export function registerProfilesCommand(program: Command, io: CommandIo = PROCES
     .exitOverride(usageExit)
     .action(() => io.stdout(profileJsonSchemaText()));
   return command;
-}
-
-/** A built-in dialect by name, `default` built from the configured settings. */
-function dialectNamed(name: string, config: AggmockConfig): Dialect {
-  return name === 'default' ? defaultWireDialect(config.callbacks) : builtinDialect(name);
 }
 
 /**

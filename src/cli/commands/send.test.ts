@@ -124,7 +124,11 @@ describe('aggmock send', () => {
       ['debit', { player: 'p1', amount: '1.005' }, /--amount/],
       ['debit', { player: 'p1' }, /--amount/],
       ['debit', { amount: '1' }, /--player/],
-      ['refund', { player: 'p1', amount: '1' }, /<type>: expected debit, credit or rollback/],
+      [
+        'refund',
+        { player: 'p1', amount: '1' },
+        /<type>: expected one of debit, credit, rollback \(or the configured types DEBIT, CREDIT, ROLLBACK\), got "refund"\./,
+      ],
       ['rollback', { player: 'p1', amount: '1' }, /--ref/],
       ['debit', { player: 'p1', amount: '1', to: 'not a url' }, /callbacks\.webhookUrl/],
       ['debit', { player: 'p1', amount: '1', config: 'missing.json' }, /Config file not found/],

@@ -1,8 +1,9 @@
 import { type Command, Option } from 'commander';
+import { kindOf } from '../../admin/money.ts';
 import { urlUnder } from '../../callbacks/call.ts';
 import { openDatabase } from '../../callbacks/db.ts';
 import { CallbackRequestError, createCallbackEngine } from '../../callbacks/engine.ts';
-import { type Attempt, EVENT_KINDS, type EventKind, type StoredEvent } from '../../callbacks/events.ts';
+import type { Attempt, EventKind, StoredEvent } from '../../callbacks/events.ts';
 import { type AggmockConfig, ConfigError, loadConfig } from '../../config/index.ts';
 import { formatMinor, parseMajorString } from '../../money/index.ts';
 import { roundWireOf, singleCall } from '../../scenarios/round.ts';
@@ -18,7 +19,9 @@ import {
   EXIT_USAGE,
   PROCESS_IO,
   seedValue,
+  UsageError,
   usageExit,
+  type WireFlags,
 } from '../options.ts';
 
 /** `aggmock send`: one callback through the real engine, and everything about it printed. */
@@ -29,7 +32,7 @@ export const SEND_RETRY_SCHEDULE = [0, 500, 2_000];
 export const EXIT_DELIVERED = 0;
 export const EXIT_NOT_DELIVERED = 1;
 
-export interface SendFlags {
+export interface SendFlags extends WireFlags {
   player?: string;
   amount?: string;
   tx?: string;
@@ -39,9 +42,6 @@ export interface SendFlags {
   to?: string;
   secret?: string[];
   scheme?: string;
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
   config?: string;
   seed?: string;
   db?: string;
@@ -52,8 +52,6 @@ export interface SendIo extends CommandIo {
   /** Tests shorten the retries further. */
   retrySchedule?: number[];
 }
-
-class UsageError extends Error {}
 
 /**
  * Registers `aggmock send <debit|credit|rollback>`.
@@ -159,7 +157,7 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
       rollbackFailedDebits: false,
     },
   };
-  const kind = kindOf(type, config);
+  const kind = kindOf(type, config, (expected) => new UsageError(`<type>: ${expected}, got ${JSON.stringify(type)}.`));
   if (!flags.player?.trim()) throw new UsageError('--player: expected the player id, e.g. --player p1.');
   if (flags.amount === undefined)
     throw new UsageError(`--amount: expected an amount in major units, e.g. --amount 5 or --amount 10.50.`);
@@ -177,18 +175,6 @@ function prepare(type: string, flags: SendFlags, io: SendIo): Prepared {
   const dbProblem = dbPathProblem(dbPath, io.cwd ?? process.cwd());
   if (dbProblem) throw new UsageError(`--db: ${dbProblem}.`);
   return { config, kind, playerId: flags.player.trim(), amountMinor, dbPath };
-}
-
-function kindOf(type: string, config: AggmockConfig): EventKind {
-  const wanted = type.trim().toLowerCase();
-  const kind = EVENT_KINDS.find((k) => k === wanted || config.callbacks.types[k].toLowerCase() === wanted);
-  if (!kind) {
-    const configured = EVENT_KINDS.map((k) => config.callbacks.types[k]).join(', ');
-    throw new UsageError(
-      `<type>: expected debit, credit or rollback (or the configured types ${configured}), got ${JSON.stringify(type)}.`,
-    );
-  }
-  return kind;
 }
 
 async function deliver(p: Prepared, flags: SendFlags, io: SendIo): Promise<number> {

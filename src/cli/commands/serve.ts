@@ -3,12 +3,13 @@ import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { operatorBannerLine } from '../../aggregator/vendor/index.ts';
 import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
-import { type Dialect, hooksBannerLine } from '../../dialects/index.ts';
+import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
 import { parseScheduleFlag } from '../../schedule/index.ts';
 import { maskedUrl } from '../../shared/secrets.ts';
 import { schemeHeaders, toWhsec } from '../../signing/index.ts';
+import { servedAtWebhook } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
 import { addPlayerOptions, type PlayerFlags, scheduleFor, tokenLayer } from './players.ts';
 
@@ -125,17 +126,12 @@ function callbacksLine(config: AggmockConfig): string {
   const dialect = dialectOf(config.callbacks);
   const { webhookUrl, signing } = config.callbacks;
   const shown = maskedUrl(webhookUrl);
-  const where = hasPaths(dialect) ? `${shown} (the wallet's base URL), in the ${dialect.name} dialect` : shown;
+  const where = servedAtWebhook(dialect) ? shown : `${shown} (the wallet's base URL), in the ${dialect.name} dialect`;
   const recipe = dialect.signing;
   if (recipe.algorithm === 'scheme')
     return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: recipe.scheme ?? signing.scheme })}`;
   if (recipe.algorithm === 'none') return `  callbacks   → ${where}, unsigned (${dialect.name}: credentials in the calls)`;
   return `  callbacks   → ${where}, signed ${recipe.algorithm} with its credentials`;
-}
-
-/** Whether the dialect's calls go to paths under the wallet's base URL rather than to the webhook URL itself. */
-export function hasPaths(dialect: Dialect): boolean {
-  return Object.values(dialect.operations).some((op) => op !== undefined && op.path !== '');
 }
 
 /** `signed timestamped (HMAC-SHA256) in X-Signature with secret aggmock-dev-secret`. */

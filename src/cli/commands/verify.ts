@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { type AggmockConfig, ConfigError, deepMerge, loadConfig, parseDuration, validateConfig } from '../../config/index.ts';
+import { type AggmockConfig, ConfigError, deepMerge, loadConfig, validateConfig } from '../../config/index.ts';
+import { commaList } from '../../shared/index.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
 import { CHECKS } from '../../verify/checks/index.ts';
 import { DEFAULT_REPORT_DIR } from '../../verify/defaults.ts';
@@ -9,24 +10,25 @@ import {
   addWireOptions,
   type CommandIo,
   collect,
+  countFlag,
   dialectFlagName,
+  durationFlag,
   EXIT_USAGE,
   folderProblem,
   PROCESS_IO,
+  UsageError,
   usageExit,
+  type WireFlags,
   wireLayer,
 } from '../options.ts';
 import { collectToken } from './players.ts';
 
 /** `aggmock verify <webhookUrl>`: the contract-testing harness of SPEC §7. */
 
-export interface VerifyFlags {
+export interface VerifyFlags extends WireFlags {
   secret?: string[];
   scheme?: SigningScheme;
   players?: string;
-  dialect?: string;
-  profile?: string;
-  credential?: Record<string, string>;
   token?: Record<string, string>;
   tokens?: string;
   deep?: boolean;
@@ -118,7 +120,7 @@ export async function runVerifyCommand(
   try {
     options = toOptions(webhookUrl, flags, io, base);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof FlagError) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
       io.stderr(`aggmock verify: ${error.message}\n`);
       return { exitCode: EXIT_USAGE, error: error.message };
     }
@@ -135,8 +137,6 @@ export async function runVerifyCommand(
     io.stdout(`${JSON.stringify({ exitCode: outcome.exitCode, files: outcome.files, ...outcome.report })}\n`);
   return outcome;
 }
-
-class FlagError extends Error {}
 
 function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: AggmockConfig): RunVerifyOptions {
   const currency = flags.currency === undefined ? {} : { callbacks: { currency: flags.currency } };
@@ -156,38 +156,20 @@ function toOptions(webhookUrl: string, flags: VerifyFlags, io: VerifyIo, base?: 
         flags: deepMerge(wireLayer(flags), currency),
         flagNames,
       });
-  const list = (value: string | undefined) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-  const ms = (value: string | undefined, flag: string) => {
-    if (value === undefined) return undefined;
-    const parsed = parseDuration(value);
-    if (parsed === undefined || parsed <= 0)
-      throw new FlagError(`${flag}: expected milliseconds or a duration such as "2s", got ${JSON.stringify(value)}.`);
-    return parsed;
-  };
-  const count = (value: string | undefined, flag: string) => {
-    if (value === undefined) return undefined;
-    if (!/^\d+$/.test(value)) throw new FlagError(`${flag}: expected a whole number, got ${JSON.stringify(value)}.`);
-    return Number(value);
-  };
+  const list = (value: string | undefined) => (value === undefined ? undefined : commaList(value));
   const players = list(flags.players);
   // --deep adds the group "deep" to what runs: to --only when given, else to the default selection.
   const only = flags.deep ? [...(list(flags.only) ?? ['pact', 'checks']), 'deep'] : list(flags.only);
   if (flags.tokens !== undefined && flags.tokens.trim() === '')
-    throw new FlagError('--tokens: expected a file name such as tokens.txt.');
+    throw new UsageError('--tokens: expected a file name such as tokens.txt.');
   if (flags.players !== undefined && players?.length === 0)
-    throw new FlagError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
-  const timeoutMs = ms(flags.timeout, '--timeout');
-  const maxLatencyMs = ms(flags.maxLatency, '--max-latency');
-  const concurrency = count(flags.concurrency, '--concurrency');
+    throw new UsageError(`--players: expected ids such as p1,p2, got ${JSON.stringify(flags.players)}.`);
+  const timeoutMs = durationFlag('--timeout', flags.timeout, 1);
+  const maxLatencyMs = durationFlag('--max-latency', flags.maxLatency, 1);
+  const concurrency = countFlag('--concurrency', flags.concurrency);
   const reportDir = flags.reports === false ? false : resolve(io.cwd ?? process.cwd(), flags.reportDir ?? DEFAULT_REPORT_DIR);
   const reportProblem = reportDir === false ? undefined : folderProblem(reportDir, 'the reports');
-  if (reportProblem) throw new FlagError(`--report-dir: ${reportProblem} (or give --no-reports to write none).`);
+  if (reportProblem) throw new UsageError(`--report-dir: ${reportProblem} (or give --no-reports to write none).`);
   const write = flags.json ? (text: string) => text.startsWith('note:') && io.stderr(text) : io.stdout;
   return {
     webhookUrl,

@@ -4,9 +4,9 @@ import { type AggmockConfig, credentialsOf, DEV_API_KEY, dialectOf, playerOpenin
 import { credentialsCarried, type Dialect } from '../../dialects/index.ts';
 import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
-import { devSessionToken, startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
+import { devSessionToken, servedAtWebhook, startWallet, WALLET_FAULTS, type WalletFault } from '../../wallet/index.ts';
 import { addServerOptions, checkDbPaths, exitWithUsageError, listenOrExit, resolveConfig, type ServerFlags } from '../options.ts';
-import { hasPaths, onShutdown, shown, shownSecret } from './serve.ts';
+import { onShutdown, shown, shownSecret } from './serve.ts';
 
 interface WalletFlags extends ServerFlags {
   fault?: WalletFault;
@@ -78,11 +78,11 @@ export function walletReadyMessage(config: AggmockConfig, webhookUrl: string, fl
   const dialect = dialectOf(config.callbacks);
   const headerSigned = dialect.signing.algorithm === 'scheme' || dialect.signing.algorithm === 'none';
   return [
-    hasPaths(dialect)
-      ? `reference wallet listening on ${webhookUrl} (base URL of the ${dialect.name} dialect)`
-      : `reference wallet listening on ${webhookUrl}`,
+    servedAtWebhook(dialect)
+      ? `reference wallet listening on ${webhookUrl}`
+      : `reference wallet listening on ${webhookUrl} (base URL of the ${dialect.name} dialect)`,
     `  players     ${shown}${players.length > 4 ? `, … (${players.length} in all)` : ''}`,
-    ...(hasPaths(dialect) || !headerSigned ? dialectLines(config) : [authLine(config, dialect)]),
+    ...(!servedAtWebhook(dialect) || !headerSigned ? dialectLines(config) : [authLine(config, dialect)]),
     ...(flags.testEndpoints || config.wallet.testEndpoints
       ? [`  test        POST ${new URL('/__state', webhookUrl)}  GET ${new URL('/__players/p1', webhookUrl)}`]
       : []),

@@ -24,14 +24,10 @@ export const id = (noun: string, description = noun) => {
   return z.string({ error }).min(1, { error }).max(MAX_ID_LENGTH, { error }).describe(description);
 };
 /** A whole number in a range, with its default (`count(1, 500, 20, …)`). */
-export const count = (min: number, max: number, fallback: number, what: string) =>
-  z
-    .number({ error: `expected a whole number from ${min} to ${max}, e.g. ${fallback}` })
-    .int({ error: `expected a whole number from ${min} to ${max}, e.g. ${fallback}` })
-    .min(min, { error: `expected a whole number from ${min} to ${max}, e.g. ${fallback}` })
-    .max(max, { error: `expected a whole number from ${min} to ${max}, e.g. ${fallback}` })
-    .default(fallback)
-    .describe(what);
+export const count = (min: number, max: number, fallback: number, what: string) => {
+  const error = `expected a whole number from ${min} to ${max}, e.g. ${fallback}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback).describe(what);
+};
 /** An amount in major units, as the admin API takes it: 10.5 or "10.50". */
 export const amount = (what: string) =>
   z
