@@ -3,6 +3,7 @@ import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import { CALLBACK_FAULT_KINDS, FAULT_KINDS } from '../config/index.ts';
 import { pageSchema } from '../http/paging.ts';
 import { DISCREPANCY_KINDS } from '../ledger/reducer.ts';
+import { AUTH_METHODS } from '../requests/index.ts';
 import { SCENARIOS } from '../scenarios/plan.ts';
 
 /*
@@ -213,7 +214,7 @@ export const journaledRequestSchema = z
     auth: z.union([
       z.strictObject({
         ok: z.literal(true),
-        method: z.enum(['none', 'api-key', 'hmac']),
+        method: z.enum(AUTH_METHODS).describe("'operator': a vendor operator API's own credentials"),
         header: z.string().optional(),
         secretIndex: z.number().int().optional(),
       }),

@@ -20,4 +20,5 @@ export {
   RequestJournal,
   type RequestMatcher,
 } from './journal.ts';
+export { AUTH_METHODS } from './rows.ts';
 export { FaultRuleError, type FaultRuleState, FaultRules, type FiredFault, type RequestFacts } from './rules.ts';

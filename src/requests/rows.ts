@@ -32,9 +32,15 @@ export const MAX_LIST_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_JOURNALED_ROW_BYTES = 32 * 1024;
 
+/**
+ * How an accepted request proved itself: no credentials asked, the API key, an HMAC signature, or a
+ * vendor operator API's own credentials (its key or signature, on the vendor's routes).
+ */
+export const AUTH_METHODS = ['none', 'api-key', 'hmac', 'operator'] as const;
+
 /** How the request's credentials were judged, as the API judged them. */
 export type AuthVerdict =
-  | { ok: true; method: 'none' | 'api-key' | 'hmac' | 'operator'; header?: string }
+  | { ok: true; method: (typeof AUTH_METHODS)[number]; header?: string }
   | {
       ok: false;
       error: string;
