@@ -54,11 +54,17 @@ export function readRawBody(maxBytes: number): MiddlewareHandler<{ Variables: Ra
   };
 }
 
+/** Whether a Content-Type names JSON: `application/json` or a `+json` type (`application/vnd.x+json`), any parameters. */
+export function isJsonContentType(value: string): boolean {
+  const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
+}
+
 /** Requires `application/json` (415 otherwise) and parses the raw body (400 naming the problem). */
 export function parseJsonBody(): MiddlewareHandler<{ Variables: RawBodyVariables }> {
   return async (c, next) => {
     const type = c.req.header('content-type') ?? '';
-    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    if (!isJsonContentType(type)) {
       throw unsupportedType(['application/json'], type, type ? JSON.stringify(type) : 'none');
     }
     const raw = c.get('rawBody');

@@ -38,7 +38,7 @@ import {
   unknownRollbackAnswer,
   verifyRequest,
 } from '../dialects/index.ts';
-import { parseJsonBytes } from '../http/body.ts';
+import { isJsonContentType, parseJsonBytes } from '../http/body.ts';
 import { ApiError, describeFieldErrors } from '../http/errors.ts';
 import { MAX_ID_LENGTH } from '../http/limits.ts';
 import type { ExtraCurrencies } from '../money/index.ts';
@@ -394,11 +394,6 @@ function words(name: string): string {
 function lowerHeader(headers: ReceivedRequest['headers'], name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value ?? undefined;
   return undefined;
-}
-
-function isJsonContentType(value: string): boolean {
-  const mediaType = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
 }
 
 /** The facts a reply echoes (Hub88's request_uuid). */

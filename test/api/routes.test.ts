@@ -262,6 +262,18 @@ describe('POST /getgameurl', () => {
     expectApiError(await json(res), 415);
   });
 
+  it('takes JSON by its media type: application/json or a +json type, with any parameters; not a lookalike', async () => {
+    const { app, catalog } = testApp();
+    const body = launchBody(catalog.games[0]!.id);
+    for (const type of ['application/json', 'Application/JSON; charset=UTF-8', 'application/vnd.casino+json;v=2']) {
+      expect((await post(app, '/getgameurl', body, { 'content-type': type })).status, type).toBe(200);
+    }
+    // JSON text sequences (RFC 7464) and made-up lookalikes are not JSON: the wallet refuses them too (one rule).
+    for (const type of ['application/json-seq', 'application/jsonx', 'text/json', 'application/x-json+xml']) {
+      expect((await post(app, '/getgameurl', body, { 'content-type': type })).status, type).toBe(415);
+    }
+  });
+
   it('answers a body over the limit with 413 before parsing it', async () => {
     const { app } = testApp({ limits: { bodyBytes: 1024 } });
     const res = await post(app, '/getgameurl', JSON.stringify({ username: 'x'.repeat(5000) }));
