@@ -7,21 +7,18 @@ import {
   codecOf,
   DIALECT_NAMES,
   type Dialect,
-  type DialectBalance,
-  type DialectVerdict,
   OPERATIONS,
   type Operation,
   OUTCOME_CODES,
   type OutcomeCode,
-  type ReadOptions,
   type ReadReply,
-  type ReplyText,
   readAmount,
   readReply,
   type Scalar,
   writeAmount,
   writeReply,
 } from '../../src/dialects/index.ts';
+import type { DialectBalance, DialectVerdict, ReadOptions, ReplyText } from '../../src/dialects/reply.ts';
 import { jsonDepth } from '../../src/http/body.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/limits.ts';
 import { type AmountCodec, amountCodec } from '../../src/money/index.ts';
@@ -359,7 +356,7 @@ function factsArb(dialect: Dialect) {
     requestId: fc.option(fc.constantFrom('req-1', '7', 'tok-9'), { nil: undefined }),
     transactionId: fc.option(fc.constantFrom('tx-1', '7', 'x'), { nil: undefined }),
     playerId: fc.option(fc.constantFrom('p1', 'x'), { nil: undefined }),
-    currencies: fc.option(fc.constantFrom({ BTC: 8, USDT: 6 }, {}), { nil: undefined }),
+    currencies: fc.option(fc.constantFrom<Record<string, number>>({ BTC: 8, USDT: 6 }, {}), { nil: undefined }),
   });
 }
 
