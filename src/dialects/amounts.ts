@@ -58,7 +58,11 @@ export function writeAmount(dialect: Dialect, currency: string, minor: number, e
  * not exact in the currency (Hub88's 100500 is 1.005 EUR: no whole cent).
  */
 export function readAmount(dialect: Dialect, currency: string, value: unknown, extra: ExtraCurrencies = {}): number | undefined {
-  const codec = codecOf(dialect, currency, extra);
+  return readAmountIn(codecOf(dialect, currency, extra), value);
+}
+
+/** {@link readAmount} with the codec already worked out (a reply reader keeps one per currency). */
+export function readAmountIn(codec: WireCodec, value: unknown): number | undefined {
   // A decimal string is read whatever the wire writes: wallets answer "995.29" on number wires too.
   const readable = typeof value === 'string' ? { ...codec, as: 'string' as const } : codec;
   const scaled = decodeAmount(value, readable);

@@ -12,7 +12,9 @@ export function rawTopLevelValue(text: string, key: string): string | undefined 
   while (i < text.length && text[i] !== '}') {
     const keyEnd = endOfString(text, i);
     if (keyEnd < 0) return undefined;
-    const name = parseJsonOr(text.slice(i, keyEnd), undefined);
+    // A key without escapes is its text between the quotes (no JSON.parse on every key of every reply).
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const name = raw.includes('\\') ? parseJsonOr(`"${raw}"`, undefined) : raw;
     i = skipSpace(text, keyEnd);
     if (text[i] !== ':') return undefined;
     const start = skipSpace(text, i + 1);

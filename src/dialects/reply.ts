@@ -2,7 +2,7 @@ import { jsonDepth } from '../http/body.ts';
 import { MAX_JSON_DEPTH } from '../http/limits.ts';
 import { type ExtraCurrencies, isExactAmountLiteral } from '../money/index.ts';
 import { cached, setAt, valueAt } from '../shared/index.ts';
-import { codecOf, readAmount } from './amounts.ts';
+import { codecOf, readAmountIn, type WireCodec } from './amounts.ts';
 import { rawTopLevelValue } from './reply-text.ts';
 import type { CallFacts } from './request.ts';
 import { type Dialect, type Operation, OUTCOME_CODES, type OutcomeCode, type Scalar } from './schema.ts';
@@ -91,12 +91,13 @@ export function outcomeOf(dialect: Dialect, code: string | undefined): OutcomeCo
 /**
  * A reply's JSON object, or undefined when the text is none. JSON nested deeper than
  * MAX_JSON_DEPTH (the limit on requests too) counts as none: it parses, but every later walk of
- * it (JSON.stringify, a deep compare) could overflow the stack.
+ * it (JSON.stringify, a deep compare) could overflow the stack. (A text no longer than the limit
+ * cannot nest deeper than it: its depth is not counted.)
  */
 function parseObject(text: string): Record<string, unknown> | undefined {
   let i = 0;
   while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
-  if (text[i] !== '{' || jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  if (text[i] !== '{' || (text.length > MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH)) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -117,6 +118,11 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  * The code is the one at the code path; on a wire without success values it is there only when it
  * signals an error or names a refusal (`{"error":0}` carries none). A refusal's balance is read unless the wire says
  * its refusals carry none that counts (`reply.balanceOnRejection: false`: Betnex writes 0 there).
+ *
+ * The rules of each operation are worked out once per dialect ({@link readerOf}: paths split, code
+ * lists as sets, statuses as ranges, the codec of each currency), so a reply is JSON.parse and a few
+ * property reads. test/dialects/reply-compiled.test.ts holds the reader as it was, rule by rule on
+ * every reply, and compares both over replies of every built-in dialect.
  */
 export function readReply(
   dialect: Dialect,
@@ -124,80 +130,190 @@ export function readReply(
   reply: ReplyText,
   options: ReadOptions = {},
 ): ReadReply {
-  const own = dialect.operations[facts.operation as Operation]?.reply;
-  const object = within(parseObject(reply.text), own?.root);
+  const r = readerOf(dialect, facts.operation as Operation);
+  const object = within(parseObject(reply.text), r.root);
   // A reply that need carry no code (Caleta's check answers {token}) is still read by its code when
   // it carries one: {status: "RS_ERROR_INVALID_TOKEN"} is a refusal, not an acceptance.
-  const uncoded = own?.code === false && !(object && dialect.reply.code && at(object, dialect.reply.code) !== undefined);
-  const rules = uncoded ? { ...dialect.reply, code: undefined, ok: undefined, success: undefined } : dialect.reply;
-  const rawCode = rules.code && object ? at(object, rules.code) : undefined;
+  const rules =
+    r.uncoded !== undefined && !(object && r.coded.code !== undefined && valueAt(object, r.coded.code) !== undefined)
+      ? r.uncoded
+      : r.coded;
+  const rawCode = rules.code !== undefined && object ? valueAt(object, rules.code) : undefined;
   // Without success values, a code that signals no error ({"error":0}) is no code, unless the
   // dialect names a refusal by it (Habanero's nofunds false).
-  const code =
-    rules.ok === undefined && !signalsError(rawCode) && outcomeOf(dialect, codeText(rawCode)) === undefined
-      ? undefined
-      : codeText(rawCode);
+  const text = codeText(rawCode);
+  const code = !rules.hasOk && !signalsError(rawCode) && (text === undefined || !r.outcomes.has(text)) ? undefined : text;
   let message: string | undefined;
-  for (const path of object ? rules.message : []) {
-    const value = at(object, path);
-    if (typeof value === 'string' && value !== '') {
-      message = value;
-      break;
+  if (object)
+    for (const path of r.messages) {
+      const value = valueAt(object, path);
+      if (typeof value === 'string' && value !== '') {
+        message = value;
+        break;
+      }
     }
-  }
+  const status = reply.status;
   let verdict: DialectVerdict;
-  if (statusIn(reply.status, rules.status.retry)) verdict = 'retry';
-  else if (!statusIn(reply.status, rules.status.answer)) verdict = 'rejected';
+  if (inRanges(status, r.retryStatus)) verdict = 'retry';
+  else if (!inRanges(status, r.answerStatus)) verdict = 'rejected';
   else if (!object) verdict = 'invalid';
-  else if (code !== undefined && (own?.retryCodes ?? rules.retryCodes).some((c) => String(c) === code)) verdict = 'retry';
+  else if (code !== undefined && r.retryCodes.has(code)) verdict = 'retry';
   else {
-    const flag = rules.success ? at(object, rules.success.path) === rules.success.equals : true;
-    const ok = rules.ok === undefined ? !signalsError(rawCode) : code !== undefined && listOf(rules.ok).includes(code);
-    verdict =
-      rules.ok !== undefined && code === undefined && rules.success === undefined
-        ? 'invalid'
-        : ok && flag
-          ? 'accepted'
-          : 'rejected';
+    const flag = rules.success ? valueAt(object, rules.success.path) === rules.success.equals : true;
+    const ok = !rules.hasOk ? !signalsError(rawCode) : code !== undefined && rules.ok.has(code);
+    verdict = rules.hasOk && code === undefined && rules.success === undefined ? 'invalid' : ok && flag ? 'accepted' : 'rejected';
   }
-  const paths =
-    verdict === 'rejected' && rules.balanceOnRejection === false
-      ? undefined
-      : balancePaths(dialect, facts.operation as Operation);
-  const balance: DialectBalance =
-    object && paths
-      ? balanceAt(dialect, facts.currency, object, paths, options.currencies ?? facts.currencies)
-      : { kind: 'none' };
+  const paths = verdict === 'rejected' && !r.balanceOnRejection ? undefined : r.balance;
+  const currencies = options.currencies ?? facts.currencies;
+  const codec = object && paths ? codecIn(dialect, facts.currency, currencies) : undefined;
+  const balance: DialectBalance = object && paths && codec ? balanceAt(codec.wire, object, paths) : NO_BALANCE;
   const exact =
-    balance.kind === 'ok' && paths?.length === 1 && own?.root === undefined && !(paths[0] as string).includes('.')
-      ? isExactAmountLiteral(rawTopLevelValue(reply.text, paths[0] as string), {
-          ...codecOf(dialect, facts.currency, options.currencies ?? facts.currencies),
-          as: 'string',
-        })
+    balance.kind === 'ok' && r.exactKey !== undefined && codec
+      ? isExactAmountLiteral(rawTopLevelValue(reply.text, r.exactKey), codec.exact)
       : undefined;
   const echoMismatches: string[] = [];
   if (object && verdict === 'accepted') {
-    for (const fact in rules.echo) {
-      const path = rules.echo[fact as keyof typeof rules.echo] as string;
-      const sent = facts[fact as keyof CallFacts];
-      const echoed = at(object, path as string);
+    for (const [fact, path, keys] of r.echo) {
+      const sent = facts[fact];
+      const echoed = valueAt(object, keys);
       if (sent !== undefined && echoed !== undefined && String(echoed) !== String(sent))
         echoMismatches.push(`${path}: sent ${String(sent)}, echoed ${String(echoed)}`);
     }
   }
-  const outcome = verdict === 'rejected' ? outcomeOf(dialect, code) : undefined;
-  const token = own?.token && object && verdict === 'accepted' ? at(object, own.token) : undefined;
-  return {
-    ...(typeof token === 'string' && token !== '' ? { token } : {}),
-    verdict,
-    status: reply.status,
-    ...(code === undefined ? {} : { code }),
-    ...(outcome === undefined ? {} : { outcome }),
-    ...(message === undefined ? {} : { message }),
-    balance,
-    ...(exact === undefined ? {} : { balanceExact: exact }),
-    echoMismatches,
+  const outcome = verdict === 'rejected' && code !== undefined ? r.outcomes.get(code) : undefined;
+  const token = r.token !== undefined && object && verdict === 'accepted' ? valueAt(object, r.token) : undefined;
+  // The members in one order, the absent ones left out (not set to undefined).
+  const out = {} as ReadReply;
+  if (typeof token === 'string' && token !== '') out.token = token;
+  out.verdict = verdict;
+  out.status = status;
+  if (code !== undefined) out.code = code;
+  if (outcome !== undefined) out.outcome = outcome;
+  if (message !== undefined) out.message = message;
+  out.balance = balance === NO_BALANCE ? { kind: 'none' } : balance;
+  if (exact !== undefined) out.balanceExact = exact;
+  out.echoMismatches = echoMismatches;
+  return out;
+}
+
+const NO_BALANCE: DialectBalance = Object.freeze({ kind: 'none' });
+
+/** The rules that decide a reply's code and verdict: the dialect's, or an uncoded call's (no code, no success values, no flag). */
+interface CodeRules {
+  code: readonly string[] | undefined;
+  hasOk: boolean;
+  ok: ReadonlySet<string>;
+  success: { path: readonly string[]; equals: Scalar } | undefined;
+}
+
+/** One operation's reply rules under one dialect, worked out once. */
+interface Reader {
+  /** The dialect objects it was made from: a dialect whose reply or operation was replaced is read afresh. */
+  from: readonly [unknown, unknown];
+  root: string | undefined;
+  coded: CodeRules;
+  /** Set when the call need carry no code (`reply.code: false`). */
+  uncoded: CodeRules | undefined;
+  /** aggmock's name for each wallet code the dialect maps (the first outcome that lists it). */
+  outcomes: ReadonlyMap<string, OutcomeCode>;
+  messages: readonly (readonly string[])[];
+  retryStatus: readonly (readonly [number, number])[];
+  answerStatus: readonly (readonly [number, number])[];
+  retryCodes: ReadonlySet<string>;
+  balanceOnRejection: boolean;
+  balance: readonly (readonly string[])[] | undefined;
+  /** The one top-level member the balance is, when it is one (its literal is judged for exactness). */
+  exactKey: string | undefined;
+  echo: readonly (readonly [keyof CallFacts, string, readonly string[]])[];
+  token: readonly string[] | undefined;
+}
+
+const readers = new WeakMap<Dialect, Map<Operation, Reader>>();
+
+/** The reader of one operation's replies under a dialect, made once. */
+function readerOf(dialect: Dialect, operation: Operation): Reader {
+  let byOperation = readers.get(dialect);
+  if (!byOperation) {
+    byOperation = new Map();
+    readers.set(dialect, byOperation);
+  }
+  const def = dialect.operations[operation];
+  let reader = byOperation.get(operation);
+  if (!reader || reader.from[0] !== dialect.reply || reader.from[1] !== def) {
+    reader = compileReader(dialect, operation);
+    if (byOperation.size < 64) byOperation.set(operation, reader);
+  }
+  return reader;
+}
+
+const keysOf = (path: string): readonly string[] => path.split('.');
+
+function compileReader(dialect: Dialect, operation: Operation): Reader {
+  const rules = dialect.reply;
+  const own = dialect.operations[operation]?.reply;
+  const outcomes = new Map<string, OutcomeCode>();
+  for (const name of OUTCOME_CODES)
+    for (const code of listOf(rules.codes[name])) if (!outcomes.has(code)) outcomes.set(code, name);
+  const balance = balancePaths(dialect, operation);
+  const only = balance?.length === 1 ? (balance[0] as string) : undefined;
+  const echo: [keyof CallFacts, string, readonly string[]][] = [];
+  for (const fact in rules.echo) {
+    const path = rules.echo[fact as keyof typeof rules.echo] as string;
+    echo.push([fact as keyof CallFacts, path, keysOf(path)]);
+  }
+  const coded: CodeRules = {
+    code: rules.code ? keysOf(rules.code) : undefined,
+    hasOk: rules.ok !== undefined,
+    ok: new Set(listOf(rules.ok)),
+    success: rules.success ? { path: keysOf(rules.success.path), equals: rules.success.equals } : undefined,
   };
+  return {
+    from: [rules, dialect.operations[operation]],
+    root: own?.root,
+    coded,
+    uncoded: own?.code === false ? { code: undefined, hasOk: false, ok: new Set(), success: undefined } : undefined,
+    outcomes,
+    messages: rules.message.map(keysOf),
+    retryStatus: rules.status.retry.map(statusRange),
+    answerStatus: rules.status.answer.map(statusRange),
+    retryCodes: new Set((own?.retryCodes ?? rules.retryCodes ?? []).map(String)),
+    balanceOnRejection: rules.balanceOnRejection !== false,
+    balance: balance?.map(keysOf),
+    exactKey: only !== undefined && own?.root === undefined && !only.includes('.') ? only : undefined,
+    echo,
+    token: own?.token ? keysOf(own.token) : undefined,
+  };
+}
+
+function inRanges(status: number, ranges: readonly (readonly [number, number])[]): boolean {
+  for (const [from, to] of ranges) if (status >= from && status <= to) return true;
+  return false;
+}
+
+/** A currency's codec under a dialect, and the same reading every literal as text (for exactness), kept per dialect's amounts. */
+interface CurrencyCodec {
+  wire: WireCodec;
+  exact: WireCodec;
+}
+const codecs = new WeakMap<Dialect['amounts'], Map<string, CurrencyCodec>>();
+function codecIn(dialect: Dialect, currency: string, extra: ExtraCurrencies | undefined): CurrencyCodec {
+  const make = (): CurrencyCodec => {
+    const wire = codecOf(dialect, currency, extra);
+    return { wire, exact: { ...wire, as: 'string' } };
+  };
+  // Configured extra currencies may say anything of a code: worked out each time (a rare setting).
+  if (extra !== undefined) for (const _ in extra) return make();
+  let byCurrency = codecs.get(dialect.amounts);
+  if (!byCurrency) {
+    byCurrency = new Map();
+    codecs.set(dialect.amounts, byCurrency);
+  }
+  let codec = byCurrency.get(currency);
+  if (!codec) {
+    codec = make();
+    if (byCurrency.size < 256) byCurrency.set(currency, codec);
+  }
+  return codec;
 }
 
 /** The member a reply is wrapped in (Habanero's `fundtransferresponse`), or the reply itself; undefined when it is not an object. */
@@ -226,22 +342,16 @@ export function balancePaths(dialect: Dialect, operation: Operation): string[] |
 }
 
 /** The balance at these paths of a reply: one member, or the sum of the members present (cash + bonus). */
-function balanceAt(
-  dialect: Dialect,
-  currency: string,
-  object: Record<string, unknown>,
-  paths: string[],
-  currencies?: ExtraCurrencies,
-): DialectBalance {
+function balanceAt(codec: WireCodec, object: Record<string, unknown>, paths: readonly (readonly string[])[]): DialectBalance {
   let total: number | undefined;
   for (const path of paths) {
-    const raw = at(object, path);
+    const raw = valueAt(object, path);
     if (raw === undefined || raw === null) continue;
-    const minor = readAmount(dialect, currency, raw, currencies);
+    const minor = readAmountIn(codec, raw);
     if (minor === undefined) return { kind: 'invalid', raw };
     total = (total ?? 0) + minor;
   }
-  return total === undefined ? { kind: 'none' } : { kind: 'ok', minor: total };
+  return total === undefined ? NO_BALANCE : { kind: 'ok', minor: total };
 }
 
 /** What a correct wallet answers: acceptance with the balance, or a refusal with aggmock's name for it. */

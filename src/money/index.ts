@@ -152,8 +152,18 @@ export function isExactAmountLiteral(literal: string | undefined, codec: AmountF
   const quoted = literal.startsWith('"');
   if (quoted && as !== 'string') return false;
   const text = quoted ? literal.slice(1, -1) : literal;
-  const decimals = format === 'minor' || exponent === 0 ? '' : `(\\.\\d{1,${exponent}})?`;
-  return new RegExp(`^-?(0|[1-9]\\d*)${decimals}$`).test(text);
+  return exactPattern(format === 'minor' ? 0 : exponent).test(text);
+}
+
+/** The exact amount literals with `decimals` decimals at most, one pattern per count (a reply reader asks on every reply). */
+const exactPatterns = new Map<number, RegExp>();
+function exactPattern(decimals: number): RegExp {
+  let pattern = exactPatterns.get(decimals);
+  if (!pattern) {
+    pattern = new RegExp(`^-?(0|[1-9]\\d*)${decimals === 0 ? '' : `(\\.\\d{1,${decimals}})?`}$`);
+    if (exactPatterns.size < 64) exactPatterns.set(decimals, pattern);
+  }
+  return pattern;
 }
 
 /** Parses a human amount such as "10", "10.5" or "10.50" (CLI flags, state strings) into minor units. */
