@@ -85,7 +85,7 @@ export interface PactRunnerOutput {
   tokens?: Record<string, string>;
 }
 
-interface FilterRequest {
+export interface FilterRequest {
   path: string;
   url: string;
   body: unknown;
@@ -132,9 +132,16 @@ export function runTransactionId(contractId: string, runId: string): string {
  * MAX_REPLY_BYTES of it). Before the reply reaches the Rust Verifier, which follows redirects, a
  * 3xx is turned into a 502 that says why: aggmock's engine never follows one, so a webhook that
  * answers callbacks with redirects must not pass the contract. A reply announced over the limit
- * becomes a 502 too; a longer chunked one is cut there.
+ * becomes a 502 too; a longer chunked one is cut there. `onReply` judges the reply when it is
+ * whole, before it goes out (a judgement made later could miss the run's end).
  */
-function record(req: FilterRequest, body: string, res: ServerResponse, url: string): PactExchange {
+export function record(
+  req: FilterRequest,
+  body: string,
+  res: ServerResponse,
+  url: string,
+  onReply?: (exchange: PactExchange) => void,
+): PactExchange {
   const exchange: PactExchange = { request: { url, headers: flatHeaders(req.headers), body } };
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -179,6 +186,8 @@ function record(req: FilterRequest, body: string, res: ServerResponse, url: stri
       ...(truncated ? { truncated: true as const } : {}),
       ...(refused === undefined ? {} : { refused }),
     };
+    // Judged now, before the reply goes out: once the Verifier has it, the run may end and read the exchange.
+    onReply?.(exchange);
     return refused === undefined ? end(...args) : end(JSON.stringify({ error: 'AGGMOCK_REFUSED_REPLY', message: refused }));
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
@@ -295,11 +304,6 @@ export function dialectFilter(input: RunInput, run: RunState, ctx: CheckContext)
       req.body = Buffer.from(body, 'utf8');
       req.method = signed.method;
       req.url = `${target.pathname}${target.search}`;
-      const exchange = record(req, body, res, url);
-      // Kept for the report: the dialect's secrets masked, as verify's own exchanges are.
-      const shown = shownRequest(callbacks, { path: url, headers: exchange.request.headers, body });
-      exchange.request = { method: signed.method, url: shown.path, headers: shown.headers, body: shown.body };
-      run.exchanges[contract.description] = exchange;
       const swaps = players ? dialect.operations[facts.operation]?.reply?.token : undefined;
       // A repeat must get the first reply: the balance the provider state's bet was answered with.
       const first =
@@ -310,20 +314,31 @@ export function dialectFilter(input: RunInput, run: RunState, ctx: CheckContext)
               ? contract.reply.balanceMinor
               : undefined
           : undefined;
-      if (swaps !== undefined || first !== undefined) {
-        res.once('finish', () => {
-          const reply = exchange.response;
-          if (!reply) return;
-          const read = readReply(dialect, facts, { status: reply.status, text: reply.body });
-          // The wallet's reply names the token to use from now on (Caleta's /wallet/check): keep it for the rest of the run.
-          const handed = swaps === undefined ? undefined : tokenHandedOver(read);
-          if (handed !== undefined) ctx.settings.sessionTokens?.set(playerId, handed);
-          if (first !== undefined && read.verdict === 'accepted' && read.balance.kind === 'ok' && read.balance.minor !== first)
-            exchange.problem =
-              `the repeated bet was answered with balance ${ctx.money(read.balance.minor)}, but the first reply to ${facts.transactionId} ` +
-              `said ${ctx.money(first)}: a repeat must get the first reply again and move no money (was it applied twice?)`;
-        });
-      }
+      const judge =
+        swaps === undefined && first === undefined
+          ? undefined
+          : (exchange: PactExchange) => {
+              const reply = exchange.response;
+              if (!reply) return;
+              const read = readReply(dialect, facts, { status: reply.status, text: reply.body });
+              // The wallet's reply names the token to use from now on (Caleta's /wallet/check): keep it for the rest of the run.
+              const handed = swaps === undefined ? undefined : tokenHandedOver(read);
+              if (handed !== undefined) ctx.settings.sessionTokens?.set(playerId, handed);
+              if (
+                first !== undefined &&
+                read.verdict === 'accepted' &&
+                read.balance.kind === 'ok' &&
+                read.balance.minor !== first
+              )
+                exchange.problem =
+                  `the repeated bet was answered with balance ${ctx.money(read.balance.minor)}, but the first reply to ${facts.transactionId} ` +
+                  `said ${ctx.money(first)}: a repeat must get the first reply again and move no money (was it applied twice?)`;
+            };
+      const exchange = record(req, body, res, url, judge);
+      // Kept for the report: the dialect's secrets masked, as verify's own exchanges are.
+      const shown = shownRequest(callbacks, { path: url, headers: exchange.request.headers, body });
+      exchange.request = { method: signed.method, url: shown.path, headers: shown.headers, body: shown.body };
+      run.exchanges[contract.description] = exchange;
       next();
     })().catch((error: unknown) =>
       notSent(res, 500, `aggmock could not make the ${contract.call.operation} request: ${messageOf(error)}`),
