@@ -53,7 +53,16 @@ export {
 } from './judge.ts';
 export { credentialMask, MASKED_CREDENTIAL, maskedRequest, type ShownRequest } from './mask.ts';
 export { dialectOfProfile } from './profile.ts';
-export { balancePaths, outcomesOf, type ReadReply, readReply, statusIn, type WalletAnswer, writeReply } from './reply.ts';
+export {
+  balancePaths,
+  codesFor,
+  outcomesOf,
+  type ReadReply,
+  readReply,
+  statusIn,
+  type WalletAnswer,
+  writeReply,
+} from './reply.ts';
 export { rawTopLevelValue } from './reply-text.ts';
 export {
   BONUS_KINDS,

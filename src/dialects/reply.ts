@@ -76,6 +76,11 @@ const codeText = (value: unknown): string | undefined =>
 const listOf = (value: Scalar | Scalar[] | undefined): string[] =>
   value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
 
+/** The dialect's codes for one outcome, as text (how a reply's code is read and compared). */
+export function codesFor(dialect: Dialect, outcome: OutcomeCode): string[] {
+  return listOf(dialect.reply.codes[outcome]);
+}
+
 /** Every name of aggmock's a wallet code stands for under the dialect (Blue Ocean's "403": a bad key, an unknown player, no funds). */
 export function outcomesOf(dialect: Dialect, code: string | undefined): OutcomeCode[] {
   if (code === undefined) return [];

@@ -8,7 +8,15 @@ import {
   rollbackReusesBetId,
   signingSchemeOf,
 } from '../dialects/capabilities.ts';
-import { codecOf, type Dialect, type Fact, type Operation, OUTCOME_CODES, type OutcomeCode } from '../dialects/index.ts';
+import {
+  codecOf,
+  codesFor,
+  type Dialect,
+  type Fact,
+  type Operation,
+  OUTCOME_CODES,
+  type OutcomeCode,
+} from '../dialects/index.ts';
 import type { AmountCodec } from '../money/index.ts';
 import { cached } from '../shared/index.ts';
 
@@ -53,7 +61,7 @@ function wireView(callbacks: CallbacksConfig) {
      * other refusals share them (Blue Ocean's "403"); undefined when one of them has no code (any refusal will do).
      */
     codesOf: (names: readonly OutcomeCode[]) => {
-      const lists = names.map((name) => codeList(dialect, name));
+      const lists = names.map((name) => codesFor(dialect, name));
       return lists.some((l) => l.length === 0) ? undefined : [...new Set(lists.flat())];
     },
     /** Whether a refusal must name its code (a wire with codes). */
@@ -77,13 +85,7 @@ function wireView(callbacks: CallbacksConfig) {
  * refusal be told apart by its code (Blue Ocean answers "403" to a bad key and to a lack of funds).
  */
 export function distinctCode(dialect: Dialect, outcome: OutcomeCode): boolean {
-  const mine = codeList(dialect, outcome);
-  const others = OUTCOME_CODES.filter((name) => name !== outcome).flatMap((name) => codeList(dialect, name));
+  const mine = codesFor(dialect, outcome);
+  const others = OUTCOME_CODES.filter((name) => name !== outcome).flatMap((name) => codesFor(dialect, name));
   return mine.length > 0 && mine.every((code) => !others.includes(code));
-}
-
-/** The dialect's codes for one outcome, as text (how a reply's code is read). */
-function codeList(dialect: Dialect, outcome: OutcomeCode): string[] {
-  const value = dialect.reply.codes[outcome];
-  return (value === undefined ? [] : Array.isArray(value) ? value : [value]).map(String);
 }
