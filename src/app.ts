@@ -8,6 +8,7 @@ import type { CallbackEngine, Random } from './callbacks/index.ts';
 import { type Catalog, renderGameImage, renderProviderLogo } from './catalog/index.ts';
 import { dialectOf } from './config/dialect.ts';
 import { type AggmockConfig, API_ROUTES, routePath } from './config/index.ts';
+import { headerSchemeOf } from './dialects/capabilities.ts';
 import { browserScriptRoutes } from './http/browser-scripts.ts';
 import { ApiError, errorResponse } from './http/errors.ts';
 import { isExposed } from './http/exposure.ts';
@@ -158,8 +159,7 @@ export function publicBaseUrl(config: AggmockConfig, listenUrl: string | undefin
 export function openApiDocument(app: OpenAPIHono, config: AggmockConfig): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
   const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
   const dialect = dialectOf(config.callbacks);
-  const scheme = (dialect.signing.algorithm === 'scheme' && dialect.signing.scheme) || config.callbacks.signing.scheme;
-  const signed = schemeHeaders(scheme, config.callbacks.signing.headers);
+  const signed = schemeHeaders(headerSchemeOf(dialect, config.callbacks.signing.scheme), config.callbacks.signing.headers);
   return { ...doc, webhooks: dialectWebhooks(dialect, signed) } as typeof doc;
 }
 

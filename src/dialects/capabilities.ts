@@ -31,13 +31,22 @@ export function signsWithHeaderScheme(dialect: Dialect): boolean {
 }
 
 /**
- * The name of how requests are signed: "none", aggmock's header scheme (the dialect's own, else
- * `configured`, the scheme of callbacks.signing), or the recipe's algorithm ("rsa-sha256").
+ * aggmock's header scheme in force for the dialect: its own (`signing.scheme`), else `configured`,
+ * the scheme of callbacks.signing. Only a dialect that signs with a header scheme uses it.
+ */
+export function headerSchemeOf<S extends string>(dialect: Dialect, configured: S): S | HeaderScheme {
+  const recipe = dialect.signing;
+  return (recipe.algorithm === 'scheme' && recipe.scheme) || configured;
+}
+
+type HeaderScheme = NonNullable<Extract<Dialect['signing'], { algorithm: 'scheme' }>['scheme']>;
+
+/**
+ * The name of how requests are signed: "none", aggmock's header scheme ({@link headerSchemeOf}), or
+ * the recipe's algorithm ("rsa-sha256").
  */
 export function signingSchemeOf(dialect: Dialect, configured: string): string {
-  const recipe = dialect.signing;
-  if (recipe.algorithm === 'scheme') return recipe.scheme ?? configured;
-  return recipe.algorithm;
+  return signsWithHeaderScheme(dialect) ? headerSchemeOf(dialect, configured) : dialect.signing.algorithm;
 }
 
 /**

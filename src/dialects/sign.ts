@@ -1,5 +1,6 @@
 import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { constantTimeEqual, type SigningKeys, signPayload, verifySignature } from '../signing/index.ts';
+import { headerSchemeOf } from './capabilities.ts';
 import { hookedText, type SignedParts } from './hooks.ts';
 import {
   type Credentials,
@@ -283,7 +284,7 @@ export function schemeSigned(dialect: Dialect, unsigned: SignedRequest, options:
  */
 export function needsMessageId(dialect: Dialect, configured: SigningKeys['scheme']): boolean {
   const recipe = dialect.signing;
-  return recipe.algorithm === 'scheme' && (recipe.scheme ?? configured) === 'standard-webhooks';
+  return recipe.algorithm === 'scheme' && headerSchemeOf(dialect, configured) === 'standard-webhooks';
 }
 
 /** The headers of aggmock's header scheme (`algorithm: "scheme"`) over a body: they sign the body alone. */

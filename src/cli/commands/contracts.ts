@@ -6,6 +6,7 @@ import { CredentialError, dialectOf } from '../../config/dialect.ts';
 import { type AggmockConfig, ConfigError, defaultConfig, loadConfig } from '../../config/index.ts';
 import { dialectContracts, PACT_FILE_NAME } from '../../contracts/dialect.ts';
 import { generateContracts } from '../../contracts/generate.ts';
+import { headerSchemeOf } from '../../dialects/capabilities.ts';
 import { DialectRequestError } from '../../dialects/index.ts';
 import { dialectOpenApi, WALLET_OPENAPI_FILE } from '../../openapi/dialect.ts';
 import { SIGNING_SCHEMES, type SigningScheme } from '../../signing/index.ts';
@@ -145,7 +146,7 @@ export async function runContractsCommand(flags: ContractsFlags, io: CommandIo =
     writeFileSync(openapi, `${JSON.stringify(dialectOpenApi(dialect), null, 2)}\n`);
     const recipe = dialect.signing;
     const signing =
-      recipe.algorithm === 'scheme' ? `scheme ${recipe.scheme ?? config.callbacks.signing.scheme}` : recipe.algorithm;
+      recipe.algorithm === 'scheme' ? `scheme ${headerSchemeOf(dialect, config.callbacks.signing.scheme)}` : recipe.algorithm;
     const summary = `${contracts.length} interactions (${contracts.map((x) => x.id).join(', ')}), dialect ${dialect.name}, signing ${signing}; and ${openapi}, the wallet API it describes (OpenAPI 3.1)`;
     io.stdout(
       `Wrote ${path}: ${summary}.\n` +

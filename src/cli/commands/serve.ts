@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { secureExposure } from '../../admin/exposure.ts';
 import { operatorBannerLine } from '../../aggregator/vendor/index.ts';
 import { type AggmockConfig, DEV_API_KEY, DEV_SECRET, dialectOf, type SigningConfig } from '../../config/index.ts';
+import { headerSchemeOf } from '../../dialects/capabilities.ts';
 import { hooksBannerLine } from '../../dialects/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startAggmock } from '../../runtime.ts';
@@ -129,7 +130,7 @@ function callbacksLine(config: AggmockConfig): string {
   const where = servedAtWebhook(dialect) ? shown : `${shown} (the wallet's base URL), in the ${dialect.name} dialect`;
   const recipe = dialect.signing;
   if (recipe.algorithm === 'scheme')
-    return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: recipe.scheme ?? signing.scheme })}`;
+    return `  callbacks   → ${where}, ${signedWith({ ...signing, scheme: headerSchemeOf(dialect, signing.scheme) })}`;
   if (recipe.algorithm === 'none') return `  callbacks   → ${where}, unsigned (${dialect.name}: credentials in the calls)`;
   return `  callbacks   → ${where}, signed ${recipe.algorithm} with its credentials`;
 }

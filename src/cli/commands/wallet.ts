@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type AggmockConfig, credentialsOf, DEV_API_KEY, dialectOf, playerOpening } from '../../config/index.ts';
+import { headerSchemeOf } from '../../dialects/capabilities.ts';
 import { credentialsCarried, type Dialect } from '../../dialects/index.ts';
 import { exposureOf } from '../../http/exposure.ts';
 import { currencyExponent } from '../../money/index.ts';
@@ -107,8 +108,7 @@ function authLine(config: AggmockConfig, dialect: Dialect): string {
       ? `  api key     ${shown(config.callbacks.apiKey, DEV_API_KEY)} in the body (dialect ${dialect.name}, no signature)`
       : `  signatures  none (dialect ${dialect.name})`;
   }
-  const scheme = (recipe.algorithm === 'scheme' && recipe.scheme) || config.callbacks.signing.scheme;
-  return `  signatures  ${scheme} with secret ${shownSecret(config.callbacks.signing)}`;
+  return `  signatures  ${headerSchemeOf(dialect, config.callbacks.signing.scheme)} with secret ${shownSecret(config.callbacks.signing)}`;
 }
 
 /**
