@@ -114,7 +114,7 @@ function betReply(record) {
   }
 }
 function accepted(record) {
-  if (!record.status || record.status >= 300) return false;
+  if (!record.status || !statusIn(record.status, DIALECT.reply.status.answer)) return false;
   const body = betReply(record);
   if (body == null) return false;
   if (DIALECT.reply.success && at(body, DIALECT.reply.success.path) !== DIALECT.reply.success.equals) return false;
@@ -197,7 +197,7 @@ export async function setup() {
       const swap = DIALECT.operations.authenticate.reply && DIALECT.operations.authenticate.reply.token;
       if (swap && r.text) {
         try {
-          const t = swap.split('.').reduce((o, k) => (o == null ? o : o[k]), JSON.parse(r.text));
+          const t = at(JSON.parse(r.text), swap);
           if (typeof t === 'string' && t !== '') data.tokens[player] = t;
         } catch (e) {}
       }

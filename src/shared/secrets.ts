@@ -18,10 +18,7 @@ export const MASKED = '[masked]';
 const SECRET_NAME =
   /key|token|secret|sig|pass|pwd|auth|session|jwt|bearer|cred|cookie|access(?!-control)|otp|(?:^|[^a-z])sid(?:$|[^a-z])/i;
 
-/**
- * Whether a header, query parameter or body field named so holds a credential; of a whole text,
- * whether it may hold one at all (it names one): most texts do not, and are kept as they are.
- */
+/** Whether a header, query parameter or body field named so holds a credential. */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
@@ -78,7 +75,7 @@ export function maskedJson(value: unknown): unknown {
 }
 
 function walk(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return isSecretName(value) ? maskedText(value) : value;
+  if (typeof value === 'string') return mayHoldSecret(value) ? maskedText(value) : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_WALK_DEPTH) throw new TooDeep();
   if (Array.isArray(value)) return value.map((inner) => walk(inner, depth + 1));
@@ -90,6 +87,11 @@ function walk(value: unknown, depth: number): unknown {
     out[name] = secret ? MASKED : walk(inner, depth + 1);
   }
   return out;
+}
+
+/** Whether a text may hold a credential at all (it names one): most texts do not, and are kept as they are. */
+function mayHoldSecret(text: string): boolean {
+  return SECRET_NAME.test(text);
 }
 
 const JSON_PAIR = /("((?:[^"\\\n]|\\.){0,200})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g;
@@ -107,7 +109,7 @@ const STRUCTURED_SECRET = /"((?:[^"\\\n]|\\.){0,200})"\s*:\s*[[{]/g;
  * an array, which a pattern cannot bound, only the text's length and SHA-256 are kept.
  */
 export function maskedText(text: string): string {
-  if (!isSecretName(text)) return text;
+  if (!mayHoldSecret(text)) return text;
   for (const match of text.matchAll(STRUCTURED_SECRET)) {
     if (isSecretName(match[1] as string)) return digestOnly(text);
   }
@@ -140,7 +142,7 @@ const FORM_TEXT = /^[^=&\s{}[\]"<>]+=[^\s]*$/;
  */
 export function maskedBody(raw: string): string {
   const text = withoutBom(raw);
-  if (!isSecretName(text)) return text;
+  if (!mayHoldSecret(text)) return text;
   const start = text.trimStart()[0];
   if (start === '{' || start === '[') {
     let json: unknown;
