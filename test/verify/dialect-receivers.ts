@@ -229,8 +229,11 @@ export function ignoresIdempotency(dialect: Dialect, credentials: Credentials): 
         let to = swapped.get(id);
         if (to === undefined) {
           fresh += 1;
-          const tag = `d${fresh}`;
-          to = `${id.slice(0, Math.max(1, id.length - tag.length))}${tag}`;
+          const tagged = (tag: string) => `${id.slice(0, Math.max(1, id.length - tag.length))}${tag}`;
+          // An id that already ends in the tag (a run id's random hex ending "d1") would come out
+          // unchanged, a true repeat, and the bug would not be planted: then another letter.
+          to = tagged(`d${fresh}`);
+          if (to === id) to = tagged(`e${fresh}`);
           swapped.set(id, to);
         }
         return to;
