@@ -2,7 +2,7 @@ import { EVENT_KINDS, EVENT_STATUSES } from '../callbacks/events.ts';
 import type { AggmockConfig } from '../config/index.ts';
 import { redactUrl } from '../shared/index.ts';
 import { schemeHeaders } from '../signing/index.ts';
-import { AUTH_PROMPT_HTML, escapeHtml, layout } from './layout.ts';
+import { AUTH_PROMPT_HTML, escapeHtml, LOG_PAGE_CSS, layout } from './layout.ts';
 
 /** Header names that carry the callback signature in the configured scheme (lower-case). */
 export function signatureHeaderNames(config: AggmockConfig): string[] {
@@ -126,28 +126,17 @@ ${AUTH_PROMPT_HTML}
   });
 }
 
-const CSS = `
-.small{font-size:.8rem;font-weight:400}
-.tools{display:grid;grid-template-columns:1fr 1fr;gap:16px}
-.tools form{display:flex;flex-direction:column;gap:10px;margin:0}
+const CSS = `${LOG_PAGE_CSS}
 .tools-box>summary{cursor:pointer;color:var(--muted);margin:0 0 10px}
-.tools .fields{display:flex;flex-wrap:wrap;gap:8px}.tools .field{flex:1 1 120px}.tools .field.wide{flex:2 1 260px}
+.tools .field{flex:1 1 120px}.tools .field.wide{flex:2 1 260px}
 .tools table{font-size:.85rem}.tools td{padding:4px 6px}
-.tools button{align-self:flex-start}
 .tools .result{margin:0;font-size:.9rem}
-.filters{margin:16px 0 10px}.filters input[type=search]{flex:0 1 12rem}.live{display:flex;gap:4px;align-items:center;color:var(--muted)}
-.split{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:16px;align-items:start}
+.filters input[type=search]{flex:0 1 12rem}
 .list{padding:6px 8px}
-.list table{font-size:.85rem}.list th,.list td{padding:5px 6px;white-space:nowrap}
-#rows tr{cursor:pointer}#rows tr:hover{background:#273449}#rows tr.sel{background:#3b2f10;outline:1px solid var(--accent)}
-.detail{position:sticky;top:64px;max-height:calc(100vh - 80px);overflow:auto}
 .detail h2{display:flex;flex-wrap:wrap;gap:8px;align-items:center}.detail h3{font-size:1rem;margin:12px 0 4px}
-.detail dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:0 0 10px;font-size:.85rem}
-.detail dt{color:var(--muted)}.detail dd{margin:0;overflow-wrap:anywhere}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:0 0 10px}
 .attempt{border-top:1px solid var(--line);padding:10px 0 4px}
 .attempt h3{font-size:.95rem;margin:0 0 6px}
 .headers td{font-family:ui-monospace,monospace;font-size:.78rem;overflow-wrap:anywhere;padding:3px 6px}.headers td:first-child{white-space:nowrap}
 .headers tr.sig td{background:#422006;color:#fde68a}.headers tr.sig td:first-child{border-left:3px solid var(--accent)}
-@media (max-width:900px){.tools,.split{grid-template-columns:minmax(0,1fr)}.detail{position:static;max-height:none}}
 `;

@@ -62,6 +62,26 @@ export function messagePage(title: string, message: string, active?: NavKey): st
 /** The token prompt the admin pages (and, exposed, the play page) share; hidden until a token is needed. */
 export { AUTH_PROMPT_HTML } from '../http/browser-scripts.ts';
 
+/**
+ * The log pages' frame (the deliveries and the requests pages): tools above, a filtered list on the
+ * left, the selected row's detail beside it, one column on a narrow screen. A page adds its own rules after it.
+ */
+export const LOG_PAGE_CSS = `
+.small{font-size:.8rem;font-weight:400}
+.tools{display:grid;grid-template-columns:1fr 1fr;gap:16px}
+.tools form{display:flex;flex-direction:column;gap:10px;margin:0}
+.tools .fields{display:flex;flex-wrap:wrap;gap:8px}
+.tools button{align-self:flex-start}
+.filters{margin:16px 0 10px}.live{display:flex;gap:4px;align-items:center;color:var(--muted)}
+.split{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:16px;align-items:start}
+.list table{font-size:.85rem}.list th,.list td{padding:5px 6px;white-space:nowrap}
+#rows tr{cursor:pointer}#rows tr:hover{background:#273449}#rows tr.sel{background:#3b2f10;outline:1px solid var(--accent)}
+.detail{position:sticky;top:64px;max-height:calc(100vh - 80px);overflow:auto}
+.detail dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:0 0 10px;font-size:.85rem}
+.detail dt{color:var(--muted)}.detail dd{margin:0;overflow-wrap:anywhere}
+@media (max-width:900px){.tools,.split{grid-template-columns:minmax(0,1fr)}.detail{position:static;max-height:none}}
+`;
+
 // The play page's palette: slate background, amber accent.
 const CSS = `
 :root{--bg:#0f172a;--panel:#1e293b;--line:#334155;--text:#f1f5f9;--muted:#94a3b8;--accent:#f59e0b;--ok:#22c55e;--bad:#ef4444;--warn:#eab308;--link:#93c5fd}

@@ -1,5 +1,5 @@
 import { type AggmockConfig, API_ROUTES } from '../config/index.ts';
-import { AUTH_PROMPT_HTML, layout } from './layout.ts';
+import { AUTH_PROMPT_HTML, LOG_PAGE_CSS, layout } from './layout.ts';
 
 /** The faults the "Break the next call" form offers, with the rule each one adds (once, on the chosen route). */
 export const BREAK_CHOICES = [
@@ -65,19 +65,7 @@ ${AUTH_PROMPT_HTML}
   });
 }
 
-const CSS = `
-.small{font-size:.8rem;font-weight:400}
-.tools{display:grid;grid-template-columns:1fr 1fr;gap:16px}
-.tools form{display:flex;flex-direction:column;gap:10px;margin:0}
-.tools .fields{display:flex;flex-wrap:wrap;gap:8px}.tools .field{flex:1 1 160px}
-.tools button{align-self:flex-start}
-.filters{margin:16px 0 10px}.live{display:flex;gap:4px;align-items:center;color:var(--muted)}
-.split{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:16px;align-items:start}
-.list table{font-size:.85rem}.list th,.list td{padding:5px 6px;white-space:nowrap}
-#rows tr{cursor:pointer}#rows tr:hover{background:#273449}#rows tr.sel{background:#3b2f10;outline:1px solid var(--accent)}
-.detail{position:sticky;top:64px;max-height:calc(100vh - 80px);overflow:auto}
-.detail dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:0 0 10px;font-size:.85rem}
-.detail dt{color:var(--muted)}.detail dd{margin:0;overflow-wrap:anywhere}
+const CSS = `${LOG_PAGE_CSS}
+.tools .field{flex:1 1 160px}
 .detail pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem}
-@media (max-width:900px){.tools,.split{grid-template-columns:minmax(0,1fr)}.detail{position:static;max-height:none}}
 `;

@@ -485,7 +485,11 @@ describe('aggmock mcp tools against a running aggmock (--url)', () => {
     expect(() => remoteTarget('http://x.invalid:4000', base(), {})).toThrow(TargetError);
     expect(() => remoteTarget('http://x.invalid:4000', base(), {})).toThrow(/--allow-remote/);
     expect(remoteTarget('http://x.invalid:4000', base(), { allowRemote: true }).url).toBe('http://x.invalid:4000');
-    expect(() => remoteTarget('not a url', base(), {})).toThrow(/--url: expected the base URL of a running aggmock/);
+    expect(() => remoteTarget('not a url', base(), {})).toThrow(
+      /--url \(the base URL of a running aggmock\): expected an http\(s\) URL such as http:\/\/127\.0\.0\.1:4000, got "not a url"/,
+    );
+    expect(() => remoteTarget('ftp://127.0.0.1:4000', base(), {})).toThrow(TargetError);
+    expect(() => remoteTarget('ftp://127.0.0.1:4000', base(), {})).toThrow(/--url .*: expected an http or https URL/);
     expect(() => remoteTarget('http://u:p@127.0.0.1:4000', base(), {})).toThrow(/without credentials/);
   });
 });

@@ -1,6 +1,7 @@
 import type { AggmockConfig } from '../../config/index.ts';
 import { dialsLoopback } from '../../http/loopback.ts';
 import { startAggmock } from '../../runtime.ts';
+import { httpUrl } from '../../shared/index.ts';
 import { startWallet } from '../../wallet/index.ts';
 
 /**
@@ -35,13 +36,7 @@ export function remoteTarget(
   config: AggmockConfig,
   options: { adminToken?: string | undefined; allowRemote?: boolean },
 ): AggmockTarget {
-  if (!URL.canParse(url))
-    throw new TargetError(
-      `--url: expected the base URL of a running aggmock, e.g. http://127.0.0.1:4000, got ${JSON.stringify(url)}.`,
-    );
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new TargetError(`--url: expected an http(s) URL, got ${JSON.stringify(url)}.`);
+  const parsed = httpUrl(url, '--url (the base URL of a running aggmock)', 'http://127.0.0.1:4000', TargetError);
   if (parsed.username || parsed.password)
     throw new TargetError('--url: expected a URL without credentials; give the admin token with --admin-token.');
   if (!dialsLoopback(parsed.hostname) && !options.allowRemote) {
