@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import type * as ConfigModule from '../src/config/index.ts';
 import type * as LoadModule from '../src/load/index.ts';
-import { type Benchmark, median, ROOT } from './lib.ts';
+import { type Benchmark, cpuMicros, median, ROOT } from './lib.ts';
 import {
   generatorCeiling,
   IN_FLIGHT,
@@ -103,6 +103,14 @@ const benchmark: Benchmark = {
     };
     const names = Object.keys(variants);
     const runs: Record<string, Measurement[]> = Object.fromEntries(names.map((n) => [n, []]));
+    /** The share of one core the sink was busy during each measurement: near 1, the sink was the limit, not the client. */
+    const sinkBusy: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const measured = async (v: string) => {
+      const cpu0 = cpuMicros(sink.child.pid);
+      const t0 = performance.now();
+      runs[v]?.push(await (variants[v] as () => Promise<Measurement>)());
+      sinkBusy[v]?.push((cpuMicros(sink.child.pid) - cpu0) / ((performance.now() - t0) * 1000));
+    };
     try {
       // Warm-up, unmeasured.
       await signedBareLoop(sink.url, 3000);
@@ -110,8 +118,7 @@ const benchmark: Benchmark = {
       await generatorCeiling(sink.url, 1);
       for (let r = 0; r < rounds; r++) {
         const rotated = names.map((_, i) => names[(i + r) % names.length] as string);
-        for (const v of r % 2 === 0 ? rotated : rotated.reverse())
-          runs[v]?.push(await (variants[v] as () => Promise<Measurement>)());
+        for (const v of r % 2 === 0 ? rotated : rotated.reverse()) await measured(v);
       }
     } finally {
       sink.child.kill();
@@ -125,6 +132,7 @@ const benchmark: Benchmark = {
         ratioToSignedLoop:
           Math.round(median(xs.map((x, i) => x.perSecond / (reference[i]?.perSecond ?? Number.NaN))) * 100) / 100,
         cpuMicros: Math.round(median(xs.map((x) => x.cpuMicros))),
+        sinkBusy: Math.round(median(sinkBusy[variant] ?? []) * 100) / 100,
         rounds: xs.map((x) => Math.round(x.perSecond)),
       };
     });
@@ -170,13 +178,13 @@ const benchmark: Benchmark = {
       wallet.proc.kill();
     }
     const markdown = [
-      `${IN_FLIGHT} connections; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the bare loop with signing. The generator signs each call (timestamped HMAC), reads and judges each reply and keeps each call for the verdict, bet-win rounds with up to ${QUEUED_ROUNDS} in flight (its rounds wait for a connection, as the loop's requests do); the bare loop signs a fresh body per request over the same transport and keeps nothing; undici and autocannon post one fixed body unsigned. CPU: this process's time per request (autocannon's workers are not counted).`,
+      `${IN_FLIGHT} connections; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the bare loop with signing. The generator signs each call (timestamped HMAC), reads and judges each reply and keeps each call for the verdict, bet-win rounds with up to ${QUEUED_ROUNDS} in flight (its rounds wait for a connection, as the loop's requests do); the bare loop signs a fresh body per request over the same transport and keeps nothing; undici and autocannon post one fixed body unsigned. CPU: this process's time per request (autocannon's workers are not counted). Sink busy: the share of one core the sink's process used during the measurement (from /proc); near 1.0 the sink, not the client, set the rate.`,
       '',
-      '| client | req/s | × bare loop, signed | CPU µs/request | rounds |',
-      '|---|---:|---:|---:|---|',
+      '| client | req/s | × bare loop, signed | CPU µs/request | sink busy | rounds |',
+      '|---|---:|---:|---:|---:|---|',
       ...ceiling.map(
         (c) =>
-          `| ${c.variant} | ${c.rps} | ${c.ratioToSignedLoop.toFixed(2)} | ${Number.isNaN(c.cpuMicros) ? '–' : c.cpuMicros} | ${c.rounds.join(', ')} |`,
+          `| ${c.variant} | ${c.rps} | ${c.ratioToSignedLoop.toFixed(2)} | ${Number.isNaN(c.cpuMicros) ? '–' : c.cpuMicros} | ${Number.isNaN(c.sinkBusy) ? '–' : c.sinkBusy.toFixed(2)} | ${c.rounds.join(', ')} |`,
       ),
       '',
       `Rate sweep against the reference wallet (softswiss, in-memory SQLite, its own process), ${PLAYERS.length} players, default mix, ${Math.max(2, seconds)} s per rate:`,
