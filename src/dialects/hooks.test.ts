@@ -10,6 +10,7 @@ import {
   DialectHooksError,
   DialectRequestError,
   dialectSchema,
+  hooksBannerLine,
   loadHooks,
   verifyRequest,
 } from './index.ts';
@@ -155,6 +156,28 @@ describe('loading a hooks module', () => {
     expect(load(cjs).signedText?.({} as never, {})).toBe('cjs');
     expect(load(dflt).signedText?.({} as never, {})).toBe('default');
     expect(load(cjs)).toBe(load(cjs));
+  });
+
+  it('says on stderr once per module that it runs, naming only that module; the banner line names every module loaded', () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => written.push(text) > 0) as typeof process.stderr.write;
+    const first = module('notice-1.mjs', "export const signedText = () => 'one';");
+    const second = module('notice-2.mjs', "export const signedText = () => 'two';");
+    try {
+      load(first);
+      load(second);
+      load(first);
+    } finally {
+      process.stderr.write = write;
+    }
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(written).toEqual([
+      `aggmock: hooks → ${first} (sha256 ${sha("export const signedText = () => 'one';")}): JavaScript running with your privileges (--allow-hooks)\n`,
+      `aggmock: hooks → ${second} (sha256 ${sha("export const signedText = () => 'two';")}): JavaScript running with your privileges (--allow-hooks)\n`,
+    ]);
+    expect(hooksBannerLine()).toContain(`${first} (sha256 `);
+    expect(hooksBannerLine()).toContain(`, ${second} (sha256 `);
   });
 
   it('takes a relative path from the folder it is given', () => {

@@ -83,8 +83,11 @@ export function loadedHooks(): readonly LoadedHooks[] {
 
 /** The banner line of the hooks modules loaded, or undefined when none was. */
 export function hooksBannerLine(): string | undefined {
-  if (notices.length === 0) return undefined;
-  return `hooks → ${notices.map((h) => `${h.file} (sha256 ${h.sha256})`).join(', ')}: JavaScript running with your privileges (--allow-hooks)`;
+  return notices.length === 0 ? undefined : hooksLine(notices);
+}
+
+function hooksLine(modules: readonly LoadedHooks[]): string {
+  return `hooks → ${modules.map((h) => `${h.file} (sha256 ${h.sha256})`).join(', ')}: JavaScript running with your privileges (--allow-hooks)`;
 }
 
 const MODULE_EXTENSIONS = ['.mjs', '.cjs', '.js'];
@@ -116,9 +119,10 @@ export function loadHooks(path: string, from: string, optIn: HooksOptIn): Dialec
   }
   const hooks = hooksIn(file, exported);
   loaded.set(file, hooks);
-  notices.push({ file, sha256 });
-  // Every command says so, on stderr (serve's banner repeats it): code from a dialect now runs.
-  process.stderr.write(`aggmock: ${hooksBannerLine()}\n`);
+  const notice = { file, sha256 };
+  notices.push(notice);
+  // Every command says so, on stderr, once a module (serve's banner names them all): code from a dialect now runs.
+  process.stderr.write(`aggmock: ${hooksLine([notice])}\n`);
   return hooks;
 }
 
