@@ -5,10 +5,9 @@ import { type PactExchange, record } from '../../src/verify/pact-runner.ts';
 
 /**
  * The Pact phase judges a wallet's reply in the proxy (a repeated bet answered with another balance
- * than the first). The judgement must be made before the reply goes out to the Verifier: once the
- * Verifier has the last reply, the run may end and read the exchanges, so a judgement left to the
- * response's 'finish' event was sometimes too late (a wallet that ignores idempotency then passed
- * `pact:duplicate-bet` now and then).
+ * than the first). The judgement is made before the reply goes out to the Verifier: once the
+ * Verifier has the last reply, the run may end and read the exchanges, so nothing may be left to
+ * an event that fires later (the response's 'finish').
  */
 describe('the Pact proxy records and judges a reply before it goes out', () => {
   let server: Server;
