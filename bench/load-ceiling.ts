@@ -67,8 +67,10 @@ const measure = async (calls: () => number, run: () => Promise<void>): Promise<M
  * The bare loop with signing: `total` POSTs, {@link IN_FLIGHT} at a time, over aggmock's
  * keep-alive transport; each a fresh JSON body (its own transaction id) signed with the
  * timestamped HMAC the generator's default dialect uses. It reads each status and keeps nothing.
+ * `extraMicros`: CPU time spent (busy-waiting) after each reply, a stand-in for a client's own work
+ * a request: the loop with it shows what a given cost a request does to the rate.
  */
-export async function signedBareLoop(url: string, total: number): Promise<Measurement> {
+export async function signedBareLoop(url: string, total: number, extraMicros = 0): Promise<Measurement> {
   const { createTransport } = (await dist('callbacks/transport.js')) as typeof TransportModule;
   const { signPayload } = (await dist('signing/index.js')) as typeof SigningModule;
   const { DEV_SECRET } = (await dist('config/index.js')) as typeof ConfigModule;
@@ -94,6 +96,10 @@ export async function signedBareLoop(url: string, total: number): Promise<Measur
               headers['content-type'] = 'application/json';
               const answer = await transport.post(target, headers, body);
               if (answer.status !== 200) throw new Error(`the sink answered ${answer.status}`);
+              if (extraMicros > 0) {
+                const until = performance.now() + extraMicros / 1000;
+                while (performance.now() < until);
+              }
             }
           }),
         ).then(() => undefined),

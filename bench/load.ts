@@ -31,6 +31,8 @@ import {
 const role = process.argv.includes('--wallet');
 const BODY = JSON.stringify({ type: 'DEBIT', transactionId: 'tx_bench_0001', amount: 1.5, playerId: 'p1' });
 const SWEEP = [50, 100, 200, 400, 800, 1600];
+/** The bare loop with this much CPU spent after each reply: what a client's own work a request costs the rate (the generator's budget). */
+const WORK_MICROS = 20;
 
 if (role) {
   const { configSchema } = await import('../src/config/index.ts');
@@ -97,6 +99,8 @@ const benchmark: Benchmark = {
     const seconds = options.duration;
     const variants: Record<string, () => Promise<Measurement>> = {
       'bare loop, signed': () => signedBareLoop(sink.url, Math.round(seconds * 10_000)),
+      [`bare loop, signed, +${WORK_MICROS} µs of work a request`]: () =>
+        signedBareLoop(sink.url, Math.round(seconds * 8_000), WORK_MICROS),
       'undici loop, unsigned': () => undiciLoop(sink.url, Math.round(seconds * 10_000)),
       'autocannon, unsigned': () => autocannonRun(sink.url, seconds),
       generator: () => generatorCeiling(sink.url, seconds),
@@ -178,7 +182,7 @@ const benchmark: Benchmark = {
       wallet.proc.kill();
     }
     const markdown = [
-      `${IN_FLIGHT} connections; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the bare loop with signing. The generator signs each call (timestamped HMAC), reads and judges each reply and keeps each call for the verdict, bet-win rounds with up to ${QUEUED_ROUNDS} in flight (its rounds wait for a connection, as the loop's requests do); the bare loop signs a fresh body per request over the same transport and keeps nothing; undici and autocannon post one fixed body unsigned. CPU: this process's time per request (autocannon's workers are not counted). Sink busy: the share of one core the sink's process used during the measurement (from /proc); near 1.0 the sink, not the client, set the rate.`,
+      `${IN_FLIGHT} connections; ${rounds} alternating rounds of ${seconds} s; medians, and the median of per-round ratios to the bare loop with signing. The generator signs each call (timestamped HMAC), reads and judges each reply and keeps each call for the verdict, bet-win rounds with up to ${QUEUED_ROUNDS} in flight (its rounds wait for a connection, as the loop's requests do); the bare loop signs a fresh body per request over the same transport and keeps nothing; undici and autocannon post one fixed body unsigned. CPU: this process's time per request (autocannon's workers are not counted). Sink busy: the share of one core the sink's process used during the measurement (from /proc); near 1.0 the sink, not the client, set the rate. The loop with +${WORK_MICROS} µs busy-waits that long after each reply: it shows what that much work a request of a client's own costs the rate here.`,
       '',
       '| client | req/s | × bare loop, signed | CPU µs/request | sink busy | rounds |',
       '|---|---:|---:|---:|---:|---|',
