@@ -84,4 +84,10 @@ async function compareBuilds(named: [string, string][]): Promise<void> {
     console.log(
       `median ${label}: CPU a call ${median(cpu.get(label) ?? []).toFixed(2)}× the bare loop's, rate ${median(rate.get(label) ?? []).toFixed(2)}×`,
     );
+  // Each build against the first, round by round: the bare loop's own spread drops out of it.
+  const [first, ...others] = named.map(([label]) => label);
+  for (const label of others) {
+    const paired = (cpu.get(label) ?? []).map((x, i) => x / ((cpu.get(first as string) ?? [])[i] ?? Number.NaN));
+    console.log(`median ${label}/${first}, paired by round: CPU a call ${median(paired).toFixed(3)}×`);
+  }
 }
