@@ -44,7 +44,16 @@ export interface LoadSummary {
     callsPerSecond: number;
     attempts: number;
   };
-  starts: { late: number; dropped: number; droppedInFlight: number; lagP99Ms: number; lagMaxMs: number; limit: string };
+  starts: {
+    late: number;
+    dropped: number;
+    droppedInFlight: number;
+    lagP99Ms: number;
+    lagMaxMs: number;
+    /** How much of the run aggmock's event loop was busy (not waiting for replies or the schedule), in %. */
+    generatorBusyPercent: number;
+    limit: string;
+  };
   latency: { all: LatencySummary; byOperation: Record<string, LatencySummary> };
   errors: {
     percent: number;
@@ -61,6 +70,33 @@ export interface LoadSummary {
 }
 
 const ms = (micros: number) => Math.round(micros) / 1000;
+
+/** At or above this share of the run busy, the generator's event loop is the limit: it, not the wallet, set the rate. */
+export const GENERATOR_BUSY_SHARE = 0.9;
+
+/**
+ * What held the run back, in the user's words: the wallet (rounds piled up unanswered), the
+ * generator (it could not start rounds on time, or its event loop never waited while they piled
+ * up), or nothing. A loop busy all along is named even where rounds piled up: a wallet that is the
+ * limit leaves the generator waiting for its replies.
+ */
+export function limitOf(
+  stats: Pick<LoadResult['stats'], 'late' | 'dropped' | 'droppedInFlight' | 'roundsDue'>,
+  loopBusy: number,
+): string {
+  const busy = loopBusy >= GENERATOR_BUSY_SHARE;
+  const share = `aggmock's event loop was busy ${Math.round(100 * loopBusy)}% of the run`;
+  const scaleOut = 'run it on a larger machine, or hand the run to k6 or Artillery with --export';
+  if (stats.droppedInFlight > 0)
+    return busy
+      ? `the generator: ${share} while ${stats.droppedInFlight} rounds were dropped at the in-flight cap, so the wallet may answer faster than this run could ask; ${scaleOut}`
+      : `the wallet: ${stats.droppedInFlight} rounds were dropped because the in-flight cap was reached while the wallet had not answered`;
+  if (stats.late + stats.dropped > 0.01 * Math.max(1, stats.roundsDue))
+    return `the generator: ${stats.late} rounds started late and ${stats.dropped} were dropped (aggmock could not start them on time; ${share}); the wallet was offered less than asked`;
+  return busy
+    ? `none: every round started on time, but ${share}: a higher rate would find the generator's limit before the wallet's`
+    : 'none: every round started on time';
+}
 
 export function latencyOf(h: Histogram): LatencySummary {
   return {
@@ -88,13 +124,7 @@ export function summarise(
     [...stats.perOperation].sort(([a], [b]) => a.localeCompare(b)).map(([op, h]) => [op, latencyOf(h)]),
   );
   const all = latencyOf(stats.all);
-  const missed = stats.late + stats.dropped;
-  const limit =
-    stats.droppedInFlight > 0
-      ? `the wallet: ${stats.droppedInFlight} rounds were dropped because ${'the in-flight cap'} was reached while the wallet had not answered`
-      : missed > 0.01 * Math.max(1, stats.roundsDue)
-        ? `the generator: ${stats.late} rounds started late and ${stats.dropped} were dropped (aggmock could not start them on time); the wallet was offered less than asked`
-        : 'none: every round started on time';
+  const limit = limitOf(stats, result.loopBusy);
   const summary: LoadSummary = {
     dialect: result.dialect.name,
     url: context.url,
@@ -114,6 +144,7 @@ export function summarise(
       droppedInFlight: stats.droppedInFlight,
       lagP99Ms: ms(stats.startLag.percentile(99)),
       lagMaxMs: ms(stats.startLag.max),
+      generatorBusyPercent: Math.round(100 * result.loopBusy),
       limit,
     },
     latency: { all, byOperation },

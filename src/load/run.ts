@@ -56,6 +56,12 @@ export interface LoadResult {
   /** ms the schedule ran, and until the last call settled. */
   scheduleMs: number;
   elapsedMs: number;
+  /**
+   * The share of the time from the schedule's start until the last call settled that aggmock's event
+   * loop was busy (Node's event loop utilization, 0–1) rather than waiting for replies or the
+   * schedule: near 1, the generator itself set the rate.
+   */
+  loopBusy: number;
   dialect: Dialect;
 }
 
@@ -108,6 +114,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   };
   const dueBy = (t: number) => Math.min(total, Math.floor(arrivalsBy(o.schedule, t) + 1e-9));
   s0 = clock();
+  const loop0 = performance.eventLoopUtilization();
   let due = 0;
   let lastProgress = 0;
   await new Promise<void>((finish) => {
@@ -176,12 +183,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       drained = resolve;
     });
   if (failure) throw failure.error;
+  const loopBusy = performance.eventLoopUtilization(loop0).utilization;
 
   // ---- reconciliation: each player's balance read last ----
   await inBatches(o.players, 32, (p) => player.reconcile(p));
   const elapsedMs = clock() - s0;
   if (!o.sender) await sender.close();
-  return { stats, records, scheduleMs, elapsedMs, dialect };
+  return { stats, records, scheduleMs, elapsedMs, loopBusy, dialect };
 }
 
 async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>): Promise<void> {

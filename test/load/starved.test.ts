@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, writeReply } from '../../src/dialects/index.ts';
 import { judgeRun, parseMix, runLoad, type Schedule, type Sender, summarise } from '../../src/load/index.ts';
+import { GENERATOR_BUSY_SHARE, limitOf } from '../../src/load/report.ts';
 import { arrivalTime } from '../../src/load/schedule.ts';
 
 /**
@@ -101,8 +102,57 @@ describe('late and dropped starts', () => {
     const schedule = { startRate: 100, stages: [{ durationMs: 600, rate: 100 }] };
     const result = await runLoad({ ...base, schedule, sender: memoryWallet(200), maxInFlight: 5 });
     expect(result.stats.droppedInFlight).toBeGreaterThan(20);
+    // The generator waited for the wallet most of the run.
+    expect(result.loopBusy).toBeLessThan(GENERATOR_BUSY_SHARE);
     const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
     expect(summary.starts.limit).toMatch(/^the wallet: \d+ rounds were dropped because the in-flight cap was reached/);
+    expect(summary.starts.generatorBusyPercent).toBe(Math.round(100 * result.loopBusy));
+  });
+
+  it('a generator whose own work fills its event loop while rounds pile up at the cap is named as the limit, not the wallet', async () => {
+    const schedule = { startRate: 500, stages: [{ durationMs: 600, rate: 500 }] };
+    // Each call costs the generator's own thread 4 ms (as rendering and judging would on a slow machine); the wallet answers at once.
+    const wallet = memoryWallet();
+    const busy: Sender = {
+      async send(req, timeoutMs) {
+        await new Promise((r) => setImmediate(r));
+        const until = performance.now() + 4;
+        while (performance.now() < until) {
+          /* the generator's own work */
+        }
+        return wallet.send(req, timeoutMs);
+      },
+      close: async () => {},
+    };
+    const result = await runLoad({ ...base, schedule, sender: busy, maxInFlight: 5 });
+    expect(result.stats.droppedInFlight).toBeGreaterThan(0);
+    expect(result.loopBusy).toBeGreaterThanOrEqual(GENERATOR_BUSY_SHARE);
+    const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
+    expect(summary.starts.limit).toMatch(
+      /^the generator: aggmock's event loop was busy \d+% of the run while \d+ rounds were dropped at the in-flight cap/,
+    );
+    expect(summary.starts.limit).toContain('--export');
+  });
+
+  it('says which side was the limit from the counts and how busy the generator was', () => {
+    const counts = { late: 0, dropped: 0, droppedInFlight: 0, roundsDue: 1000 };
+    expect(limitOf(counts, 0.3)).toBe('none: every round started on time');
+    expect(limitOf(counts, 0.95)).toBe(
+      "none: every round started on time, but aggmock's event loop was busy 95% of the run: a higher rate would find the generator's limit before the wallet's",
+    );
+    expect(limitOf({ ...counts, late: 5 }, 0.95)).toBe(
+      "none: every round started on time, but aggmock's event loop was busy 95% of the run: a higher rate would find the generator's limit before the wallet's",
+    );
+    expect(limitOf({ ...counts, late: 40, dropped: 2 }, 0.5)).toBe(
+      "the generator: 40 rounds started late and 2 were dropped (aggmock could not start them on time; aggmock's event loop was busy 50% of the run); the wallet was offered less than asked",
+    );
+    expect(limitOf({ ...counts, late: 40, dropped: 2 }, 0.99)).toMatch(
+      /^the generator: 40 rounds started late and 2 were dropped \(aggmock could not start them on time; aggmock's event loop was busy 99% of the run\)/,
+    );
+    expect(limitOf({ ...counts, droppedInFlight: 7 }, 0.89)).toMatch(/^the wallet: 7 rounds were dropped/);
+    expect(limitOf({ ...counts, droppedInFlight: 7 }, 0.9)).toMatch(
+      /^the generator: aggmock's event loop was busy 90% of the run while 7 rounds/,
+    );
   });
 });
 
