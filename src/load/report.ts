@@ -74,24 +74,54 @@ const ms = (micros: number) => Math.round(micros) / 1000;
 /** At or above this share of the run busy, the generator's event loop is the limit: it, not the wallet, set the rate. */
 export const GENERATOR_BUSY_SHARE = 0.9;
 
+/** How the wallet's median latency moved over the schedule: its first second against its last whole one (ms). */
+export interface LatencyDrift {
+  firstMs: number;
+  lastMs: number;
+}
+
 /**
- * What held the run back, in the user's words: the wallet (rounds piled up unanswered), the
- * generator (it could not start rounds on time, or its event loop never waited while they piled
- * up), or nothing. A loop busy all along is named even where rounds piled up: a wallet that is the
- * limit leaves the generator waiting for its replies.
+ * The median latency of the schedule's first second and of its last whole second, when it ran two
+ * or more and both had answers. A latency that climbs across the run is a queue growing: the wallet
+ * answering slower than the calls arrive (or than the connections carry them).
+ */
+export function latencyDrift(stats: Pick<LoadResult['stats'], 'series'>, scheduleMs: number): LatencyDrift | undefined {
+  // The schedule's length as asked (the run's own clock stops at its last arrival, a little before).
+  const last = Math.floor(scheduleMs / 1000) - 1;
+  const first = stats.series[0];
+  const end = stats.series[last];
+  if (last < 1 || !first || !end || first.latency.count === 0 || end.latency.count === 0) return undefined;
+  return { firstMs: ms(first.latency.percentile(50)), lastMs: ms(end.latency.percentile(50)) };
+}
+
+/** A median latency at least this many times the first second's, and ≥ FELL_BEHIND_MS above it, is a growing queue. */
+const FELL_BEHIND_FACTOR = 4;
+const FELL_BEHIND_MS = 100;
+
+/**
+ * What held the run back, in the user's words: the generator when its event loop was busy all along
+ * (a wallet that is the limit leaves it waiting for replies), else the wallet when rounds piled up
+ * at the in-flight cap or its latency climbed across the run, else the generator when it could not
+ * start rounds on time, else nothing.
  */
 export function limitOf(
   stats: Pick<LoadResult['stats'], 'late' | 'dropped' | 'droppedInFlight' | 'roundsDue'>,
   loopBusy: number,
+  drift?: LatencyDrift,
 ): string {
   const busy = loopBusy >= GENERATOR_BUSY_SHARE;
   const share = `aggmock's event loop was busy ${Math.round(100 * loopBusy)}% of the run`;
   const scaleOut = 'run it on a larger machine, or hand the run to k6 or Artillery with --export';
+  const missed = stats.late + stats.dropped > 0.01 * Math.max(1, stats.roundsDue);
+  const behind =
+    drift !== undefined && drift.lastMs >= FELL_BEHIND_FACTOR * drift.firstMs && drift.lastMs - drift.firstMs >= FELL_BEHIND_MS;
   if (stats.droppedInFlight > 0)
     return busy
       ? `the generator: ${share} while ${stats.droppedInFlight} rounds were dropped at the in-flight cap, so the wallet may answer faster than this run could ask; ${scaleOut}`
       : `the wallet: ${stats.droppedInFlight} rounds were dropped because the in-flight cap was reached while the wallet had not answered`;
-  if (stats.late + stats.dropped > 0.01 * Math.max(1, stats.roundsDue))
+  if (behind && !busy)
+    return `the wallet: it fell behind the rate, its median latency climbing from ${drift.firstMs} ms in the first second to ${drift.lastMs} ms in the last (${share}${missed ? `; ${stats.late} rounds started late and ${stats.dropped} were dropped meanwhile` : ''})`;
+  if (missed)
     return `the generator: ${stats.late} rounds started late and ${stats.dropped} were dropped (aggmock could not start them on time; ${share}); the wallet was offered less than asked`;
   return busy
     ? `none: every round started on time, but ${share}: a higher rate would find the generator's limit before the wallet's`
@@ -124,7 +154,7 @@ export function summarise(
     [...stats.perOperation].sort(([a], [b]) => a.localeCompare(b)).map(([op, h]) => [op, latencyOf(h)]),
   );
   const all = latencyOf(stats.all);
-  const limit = limitOf(stats, result.loopBusy);
+  const limit = limitOf(stats, result.loopBusy, latencyDrift(stats, scheduleLength(context.schedule)));
   const summary: LoadSummary = {
     dialect: result.dialect.name,
     url: context.url,

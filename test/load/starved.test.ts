@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/index.ts';
 import { builtinDialect, writeReply } from '../../src/dialects/index.ts';
 import { judgeRun, parseMix, runLoad, type Schedule, type Sender, summarise } from '../../src/load/index.ts';
-import { GENERATOR_BUSY_SHARE, limitOf } from '../../src/load/report.ts';
+import { GENERATOR_BUSY_SHARE, latencyDrift, limitOf } from '../../src/load/report.ts';
 import { arrivalTime } from '../../src/load/schedule.ts';
 
 /**
@@ -134,6 +134,37 @@ describe('late and dropped starts', () => {
     expect(summary.starts.limit).toContain('--export');
   });
 
+  it('a wallet that answers slower than the calls arrive, with room in flight for all of them, falls behind and is named the limit', async () => {
+    // 50 rounds a second, then 400: the wallet serves one call at a time in 5 ms (200 a second).
+    const schedule = {
+      startRate: 50,
+      stages: [
+        { durationMs: 1000, rate: 50 },
+        { durationMs: 1, rate: 400 },
+        { durationMs: 999, rate: 400 },
+      ],
+    };
+    const wallet = memoryWallet();
+    let queue: Promise<unknown> = Promise.resolve();
+    const oneAtATime: Sender = {
+      send(req, timeoutMs) {
+        const served = queue.then(() => new Promise((r) => setTimeout(r, 5))).then(() => wallet.send(req, timeoutMs));
+        queue = served;
+        return served;
+      },
+      close: async () => {},
+    };
+    const result = await runLoad({ ...base, schedule, sender: oneAtATime });
+    expect(result.stats.droppedInFlight).toBe(0);
+    expect(result.loopBusy).toBeLessThan(GENERATOR_BUSY_SHARE);
+    const drift = latencyDrift(result.stats, 2000);
+    expect(drift?.lastMs).toBeGreaterThan(100);
+    const summary = summarise(result, { url: base.url, players: 4, schedule }, judgeRun(dialect, result.records), []);
+    expect(summary.starts.limit).toMatch(
+      /^the wallet: it fell behind the rate, its median latency climbing from [\d.]+ ms in the first second to [\d.]+ ms in the last/,
+    );
+  });
+
   it('says which side was the limit from the counts and how busy the generator was', () => {
     const counts = { late: 0, dropped: 0, droppedInFlight: 0, roundsDue: 1000 };
     expect(limitOf(counts, 0.3)).toBe('none: every round started on time');
@@ -153,6 +184,19 @@ describe('late and dropped starts', () => {
     expect(limitOf({ ...counts, droppedInFlight: 7 }, 0.9)).toMatch(
       /^the generator: aggmock's event loop was busy 90% of the run while 7 rounds/,
     );
+    // A latency that climbs across the run: the wallet fell behind, unless the generator was busy all along.
+    const climbing = { firstMs: 3, lastMs: 480 };
+    expect(limitOf(counts, 0.4, climbing)).toBe(
+      "the wallet: it fell behind the rate, its median latency climbing from 3 ms in the first second to 480 ms in the last (aggmock's event loop was busy 40% of the run)",
+    );
+    expect(limitOf({ ...counts, late: 40, dropped: 2 }, 0.4, climbing)).toMatch(
+      /^the wallet: it fell behind .*; 40 rounds started late and 2 were dropped meanwhile\)$/,
+    );
+    expect(limitOf(counts, 0.95, climbing)).toMatch(/^none: every round started on time, but aggmock's event loop was busy 95%/);
+    // A latency that stays within the noise, or climbs by little in absolute terms, is no queue.
+    expect(limitOf(counts, 0.4, { firstMs: 20, lastMs: 60 })).toBe('none: every round started on time');
+    expect(limitOf(counts, 0.4, { firstMs: 2, lastMs: 40 })).toBe('none: every round started on time');
+    expect(limitOf({ ...counts, late: 40 }, 0.4, { firstMs: 20, lastMs: 60 })).toMatch(/^the generator: 40 rounds started late/);
   });
 });
 
