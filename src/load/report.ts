@@ -95,7 +95,7 @@ export function latencyDrift(stats: Pick<LoadResult['stats'], 'series'>, schedul
 }
 
 /** A median latency at least this many times the first second's, and ≥ FELL_BEHIND_MS above it, is a growing queue. */
-const FELL_BEHIND_FACTOR = 4;
+const FELL_BEHIND_FACTOR = 3;
 const FELL_BEHIND_MS = 100;
 
 /**

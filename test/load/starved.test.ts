@@ -196,6 +196,8 @@ describe('late and dropped starts', () => {
     // A latency that stays within the noise, or climbs by little in absolute terms, is no queue.
     expect(limitOf(counts, 0.4, { firstMs: 20, lastMs: 60 })).toBe('none: every round started on time');
     expect(limitOf(counts, 0.4, { firstMs: 2, lastMs: 40 })).toBe('none: every round started on time');
+    expect(limitOf(counts, 0.4, { firstMs: 60, lastMs: 170 })).toBe('none: every round started on time');
+    expect(limitOf(counts, 0.4, { firstMs: 50, lastMs: 150 })).toMatch(/^the wallet: it fell behind the rate/);
     expect(limitOf({ ...counts, late: 40 }, 0.4, { firstMs: 20, lastMs: 60 })).toMatch(/^the generator: 40 rounds started late/);
   });
 });
